@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""The two commands of the README, runnable on a fresh machine that has only Python >= 3.11.
+
+    python3 dev.py [APP ARGS...]    launch nanobot Desktop (first use creates .venv and installs it)
+    python3 dev.py test [PYTEST ARGS...]   run the whole test suite (likewise; on Debian, as root,
+                                           also installs the X11 packages the Xvfb tests need)
+    python3 dev.py bench            run the benchmark suite and print its table
+    python3 dev.py package          build the one-folder desktop bundle into dist/
+
+Uses only the standard library, so it can run before anything is installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".nanobot-desktop-installed"
+# Debian packages used by the tests that need a real X server and a tray host.
+TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "trayer", "xdotool", "x11-utils"]
+PYTEST_NO_TESTS_COLLECTED = 5
+
+
+def venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _say(message: str) -> None:
+    print(f"[dev.py] {message}", file=sys.stderr, flush=True)
+
+
+def ensure_venv(extras: str) -> Path:
+    """Create .venv and install the project (editable) with the given extras; reinstall when pyproject changes."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"nanobot Desktop needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
+    project_hash = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + sys.version.encode()).hexdigest()
+    wanted_extras = {extra for extra in extras.split(",") if extra}
+    python = venv_python()
+    if python.exists() and STAMP.exists():
+        stamp_hash, _, stamp_extras = STAMP.read_text().strip().partition(" ")
+        installed_extras = {extra for extra in stamp_extras.split(",") if extra}
+        if stamp_hash == project_hash and wanted_extras <= installed_extras:
+            return python
+        wanted_extras |= installed_extras if stamp_hash == project_hash else set()
+    if not python.exists():
+        _say(f"creating a virtual environment in {VENV} (first use only)")
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    extras_text = ",".join(sorted(wanted_extras))
+    _say(f"installing nanobot Desktop and its dependencies ({extras_text or 'app'}) into .venv ...")
+    target = f".[{extras_text}]" if extras_text else "."
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True, cwd=ROOT)
+    subprocess.run([*pip, "-e", target], check=True, cwd=ROOT)
+    STAMP.write_text(f"{project_hash} {extras_text}")
+    return python
+
+
+def ensure_test_debian_packages() -> None:
+    """Install Xvfb, a tray host and xdotool when we can (root on Debian); otherwise those tests skip."""
+    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth")):
+        return
+    if os.name != "posix" or not shutil.which("apt-get") or os.geteuid() != 0:
+        _say("Xvfb/trayer/xdotool are missing and cannot be installed here: the real-window tests will be skipped")
+        return
+    _say("installing Debian packages for the real-window tests: " + " ".join(TEST_DEBIAN_PACKAGES))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    quiet = {"stdout": subprocess.DEVNULL, "env": env}
+    try:
+        subprocess.run(["apt-get", "update", "-qq"], check=True, **quiet)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *TEST_DEBIAN_PACKAGES],
+                       check=True, **quiet)
+    except subprocess.CalledProcessError as error:
+        _say(f"could not install the Debian packages ({error}); the real-window tests will be skipped")
+
+
+def run_tests(args: list[str]) -> int:
+    python = ensure_venv("test")
+    ensure_test_debian_packages()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1")
+    code = subprocess.run([str(python), "-m", "pytest", *args], cwd=ROOT, env=env).returncode
+    if code == PYTEST_NO_TESTS_COLLECTED:
+        _say("no test was executed: that is a failure")
+        return 1
+    return code
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else ""
+    if command == "test":
+        return run_tests(argv[1:])
+    if command == "bench":
+        python = ensure_venv("test")
+        return subprocess.run([str(python), str(ROOT / "bench" / "run.py"), *argv[1:]], cwd=ROOT).returncode
+    if command == "package":
+        python = ensure_venv("test,package")
+        return subprocess.run([str(python), str(ROOT / "packaging" / "build.py"), *argv[1:]], cwd=ROOT).returncode
+    python = ensure_venv("")
+    return subprocess.run([str(python), "-m", "nanobot_desktop", *argv]).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,230 @@
+"""Typed events the engine publishes; the GUI and the CLI are only consumers of these.
+
+Subscribers are plain callables run synchronously, in the publishing coroutine's thread (the event
+loop's), so they must be quick: the GUI turns them into model updates, the CLI into stderr lines.
+A subscriber that raises is logged and skipped; it never breaks the agent.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of every engine event. `session_key` is the session the event belongs to ("" for none)."""
+
+    session_key: str
+    at: float = field(default_factory=time.time, kw_only=True)
+
+
+# --- turns -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    turn_id: str
+    user_text: str
+    media: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    turn_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta(Event):
+    turn_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Progress(Event):
+    """A thought or a tool hint, as the original's `on_progress` (`is_tool_hint` tells which)."""
+
+    turn_id: str
+    text: str
+    is_tool_hint: bool = False
+
+
+@dataclass(frozen=True)
+class LLMCallStarted(Event):
+    """Exactly what is being sent: the GUI's context view shows `messages` and `tools`."""
+
+    turn_id: str
+    call_id: str
+    model: str
+    messages: tuple[dict[str, Any], ...]
+    tools: tuple[dict[str, Any], ...]
+    system_sections: tuple[tuple[str, int], ...] = ()  # (section name, characters)
+
+
+@dataclass(frozen=True)
+class LLMCallFinished(Event):
+    turn_id: str
+    call_id: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    finish_reason: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(Event):
+    turn_id: str
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ApprovalRequested(Event):
+    turn_id: str
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    diff: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(Event):
+    """`status` is "ok", "error", "denied" or "cancelled"."""
+
+    turn_id: str
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    result: str
+    status: str
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    turn_id: str
+    reply: str | None  # None when the message tool already delivered the reply
+
+
+@dataclass(frozen=True)
+class TurnFailed(Event):
+    turn_id: str
+    error: str
+    kind: str = "other"
+
+
+@dataclass(frozen=True)
+class TurnCancelled(Event):
+    turn_id: str
+    partial_text: str = ""
+
+
+@dataclass(frozen=True)
+class SessionChanged(Event):
+    """Lines were appended to (or the metadata of) a session changed on disk."""
+
+    reason: str = "appended"
+
+
+@dataclass(frozen=True)
+class OutboundMessage(Event):
+    """A message for a channel/chat, from the `message` tool or a background result."""
+
+    channel: str
+    chat_id: str
+    content: str
+    media: tuple[str, ...] = ()
+
+
+# --- memory ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ConsolidationStarted(Event):
+    message_count: int
+    archive_all: bool = False
+
+
+@dataclass(frozen=True)
+class ConsolidationFinished(Event):
+    ok: bool
+    error: str | None = None
+
+
+# --- subagents -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SubagentStarted(Event):
+    task_id: str
+    label: str
+    task: str
+
+
+@dataclass(frozen=True)
+class SubagentFinished(Event):
+    """`status` is "ok", "error" or "cancelled"."""
+
+    task_id: str
+    label: str
+    status: str
+    result: str
+
+
+# --- heartbeat and cron ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HeartbeatDecided(Event):
+    """`decision` is "no_tasks" (skipped without an LLM call), "skip" or "run"."""
+
+    decision: str
+    tasks: str = ""
+
+
+@dataclass(frozen=True)
+class HeartbeatRan(Event):
+    decision: str
+    tasks: str
+    result: str | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class CronJobRan(Event):
+    job_id: str
+    name: str
+    status: str
+    result: str | None
+    error: str | None = None
+
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    """Fan-out of engine events to any number of subscribers."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Add a subscriber; returns a function that removes it again."""
+        self._subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            if subscriber in self._subscribers:
+                self._subscribers.remove(subscriber)
+
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber(event)
+            except Exception:  # a broken consumer must never break the agent
+                log.exception("event subscriber %r failed on %s", subscriber, type(event).__name__)

@@ -1,0 +1,95 @@
+"""Provider-neutral types for talking to a chat-completions model.
+
+Kept apart from `provider.py` so that memory consolidation, heartbeat and tests can speak "chat with
+tools" without importing the `openai` SDK (which costs ~0.7 s to import).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Protocol
+
+TextCallback = Callable[[str], None]
+
+
+@dataclass
+class ToolCallRequest:
+    """One tool call the model asked for.
+
+    `arguments` is the parsed JSON object; when the model sent JSON that could not be parsed (or
+    repaired unambiguously), `arguments` is empty and `parse_error` says what was wrong, so the loop
+    can hand the error back to the model as the tool's result instead of crashing.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: str = ""
+    parse_error: str | None = None
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+@dataclass
+class LLMResponse:
+    """The assembled result of one (streamed) chat-completions call."""
+
+    content: str | None
+    tool_calls: list[ToolCallRequest] = field(default_factory=list)
+    finish_reason: str = "stop"
+    reasoning_content: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    latency_s: float = 0.0
+
+    @property
+    def has_tool_calls(self) -> bool:
+        return bool(self.tool_calls)
+
+
+class ProviderError(Exception):
+    """A failed LLM call, with a one-line message a person can act on.
+
+    `kind` is one of: "auth", "model_not_found", "unreachable", "timeout", "rate_limit", "server",
+    "bad_request", "cancelled", "other".
+    """
+
+    def __init__(self, message: str, kind: str = "other", status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.status = status
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ChatProvider(Protocol):
+    """What the engine needs from a model endpoint."""
+
+    default_model: str
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        reasoning_effort: str | None = None,
+        tool_choice: Any = None,
+        on_text_delta: TextCallback | None = None,
+        on_reasoning_delta: TextCallback | None = None,
+    ) -> LLMResponse:
+        """Stream one completion; raise ProviderError on failure (never a raw SDK exception)."""
+        ...
+
+
+# The narrow form that consolidation and the heartbeat decision use: messages + tools in, response out.
+ChatWithTools = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Awaitable[LLMResponse]]

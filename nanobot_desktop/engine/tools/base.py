@@ -1,0 +1,52 @@
+"""The tool contract: a JSON-schema'd async callable, run with a per-call context.
+
+Tools get the session/channel/chat they run for through `ToolContext` (not through mutable state on
+the tool), so turns in different sessions can run at the same time without stepping on each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, ClassVar
+
+ERROR_HINT = "\n\n[Analyze the error above and try a different approach.]"
+
+
+@dataclass
+class ToolContext:
+    """Who a tool call runs for, and the services it may reach."""
+
+    workspace: Path
+    session_key: str = "cli:direct"
+    channel: str = "cli"
+    chat_id: str = "direct"
+    restrict_to_workspace: bool = False
+    # Set by the loop; tools that need them (message, spawn, cron) check for None.
+    send_message: Callable[[str, str, str, list[str]], Awaitable[None]] | None = None
+    spawn: Callable[..., Awaitable[str]] | None = None
+    cron: Any = None
+    in_cron_job: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Tool:
+    """Base class: subclasses set `name`, `description`, `parameters` and implement `execute`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    parameters: ClassVar[dict[str, Any]]
+
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    async def preview(self, ctx: ToolContext, **kwargs: Any) -> str | None:
+        """What an approval card shows besides the arguments (a unified diff for write/edit)."""
+        return None
+
+    def to_schema(self) -> dict[str, Any]:
+        """OpenAI function-tool schema."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
