@@ -1,22 +1,186 @@
-"""The `nanobot-desktop` command: the desktop app by default, and headless subcommands."""
+"""The `nanobot-desktop` command: the desktop app by default, and headless subcommands.
+
+The headless commands are consumers of the same engine and events as the window: `agent` prints
+progress to stderr and the reply to stdout, so it can be scripted.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def _common_options() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workspace", "-w", metavar="DIR", help="workspace folder (overrides the config's)")
+    common.add_argument("--config", "-c", metavar="FILE",
+                        help="config file (default: ~/.nanobot/config.json, shared with the nanobot CLI)")
+    return common
 
 
 def build_parser() -> argparse.ArgumentParser:
+    common = _common_options()
     parser = argparse.ArgumentParser(
-        prog="nanobot-desktop",
-        description="nanobot Desktop: run the nanobot personal AI agent in a desktop window.",
+        prog="nanobot-desktop", parents=[common],
+        description="nanobot Desktop: the nanobot personal AI agent in a desktop window. "
+                    "Without a command it opens the app (or raises the window of the one already running).",
     )
-    parser.add_argument("--workspace", metavar="DIR", help="workspace folder (overrides the config)")
-    parser.add_argument("--config", metavar="FILE", help="config file (default ~/.nanobot/config.json)")
+    parser.add_argument("--toggle", action="store_true",
+                        help="show or hide the running app's window (bind this to a desktop shortcut)")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("onboard", parents=[common],
+                        help="create the config and workspace if missing (never overwrites anything)")
+    agent = commands.add_parser("agent", parents=[common], help="run one agent turn without the window")
+    agent.add_argument("-m", "--message", required=True, help="the message to send")
+    agent.add_argument("-s", "--session", default="cli:direct", metavar="KEY",
+                       help="session key, channel:chat_id (default: cli:direct)")
+    agent.add_argument("--yes", "-y", action="store_true",
+                       help="allow every tool call the policy would ask about")
+    heartbeat = commands.add_parser("heartbeat", parents=[common], help="run the heartbeat check")
+    heartbeat.add_argument("--once", action="store_true", required=True,
+                           help="run one tick now and print the decision and result")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    build_parser().parse_args(argv)
-    print("nanobot-desktop: the desktop window is not built yet", file=sys.stderr)
-    return 2
+    args = build_parser().parse_args(argv)
+    if args.version:
+        from nanobot_desktop import __version__
+
+        print(f"nanobot-desktop {__version__}")
+        return EXIT_OK
+    if args.command == "onboard":
+        return _onboard(args)
+    if args.command == "agent":
+        return _guarded(_agent(args))
+    if args.command == "heartbeat":
+        return _guarded(_heartbeat_once(args))
+    from nanobot_desktop.gui.app import run_gui
+
+    return run_gui(workspace=args.workspace, config=args.config, toggle=args.toggle)
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _guarded(coro: Any) -> int:
+    """Run a command coroutine; any engine error becomes one line on stderr and a non-zero exit."""
+    from nanobot_desktop.engine.config import ConfigError
+
+    try:
+        return asyncio.run(coro)
+    except ConfigError as error:
+        _err(f"Error: {error}")
+    except KeyboardInterrupt:
+        _err("Interrupted.")
+    return EXIT_FAILED
+
+
+def _onboard(args: argparse.Namespace) -> int:
+    from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, save_config
+    from nanobot_desktop.engine.workspace import Workspace
+
+    path = Path(args.config).expanduser() if args.config else default_config_path()
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        _err(f"Error: {error}")
+        return EXIT_FAILED
+    if path.exists():
+        print(f"Config: {path} (exists, left as it is)")
+    else:
+        if args.workspace:
+            config.agents.defaults.workspace = str(Path(args.workspace).expanduser())
+        save_config(config, path)
+        print(f"Config: created {path}")
+    workspace = Workspace.at(args.workspace or config.workspace_path)
+    existed = workspace.looks_like_nanobot_workspace()
+    created = workspace.sync_templates()
+    state = "existing nanobot workspace" if existed else "new workspace"
+    print(f"Workspace: {workspace.root} ({state}; {len(created)} missing file(s) created)")
+    for item in created:
+        print(f"  + {item.relative_to(workspace.root)}")
+    print("Next: set a provider's apiKey (or a local server) in the config, or open the app: nanobot-desktop")
+    return EXIT_OK
+
+
+def _open_engine(args: argparse.Namespace) -> Any:
+    from nanobot_desktop.engine.runtime import Engine
+
+    return Engine.open(args.config, args.workspace)
+
+
+def _progress_printer(event: Any) -> None:
+    from nanobot_desktop.engine import events
+
+    if isinstance(event, events.Progress):
+        _err(f"  ↳ {event.text}")
+    elif isinstance(event, events.ToolCallFinished) and event.status != "ok":
+        _err(f"  ↳ {event.name}: {event.status}: {event.result.splitlines()[0] if event.result else ''}")
+    elif isinstance(event, events.SubagentStarted):
+        _err(f"  ↳ subagent started: {event.label}")
+
+
+async def _agent(args: argparse.Namespace) -> int:
+    from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
+
+    engine = _open_engine(args)
+    engine.bus.subscribe(_progress_printer)
+    interactive = sys.stdin is not None and sys.stdin.isatty()
+
+    async def approve(request: ApprovalRequest) -> ApprovalAnswer:
+        if args.yes:
+            return ApprovalAnswer.ALLOW_ONCE
+        summary = request.command or ", ".join(f"{k}={v!r}" for k, v in request.arguments.items())
+        if not interactive:
+            _err(f"  ↳ denied {request.tool} ({summary[:80]}): approval needed and no terminal (use --yes)")
+            return ApprovalAnswer.DENY
+        if request.diff:
+            _err(request.diff)
+        answer = await asyncio.to_thread(input, f"Allow {request.tool}: {summary[:200]}? [y/N/a(lways)] ")
+        choice = answer.strip().lower()
+        if choice in {"a", "always"}:
+            return ApprovalAnswer.ALLOW_ALWAYS
+        return ApprovalAnswer.ALLOW_ONCE if choice in {"y", "yes"} else ApprovalAnswer.DENY
+
+    engine.approver = approve
+    try:
+        channel, _, chat_id = args.session.partition(":")
+        result = await engine.loop.process(args.session, args.message, channel=channel or "cli",
+                                           chat_id=chat_id or "direct")
+        await engine.loop.wait_for_consolidation(args.session)
+    finally:
+        await engine.shutdown()
+    if result.status == "failed":
+        _err(f"Error: {result.error}")
+        return EXIT_FAILED
+    if result.reply:
+        print(result.reply)
+    return EXIT_OK
+
+
+async def _heartbeat_once(args: argparse.Namespace) -> int:
+    engine = _open_engine(args)
+    engine.bus.subscribe(_progress_printer)
+    try:
+        tick = await engine.heartbeat.trigger_now()
+    finally:
+        await engine.shutdown()
+    print(f"decision: {tick.decision}")
+    if tick.tasks:
+        print(f"tasks: {tick.tasks}")
+    if tick.result:
+        print(f"result: {tick.result}")
+    if tick.error:
+        _err(f"Error: {tick.error}")
+        return EXIT_FAILED
+    return EXIT_OK

@@ -18,3 +18,53 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     for name in list(os.environ):
         if name.startswith("NANOBOT_"):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def fake_openai():
+    """A started FakeOpenAIServer (tests/fake_openai.py) on 127.0.0.1, stopped after the test."""
+    from tests.fake_openai import FakeOpenAIServer
+
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+def write_test_config(path, base_url: str, workspace, **defaults):
+    """A camelCase config.json pointing the `custom` provider at a fake endpoint."""
+    import json
+
+    agent_defaults = {"workspace": str(workspace), "model": "fake-model", "provider": "custom",
+                      "memoryWindow": 100, "maxToolIterations": 40}
+    agent_defaults.update(defaults)
+    config = {
+        "agents": {"defaults": agent_defaults},
+        "providers": {"custom": {"apiKey": "sk-test", "apiBase": base_url}},
+        "gateway": {"heartbeat": {"enabled": False, "intervalS": 1800}},
+        "tools": {"exec": {"timeout": 60}, "restrictToWorkspace": False},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def make_engine(fake_openai, tmp_path):
+    """Build Engines on a tmp workspace wired to the fake endpoint; retries never sleep."""
+    from nanobot_desktop.engine.runtime import Engine
+
+    created = []
+
+    def factory(**defaults):
+        config_path = write_test_config(tmp_path / "home" / ".nanobot" / "config.json", fake_openai.base_url,
+                                        tmp_path / "ws", **defaults)
+        engine = Engine.open(config_path)
+        provider = engine.provider()
+
+        async def no_sleep(_delay: float) -> None:
+            return None
+
+        provider._sleep = no_sleep
+        created.append(engine)
+        return engine
+
+    return factory

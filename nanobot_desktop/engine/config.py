@@ -1,0 +1,654 @@
+"""config.json of nanobot 0.1.4.post4: typed models, loading, saving, env overrides, provider choice.
+
+The same file is read by the nanobot CLI, so this module is careful in ways the original is not:
+invalid JSON or values raise `ConfigError` (one line: file, where, what) instead of silently turning
+into defaults, unknown keys (a newer nanobot's, or a person's) are kept when saving, and values that
+came only from `NANOBOT_*` environment variables are never written into the file.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
+
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, SecretStr,
+                      SerializationInfo, ValidationError)
+from pydantic.alias_generators import to_camel
+
+from nanobot_desktop.engine.workspace import atomic_write_text
+
+ENV_PREFIX = "NANOBOT_"
+DEFAULT_TOOL_APPROVAL: dict[str, str] = {"exec": "ask", "write_file": "ask", "edit_file": "ask"}
+ApprovalPolicy = Literal["allow", "ask", "deny"]
+# Keys whose values are never shown (the end of the name: "bridgeToken" yes, "maxTokens" no).
+_SECRET_KEY = re.compile(r"(key|token|secret|password|authorization|cookie)$", re.IGNORECASE)
+
+
+class ConfigError(Exception):
+    """A config problem a person can fix; `str()` is one line naming the file, where, and what."""
+
+    def __init__(self, message: str, *, path: Path | None = None, line: int | None = None,
+                 column: int | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.path, self.line, self.column, self.field = message, path, line, column, field
+
+
+# ---------------------------------------------------------------------------------------- models
+
+
+def _serialize_secret(value: SecretStr, info: SerializationInfo) -> str:
+    """Masked everywhere except when `save_config` asks for the real value."""
+    if info.context and info.context.get("reveal_secrets"):
+        return value.get_secret_value()
+    return str(value)
+
+
+Secret = Annotated[SecretStr, PlainSerializer(_serialize_secret, return_type=str)]
+
+
+def _redact(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: "**********" if isinstance(k, str) and _SECRET_KEY.search(k) and v else _redact(v)
+                for k, v in value.items()}
+    return value
+
+
+class _Base(BaseModel):
+    """camelCase and snake_case both load; unknown keys are kept (and saved back) at every level."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow",
+                              validate_assignment=True)
+
+    def __repr_args__(self):  # free-form blocks (channel tokens, MCP env) must not leak into logs
+        for name, value in super().__repr_args__():
+            if isinstance(value, str) and value and name and _SECRET_KEY.search(name):
+                value = "**********"
+            yield name, _redact(value)
+
+
+class AgentDefaults(_Base):
+    workspace: str = "~/.nanobot/workspace"
+    model: str = "anthropic/claude-opus-4-5"
+    provider: str = "auto"
+    max_tokens: int = 8192
+    temperature: float = 0.1
+    max_tool_iterations: int = 40
+    memory_window: int = 100
+    reasoning_effort: str | None = None
+    disabled_skills: list[str] = Field(default_factory=list)  # ours; 0.3.5 uses the same name
+
+
+class AgentsConfig(_Base):
+    defaults: AgentDefaults = Field(default_factory=AgentDefaults)
+
+
+class ChannelsConfig(_Base):
+    """Chat-app channels: the desktop app runs none, so each block (telegram, …) stays free-form."""
+
+    send_progress: bool = True
+    send_tool_hints: bool = False
+
+
+class ProviderConfig(_Base):
+    api_key: Secret = SecretStr("")
+    api_base: str | None = None
+    extra_headers: dict[str, str] | None = None
+
+
+class ProvidersConfig(_Base):
+    custom: ProviderConfig = Field(default_factory=ProviderConfig)
+    azure_openai: ProviderConfig = Field(default_factory=ProviderConfig)
+    anthropic: ProviderConfig = Field(default_factory=ProviderConfig)
+    openai: ProviderConfig = Field(default_factory=ProviderConfig)
+    openrouter: ProviderConfig = Field(default_factory=ProviderConfig)
+    deepseek: ProviderConfig = Field(default_factory=ProviderConfig)
+    groq: ProviderConfig = Field(default_factory=ProviderConfig)
+    zhipu: ProviderConfig = Field(default_factory=ProviderConfig)
+    dashscope: ProviderConfig = Field(default_factory=ProviderConfig)
+    vllm: ProviderConfig = Field(default_factory=ProviderConfig)
+    gemini: ProviderConfig = Field(default_factory=ProviderConfig)
+    moonshot: ProviderConfig = Field(default_factory=ProviderConfig)
+    minimax: ProviderConfig = Field(default_factory=ProviderConfig)
+    aihubmix: ProviderConfig = Field(default_factory=ProviderConfig)
+    siliconflow: ProviderConfig = Field(default_factory=ProviderConfig)
+    volcengine: ProviderConfig = Field(default_factory=ProviderConfig)
+    openai_codex: ProviderConfig = Field(default_factory=ProviderConfig)
+    github_copilot: ProviderConfig = Field(default_factory=ProviderConfig)
+    ollama: ProviderConfig = Field(default_factory=ProviderConfig)  # ours
+    lmstudio: ProviderConfig = Field(default_factory=ProviderConfig)  # ours
+
+
+class HeartbeatConfig(_Base):
+    enabled: bool = True
+    interval_s: int = 1800
+
+
+class GatewayConfig(_Base):
+    host: str = "0.0.0.0"
+    port: int = 18790
+    heartbeat: HeartbeatConfig = Field(default_factory=HeartbeatConfig)
+
+
+class WebSearchConfig(_Base):
+    api_key: Secret = SecretStr("")
+    max_results: int = 5
+
+
+class WebToolsConfig(_Base):
+    proxy: str | None = None
+    search: WebSearchConfig = Field(default_factory=WebSearchConfig)
+
+
+class ExecToolConfig(_Base):
+    timeout: int = 60
+    path_append: str = ""
+
+
+class McpServerConfig(_Base):
+    type: str | None = None  # stdio | sse | streamableHttp (None: guessed from command/url)
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    tool_timeout: int = 30
+
+
+class ToolsConfig(_Base):
+    web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+    exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
+    restrict_to_workspace: bool = False
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    approval: dict[str, ApprovalPolicy] = Field(default_factory=dict)  # ours; unset means "allow"
+
+
+class DesktopConfig(_Base):
+    """Ours: settings of the desktop app only (the CLI ignores this block)."""
+
+    theme: Literal["system", "light", "dark"] = "system"
+    close_to_tray: bool = True
+    start_at_login: bool = False
+    notifications: bool = True
+
+
+class Config(_Base):
+    agents: AgentsConfig = Field(default_factory=AgentsConfig)
+    channels: ChannelsConfig = Field(default_factory=ChannelsConfig)
+    providers: ProvidersConfig = Field(default_factory=ProvidersConfig)
+    gateway: GatewayConfig = Field(default_factory=GatewayConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    desktop: DesktopConfig = Field(default_factory=DesktopConfig)
+
+    _source_path: Path | None = PrivateAttr(default=None)
+    _env_tree: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _env_only: list[tuple[tuple[str, ...], Any]] = PrivateAttr(default_factory=list)
+
+    @property
+    def source_path(self) -> Path | None:
+        """The file this config was loaded from (or would have been: a missing file gives defaults)."""
+        return self._source_path
+
+    @property
+    def workspace_path(self) -> Path:
+        """The workspace folder, `~` expanded; not created here (the workspace module does that)."""
+        return Path(self.agents.defaults.workspace).expanduser()
+
+    def tool_approval(self, name: str) -> str:
+        """The configured policy for a tool; "allow" when none is set (defaults are applied elsewhere)."""
+        return self.tools.approval.get(name, "allow")
+
+
+# ----------------------------------------------------------------------------------------- paths
+
+
+def default_config_path() -> Path:
+    return Path.home() / ".nanobot" / "config.json"
+
+
+def data_dir(config_path: Path | None = None) -> Path:
+    """Runtime data lives next to the config file, as in the original (cron/, logs/, media/)."""
+    return Path(config_path or default_config_path()).expanduser().parent
+
+
+def cron_store_path(config_path: Path | None = None) -> Path:
+    return data_dir(config_path) / "cron" / "jobs.json"
+
+
+def logs_dir(config_path: Path | None = None) -> Path:
+    return data_dir(config_path) / "logs"
+
+
+def _display(path: Path) -> str:
+    try:
+        return "~/" + path.expanduser().relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------------- key names and type walking
+
+
+def _unwrap(annotation: Any) -> Any:
+    """`X | None` and `Annotated[X, …]` -> X, so walkers see the model/dict/list underneath."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            rest = [a for a in get_args(annotation) if a is not type(None)]
+            if len(rest) != 1:
+                return annotation
+            annotation = rest[0]
+        else:
+            return annotation
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _find_field(model: type[BaseModel], key: str, any_case: bool = False) -> tuple[str, Any] | None:
+    """(alias, annotation) of the field spelled `key` (snake or camel; any case for env names)."""
+    for name, info in model.model_fields.items():
+        alias = info.alias or name
+        if key in (name, alias) or (any_case and key.lower() in (name.lower(), alias.lower())):
+            return alias, info.annotation
+    return None
+
+
+def _normalise(data: Any, annotation: Any) -> Any:
+    """Rename known snake_case keys to their camelCase alias (unknown keys untouched) so the env
+    merge and the saved file speak one spelling. If both spellings are present, both are kept."""
+    annotation = _unwrap(annotation)
+    if not isinstance(data, dict):
+        return data
+    if _is_model(annotation):
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            found = _find_field(annotation, key) if isinstance(key, str) else None
+            if found and (key == found[0] or found[0] not in data):
+                out[found[0]] = _normalise(value, found[1])
+            else:
+                out[key] = value
+        return out
+    if get_origin(annotation) is dict:
+        value_type = get_args(annotation)[1]
+        return {k: _normalise(v, value_type) for k, v in data.items()}
+    return data
+
+
+def _migrate(data: dict[str, Any]) -> None:
+    """As the original: `tools.exec.restrictToWorkspace` moves up to `tools.restrictToWorkspace`."""
+    tools = data.get("tools")
+    exec_cfg = tools.get("exec") if isinstance(tools, dict) else None
+    if not isinstance(exec_cfg, dict):
+        return
+    for key in ("restrictToWorkspace", "restrict_to_workspace"):
+        if key in exec_cfg and "restrictToWorkspace" not in tools and "restrict_to_workspace" not in tools:
+            tools["restrictToWorkspace"] = exec_cfg.pop(key)
+
+
+# ------------------------------------------------------------------------------ env overrides
+
+
+def _env_value(name: str, raw: str, annotation: Any, free_form: bool) -> Any:
+    annotation = _unwrap(annotation)
+    structured = _is_model(annotation) or get_origin(annotation) in (dict, list) or annotation in (dict, list)
+    if structured or (free_form and raw.lstrip()[:1] in ("{", "[")):
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"environment variable {name}: not valid JSON ({exc.msg}, column {exc.colno})",
+                              field=name) from None
+    return raw
+
+
+def _env_tree(environ: dict[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str]]:
+    """NANOBOT_A__B__C=value -> {"a": {"b": {"c": value}}} with keys resolved to the file's spelling,
+    and where each variable went (for error messages). Variables naming no known setting are
+    ignored, as pydantic-settings does."""
+    tree: dict[str, Any] = {}
+    names: dict[tuple[str, ...], str] = {}
+    for name in sorted(environ):
+        if not name.upper().startswith(ENV_PREFIX):
+            continue
+        segments = name[len(ENV_PREFIX):].split("__")
+        if not all(segments):
+            continue
+        keys: list[str] = []
+        annotation: Any = Config
+        free_form = False
+        for segment in segments:
+            annotation = _unwrap(annotation)
+            if free_form:
+                keys.append(to_camel(segment.lower()))
+            elif _is_model(annotation):
+                found = _find_field(annotation, segment, any_case=True)
+                if found:
+                    keys.append(found[0])
+                    annotation = found[1]
+                elif annotation is ChannelsConfig:  # channel blocks are free-form, camelCase inside
+                    keys.append(to_camel(segment.lower()))
+                    free_form, annotation = True, Any
+                else:
+                    break
+            elif get_origin(annotation) is dict:
+                keys.append(segment.lower())
+                annotation = get_args(annotation)[1]
+            else:
+                break
+        else:
+            node = tree
+            for key in keys[:-1]:
+                node = node.setdefault(key, {}) if isinstance(node.get(key, {}), dict) else {}
+            node[keys[-1]] = _env_value(name, environ[name], annotation, free_form)
+            names[tuple(keys)] = name
+    return _normalise(tree, Config), names
+
+
+def _fill_missing(target: dict[str, Any], env: dict[str, Any], path: tuple[str, ...],
+                  inserted: list[tuple[str, ...]]) -> None:
+    """Values in the file win: env values only go where the file has no such key."""
+    for key, value in env.items():
+        if key not in target:
+            target[key] = copy.deepcopy(value)
+            inserted.append(path + (key,))
+        elif isinstance(target[key], dict) and isinstance(value, dict):
+            _fill_missing(target[key], value, path + (key,), inserted)
+
+
+_MISSING = object()
+
+
+def _get(tree: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(tree, dict) or key not in tree:
+            return _MISSING
+        tree = tree[key]
+    return tree
+
+
+def _env_leaves(value: Any, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+    if isinstance(value, dict) and value:
+        return [leaf for k, v in value.items() for leaf in _env_leaves(v, path + (k,))]
+    return [path]
+
+
+def _track_env_only(config: Config, file_data: dict[str, Any], env: dict[str, Any]) -> None:
+    """Remember, as dumped now, what only the env supplied, so a save can leave it out: each env
+    leaf the file lacked, and each block that would not exist without the env (an MCP server, …)."""
+    config._env_tree, config._env_only = env, []
+    if not env:
+        return
+    inserted: list[tuple[str, ...]] = []
+    merged = copy.deepcopy(file_data)
+    _fill_missing(merged, env, (), inserted)
+    try:
+        baseline = _dump(Config.model_validate(file_data))
+    except ValidationError:
+        baseline = {}
+    leaves = [leaf for p in inserted for leaf in _env_leaves(_get(merged, p), p)]
+    paths = [next(leaf[:i] for i in range(1, len(leaf) + 1) if _get(baseline, leaf[:i]) is _MISSING)
+             for leaf in leaves if _get(baseline, leaf) is _MISSING] + leaves
+    dump = _dump(config)
+    config._env_only = [(p, copy.deepcopy(_get(dump, p))) for p in paths if _get(dump, p) is not _MISSING]
+
+
+def _dump(config: Config) -> dict[str, Any]:
+    return config.model_dump(mode="json", by_alias=True, context={"reveal_secrets": True})
+
+
+# ----------------------------------------------------------------------------------- load / save
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    shown = _display(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot be read ({exc.strerror or exc})", path=path) from None
+    try:
+        text = raw.decode("utf-8-sig")  # a BOM (Windows Notepad) is tolerated
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{shown} line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                          f"{exc.start})", path=path, line=line) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{shown} line {exc.lineno}, column {exc.colno}: {exc.msg}", path=path,
+                          line=exc.lineno, column=exc.colno) from None
+    if not isinstance(data, dict):
+        found = {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+            type(data), "a number")
+        raise ConfigError(f"{shown}: the top level must be a JSON object {{…}}, found {found}", path=path)
+    return data
+
+
+def _validation_error(exc: ValidationError, path: Path, env_names: dict[tuple[str, ...], str]) -> ConfigError:
+    """One line for the first problem; names the env variable when the bad value came from one."""
+    errors = exc.errors()
+    first = errors[0]
+    loc = tuple(str(part) for part in first["loc"])
+    dotted = ".".join(loc) or "(top level)"
+    message = first["msg"]
+    if first["type"] != "missing":
+        shown_input = "…" if loc and _SECRET_KEY.search(loc[-1]) else json.dumps(first.get("input"), default=str)
+        message += f" (got {shown_input[:80]})"
+    source = _display(path)
+    for env_path, name in sorted(env_names.items(), key=lambda item: -len(item[0])):
+        if loc[: len(env_path)] == env_path:
+            source = f"environment variable {name}"
+            break
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return ConfigError(f"{source}: {dotted}: {message}{more}", path=path, field=dotted)
+
+
+def load_config(path: Path | None = None, environ: dict[str, str] | None = None) -> Config:
+    """Read config.json (missing -> defaults) with `NANOBOT_*` env vars filling keys the file lacks.
+    Anything wrong raises ConfigError; the file is only ever read here."""
+    path = Path(path).expanduser() if path is not None else default_config_path()
+    file_data = _normalise(_read_file(path), Config) if path.exists() else {}
+    _migrate(file_data)
+    env, env_names = _env_tree(dict(os.environ if environ is None else environ))
+    merged = copy.deepcopy(file_data)
+    inserted: list[tuple[str, ...]] = []
+    _fill_missing(merged, env, (), inserted)
+    try:
+        config = Config.model_validate(merged)
+    except ValidationError as exc:  # only env values that reached the model can be to blame
+        used = {p: n for p, n in env_names.items() if any(p[: len(i)] == i for i in inserted)}
+        raise _validation_error(exc, path, used) from None
+    config._source_path = path
+    _track_env_only(config, file_data, env)
+    return config
+
+
+def _drop(tree: dict[str, Any], path: tuple[str, ...]) -> None:
+    parent = _get(tree, path[:-1])
+    if isinstance(parent, dict):
+        parent.pop(path[-1], None)
+
+
+def save_config(config: Config, path: Path | None = None) -> None:
+    """Write camelCase JSON (indent 2, UTF-8) atomically, keeping unknown keys and leaving out what
+    only the environment supplied (unless it was changed since, e.g. in the settings dialog)."""
+    path = Path(path).expanduser() if path is not None else (config.source_path or default_config_path())
+    dump = _dump(config)
+    for env_path, value_at_load in config._env_only:
+        if _get(dump, env_path) == value_at_load:  # unchanged since loading: still the env's
+            _drop(dump, env_path)
+    atomic_write_text(path, json.dumps(dump, indent=2, ensure_ascii=False) + "\n")
+    config._source_path = path
+    _track_env_only(config, dump, config._env_tree)
+
+
+# ------------------------------------------------------------------------------------ providers
+
+
+@dataclass(frozen=True)
+class _ProviderSpec:
+    name: str
+    label: str
+    api_base: str | None  # OpenAI-compatible default; None: must be configured
+    keywords: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()  # model prefixes (normalised, "-" -> "_") that name this provider
+    oauth: bool = False
+    local: bool = False  # runs on the user's machine; needs no key
+    strip_vendor: bool = False  # the gateway wants "claude-x", not "anthropic/claude-x"
+
+
+# Registry order matters (reference §11): gateways first, then standard providers; ours at the end.
+_REGISTRY: tuple[_ProviderSpec, ...] = (
+    _ProviderSpec("custom", "Custom (OpenAI-compatible)", "http://localhost:8000/v1", local=True),
+    _ProviderSpec("azure_openai", "Azure OpenAI", None, ("azure", "azure-openai"), ("azure", "azure_openai")),
+    _ProviderSpec("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", ("openrouter",)),
+    _ProviderSpec("aihubmix", "AiHubMix", "https://aihubmix.com/v1", ("aihubmix",), strip_vendor=True),
+    _ProviderSpec("siliconflow", "SiliconFlow", "https://api.siliconflow.cn/v1", ("siliconflow",)),
+    _ProviderSpec("volcengine", "VolcEngine", "https://ark.cn-beijing.volces.com/api/v3",
+                  ("volcengine", "volces", "ark")),
+    _ProviderSpec("anthropic", "Anthropic", "https://api.anthropic.com/v1/", ("anthropic", "claude")),
+    _ProviderSpec("openai", "OpenAI", "https://api.openai.com/v1", ("openai", "gpt")),
+    _ProviderSpec("openai_codex", "OpenAI Codex (OAuth)", None, ("openai-codex",), oauth=True),
+    _ProviderSpec("github_copilot", "GitHub Copilot (OAuth)", None, ("github_copilot", "copilot"), oauth=True),
+    _ProviderSpec("deepseek", "DeepSeek", "https://api.deepseek.com/v1", ("deepseek",)),
+    _ProviderSpec("gemini", "Google Gemini", "https://generativelanguage.googleapis.com/v1beta/openai/",
+                  ("gemini",)),
+    _ProviderSpec("zhipu", "Zhipu (GLM)", "https://open.bigmodel.cn/api/paas/v4", ("zhipu", "glm", "zai"),
+                  ("zhipu", "zai")),
+    _ProviderSpec("dashscope", "DashScope (Qwen)", "https://dashscope.aliyuncs.com/compatible-mode/v1",
+                  ("qwen", "dashscope")),
+    _ProviderSpec("moonshot", "Moonshot (Kimi)", "https://api.moonshot.ai/v1", ("moonshot", "kimi")),
+    _ProviderSpec("minimax", "MiniMax", "https://api.minimax.io/v1", ("minimax",)),
+    _ProviderSpec("vllm", "vLLM", "http://localhost:8000/v1", ("vllm",), ("vllm", "hosted_vllm"), local=True),
+    _ProviderSpec("groq", "Groq", "https://api.groq.com/openai/v1", ("groq",)),
+    _ProviderSpec("ollama", "Ollama", "http://localhost:11434/v1", ("ollama",), local=True),
+    _ProviderSpec("lmstudio", "LM Studio", "http://localhost:1234/v1", ("lmstudio", "lm-studio"),
+                  ("lmstudio", "lm_studio"), local=True),
+)
+_SPECS = {spec.name: spec for spec in _REGISTRY}
+
+
+class ProviderPreset(NamedTuple):
+    name: str
+    label: str
+    api_base: str | None
+    needs_key: bool
+
+
+# The settings dialog's list: the common choices first, then the other gateways. The OAuth-only
+# providers are left out: this app cannot log in to them.
+_PRESET_ORDER = ("openai", "openrouter", "deepseek", "ollama", "lmstudio", "vllm", "custom", "anthropic",
+                 "gemini", "groq", "moonshot", "minimax", "zhipu", "dashscope", "aihubmix", "siliconflow",
+                 "volcengine", "azure_openai")
+PROVIDER_PRESETS: list[ProviderPreset] = [
+    ProviderPreset(name, _SPECS[name].label, _SPECS[name].api_base, not _SPECS[name].local)
+    for name in _PRESET_ORDER
+]
+
+
+@dataclass(frozen=True)
+class ResolvedProvider:
+    """Everything needed to open an OpenAI-compatible client for the configured model."""
+
+    name: str
+    api_key: str = field(repr=False)
+    api_base: str
+    model: str  # as sent to the endpoint (the prefix naming this provider removed)
+    extra_headers: dict[str, str]
+    label: str
+
+
+def _provider_name(value: str) -> str | None:
+    """"azureOpenai", "azure_openai", "LM-Studio" … -> the registry name, or None."""
+    plain = value.strip().lower().replace("-", "_")
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", value.strip()).lower()
+    for candidate in (plain, snake, plain.replace("_", "")):
+        if candidate in _SPECS:
+            return candidate
+    return {"lm_studio": "lmstudio", "azure": "azure_openai"}.get(plain)
+
+
+def _prefix_names(spec: _ProviderSpec) -> tuple[str, ...]:
+    return spec.prefixes or (spec.name,)
+
+
+def _match(config: Config, model: str) -> _ProviderSpec | None:
+    """Reference §11 steps 2-4, with local providers usable without a key."""
+    lower = model.lower()
+    normalised = lower.replace("-", "_")
+    prefix = normalised.split("/", 1)[0] if "/" in lower else ""
+
+    def entry(spec: _ProviderSpec) -> ProviderConfig:
+        return getattr(config.providers, spec.name)
+
+    def has_key(spec: _ProviderSpec) -> bool:
+        return bool(entry(spec).api_key.get_secret_value())
+
+    def usable(spec: _ProviderSpec) -> bool:
+        return spec.oauth or has_key(spec) or (spec.local and bool(entry(spec).api_base))
+
+    for spec in _REGISTRY:
+        if prefix and prefix in _prefix_names(spec) and (usable(spec) or spec.local):
+            return spec
+    for spec in _REGISTRY:
+        if usable(spec) and any(k in lower or k.replace("-", "_") in normalised for k in spec.keywords):
+            return spec
+    for spec in _REGISTRY:
+        if not spec.oauth and has_key(spec):
+            return spec
+    return next((s for s in _REGISTRY if s.local and entry(s).api_base), None)
+
+
+def _model_for(spec: _ProviderSpec, model: str) -> str:
+    head, sep, rest = model.partition("/")
+    if sep and head.lower().replace("-", "_") in _prefix_names(spec):
+        model = rest
+    if spec.strip_vendor and "/" in model:
+        model = model.rsplit("/", 1)[1]
+    return model
+
+
+def resolve_provider(config: Config, model: str | None = None) -> ResolvedProvider:
+    """Pick the provider for `model` (default: the configured one) as the original does, as an
+    OpenAI-compatible endpoint. Raises ConfigError saying what to set when none can serve it."""
+    model = model or config.agents.defaults.model
+    source = config.source_path or default_config_path()
+    where = _display(source)
+    forced = config.agents.defaults.provider
+    if forced.strip().lower() != "auto":
+        name = _provider_name(forced)
+        if name is None:
+            known = ", ".join(s.name for s in _REGISTRY)
+            raise ConfigError(f"{where}: agents.defaults.provider: unknown provider {forced!r} "
+                              f"(use \"auto\" or one of: {known})", field="agents.defaults.provider", path=source)
+        spec = _SPECS[name]
+    else:
+        spec = _match(config, model)
+        if spec is None:
+            raise ConfigError(
+                f"{where}: no provider has an API key for model {model!r}: set providers.<name>.apiKey "
+                "(e.g. providers.openrouter.apiKey), or set agents.defaults.provider to a local server "
+                '("ollama", "lmstudio", "vllm" or "custom")', field="providers", path=source)
+    entry: ProviderConfig = getattr(config.providers, spec.name)
+    alias = type(config.providers).model_fields[spec.name].alias
+    if spec.oauth:
+        raise ConfigError(f"{where}: provider {alias} needs an OAuth login, which this app does not support; "
+                          "choose another provider in agents.defaults.provider", field=f"providers.{alias}", path=source)
+    api_key = entry.api_key.get_secret_value()
+    if not api_key and not spec.local:
+        raise ConfigError(f"{where}: providers.{alias}.apiKey is empty: set the API key for {spec.label}",
+                          field=f"providers.{alias}.apiKey", path=source)
+    api_base = entry.api_base or spec.api_base
+    if not api_base:
+        raise ConfigError(f"{where}: providers.{alias}.apiBase is empty: {spec.label} needs the endpoint URL",
+                          field=f"providers.{alias}.apiBase", path=source)
+    return ResolvedProvider(name=spec.name, api_key=api_key or "no-key", api_base=api_base,
+                            model=_model_for(spec, model), extra_headers=dict(entry.extra_headers or {}),
+                            label=spec.label)

@@ -1,0 +1,264 @@
+"""The system prompt and the per-turn user message, built the way nanobot 0.1.4.post4 builds them.
+
+The system prompt holds no clock, so it stays byte-identical between turns and providers can cache
+it; the time, channel and chat id travel in a runtime block at the head of the current user message
+instead, and `strip_runtime_for_save` removes that block again before the turn is saved. Everything
+is read from disk on each call: the files are the truth.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import platform
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.skills import SkillsLoader
+from nanobot_desktop.engine.workspace import BOOTSTRAP_FILES, Workspace
+
+log = logging.getLogger(__name__)
+
+RUNTIME_TAG = "[Runtime Context — metadata only, not instructions]"
+SECTION_SEPARATOR = "\n\n---\n\n"
+# post4 reads the four bootstrap files; IDENTITY.md was read up to post3 and is honoured when present.
+CONTEXT_FILES = (*BOOTSTRAP_FILES, "IDENTITY.md")
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+
+_SYSTEM_NAMES = {"Darwin": "macOS", "Linux": "Linux", "Windows": "Windows"}
+_IMAGE_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+_SKILLS_INTRO = (
+    "# Skills\n\n"
+    "Skills are instructions for particular jobs. To use one, read its SKILL.md with the read_file tool.\n"
+    'A skill marked available="false" needs something installed first (its <requires> says what); '
+    "you can often install it with apt or brew."
+)
+
+
+@dataclass
+class PromptSection:
+    """One part of the system prompt, named so the GUI can show where the characters go."""
+
+    name: str
+    text: str
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8-sig", errors="replace")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def sniff_image_mime(data: bytes) -> str | None:
+    """The MIME type of a PNG, JPEG, GIF or WebP image from its first bytes, else None."""
+    for signature, mime in _IMAGE_SIGNATURES:
+        if data.startswith(signature):
+            return mime
+    if len(data) >= 12 and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def _image_block(path: Path) -> dict[str, Any] | None:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_IMAGE_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    mime = sniff_image_mime(data)
+    if mime is None:
+        return None
+    encoded = base64.b64encode(data).decode("ascii")
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{encoded}"}}
+
+
+def build_runtime_context(channel: str | None, chat_id: str | None, now: datetime | None = None) -> str:
+    """The metadata block put before the user's text: time, and channel/chat id when both are known."""
+    now = now or datetime.now()
+    zone = (now.tzname() if now.tzinfo else time.strftime("%Z")) or "UTC"
+    lines = [RUNTIME_TAG, f"Current Time: {now.strftime('%Y-%m-%d %H:%M (%A)')} ({zone})"]
+    if channel and chat_id:
+        lines += [f"Channel: {channel}", f"Chat ID: {chat_id}"]
+    return "\n".join(lines)
+
+
+def build_user_content(
+    text: str,
+    media: list[str] | None,
+    channel: str | None,
+    chat_id: str | None,
+    *,
+    now: datetime | None = None,
+    base_dir: Path | None = None,
+) -> str | list[dict[str, Any]]:
+    """The current user message: runtime block + text, or content parts when images are attached."""
+    runtime = build_runtime_context(channel, chat_id, now)
+    images = []
+    for item in media or []:
+        path = Path(item).expanduser()
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        block = _image_block(path)
+        if block is None:
+            log.info("attachment %s is not a readable PNG/JPEG/GIF/WebP image; not sent", item)
+        else:
+            images.append(block)
+    if not images:
+        return f"{runtime}\n\n{text}"
+    return [{"type": "text", "text": runtime}, *images, {"type": "text", "text": text}]
+
+
+def _is_inline_image(block: Any) -> bool:
+    if not isinstance(block, dict) or block.get("type") != "image_url":
+        return False
+    image = block.get("image_url")
+    url = image.get("url") if isinstance(image, dict) else image
+    return isinstance(url, str) and url.startswith("data:image/")
+
+
+def strip_runtime_for_save(content: Any) -> Any:
+    """User content as it should be stored: no runtime block, images as "[image]"; None if nothing is left."""
+    if isinstance(content, str):
+        if not content.startswith(RUNTIME_TAG):
+            return content
+        _runtime, separator, rest = content.partition("\n\n")
+        return rest if separator and rest.strip() else None
+    if isinstance(content, list):
+        kept: list[Any] = []
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text" and str(block.get("text", "")).startswith(RUNTIME_TAG):
+                continue
+            if _is_inline_image(block):
+                kept.append({"type": "text", "text": "[image]"})
+                continue
+            kept.append(block)
+        return kept or None
+    return content
+
+
+class ContextBuilder:
+    """Builds the system prompt and message list from the workspace files, fresh on every call."""
+
+    def __init__(self, workspace: Workspace, skills: SkillsLoader, memory: MemoryStore) -> None:
+        self.workspace = workspace
+        self.skills = skills
+        self.memory = memory
+
+    # ---- system prompt ----------------------------------------------------------------------
+
+    def _identity(self) -> str:
+        root = self.workspace.root.resolve()
+        system = platform.system()
+        runtime = f"{_SYSTEM_NAMES.get(system, system or 'Unknown')} {platform.machine()}, Python {platform.python_version()}"
+        if system == "Windows":
+            policy = (
+                "## Platform Policy (Windows)\n"
+                "- This is Windows: do not count on GNU tools such as grep, sed or awk being installed.\n"
+                "- Prefer Windows-native commands or the file tools.\n"
+                "- If command output comes out garbled, run it again with UTF-8 output enabled."
+            )
+        else:
+            policy = (
+                "## Platform Policy (POSIX)\n"
+                "- This is a POSIX system: use UTF-8 and the standard shell tools.\n"
+                "- Use the file tools when they are simpler or safer than a shell command."
+            )
+        return (
+            "# nanobot 🐈\n\n"
+            "You are nanobot, a personal AI assistant that can use tools to get things done.\n\n"
+            f"## Runtime\n{runtime}\n\n"
+            f"## Workspace\nYour workspace is {root}\n"
+            f"- Long-term memory: {root}/memory/MEMORY.md (write lasting, important facts here)\n"
+            f"- History log: {root}/memory/HISTORY.md (search it with grep; each entry starts with [YYYY-MM-DD HH:MM])\n"
+            f"- Custom skills: {root}/skills/{{skill-name}}/SKILL.md\n\n"
+            f"{policy}\n\n"
+            "## nanobot Guidelines\n"
+            "- Say what you are about to do before calling tools, but never claim a result before you have received it.\n"
+            "- Read a file before you change it.\n"
+            "- When accuracy matters, read a file again after writing it.\n"
+            "- When a tool fails, work out why before trying again.\n"
+            "- When a request is ambiguous, ask.\n\n"
+            "Answer with plain text. Use the 'message' tool only to send something to a specific chat channel."
+        )
+
+    def _bootstrap(self) -> str:
+        parts = []
+        for name in CONTEXT_FILES:
+            content = _read_text(self.workspace.bootstrap_path(name))
+            if content is not None:
+                parts.append(f"## {name}\n\n{content}")
+        return "\n\n".join(parts)
+
+    def system_sections(self) -> list[PromptSection]:
+        """The system prompt's parts in post4 order: identity, bootstrap, memory, active skills, skills."""
+        sections = [PromptSection("identity", self._identity())]
+        bootstrap = self._bootstrap()
+        if bootstrap:
+            sections.append(PromptSection("bootstrap", bootstrap))
+        memory = self.memory.get_memory_context()
+        if memory:
+            sections.append(PromptSection("memory", f"# Memory\n\n{memory}"))
+        skills = self.skills.list_skills()
+        active = []
+        for name in self.skills.get_always_skills(skills):
+            body = self.skills.skill_body(name)
+            if body:
+                active.append(f"### Skill: {name}\n\n{body}")
+        if active:
+            sections.append(PromptSection("active_skills", "# Active Skills\n\n" + SECTION_SEPARATOR.join(active)))
+        summary = self.skills.build_skills_summary(skills)
+        if summary:
+            sections.append(PromptSection("skills", f"{_SKILLS_INTRO}\n\n{summary}"))
+        return sections
+
+    def build_system_prompt(self) -> str:
+        return SECTION_SEPARATOR.join(section.text for section in self.system_sections())
+
+    # ---- messages -----------------------------------------------------------------------------
+
+    def build_runtime_context(self, channel: str | None, chat_id: str | None, now: datetime | None = None) -> str:
+        return build_runtime_context(channel, chat_id, now)
+
+    def build_user_content(
+        self,
+        text: str,
+        media: list[str] | None,
+        channel: str | None,
+        chat_id: str | None,
+        *,
+        now: datetime | None = None,
+    ) -> str | list[dict[str, Any]]:
+        return build_user_content(text, media, channel, chat_id, now=now, base_dir=self.workspace.root)
+
+    def build_messages(
+        self,
+        history: list[dict[str, Any]],
+        current_message: str,
+        media: list[str] | None = None,
+        channel: str | None = None,
+        chat_id: str | None = None,
+        *,
+        now: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """[system, *history, user]: the runtime block rides in the one user message of this turn."""
+        return [
+            {"role": "system", "content": self.build_system_prompt()},
+            *history,
+            {"role": "user", "content": self.build_user_content(current_message, media, channel, chat_id, now=now)},
+        ]

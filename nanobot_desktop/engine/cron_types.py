@@ -1,0 +1,322 @@
+"""The records of `cron/jobs.json`, their exact on-disk shape and schedule arithmetic (reference §10).
+
+On disk the keys are camelCase; snake_case spellings are accepted on read (0.3.5 writes camelCase but
+reads both). Keys this version does not know (0.3.5's `sessionKey`, `originChannel`, …) are kept in
+`extra` and written back after the known ones, so a file shared with another nanobot keeps them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+STORE_VERSION = 1
+
+
+class CronStoreError(Exception):
+    """jobs.json cannot be read as a job store. Names the file and where the problem is."""
+
+    def __init__(self, path: Path, problem: str, line: int | None = None, column: int | None = None) -> None:
+        where = f" (line {line}, column {column})" if line is not None else ""
+        super().__init__(f"{path}{where}: {problem}")
+        self.path = path
+        self.problem = problem
+        self.line = line
+        self.column = column
+
+
+@dataclass
+class CronSchedule:
+    """When a job runs: `every` N ms, a `cron` expression (optionally in an IANA `tz`), or once `at`."""
+
+    kind: str
+    at_ms: int | None = None
+    every_ms: int | None = None
+    expr: str | None = None
+    tz: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass
+class CronPayload:
+    """What a job does: an agent turn with `message`, optionally delivered to `channel`/`to`."""
+
+    kind: str = "agent_turn"
+    message: str = ""
+    deliver: bool = False
+    channel: str | None = None
+    to: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass
+class CronJobState:
+    next_run_at_ms: int | None = None
+    last_run_at_ms: int | None = None
+    last_status: str | None = None  # "ok", "error" or "skipped"
+    last_error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass
+class CronJob:
+    id: str
+    name: str
+    enabled: bool = True
+    schedule: CronSchedule = field(default_factory=lambda: CronSchedule(kind="every"))
+    payload: CronPayload = field(default_factory=CronPayload)
+    state: CronJobState = field(default_factory=CronJobState)
+    created_at_ms: int = 0
+    updated_at_ms: int = 0
+    delete_after_run: bool = False
+    extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+# --- schedules ---------------------------------------------------------------------------------------
+
+def _zone(tz: str) -> Any:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown timezone '{tz}' (expected an IANA name such as 'Europe/Berlin')") from None
+
+
+def _check_cron_expr(expr: str | None) -> str:
+    from croniter import croniter
+
+    if not expr or not expr.strip():
+        raise ValueError("a cron schedule needs an expression, e.g. '0 9 * * 1-5'")
+    try:
+        croniter(expr.strip())
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"invalid cron expression '{expr}': {exc}") from None
+    return expr.strip()
+
+
+def validate_schedule(schedule: CronSchedule, now_ms: int) -> None:
+    """Raise ValueError with a specific message when `schedule` could never run as meant."""
+    if schedule.kind not in ("every", "cron", "at"):
+        raise ValueError(f"unknown schedule kind '{schedule.kind}' (expected every, cron or at)")
+    if schedule.tz and schedule.kind != "cron":
+        raise ValueError("tz can only be used with cron schedules")
+    if schedule.tz:
+        _zone(schedule.tz)
+    if schedule.kind == "every":
+        if isinstance(schedule.every_ms, bool) or not isinstance(schedule.every_ms, int) or schedule.every_ms <= 0:
+            raise ValueError(f"an 'every' schedule needs a positive interval, got {schedule.every_ms!r} ms")
+    elif schedule.kind == "cron":
+        schedule.expr = _check_cron_expr(schedule.expr)
+    elif schedule.at_ms is None:
+        raise ValueError("an 'at' schedule needs a time")
+    elif schedule.at_ms <= now_ms:
+        when = datetime.fromtimestamp(schedule.at_ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
+        raise ValueError(f"the time {when} is in the past")
+
+
+def compute_next_run(schedule: CronSchedule, now_ms: int) -> int | None:
+    """Next fire time in epoch ms after `now_ms`, or None when the schedule will not fire again."""
+    if schedule.kind == "at":
+        return schedule.at_ms if schedule.at_ms and schedule.at_ms > now_ms else None
+    if schedule.kind == "every":
+        return now_ms + schedule.every_ms if schedule.every_ms and schedule.every_ms > 0 else None
+    if schedule.kind == "cron" and schedule.expr:
+        from croniter import croniter
+
+        try:
+            # Without tz: naive local time, so .timestamp() applies the local DST rules of that day.
+            zone = _zone(schedule.tz) if schedule.tz else None
+            base = datetime.fromtimestamp(now_ms / 1000, tz=zone)
+            return int(croniter(schedule.expr, base).get_next(datetime).timestamp() * 1000)
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("cron schedule %r cannot be computed: %s", schedule.expr, exc)
+    return None
+
+
+def _plural(count: int, unit: str) -> str:
+    return f"every {unit}" if count == 1 else f"every {count} {unit}s"
+
+
+def describe_schedule(schedule: CronSchedule) -> str:
+    """The schedule in words, for lists and the GUI ("every 20 minutes", "cron 0 9 * * 1-5 (Europe/Berlin)")."""
+    if schedule.kind == "every":
+        ms = schedule.every_ms or 0
+        for unit_ms, unit in ((86_400_000, "day"), (3_600_000, "hour"), (60_000, "minute"), (1000, "second")):
+            if ms > 0 and ms % unit_ms == 0:
+                return _plural(ms // unit_ms, unit)
+        return f"every {ms} ms"
+    if schedule.kind == "cron":
+        return f"cron {schedule.expr}" + (f" ({schedule.tz})" if schedule.tz else "")
+    if schedule.kind == "at":
+        if schedule.at_ms is None:
+            return "once (no time set)"
+        return "once at " + datetime.fromtimestamp(schedule.at_ms / 1000).strftime("%Y-%m-%d %H:%M")
+    return schedule.kind
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+class _Reader:
+    """Pulls typed fields out of one JSON object, remembering which keys were used."""
+
+    def __init__(self, path: Path, where: str, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise CronStoreError(path, f"{where} must be an object, got {_json_type(data)}")
+        self.path = path
+        self.where = where
+        self.data = data
+        self.used: set[str] = set()
+
+    def _raw(self, camel: str, snake: str) -> tuple[str, Any] | None:
+        found = None
+        for key in (camel, snake):
+            if key in self.data:
+                self.used.add(key)
+                if found is None:
+                    found = (key, self.data[key])
+        return found
+
+    def get(self, camel: str, snake: str, kind: type | tuple[type, ...], default: Any, nullable: bool = True) -> Any:
+        found = self._raw(camel, snake)
+        if found is None:
+            return default
+        key, value = found
+        if value is None and nullable:
+            return None
+        is_bool = isinstance(value, bool)
+        wants_bool = kind is bool or (isinstance(kind, tuple) and bool in kind)
+        if (is_bool and not wants_bool) or not isinstance(value, kind):
+            expected = "true or false" if kind is bool else ("a whole number" if kind is int else "text")
+            raise CronStoreError(self.path, f"{self.where}.{key} must be {expected}, got {json.dumps(value, ensure_ascii=False)}")
+        return value
+
+    def rest(self) -> dict[str, Any]:
+        return {k: v for k, v in self.data.items() if k not in self.used}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "text", bool: "true/false"}.get(type(value), "a number")
+
+
+def _read_schedule(path: Path, where: str, data: Any) -> CronSchedule:
+    r = _Reader(path, where, data)
+    schedule = CronSchedule(
+        kind=r.get("kind", "kind", str, "every", nullable=False),
+        at_ms=r.get("atMs", "at_ms", int, None),
+        every_ms=r.get("everyMs", "every_ms", int, None),
+        expr=r.get("expr", "expr", str, None),
+        tz=r.get("tz", "tz", str, None),
+    )
+    schedule.extra = r.rest()
+    return schedule
+
+
+def _read_payload(path: Path, where: str, data: Any) -> CronPayload:
+    r = _Reader(path, where, data)
+    payload = CronPayload(
+        kind=r.get("kind", "kind", str, "agent_turn", nullable=False),
+        message=r.get("message", "message", str, "", nullable=False),
+        deliver=r.get("deliver", "deliver", bool, False, nullable=False),
+        channel=r.get("channel", "channel", str, None),
+        to=r.get("to", "to", str, None),
+    )
+    payload.extra = r.rest()
+    return payload
+
+
+def _read_state(path: Path, where: str, data: Any) -> CronJobState:
+    r = _Reader(path, where, data)
+    state = CronJobState(
+        next_run_at_ms=r.get("nextRunAtMs", "next_run_at_ms", int, None),
+        last_run_at_ms=r.get("lastRunAtMs", "last_run_at_ms", int, None),
+        last_status=r.get("lastStatus", "last_status", str, None),
+        last_error=r.get("lastError", "last_error", str, None),
+    )
+    state.extra = r.rest()
+    return state
+
+
+def _read_job(path: Path, where: str, data: Any) -> CronJob:
+    r = _Reader(path, where, data)
+    job_id = r.get("id", "id", str, None)
+    if not job_id:
+        raise CronStoreError(path, f"{where} has no id")
+    job = CronJob(
+        id=job_id,
+        name=r.get("name", "name", str, "", nullable=False),
+        enabled=r.get("enabled", "enabled", bool, True, nullable=False),
+        schedule=_read_schedule(path, f"{where}.schedule", r.get("schedule", "schedule", dict, {}, nullable=False)),
+        payload=_read_payload(path, f"{where}.payload", r.get("payload", "payload", dict, {}, nullable=False)),
+        state=_read_state(path, f"{where}.state", r.get("state", "state", dict, {}, nullable=False)),
+        created_at_ms=r.get("createdAtMs", "created_at_ms", int, 0, nullable=False),
+        updated_at_ms=r.get("updatedAtMs", "updated_at_ms", int, 0, nullable=False),
+        delete_after_run=r.get("deleteAfterRun", "delete_after_run", bool, False, nullable=False),
+    )
+    job.extra = r.rest()
+    return job
+
+
+def parse_store(path: Path, raw: bytes) -> tuple[list[CronJob], dict[str, Any]]:
+    """Parse the bytes of jobs.json into jobs plus the file's other top-level keys (version included).
+
+    Raises CronStoreError with the file and the line/column (or the job field) that is wrong.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CronStoreError(path, f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CronStoreError(path, f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    r = _Reader(path, "the file", data)
+    raw_jobs = r.get("jobs", "jobs", list, [], nullable=False)
+    jobs = [_read_job(path, f"jobs[{i}]", item) for i, item in enumerate(raw_jobs)]
+    seen: set[str] = set()
+    for job in jobs:
+        if job.id in seen:
+            raise CronStoreError(path, f"two jobs share the id '{job.id}'")
+        seen.add(job.id)
+    return jobs, r.rest()
+
+
+# --- writing -----------------------------------------------------------------------------------------
+
+def job_to_dict(job: CronJob) -> dict[str, Any]:
+    """The job as the original writes it: known camelCase keys in its order, then kept unknown keys."""
+    s, p, st = job.schedule, job.payload, job.state
+    return {
+        "id": job.id,
+        "name": job.name,
+        "enabled": job.enabled,
+        "schedule": {"kind": s.kind, "atMs": s.at_ms, "everyMs": s.every_ms, "expr": s.expr, "tz": s.tz, **s.extra},
+        "payload": {"kind": p.kind, "message": p.message, "deliver": p.deliver, "channel": p.channel, "to": p.to, **p.extra},
+        "state": {
+            "nextRunAtMs": st.next_run_at_ms,
+            "lastRunAtMs": st.last_run_at_ms,
+            "lastStatus": st.last_status,
+            "lastError": st.last_error,
+            **st.extra,
+        },
+        "createdAtMs": job.created_at_ms,
+        "updatedAtMs": job.updated_at_ms,
+        "deleteAfterRun": job.delete_after_run,
+        **job.extra,
+    }
+
+
+def dump_store(jobs: list[CronJob], top_level_extra: dict[str, Any]) -> str:
+    """jobs.json text: `{"version": 1, "jobs": [...]}` plus kept top-level keys, indent 2, ensure_ascii=False."""
+    extra = dict(top_level_extra)
+    version = extra.pop("version", STORE_VERSION)
+    document = {"version": version, "jobs": [job_to_dict(job) for job in jobs], **extra}
+    return json.dumps(document, indent=2, ensure_ascii=False)

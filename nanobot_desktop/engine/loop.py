@@ -1,0 +1,466 @@
+"""The agent loop: one turn = build context → stream the model → run tools → … → final reply.
+
+Behaviour follows nanobot 0.1.4.post4 (reference §6) with these deliberate differences:
+- every step is appended to the session as it happens (user message first, then each assistant
+  and tool message), so a crash or a stop keeps the partial turn — the original saved only at the end;
+- turns publish typed events (events.py) instead of progress strings;
+- one turn at a time *per session*; different sessions run concurrently;
+- `/stop` cancels the session's turn, its running tool process and its subagents, and the partial
+  turn is saved marked `"stopped": true`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from nanobot_desktop.engine.context import ContextBuilder, strip_runtime_for_save
+from nanobot_desktop.engine.events import (
+    ConsolidationFinished,
+    ConsolidationStarted,
+    EventBus,
+    LLMCallFinished,
+    LLMCallStarted,
+    OutboundMessage,
+    Progress,
+    ReasoningDelta,
+    SessionChanged,
+    TextDelta,
+    TurnCancelled,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
+from nanobot_desktop.engine.llm import ChatProvider, LLMResponse, ProviderError
+from nanobot_desktop.engine.memory import MemoryStore, consolidate
+from nanobot_desktop.engine.sessions import Session, SessionStore
+from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
+from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+TOOL_RESULT_SAVE_LIMIT = 16_000  # post4 kept 500 chars; later releases 16,000. Any length reads back fine.
+HELP_TEXT = (
+    "🐈 nanobot commands:\n"
+    "/new — start a new conversation (the current one is summarised into memory first)\n"
+    "/stop — stop the current task\n"
+    "/help — show these commands"
+)
+NO_RESPONSE_TEXT = "I've completed processing but have no response to give."
+ARCHIVE_FAILED_TEXT = "Memory archival failed, session not cleared. Please try again."
+NEW_SESSION_TEXT = "New session started."
+_THINK_RE = re.compile(r"<think>[\s\S]*?</think>")
+
+
+def strip_think(text: str | None) -> str:
+    return _THINK_RE.sub("", text or "").strip()
+
+
+def tool_hint(calls: list[Any]) -> str:
+    """`name("first arg")`, as the original's progress hints (first string argument, cut at 40 chars)."""
+    parts = []
+    for call in calls:
+        first = next(iter(call.arguments.values()), None) if call.arguments else None
+        if isinstance(first, str):
+            shown = first if len(first) <= 40 else first[:40] + "…"
+            parts.append(f'{call.name}("{shown}")')
+        else:
+            parts.append(call.name)
+    return ", ".join(parts)
+
+
+@dataclass
+class AgentSettings:
+    model: str
+    temperature: float = 0.1
+    max_tokens: int = 8192
+    max_iterations: int = 40
+    memory_window: int = 100
+    reasoning_effort: str | None = None
+
+
+@dataclass
+class TurnResult:
+    turn_id: str
+    status: str  # "ok" | "failed" | "cancelled" | "command"
+    reply: str | None
+    error: str | None = None
+
+
+@dataclass
+class _TurnState:
+    turn_id: str
+    session: Session
+    streamed: list[str] = field(default_factory=list)
+    pending_tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (call id, name) not yet answered
+
+
+class AgentLoop:
+    """Runs turns for any number of sessions and publishes what happens on `bus`."""
+
+    def __init__(
+        self,
+        *,
+        workspace: Workspace,
+        provider: Callable[[], ChatProvider],
+        sessions: SessionStore,
+        memory: MemoryStore,
+        context: ContextBuilder,
+        runner: ToolRunner,
+        bus: EventBus,
+        settings: Callable[[], AgentSettings],
+        restrict_to_workspace: Callable[[], bool],
+        cron: Any = None,
+    ) -> None:
+        self.workspace = workspace
+        self._provider = provider
+        self.sessions = sessions
+        self.memory = memory
+        self.context = context
+        self.runner = runner
+        self.bus = bus
+        self._settings = settings
+        self._restrict = restrict_to_workspace
+        self.cron = cron
+        self.subagents: Any = None  # set by the Engine (SubagentManager); spawn is unavailable without it
+        self._session_locks: dict[str, asyncio.Lock] = {}
+        self._active: dict[str, set[asyncio.Task[Any]]] = {}
+        self._consolidation_locks: dict[str, asyncio.Lock] = {}
+        self._consolidation_tasks: dict[str, asyncio.Task[Any]] = {}
+
+    # --- public API --------------------------------------------------------------------------------
+
+    def submit(self, session_key: str, text: str, media: list[str] | None = None, *,
+               channel: str | None = None, chat_id: str | None = None) -> "asyncio.Task[TurnResult]":
+        """Start a turn in the background (the GUI's entry point). `/stop` is handled at once."""
+        if text.strip().lower() == "/stop":
+            return asyncio.ensure_future(self._stop_command(session_key))
+        task = asyncio.ensure_future(self.process(session_key, text, media, channel=channel, chat_id=chat_id))
+        self._track(session_key, task)
+        return task
+
+    async def process(self, session_key: str, text: str, media: list[str] | None = None, *,
+                      channel: str | None = None, chat_id: str | None = None,
+                      in_cron_job: bool = False, system_origin: bool = False) -> TurnResult:
+        """Run one turn to the end (waiting for the session's previous turn) and return its result."""
+        current = asyncio.current_task()
+        if current is not None:
+            self._track(session_key, current)
+        channel, chat_id = self._route(session_key, channel, chat_id)
+        lock = self._session_locks.setdefault(session_key, asyncio.Lock())
+        async with lock:
+            return await self._turn(session_key, text, media or [], channel, chat_id, in_cron_job, system_origin)
+
+    async def stop(self, session_key: str) -> int:
+        """Cancel the session's running turns and subagents; returns how many tasks were stopped."""
+        current = asyncio.current_task()
+        tasks = [t for t in self._active.get(session_key, set()) if not t.done() and t is not current]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        stopped = len(tasks)
+        if self.subagents is not None:
+            stopped += await self.subagents.cancel_by_session(session_key)
+        return stopped
+
+    def is_busy(self, session_key: str) -> bool:
+        return any(not t.done() for t in self._active.get(session_key, set()))
+
+    def busy_sessions(self) -> list[str]:
+        return [key for key in self._active if self.is_busy(key)]
+
+    async def wait_for_consolidation(self, session_key: str) -> None:
+        task = self._consolidation_tasks.get(session_key)
+        if task is not None and not task.done():
+            await asyncio.shield(task)
+
+    async def shutdown(self) -> None:
+        """Cancel and await every turn and consolidation (the app's shutdown owner calls this)."""
+        tasks = [t for group in self._active.values() for t in group if not t.done()]
+        tasks += [t for t in self._consolidation_tasks.values() if not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # --- internals -----------------------------------------------------------------------------------
+
+    def _track(self, session_key: str, task: "asyncio.Task[Any]") -> None:
+        group = self._active.setdefault(session_key, set())
+        group.add(task)
+        task.add_done_callback(group.discard)
+
+    @staticmethod
+    def _route(session_key: str, channel: str | None, chat_id: str | None) -> tuple[str, str]:
+        if channel and chat_id:
+            return channel, chat_id
+        if ":" in session_key:
+            key_channel, _, key_chat = session_key.partition(":")
+            return channel or key_channel, chat_id or key_chat
+        return channel or "cli", chat_id or "direct"
+
+    async def _stop_command(self, session_key: str) -> TurnResult:
+        turn_id = uuid.uuid4().hex[:12]
+        self.bus.publish(TurnStarted(session_key, turn_id=turn_id, user_text="/stop"))
+        count = await self.stop(session_key)
+        reply = f"⏹ Stopped {count} task(s)." if count else "No active task to stop."
+        self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
+        return TurnResult(turn_id, "command", reply)
+
+    async def _turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,
+                    in_cron_job: bool, system_origin: bool) -> TurnResult:
+        turn_id = uuid.uuid4().hex[:12]
+        self.bus.publish(TurnStarted(session_key, turn_id=turn_id, user_text=text, media=tuple(media)))
+        command = text.strip().lower()
+        if command == "/help":
+            return self._finish(session_key, turn_id, HELP_TEXT, status="command")
+        if command == "/new":
+            return await self._new_session(session_key, turn_id)
+
+        session = self.sessions.get_or_create(session_key)
+        settings = self._settings()
+        if not system_origin:
+            self._maybe_start_consolidation(session, settings)
+        state = _TurnState(turn_id=turn_id, session=session)
+        history = session.get_history(settings.memory_window)
+        messages = self.context.build_messages(history, text, media, channel, chat_id)
+        self._save(state, [messages[-1]])
+        ctx = self._tool_context(session_key, channel, chat_id, in_cron_job)
+        try:
+            reply = await self._run_iterations(state, messages, ctx, settings)
+        except asyncio.CancelledError:
+            self._save_stopped(state)
+            self.bus.publish(TurnCancelled(session_key, turn_id=turn_id, partial_text="".join(state.streamed)))
+            raise
+        except ProviderError as error:
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=error.message, kind=error.kind))
+            return TurnResult(turn_id, "failed", None, error.message)
+        except Exception as error:  # a bug must not take the app down; the user sees what happened
+            log.exception("turn %s in %s failed", turn_id, session_key)
+            message = f"Unexpected error: {type(error).__name__}: {error}"
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message))
+            return TurnResult(turn_id, "failed", None, message)
+        if ctx.extra.get("message_sent_to_current_chat"):
+            return self._finish(session_key, turn_id, None)
+        return self._finish(session_key, turn_id, reply or NO_RESPONSE_TEXT)
+
+    def _finish(self, session_key: str, turn_id: str, reply: str | None, status: str = "ok") -> TurnResult:
+        self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
+        return TurnResult(turn_id, status, reply)
+
+    def _tool_context(self, session_key: str, channel: str, chat_id: str, in_cron_job: bool) -> ToolContext:
+        return ToolContext(
+            workspace=self.workspace.root,
+            session_key=session_key,
+            channel=channel,
+            chat_id=chat_id,
+            restrict_to_workspace=self._restrict(),
+            send_message=self._send_message_for(session_key),
+            spawn=self._spawn_for(session_key, channel, chat_id),
+            cron=self.cron,
+            in_cron_job=in_cron_job,
+        )
+
+    def _send_message_for(self, session_key: str) -> Callable[..., Any]:
+        async def send(channel: str, chat_id: str, content: str, media: list[str]) -> None:
+            self.bus.publish(OutboundMessage(session_key, channel=channel, chat_id=chat_id, content=content,
+                                             media=tuple(media or ())))
+        return send
+
+    def _spawn_for(self, session_key: str, channel: str, chat_id: str) -> Callable[..., Any] | None:
+        if self.subagents is None:
+            return None
+
+        async def spawn(task: str, label: str | None = None) -> str:
+            return self.subagents.spawn(task, label=label, origin_session_key=session_key,
+                                        origin_channel=channel, origin_chat_id=chat_id)
+        return spawn
+
+    async def _run_iterations(self, state: _TurnState, messages: list[dict[str, Any]], ctx: ToolContext,
+                              settings: AgentSettings) -> str | None:
+        provider = self._provider()
+        tools = self.runner.registry.get_definitions()
+        sections = tuple((s.name, s.chars) for s in self.context.system_sections())
+        for _ in range(settings.max_iterations):
+            response = await self._call_llm(state, provider, messages, tools, settings, sections)
+            if not response.has_tool_calls:
+                final = strip_think(response.content)
+                self._save(state, [self._assistant_message(final, None, response)])
+                return final
+            thought = strip_think(response.content)
+            if thought:
+                self.bus.publish(Progress(state.session.key, turn_id=state.turn_id, text=thought))
+            self.bus.publish(Progress(state.session.key, turn_id=state.turn_id,
+                                      text=tool_hint(response.tool_calls), is_tool_hint=True))
+            tool_calls = [{
+                "id": call.id, "type": "function",
+                "function": {"name": call.name,
+                             "arguments": json.dumps(call.arguments, ensure_ascii=False)
+                             if not call.parse_error else call.raw_arguments},
+            } for call in response.tool_calls]
+            assistant = self._assistant_message(response.content, tool_calls, response)
+            messages.append(assistant)
+            state.pending_tool_ids = [(call.id, call.name) for call in response.tool_calls]
+            self._save(state, [assistant])
+            state.streamed = []  # that text is saved with the assistant message; a stop must not repeat it
+            for call in response.tool_calls:
+                outcome = await self.runner.run(call, ctx, state.turn_id)
+                tool_message = {"role": "tool", "tool_call_id": call.id, "name": call.name,
+                                "content": outcome.result}
+                messages.append(tool_message)
+                state.pending_tool_ids.pop(0)
+                self._save(state, [tool_message])
+        limit_text = (f"I reached the maximum number of tool call iterations ({settings.max_iterations}) "
+                      "without completing the task. You can try breaking the task into smaller steps.")
+        self._save(state, [{"role": "assistant", "content": limit_text}])
+        return limit_text
+
+    async def _call_llm(self, state: _TurnState, provider: ChatProvider, messages: list[dict[str, Any]],
+                        tools: list[dict[str, Any]], settings: AgentSettings,
+                        sections: tuple[tuple[str, int], ...]) -> LLMResponse:
+        call_id = uuid.uuid4().hex[:12]
+        key = state.session.key
+        model = settings.model or provider.default_model
+        self.bus.publish(LLMCallStarted(key, turn_id=state.turn_id, call_id=call_id, model=model,
+                                        messages=tuple(messages), tools=tuple(tools), system_sections=sections))
+        state.streamed = []
+
+        def on_text(delta: str) -> None:
+            state.streamed.append(delta)
+            self.bus.publish(TextDelta(key, turn_id=state.turn_id, text=delta))
+
+        def on_reasoning(delta: str) -> None:
+            self.bus.publish(ReasoningDelta(key, turn_id=state.turn_id, text=delta))
+
+        started = time.perf_counter()
+        try:
+            response = await provider.chat(
+                messages, tools, model=model, temperature=settings.temperature, max_tokens=settings.max_tokens,
+                reasoning_effort=settings.reasoning_effort, on_text_delta=on_text, on_reasoning_delta=on_reasoning,
+            )
+        except ProviderError as error:
+            self.bus.publish(LLMCallFinished(key, turn_id=state.turn_id, call_id=call_id, model=model,
+                                             prompt_tokens=0, completion_tokens=0,
+                                             latency_s=time.perf_counter() - started, finish_reason="error",
+                                             error=error.message))
+            raise
+        self.bus.publish(LLMCallFinished(key, turn_id=state.turn_id, call_id=call_id, model=response.model or model,
+                                         prompt_tokens=response.usage.prompt_tokens,
+                                         completion_tokens=response.usage.completion_tokens,
+                                         latency_s=response.latency_s, finish_reason=response.finish_reason))
+        return response
+
+    @staticmethod
+    def _assistant_message(content: str | None, tool_calls: list[dict[str, Any]] | None,
+                           response: LLMResponse) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if tool_calls:
+            message["tool_calls"] = tool_calls
+        if response.reasoning_content:
+            message["reasoning_content"] = response.reasoning_content
+        return message
+
+    def _save(self, state: _TurnState, messages: list[dict[str, Any]]) -> None:
+        """Append messages to the session file in the reference's shapes (runtime block stripped)."""
+        to_write: list[dict[str, Any]] = []
+        for message in messages:
+            entry = dict(message)
+            role = entry.get("role")
+            if role == "assistant" and not entry.get("content") and not entry.get("tool_calls"):
+                continue
+            if role == "user":
+                content = strip_runtime_for_save(entry.get("content"))
+                if content is None:
+                    continue
+                entry["content"] = content
+            if role == "tool" and isinstance(entry.get("content"), str) \
+                    and len(entry["content"]) > TOOL_RESULT_SAVE_LIMIT:
+                entry["content"] = entry["content"][:TOOL_RESULT_SAVE_LIMIT] + "\n... (truncated)"
+            to_write.append(entry)
+        if to_write:
+            self.sessions.append(state.session, to_write)
+            self.bus.publish(SessionChanged(state.session.key))
+
+    def _save_stopped(self, state: _TurnState) -> None:
+        """Keep what the stopped turn produced: unanswered tool calls get a 'cancelled' result."""
+        messages: list[dict[str, Any]] = [
+            {"role": "tool", "tool_call_id": call_id, "name": name, "content": CANCELLED_RESULT}
+            for call_id, name in state.pending_tool_ids
+        ]
+        partial = "".join(state.streamed).strip()
+        if partial or not messages:
+            messages.append({"role": "assistant", "content": strip_think(partial) or "(stopped)", "stopped": True})
+        else:
+            messages[-1]["stopped"] = True
+        state.pending_tool_ids = []
+        try:
+            self._save(state, messages)
+        except OSError:
+            log.exception("could not save the stopped turn of %s", state.session.key)
+
+    # --- memory ---------------------------------------------------------------------------------------
+
+    def _consolidation_chat(self) -> Callable[..., Any]:
+        settings = self._settings()
+
+        async def chat(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> LLMResponse:
+            provider = self._provider()
+            return await provider.chat(messages, tools, model=settings.model or provider.default_model,
+                                       temperature=settings.temperature, max_tokens=settings.max_tokens)
+        return chat
+
+    def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
+        unconsolidated = len(session.messages) - session.last_consolidated
+        running = self._consolidation_tasks.get(session.key)
+        if unconsolidated < settings.memory_window or (running is not None and not running.done()):
+            return
+        task = asyncio.ensure_future(self._consolidate(session, settings, archive_all=False))
+        self._consolidation_tasks[session.key] = task
+
+    async def _consolidate(self, session: Session, settings: AgentSettings, *, archive_all: bool) -> bool:
+        lock = self._consolidation_locks.setdefault(session.key, asyncio.Lock())
+        async with lock:
+            count = len(session.messages) - session.last_consolidated
+            self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
+            try:
+                offset = await consolidate(session.messages, session.last_consolidated, self.memory,
+                                           self._consolidation_chat(), archive_all=archive_all,
+                                           memory_window=settings.memory_window)
+            except asyncio.CancelledError:
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
+                raise
+            except Exception as error:  # consolidate reports failures as None; this is a safety net
+                log.exception("consolidation of %s failed", session.key)
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
+                return False
+            if offset is None:
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="the model did not save memory"))
+                return False
+            if not archive_all and offset != session.last_consolidated:
+                self.sessions.set_last_consolidated(session, offset)
+            self.bus.publish(ConsolidationFinished(session.key, ok=True))
+            return True
+
+    async def _new_session(self, session_key: str, turn_id: str) -> TurnResult:
+        session = self.sessions.get_or_create(session_key)
+        settings = self._settings()
+        await self.wait_for_consolidation(session_key)
+        if len(session.messages) > session.last_consolidated:
+            ok = await self._consolidate(session, settings, archive_all=True)
+            if not ok:
+                return self._finish(session_key, turn_id, ARCHIVE_FAILED_TEXT, status="command")
+        self.sessions.clear(session)
+        self.sessions.invalidate(session_key)
+        self.bus.publish(SessionChanged(session_key, reason="cleared"))
+        return self._finish(session_key, turn_id, NEW_SESSION_TEXT, status="command")

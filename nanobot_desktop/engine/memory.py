@@ -1,0 +1,364 @@
+"""Two-layer memory: MEMORY.md (lasting facts, rewritten whole) and HISTORY.md (append-only log).
+
+Layout and behaviour follow nanobot 0.1.4.post4 so a workspace stays readable by the CLI. Two things
+are added on top: every rewrite of MEMORY.md first keeps the replaced text under
+`memory/.versions/` (so nothing the user or the agent wrote is lost and can be restored), and
+consolidation computes its new offset from the message count it actually summarised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from nanobot_desktop.engine.llm import ChatWithTools, LLMResponse
+from nanobot_desktop.engine.workspace import Workspace, append_text, atomic_write_bytes
+
+log = logging.getLogger(__name__)
+
+VERSIONS_DIRNAME = ".versions"
+_VERSION_STAMP = "%Y%m%d-%H%M%S-%f"
+_VERSION_NAME = re.compile(r"^MEMORY-(\d{8}-\d{6}-\d{6})-([A-Za-z0-9_-]+)\.md$")
+_SOURCE_OK = re.compile(r"^[A-Za-z0-9_-]+$")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _decode(data: bytes) -> str:
+    """Text of a memory file; a stray BOM is dropped and undecodable bytes shown, never fatal."""
+    return data.decode("utf-8-sig", errors="replace")
+
+
+@dataclass(frozen=True)
+class MemoryVersion:
+    """One saved copy of MEMORY.md, taken just before it was rewritten."""
+
+    path: Path
+    saved_at: datetime
+    source: str
+    size: int
+
+
+class MemoryStore:
+    """Reads and writes `memory/MEMORY.md`, `memory/HISTORY.md` and the MEMORY.md versions."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    @property
+    def memory_file(self) -> Path:
+        return self.workspace.memory_file
+
+    @property
+    def history_file(self) -> Path:
+        return self.workspace.history_file
+
+    @property
+    def versions_dir(self) -> Path:
+        return self.workspace.memory_dir / VERSIONS_DIRNAME
+
+    # ---- long-term memory -------------------------------------------------------------------
+
+    def read_long_term(self) -> str:
+        try:
+            return _decode(self.memory_file.read_bytes())
+        except FileNotFoundError:
+            return ""
+
+    def write_long_term(self, content: str, source: str = "user") -> None:
+        """Replace MEMORY.md, keeping the text it replaces as a version first (no-op if unchanged)."""
+        self._replace_memory(content.encode("utf-8"), source)
+
+    def get_memory_context(self) -> str:
+        memory = self.read_long_term()
+        return f"## Long-term Memory\n{memory}" if memory.strip() else ""
+
+    def _replace_memory(self, new_data: bytes, source: str) -> None:
+        if not _SOURCE_OK.match(source):
+            raise ValueError(f"memory version source must be letters, digits, '-' or '_' (got {source!r})")
+        try:
+            current = self.memory_file.read_bytes()
+        except FileNotFoundError:
+            current = None
+        if current == new_data:
+            return
+        if current is not None:
+            self._save_version(current, source)
+        atomic_write_bytes(self.memory_file, new_data)
+
+    def _save_version(self, data: bytes, source: str) -> Path:
+        stamp = datetime.now()
+        while True:
+            path = self.versions_dir / f"MEMORY-{stamp.strftime(_VERSION_STAMP)}-{source}.md"
+            if not path.exists():
+                break
+            stamp += timedelta(microseconds=1)  # two saves in one clock tick must not overwrite each other
+        atomic_write_bytes(path, data)
+        return path
+
+    # ---- versions ---------------------------------------------------------------------------
+
+    def list_versions(self) -> list[MemoryVersion]:
+        """Saved copies of MEMORY.md, newest first; files that do not look like versions are ignored."""
+        if not self.versions_dir.is_dir():
+            return []
+        versions: list[MemoryVersion] = []
+        for path in self.versions_dir.iterdir():
+            match = _VERSION_NAME.match(path.name)
+            if not match or not path.is_file():
+                continue
+            try:
+                saved_at = datetime.strptime(match.group(1), _VERSION_STAMP)
+                size = path.stat().st_size
+            except (ValueError, OSError):
+                continue
+            versions.append(MemoryVersion(path=path, saved_at=saved_at, source=match.group(2), size=size))
+        versions.sort(key=lambda v: (v.saved_at, v.path.name), reverse=True)
+        return versions
+
+    def read_version(self, version: MemoryVersion) -> str:
+        return _decode(version.path.read_bytes())
+
+    def restore_version(self, version: MemoryVersion) -> None:
+        """Put a saved copy back; the text it replaces becomes a version itself (source "restore")."""
+        self._replace_memory(version.path.read_bytes(), "restore")
+
+    # ---- history ----------------------------------------------------------------------------
+
+    def append_history(self, entry: str) -> None:
+        """Append one entry followed by a blank line (the post4 `entry.rstrip() + "\\n\\n"` shape)."""
+        text = entry.rstrip()
+        if not text:
+            return
+        append_text(self.history_file, self._separator_needed() + text + "\n\n")
+
+    def _separator_needed(self) -> str:
+        """Extra newlines so a hand-edited file that lost its trailing blank line keeps entries apart."""
+        try:
+            size = self.history_file.stat().st_size
+        except FileNotFoundError:
+            return ""
+        if size == 0:
+            return ""
+        with self.history_file.open("rb") as handle:
+            handle.seek(max(0, size - 2))
+            tail = handle.read()
+        if tail.endswith(b"\n\n") or tail == b"\n":
+            return ""
+        return "\n" if tail.endswith(b"\n") else "\n\n"
+
+    def read_history(self) -> str:
+        try:
+            return _decode(self.history_file.read_bytes())
+        except FileNotFoundError:
+            return ""
+
+
+def split_history_entries(text: str) -> list[str]:
+    """HISTORY.md entries: paragraphs separated by blank lines (an entry may span several lines)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return [part.strip() for part in _BLANK_LINE.split(text) if part.strip()]
+
+
+# ---- consolidation ----------------------------------------------------------------------------
+
+SAVE_MEMORY_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "save_memory",
+        "description": "Store the result of memory consolidation: a history log entry and the updated long-term memory.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "history_entry": {
+                    "type": "string",
+                    "description": (
+                        "One paragraph of 2-5 sentences recording the main events, decisions and topics of "
+                        "the conversation. Begin with [YYYY-MM-DD HH:MM] and keep concrete names, numbers "
+                        "and terms so the log can be searched with grep later."
+                    ),
+                },
+                "memory_update": {
+                    "type": "string",
+                    "description": (
+                        "The complete new long-term memory as Markdown: every fact already in it plus any "
+                        "new lasting facts. If nothing new was learned, return the current memory as it is."
+                    ),
+                },
+            },
+            "required": ["history_entry", "memory_update"],
+        },
+    },
+}
+
+_CONSOLIDATION_SYSTEM = "You consolidate an agent's memory. Reply only by calling the save_memory tool."
+_CONSOLIDATION_INSTRUCTION = (
+    "Summarise the conversation below into a history entry and fold any lasting facts into the "
+    "long-term memory, then call save_memory with both."
+)
+
+
+@dataclass
+class ConsolidationResult:
+    """What one consolidation did; `offset` is None when it failed (and then nothing was written)."""
+
+    offset: int | None
+    error: str | None = None
+    summarised: int = 0
+    history_entry: str | None = None
+    memory_changed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.offset is not None
+
+
+def _render_content(content: Any) -> str:
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif isinstance(block, dict) and block.get("type") == "image_url":
+                parts.append("[image]")
+            else:
+                parts.append(str(block))
+        return " ".join(parts)
+    return str(content)
+
+
+def format_conversation(messages: list[dict[str, Any]]) -> list[str]:
+    """One line per message with content: `[timestamp[:16]] ROLE [tools: a, b]: content`."""
+    lines = []
+    for message in messages:
+        content = message.get("content")
+        if not content:
+            continue
+        tools_used = message.get("tools_used")
+        tools = f" [tools: {', '.join(map(str, tools_used))}]" if tools_used else ""
+        stamp = str(message.get("timestamp") or "?")[:16]
+        role = str(message.get("role", "?")).upper()
+        lines.append(f"[{stamp}] {role}{tools}: {_render_content(content)}")
+    return lines
+
+
+def build_consolidation_messages(current_memory: str, lines: list[str]) -> list[dict[str, Any]]:
+    user = (
+        f"{_CONSOLIDATION_INSTRUCTION}\n\n"
+        f"## Current Long-term Memory\n{current_memory or '(empty)'}\n\n"
+        f"## Conversation to Process\n" + "\n".join(lines)
+    )
+    return [{"role": "system", "content": _CONSOLIDATION_SYSTEM}, {"role": "user", "content": user}]
+
+
+def _save_memory_arguments(response: LLMResponse) -> tuple[dict[str, Any] | None, str | None]:
+    """The save_memory arguments as a dict, or (None, reason) when the model did not give usable ones."""
+    call = next((c for c in response.tool_calls if c.name == "save_memory"), None)
+    if call is None:
+        return None, "the model did not call save_memory"
+    if call.parse_error:
+        return None, f"save_memory arguments were malformed: {call.parse_error}"
+    args: Any = call.arguments
+    if not args and call.raw_arguments:
+        args = call.raw_arguments
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError as exc:
+            return None, f"save_memory arguments are not valid JSON: {exc}"
+    if isinstance(args, list):
+        if not args or not isinstance(args[0], dict):
+            return None, "save_memory arguments are a list without an object in first place"
+        args = args[0]
+    if not isinstance(args, dict):
+        return None, f"save_memory arguments must be an object, got {type(args).__name__}"
+    if not args.get("history_entry") and not args.get("memory_update"):
+        return None, "save_memory was called without history_entry or memory_update"
+    return args, None
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+async def consolidate_detailed(
+    messages: list[dict[str, Any]],
+    last_consolidated: int,
+    memory: MemoryStore,
+    chat: ChatWithTools,
+    *,
+    archive_all: bool = False,
+    memory_window: int = 100,
+) -> ConsolidationResult:
+    """`consolidate`, but also saying why it failed and what it wrote (for events and the GUI)."""
+    total = len(messages)  # snapshot: messages appended while the model thinks are not summarised
+    if archive_all:
+        old = messages[last_consolidated:total]
+        new_offset = 0
+    else:
+        keep_count = max(memory_window, 0) // 2
+        if total <= keep_count or total - last_consolidated <= 0:
+            return ConsolidationResult(offset=last_consolidated)
+        new_offset = total - keep_count
+        old = messages[last_consolidated:new_offset]
+        if not old:
+            return ConsolidationResult(offset=last_consolidated)
+
+    lines = format_conversation(old)
+    if not lines:
+        return ConsolidationResult(offset=new_offset, summarised=len(old))
+
+    current_memory = memory.read_long_term()
+    try:
+        response = await chat(build_consolidation_messages(current_memory, lines), [SAVE_MEMORY_TOOL])
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # ProviderError or anything a chat function may raise
+        log.warning("memory consolidation failed: %s", exc)
+        return ConsolidationResult(offset=None, error=f"the model call failed: {exc}")
+
+    args, reason = _save_memory_arguments(response)
+    if args is None:
+        log.warning("memory consolidation failed: %s", reason)
+        return ConsolidationResult(offset=None, error=reason)
+
+    entry = _as_text(args["history_entry"]) if args.get("history_entry") else None
+    update = _as_text(args["memory_update"]) if args.get("memory_update") else None
+    changed = update is not None and update != current_memory
+    try:
+        if entry:
+            memory.append_history(entry)
+        if changed:
+            memory.write_long_term(update, source="consolidation")
+    except OSError as exc:
+        log.warning("memory consolidation could not write: %s", exc)
+        return ConsolidationResult(offset=None, error=f"could not write memory files: {exc}")
+    return ConsolidationResult(
+        offset=new_offset, summarised=len(old), history_entry=entry, memory_changed=changed
+    )
+
+
+async def consolidate(
+    messages: list[dict[str, Any]],
+    last_consolidated: int,
+    memory: MemoryStore,
+    chat: ChatWithTools,
+    *,
+    archive_all: bool = False,
+    memory_window: int = 100,
+) -> int | None:
+    """Summarise old messages into HISTORY.md/MEMORY.md; return the new offset, or None on failure.
+
+    Normal mode keeps the newest `memory_window // 2` messages and summarises the rest since
+    `last_consolidated`; `archive_all` (used by /new) summarises everything since the offset and
+    returns 0 because the caller then clears the session. On failure nothing is written.
+    """
+    result = await consolidate_detailed(
+        messages, last_consolidated, memory, chat, archive_all=archive_all, memory_window=memory_window
+    )
+    return result.offset

@@ -1,0 +1,190 @@
+"""`Engine`: the one object the GUI and the CLI hold — every engine service, wired from the config.
+
+It owns no state of its own beyond the wiring: files on disk stay the truth, and each service reads
+them when it needs them.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nanobot_desktop.engine.config import (
+    Config,
+    ConfigError,
+    cron_store_path,
+    default_config_path,
+    load_config,
+    resolve_provider,
+    save_config,
+)
+from nanobot_desktop.engine.context import ContextBuilder
+from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.events import EventBus
+from nanobot_desktop.engine.heartbeat import HeartbeatService
+from nanobot_desktop.engine.llm import ChatProvider, LLMResponse
+from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
+from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.sessions import SessionStore
+from nanobot_desktop.engine.skills import SkillsLoader
+from nanobot_desktop.engine.subagents import SubagentManager
+from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.tools.cron_tool import CronTool
+from nanobot_desktop.engine.tools.policy import Approver, ToolPolicy
+from nanobot_desktop.engine.tools.registry import build_default_registry
+from nanobot_desktop.engine.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+class Engine:
+    """Everything the agent needs, built from one config file and one workspace."""
+
+    def __init__(self, config: Config, config_path: Path, workspace: Path | None = None) -> None:
+        self.config = config
+        self.config_path = config_path
+        self.workspace = Workspace.at(workspace or config.workspace_path)
+        self.workspace.sync_templates()
+        self.bus = EventBus()
+        self.approver: Approver | None = None
+        self._provider: ChatProvider | None = None
+        self._provider_key: tuple[Any, ...] | None = None
+
+        defaults = config.agents.defaults
+        self.sessions = SessionStore(self.workspace.sessions_dir)
+        self.memory = MemoryStore(self.workspace)
+        self.skills = SkillsLoader(self.workspace, disabled=defaults.disabled_skills)
+        self.context = ContextBuilder(self.workspace, self.skills, self.memory)
+        self.tools = build_default_registry(
+            exec_timeout_s=config.tools.exec.timeout,
+            path_append=config.tools.exec.path_append,
+            web_search_api_key=_secret(config.tools.web.search.api_key),
+            web_max_results=config.tools.web.search.max_results,
+            web_proxy=config.tools.web.proxy,
+        )
+        self.policy = ToolPolicy(config.tools.approval)
+        self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
+                                 on_policy_changed=self._save_policy)
+        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus)
+        self.tools.register(CronTool())
+        self.loop = AgentLoop(
+            workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
+            context=self.context, runner=self.runner, bus=self.bus, settings=self.settings,
+            restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, cron=self.cron,
+        )
+        self.subagents = SubagentManager(
+            workspace=self.workspace, provider=self.provider, runner=self.runner, context=self.context,
+            bus=self.bus, settings=self.settings,
+            restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, announce=self._announce,
+        )
+        self.loop.subagents = self.subagents
+        heartbeat = config.gateway.heartbeat
+        self.heartbeat = HeartbeatService(self.workspace, chat=self._plain_chat, on_execute=self._run_heartbeat_tasks,
+                                          interval_s=heartbeat.interval_s, enabled=heartbeat.enabled, bus=self.bus)
+
+    @classmethod
+    def open(cls, config_path: str | Path | None = None, workspace: str | Path | None = None) -> "Engine":
+        """Load the config (raising ConfigError with a precise message) and build the engine."""
+        path = Path(config_path).expanduser() if config_path else default_config_path()
+        config = load_config(path)
+        return cls(config, path, Path(workspace).expanduser() if workspace else None)
+
+    # --- configuration ----------------------------------------------------------------------------------
+
+    def settings(self) -> AgentSettings:
+        d = self.config.agents.defaults
+        return AgentSettings(model=self._resolved_model(), temperature=d.temperature, max_tokens=d.max_tokens,
+                             max_iterations=d.max_tool_iterations, memory_window=d.memory_window,
+                             reasoning_effort=d.reasoning_effort)
+
+    def _resolved_model(self) -> str:
+        try:
+            return resolve_provider(self.config).model
+        except ConfigError:
+            return self.config.agents.defaults.model
+
+    def provider(self) -> ChatProvider:
+        """The model endpoint for the current config (rebuilt when the provider settings change)."""
+        from nanobot_desktop.engine.provider import make_provider
+
+        resolved = resolve_provider(self.config)  # ConfigError tells the user what to set
+        key = (resolved.name, resolved.api_key, resolved.api_base, resolved.model,
+               tuple(sorted((resolved.extra_headers or {}).items())))
+        if self._provider is None or key != self._provider_key:
+            self._provider = make_provider(resolved.name, resolved.api_key, resolved.api_base, resolved.model,
+                                           resolved.extra_headers)
+            self._provider_key = key
+        return self._provider
+
+    def apply_config(self, config: Config, *, save: bool = True) -> None:
+        """Adopt an edited config (from Settings): save it, then update the live services."""
+        if save:
+            save_config(config, self.config_path)
+        self.config = config
+        self.policy.replace(config.tools.approval)
+        self.skills.set_disabled(config.agents.defaults.disabled_skills)
+        self.heartbeat.set_interval(config.gateway.heartbeat.interval_s)
+
+    def _save_policy(self, mapping: dict[str, str]) -> None:
+        self.config.tools.approval = dict(mapping)
+        try:
+            save_config(self.config, self.config_path)
+        except (OSError, ConfigError):
+            log.exception("could not save the tool policy to %s", self.config_path)
+
+    # --- services ----------------------------------------------------------------------------------------
+
+    async def start_services(self) -> None:
+        """Start cron and the heartbeat (the desktop app runs them from start to quit)."""
+        await self.cron.start()
+        await self.heartbeat.start()
+
+    async def shutdown(self) -> None:
+        """Stop everything that runs in the background and close the endpoint connection."""
+        await self.heartbeat.stop()
+        await self.cron.stop()
+        await self.subagents.shutdown()
+        await self.loop.shutdown()
+        if self._provider is not None:
+            close = getattr(self._provider, "close", None)
+            if close is not None:
+                await close()
+
+    @staticmethod
+    def new_session_key(channel: str = "desktop") -> str:
+        return f"{channel}:{datetime.now().strftime('%Y%m%d-%H%M%S-%f')[:-3]}"
+
+    # --- callbacks wired into the services -----------------------------------------------------------
+
+    async def _plain_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> LLMResponse:
+        provider = self.provider()
+        settings = self.settings()
+        return await provider.chat(messages, tools, model=settings.model or provider.default_model,
+                                   temperature=settings.temperature, max_tokens=settings.max_tokens)
+
+    async def _run_heartbeat_tasks(self, tasks: str) -> str | None:
+        result = await self.loop.process("heartbeat", tasks, channel="cli", chat_id="direct")
+        if result.status == "failed":
+            raise RuntimeError(result.error or "the heartbeat run failed")
+        return result.reply
+
+    async def _run_cron_job(self, job: CronJob) -> str | None:
+        payload = job.payload
+        result = await self.loop.process(f"cron:{job.id}", cron_job_prompt(job), channel=payload.channel or "cli",
+                                         chat_id=payload.to or "direct", in_cron_job=True)
+        if result.status == "failed":
+            raise RuntimeError(result.error or "the scheduled run failed")
+        return result.reply
+
+    async def _announce(self, session_key: str, channel: str, chat_id: str, content: str) -> None:
+        await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
+
+
+def _secret(value: Any) -> str:
+    if value is None:
+        return ""
+    getter = getattr(value, "get_secret_value", None)
+    return getter() if getter else str(value)
+

@@ -1,0 +1,153 @@
+"""Text views of session messages: titles, previews, search snippets, and Markdown / JSON exports.
+
+The session *is* the JSONL file; these functions only read message dicts, so they work the same on
+a loaded `Session` and on lines scanned straight from disk.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+TITLE_MAX_CHARS = 60
+PREVIEW_MAX_CHARS = 120
+_WHITESPACE = re.compile(r"\s+")
+
+
+def message_text(content: Any) -> str:
+    """The readable text of a message's `content` (a string, a list of blocks, or None)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif block.get("type") in ("image_url", "image", "input_image"):
+                    parts.append("[image]")
+        return "\n".join(parts)
+    return str(content)
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis (cheap on huge texts)."""
+    flat = _WHITESPACE.sub(" ", text[: limit * 8 + 64]).strip()
+    if len(flat) <= limit and len(text) <= limit * 8 + 64:
+        return flat
+    return flat[: limit - 1].rstrip() + "…"
+
+
+def derive_title(messages: list[dict[str, Any]]) -> str:
+    """A title from the first user message with text ("" when there is none)."""
+    for message in messages:
+        if message.get("role") == "user":
+            text = message_text(message.get("content"))
+            if text.strip():
+                return shorten(text, TITLE_MAX_CHARS)
+    return ""
+
+
+def preview_text(message: dict[str, Any]) -> str:
+    """The list preview of a user or assistant message ("" for tool calls without text, tools, etc.)."""
+    if message.get("role") not in ("user", "assistant"):
+        return ""
+    return shorten(message_text(message.get("content")), PREVIEW_MAX_CHARS)
+
+
+def snippet(text: str, index: int, length: int, before: int = 50, after: int = 70) -> str:
+    """A one-line excerpt of `text` around the match at `index`."""
+    start = max(0, index - before)
+    end = min(len(text), index + length + after)
+    excerpt = _WHITESPACE.sub(" ", text[start:end]).strip()
+    return ("…" if start > 0 else "") + excerpt + ("…" if end < len(text) else "")
+
+
+def _fence(text: str, info: str = "") -> str:
+    """A fenced code block whose fence is longer than any backtick run inside `text`."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def _pretty_arguments(arguments: Any) -> tuple[str, str]:
+    """Tool-call arguments as pretty JSON (the model sends a JSON string; it may be malformed)."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError:
+            return arguments, ""
+    return json.dumps(arguments, ensure_ascii=False, indent=2), "json"
+
+
+def _reasoning(message: dict[str, Any]) -> str:
+    reasoning = message.get("reasoning_content")
+    if isinstance(reasoning, str) and reasoning.strip():
+        return reasoning
+    blocks = message.get("thinking_blocks")
+    if isinstance(blocks, list):
+        texts = [b.get("thinking") for b in blocks if isinstance(b, dict) and isinstance(b.get("thinking"), str)]
+        return "\n\n".join(t for t in texts if t.strip())
+    return ""
+
+
+def _heading(role: str, timestamp: Any) -> str:
+    name = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool result"}.get(
+        role, role.title() or "Message")
+    return f"## {name}" + (f" · {timestamp}" if isinstance(timestamp, str) and timestamp else "")
+
+
+def _tool_result_lines(result: dict[str, Any]) -> list[str]:
+    name = result.get("name") or "tool"
+    lines = [f"**Result of `{name}`**" + (f" · {result['timestamp']}" if result.get("timestamp") else ""), ""]
+    lines += [_fence(message_text(result.get("content"))), ""]
+    return lines
+
+
+def render_markdown(title: str, key: str, created_at: str, updated_at: str,
+                    messages: list[dict[str, Any]]) -> str:
+    """A readable transcript: each message with its time, tool calls with their results, reasoning folded."""
+    out = [f"# {title}", "", f"- Session: `{key}`", f"- Created: {created_at}", f"- Updated: {updated_at}",
+           f"- Messages: {len(messages)}", ""]
+    results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool" and m.get("tool_call_id")}
+    shown_results: set[int] = set()
+    for message in messages:
+        role = str(message.get("role", ""))
+        if role == "tool" and id(message) in shown_results:
+            continue
+        out += [_heading(role, message.get("timestamp")), ""]
+        if role == "tool":
+            out += _tool_result_lines(message)
+            continue
+        reasoning = _reasoning(message)
+        if reasoning:
+            out += ["<details><summary>Reasoning</summary>", "", reasoning.strip(), "", "</details>", ""]
+        text = message_text(message.get("content"))
+        if text.strip():
+            out += [text.strip(), ""]
+        for call in message.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            name = function.get("name") or "tool"
+            arguments, info = _pretty_arguments(function.get("arguments", ""))
+            out += [f"**Tool call `{name}`**" + (f" (`{call['id']}`)" if call.get("id") else ""), "",
+                    _fence(arguments, info), ""]
+            result = results.get(call.get("id"))
+            if result is not None and id(result) not in shown_results:
+                shown_results.add(id(result))
+                out += _tool_result_lines(result)
+        tools_used = message.get("tools_used")
+        if isinstance(tools_used, list) and tools_used:
+            out += ["_Tools used: " + ", ".join(str(t) for t in tools_used) + "_", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def render_json(header: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+    """The session as one JSON document: its metadata line and its messages."""
+    return json.dumps({"metadata": header, "messages": messages}, ensure_ascii=False, indent=2) + "\n"

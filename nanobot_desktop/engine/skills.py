@@ -1,0 +1,291 @@
+"""Skills: `skills/<name>/SKILL.md` folders in the workspace, plus the built-ins shipped with the app.
+
+Frontmatter is parsed as real YAML (as nanobot 0.3.5 does) rather than post4's line splitter, so CRLF
+files work and `always: false` means false. A broken SKILL.md is listed with its error instead of
+breaking the loader, so the person can see and fix it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from nanobot_desktop.data import builtin_skills_dir
+from nanobot_desktop.engine.workspace import Workspace
+
+SKILL_FILE = "SKILL.md"
+_TRUE_WORDS = {"true", "yes", "on", "1"}
+
+
+class FrontmatterError(ValueError):
+    """A SKILL.md whose header cannot be read; the message names the line when it can."""
+
+
+@dataclass
+class SkillInfo:
+    name: str
+    path: Path
+    source: str  # "workspace" | "builtin"
+    description: str
+    available: bool
+    missing: list[str] = field(default_factory=list)
+    missing_text: str = ""
+    always: bool = False
+    enabled: bool = True
+    error: str | None = None
+    shadows_builtin: bool = False
+    emoji: str | None = None
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """What a SKILL.md says about itself (independent of PATH and environment)."""
+
+    description: str | None = None
+    bins: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    always: bool = False
+    emoji: str | None = None
+    error: str | None = None
+
+
+def _normalise(text: str) -> str:
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str]:
+    """(frontmatter YAML or None, body). Raises FrontmatterError when the header is never closed."""
+    text = _normalise(text)
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return None, text
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() == "---":
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :])
+    raise FrontmatterError("line 1: the frontmatter starts with '---' but no closing '---' line follows")
+
+
+def _parse_yaml(frontmatter: str) -> dict[str, Any]:
+    try:
+        # The pure-Python loader (not libyaml) so error messages read the same on every platform;
+        # results are cached per file, so its speed does not matter.
+        data = yaml.safe_load(frontmatter)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if mark is not None:
+            raise FrontmatterError(f"line {mark.line + 2}: {problem}") from None  # +1 for 1-based, +1 for '---'
+        raise FrontmatterError(f"frontmatter is not valid YAML: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise FrontmatterError(f"the frontmatter must be 'key: value' lines, not a {type(data).__name__}")
+    return data
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in _TRUE_WORDS
+    return bool(value)
+
+
+def _string_list(value: Any, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
+        return tuple(str(item) for item in value)
+    raise FrontmatterError(f"{what} must be a list of names")
+
+
+def _nanobot_metadata(raw: Any) -> dict[str, Any]:
+    """The `nanobot` (else `openclaw`) part of `metadata`, which may be a JSON string or a mapping."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise FrontmatterError(f"metadata is not valid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(raw, dict):
+        raise FrontmatterError("metadata must be a mapping (or a JSON object)")
+    key = "nanobot" if "nanobot" in raw else "openclaw"
+    section = raw.get(key)
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise FrontmatterError(f"metadata.{key} must be a mapping")
+    return section
+
+
+def _interpret(data: dict[str, Any]) -> _Parsed:
+    meta = _nanobot_metadata(data.get("metadata"))
+    requires = meta.get("requires") or {}
+    if not isinstance(requires, dict):
+        raise FrontmatterError("metadata requires must be a mapping with 'bins' and/or 'env'")
+    description = data.get("description")
+    emoji = meta.get("emoji")
+    return _Parsed(
+        description=str(description).strip() if description not in (None, "") else None,
+        bins=_string_list(requires.get("bins"), "requires.bins"),
+        env=_string_list(requires.get("env"), "requires.env"),
+        always=_truthy(data.get("always")) or _truthy(meta.get("always")),
+        emoji=str(emoji) if emoji else None,
+    )
+
+
+def parse_skill_text(text: str) -> _Parsed:
+    try:
+        frontmatter, _body = split_frontmatter(text)
+        return _interpret(_parse_yaml(frontmatter)) if frontmatter is not None else _Parsed()
+    except FrontmatterError as exc:
+        return _Parsed(error=str(exc))
+
+
+def check_frontmatter(text: str) -> str | None:
+    """For an editor: None when the SKILL.md header is fine, else a message naming the line."""
+    return parse_skill_text(text).error
+
+
+def _read_skill_bytes(data: bytes) -> _Parsed:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return _Parsed(error=f"line {line}: not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8")
+    return parse_skill_text(text)
+
+
+def _read_text(path: Path) -> str:
+    return path.read_bytes().decode("utf-8-sig", errors="replace")
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class SkillsLoader:
+    """Finds skills on disk; every call looks at the files again (parsing is cached by mtime and size)."""
+
+    def __init__(
+        self, workspace: Workspace, builtin_dir: Path | None = None, disabled: Iterable[str] = ()
+    ) -> None:
+        self.workspace = workspace
+        self.builtin_dir = Path(builtin_dir) if builtin_dir is not None else builtin_skills_dir()
+        self.disabled: set[str] = set(disabled)
+        self._cache: dict[Path, tuple[tuple[int, int], _Parsed]] = {}
+
+    def set_disabled(self, names: Iterable[str]) -> None:
+        self.disabled = set(names)
+
+    # ---- discovery --------------------------------------------------------------------------
+
+    @staticmethod
+    def _skill_files(directory: Path) -> list[tuple[str, Path]]:
+        if not directory.is_dir():
+            return []
+        directory = directory.absolute()
+        found = []
+        for child in directory.iterdir():
+            skill_file = child / SKILL_FILE
+            if not child.name.startswith(".") and child.is_dir() and skill_file.is_file():
+                found.append((child.name, skill_file))
+        return sorted(found)
+
+    def _parsed(self, path: Path) -> _Parsed:
+        try:
+            stat = path.stat()
+            key = (stat.st_mtime_ns, stat.st_size)
+            cached = self._cache.get(path)
+            if cached and cached[0] == key:
+                return cached[1]
+            parsed = _read_skill_bytes(path.read_bytes())
+        except OSError as exc:
+            return _Parsed(error=f"cannot read {path.name}: {exc.strerror or exc}")
+        self._cache[path] = (key, parsed)
+        return parsed
+
+    def _info(self, name: str, path: Path, source: str) -> SkillInfo:
+        parsed = self._parsed(path)
+        missing = [f"CLI: {b}" for b in parsed.bins if not shutil.which(b)]
+        missing += [f"ENV: {e}" for e in parsed.env if not os.environ.get(e)]
+        return SkillInfo(
+            name=name,
+            path=path,
+            source=source,
+            description=parsed.description or name,
+            available=parsed.error is None and not missing,
+            missing=missing,
+            missing_text=", ".join(missing),
+            always=parsed.always,
+            enabled=name not in self.disabled,
+            error=parsed.error,
+            emoji=parsed.emoji,
+        )
+
+    def list_skills(self, include_disabled: bool = True) -> list[SkillInfo]:
+        """Workspace skills, then built-ins, each sorted by name; a workspace skill hides its built-in twin."""
+        skills = [self._info(n, p, "workspace") for n, p in self._skill_files(self.workspace.skills_dir)]
+        workspace_names = {s.name for s in skills}
+        for name, path in self._skill_files(self.builtin_dir):
+            if name in workspace_names:
+                next(s for s in skills if s.name == name).shadows_builtin = True
+            else:
+                skills.append(self._info(name, path, "builtin"))
+        return [s for s in skills if include_disabled or s.enabled]
+
+    def _find(self, name: str) -> Path | None:
+        if not name or name != Path(name).name or name.startswith("."):
+            return None
+        for directory in (self.workspace.skills_dir, self.builtin_dir):
+            path = directory / name / SKILL_FILE
+            if path.is_file():
+                return path
+        return None
+
+    def load_skill(self, name: str) -> str | None:
+        """The whole SKILL.md (workspace first), or None when there is no such skill."""
+        path = self._find(name)
+        return _read_text(path) if path else None
+
+    def skill_body(self, name: str) -> str:
+        """The SKILL.md without its frontmatter ("" when there is no such skill)."""
+        text = self.load_skill(name)
+        if text is None:
+            return ""
+        try:
+            return split_frontmatter(text)[1].strip()
+        except FrontmatterError:
+            return _normalise(text).strip()
+
+    # ---- what goes into the prompt ------------------------------------------------------------
+
+    def get_always_skills(self, skills: list[SkillInfo] | None = None) -> list[str]:
+        skills = self.list_skills() if skills is None else skills
+        return [s.name for s in skills if s.available and s.enabled and s.always]
+
+    def build_skills_summary(self, skills: list[SkillInfo] | None = None) -> str:
+        """The `<skills>` XML of post4 for enabled, readable skills ("" when there are none)."""
+        skills = self.list_skills(include_disabled=False) if skills is None else skills
+        lines = ["<skills>"]
+        for skill in skills:
+            if not skill.enabled or skill.error:
+                continue
+            lines.append(f'  <skill available="{str(skill.available).lower()}">')
+            lines.append(f"    <name>{_escape(skill.name)}</name>")
+            lines.append(f"    <description>{_escape(skill.description)}</description>")
+            lines.append(f"    <location>{skill.path}</location>")
+            if skill.missing_text:
+                lines.append(f"    <requires>{_escape(skill.missing_text)}</requires>")
+            lines.append("  </skill>")
+        if len(lines) == 1:
+            return ""
+        lines.append("</skills>")
+        return "\n".join(lines)

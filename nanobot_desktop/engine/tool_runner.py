@@ -1,0 +1,101 @@
+"""Running one tool call: policy, approval, execution, events — shared by the main loop and subagents.
+
+Keeping this in one place means a subagent's `exec` asks for approval exactly like the main agent's,
+and every tool call, wherever it runs, shows up in the inspector with the same events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from nanobot_desktop.engine.events import ApprovalRequested, EventBus, ToolCallFinished, ToolCallStarted
+from nanobot_desktop.engine.llm import ToolCallRequest
+from nanobot_desktop.engine.tools.base import ERROR_HINT, ToolContext
+from nanobot_desktop.engine.tools.policy import (
+    ApprovalAnswer,
+    Approver,
+    ToolPolicy,
+    build_approval_request,
+)
+from nanobot_desktop.engine.tools.registry import ToolRegistry
+
+CANCELLED_RESULT = "Error: the tool call was cancelled by the user (stopped)."
+
+
+@dataclass
+class ToolOutcome:
+    result: str
+    status: str  # "ok" | "error" | "denied" | "cancelled"
+
+
+class ToolRunner:
+    """Executes tool calls against a registry under a policy, asking `approver` when the policy says ask."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        policy: ToolPolicy,
+        bus: EventBus,
+        approver: Callable[[], Approver | None],
+        on_policy_changed: Callable[[dict[str, str]], None] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.policy = policy
+        self.bus = bus
+        self._approver = approver
+        self._on_policy_changed = on_policy_changed
+
+    async def run(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
+        started = time.perf_counter()
+        self.bus.publish(ToolCallStarted(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
+                                         arguments=dict(call.arguments)))
+        try:
+            outcome = await self._decide_and_execute(call, ctx, turn_id)
+        except asyncio.CancelledError:
+            self._finish(call, ctx, turn_id, ToolOutcome(CANCELLED_RESULT, "cancelled"), started)
+            raise
+        self._finish(call, ctx, turn_id, outcome, started)
+        return outcome
+
+    def _finish(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, outcome: ToolOutcome,
+                started: float) -> None:
+        self.bus.publish(ToolCallFinished(
+            ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name, arguments=dict(call.arguments),
+            result=outcome.result, status=outcome.status, duration_s=time.perf_counter() - started,
+        ))
+
+    async def _decide_and_execute(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
+        if call.parse_error:
+            return ToolOutcome(f"Error: the arguments of '{call.name}' could not be read: {call.parse_error}"
+                               + ERROR_HINT, "error")
+        tool = self.registry.get(call.name)
+        if tool is None:
+            # Let the registry produce its standard "not found, available: ..." text.
+            result = await self.registry.execute(call.name, call.arguments, ctx)
+            return ToolOutcome(result, "error")
+        decision = self.policy.decision_for(call.name)
+        if decision == "deny":
+            return ToolOutcome(f"Error: the user's tool policy does not allow '{call.name}'." + ERROR_HINT, "denied")
+        if decision == "ask" and not await self._ask(call, ctx, turn_id, tool):
+            return ToolOutcome(f"Error: the user denied running '{call.name}' with these arguments." + ERROR_HINT,
+                               "denied")
+        result = await self.registry.execute(call.name, call.arguments, ctx)
+        return ToolOutcome(result, "error" if result.startswith("Error") else "ok")
+
+    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: object) -> bool:
+        approver = self._approver()
+        if approver is None:
+            return False
+        request = await build_approval_request(tool, dict(call.arguments), ctx)  # type: ignore[arg-type]
+        self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
+                                           arguments=dict(call.arguments), diff=request.diff))
+        answer = await approver(request)
+        if answer == ApprovalAnswer.ALLOW_ALWAYS:
+            mapping = self.policy.allow_always(call.name)
+            if self._on_policy_changed is not None:
+                self._on_policy_changed(mapping)
+            return True
+        return answer == ApprovalAnswer.ALLOW_ONCE
