@@ -187,7 +187,8 @@ class AgentLoop:
 
     async def shutdown(self) -> None:
         """Cancel and await every turn and consolidation (the app's shutdown owner calls this)."""
-        tasks = [t for group in self._active.values() for t in group if not t.done()]
+        current = asyncio.current_task()  # process() registers its caller, which may be the one shutting down
+        tasks = [t for group in self._active.values() for t in group if not t.done() and t is not current]
         tasks += [t for t in self._consolidation_tasks.values() if not t.done()]
         for task in tasks:
             task.cancel()

@@ -1,0 +1,60 @@
+"""message: let the agent send a message (with attachments) to a chat, the current one by default.
+
+When the agent messages the chat it is answering, the loop must not send its final reply again, so the
+tool marks that in `ctx.extra["message_sent_to_current_chat"]`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, resolve_tool_path
+
+SENT_TO_CURRENT_CHAT = "message_sent_to_current_chat"
+
+
+class MessageTool(Tool):
+    name = "message"
+    description = ("Send a message to the user, optionally with file attachments. Use it only to reach a "
+                   "specific chat channel; for a normal answer just reply with text.")
+    parameters = {
+        "type": "object",
+        "properties": {
+            "content": {"type": "string", "description": "The message content to send"},
+            "channel": {"type": "string", "description": "Optional: target channel (e.g. cli, telegram)"},
+            "chat_id": {"type": "string", "description": "Optional: target chat or user ID"},
+            "media": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Optional: list of file paths to attach",
+            },
+        },
+        "required": ["content"],
+    }
+
+    async def execute(self, ctx: ToolContext, content: str, channel: str | None = None,
+                      chat_id: str | None = None, media: list[str] | None = None, **_: Any) -> str:
+        channel = channel or ctx.channel
+        chat_id = chat_id or ctx.chat_id
+        if not channel or not chat_id:
+            return "Error: No target channel/chat specified"
+        if ctx.send_message is None:
+            return "Error: Message sending not configured"
+        attachments: list[str] = []
+        for raw in media or []:
+            try:
+                path = resolve_tool_path(raw, ctx)
+            except PathOutsideWorkspace as exc:
+                return str(exc)
+            if not path.is_file():
+                return f"Error: Attachment not found: {raw}"
+            attachments.append(str(path))
+        try:
+            await ctx.send_message(channel, chat_id, content, attachments)
+        except Exception as exc:  # a channel failure is the model's to know about, not a crashed turn
+            return f"Error sending message: {exc}"
+        if channel == ctx.channel and chat_id == ctx.chat_id:
+            ctx.extra[SENT_TO_CURRENT_CHAT] = True
+        suffix = f" with {len(attachments)} attachments" if attachments else ""
+        return f"Message sent to {channel}:{chat_id}{suffix}"

@@ -1,0 +1,98 @@
+"""Which tool calls need the user's yes, and what the user is shown when asked.
+
+Tools that change files or run commands ask by default; everything else runs. The engine asks through
+an async `Approver` callback so the GUI can show a card and the CLI a prompt, with the same request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Awaitable, Callable, Literal, Mapping, get_args
+
+from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.paths import absolute_tool_path, workspace_root
+
+Decision = Literal["allow", "ask", "deny"]
+DECISIONS: tuple[str, ...] = get_args(Decision)
+
+DEFAULT_DECISIONS: dict[str, Decision] = {"exec": "ask", "write_file": "ask", "edit_file": "ask"}
+
+
+def _checked(name: str, decision: str) -> Decision:
+    if decision not in DECISIONS:
+        raise ValueError(f"Approval setting for tool '{name}' must be one of {', '.join(DECISIONS)}, "
+                         f"not {decision!r}")
+    return decision  # type: ignore[return-value]
+
+
+class ToolPolicy:
+    """Per-tool allow/ask/deny: the defaults above, overridden by config `tools.approval`."""
+
+    def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
+        self._overrides: dict[str, Decision] = {}
+        self.replace(overrides)
+
+    def replace(self, overrides: Mapping[str, str] | None) -> None:
+        """Adopt a whole new `tools.approval` mapping (all checked first, so a bad one changes nothing)."""
+        checked = {name: _checked(name, decision) for name, decision in (overrides or {}).items()}
+        self._overrides = checked
+
+    def set(self, name: str, decision: str) -> dict[str, str]:
+        """Set one tool's decision; returns the overrides to save. Refuses values other than allow/ask/deny."""
+        self._overrides[name] = _checked(name, decision)
+        return self.overrides
+
+    def decision_for(self, name: str) -> Decision:
+        return self._overrides.get(name) or DEFAULT_DECISIONS.get(name, "allow")
+
+    def allow_always(self, name: str) -> dict[str, str]:
+        """Remember "always allow" for this run; returns the mapping the app saves as `tools.approval`."""
+        return self.set(name, "allow")
+
+    @property
+    def overrides(self) -> dict[str, str]:
+        return dict(self._overrides)
+
+
+@dataclass
+class ApprovalRequest:
+    """Everything an approval card or prompt shows about one pending tool call."""
+
+    tool: str
+    arguments: dict[str, Any]
+    diff: str | None
+    command: str | None
+    working_dir: str | None
+    session_key: str
+
+
+class ApprovalAnswer(Enum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_ALWAYS = "allow_always"
+    DENY = "deny"
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
+
+
+async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: ToolContext) -> ApprovalRequest:
+    """Describe a call for the user: the diff a file tool would make, or the command and where it runs."""
+    arguments = dict(arguments or {})
+    diff: str | None = None
+    try:
+        diff = await tool.preview(ctx, **arguments)
+    except Exception:  # bad arguments or an unreadable file: the card still shows the raw arguments
+        diff = None
+    command = working_dir = None
+    if tool.name == "exec":
+        raw_command = arguments.get("command")
+        command = raw_command if isinstance(raw_command, str) else None
+        root = workspace_root(ctx)
+        raw_dir = arguments.get("working_dir")
+        try:
+            working_dir = str(absolute_tool_path(raw_dir, root)) if isinstance(raw_dir, str) and raw_dir else str(root)
+        except (OSError, ValueError):
+            working_dir = str(raw_dir)
+    return ApprovalRequest(tool=tool.name, arguments=arguments, diff=diff, command=command,
+                           working_dir=working_dir, session_key=ctx.session_key)

@@ -1,0 +1,25 @@
+"""EngineBridge: engine events as one Qt signal, so widgets subscribe the Qt way.
+
+With qasync the engine publishes on the GUI thread already, so the bridge only re-emits; it exists
+so that panels never touch the engine's EventBus directly and can be tested by emitting events.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+
+class EngineBridge(QObject):
+    event = Signal(object)
+    """Every engine event (an `engine.events.Event` dataclass), in publishing order."""
+
+    def __init__(self, engine: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self._unsubscribe = engine.bus.subscribe(self.event.emit)
+
+    def detach(self) -> None:
+        """Stop relaying (at shutdown, before widgets go away)."""
+        self._unsubscribe()

@@ -1,0 +1,244 @@
+"""Argument casting and validation tables, registry error texts, and the default tool set."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
+from nanobot_desktop.engine.tools.registry import (
+    SUBAGENT_TOOL_NAMES,
+    ToolRegistry,
+    build_default_registry,
+    cast_params,
+    validate_params,
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "minLength": 2, "maxLength": 5},
+        "count": {"type": "integer", "minimum": 1, "maximum": 10},
+        "ratio": {"type": "number"},
+        "flag": {"type": "boolean"},
+        "mode": {"type": "string", "enum": ["fast", "full"]},
+        "meta": {
+            "type": "object",
+            "properties": {"tag": {"type": "string"}, "n": {"type": "integer"}},
+            "required": ["tag"],
+        },
+        "items": {"type": "array", "items": {"type": "integer"}},
+    },
+    "required": ["query", "count"],
+}
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({"count": "5"}, {"count": 5}),
+        ({"count": " 7 "}, {"count": 7}),
+        ({"count": 3.0}, {"count": 3}),
+        ({"count": "abc"}, {"count": "abc"}),
+        ({"count": "2.5"}, {"count": "2.5"}),
+        ({"ratio": "2.5"}, {"ratio": 2.5}),
+        ({"ratio": "5"}, {"ratio": 5}),
+        ({"ratio": "nan"}, {"ratio": "nan"}),
+        ({"flag": "true"}, {"flag": True}),
+        ({"flag": "1"}, {"flag": True}),
+        ({"flag": "Yes"}, {"flag": True}),
+        ({"flag": "false"}, {"flag": False}),
+        ({"flag": "0"}, {"flag": False}),
+        ({"flag": "no"}, {"flag": False}),
+        ({"flag": "maybe"}, {"flag": "maybe"}),
+        ({"query": 42}, {"query": "42"}),
+        ({"query": None}, {"query": None}),
+        ({"count": None}, {"count": None}),
+        ({"items": ["1", "2", 3]}, {"items": [1, 2, 3]}),
+        ({"items": "1"}, {"items": "1"}),  # no auto-wrapping of a scalar into an array
+        ({"items": 1}, {"items": 1}),
+        ({"meta": {"tag": "x", "n": "4"}}, {"meta": {"tag": "x", "n": 4}}),
+        ({"unknown": "5"}, {"unknown": "5"}),
+    ],
+)
+def test_cast_params(given: dict[str, Any], expected: dict[str, Any]) -> None:
+    assert cast_params(SCHEMA, given) == expected
+
+
+def test_cast_params_does_not_mutate_input() -> None:
+    given = {"count": "5", "meta": {"tag": "x", "n": "2"}}
+    cast_params(SCHEMA, given)
+    assert given == {"count": "5", "meta": {"tag": "x", "n": "2"}}
+
+
+@pytest.mark.parametrize(
+    ("params", "expected_errors"),
+    [
+        ({"query": "abc", "count": 3}, []),
+        ({"query": "abc", "count": 3, "whatever": object()}, []),  # unknown keys ignored
+        ({"count": 3}, ["missing required query"]),
+        ({}, ["missing required query", "missing required count"]),
+        ({"query": "abc", "count": "3"}, ["count should be integer (got str)"]),
+        ({"query": "abc", "count": True}, ["count should be integer (got bool)"]),
+        ({"query": "abc", "count": 3, "ratio": True}, ["ratio should be number (got bool)"]),
+        ({"query": "abc", "count": 3, "ratio": 1}, []),
+        ({"query": "abc", "count": 0}, ["count must be >= 1"]),
+        ({"query": "abc", "count": 11}, ["count must be <= 10"]),
+        ({"query": "a", "count": 3}, ["query must be at least 2 characters"]),
+        ({"query": "abcdef", "count": 3}, ["query must be at most 5 characters"]),
+        ({"query": "abc", "count": 3, "mode": "slow"}, ["mode must be one of ['fast', 'full']"]),
+        ({"query": "abc", "count": 3, "flag": "yes"}, ["flag should be boolean (got str)"]),
+        ({"query": "abc", "count": 3, "meta": {}}, ["missing required meta.tag"]),
+        ({"query": "abc", "count": 3, "meta": {"tag": 1}}, ["meta.tag should be string (got int)"]),
+        ({"query": "abc", "count": 3, "meta": "x"}, ["meta should be object (got str)"]),
+        ({"query": "abc", "count": 3, "items": [1, "2"]}, ["items[1] should be integer (got str)"]),
+        ({"query": "abc", "count": 3, "items": 1}, ["items should be array (got int)"]),
+    ],
+)
+def test_validate_params(params: dict[str, Any], expected_errors: list[str]) -> None:
+    assert validate_params(SCHEMA, params) == expected_errors
+
+
+class EchoTool(Tool):
+    name = "echo"
+    description = "echo"
+    parameters = {
+        "type": "object",
+        "properties": {"text": {"type": "string"}, "times": {"type": "integer", "minimum": 1}},
+        "required": ["text"],
+    }
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    async def execute(self, ctx: ToolContext, text: str, times: int = 1) -> str:
+        self.calls.append({"text": text, "times": times})
+        return text * times
+
+
+class BoomTool(Tool):
+    name = "boom"
+    description = "raises"
+    parameters = {"type": "object", "properties": {}}
+
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> str:
+        raise RuntimeError("kaput")
+
+
+class SaysErrorTool(Tool):
+    name = "says_error"
+    description = "returns an error text"
+    parameters = {"type": "object", "properties": {}}
+
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> str:
+        return "Error: nope"
+
+
+class BlockingTool(Tool):
+    name = "block"
+    description = "waits forever"
+    parameters = {"type": "object", "properties": {}}
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> str:
+        self.started.set()
+        await asyncio.Event().wait()
+        return "unreachable"
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(workspace=tmp_path)
+
+
+async def test_execute_casts_and_drops_unknown_keys(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    echo = EchoTool()
+    registry.register(echo)
+    assert await registry.execute("echo", {"text": "ab", "times": "2", "extra": 1}, ctx) == "abab"
+    assert echo.calls == [{"text": "ab", "times": 2}]
+
+
+async def test_null_for_optional_parameter_means_default(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    registry.register(EchoTool())
+    assert await registry.execute("echo", {"text": "x", "times": None}, ctx) == "x"
+
+
+async def test_invalid_parameters_text_with_hint(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    registry.register(EchoTool())
+    result = await registry.execute("echo", {"times": 0}, ctx)
+    assert result == ("Error: Invalid parameters for tool 'echo': missing required text; times must be >= 1"
+                      + ERROR_HINT)
+    not_object = await registry.execute("echo", ["x"], ctx)
+    assert not_object.startswith("Error: Invalid parameters for tool 'echo': parameters should be object")
+
+
+async def test_unknown_tool_lists_available(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    registry.register(EchoTool())
+    registry.register(BoomTool())
+    assert await registry.execute("nope", {}, ctx) == "Error: Tool 'nope' not found. Available: echo, boom" + ERROR_HINT
+
+
+async def test_exception_becomes_error_text(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    registry.register(BoomTool())
+    assert await registry.execute("boom", {}, ctx) == "Error executing boom: kaput" + ERROR_HINT
+
+
+async def test_error_results_get_hint_once(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    registry.register(SaysErrorTool())
+    assert await registry.execute("says_error", {}, ctx) == "Error: nope" + ERROR_HINT
+
+
+async def test_cancellation_is_not_swallowed(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    blocking = BlockingTool()
+    registry.register(blocking)
+    task = asyncio.create_task(registry.execute("block", {}, ctx))
+    await blocking.started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+def test_register_unregister_and_definitions() -> None:
+    registry = ToolRegistry()
+    registry.register(EchoTool())
+    assert registry.names() == ["echo"]
+    assert "echo" in registry and len(registry) == 1
+    assert registry.get_definitions() == [{
+        "type": "function",
+        "function": {"name": "echo", "description": "echo", "parameters": EchoTool.parameters},
+    }]
+    registry.unregister("echo")
+    registry.unregister("echo")  # unregistering twice is harmless
+    assert registry.names() == [] and registry.get("echo") is None
+
+
+def test_default_registry_has_the_post4_tools_without_cron() -> None:
+    registry = build_default_registry()
+    assert registry.names() == ["read_file", "write_file", "edit_file", "list_dir", "exec",
+                                "web_search", "web_fetch", "message", "spawn"]
+    assert set(SUBAGENT_TOOL_NAMES) <= set(registry.names())
+    for definition in registry.get_definitions():
+        params = definition["function"]["parameters"]
+        assert params["type"] == "object" and set(params["required"]) <= set(params["properties"])
+
+
+def test_default_registry_passes_settings() -> None:
+    registry = build_default_registry(exec_timeout_s=7, path_append="/opt/x", web_search_api_key="k",
+                                      web_max_results=3, web_proxy="http://127.0.0.1:9")
+    exec_tool = registry.get("exec")
+    search = registry.get("web_search")
+    assert (exec_tool.timeout_s, exec_tool.path_append) == (7, "/opt/x")  # type: ignore[union-attr]
+    assert (search.api_key, search.max_results, search.proxy) == ("k", 3, "http://127.0.0.1:9")  # type: ignore[union-attr]
+    assert registry.get("web_fetch").proxy == "http://127.0.0.1:9"  # type: ignore[union-attr]
