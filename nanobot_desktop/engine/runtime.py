@@ -54,6 +54,8 @@ class Engine:
 
         defaults = config.agents.defaults
         self.sessions = SessionStore(self.workspace.sessions_dir)
+        for moved in self.sessions.migrate_legacy_sessions():
+            log.info("migrated legacy session file into the workspace: %s", moved.name)
         self.memory = MemoryStore(self.workspace)
         self.skills = SkillsLoader(self.workspace, disabled=defaults.disabled_skills)
         self.context = ContextBuilder(self.workspace, self.skills, self.memory)
@@ -124,8 +126,25 @@ class Engine:
             save_config(config, self.config_path)
         self.config = config
         self.policy.replace(config.tools.approval)
+        self._configure_tools()
         self.skills.set_disabled(config.agents.defaults.disabled_skills)
         self.heartbeat.set_interval(config.gateway.heartbeat.interval_s)
+
+    def _configure_tools(self) -> None:
+        """Push the tool settings of the config into the live tools (no restart needed)."""
+        tools = self.config.tools
+        exec_tool = self.tools.get("exec")
+        if exec_tool is not None:
+            exec_tool.timeout_s = tools.exec.timeout
+            exec_tool.path_append = tools.exec.path_append
+        search = self.tools.get("web_search")
+        if search is not None:
+            search.api_key = _secret(tools.web.search.api_key)
+            search.max_results = tools.web.search.max_results
+            search.proxy = tools.web.proxy
+        fetch = self.tools.get("web_fetch")
+        if fetch is not None:
+            fetch.proxy = tools.web.proxy
 
     def _save_policy(self, mapping: dict[str, str]) -> None:
         self.config.tools.approval = dict(mapping)

@@ -137,7 +137,41 @@ class Session:
                 if name in message:
                     entry[name] = message[name]
             history.append(entry)
-        return history
+        return _answer_unanswered_tool_calls(history)
+
+
+INTERRUPTED_TOOL_RESULT = "(no result: the turn was interrupted before this tool call finished)"
+
+
+def _answer_unanswered_tool_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Give every assistant tool call a result, so endpoints accept the history.
+
+    A process killed mid-tool leaves an assistant message whose calls have no `tool` line; OpenAI-style
+    endpoints reject such a history with a 400. The stand-in result exists only in what is sent; the
+    file is not changed.
+    """
+    repaired: list[dict[str, Any]] = []
+    waiting: dict[str, str] = {}  # call id -> tool name, for the latest assistant message with calls
+
+    def answer_waiting() -> None:
+        for call_id, name in waiting.items():
+            repaired.append({"role": "tool", "tool_call_id": call_id, "name": name,
+                             "content": INTERRUPTED_TOOL_RESULT})
+        waiting.clear()
+
+    for message in history:
+        if message.get("role") == "tool":
+            waiting.pop(message.get("tool_call_id"), None)
+        else:
+            answer_waiting()
+        repaired.append(message)
+        if message.get("role") == "assistant":
+            for call in message.get("tool_calls") or []:
+                if isinstance(call, dict) and call.get("id"):
+                    function = call.get("function") or {}
+                    waiting[call["id"]] = function.get("name", "") if isinstance(function, dict) else ""
+    answer_waiting()
+    return repaired
 
 
 class SessionStore:
@@ -198,6 +232,23 @@ class SessionStore:
     def invalidate(self, key: str) -> None:
         with self._lock:
             self._cache.pop(key, None)
+
+    def migrate_legacy_sessions(self) -> list[Path]:
+        """Move every session of the old global `~/.nanobot/sessions/` into this workspace.
+
+        The original moves a legacy file only when that session is next opened; doing it up front lets the
+        session list show them. A file the workspace already has is left where it is.
+        """
+        moved: list[Path] = []
+        if not self.legacy_dir.is_dir():
+            return moved
+        with self._lock:
+            for legacy in sorted(self.legacy_dir.glob("*.jsonl")):
+                target = self.sessions_dir / legacy.name
+                if not target.exists():
+                    self._migrate_legacy(target)
+                    moved.append(target)
+        return moved
 
     def _migrate_legacy(self, path: Path) -> None:
         """Move `~/.nanobot/sessions/<name>` into the workspace, as the original does, if only it exists."""

@@ -337,3 +337,15 @@ async def test_turns_in_different_sessions_run_concurrently(make_engine, fake_op
     assert quick.reply == "quick"
     assert await engine.loop.stop("desktop:slow") == 1
     assert slow.cancelled()
+
+
+async def test_apply_config_updates_live_tools_policy_and_file(make_engine):
+    engine = make_engine()
+    config = engine.config.model_copy(deep=True)
+    config.tools.exec.timeout = 7
+    config.tools.approval = {"exec": "allow"}
+    engine.apply_config(config)
+    assert engine.tools.get("exec").timeout_s == 7
+    assert engine.policy.decision_for("exec") == "allow"
+    saved = json.loads(Path(engine.config_path).read_text())
+    assert saved["tools"]["exec"]["timeout"] == 7 and saved["tools"]["approval"] == {"exec": "allow"}
