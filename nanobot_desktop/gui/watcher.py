@@ -1,0 +1,198 @@
+"""Hot reload: one watchdog observer over the workspace, reporting changes on the GUI thread.
+
+The observer runs on its own thread; its callback only filters out noise (temp and swap files,
+.git, __pycache__) and hands the raw event to the GUI thread through a queued Qt signal. There the
+events are debounced and coalesced, so a burst of writes, or another editor's "write temp, rename
+over the file", becomes one `paths_changed([file])`. Writes the app makes itself are announced with
+`expect_own_write` and do not come back as outside changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent, FileCreatedEvent,
+                             FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileSystemEvent,
+                             FileSystemEventHandler)
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, ObservedWatch
+
+IGNORED_DIRS = frozenset({".git", "__pycache__"})
+# atomic_write's ".NAME.XXXX.tmp", vim swap files and its "4913" probe, "name~" backups, emacs
+# ".#name" locks, gedit's ".goutputstream-XXXX".
+_IGNORED_NAME = re.compile(r"^\..*\.tmp$|\.sw[a-p]$|~$|^\.#|^4913$|^\.goutputstream-")
+# Content changes only: reading a file (opened / closed without writing) and chmod are not changes,
+# and reporting reads would make an editor that re-reads on change loop forever.
+_INTERESTING_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
+    DirCreatedEvent, DirDeletedEvent, DirMovedEvent,
+]
+
+
+def is_ignored_name(name: str) -> bool:
+    """Temp, swap and backup files that never mean "the file the person cares about changed"."""
+    return bool(_IGNORED_NAME.search(name))
+
+
+class _Bridge(QObject):
+    """Created on the GUI thread; emitting `raw` from the observer thread queues the slot there."""
+
+    raw = Signal(str)
+
+
+class _Handler(FileSystemEventHandler):
+    """Runs on the observer thread: drop noise, pass the rest on. Nothing else happens here."""
+
+    def __init__(self, root: Path, bridge: _Bridge) -> None:
+        super().__init__()
+        self._root = root
+        self._bridge = bridge
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        for raw_path in (event.src_path, getattr(event, "dest_path", "")):
+            if not raw_path:
+                continue
+            path = os.fsdecode(raw_path)
+            if self._is_noise(path):
+                continue
+            try:
+                self._bridge.raw.emit(path)
+            except RuntimeError:
+                return  # the watcher was destroyed while the observer was still stopping
+
+    def _is_noise(self, path: str) -> bool:
+        if is_ignored_name(os.path.basename(path)):
+            return True
+        try:
+            relative = Path(path).relative_to(self._root)
+        except ValueError:
+            return False
+        return any(part in IGNORED_DIRS for part in relative.parts)
+
+
+class WorkspaceWatcher(QObject):
+    """Watches folders and emits debounced, coalesced `paths_changed` on the GUI thread."""
+
+    paths_changed = Signal(list)
+    """list[Path]: resolved, de-duplicated paths that changed outside the app (created, modified,
+    deleted or renamed; a folder appears when it was created, deleted or renamed)."""
+
+    def __init__(self, parent: QObject | None = None, *, quiet_ms: int = 50, max_delay_ms: int = 250) -> None:
+        super().__init__(parent)
+        self._quiet_ms = quiet_ms
+        self._max_delay_ms = max_delay_ms
+        self._observer: BaseObserver | None = None
+        self._watches: dict[tuple[Path, bool], ObservedWatch] = {}
+        self._pending: dict[str, None] = {}
+        self._first_pending_at = 0.0
+        self._expected: dict[Path, tuple[int, str]] = {}
+        self._stopped = False
+        self._bridge = _Bridge()
+        self._bridge.raw.connect(self._on_raw_event, Qt.ConnectionType.QueuedConnection)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.flush)
+
+    # ---- what to watch --------------------------------------------------------------------------
+    def watch(self, path: Path, recursive: bool = True) -> None:
+        """Watch a folder (and below it when `recursive`). For one file, watch its folder, non-recursive."""
+        if self._stopped:
+            raise RuntimeError("the watcher was stopped; create a new one")
+        root = Path(path).expanduser().resolve()
+        if not root.exists():
+            raise FileNotFoundError(f"cannot watch {root}: it does not exist (create the folder first)")
+        if not root.is_dir():
+            raise NotADirectoryError(f"cannot watch {root}: it is a file; watch its folder with recursive=False")
+        key = (root, recursive)
+        if key in self._watches:
+            return
+        if self._observer is None:
+            self._observer = Observer()
+            self._observer.daemon = True
+            self._observer.start()
+        self._watches[key] = self._observer.schedule(_Handler(root, self._bridge), str(root), recursive=recursive,
+                                                     event_filter=_INTERESTING_EVENTS)
+
+    def unwatch(self, path: Path) -> None:
+        """Stop watching a folder given to `watch` (e.g. when the workspace changes)."""
+        root = Path(path).expanduser().resolve()
+        for key in [key for key in self._watches if key[0] == root]:
+            watch = self._watches.pop(key)
+            if self._observer is not None:
+                self._observer.unschedule(watch)
+
+    def watched_folders(self) -> list[Path]:
+        return sorted({root for root, _recursive in self._watches})
+
+    # ---- the app's own writes -------------------------------------------------------------------
+    def expect_own_write(self, path: Path, content: bytes | str) -> None:
+        """Announce bytes the app is about to write to `path`, so that write is not reported back.
+
+        The check happens when the event arrives: if the file then holds exactly these bytes the
+        event is dropped; anything else (someone wrote after us) is reported as usual.
+        """
+        data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        self._expected[Path(path).expanduser().resolve()] = (len(data), hashlib.sha256(data).hexdigest())
+
+    # ---- event flow (GUI thread) ----------------------------------------------------------------
+    @Slot(str)
+    def _on_raw_event(self, path: str) -> None:
+        if self._stopped:
+            return
+        now = time.monotonic()
+        if not self._pending:
+            self._first_pending_at = now
+        self._pending[path] = None
+        waited_ms = (now - self._first_pending_at) * 1000
+        # Trailing debounce, but never hold a change back longer than max_delay_ms in a busy burst.
+        self._timer.start(max(0, min(self._quiet_ms, int(self._max_delay_ms - waited_ms))))
+
+    def flush(self) -> None:
+        """Emit what has gathered now (the timer calls this; tests and shutdown may too)."""
+        self._timer.stop()
+        if not self._pending:
+            return
+        raw_paths, self._pending = list(self._pending), {}
+        changed: dict[Path, None] = {}
+        for raw in raw_paths:
+            path = Path(raw).resolve()
+            if path not in changed and not self._is_own_write(path):
+                changed[path] = None
+        if changed:
+            self.paths_changed.emit(list(changed))
+
+    def _is_own_write(self, path: Path) -> bool:
+        expected = self._expected.get(path)
+        if expected is None:
+            return False
+        size, digest = expected
+        try:
+            if path.stat().st_size == size and hashlib.sha256(path.read_bytes()).hexdigest() == digest:
+                return True  # keep the expectation: the same write may report more events later
+        except OSError:
+            pass
+        del self._expected[path]  # someone else wrote after us: from now on it is theirs
+        return False
+
+    # ---- shutdown -------------------------------------------------------------------------------
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the observer thread and wait for it (the app's shutdown owner calls this)."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._timer.stop()
+        self._pending.clear()
+        observer, self._observer = self._observer, None
+        self._watches.clear()
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout)
+
+    @property
+    def is_running(self) -> bool:
+        return self._observer is not None and self._observer.is_alive()
