@@ -1,0 +1,154 @@
+"""One running app per user and config file, reachable by later launches.
+
+The first launch listens on a local socket; a later launch connects, sends one command line
+("show" or "toggle") and exits. The name is derived from the user and the config path, so two
+configs (two agents) can run side by side. Where `XDG_RUNTIME_DIR` exists the socket lives there
+(a per-user, private folder); otherwise Qt puts it in the temp folder.
+
+A crashed instance leaves its socket file behind, which makes `listen()` fail. The file is only
+removed after checking that nobody answers on it, so a live instance is never cut off.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import logging
+import os
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
+
+log = logging.getLogger(__name__)
+
+COMMANDS = ("show", "toggle")
+_MAX_LINE = 64  # commands are short words; anything longer is not ours
+
+
+def default_config_path() -> Path:
+    return Path.home() / ".nanobot" / "config.json"
+
+
+def _user_name() -> str:
+    try:
+        name = getpass.getuser()
+    except Exception:  # no passwd entry (containers): fall back to the uid
+        name = str(os.getuid()) if hasattr(os, "getuid") else "user"
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "user"
+
+
+def server_name(config_path: str | os.PathLike[str] | None) -> str:
+    """The local-socket name for this user and config file (stable across launches)."""
+    path = Path(config_path).expanduser() if config_path else default_config_path()
+    path = path.absolute().resolve(strict=False)
+    user = _user_name()
+    digest = hashlib.sha256(f"{user}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = f"nanobot-desktop-{user}-{digest}"
+    runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime_dir and os.path.isdir(runtime_dir):
+        return str(Path(runtime_dir) / name)
+    return name
+
+
+def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
+    """Deliver `command` to a running instance. False when none answers (then we are the first)."""
+    if command not in COMMANDS:
+        raise ValueError(f"unknown instance command {command!r}; expected one of {', '.join(COMMANDS)}")
+    socket = QLocalSocket()
+    socket.connectToServer(name)
+    if not socket.waitForConnected(timeout_ms):
+        return False
+    socket.write(command.encode("ascii") + b"\n")
+    delivered = socket.waitForBytesWritten(timeout_ms) or socket.bytesToWrite() == 0
+    socket.disconnectFromServer()
+    if socket.state() != QLocalSocket.LocalSocketState.UnconnectedState:
+        socket.waitForDisconnected(timeout_ms)
+    if not delivered:
+        log.warning("a running instance accepted the connection but not the %r command", command)
+    return delivered
+
+
+def _someone_listens(name: str, timeout_ms: int = 500) -> bool:
+    probe = QLocalSocket()
+    probe.connectToServer(name)
+    if probe.waitForConnected(timeout_ms):
+        probe.abort()
+        return True
+    return probe.error() not in (
+        QLocalSocket.LocalSocketError.ConnectionRefusedError,
+        QLocalSocket.LocalSocketError.ServerNotFoundError,
+    )
+
+
+class InstanceServer(QObject):
+    """Listens for commands from later launches of the same user and config."""
+
+    command_received = Signal(str)
+    """One command ("show" or "toggle") from another launch."""
+
+    def __init__(self, name: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self._server = QLocalServer(self)
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self._server.newConnection.connect(self._accept)
+
+    def listen(self) -> bool:
+        """Start listening, replacing a crashed instance's leftover socket. False if another instance
+        answers on the name (Qt would otherwise silently take the name over from it)."""
+        if _someone_listens(self.name):
+            log.info("another instance already listens on %s", self.name)
+            return False
+        if self._server.listen(self.name):
+            return True
+        if self._server.serverError() == QAbstractSocket.SocketError.AddressInUseError:
+            log.info("removing the stale socket %s left by an instance that did not exit cleanly", self.name)
+            QLocalServer.removeServer(self.name)
+            if self._server.listen(self.name):
+                return True
+        log.error("cannot listen for other launches on %s: %s", self.name, self._server.errorString())
+        return False
+
+    def is_listening(self) -> bool:
+        return self._server.isListening()
+
+    def full_server_name(self) -> str:
+        return self._server.fullServerName()
+
+    def close(self) -> None:
+        """Stop listening and remove the socket file (so the next launch starts cleanly)."""
+        self._server.close()
+
+    def handle_line(self, line: bytes) -> None:
+        command = line.strip().decode("ascii", "replace")
+        if command in COMMANDS:
+            self.command_received.emit(command)
+        elif command:
+            log.warning("ignoring unknown instance command %r", command)
+
+    def _accept(self) -> None:
+        while self._server.hasPendingConnections():
+            socket = self._server.nextPendingConnection()
+            socket.readyRead.connect(self._read_sender)
+            socket.disconnected.connect(socket.deleteLater)
+            if socket.bytesAvailable():
+                self._read(socket)
+
+    def _read_sender(self) -> None:
+        socket = self.sender()
+        if isinstance(socket, QLocalSocket):
+            self._read(socket)
+
+    def _read(self, socket: QLocalSocket) -> None:
+        while socket.canReadLine():
+            line = bytes(socket.readLine(_MAX_LINE + 1).data())
+            if not line.endswith(b"\n"):
+                log.warning("ignoring an over-long message on the instance socket")
+                socket.abort()
+                return
+            self.handle_line(line)
+        if socket.bytesAvailable() > _MAX_LINE:
+            log.warning("ignoring an over-long message on the instance socket")
+            socket.abort()

@@ -1,0 +1,106 @@
+"""Light, dark, or follow the system: one Fusion style, two palettes.
+
+Fusion is used in every mode because it is the one built-in style that honours a custom palette
+everywhere (the native styles ignore parts of it), so light and dark look the same on each OS.
+Widgets take their colours from the palette, never hard-coded, and re-render on `PaletteChange`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QStyleFactory
+
+log = logging.getLogger(__name__)
+
+THEME_MODES = ("system", "light", "dark")
+_WATCHER_NAME = "nanobotThemeWatcher"
+
+
+def is_dark(palette: QPalette) -> bool:
+    """True when the palette's window colour is dark (text must then be light)."""
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def light_palette() -> QPalette:
+    style = QStyleFactory.create("Fusion")
+    return style.standardPalette()
+
+
+def dark_palette() -> QPalette:
+    palette = QPalette()
+    text = QColor(228, 228, 228)
+    disabled_text = QColor(128, 128, 128)
+    roles = {
+        QPalette.ColorRole.Window: QColor(43, 43, 46),
+        QPalette.ColorRole.WindowText: text,
+        QPalette.ColorRole.Base: QColor(30, 30, 32),
+        QPalette.ColorRole.AlternateBase: QColor(50, 50, 54),
+        QPalette.ColorRole.ToolTipBase: QColor(50, 50, 54),
+        QPalette.ColorRole.ToolTipText: text,
+        QPalette.ColorRole.PlaceholderText: QColor(140, 140, 140),
+        QPalette.ColorRole.Text: text,
+        QPalette.ColorRole.Button: QColor(55, 55, 59),
+        QPalette.ColorRole.ButtonText: text,
+        QPalette.ColorRole.BrightText: QColor(255, 90, 90),
+        QPalette.ColorRole.Light: QColor(75, 75, 80),
+        QPalette.ColorRole.Midlight: QColor(62, 62, 66),
+        QPalette.ColorRole.Mid: QColor(40, 40, 43),
+        QPalette.ColorRole.Dark: QColor(25, 25, 27),
+        QPalette.ColorRole.Shadow: QColor(10, 10, 10),
+        QPalette.ColorRole.Link: QColor(110, 170, 240),
+        QPalette.ColorRole.LinkVisited: QColor(170, 140, 240),
+        QPalette.ColorRole.Highlight: QColor(42, 120, 210),
+        QPalette.ColorRole.HighlightedText: QColor(255, 255, 255),
+    }
+    for role, color in roles.items():
+        palette.setColor(role, color)
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, disabled_text)
+    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Highlight, QColor(70, 70, 74))
+    return palette
+
+
+class _SchemeWatcher(QObject):
+    """Lives on the app; re-applies the palette when the system scheme changes and mode is "system"."""
+
+    def __init__(self, app: QApplication) -> None:
+        super().__init__(app)
+        self.setObjectName(_WATCHER_NAME)
+        self.mode = "system"
+        app.styleHints().colorSchemeChanged.connect(self._on_scheme_changed)
+
+    def _on_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        if self.mode == "system":
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                _set_palette(app, dark=scheme == Qt.ColorScheme.Dark)
+
+
+def _set_palette(app: QApplication, *, dark: bool) -> None:
+    app.setPalette(dark_palette() if dark else light_palette())
+
+
+def apply_theme(app: QApplication, mode: str) -> None:
+    """Apply "system", "light" or "dark"; "system" keeps following the OS until another mode is set."""
+    if mode not in THEME_MODES:
+        raise ValueError(f"unknown theme {mode!r}; expected one of {', '.join(THEME_MODES)}")
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
+    watcher = app.findChild(_SchemeWatcher, _WATCHER_NAME)
+    if watcher is None:
+        watcher = _SchemeWatcher(app)
+    watcher.mode = mode
+    if mode == "system":
+        dark = QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
+    else:
+        dark = mode == "dark"
+    _set_palette(app, dark=dark)
+    log.debug("theme %s applied (dark=%s)", mode, dark)
+
+
+def current_theme_mode(app: QApplication) -> str:
+    watcher = app.findChild(_SchemeWatcher, _WATCHER_NAME)
+    return watcher.mode if watcher is not None else "system"

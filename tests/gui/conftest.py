@@ -1,0 +1,94 @@
+"""Fixtures for GUI tests: pytest-qt (offscreen, from tests/conftest.py) plus a qasync loop.
+
+`qloop` — asyncio on the Qt event loop, for sync tests ("Pattern A" of the Qt reference §3)
+----------------------------------------------------------------------------------------------
+Use it in any test whose code under test runs coroutines (`@qasync.asyncSlot`, `asyncio.ensure_future`,
+`Lifecycle.request_quit()`, engine calls). Write the test as a plain `def`, not `async def`:
+
+    def test_send(qtbot, qloop):
+        window = MainWindow(...)
+        qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)   # the asyncSlot schedules a Task
+        qtbot.waitUntil(lambda: window.reply_shown, timeout=5000)            # waiting pumps Qt => asyncio runs
+
+How it works: the session's QApplication is not inside `exec()`; pytest-qt's waits (`waitUntil`,
+`waitSignal`) spin a nested Qt loop. `QEventLoop(qapp, already_running=True)` tells qasync that the
+Qt loop "is running", so asyncio callbacks and tasks run whenever those waits pump events.
+Nothing runs between your statements unless you wait: an `asyncSlot` only *schedules* its task.
+
+To wait for a task or future itself, use `qtbot.waitUntil(task.done)`, then `task.result()`.
+
+Failures are never lost:
+- An exception inside an `asyncSlot` goes to `sys.excepthook`; pytest-qt captures it and fails
+  the test ("Exceptions caught in Qt event loop").
+- An exception in any other task or callback reaches the loop's exception handler; the fixture
+  collects those and fails the test at teardown with the collected messages.
+
+Teardown (do not copy `loop.stop()` into tests: in already_running mode it calls `app.exit()` and
+every later `qtbot.waitUntil` of the session then times out):
+cancel the pending tasks, let Qt process events a few times so the cancellations run, mark the loop
+as not running, clear asyncio's running loop, close the loop, and detach it from the app.
+A new loop per test on the session `qapp` is fine.
+
+`_qt_objects_die_on_the_gui_thread` (autouse)
+---------------------------------------------
+pytest-qt closes the widgets given to `qtbot.addWidget` and calls `deleteLater()`, but no event
+loop runs afterwards to delete them, and PySide widgets usually sit in Python reference cycles. The
+cyclic garbage collector can then run in *any* thread (a watchdog observer, a reader thread) and
+destroy a Qt object there: "QObject::~QObject: Timers cannot be stopped from another thread", which
+fails the test that happens to be running, or worse. After every GUI test this fixture deletes the
+pending objects and collects the cycles on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from typing import Any, Iterator
+
+import pytest
+import qasync
+from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtWidgets import QApplication
+
+
+@pytest.fixture(autouse=True)
+def _qt_objects_die_on_the_gui_thread(qapp: QApplication) -> Iterator[None]:
+    yield
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture
+def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    errors: list[str] = []
+
+    def collect(_loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exception = context.get("exception")
+        message = context.get("message", "")
+        errors.append(f"{message}: {exception!r}" if exception else message)
+
+    loop.set_exception_handler(collect)
+    try:
+        yield loop
+    finally:
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        for _ in range(5):
+            qapp.processEvents()
+        loop._QEventLoop__is_running = False  # type: ignore[attr-defined]  # qasync keeps this private
+        asyncio.events._set_running_loop(None)
+        try:
+            qapp.aboutToQuit.disconnect(loop._after_run_forever)
+        except (RuntimeError, TypeError):
+            pass
+        loop.close()
+        asyncio.set_event_loop(None)
+    still_pending = [task for task in pending if not task.done()]
+    if still_pending:
+        pytest.fail(f"tasks ignored cancellation at teardown: {still_pending}")
+    if errors:
+        pytest.fail("errors inside the asyncio loop:\n" + "\n".join(errors))
