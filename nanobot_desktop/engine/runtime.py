@@ -6,6 +6,7 @@ them when it needs them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime
 from pathlib import Path
@@ -51,6 +52,8 @@ class Engine:
         self.approver: Approver | None = None
         self._provider: ChatProvider | None = None
         self._provider_key: tuple[Any, ...] | None = None
+        self._services_started = False
+        self._background: set[asyncio.Future[Any]] = set()
 
         defaults = config.agents.defaults
         self.sessions = SessionStore(self.workspace.sessions_dir)
@@ -129,6 +132,21 @@ class Engine:
         self._configure_tools()
         self.skills.set_disabled(config.agents.defaults.disabled_skills)
         self.heartbeat.set_interval(config.gateway.heartbeat.interval_s)
+        self._apply_heartbeat_switch(config.gateway.heartbeat.enabled)
+
+    def _apply_heartbeat_switch(self, enabled: bool) -> None:
+        """Start or stop the heartbeat loop when Settings turns it on or off (needs a running event loop)."""
+        was_running = self.heartbeat.running
+        self.heartbeat.enabled = enabled
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not started yet: start_services() will honour `enabled`
+        if enabled and not was_running and self._services_started:
+            self._background.add(asyncio.ensure_future(self.heartbeat.start()))
+        elif not enabled and was_running:
+            self._background.add(asyncio.ensure_future(self.heartbeat.stop()))
+        self._background = {t for t in self._background if not t.done()}
 
     def _configure_tools(self) -> None:
         """Push the tool settings of the config into the live tools (no restart needed)."""
@@ -157,6 +175,7 @@ class Engine:
 
     async def start_services(self) -> None:
         """Start cron and the heartbeat (the desktop app runs them from start to quit)."""
+        self._services_started = True
         await self.cron.start()
         await self.heartbeat.start()
 

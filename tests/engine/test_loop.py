@@ -349,3 +349,28 @@ async def test_apply_config_updates_live_tools_policy_and_file(make_engine):
     assert engine.policy.decision_for("exec") == "allow"
     saved = json.loads(Path(engine.config_path).read_text())
     assert saved["tools"]["exec"]["timeout"] == 7 and saved["tools"]["approval"] == {"exec": "allow"}
+
+
+async def test_apply_config_switches_the_heartbeat_on_and_off(make_engine):
+    engine = make_engine()  # the test config has the heartbeat disabled
+    await engine.start_services()
+    try:
+        assert not engine.heartbeat.running
+        config = engine.config.model_copy(deep=True)
+        config.gateway.heartbeat.enabled = True
+        engine.apply_config(config)
+        for _ in range(100):
+            if engine.heartbeat.running:
+                break
+            await asyncio.sleep(0.01)
+        assert engine.heartbeat.running
+        config = engine.config.model_copy(deep=True)
+        config.gateway.heartbeat.enabled = False
+        engine.apply_config(config)
+        for _ in range(100):
+            if not engine.heartbeat.running:
+                break
+            await asyncio.sleep(0.01)
+        assert not engine.heartbeat.running
+    finally:
+        await engine.shutdown()
