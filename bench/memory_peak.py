@@ -1,0 +1,72 @@
+"""Peak memory after a long session (no SPEC target: reported for information).
+
+    python bench/memory_peak.py
+
+How: a fresh process opens the real MainWindow (offscreen) on a 2,000-message session written with
+the engine's SessionStore, then scrolls the chat all the way up, so every message has its widget
+(the view only builds the newest page until one scrolls). Reported: resident memory (VmRSS) after
+opening, after rendering everything, and the process's peak (VmHWM).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import INFO, BenchResult, bench_main, log, not_available, rss_mb, write_config  # noqa: E402
+from qt_support import PaintProbe, application, process_events_for, wait_until  # noqa: E402
+from sessions_data import write_session  # noqa: E402
+
+MESSAGES = 2_000
+NAME = "Peak RSS, 2,000-msg session rendered"
+
+
+def run() -> list[BenchResult]:
+    logging.disable(logging.WARNING)
+    application()
+    from window_support import open_window
+
+    key = "desktop:long-conversation"
+    with tempfile.TemporaryDirectory(prefix="nanobot-bench-memory-") as tmp:
+        workdir = Path(tmp)
+        write_session(workdir / "ws" / "sessions", key, MESSAGES)
+        config = write_config(workdir / "home" / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", workdir / "ws")
+        started_mb, _ = rss_mb()
+        opened = open_window(config, workdir / "settings.ini")
+        if opened is None:
+            return [not_available(NAME, "report only", "nanobot_desktop.gui.main_window.MainWindow does not exist yet")]
+        window = opened.window
+        empty_window_mb, _ = rss_mb()
+        try:
+            loaded: list[str] = []
+            window.chat.session_loaded.connect(loaded.append)
+            window.open_session(key)
+            wait_until(lambda: key in loaded, 30)
+            probe = PaintProbe(window.chat_view)
+            probe.arm()
+            wait_until(lambda: probe.painted, 10)
+            opened_mb, _ = rss_mb()
+            log("memory: rendering every page of the chat")
+            view = window.chat_view
+            while view.load_older():
+                process_events_for(0.01)
+            process_events_for(0.3)
+            widgets = len(view.loaded_widgets())
+            rendered_mb, peak_mb = rss_mb()
+            probe.close()
+        finally:
+            opened.close()
+    figure = (f"{rendered_mb:.0f} MB with all {widgets:,} chat items rendered, peak {peak_mb:.0f} MB "
+              f"(opened {opened_mb:.0f} MB, empty window {empty_window_mb:.0f} MB)")
+    return [BenchResult(NAME, figure, "report only", INFO,
+                        note=f"VmRSS/VmHWM of the benchmark process ({started_mb:.0f} MB before the window, "
+                             "with Python and Qt loaded)",
+                        numbers={"rendered_mb": rendered_mb, "peak_mb": peak_mb, "opened_mb": opened_mb,
+                                 "empty_window_mb": empty_window_mb, "widgets": widgets})]
+
+
+if __name__ == "__main__":
+    sys.exit(bench_main(run))

@@ -1,0 +1,101 @@
+"""Start to first painted window: nanobot Desktop against a bare PySide6 window (SPEC §5: ≤ 1.5×).
+
+    python bench/startup.py            (add --imports to list the slowest imports of the app)
+
+How: each program is started as a fresh process (offscreen, a temporary HOME, the fake endpoint in
+its own process, a config pointing at it, a fresh workspace), and the clock runs from just before
+the process is spawned to the first paint event of its main window, reported by
+bench/first_paint_probe.py. One warm-up start each (disk cache), then 5 starts each, alternating;
+the medians and their ratio are reported.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (BENCH_DIR, ROOT, BenchResult, bench_main, fake_server_process, log, median,  # noqa: E402
+                    not_available, verdict, write_config)
+from first_paint_probe import PREFIX  # noqa: E402
+
+RUNS = 5
+TARGET_RATIO = 1.5
+NAME = "Start to first painted window"
+
+
+def _environment(home: Path) -> dict[str, str]:
+    runtime = home / "run"
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("NANOBOT_")}
+    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(home), USERPROFILE=str(home), XDG_RUNTIME_DIR=str(runtime),
+               XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"),
+               XDG_CACHE_HOME=str(home / ".cache"))
+    return env
+
+
+def time_to_first_paint(arguments: list[str], env: dict[str, str]) -> float:
+    """Seconds from spawning `python first_paint_probe.py ARGS` to its first painted main window."""
+    started = time.time()
+    result = subprocess.run([sys.executable, str(BENCH_DIR / "first_paint_probe.py"), *arguments], cwd=ROOT,
+                            env=env, capture_output=True, text=True, timeout=120)
+    for line in result.stdout.splitlines():
+        if line.startswith(PREFIX):
+            return float(line[len(PREFIX):]) - started
+    raise RuntimeError(f"no first paint (exit {result.returncode}): {result.stderr.strip()[-800:]}")
+
+
+def slowest_imports(arguments: list[str], env: dict[str, str], count: int = 20) -> str:
+    """The app's slowest imports by cumulative time (python -X importtime), nesting shown by indent."""
+    result = subprocess.run([sys.executable, "-X", "importtime", str(BENCH_DIR / "first_paint_probe.py"),
+                             *arguments], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    rows = []
+    for line in result.stderr.splitlines():
+        parts = line.split(":", 1)[1].split("|") if line.startswith("import time:") else []
+        if len(parts) == 3 and parts[1].strip().isdigit():
+            rows.append((int(parts[1]), parts[2][1:].rstrip()))
+    rows.sort(key=lambda row: row[0], reverse=True)
+    return "\n".join(f"{us / 1000:8.1f} ms  {name}" for us, name in rows[:count])
+
+
+def run() -> list[BenchResult]:
+    target = f"≤ {TARGET_RATIO:g}× bare"
+    with tempfile.TemporaryDirectory(prefix="nanobot-bench-start-") as tmp, \
+            fake_server_process(text="Hello.", fast=True) as base_url:
+        root = Path(tmp)
+        bare_env = _environment(root / "bare-home")
+
+        def app_arguments(run_number: int) -> tuple[list[str], dict[str, str]]:
+            home = root / f"app-home-{run_number}"
+            home.mkdir()
+            config = write_config(home / ".nanobot" / "config.json", base_url, home / "workspace")
+            return ["app", "--config", str(config), "--workspace", str(home / "workspace")], _environment(home)
+
+        try:
+            time_to_first_paint(*app_arguments(0))
+        except RuntimeError as error:
+            return [not_available(NAME, target, f"the app did not paint a window: {error}")]
+        time_to_first_paint(["bare"], bare_env)
+        bare_s: list[float] = []
+        app_s: list[float] = []
+        for number in range(1, RUNS + 1):
+            log(f"startup: run {number}/{RUNS}")
+            bare_s.append(time_to_first_paint(["bare"], bare_env))
+            app_s.append(time_to_first_paint(*app_arguments(number)))
+        if "--imports" in sys.argv[1:]:
+            print(slowest_imports(*app_arguments(RUNS + 1)), file=sys.stderr)
+    ratio = median(app_s) / median(bare_s)
+    figure = (f"{ratio:.2f}× (app {median(app_s) * 1000:.0f} ms, bare QMainWindow "
+              f"{median(bare_s) * 1000:.0f} ms; medians of {RUNS})")
+    note = (f"app runs {[round(s * 1000) for s in app_s]} ms, bare runs {[round(s * 1000) for s in bare_s]} ms; "
+            "run `python bench/startup.py --imports` to list the slowest imports")
+    return [BenchResult(NAME, figure, target, verdict(ratio <= TARGET_RATIO), note=note,
+                        numbers={"app_s": app_s, "bare_s": bare_s, "ratio": ratio})]
+
+
+if __name__ == "__main__":
+    sys.exit(bench_main(run))

@@ -1,0 +1,55 @@
+"""The real main window for the window benchmarks: built as the app builds it, on a qasync loop.
+
+`open_window` makes an Engine from a config, a Lifecycle, and `MainWindow(engine, lifecycle)` with
+settings in a temporary INI file (so nothing of the person's own layout is read or changed), no
+tray and no background services (heartbeat and cron would only add noise), shows it offscreen at
+its default size and lets it settle. Returns None when the main window does not exist yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from qt_support import (application, asyncio_on_qt, close_asyncio_on_qt, main_window_class, process_events_for,
+                        run_coroutine, wait_until)
+
+
+@dataclass
+class OpenWindow:
+    window: Any
+    engine: Any
+    lifecycle: Any
+    loop: Any
+
+    def close(self) -> None:
+        """Run the window's own shutdown (engine, panels, watcher), then close the loop."""
+        try:
+            run_coroutine(self.window.shutdown(), timeout_s=30)
+        finally:
+            self.window.hide()
+            self.window.deleteLater()
+            process_events_for(0.05)
+            close_asyncio_on_qt(self.loop)
+
+
+def open_window(config: Path, settings_file: Path) -> OpenWindow | None:
+    window_class = main_window_class()
+    if window_class is None:
+        return None
+    application()
+    loop = asyncio_on_qt()
+    from PySide6.QtCore import QSettings
+
+    from nanobot_desktop.engine.runtime import Engine
+    from nanobot_desktop.gui.lifecycle import LaunchOptions, Lifecycle
+
+    engine = Engine.open(config)
+    lifecycle = Lifecycle(LaunchOptions(config=str(config)))
+    settings = QSettings(str(settings_file), QSettings.Format.IniFormat)
+    window = window_class(engine, lifecycle, settings=settings, start_services=False, use_tray=False)
+    window.show()
+    wait_until(lambda: not window.chat.is_loading(window.current_key), 30)
+    process_events_for(0.5)  # the first listing, layouts, deferred timers
+    return OpenWindow(window, engine, lifecycle, loop)

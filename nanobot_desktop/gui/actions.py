@@ -1,0 +1,151 @@
+"""Every QAction of the app in one registry, so menus, the tray, context menus and shortcuts share them.
+
+One QAction per command means one enabled state, one shortcut and one tooltip: disabling "Stop"
+greys it out in the menu, the tray and the chat at once, and a shortcut cannot drift from the menu
+text that advertises it. The registry only creates and describes actions; the main window connects
+their `triggered` signals to what they do.
+
+Shortcut scope: Rename (F2), Delete (Del) and Undo delete (Ctrl+Z) act on the session list, so
+they only fire while it has focus (the session panel adds them to itself); in a text field Del and
+Ctrl+Z keep their usual editing meaning. Everything else works anywhere in the window.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QStyle, QWidget
+
+_SP = QStyle.StandardPixmap
+
+
+def _icon(theme_name: str, fallback: QStyle.StandardPixmap | None) -> QIcon:
+    """The desktop theme's icon, else Qt's built-in one (offscreen and bare window managers have no theme)."""
+    style = QApplication.style()
+    default = style.standardIcon(fallback) if (fallback is not None and style is not None) else QIcon()
+    return QIcon.fromTheme(theme_name, default)
+
+
+class ActionRegistry(QObject):
+    """Creates the app's actions (parented to `parent`, normally the main window)."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._window = parent
+        self._all: dict[str, QAction] = {}
+        self.dock_toggles: dict[str, QAction] = {}
+        """objectName of a dock -> its toggleViewAction (added by the main window with `add_dock_toggle`)."""
+
+        self.new_chat = self._make("new_chat", "&New chat", [QKeySequence.StandardKey.New],
+                                   "document-new", _SP.SP_FileIcon, "Start a new conversation")
+        self.stop = self._make("stop", "&Stop", [QKeySequence(Qt.Key.Key_Escape)], "process-stop",
+                               _SP.SP_BrowserStop, "Stop the running reply, its tool and its subagents (Esc)")
+        self.stop.setEnabled(False)
+        self.rename_session = self._make("rename_session", "&Rename session…", [QKeySequence(Qt.Key.Key_F2)],
+                                         "edit-rename", None, "Give the selected session a title (F2)",
+                                         scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.delete_session = self._make("delete_session", "&Delete session", [QKeySequence.StandardKey.Delete],
+                                         "edit-delete", _SP.SP_TrashIcon,
+                                         "Move the selected session to the trash (it can be restored)",
+                                         scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.undo_delete = self._make("undo_delete", "&Undo delete", [QKeySequence.StandardKey.Undo],
+                                      "edit-undo", _SP.SP_ArrowBack, "Restore the session deleted last",
+                                      scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.undo_delete.setEnabled(False)
+        self.export_markdown = self._make("export_markdown", "Export as &Markdown…", [], "document-save-as",
+                                          _SP.SP_DialogSaveButton, "Save the session as a readable Markdown transcript")
+        self.export_json = self._make("export_json", "Export as &JSON…", [], "document-save-as", None,
+                                      "Save the session's metadata and messages as JSON")
+        self.reveal_file = self._make("reveal_file", "Re&veal session file", [], "folder-open", _SP.SP_DirOpenIcon,
+                                      "Open the folder holding the session's .jsonl file")
+        self.search_sessions = self._make("search_sessions", "Searc&h sessions…", [QKeySequence("Ctrl+K")],
+                                          "edit-find", _SP.SP_FileDialogContentsView,
+                                          "Search session titles and message text (Ctrl+K)")
+        self.settings = self._make("settings", "&Settings…",
+                                   [QKeySequence.StandardKey.Preferences, QKeySequence("Ctrl+,")],
+                                   "preferences-system", _SP.SP_FileDialogDetailedView,
+                                   "Model endpoint, agent, tool approvals, heartbeat, theme",
+                                   role=QAction.MenuRole.PreferencesRole)
+        self.run_heartbeat = self._make("run_heartbeat", "&Run heartbeat now", [], "media-playback-start",
+                                        _SP.SP_MediaPlay, "Check HEARTBEAT.md for tasks now")
+        self.pause_heartbeat = self._make("pause_heartbeat", "&Pause heartbeat", [], "media-playback-pause",
+                                          _SP.SP_MediaPause, "Stop the periodic heartbeat until resumed")
+        self.pause_heartbeat.setCheckable(True)
+        self.show_hide = self._make("show_hide", "Show / &hide window", [], "window", None,
+                                    "Show the window, or hide it to the tray")
+        self.quit = self._make("quit", "&Quit", [QKeySequence.StandardKey.Quit, QKeySequence("Ctrl+Q")],
+                               "application-exit", _SP.SP_DialogCloseButton,
+                               "Stop the agent, save everything and quit", role=QAction.MenuRole.QuitRole)
+        self.open_log_folder = self._make("open_log_folder", "Open &log folder", [], "folder", _SP.SP_DirIcon,
+                                          "Open the folder with the app's log files")
+        self.about = self._make("about", "&About nanobot Desktop", [], "help-about", _SP.SP_MessageBoxInformation,
+                                "Version and licence", role=QAction.MenuRole.AboutRole)
+
+    def _make(self, name: str, text: str, shortcuts: list[QKeySequence | QKeySequence.StandardKey],
+              theme_icon: str, fallback: QStyle.StandardPixmap | None, tooltip: str, *,
+              scope: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut,
+              role: QAction.MenuRole = QAction.MenuRole.NoRole) -> QAction:
+        action = QAction(_icon(theme_icon, fallback), text, self._window)
+        action.setObjectName(f"action_{name}")
+        keys: list[QKeySequence] = []
+        for shortcut in shortcuts:
+            for key in (QKeySequence.keyBindings(shortcut) if isinstance(shortcut, QKeySequence.StandardKey)
+                        else [shortcut]):
+                if not key.isEmpty() and key not in keys:
+                    keys.append(key)
+        action.setShortcuts(keys)
+        action.setShortcutContext(scope)
+        action.setToolTip(tooltip)
+        action.setStatusTip(tooltip)
+        action.setMenuRole(role)
+        action.setIconVisibleInMenu(False)
+        if scope == Qt.ShortcutContext.WindowShortcut:
+            self._window.addAction(action)  # shortcuts work even while the menu bar is hidden
+        self._all[name] = action
+        return action
+
+    def add_dock_toggle(self, name: str, action: QAction, shortcut: str | None = None) -> None:
+        """Register a dock's show/hide action (from `QDockWidget.toggleViewAction()`)."""
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            self._window.addAction(action)
+        self.dock_toggles[name] = action
+        self._all[f"toggle_{name}"] = action
+
+    def get(self, name: str) -> QAction:
+        return self._all[name]
+
+    def all(self) -> dict[str, QAction]:
+        """Every action by name (the dock toggles as `toggle_<dock objectName>`)."""
+        return dict(self._all)
+
+    @property
+    def session_actions(self) -> list[QAction]:
+        """What the session list's context menu shows, in order (None-free; separators are the menu's job)."""
+        return [self.rename_session, self.delete_session, self.export_markdown, self.export_json, self.reveal_file]
+
+
+def build_menus(menu_bar: QMenuBar, actions: ActionRegistry) -> dict[str, QMenu]:
+    """The menu bar, from the registry's actions (None is a separator); returns the menus by name."""
+    a = actions
+    layout: dict[str, tuple[str, list[QAction | None]]] = {
+        "file": ("&File", [a.new_chat, a.search_sessions, None, a.export_markdown, a.export_json, a.reveal_file,
+                           None, a.settings, None, a.show_hide, a.quit]),
+        "session": ("&Session", [a.stop, None, a.rename_session, a.delete_session, a.undo_delete]),
+        "agent": ("&Agent", [a.run_heartbeat, a.pause_heartbeat, None]
+                  + [a.dock_toggles[name] for name in ("heartbeatDock", "scheduledDock", "subagentsDock")
+                     if name in a.dock_toggles]),
+        "view": ("&View", list(a.dock_toggles.values())),
+        "help": ("&Help", [a.open_log_folder, a.about]),
+    }
+    menus: dict[str, QMenu] = {}
+    for name, (title, entries) in layout.items():
+        menu = menu_bar.addMenu(title)
+        menu.setObjectName(f"menu_{name}")
+        for entry in entries:
+            if entry is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(entry)
+        menus[name] = menu
+    return menus

@@ -1,0 +1,259 @@
+"""The main window: docks, the action registry shared by menus/tray/shortcuts, window state across
+restarts, notices for configuration problems, orderly shutdown, and the start-up path."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from nanobot_desktop.engine.runtime import Engine
+from nanobot_desktop.gui.app import run_gui
+from nanobot_desktop.gui.startup import open_engine_for_gui
+from tests.conftest import write_test_config
+from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
+
+__all__ = ["open_window"]
+
+
+def keys_of(action: QAction) -> list[str]:
+    return [key.toString(QKeySequence.SequenceFormat.PortableText) for key in action.shortcuts()]
+
+
+def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
+    window = open_window()
+    assert window.panel_errors == []
+    assert window.dockWidgetArea(window.sessions_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
+    for name in ("inspectorDock", "memoryDock", "workspaceDock"):
+        assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.RightDockWidgetArea
+    for name in ("heartbeatDock", "scheduledDock", "subagentsDock"):
+        assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert window.docks["inspectorDock"].isVisible()
+    assert window.tabifiedDockWidgets(window.docks["inspectorDock"])  # Memory and Workspace share its place
+
+    a = window.actions
+    assert keys_of(a.new_chat)[0] == "Ctrl+N" and keys_of(a.stop) == ["Esc"] and keys_of(a.rename_session) == ["F2"]
+    assert "Del" in keys_of(a.delete_session) and "Ctrl+Z" in keys_of(a.undo_delete)
+    assert keys_of(a.search_sessions) == ["Ctrl+K"] and "Ctrl+," in keys_of(a.settings)
+    assert "Ctrl+Q" in keys_of(a.quit)
+    assert a.settings.menuRole() == QAction.MenuRole.PreferencesRole and a.quit.menuRole() == QAction.MenuRole.QuitRole
+    assert a.rename_session.shortcutContext() == Qt.ShortcutContext.WidgetWithChildrenShortcut
+    assert all(action.toolTip() for action in a.all().values())
+
+    menu_actions = {action for menu in window.menus.values() for action in menu.actions()}
+    for name in ("new_chat", "stop", "rename_session", "delete_session", "undo_delete", "export_markdown",
+                 "export_json", "reveal_file", "search_sessions", "settings", "run_heartbeat", "pause_heartbeat",
+                 "show_hide", "quit", "open_log_folder", "about"):
+        assert a.get(name) in menu_actions, name
+    for name in ("sessionsDock", "inspectorDock", "memoryDock", "workspaceDock", "heartbeatDock", "scheduledDock",
+                 "subagentsDock", "skills"):
+        assert a.dock_toggles[name] in window.menus["view"].actions(), name
+    tray = window.tray
+    assert tray is not None
+    assert tray.actions["quit"] is a.quit and tray.actions["new_chat"] is a.new_chat
+    assert tray.actions["heartbeat_run"] is a.run_heartbeat and tray.actions["toggle_window"] is a.show_hide
+    assert tray.menu.actions()[0] is a.show_hide
+
+    a.dock_toggles["memoryDock"].trigger()  # toggles hide a shown dock …
+    assert not window.docks["memoryDock"].isVisible()
+    a.dock_toggles["heartbeatDock"].trigger()  # … and show a hidden one
+    assert window.docks["heartbeatDock"].isVisible()
+    a.dock_toggles["skills"].trigger()
+    assert window.docks["workspaceDock"].isVisible()
+    assert window.files_view.tabs.currentWidget() is window.files_view.skills_view
+
+
+def test_shortcuts_new_chat_search_and_stop(qtbot, open_window, fake_openai):
+    window = open_window()
+    fake_openai.add_text("Fine, thanks.")
+    send(qtbot, window, "How are you?")
+    wait_idle(qtbot, window)
+    first = window.current_key
+    qtbot.waitUntil(lambda: window.windowTitle() == "nanobot — How are you?", timeout=WAIT_MS)
+    assert not window.actions.stop.isEnabled()
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_key != first and window.current_key.startswith("desktop:")
+    assert window.windowTitle() == "nanobot — New chat" and window.chat.model.rowCount() == 0
+    empty = window.current_key
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_key == empty  # an empty new chat is reused, not multiplied
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.sessions_panel.search_box
+    # picking the old session in the list shows it again, loaded from its file
+    index = window.sessions_panel.proxy.mapFromSource(window.sessions_panel.model.index_of_key(first))
+    window.sessions_panel.view.setCurrentIndex(index)
+    assert window.current_key == first
+    qtbot.waitUntil(lambda: window.chat.model.rowCount() == 2, timeout=WAIT_MS)
+    assert [i.text for i in window.chat.model.items()] == ["How are you?", "Fine, thanks."]
+    assert window.windowTitle() == "nanobot — How are you?"
+
+
+def test_window_state_and_the_current_session_survive_a_restart(qtbot, open_window, make_engine, tmp_path):
+    settings_file = tmp_path / "restart.ini"
+    engine = make_engine()
+    session = engine.sessions.get_or_create("cli:direct")
+    engine.sessions.append(session, [{"role": "user", "content": "remember me"},
+                                     {"role": "assistant", "content": "I will."}])
+    first = open_window(engine, settings_file=settings_file)
+    first.open_session("cli:direct")
+    first.resize(720, 520)  # inside the offscreen screen (800x600): restoreGeometry keeps windows on screen
+    first.move(30, 40)
+    first.docks["inspectorDock"].hide()
+    first.docks["scheduledDock"].show()
+    qtbot.wait(20)
+    geometry, size = first.pos(), first.size()
+    first.close()  # no tray here: closing quits through the lifecycle
+    qtbot.waitUntil(lambda: first.lifecycle.is_finished, timeout=WAIT_MS)
+    assert not first.watcher.is_running
+    assert not first.engine.cron.running
+
+    second = open_window(make_engine(), settings_file=settings_file)
+    assert second.size() == size and second.pos() == geometry
+    assert not second.docks["inspectorDock"].isVisible() and second.docks["scheduledDock"].isVisible()
+    assert second.current_key == "cli:direct"
+    qtbot.waitUntil(lambda: second.chat.model.rowCount() == 2, timeout=WAIT_MS)
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # raising the open dialog, offscreen
+def test_no_provider_configured_shows_a_notice_with_settings(qtbot, open_window, tmp_path):
+    config_path = write_test_config(tmp_path / "bare" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws2")
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    config["providers"] = {}
+    config["agents"]["defaults"]["provider"] = "auto"
+    config["agents"]["defaults"]["model"] = "gpt-4o"
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    window = open_window(Engine.open(config_path))
+    assert "No model is configured yet — open Settings" in window.notice_bar.text()
+    qtbot.mouseClick(window.notice_bar.button("Open Settings"), Qt.MouseButton.LeftButton)
+    assert window.settings_dialog is not None and window.settings_dialog.isVisible()
+    assert window.open_settings() is window.settings_dialog  # one dialog at a time
+    window.settings_dialog.reject()
+    send(qtbot, window, "hello")
+    wait_idle(qtbot, window)
+    last = window.chat.model.item(window.chat.model.rowCount() - 1)
+    assert last.kind == "notice" and last.level == "error"
+    assert "Open Settings to choose a provider and model." in last.text
+    assert window.notice_bar.button("Open Settings") is not None
+
+
+def test_a_deleted_current_session_gives_way_to_a_new_chat(qtbot, open_window, fake_openai):
+    window = open_window()
+    fake_openai.add_text("ok")
+    send(qtbot, window, "to be deleted")
+    wait_idle(qtbot, window)
+    key = window.current_key
+    qtbot.waitUntil(lambda: key in window.sessions_panel.model.keys(), timeout=WAIT_MS)
+    window.sessions_panel.delete_session(key)
+    assert window.current_key != key and window.chat.model.rowCount() == 0
+    assert window.windowTitle() == "nanobot — New chat"
+
+
+class _UrlCatcher(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[QUrl] = []
+
+    @Slot(QUrl)
+    def open(self, url: QUrl) -> None:
+        self.urls.append(url)
+
+
+def test_open_log_folder_and_services(qtbot, open_window, tmp_path):
+    window = open_window(log_folder=tmp_path / "logs", start_services=True)
+    qtbot.waitUntil(lambda: window.engine.cron.running, timeout=WAIT_MS)
+    catcher = _UrlCatcher()
+    QDesktopServices.setUrlHandler("file", catcher, "open")
+    try:
+        window.actions.open_log_folder.trigger()
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert [Path(url.toLocalFile()) for url in catcher.urls] == [tmp_path / "logs"]
+    window.actions.pause_heartbeat.trigger()
+    assert window.engine.heartbeat.paused and "Resume" in window.actions.pause_heartbeat.text()
+    window.actions.pause_heartbeat.trigger()
+    assert not window.engine.heartbeat.paused
+    window.actions.about.trigger()
+    assert window.about_box is not None and window.about_box.isVisible()
+    window.about_box.close()
+
+
+def test_quit_action_shuts_everything_down_in_order(qtbot, open_window, fake_openai):
+    window = open_window()
+    fake_openai.add_hang()
+    send(qtbot, window, "long job")
+    qtbot.waitUntil(lambda: len(fake_openai.requests) == 1, timeout=WAIT_MS)
+    window.actions.quit.trigger()
+    qtbot.waitUntil(lambda: window.lifecycle.is_finished, timeout=WAIT_MS)
+    assert not window.chat.is_busy(window.current_key)
+    lines = window.engine.sessions.path_for(window.current_key).read_text(encoding="utf-8").splitlines()
+    assert '"stopped": true' in lines[-1]  # the cancelled turn was saved as stopped
+    assert not window.watcher.is_running and window.engine.approver is None
+
+
+def test_run_gui_builds_the_main_window_by_default():
+    assert inspect.signature(run_gui).parameters["window_factory"].default is None
+
+
+def test_a_broken_config_is_reported_and_left_untouched(qtbot, qloop, tmp_path):
+    config_path = tmp_path / "broken" / "config.json"
+    config_path.parent.mkdir()
+    config_path.write_bytes(b'{"agents": {"defaults": {"model": "x",}}}')
+    task = asyncio.ensure_future(open_engine_for_gui(str(config_path), None))
+    qtbot.waitUntil(lambda: _message_box() is not None, timeout=WAIT_MS)
+    box = _message_box()
+    assert "config.json line 1" in box.text() and "left untouched" in box.text()
+    box.close()
+    qtbot.waitUntil(task.done, timeout=WAIT_MS)
+    assert task.result() is None
+    assert config_path.read_bytes() == b'{"agents": {"defaults": {"model": "x",}}}'
+
+
+def test_first_run_shows_onboarding_and_cancelling_quits(qtbot, qloop, tmp_path):
+    config_path = tmp_path / "fresh" / "config.json"
+    task = asyncio.ensure_future(open_engine_for_gui(str(config_path), str(tmp_path / "fresh-ws")))
+    qtbot.waitUntil(lambda: _top_level("onboardingDialog") is not None, timeout=WAIT_MS)
+    dialog = _top_level("onboardingDialog")
+    assert dialog.isVisible()
+    dialog.reject()
+    qtbot.waitUntil(task.done, timeout=WAIT_MS)
+    assert task.result() is None and not config_path.exists()
+
+
+def _message_box() -> QMessageBox | None:
+    return next((w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()), None)
+
+
+def _top_level(name: str):
+    return next((w for w in QApplication.topLevelWidgets() if w.objectName() == name and w.isVisible()), None)
+
+
+
+def test_the_default_factory_opens_the_engine_and_builds_the_window(qtbot, qloop, fake_openai, tmp_path, monkeypatch):
+    from nanobot_desktop.gui import startup
+    from nanobot_desktop.gui.lifecycle import LaunchOptions, Lifecycle
+    from nanobot_desktop.gui.main_window import MainWindow, create_main_window
+
+    monkeypatch.setattr(startup, "_setup_logging", lambda _path: tmp_path / "logs")  # keep the root logger as is
+    config_path = write_test_config(tmp_path / "cfg" / "config.json", fake_openai.base_url, tmp_path / "ws3")
+    lifecycle = Lifecycle(LaunchOptions(config=str(config_path), workspace=str(tmp_path / "other-ws")))
+    task = asyncio.ensure_future(create_main_window(lifecycle))
+    qtbot.waitUntil(task.done, timeout=WAIT_MS)
+    window = task.result()
+    try:
+        assert isinstance(window, MainWindow)
+        assert Path(window.engine.workspace.root) == tmp_path / "other-ws"  # --workspace wins
+        assert window.log_folder == tmp_path / "logs"
+        assert window.model_label.text() == "Model: fake-model"
+        assert str(tmp_path / "other-ws") in window.workspace_label.text()
+        assert window.notice_bar.text() == ""  # a configured provider: nothing to warn about
+    finally:
+        lifecycle.request_quit()
+        qtbot.waitUntil(lambda: lifecycle.is_finished, timeout=WAIT_MS)
+        if window is not None:
+            window.deleteLater()

@@ -1,0 +1,86 @@
+"""The desktop bundle: PyInstaller builds it, and the built folder runs on its own.
+
+Slow (a full PyInstaller build, about a minute) and skipped when PyInstaller is not installed: the
+test extra does not include it (`pip install -e '.[package]'`, or `python3 dev.py package`, adds it).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_test_config
+
+ROOT = Path(__file__).resolve().parent.parent
+EXECUTABLE = "nanobot-desktop" + (".exe" if sys.platform == "win32" else "")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("PyInstaller") is None,
+                       reason="PyInstaller is not installed (pip install -e '.[package]' or python3 dev.py package)"),
+]
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build once for this module, into a temporary folder (the repository's dist/ is left alone)."""
+    scratch = tmp_path_factory.mktemp("bundle")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYINSTALLER_CONFIG_DIR=str(scratch / "pyinstaller-cache"))
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "build.py"), "--distpath", str(scratch / "dist"),
+         "--workpath", str(scratch / "work")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == 0, f"the build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    folder = scratch / "dist" / "nanobot-desktop"
+    assert (folder / EXECUTABLE).is_file()
+    return folder
+
+
+def _run(bundle: Path, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    # Run from elsewhere, so nothing can come from the source checkout instead of the bundle.
+    return subprocess.run([str(bundle / EXECUTABLE), *arguments], cwd=bundle.parent, env=env,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.timeout(900)
+def test_the_bundle_carries_the_templates_and_answers_help(bundle: Path) -> None:
+    shipped = bundle / "_internal" / "nanobot_desktop" / "templates" / "AGENTS.md"
+    assert shipped.read_bytes() == (ROOT / "templates" / "AGENTS.md").read_bytes()
+    assert (bundle / "_internal" / "nanobot_desktop" / "resources" / "icons" / "app.svg").is_file()
+
+    result = _run(bundle, "--help")
+
+    assert result.returncode == 0, result.stderr
+    for command in ("onboard", "agent", "heartbeat"):
+        assert command in result.stdout
+    version = _run(bundle, "--version")
+    assert version.returncode == 0 and version.stdout.startswith("nanobot-desktop ")
+
+
+@pytest.mark.timeout(900)
+def test_one_agent_turn_from_the_bundle_writes_the_session(bundle: Path, fake_openai, tmp_path: Path) -> None:
+    fake_openai.add_text("Hello from the bundle.")
+    workspace = tmp_path / "ws"
+    config = write_test_config(tmp_path / "home" / ".nanobot" / "config.json", fake_openai.base_url, workspace)
+
+    result = _run(bundle, "agent", "-m", "Say hello", "--config", str(config))
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Hello from the bundle.\n"
+    assert fake_openai.requests[0]["messages"][-1]["content"].endswith("Say hello")
+    # The workspace was created from the templates shipped inside the bundle.
+    assert (workspace / "AGENTS.md").read_bytes() == (ROOT / "templates" / "AGENTS.md").read_bytes()
+    lines = (workspace / "sessions" / "cli_direct.jsonl").read_text(encoding="utf-8").splitlines()
+    header, *messages = (json.loads(line) for line in lines)
+    assert header["_type"] == "metadata" and header["key"] == "cli:direct"
+    assert [(m["role"], m["content"]) for m in messages] == [("user", "Say hello"),
+                                                             ("assistant", "Hello from the bundle.")]
