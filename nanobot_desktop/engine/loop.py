@@ -20,6 +20,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from nanobot_desktop.engine.config import ConfigError
 from nanobot_desktop.engine.context import ContextBuilder, strip_runtime_for_save
 from nanobot_desktop.engine.events import (
     ConsolidationFinished,
@@ -247,6 +248,9 @@ class AgentLoop:
         except ProviderError as error:
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=error.message, kind=error.kind))
             return TurnResult(turn_id, "failed", None, error.message)
+        except ConfigError as error:  # e.g. no provider configured yet: the user's to fix, not a bug
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=str(error), kind="config"))
+            return TurnResult(turn_id, "failed", None, str(error))
         except Exception as error:  # a bug must not take the app down; the user sees what happened
             log.exception("turn %s in %s failed", turn_id, session_key)
             message = f"Unexpected error: {type(error).__name__}: {error}"

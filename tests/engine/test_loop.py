@@ -374,3 +374,16 @@ async def test_apply_config_switches_the_heartbeat_on_and_off(make_engine):
         assert not engine.heartbeat.running
     finally:
         await engine.shutdown()
+
+
+async def test_missing_provider_fails_the_turn_as_a_config_problem(tmp_path):
+    from nanobot_desktop.engine.runtime import Engine
+
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"agents": {"defaults": {"workspace": str(tmp_path / "ws")}}}), encoding="utf-8")
+    engine = Engine.open(config)
+    seen = collect(engine)
+    result = await engine.loop.process("desktop:x", "hi")
+    assert result.status == "failed" and "apiKey" in result.error
+    failed = [e for e in seen if isinstance(e, ev.TurnFailed)][0]
+    assert failed.kind == "config" and "Unexpected" not in failed.error
