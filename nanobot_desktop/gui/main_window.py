@@ -18,6 +18,7 @@ from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
 from nanobot_desktop.engine.config import ConfigError, logs_dir, resolve_provider
+from nanobot_desktop.gui.markdown_render import warm_up_highlighting
 from nanobot_desktop.gui.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.app import apply_instance_command
 from nanobot_desktop.gui.bridge import EngineBridge
@@ -382,6 +383,7 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             self.composer.focus_input()
             QTimer.singleShot(0, self, self.composer.focus_input)  # after the docks took their focus
+            QTimer.singleShot(200, self, warm_up_highlighting)  # after the first paint, before any reply
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self._quitting or self.lifecycle.is_quitting:
