@@ -255,10 +255,16 @@ class ContextBuilder:
         chat_id: str | None = None,
         *,
         now: datetime | None = None,
+        sections: list[PromptSection] | None = None,
     ) -> list[dict[str, Any]]:
-        """[system, *history, user]: the runtime block rides in the one user message of this turn."""
+        """[system, *history, user]: the runtime block rides in the one user message of this turn.
+
+        `sections` lets a caller that already read them (the loop, for the inspector's sizes) avoid
+        reading the workspace files a second time.
+        """
+        system = SECTION_SEPARATOR.join(s.text for s in sections) if sections is not None else self.build_system_prompt()
         return [
-            {"role": "system", "content": self.build_system_prompt()},
+            {"role": "system", "content": system},
             *history,
             {"role": "user", "content": self.build_user_content(current_message, media, channel, chat_id, now=now)},
         ]

@@ -236,11 +236,13 @@ class AgentLoop:
             self._maybe_start_consolidation(session, settings)
         state = _TurnState(turn_id=turn_id, session=session)
         history = session.get_history(settings.memory_window)
-        messages = self.context.build_messages(history, text, media, channel, chat_id)
+        prompt_sections = self.context.system_sections()
+        messages = self.context.build_messages(history, text, media, channel, chat_id, sections=prompt_sections)
+        sizes = tuple((section.name, section.chars) for section in prompt_sections)
         self._save(state, [messages[-1]])
         ctx = self._tool_context(session_key, channel, chat_id, in_cron_job)
         try:
-            reply = await self._run_iterations(state, messages, ctx, settings)
+            reply = await self._run_iterations(state, messages, ctx, settings, sizes)
         except asyncio.CancelledError:
             self._save_stopped(state)
             self.bus.publish(TurnCancelled(session_key, turn_id=turn_id, partial_text="".join(state.streamed)))
@@ -293,10 +295,9 @@ class AgentLoop:
         return spawn
 
     async def _run_iterations(self, state: _TurnState, messages: list[dict[str, Any]], ctx: ToolContext,
-                              settings: AgentSettings) -> str | None:
+                              settings: AgentSettings, sections: tuple[tuple[str, int], ...]) -> str | None:
         provider = self._provider()
         tools = self.runner.registry.get_definitions()
-        sections = tuple((s.name, s.chars) for s in self.context.system_sections())
         for _ in range(settings.max_iterations):
             response = await self._call_llm(state, provider, messages, tools, settings, sections)
             if not response.has_tool_calls:
