@@ -143,26 +143,44 @@ class AgentLoop:
         """Start a turn in the background (the GUI's entry point). `/stop` is handled at once."""
         if text.strip().lower() == "/stop":
             return asyncio.ensure_future(self._stop_command(session_key))
-        task = asyncio.ensure_future(self.process(session_key, text, media, channel=channel, chat_id=chat_id))
-        self._track(session_key, task)
-        return task
+        return self._start_turn(session_key, text, media, channel, chat_id, False, False)
 
     async def process(self, session_key: str, text: str, media: list[str] | None = None, *,
                       channel: str | None = None, chat_id: str | None = None,
                       in_cron_job: bool = False, system_origin: bool = False) -> TurnResult:
-        """Run one turn to the end (waiting for the session's previous turn) and return its result."""
-        current = asyncio.current_task()
-        if current is not None:
-            self._track(session_key, current)
+        """Run one turn to the end (waiting for the session's previous turn) and return its result.
+
+        The turn runs in a task of its own, so `/stop` cancels only the turn, never the caller (the
+        heartbeat's tick, the cron timer, a subagent announcing its result). A stopped turn returns a
+        result with status "cancelled"; cancelling the caller cancels the turn too.
+        """
+        turn = self._start_turn(session_key, text, media, channel, chat_id, in_cron_job, system_origin)
+        try:
+            return await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            caller = asyncio.current_task()
+            if caller is not None and caller.cancelling():
+                turn.cancel()
+                raise
+            return TurnResult("", "cancelled", None, "stopped by the user")
+
+    def _start_turn(self, session_key: str, text: str, media: list[str] | None, channel: str | None,
+                    chat_id: str | None, in_cron_job: bool, system_origin: bool) -> "asyncio.Task[TurnResult]":
         channel, chat_id = self._route(session_key, channel, chat_id)
+        task = asyncio.ensure_future(self._locked_turn(session_key, text, media or [], channel, chat_id,
+                                                       in_cron_job, system_origin))
+        self._track(session_key, task)
+        return task
+
+    async def _locked_turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,
+                           in_cron_job: bool, system_origin: bool) -> TurnResult:
         lock = self._session_locks.setdefault(session_key, asyncio.Lock())
         async with lock:
-            return await self._turn(session_key, text, media or [], channel, chat_id, in_cron_job, system_origin)
+            return await self._turn(session_key, text, media, channel, chat_id, in_cron_job, system_origin)
 
     async def stop(self, session_key: str) -> int:
         """Cancel the session's running turns and subagents; returns how many tasks were stopped."""
-        current = asyncio.current_task()
-        tasks = [t for t in self._active.get(session_key, set()) if not t.done() and t is not current]
+        tasks = [t for t in self._active.get(session_key, set()) if not t.done()]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -188,8 +206,7 @@ class AgentLoop:
 
     async def shutdown(self) -> None:
         """Cancel and await every turn and consolidation (the app's shutdown owner calls this)."""
-        current = asyncio.current_task()  # process() registers its caller, which may be the one shutting down
-        tasks = [t for group in self._active.values() for t in group if not t.done() and t is not current]
+        tasks = [t for group in self._active.values() for t in group if not t.done()]
         tasks += [t for t in self._consolidation_tasks.values() if not t.done()]
         for task in tasks:
             task.cancel()

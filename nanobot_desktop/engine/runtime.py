@@ -204,7 +204,7 @@ class Engine:
 
     async def _run_heartbeat_tasks(self, tasks: str) -> str | None:
         result = await self.loop.process("heartbeat", tasks, channel="cli", chat_id="direct")
-        if result.status == "failed":
+        if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the heartbeat run failed")
         return result.reply
 
@@ -212,7 +212,7 @@ class Engine:
         payload = job.payload
         result = await self.loop.process(f"cron:{job.id}", cron_job_prompt(job), channel=payload.channel or "cli",
                                          chat_id=payload.to or "direct", in_cron_job=True)
-        if result.status == "failed":
+        if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the scheduled run failed")
         return result.reply
 

@@ -387,3 +387,34 @@ async def test_missing_provider_fails_the_turn_as_a_config_problem(tmp_path):
     assert result.status == "failed" and "apiKey" in result.error
     failed = [e for e in seen if isinstance(e, ev.TurnFailed)][0]
     assert failed.kind == "config" and "Unexpected" not in failed.error
+
+
+async def test_stopping_a_cron_turn_stops_only_the_turn_not_the_scheduler(make_engine, fake_openai):
+    from nanobot_desktop.engine.cron import CronSchedule
+
+    engine = make_engine()
+    runs: list[ev.CronJobRan] = []
+    second_run = asyncio.Event()
+
+    def on_event(event):
+        if isinstance(event, ev.CronJobRan):
+            runs.append(event)
+            if len(runs) == 2:
+                second_run.set()
+
+    engine.bus.subscribe(on_event)
+    fake_openai.add_hang()
+    fake_openai.add_text("second run done")
+    job = engine.cron.add_job("tick", CronSchedule(kind="every", every_ms=50), "do the thing")
+    await engine.cron.start()
+    try:
+        for _ in range(500):
+            if fake_openai.requests:
+                break
+            await asyncio.sleep(0.01)
+        assert await engine.loop.stop(f"cron:{job.id}") == 1
+        await asyncio.wait_for(second_run.wait(), 10)
+    finally:
+        await engine.shutdown()
+    assert (runs[0].status, runs[0].error) == ("error", "stopped by the user")
+    assert (runs[1].status, runs[1].result) == ("ok", "second run done")
