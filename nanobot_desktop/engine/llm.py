@@ -6,6 +6,7 @@ tools" without importing the `openai` SDK (which costs ~0.7 s to import).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
 
@@ -26,6 +27,14 @@ class ToolCallRequest:
     arguments: dict[str, Any]
     raw_arguments: str = ""
     parse_error: str | None = None
+
+    def to_message_dict(self) -> dict[str, Any]:
+        """The call as an assistant message's `tool_calls` entry (the shape sessions store and endpoints take).
+
+        Arguments are re-serialised from the parsed object; unreadable ones are kept as the model sent them.
+        """
+        arguments = self.raw_arguments if self.parse_error else json.dumps(self.arguments, ensure_ascii=False)
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": arguments}}
 
 
 @dataclass

@@ -12,7 +12,6 @@ Behaviour follows nanobot 0.1.4.post4 (reference §6) with these deliberate diff
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import time
@@ -326,12 +325,7 @@ class AgentLoop:
                 self.bus.publish(Progress(state.session.key, turn_id=state.turn_id, text=thought))
             self.bus.publish(Progress(state.session.key, turn_id=state.turn_id,
                                       text=tool_hint(response.tool_calls), is_tool_hint=True))
-            tool_calls = [{
-                "id": call.id, "type": "function",
-                "function": {"name": call.name,
-                             "arguments": json.dumps(call.arguments, ensure_ascii=False)
-                             if not call.parse_error else call.raw_arguments},
-            } for call in response.tool_calls]
+            tool_calls = [call.to_message_dict() for call in response.tool_calls]
             assistant = self._assistant_message(response.content, tool_calls, response)
             messages.append(assistant)
             state.pending_tool_ids = [(call.id, call.name) for call in response.tool_calls]
@@ -434,14 +428,13 @@ class AgentLoop:
 
     # --- memory ---------------------------------------------------------------------------------------
 
-    def _consolidation_chat(self) -> Callable[..., Any]:
+    async def plain_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> LLMResponse:
+        """One call with the configured model and no streaming callbacks: the `ChatWithTools` that
+        consolidation and the heartbeat's decision use."""
+        provider = self._provider()
         settings = self._settings()
-
-        async def chat(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> LLMResponse:
-            provider = self._provider()
-            return await provider.chat(messages, tools, model=settings.model or provider.default_model,
-                                       temperature=settings.temperature, max_tokens=settings.max_tokens)
-        return chat
+        return await provider.chat(messages, tools, model=settings.model or provider.default_model,
+                                   temperature=settings.temperature, max_tokens=settings.max_tokens)
 
     def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
         unconsolidated = len(session.messages) - session.last_consolidated
@@ -458,7 +451,7 @@ class AgentLoop:
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
                 offset = await consolidate(session.messages, session.last_consolidated, self.memory,
-                                           self._consolidation_chat(), archive_all=archive_all,
+                                           self.plain_chat, archive_all=archive_all,
                                            memory_window=settings.memory_window)
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))

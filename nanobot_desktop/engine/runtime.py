@@ -25,7 +25,7 @@ from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.events import EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
-from nanobot_desktop.engine.llm import ChatProvider, LLMResponse
+from nanobot_desktop.engine.llm import ChatProvider
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.sessions import SessionStore
@@ -86,7 +86,7 @@ class Engine:
         )
         self.loop.subagents = self.subagents
         heartbeat = config.gateway.heartbeat
-        self.heartbeat = HeartbeatService(self.workspace, chat=self._plain_chat, on_execute=self._run_heartbeat_tasks,
+        self.heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat, on_execute=self._run_heartbeat_tasks,
                                           interval_s=heartbeat.interval_s, enabled=heartbeat.enabled, bus=self.bus)
 
     @classmethod
@@ -195,12 +195,6 @@ class Engine:
         return f"{channel}:{datetime.now().strftime('%Y%m%d-%H%M%S-%f')[:-3]}"
 
     # --- callbacks wired into the services -----------------------------------------------------------
-
-    async def _plain_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> LLMResponse:
-        provider = self.provider()
-        settings = self.settings()
-        return await provider.chat(messages, tools, model=settings.model or provider.default_model,
-                                   temperature=settings.temperature, max_tokens=settings.max_tokens)
 
     async def _run_heartbeat_tasks(self, tasks: str) -> str | None:
         result = await self.loop.process("heartbeat", tasks, channel="cli", chat_id="direct")

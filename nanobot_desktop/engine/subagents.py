@@ -9,7 +9,6 @@ it as a system message, which the main agent then summarises for the user.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -167,10 +166,8 @@ class SubagentManager:
                                            reasoning_effort=settings.reasoning_effort)
             if not response.has_tool_calls:
                 return (response.content or "").strip() or NO_FINAL_TEXT
-            messages.append({"role": "assistant", "content": response.content, "tool_calls": [
-                {"id": c.id, "type": "function",
-                 "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
-                for c in response.tool_calls]})
+            messages.append({"role": "assistant", "content": response.content,
+                             "tool_calls": [call.to_message_dict() for call in response.tool_calls]})
             for call in response.tool_calls:
                 if allowed.get(call.name) is None:
                     result = f"Error: Tool '{call.name}' is not available to subagents."
