@@ -128,19 +128,11 @@ def log(message: str) -> None:
 
 
 def write_config(path: Path, base_url: str, workspace: Path, **agent_defaults: Any) -> Path:
-    """A config.json whose `custom` provider points at the fake endpoint (heartbeat off)."""
-    defaults = {"workspace": str(workspace), "model": "fake-model", "provider": "custom",
-                "memoryWindow": 100, "maxToolIterations": 40}
-    defaults.update(agent_defaults)
-    config = {
-        "agents": {"defaults": defaults},
-        "providers": {"custom": {"apiKey": "sk-bench", "apiBase": base_url}},
-        "gateway": {"heartbeat": {"enabled": False, "intervalS": 1800}},
-        "tools": {"exec": {"timeout": 60}, "restrictToWorkspace": True},
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
-    return path
+    """The tests' fake-endpoint config (tests/fake_openai.py), with the workspace restriction on."""
+    from tests.fake_openai import write_fake_config
+
+    return write_fake_config(path, base_url, workspace, api_key="sk-bench", restrict_to_workspace=True,
+                             **agent_defaults)
 
 
 @contextmanager

@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from tests.fake_openai import write_fake_config as write_test_config  # noqa: F401  (tests import it from here)
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -27,24 +29,6 @@ def fake_openai():
 
     with FakeOpenAIServer() as server:
         yield server
-
-
-def write_test_config(path, base_url: str, workspace, **defaults):
-    """A camelCase config.json pointing the `custom` provider at a fake endpoint."""
-    import json
-
-    agent_defaults = {"workspace": str(workspace), "model": "fake-model", "provider": "custom",
-                      "memoryWindow": 100, "maxToolIterations": 40}
-    agent_defaults.update(defaults)
-    config = {
-        "agents": {"defaults": agent_defaults},
-        "providers": {"custom": {"apiKey": "sk-test", "apiBase": base_url}},
-        "gateway": {"heartbeat": {"enabled": False, "intervalS": 1800}},
-        "tools": {"exec": {"timeout": 60}, "restrictToWorkspace": False},
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
-    return path
 
 
 @pytest.fixture

@@ -551,3 +551,24 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             "created": int(time.time()), "model": body.get("model", ""),
             "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason or "stop"}],
             "usage": _usage(body, reply)}
+
+
+def write_fake_config(path: Any, base_url: str, workspace: Any, *, api_key: str = "sk-test",
+                      restrict_to_workspace: bool = False, **agent_defaults: Any) -> Any:
+    """A camelCase config.json whose `custom` provider points at a fake endpoint (heartbeat off).
+
+    Shared by the tests and the benchmarks, so both exercise the same kind of config.
+    """
+    defaults = {"workspace": str(workspace), "model": "fake-model", "provider": "custom",
+                "memoryWindow": 100, "maxToolIterations": 40}
+    defaults.update(agent_defaults)
+    config = {
+        "agents": {"defaults": defaults},
+        "providers": {"custom": {"apiKey": api_key, "apiBase": base_url}},
+        "gateway": {"heartbeat": {"enabled": False, "intervalS": 1800}},
+        "tools": {"exec": {"timeout": 60}, "restrictToWorkspace": restrict_to_workspace},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return path
+
