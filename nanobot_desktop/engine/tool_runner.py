@@ -13,7 +13,7 @@ from typing import Callable
 
 from nanobot_desktop.engine.events import ApprovalRequested, EventBus, ToolCallFinished, ToolCallStarted
 from nanobot_desktop.engine.llm import ToolCallRequest
-from nanobot_desktop.engine.tools.base import ERROR_HINT, ToolContext
+from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
 from nanobot_desktop.engine.tools.policy import (
     ApprovalAnswer,
     Approver,
@@ -85,11 +85,11 @@ class ToolRunner:
         result = await self.registry.execute(call.name, call.arguments, ctx)
         return ToolOutcome(result, "error" if result.startswith("Error") else "ok")
 
-    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: object) -> bool:
+    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool) -> bool:
         approver = self._approver()
         if approver is None:
             return False
-        request = await build_approval_request(tool, dict(call.arguments), ctx)  # type: ignore[arg-type]
+        request = await build_approval_request(tool, dict(call.arguments), ctx)
         self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
                                            arguments=dict(call.arguments), diff=request.diff))
         answer = await approver(request)
