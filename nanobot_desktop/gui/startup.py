@@ -12,7 +12,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from nanobot_desktop.engine.config import ConfigError, default_config_path
 
@@ -64,11 +65,18 @@ def _needs_onboarding(config_path: Path) -> bool:
     return needs_onboarding(config_path)
 
 
+def _not_the_last_window(dialog: QWidget) -> None:
+    """A dialog shown before the main window exists must not count as the app's last window:
+    when it closes, Qt would quit the app (quitOnLastWindowClosed) instead of opening the window."""
+    dialog.setAttribute(Qt.WidgetAttribute.WA_QuitOnClose, False)
+
+
 async def run_onboarding(config_path: Path, workspace: str | None) -> tuple[Path, Path] | None:
     """Show the first-run dialog; (config path, workspace) when it finished, None when cancelled."""
     from nanobot_desktop.gui.onboarding import OnboardingDialog
 
     dialog = OnboardingDialog(config_path, workspace)
+    _not_the_last_window(dialog)
     future: asyncio.Future[tuple[Path, Path] | None] = asyncio.get_running_loop().create_future()
 
     def on_setup(path: object, chosen: object) -> None:
@@ -92,6 +100,7 @@ async def show_error(title: str, text: str) -> None:
     """A message box the person must read, shown without a nested event loop."""
     box = QMessageBox(QMessageBox.Icon.Critical, title, text)
     box.setStandardButtons(QMessageBox.StandardButton.Close)
+    _not_the_last_window(box)
     future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     box.finished.connect(lambda _result: None if future.done() else future.set_result(None))
     box.open()

@@ -208,6 +208,7 @@ def test_a_broken_config_is_reported_and_left_untouched(qtbot, qloop, tmp_path):
     qtbot.waitUntil(lambda: _message_box() is not None, timeout=WAIT_MS)
     box = _message_box()
     assert "config.json line 1" in box.text() and "left untouched" in box.text()
+    assert not box.testAttribute(Qt.WidgetAttribute.WA_QuitOnClose)  # closing it must not quit by itself
     box.close()
     qtbot.waitUntil(task.done, timeout=WAIT_MS)
     assert task.result() is None
@@ -220,6 +221,8 @@ def test_first_run_shows_onboarding_and_cancelling_quits(qtbot, qloop, tmp_path)
     qtbot.waitUntil(lambda: _top_level("onboardingDialog") is not None, timeout=WAIT_MS)
     dialog = _top_level("onboardingDialog")
     assert dialog.isVisible()
+    # closing it is not "the last window closed": Finish must lead to the main window, not to a quit
+    assert not dialog.testAttribute(Qt.WidgetAttribute.WA_QuitOnClose)
     dialog.reject()
     qtbot.waitUntil(task.done, timeout=WAIT_MS)
     assert task.result() is None and not config_path.exists()
