@@ -15,7 +15,7 @@ from collections import Counter
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.chat_cards import ApprovalCardWidget
 from nanobot_desktop.gui.chat_model import (
@@ -35,6 +35,10 @@ def render_style_for(palette: QPalette) -> RenderStyle:
         border=mix(colors.base, colors.text, 0.25).name(),
         inline_code_background=mix(colors.base, colors.text, 0.10).name(),
     )
+
+
+EMPTY_CHAT_HINT = ("Start a conversation: type a message below.\n\n"
+                   "Enter sends · Shift+Enter adds a line · / for commands · drop or paste files and images to attach")
 
 
 class ChatView(QWidget):
@@ -80,6 +84,11 @@ class ChatView(QWidget):
         self._items_layout = QVBoxLayout()
         self._items_layout.setSpacing(10)
         outer.addLayout(self._items_layout)
+        self.empty_hint = QLabel(EMPTY_CHAT_HINT)  # what a new chat shows instead of a blank pane
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        outer.addWidget(self.empty_hint, 1)
         outer.addStretch(1)
         self.scroll_area.setWidget(self._container)
         layout = QVBoxLayout(self)
@@ -202,13 +211,18 @@ class ChatView(QWidget):
                 self._widgets.append(widget)
                 self._items_layout.addWidget(widget)
         self._following = True
+        self._update_empty_hint()
         self.scroll_to_bottom()
         QTimer.singleShot(0, self, self._fill_viewport)
+
+    def _update_empty_hint(self) -> None:
+        self.empty_hint.setVisible(self._model is None or self._model.rowCount() == 0)
 
     def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         model = self._model
         if model is None or parent.isValid():
             return
+        self._update_empty_hint()
         if first < self._first_loaded:
             self._first_loaded += last - first + 1  # older rows nobody scrolled to yet
             return

@@ -118,6 +118,8 @@ class OnboardingDialog(QDialog):
         buttons.addStretch(1)
         for button in (self.back_button, self.next_button, self.finish_button):
             buttons.addWidget(button)
+        for button in (self.back_button, self.cancel_button):  # Enter means Next/Finish, even after a click here
+            button.setAutoDefault(False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.step_label)
         layout.addWidget(self.pages, 1)

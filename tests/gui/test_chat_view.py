@@ -461,3 +461,17 @@ def test_system_mode_follows_the_color_scheme_signal(qapp, restore_theme):
     assert not is_dark(qapp.palette())
     assert current_theme_mode(qapp) == "light"
     assert isinstance(QApplication.instance(), QApplication)
+
+
+def test_an_empty_chat_shows_a_hint_until_the_first_message(qtbot):
+    from nanobot_desktop.gui.chat_model import ChatModel, UserMessage
+
+    model = ChatModel()
+    view = ChatView(model)
+    qtbot.addWidget(view)
+    view.show()
+    assert view.empty_hint.isVisible() and "Enter sends" in view.empty_hint.text()
+    model.append(UserMessage(text="hello"))
+    assert not view.empty_hint.isVisible()
+    model.clear()
+    assert view.empty_hint.isVisible()
