@@ -76,6 +76,34 @@ def tool_hint(calls: list[Any]) -> str:
     return ", ".join(parts)
 
 
+async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: str, turn_id: str,
+                           messages: list[dict[str, Any]], tools: list[dict[str, Any]], settings: "AgentSettings", *,
+                           sections: tuple[tuple[str, int], ...] = (), on_text: Callable[[str], None] | None = None,
+                           on_reasoning: Callable[[str], None] | None = None) -> LLMResponse:
+    """One model call, announced with LLMCallStarted/LLMCallFinished so the inspector sees exactly what was
+    sent and what it cost — for the main agent's turns and for subagents alike."""
+    call_id = uuid.uuid4().hex[:12]
+    model = settings.model or provider.default_model
+    bus.publish(LLMCallStarted(session_key, turn_id=turn_id, call_id=call_id, model=model,
+                               messages=tuple(messages), tools=tuple(tools), system_sections=sections))
+    started = time.perf_counter()
+    try:
+        response = await provider.chat(
+            messages, tools, model=model, temperature=settings.temperature, max_tokens=settings.max_tokens,
+            reasoning_effort=settings.reasoning_effort, on_text_delta=on_text, on_reasoning_delta=on_reasoning,
+        )
+    except ProviderError as error:
+        bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
+                                    completion_tokens=0, latency_s=time.perf_counter() - started,
+                                    finish_reason="error", error=error.message))
+        raise
+    bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=response.model or model,
+                                prompt_tokens=response.usage.prompt_tokens,
+                                completion_tokens=response.usage.completion_tokens,
+                                latency_s=response.latency_s, finish_reason=response.finish_reason))
+    return response
+
+
 @dataclass
 class AgentSettings:
     model: str
@@ -346,11 +374,7 @@ class AgentLoop:
     async def _call_llm(self, state: _TurnState, provider: ChatProvider, messages: list[dict[str, Any]],
                         tools: list[dict[str, Any]], settings: AgentSettings,
                         sections: tuple[tuple[str, int], ...]) -> LLMResponse:
-        call_id = uuid.uuid4().hex[:12]
         key = state.session.key
-        model = settings.model or provider.default_model
-        self.bus.publish(LLMCallStarted(key, turn_id=state.turn_id, call_id=call_id, model=model,
-                                        messages=tuple(messages), tools=tuple(tools), system_sections=sections))
         state.streamed = []
 
         def on_text(delta: str) -> None:
@@ -360,23 +384,8 @@ class AgentLoop:
         def on_reasoning(delta: str) -> None:
             self.bus.publish(ReasoningDelta(key, turn_id=state.turn_id, text=delta))
 
-        started = time.perf_counter()
-        try:
-            response = await provider.chat(
-                messages, tools, model=model, temperature=settings.temperature, max_tokens=settings.max_tokens,
-                reasoning_effort=settings.reasoning_effort, on_text_delta=on_text, on_reasoning_delta=on_reasoning,
-            )
-        except ProviderError as error:
-            self.bus.publish(LLMCallFinished(key, turn_id=state.turn_id, call_id=call_id, model=model,
-                                             prompt_tokens=0, completion_tokens=0,
-                                             latency_s=time.perf_counter() - started, finish_reason="error",
-                                             error=error.message))
-            raise
-        self.bus.publish(LLMCallFinished(key, turn_id=state.turn_id, call_id=call_id, model=response.model or model,
-                                         prompt_tokens=response.usage.prompt_tokens,
-                                         completion_tokens=response.usage.completion_tokens,
-                                         latency_s=response.latency_s, finish_reason=response.finish_reason))
-        return response
+        return await chat_with_events(self.bus, provider, key, state.turn_id, messages, tools, settings,
+                                      sections=sections, on_text=on_text, on_reasoning=on_reasoning)
 
     @staticmethod
     def _assistant_message(content: str | None, tool_calls: list[dict[str, Any]] | None,

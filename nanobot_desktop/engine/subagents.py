@@ -19,6 +19,7 @@ from typing import Any, Awaitable, Callable
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.events import EventBus, SubagentFinished, SubagentStarted
 from nanobot_desktop.engine.llm import ChatProvider, ProviderError
+from nanobot_desktop.engine.loop import chat_with_events
 from nanobot_desktop.engine.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.registry import SUBAGENT_TOOL_NAMES, ToolRegistry
@@ -161,9 +162,8 @@ class SubagentManager:
         provider = self._provider()
         turn_id = f"subagent-{record.task_id}"
         for _ in range(SUBAGENT_MAX_ITERATIONS):
-            response = await provider.chat(messages, definitions, model=settings.model or provider.default_model,
-                                           temperature=settings.temperature, max_tokens=settings.max_tokens,
-                                           reasoning_effort=settings.reasoning_effort)
+            response = await chat_with_events(self.bus, provider, record.origin_session_key, turn_id,
+                                              messages, definitions, settings)
             if not response.has_tool_calls:
                 return (response.content or "").strip() or NO_FINAL_TEXT
             messages.append({"role": "assistant", "content": response.content,

@@ -260,6 +260,8 @@ async def test_subagent_round_trip_announces_back_to_origin(make_engine, fake_op
     assert finished[0].status == "ok" and finished[0].result == "The file has 3 lines."
     record = engine.subagents.list()[0]
     assert record.status == "ok" and record.transcript[0]["content"].startswith("# Subagent")
+    subagent_calls = [e for e in seen if isinstance(e, ev.LLMCallFinished) and e.turn_id == f"subagent-{record.task_id}"]
+    assert len(subagent_calls) == 1 and subagent_calls[0].session_key == "desktop:sub"  # visible in the inspector
     lines = session_lines(engine, "desktop:sub")
     assert "[Subagent 'count lines' completed successfully]" in lines[-2]["content"]
     assert lines[-1]["content"] == "Your file has three lines."
