@@ -20,6 +20,7 @@ import pytest
 
 from tests.conftest import write_test_config
 from tests.fake_openai import text_reply, tool_calls_reply
+from tests.gui.xvfb_support import start_trayer, start_xvfb, stop_process
 
 pytestmark = [
     pytest.mark.xvfb,
@@ -95,36 +96,6 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-def _start_xvfb() -> tuple[subprocess.Popen, str]:
-    read_fd, write_fd = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-                            pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    number = b""
-    with os.fdopen(read_fd, "rb") as reader:  # Xvfb writes the display number once it accepts clients
-        while not number.endswith(b"\n"):
-            chunk = reader.read(1)
-            if not chunk:
-                break
-            number += chunk
-    if not number.strip():
-        xvfb.kill()
-        xvfb.wait()
-        pytest.fail("Xvfb did not start (no display number reported)")
-    return xvfb, ":" + number.decode().strip()
-
-
-def _stop(process: subprocess.Popen | None) -> None:
-    if process is None or process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 def test_tray_icon_shows_running_during_a_heartbeat_and_notifies(fake_openai, tmp_path):
     def route(body):
         names = [tool["function"]["name"] for tool in body.get("tools") or []]
@@ -143,17 +114,15 @@ def test_tray_icon_shows_running_during_a_heartbeat_and_notifies(fake_openai, tm
 
     xvfb = trayer = None
     try:
-        xvfb, display = _start_xvfb()
+        xvfb, display = start_xvfb()
         env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
         env.update(DISPLAY=display, QT_QPA_PLATFORM="xcb", HOME=str(home), PYTHONPATH=str(REPO))
-        trayer = subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel",
-                                   "--width", "120", "--height", "28", "--transparent", "false",
-                                   "--tint", "0x334455"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        trayer = start_trayer(env)
         run = subprocess.run([sys.executable, str(script), str(config_path), str(tmp_path / "tray.ini")],
                              env=env, cwd=REPO, capture_output=True, text=True, timeout=90)
     finally:
-        _stop(trayer)
-        _stop(xvfb)
+        stop_process(trayer)
+        stop_process(xvfb)
 
     lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
     assert run.returncode == 0 and lines, f"script failed ({run.returncode}):\n{run.stdout}\n{run.stderr[-3000:]}"
