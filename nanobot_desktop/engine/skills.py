@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
-
 from nanobot_desktop.data import builtin_skills_dir
 from nanobot_desktop.engine.workspace import Workspace
 
@@ -72,6 +70,8 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
 
 
 def _parse_yaml(frontmatter: str) -> dict[str, Any]:
+    import yaml  # here, not at the top: PyYAML costs ~16 ms to import and is off the app's start-up path
+
     try:
         # The pure-Python loader (not libyaml) so error messages read the same on every platform;
         # results are cached per file, so its speed does not matter.

@@ -4,6 +4,12 @@ docked on the right, menus built from the one action registry, and the app's shu
 The window holds no agent logic. It builds the pieces, connects their signals, remembers its
 geometry, dock layout and last session (QSettings), and registers one cleanup with the lifecycle
 that stops the engine, the watcher and every panel in order.
+
+Start-up: what the first paint shows (chat, composer, session list, menus, status bar, every dock's
+frame in its saved place) is built in the constructor; the dock panels, hot reload and the tray are
+built right after the first paint, one per event-loop turn, and the engine's services start after
+them (SPEC §5: start to first painted window). Asking for a panel (`window.inspector`, ...) before
+then builds them all at once, so callers never see a missing panel that should be there.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
 from nanobot_desktop.engine.config import ConfigError, logs_dir, resolve_provider
@@ -31,7 +37,7 @@ from nanobot_desktop.gui.lifecycle import Lifecycle
 from nanobot_desktop.gui.notice_bar import NoticeBar
 from nanobot_desktop.gui.sessions_view import SessionsPanel
 from nanobot_desktop.gui.watcher import WorkspaceWatcher
-from nanobot_desktop.gui.window_docks import ChatPane, build_panel, build_panels
+from nanobot_desktop.gui.window_docks import PANEL_DOCKS, ChatPane, LazyPanels, build_dock_shells
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +47,7 @@ STATE_KEY = "mainWindow/state"
 SESSION_KEY = "mainWindow/currentSession"
 STATE_VERSION = 1
 NEW_CHAT_TITLE = "New chat"
+BUILD_PANELS_ANYWAY_MS = 1000  # if no paint comes after showing (e.g. minimised), build the panels then
 
 
 class MainWindow(QMainWindow):
@@ -55,8 +62,6 @@ class MainWindow(QMainWindow):
         self.lifecycle = lifecycle
         self.settings_store = settings if settings is not None else QSettings()
         self.log_folder = log_folder or logs_dir(Path(engine.config_path))
-        self.panel_errors: list[str] = []
-        """Panels that could not be built, with why (the window still works without them)."""
         self.settings_dialog: Any = None
         self.about_box: QMessageBox | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -78,21 +83,16 @@ class MainWindow(QMainWindow):
         self._owns_watcher = watcher is None
         self.watcher = watcher if watcher is not None else WorkspaceWatcher(self)
         self.sessions_panel = SessionsPanel(engine, self.bridge, self.actions)
-        panels = build_panels(self, engine, self.bridge, self.watcher, self.actions, self.sessions_panel,
-                              self.show_skills)
-        self.sync = panels.sync
-        self.inspector = panels.inspector
-        self.memory_view = panels.memory_view
-        self.files_view = panels.files_view
-        self.heartbeat_view = panels.heartbeat_view
-        self.cron_view = panels.cron_view
-        self.subagents_view = panels.subagents_view
-        self.docks: dict[str, QDockWidget] = panels.docks
-        self.sessions_dock = panels.docks["sessionsDock"]
-        self._first_right_dock = panels.first_right_dock
-        self.panel_errors = panels.errors
+        shells = build_dock_shells(self, self.actions, self.sessions_panel, self.show_skills)
+        self.docks: dict[str, QDockWidget] = shells.docks
+        self.sessions_dock = shells.docks["sessionsDock"]
+        self._first_right_dock = shells.first_right_dock
+        # Built after the first paint (see _build_next_panel); the properties below build them on demand.
+        self._panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
+                                  self._make_tray if use_tray else None, self._wire_panel, self._all_panels_built)
+        self._build_scheduled = False
+        self._services_pending = start_services
 
-        self.tray = build_panel(self.panel_errors, "tray", self._make_tray) if use_tray else None
         self._build_status_bar()
         self.menus = build_menus(self.menuBar(), self.actions)
         self.menus["agent"].aboutToShow.connect(self._update_heartbeat_actions)
@@ -102,12 +102,74 @@ class MainWindow(QMainWindow):
         self._show_initial_session()
         self._check_config()
         self.sessions_panel.refresh_now()
-        if start_services:
-            self._spawn(self._start_services())
-        if self.panel_errors:
-            self.notice_bar.show_notice("Some panels could not be loaded: " + "; ".join(self.panel_errors), "error")
 
     # --- building ----------------------------------------------------------------------------------
+
+    @property
+    def panel_errors(self) -> list[str]:
+        """Panels that could not be built, with why (the window still works without them)."""
+        self._panels.build_all()
+        return self._panels.errors
+
+    @property
+    def sync(self) -> Any:
+        return self._panels.get("sync")
+
+    @property
+    def inspector(self) -> Any:
+        return self._panels.get("inspector")
+
+    @property
+    def memory_view(self) -> Any:
+        return self._panels.get("memory_view")
+
+    @property
+    def files_view(self) -> Any:
+        return self._panels.get("files_view")
+
+    @property
+    def heartbeat_view(self) -> Any:
+        return self._panels.get("heartbeat_view")
+
+    @property
+    def cron_view(self) -> Any:
+        return self._panels.get("cron_view")
+
+    @property
+    def subagents_view(self) -> Any:
+        return self._panels.get("subagents_view")
+
+    @property
+    def tray(self) -> Any:
+        return self._panels.get("tray")
+
+    def _build_next_panel(self) -> None:
+        """One pending panel per event-loop turn, so the window stays responsive while they arrive."""
+        if self._quitting or self.lifecycle.is_quitting:
+            return
+        self._panels.build_next()
+        if self._panels.pending:
+            QTimer.singleShot(0, self, self._build_next_panel)
+
+    def _wire_panel(self, name: str, panel: Any) -> None:
+        if name == "sync":
+            panel.sessions_changed.connect(self._on_sessions_changed_on_disk)
+        elif name == "inspector" and self.current_key:
+            panel.set_session(self.current_key)
+        if name in ("heartbeat_view", "cron_view", "subagents_view", "tray") \
+                and hasattr(panel, "open_session_requested"):
+            panel.open_session_requested.connect(self.show_and_open_session)
+        if name == "tray" and hasattr(panel, "new_chat_requested"):
+            panel.new_chat_requested.connect(self.new_chat)
+
+    def _all_panels_built(self) -> None:
+        errors = self._panels.errors
+        if errors:
+            self.notice_bar.show_notice("Some panels could not be loaded: " + "; ".join(errors), "error")
+        QTimer.singleShot(0, self, self._warm_up_rendering)  # then Markdown, before any reply streams in
+        if self._services_pending:  # after the panels, so they see the services' first events
+            self._services_pending = False
+            self._spawn(self._start_services())
 
     def _make_tray(self) -> Any:
         from nanobot_desktop.gui.tray import TrayController
@@ -159,13 +221,6 @@ class MainWindow(QMainWindow):
         panel.refreshed.connect(self._update_title)
         panel.error.connect(lambda message: self.notice_bar.show_notice(message, "error"))
         panel.export_finished.connect(lambda path: self.statusBar().showMessage(f"Exported to {path}", 5000))
-        if self.sync is not None:
-            self.sync.sessions_changed.connect(self._on_sessions_changed_on_disk)
-        for view in (self.heartbeat_view, self.cron_view, self.subagents_view, self.tray):
-            if view is not None and hasattr(view, "open_session_requested"):
-                view.open_session_requested.connect(self.show_and_open_session)
-        if self.tray is not None and hasattr(self.tray, "new_chat_requested"):
-            self.tray.new_chat_requested.connect(self.new_chat)
 
     # --- sessions ----------------------------------------------------------------------------------
 
@@ -179,8 +234,9 @@ class MainWindow(QMainWindow):
             return
         self.chat.show_session(key)
         self.sessions_panel.set_current_key(key)
-        if self.inspector is not None:
-            self.inspector.set_session(key)
+        inspector = self._panels.built.get("inspector")  # one built later gets the current session then
+        if inspector is not None:
+            inspector.set_session(key)
         self.settings_store.setValue(SESSION_KEY, key)
         self._update_title()
         self._on_busy_changed(self.chat.is_busy(key))
@@ -383,7 +439,23 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             self.composer.focus_input()
             QTimer.singleShot(0, self, self.composer.focus_input)  # after the docks took their focus
-            QTimer.singleShot(200, self, warm_up_highlighting)  # after the first paint, before any reply
+            QTimer.singleShot(BUILD_PANELS_ANYWAY_MS, self, self._schedule_panels)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if not self._build_scheduled:
+            self._schedule_panels()  # the window is on screen: now the rest
+
+    def _schedule_panels(self) -> None:
+        if self._build_scheduled:
+            return
+        self._build_scheduled = True
+        QTimer.singleShot(0, self, self._build_next_panel)
+
+    def _warm_up_rendering(self) -> None:
+        """Markdown and Pygments get loaded after the first paint, before any reply streams in."""
+        self.chat_view.renderer.warm_up()
+        warm_up_highlighting()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self._quitting or self.lifecycle.is_quitting:
@@ -424,6 +496,7 @@ class MainWindow(QMainWindow):
             self.save_window_state()
         except RuntimeError:  # the window is already gone (interpreter teardown)
             pass
+        self._panels.cancel()  # nothing more is built once shutting down
         for task in [t for t in self._tasks if not t.done()]:
             task.cancel()
         await self._await_step("engine", self.engine.shutdown())
@@ -431,18 +504,18 @@ class MainWindow(QMainWindow):
         self.bridge.detach()
         await self._await_step("sessions panel", self.sessions_panel.shutdown())
         await self._await_step("composer", self.composer.shutdown())
-        for panel in (self.tray, self.inspector, self.memory_view, self.files_view, self.heartbeat_view,
-                      self.cron_view, self.subagents_view):
-            shutdown = getattr(panel, "shutdown", None)
+        for name in ("tray", *PANEL_DOCKS):
+            shutdown = getattr(self._panels.built.get(name), "shutdown", None)
             if shutdown is not None:
                 try:
                     result = shutdown()
                     if asyncio.iscoroutine(result):
                         await result
                 except Exception:
-                    log.exception("shutting down %s failed", type(panel).__name__)
-        if self.sync is not None:
-            self.sync.close()
+                    log.exception("shutting down %s failed", name)
+        sync = self._panels.built.get("sync")
+        if sync is not None:
+            sync.close()
         if self._owns_watcher:
             self.watcher.stop()
 

@@ -18,14 +18,13 @@ import html
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import markdown
-from pygments.lexer import Lexer
-from pygments.lexers import TextLexer, get_lexer_by_name
-from pygments.styles import get_style_by_name
-from pygments.token import Token
-from pygments.util import ClassNotFound
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+
+# markdown and pygments (~35 ms to import, ~30 ms to configure) are loaded by the first render,
+# not when the chat view is built, so they stay off the start-up path.
 
 COPY_SCHEME = "copy"  # code block i of a message links to "copy:i"
 
@@ -67,22 +66,37 @@ class MarkdownRenderer:
     def __init__(self, style: RenderStyle | None = None) -> None:
         self.style = style or RenderStyle()
         self.chars_rendered = 0  # total characters ever converted: lets tests check the O(n) promise
-        self._md = markdown.Markdown(
-            extensions=["fenced_code", "tables", "codehilite", "sane_lists"],
-            extension_configs={"codehilite": {
-                "noclasses": True, "guess_lang": False, "pygments_style": self.style.pygments_style,
-            }},
-            output_format="html",
-        )
-        self._md.preprocessors.deregister("html_block")
-        self._md.inlinePatterns.deregister("html")
-        self._code_background, self._code_foreground = _code_colors(self.style.pygments_style)
+        self._md: Any = None  # the markdown converter, made by the first render (see _converter)
+        self._code_background = self._code_foreground = ""
+
+    def warm_up(self) -> None:
+        """Import and configure the converter now, at idle, not in the middle of the first streamed
+        reply (where its ~50 ms would stall the event loop)."""
+        self._converter()
+
+    def _converter(self) -> Any:
+        if self._md is None:
+            import markdown
+
+            converter = markdown.Markdown(
+                extensions=["fenced_code", "tables", "codehilite", "sane_lists"],
+                extension_configs={"codehilite": {
+                    "noclasses": True, "guess_lang": False, "pygments_style": self.style.pygments_style,
+                }},
+                output_format="html",
+            )
+            converter.preprocessors.deregister("html_block")
+            converter.inlinePatterns.deregister("html")
+            self._code_background, self._code_foreground = _code_colors(self.style.pygments_style)
+            self._md = converter
+        return self._md
 
     def render_block(self, source: str, code_offset: int = 0) -> RenderedBlock:
         """Render one block; its code blocks get Copy links numbered from `code_offset`."""
         self.chars_rendered += len(source)
-        self._md.reset()
-        body = self._md.convert(source)
+        converter = self._converter()
+        converter.reset()
+        body = converter.convert(source)
         fenced = _fenced_code_sources(source)
         rendered_codes: list[str] = []
 
@@ -122,6 +136,9 @@ class MarkdownRenderer:
 
 @lru_cache(maxsize=8)
 def _code_colors(style_name: str) -> tuple[str, str]:
+    from pygments.styles import get_style_by_name
+    from pygments.token import Token
+
     style = get_style_by_name(style_name)
     background = style.background_color or "#f8f8f8"
     foreground = ""
@@ -225,6 +242,8 @@ def highlight_lines(language: str, text: str, style: RenderStyle) -> list[tuple[
     """Pygments tokens of `text` as (text, pygments style dict) pairs, for appending streamed code.
     Lines are lexed on their own, so a construct spanning earlier lines may be coloured approximately
     until the block is complete and rendered whole."""
+    from pygments.styles import get_style_by_name
+
     lexer = _lexer(language)
     pygments_style = get_style_by_name(style.pygments_style)
     return [(value, pygments_style.style_for_token(token)) for token, value in lexer.get_tokens(text)]
@@ -232,6 +251,9 @@ def highlight_lines(language: str, text: str, style: RenderStyle) -> list[tuple[
 
 @lru_cache(maxsize=32)
 def _lexer(language: str) -> Lexer:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_by_name(language, stripnl=False, ensurenl=False) if language else _plain_lexer()
     except ClassNotFound:
@@ -239,6 +261,8 @@ def _lexer(language: str) -> Lexer:
 
 
 def _plain_lexer() -> Lexer:
+    from pygments.lexers import TextLexer
+
     return TextLexer(stripnl=False, ensurenl=False)
 
 
@@ -335,6 +359,9 @@ def warm_up_highlighting() -> None:
     The first lookup costs ~40 ms; done lazily it lands in the middle of the first streamed code
     block and stalls the event loop (measured by bench/stream_stall.py).
     """
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     for language in _WARM_LANGUAGES:
         try:
             get_lexer_by_name(language)

@@ -13,25 +13,34 @@ import hashlib
 import os
 import re
 import time
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
-from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent, FileCreatedEvent,
-                             FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileSystemEvent,
-                             FileSystemEventHandler)
-from watchdog.observers import Observer
-from watchdog.observers.api import BaseObserver, ObservedWatch
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver, ObservedWatch
+
+# watchdog (with ctypes and inotify) costs ~40 ms to import: it is imported by the first `watch`,
+# which the main window makes after its first paint, not when a watcher is created.
 
 IGNORED_DIRS = frozenset({".git", "__pycache__"})
 # atomic_write's ".NAME.XXXX.tmp", vim swap files and its "4913" probe, "name~" backups, emacs
 # ".#name" locks, gedit's ".goutputstream-XXXX".
 _IGNORED_NAME = re.compile(r"^\..*\.tmp$|\.sw[a-p]$|~$|^\.#|^4913$|^\.goutputstream-")
-# Content changes only: reading a file (opened / closed without writing) and chmod are not changes,
-# and reporting reads would make an editor that re-reads on change loop forever.
-_INTERESTING_EVENTS: list[type[FileSystemEvent]] = [
-    FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
-    DirCreatedEvent, DirDeletedEvent, DirMovedEvent,
-]
+
+
+@cache
+def _interesting_events() -> list[type[FileSystemEvent]]:
+    """Content changes only: reading a file (opened / closed without writing) and chmod are not
+    changes, and reporting reads would make an editor that re-reads on change loop forever."""
+    from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
+                                 FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent)
+
+    return [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
+            DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
 
 
 def is_ignored_name(name: str) -> bool:
@@ -45,34 +54,41 @@ class _Bridge(QObject):
     raw = Signal(str)
 
 
-class _Handler(FileSystemEventHandler):
-    """Runs on the observer thread: drop noise, pass the rest on. Nothing else happens here."""
+@cache
+def _handler_class() -> type:
+    """The observer-thread handler class (defined on first use, so watchdog is imported then)."""
+    from watchdog.events import FileSystemEventHandler
 
-    def __init__(self, root: Path, bridge: _Bridge) -> None:
-        super().__init__()
-        self._root = root
-        self._bridge = bridge
+    class Handler(FileSystemEventHandler):
+        """Runs on the observer thread: drop noise, pass the rest on. Nothing else happens here."""
 
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        for raw_path in (event.src_path, getattr(event, "dest_path", "")):
-            if not raw_path:
-                continue
-            path = os.fsdecode(raw_path)
-            if self._is_noise(path):
-                continue
+        def __init__(self, root: Path, bridge: _Bridge) -> None:
+            super().__init__()
+            self._root = root
+            self._bridge = bridge
+
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            for raw_path in (event.src_path, getattr(event, "dest_path", "")):
+                if not raw_path:
+                    continue
+                path = os.fsdecode(raw_path)
+                if self._is_noise(path):
+                    continue
+                try:
+                    self._bridge.raw.emit(path)
+                except RuntimeError:
+                    return  # the watcher was destroyed while the observer was still stopping
+
+        def _is_noise(self, path: str) -> bool:
+            if is_ignored_name(os.path.basename(path)):
+                return True
             try:
-                self._bridge.raw.emit(path)
-            except RuntimeError:
-                return  # the watcher was destroyed while the observer was still stopping
+                relative = Path(path).relative_to(self._root)
+            except ValueError:
+                return False
+            return any(part in IGNORED_DIRS for part in relative.parts)
 
-    def _is_noise(self, path: str) -> bool:
-        if is_ignored_name(os.path.basename(path)):
-            return True
-        try:
-            relative = Path(path).relative_to(self._root)
-        except ValueError:
-            return False
-        return any(part in IGNORED_DIRS for part in relative.parts)
+    return Handler
 
 
 class WorkspaceWatcher(QObject):
@@ -112,11 +128,13 @@ class WorkspaceWatcher(QObject):
         if key in self._watches:
             return
         if self._observer is None:
+            from watchdog.observers import Observer
+
             self._observer = Observer()
             self._observer.daemon = True
             self._observer.start()
-        self._watches[key] = self._observer.schedule(_Handler(root, self._bridge), str(root), recursive=recursive,
-                                                     event_filter=_INTERESTING_EVENTS)
+        self._watches[key] = self._observer.schedule(_handler_class()(root, self._bridge), str(root),
+                                                     recursive=recursive, event_filter=_interesting_events())
 
     def unwatch(self, path: Path) -> None:
         """Stop watching a folder given to `watch` (e.g. when the workspace changes)."""

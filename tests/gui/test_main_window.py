@@ -260,3 +260,37 @@ def test_the_default_factory_opens_the_engine_and_builds_the_window(qtbot, qloop
         qtbot.waitUntil(lambda: lifecycle.is_finished, timeout=WAIT_MS)
         if window is not None:
             window.deleteLater()
+
+
+def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot, qloop, make_engine, tmp_path):
+    """Start-up (SPEC §5): the window paints before the dock panels exist; they then fill every dock."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QScrollArea
+
+    from nanobot_desktop.gui.lifecycle import Lifecycle
+    from nanobot_desktop.gui.main_window import MainWindow
+    from nanobot_desktop.gui.window_docks import DOCK_TITLES, PanelPlaceholder
+
+    settings = QSettings(str(tmp_path / "lazy.ini"), QSettings.Format.IniFormat)
+    lifecycle = Lifecycle()
+    window = MainWindow(make_engine(), lifecycle, settings=settings, start_services=False, use_tray=False)
+
+    def inside(name: str):
+        holder = window.docks[name].widget()
+        return holder.widget() if isinstance(holder, QScrollArea) else holder
+
+    try:
+        assert set(window.docks) == set(DOCK_TITLES)  # every dock, placed, with its View-menu toggle …
+        assert all(name in window.actions.dock_toggles for name in DOCK_TITLES)
+        assert isinstance(inside("inspectorDock"), PanelPlaceholder)  # … but no panel before the first paint
+        window.show()
+        qtbot.waitUntil(lambda: not any(isinstance(inside(name), PanelPlaceholder) for name in DOCK_TITLES),
+                        timeout=WAIT_MS)
+        for name, dock in window.docks.items():
+            assert inside(name).panel_title == DOCK_TITLES[name] == dock.windowTitle()
+        assert window.panel_errors == []
+    finally:
+        lifecycle.request_quit()
+        qtbot.waitUntil(lambda: lifecycle.is_finished, timeout=20_000)
+        window.close()
+        window.deleteLater()
