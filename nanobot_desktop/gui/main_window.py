@@ -24,7 +24,6 @@ from PySide6.QtGui import QCloseEvent, QDesktopServices, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
 from nanobot_desktop.engine.config import ConfigError, logs_dir, resolve_provider
-from nanobot_desktop.gui.markdown_render import warm_up_highlighting
 from nanobot_desktop.gui.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.app import apply_instance_command
 from nanobot_desktop.gui.bridge import EngineBridge
@@ -455,7 +454,6 @@ class MainWindow(QMainWindow):
     def _warm_up_rendering(self) -> None:
         """Markdown and Pygments get loaded after the first paint, before any reply streams in."""
         self.chat_view.renderer.warm_up()
-        warm_up_highlighting()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self._quitting or self.lifecycle.is_quitting:

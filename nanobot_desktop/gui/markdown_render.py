@@ -70,9 +70,10 @@ class MarkdownRenderer:
         self._code_background = self._code_foreground = ""
 
     def warm_up(self) -> None:
-        """Import and configure the converter now, at idle, not in the middle of the first streamed
-        reply (where its ~50 ms would stall the event loop)."""
+        """Import and configure the converter and Pygments' lexers now, at idle, not in the middle of
+        the first streamed reply (where their ~50 + ~40 ms would stall the event loop)."""
         self._converter()
+        warm_up_highlighting()
 
     def _converter(self) -> Any:
         if self._md is None:
