@@ -65,7 +65,7 @@ class FsyncMeter:
 def _request_body(provider: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]], model: str,
                   settings: Any) -> dict[str, Any]:
     """The body the provider sends for these messages (same fields, same sanitizing)."""
-    from nanobot_desktop.engine.provider_payload import sanitize_messages
+    from nanobot_desktop.engine.llm.payload import sanitize_messages
 
     body: dict[str, Any] = {"model": model, "messages": sanitize_messages(list(messages), provider.keep_reasoning),
                             "stream": True, "stream_options": {"include_usage": True}}

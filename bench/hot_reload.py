@@ -41,10 +41,10 @@ def run() -> list[BenchResult]:
     logging.disable(logging.WARNING)
     application()
     from nanobot_desktop.engine.runtime import Engine
-    from nanobot_desktop.gui.editor import MarkdownEditor
-    from nanobot_desktop.gui.watcher import WorkspaceWatcher
+    from nanobot_desktop.gui.editor.editor import MarkdownEditor
+    from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
-    sync_class = optional_class("nanobot_desktop.gui.workspace_sync", "WorkspaceSync")
+    sync_class = optional_class("nanobot_desktop.gui.workspace.sync", "WorkspaceSync")
     latencies: list[float] = []
     with tempfile.TemporaryDirectory(prefix="nanobot-bench-reload-") as tmp:
         workdir = Path(tmp)

@@ -37,7 +37,7 @@ def run() -> list[BenchResult]:
         started_mb, _ = rss_mb()
         opened = open_window(config, workdir / "settings.ini")
         if opened is None:
-            return [not_available(NAME, "report only", "nanobot_desktop.gui.main_window.MainWindow does not exist yet")]
+            return [not_available(NAME, "report only", "nanobot_desktop.gui.window.main_window.MainWindow does not exist yet")]
         window = opened.window
         empty_window_mb, _ = rss_mb()
         try:

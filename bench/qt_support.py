@@ -17,7 +17,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
-MAIN_WINDOW_MODULE = "nanobot_desktop.gui.main_window"
+MAIN_WINDOW_MODULE = "nanobot_desktop.gui.window.main_window"
 
 
 def application() -> QApplication:
@@ -90,7 +90,7 @@ class PaintProbe(QObject):
 
 
 def main_window_class() -> Any | None:
-    """`nanobot_desktop.gui.main_window.MainWindow`, or None while it does not exist yet."""
+    """`nanobot_desktop.gui.window.main_window.MainWindow`, or None while it does not exist yet."""
     try:
         module = importlib.import_module(MAIN_WINDOW_MODULE)
     except ModuleNotFoundError as error:

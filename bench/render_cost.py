@@ -56,8 +56,8 @@ def markdown_reply(length: int) -> str:
 
 def stream_into_view(length: int) -> float:
     """Seconds to stream a reply of `length` characters into a fresh, visible chat view."""
-    from nanobot_desktop.gui.chat_model import AssistantMessage, ChatModel, UserMessage
-    from nanobot_desktop.gui.chat_view import ChatView
+    from nanobot_desktop.gui.chat.model import AssistantMessage, ChatModel, UserMessage
+    from nanobot_desktop.gui.chat.view import ChatView
 
     model = ChatModel()
     view = ChatView(model)

@@ -34,7 +34,7 @@ REPLY = "Noted: the meeting moved to Thursday at ten, and I updated the open tas
 
 async def _turn_cost(config: Path, key: str) -> dict[str, Any]:
     from nanobot_desktop.engine.runtime import Engine
-    from nanobot_desktop.engine.session_file import read_first_line
+    from nanobot_desktop.engine.sessions.file import read_first_line
 
     engine = Engine.open(config)
     try:
@@ -59,7 +59,7 @@ async def _turn_cost(config: Path, key: str) -> dict[str, Any]:
 
 
 def _prepare(workdir: Path, base_url: str, key: str, count: int) -> Path:
-    from nanobot_desktop.engine.sessions import SessionStore
+    from nanobot_desktop.engine.sessions.store import SessionStore
 
     workspace = workdir / "ws"
     write_session(workspace / "sessions", key, count)

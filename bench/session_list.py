@@ -31,7 +31,7 @@ TARGET_S = 0.5
 
 
 def _store_listing_s(sessions_dir: Path) -> float:
-    from nanobot_desktop.engine.sessions import SessionStore
+    from nanobot_desktop.engine.sessions.store import SessionStore
 
     store = SessionStore(sessions_dir)
     started = time.perf_counter()
@@ -45,7 +45,7 @@ def _store_listing_s(sessions_dir: Path) -> float:
 def _panel_listing_s(config: Path, panel_class: Any) -> tuple[float, float]:
     """(seconds to the model showing the listing, seconds to the first paint after it)."""
     from nanobot_desktop.engine.runtime import Engine
-    from nanobot_desktop.gui.bridge import EngineBridge
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
     engine = Engine.open(config)
     panel = panel_class(engine, EngineBridge(engine))
@@ -75,7 +75,7 @@ def _panel_listing_s(config: Path, panel_class: Any) -> tuple[float, float]:
 def _model_listing_s(sessions_dir: Path, model_class: Any) -> tuple[float, float]:
     from PySide6.QtWidgets import QTreeView
 
-    from nanobot_desktop.engine.sessions import SessionStore
+    from nanobot_desktop.engine.sessions.store import SessionStore
 
     model = model_class()
     view = QTreeView()
@@ -100,8 +100,8 @@ def run() -> list[BenchResult]:
     logging.disable(logging.WARNING)
     application()
     loop = asyncio_on_qt()
-    panel_class = optional_class("nanobot_desktop.gui.sessions_view", "SessionsPanel")
-    model_class = optional_class("nanobot_desktop.gui.sessions_model", "SessionListModel")
+    panel_class = optional_class("nanobot_desktop.gui.sessions.panel", "SessionsPanel")
+    model_class = optional_class("nanobot_desktop.gui.sessions.model", "SessionListModel")
     with tempfile.TemporaryDirectory(prefix="nanobot-bench-list-") as tmp:
         workdir = Path(tmp)
         sessions_dir = workdir / "ws" / "sessions"

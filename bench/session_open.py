@@ -44,7 +44,7 @@ def run() -> list[BenchResult]:
         config = write_config(workdir / "home" / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", workdir / "ws")
         opened = open_window(config, workdir / "settings.ini")
         if opened is None:
-            return [not_available(NAME, target, "nanobot_desktop.gui.main_window.MainWindow does not exist yet")]
+            return [not_available(NAME, target, "nanobot_desktop.gui.window.main_window.MainWindow does not exist yet")]
         window = opened.window
         probe = PaintProbe(window.chat_view)
         seconds: list[float] = []

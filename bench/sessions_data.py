@@ -54,7 +54,7 @@ def conversation(count: int, start: datetime | None = None, topic: str = "notes.
 
 def write_session(sessions_dir: Path, key: str, count: int, **kwargs: Any) -> Path:
     """A session file of `count` messages, written by the engine's SessionStore in one append."""
-    from nanobot_desktop.engine.sessions import SessionStore
+    from nanobot_desktop.engine.sessions.store import SessionStore
 
     store = SessionStore(sessions_dir)
     session = store.get_or_create(key)
@@ -69,8 +69,8 @@ def write_many_sessions(sessions_dir: Path, count: int, messages_each: int = 20)
     only the durability step is skipped, since thousands of fsyncs would make the setup, not the
     listing, the slow part.
     """
-    from nanobot_desktop.engine.session_file import encode_line, header_line
-    from nanobot_desktop.engine.sessions import Session, SessionStore
+    from nanobot_desktop.engine.sessions.file import encode_line, header_line
+    from nanobot_desktop.engine.sessions.store import Session, SessionStore
 
     sessions_dir.mkdir(parents=True, exist_ok=True)
     channels = ("desktop", "cli", "telegram", "heartbeat", "cron")

@@ -49,7 +49,7 @@ def run() -> list[BenchResult]:
         config = write_config(workdir / "home" / ".nanobot" / "config.json", base_url, workdir / "ws")
         opened = open_window(config, workdir / "settings.ini")
         if opened is None:
-            return [not_available(NAME, target, "nanobot_desktop.gui.main_window.MainWindow does not exist yet")]
+            return [not_available(NAME, target, "nanobot_desktop.gui.window.main_window.MainWindow does not exist yet")]
         window = opened.window
         marks: dict[str, float] = {}
         deltas = [0]

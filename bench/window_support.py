@@ -43,7 +43,7 @@ def open_window(config: Path, settings_file: Path) -> OpenWindow | None:
     from PySide6.QtCore import QSettings
 
     from nanobot_desktop.engine.runtime import Engine
-    from nanobot_desktop.gui.lifecycle import LaunchOptions, Lifecycle
+    from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
 
     engine = Engine.open(config)
     lifecycle = Lifecycle(LaunchOptions(config=str(config)))

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return _guarded(_agent(args))
     if args.command == "heartbeat":
         return _guarded(_heartbeat_once(args))
-    from nanobot_desktop.gui.app import run_gui
+    from nanobot_desktop.gui.shell.app import run_gui
 
     return run_gui(workspace=args.workspace, config=args.config, toggle=args.toggle)
 

@@ -489,7 +489,7 @@ def save_config(config: Config, path: Path | None = None) -> None:
 
 
 # Provider choice lives in its own module; re-exported here because callers think of it as config.
-from nanobot_desktop.engine.provider_registry import (  # noqa: E402  (needs the models above)
+from nanobot_desktop.engine.llm.registry import (  # noqa: E402  (needs the models above)
     PROVIDER_PRESETS,
     ProviderPreset,
     ResolvedProvider,

@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable
 
 from nanobot_desktop.data import templates_dir
 from nanobot_desktop.engine.events import EventBus, HeartbeatDecided, HeartbeatRan
-from nanobot_desktop.engine.llm import ChatWithTools
+from nanobot_desktop.engine.llm.types import ChatWithTools
 from nanobot_desktop.engine.workspace import HEARTBEAT_FILE, Workspace
 
 log = logging.getLogger(__name__)

@@ -37,9 +37,9 @@ from nanobot_desktop.engine.events import (
     TurnFinished,
     TurnStarted,
 )
-from nanobot_desktop.engine.llm import ChatProvider, LLMResponse, ProviderError
+from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.memory import MemoryStore, consolidate
-from nanobot_desktop.engine.sessions import Session, SessionStore
+from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import Workspace

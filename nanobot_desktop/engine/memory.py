@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.llm import ChatWithTools, LLMResponse
+from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
 from nanobot_desktop.engine.workspace import Workspace, append_text, atomic_write_bytes
 
 log = logging.getLogger(__name__)

@@ -25,10 +25,10 @@ from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.events import EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
-from nanobot_desktop.engine.llm import ChatProvider
+from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
 from nanobot_desktop.engine.memory import MemoryStore
-from nanobot_desktop.engine.sessions import SessionStore
+from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
 from nanobot_desktop.engine.tool_runner import ToolRunner
@@ -112,7 +112,7 @@ class Engine:
 
     def provider(self) -> ChatProvider:
         """The model endpoint for the current config (rebuilt when the provider settings change)."""
-        from nanobot_desktop.engine.provider import make_provider
+        from nanobot_desktop.engine.llm.provider import make_provider
 
         resolved = resolve_provider(self.config)  # ConfigError tells the user what to set
         key = (resolved.name, resolved.api_key, resolved.api_base, resolved.model,

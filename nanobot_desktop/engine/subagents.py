@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable
 
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.events import EventBus, SubagentFinished, SubagentStarted
-from nanobot_desktop.engine.llm import ChatProvider, ProviderError
+from nanobot_desktop.engine.llm.types import ChatProvider, ProviderError
 from nanobot_desktop.engine.loop import chat_with_events
 from nanobot_desktop.engine.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext

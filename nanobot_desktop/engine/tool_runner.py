@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from nanobot_desktop.engine.events import ApprovalRequested, EventBus, ToolCallFinished, ToolCallStarted
-from nanobot_desktop.engine.llm import ToolCallRequest
+from nanobot_desktop.engine.llm.types import ToolCallRequest
 from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
 from nanobot_desktop.engine.tools.policy import (
     ApprovalAnswer,

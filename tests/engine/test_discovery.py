@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from nanobot_desktop.engine.discovery import (
+from nanobot_desktop.engine.llm.discovery import (
     DEFAULT_CANDIDATES,
     LocalServer,
     discover_local_servers,

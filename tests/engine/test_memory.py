@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from nanobot_desktop.engine.llm import LLMResponse, ProviderError, ToolCallRequest
+from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError, ToolCallRequest
 from nanobot_desktop.engine.memory import (
     SAVE_MEMORY_TOOL,
     MemoryStore,

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from nanobot_desktop.engine.llm import ProviderError, Usage
-from nanobot_desktop.engine.provider import (
+from nanobot_desktop.engine.llm.types import ProviderError, Usage
+from nanobot_desktop.engine.llm.provider import (
     OpenAICompatProvider,
     keeps_reasoning_content,
     make_provider,
@@ -489,7 +489,7 @@ def test_a_new_event_loop_gets_a_new_client(fake_openai) -> None:
 
 
 def test_importing_the_engine_provider_does_not_import_openai() -> None:
-    code = ("import sys, nanobot_desktop.engine.provider, nanobot_desktop.engine.discovery; "
+    code = ("import sys, nanobot_desktop.engine.llm.provider, nanobot_desktop.engine.llm.discovery; "
             "print('openai' in sys.modules, 'httpx2' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from nanobot_desktop.engine.sessions import Session, SessionNotFoundError, SessionStore, safe_key
+from nanobot_desktop.engine.sessions.store import Session, SessionNotFoundError, SessionStore, safe_key
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "workspace_post4" / "sessions"
 POST4_HEADER_KEYS = ["_type", "key", "created_at", "updated_at", "metadata", "last_consolidated"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from nanobot_desktop.engine.sessions import INTERRUPTED_TOOL_RESULT, SessionStore
+from nanobot_desktop.engine.sessions.store import INTERRUPTED_TOOL_RESULT, SessionStore
 
 
 def _write(path: Path, lines: list[dict]) -> None:

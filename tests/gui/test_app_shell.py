@@ -18,9 +18,9 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication, QMainWindow
 
-from nanobot_desktop.gui.app import APP_NAME, apply_instance_command, create_application
-from nanobot_desktop.gui.lifecycle import Lifecycle
-from nanobot_desktop.gui.single_instance import InstanceServer, send_command, server_name
+from nanobot_desktop.gui.shell.app import APP_NAME, apply_instance_command, create_application
+from nanobot_desktop.gui.shell.lifecycle import Lifecycle
+from nanobot_desktop.gui.shell.single_instance import InstanceServer, send_command, server_name
 
 # --- Lifecycle -------------------------------------------------------------------------------------
 
@@ -69,7 +69,7 @@ def test_a_failing_or_hanging_cleanup_is_logged_and_the_others_still_run(qtbot, 
     lifecycle.add_cleanup(lambda: ran.append("oldest"), name="oldest")
     lifecycle.add_cleanup(broken, name="broken")
     lifecycle.add_cleanup(hangs, name="hangs", timeout_s=0.05)
-    with caplog.at_level(logging.ERROR, logger="nanobot_desktop.gui.lifecycle"):
+    with caplog.at_level(logging.ERROR, logger="nanobot_desktop.gui.shell.lifecycle"):
         with qtbot.waitSignal(lifecycle.finished, timeout=5000):
             lifecycle.request_quit()
     assert ran == ["oldest"]
@@ -84,7 +84,7 @@ def test_a_task_that_fails_by_itself_is_logged_and_forgotten(qtbot, qloop, caplo
     async def crashes() -> None:
         raise ValueError("bad tick")
 
-    with caplog.at_level(logging.ERROR, logger="nanobot_desktop.gui.lifecycle"):
+    with caplog.at_level(logging.ERROR, logger="nanobot_desktop.gui.shell.lifecycle"):
         task = lifecycle.add_task(crashes(), name="heartbeat")
         qtbot.waitUntil(task.done, timeout=5000)
     assert lifecycle.tasks() == set()
@@ -121,7 +121,7 @@ def test_about_to_quit_twice_is_noted_once_and_starts_nothing(qtbot, qloop, capl
     # aboutToQuit comes as exec() returns, when asyncio no longer runs: the lifecycle only notes
     # it (run_gui then runs the shutdown in a fresh spin of the loop; see the "exit" launch test).
     lifecycle = Lifecycle()
-    with caplog.at_level(logging.WARNING, logger="nanobot_desktop.gui.lifecycle"):
+    with caplog.at_level(logging.WARNING, logger="nanobot_desktop.gui.shell.lifecycle"):
         lifecycle._on_about_to_quit()
         lifecycle._on_about_to_quit()
     assert lifecycle.loop_ended_early and not lifecycle.is_quitting
@@ -243,7 +243,7 @@ _LAUNCHER = textwrap.dedent("""
     import sys
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMainWindow
-    from nanobot_desktop.gui.app import run_gui
+    from nanobot_desktop.gui.shell.app import run_gui
 
     config, mode = sys.argv[1], sys.argv[2]
 

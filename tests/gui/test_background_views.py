@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QMainWindow
 
 from nanobot_desktop.engine.cron import CronSchedule
 from nanobot_desktop.engine.events import CronJobRan, SubagentFinished, SubagentStarted
-from nanobot_desktop.gui.bridge import EngineBridge
-from nanobot_desktop.gui.cron_view import CronJobsModel, CronView
-from nanobot_desktop.gui.heartbeat_view import HeartbeatTimelineModel, HeartbeatView
-from nanobot_desktop.gui.subagents_view import SubagentsModel, SubagentsView
-from nanobot_desktop.gui.tray import TrayController
+from nanobot_desktop.gui.common.bridge import EngineBridge
+from nanobot_desktop.gui.background.cron_view import CronJobsModel, CronView
+from nanobot_desktop.gui.background.heartbeat_view import HeartbeatTimelineModel, HeartbeatView
+from nanobot_desktop.gui.background.subagents_view import SubagentsModel, SubagentsView
+from nanobot_desktop.gui.window.tray import TrayController
 from tests.fake_openai import text_reply, tool_calls_reply
 
 TASKS = "# Heartbeat\n\n## Active Tasks\n\n- Summarise new mail every morning\n"

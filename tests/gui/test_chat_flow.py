@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtCore import QMimeData, Qt, QUrl
 from PySide6.QtGui import QColor, QImage
 
-from nanobot_desktop.gui.chat_history import items_from_messages
-from nanobot_desktop.gui.chat_model import ApprovalCard, AssistantMessage, Notice, ToolCard, UserMessage
+from nanobot_desktop.gui.chat.history import items_from_messages
+from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, Notice, ToolCard, UserMessage
 from tests.gui.window_fixtures import WAIT_MS, kinds, open_window, send, session_lines, wait_idle
 
 __all__ = ["open_window"]
@@ -419,7 +419,7 @@ def test_memory_notices_wait_until_the_reply_has_streamed(qtbot, open_window):
 
 
 def test_a_session_written_by_another_program_reloads_in_the_chat(qtbot, open_window, fake_openai):
-    from nanobot_desktop.engine.sessions import SessionStore
+    from nanobot_desktop.engine.sessions.store import SessionStore
 
     window = open_window()
     fake_openai.add_text("first answer")

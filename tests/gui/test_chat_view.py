@@ -7,16 +7,16 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QPalette, QTextCursor
 from PySide6.QtWidgets import QApplication
 
-from nanobot_desktop.gui.chat_cards import ApprovalCardWidget
-from nanobot_desktop.gui.chat_model import (
+from nanobot_desktop.gui.chat.cards import ApprovalCardWidget
+from nanobot_desktop.gui.chat.model import (
     ApprovalCard, AssistantMessage, ChatModel, ItemDataRole, ItemIdRole, ItemKindRole, Notice,
     StatusRole, StreamingRole, ToolCard, UserMessage, summarize_arguments,
 )
-from nanobot_desktop.gui.chat_view import ChatView
-from nanobot_desktop.gui.chat_message import AssistantWidget
-from nanobot_desktop.gui.chat_widgets import ToolCardWidget, UserBubble
-from nanobot_desktop.gui.markdown_render import KEEP_STREAMED_CODE_OVER, IncrementalMessage, MarkdownRenderer, split_blocks
-from nanobot_desktop.gui.theme import apply_theme, current_theme_mode, is_dark
+from nanobot_desktop.gui.chat.view import ChatView
+from nanobot_desktop.gui.chat.message import AssistantWidget
+from nanobot_desktop.gui.chat.widgets import ToolCardWidget, UserBubble
+from nanobot_desktop.gui.chat.markdown_render import KEEP_STREAMED_CODE_OVER, IncrementalMessage, MarkdownRenderer, split_blocks
+from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode, is_dark
 
 
 def sample_items() -> list:
@@ -464,7 +464,7 @@ def test_system_mode_follows_the_color_scheme_signal(qapp, restore_theme):
 
 
 def test_an_empty_chat_shows_a_hint_until_the_first_message(qtbot):
-    from nanobot_desktop.gui.chat_model import ChatModel, UserMessage
+    from nanobot_desktop.gui.chat.model import ChatModel, UserMessage
 
     model = ChatModel()
     view = ChatView(model)

@@ -10,12 +10,12 @@ from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
-import nanobot_desktop.gui.editor as editor_module
+import nanobot_desktop.gui.editor.editor as editor_module
 from nanobot_desktop.engine.workspace import atomic_write_text
-from nanobot_desktop.gui.editor import MarkdownEditor
-from nanobot_desktop.gui.diff_view import diff_tint
-from nanobot_desktop.gui.editor_io import read_snapshot
-from nanobot_desktop.gui.md_highlighter import (STATE_COMMENT, STATE_FENCE_BACKTICK, STATE_FRONTMATTER,
+from nanobot_desktop.gui.editor.editor import MarkdownEditor
+from nanobot_desktop.gui.editor.diff_view import diff_tint
+from nanobot_desktop.gui.editor.file_io import read_snapshot
+from nanobot_desktop.gui.editor.md_highlighter import (STATE_COMMENT, STATE_FENCE_BACKTICK, STATE_FRONTMATTER,
                                                 MarkdownHighlighter)
 
 
@@ -443,7 +443,7 @@ def test_read_snapshot_notes_mixed_line_endings(tmp_path):
 
 
 def test_editor_follows_a_dark_application_palette(qtbot, make_editor, qapp):
-    from nanobot_desktop.gui.theme import dark_palette
+    from nanobot_desktop.gui.shell.theme import dark_palette
 
     editor = make_editor()
     assert not editor.highlighter.dark

@@ -13,11 +13,11 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from nanobot_desktop.engine.workspace import atomic_write_text
-from nanobot_desktop.gui.bridge import EngineBridge
-from nanobot_desktop.gui.files_view import WorkspaceFilesView
-from nanobot_desktop.gui.skills_model import SkillsModel
-from nanobot_desktop.gui.watcher import WorkspaceWatcher
-from nanobot_desktop.gui.workspace_sync import WorkspaceSync
+from nanobot_desktop.gui.common.bridge import EngineBridge
+from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
+from nanobot_desktop.gui.workspace.skills_model import SkillsModel
+from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
+from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 
 SHOTS = Path("/tmp/shots")
 BROKEN = '---\nname: broken\ndescription: "half a list"\nalways: [true\n---\n# Broken\n'

@@ -10,9 +10,9 @@ import pytest
 from nanobot_desktop.engine.config import cron_store_path
 from nanobot_desktop.engine.events import SessionChanged
 from nanobot_desktop.engine.workspace import append_text, atomic_write_text
-from nanobot_desktop.gui.editor import MarkdownEditor
-from nanobot_desktop.gui.watcher import WorkspaceWatcher
-from nanobot_desktop.gui.workspace_sync import WorkspaceSync
+from nanobot_desktop.gui.editor.editor import MarkdownEditor
+from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
+from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 
 
 @pytest.fixture

@@ -11,10 +11,10 @@ from PySide6.QtGui import QFontInfo, QGuiApplication
 
 from nanobot_desktop.engine.context import SECTION_SEPARATOR
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer
-from nanobot_desktop.gui.bridge import EngineBridge
-from nanobot_desktop.gui.context_view import content_text, split_system_prompt
-from nanobot_desktop.gui.inspector import RESULT_PREVIEW_LINES, InspectorPanel
-from nanobot_desktop.gui.inspector_model import (
+from nanobot_desktop.gui.common.bridge import EngineBridge
+from nanobot_desktop.gui.inspector.context_view import content_text, split_system_prompt
+from nanobot_desktop.gui.inspector.panel import RESULT_PREVIEW_LINES, InspectorPanel
+from nanobot_desktop.gui.inspector.model import (
     NAME_COLUMN, SUMMARY_COLUMN, TIME_COLUMN, CallIdRole, DurationRole, KindRole, StatusRole, TimelineModel,
 )
 

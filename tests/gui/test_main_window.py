@@ -14,8 +14,8 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from nanobot_desktop.engine.runtime import Engine
-from nanobot_desktop.gui.app import run_gui
-from nanobot_desktop.gui.startup import open_engine_for_gui
+from nanobot_desktop.gui.shell.app import run_gui
+from nanobot_desktop.gui.shell.startup import open_engine_for_gui
 from tests.conftest import write_test_config
 from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
 
@@ -238,9 +238,9 @@ def _top_level(name: str):
 
 
 def test_the_default_factory_opens_the_engine_and_builds_the_window(qtbot, qloop, fake_openai, tmp_path, monkeypatch):
-    from nanobot_desktop.gui import startup
-    from nanobot_desktop.gui.lifecycle import LaunchOptions, Lifecycle
-    from nanobot_desktop.gui.main_window import MainWindow, create_main_window
+    from nanobot_desktop.gui.shell import startup
+    from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
+    from nanobot_desktop.gui.window.main_window import MainWindow, create_main_window
 
     monkeypatch.setattr(startup, "_setup_logging", lambda _path: tmp_path / "logs")  # keep the root logger as is
     config_path = write_test_config(tmp_path / "cfg" / "config.json", fake_openai.base_url, tmp_path / "ws3")
@@ -267,9 +267,9 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QScrollArea
 
-    from nanobot_desktop.gui.lifecycle import Lifecycle
-    from nanobot_desktop.gui.main_window import MainWindow
-    from nanobot_desktop.gui.window_docks import DOCK_TITLES, PanelPlaceholder
+    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
+    from nanobot_desktop.gui.window.main_window import MainWindow
+    from nanobot_desktop.gui.window.docks import DOCK_TITLES, PanelPlaceholder
 
     settings = QSettings(str(tmp_path / "lazy.ini"), QSettings.Format.IniFormat)
     lifecycle = Lifecycle()

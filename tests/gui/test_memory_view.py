@@ -12,10 +12,10 @@ from PySide6.QtGui import QTextCursor
 
 from nanobot_desktop.engine.events import ConsolidationFinished, ConsolidationStarted
 from nanobot_desktop.engine.workspace import atomic_write_text
-from nanobot_desktop.gui.bridge import EngineBridge
-from nanobot_desktop.gui.memory_view import MemoryVersionsModel, MemoryView
-from nanobot_desktop.gui.watcher import WorkspaceWatcher
-from nanobot_desktop.gui.workspace_sync import WorkspaceSync
+from nanobot_desktop.gui.common.bridge import EngineBridge
+from nanobot_desktop.gui.workspace.memory_view import MemoryVersionsModel, MemoryView
+from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
+from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 
 SHOTS = Path("/tmp/shots")
 

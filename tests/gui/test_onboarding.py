@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit
 
 from nanobot_desktop.engine.config import default_config_path, load_config, resolve_provider
-from nanobot_desktop.gui.onboarding import OnboardingDialog, describe_workspace, needs_onboarding
+from nanobot_desktop.gui.settings.onboarding import OnboardingDialog, describe_workspace, needs_onboarding
 
 LEFT = Qt.MouseButton.LeftButton
 

@@ -13,10 +13,10 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from nanobot_desktop.engine.events import ApprovalRequested, TurnFinished, TurnStarted
-from nanobot_desktop.engine.session_listing import SessionInfo
-from nanobot_desktop.gui.bridge import EngineBridge
-from nanobot_desktop.gui.sessions_model import group_title
-from nanobot_desktop.gui.sessions_view import (SessionFilterProxy, SessionListModel, SessionRole, SessionsPanel)
+from nanobot_desktop.engine.sessions.listing import SessionInfo
+from nanobot_desktop.gui.common.bridge import EngineBridge
+from nanobot_desktop.gui.sessions.model import group_title
+from nanobot_desktop.gui.sessions.panel import (SessionFilterProxy, SessionListModel, SessionRole, SessionsPanel)
 
 WAIT_MS = 10_000
 

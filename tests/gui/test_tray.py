@@ -15,10 +15,10 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 
 from nanobot_desktop.engine.events import CronJobRan, HeartbeatRan, OutboundMessage
 from nanobot_desktop.engine.heartbeat import TickRecord
-from nanobot_desktop.gui.autostart import autostart_file, is_start_at_login, set_start_at_login
-from nanobot_desktop.gui.bridge import EngineBridge
-from nanobot_desktop.gui.logging_setup import LOG_FILE_NAME, redact, setup_logging
-from nanobot_desktop.gui.tray import (
+from nanobot_desktop.gui.shell.autostart import autostart_file, is_start_at_login, set_start_at_login
+from nanobot_desktop.gui.common.bridge import EngineBridge
+from nanobot_desktop.gui.shell.logging_setup import LOG_FILE_NAME, redact, setup_logging
+from nanobot_desktop.gui.window.tray import (
     Notification, TrayController, notification_for, tooltip_text, tray_icon_path, tray_state,
 )
 

@@ -37,8 +37,8 @@ SCRIPT = textwrap.dedent('''
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QSystemTrayIcon
     from nanobot_desktop.engine.runtime import Engine
-    from nanobot_desktop.gui.bridge import EngineBridge
-    from nanobot_desktop.gui.tray import TrayController
+    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from nanobot_desktop.gui.window.tray import TrayController
 
     config_path, settings_path = sys.argv[1], sys.argv[2]
     app = QApplication([])

@@ -17,8 +17,8 @@ import pytest
 from PySide6.QtCore import QThread
 
 from nanobot_desktop.engine.workspace import atomic_write_bytes, atomic_write_text
-from nanobot_desktop.gui.editor import MarkdownEditor
-from nanobot_desktop.gui.watcher import WorkspaceWatcher, is_ignored_name
+from nanobot_desktop.gui.editor.editor import MarkdownEditor
+from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher, is_ignored_name
 
 
 class Recorder:

@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterator
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from nanobot_desktop.gui.lifecycle import Lifecycle
-from nanobot_desktop.gui.main_window import MainWindow
+from nanobot_desktop.gui.shell.lifecycle import Lifecycle
+from nanobot_desktop.gui.window.main_window import MainWindow
 
 WAIT_MS = 10_000
 

@@ -1,0 +1,174 @@
+"""Cheap summaries of session files for lists and search, without loading every message.
+
+Listing 2,000 sessions must stay well under half a second, so a summary reads each file once as
+bytes, parses only the metadata line, counts lines with `bytes.count`, and JSON-decodes just the
+few lines near the start (for a title) and the end (for the preview).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterator
+
+from nanobot_desktop.engine.sessions.export import derive_title, message_text, preview_text, shorten, snippet
+from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS
+from nanobot_desktop.engine.sessions.file import parse_header, parse_session_bytes
+
+_SCAN_LINES = 200
+
+
+@dataclass
+class SessionInfo:
+    """One row of the session list."""
+
+    key: str
+    path: Path
+    title: str
+    channel: str
+    created_at: str
+    updated_at: str
+    message_count: int
+    preview: str
+
+
+def key_from_stem(stem: str) -> str:
+    """The original's guess at a key from a file name (`telegram_123` → `telegram:123`)."""
+    return stem.replace("_", ":", 1)
+
+
+def channel_of(key: str) -> str:
+    return key.split(":", 1)[0]
+
+
+def mtime_iso(path: Path) -> str:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime).isoformat()
+    except OSError:
+        return datetime.now().isoformat()
+
+
+def sort_time(stamp: str) -> float:
+    """A comparable time for an isoformat string of any flavour (naive, aware, with or without µs)."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return 0.0
+    try:
+        return moment.timestamp()
+    except (OverflowError, OSError, ValueError):
+        return 0.0
+
+
+def custom_title(header: dict[str, Any] | None) -> str:
+    """The title a person gave the session (kept in the metadata line's `metadata`)."""
+    metadata = header.get("metadata") if header else None
+    title = metadata.get("title") if isinstance(metadata, dict) else None
+    return shorten(title, 200) if isinstance(title, str) and title.strip() else ""
+
+
+def _forward_lines(data: bytes, start: int) -> Iterator[bytes]:
+    position = start
+    for _ in range(_SCAN_LINES):
+        if position >= len(data):
+            return
+        end = data.find(b"\n", position)
+        end = len(data) if end < 0 else end
+        yield data[position:end]
+        position = end + 1
+
+
+def _backward_lines(data: bytes, stop: int) -> Iterator[bytes]:
+    end = len(data)
+    if end > stop and data[end - 1:end] == b"\n":
+        end -= 1
+    for _ in range(_SCAN_LINES):
+        if end <= stop:
+            return
+        newline = data.rfind(b"\n", stop, end)
+        yield data[(stop if newline < 0 else newline + 1):end]
+        end = stop if newline < 0 else newline
+
+
+def _decode(line: bytes) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(line.strip().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return obj if isinstance(obj, dict) and "_type" not in obj else None
+
+
+def _count_lines(data: bytes) -> int:
+    count = data.count(b"\n")
+    if data and not data.endswith(b"\n"):
+        count += 1
+    return count - data.count(b"\n\n")
+
+
+def summarize(path: Path, fallback_key: str | None = None) -> SessionInfo:
+    """Summarize one session file for the list (unreadable lines are simply not used).
+
+    Without a key in the metadata line, the key is `fallback_key` or guessed from the file name.
+    """
+    data = path.read_bytes()
+    first_end = data.find(b"\n")
+    first_end = len(data) if first_end < 0 else first_end
+    header = parse_header(data[:first_end])
+    body_start = first_end + 1 if header is not None else 0
+    key = header.get("key") if header else None
+    if not isinstance(key, str):
+        key = fallback_key or key_from_stem(path.stem)
+    title = custom_title(header)
+    if not title:
+        for line in _forward_lines(data, body_start):
+            if b'"user"' in line:
+                message = _decode(line)
+                if message is not None and message.get("role") == "user":
+                    title = derive_title([message])
+                    if title:
+                        break
+    preview = ""
+    for line in _backward_lines(data, body_start):
+        if b'"user"' in line or b'"assistant"' in line:
+            message = _decode(line)
+            if message is not None and (preview := preview_text(message)):
+                break
+    created = header.get("created_at") if header else None
+    updated = header.get("updated_at") if header else None
+    if not isinstance(created, str) or not isinstance(updated, str):
+        fallback = mtime_iso(path)
+        created = created if isinstance(created, str) else fallback
+        updated = updated if isinstance(updated, str) else fallback
+    count = max(0, _count_lines(data) - (1 if header is not None else 0))
+    return SessionInfo(key=key, path=path, title=title or key, channel=channel_of(key), created_at=created,
+                       updated_at=updated, message_count=count, preview=preview)
+
+
+def file_signature(stat: os.stat_result) -> tuple[int, ...]:
+    """Changes whenever the file does (an in-place metadata update keeps the size, not the ctime)."""
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def search_file(path: Path, key: str, needle: str, limit: int) -> list[tuple[str, str]]:
+    """Matches of `needle` (lower-case) in the session's own title and its messages' text."""
+    data = path.read_bytes()
+    lowered = data.decode("utf-8", "replace").lower()
+    escaped = json.dumps(needle, ensure_ascii=False)[1:-1]
+    if needle not in lowered and escaped not in lowered:
+        return []
+    parsed = parse_session_bytes(data, path.name)
+    hits: list[tuple[str, str]] = []
+    title = custom_title(parsed.header)
+    if needle in title.lower():
+        hits.append((key, shorten(title, TITLE_MAX_CHARS)))
+    for message in parsed.messages:
+        if len(hits) >= limit:
+            break
+        text = message_text(message.get("content"))
+        index = text.lower().find(needle)
+        if index >= 0:
+            hits.append((key, snippet(text, index, len(needle))))
+    return hits

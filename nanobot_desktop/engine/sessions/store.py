@@ -1,0 +1,478 @@
+"""Sessions: `sessions/<safe_key>.jsonl` in nanobot 0.1.4.post4's format, written append-only.
+
+The original rewrites the whole file on every save, so a kill mid-save can lose the conversation and
+a corrupt line makes it start over and overwrite the file. Here a turn only *appends* its lines
+(one `append_text` call of whole lines), and loading never writes: a bad line is skipped with a
+warning and stays on disk.
+
+The metadata line (line 1: `updated_at`, `last_consolidated`, our `title`) still has to change. We
+keep it padded with spaces to a fixed width (512 bytes, newline included) and overwrite exactly that
+many bytes in place (pwrite + fsync). Why this and not "rewrite line 1 via temp file + rename":
+  - the rename variant copies the whole file, so a turn in a 10,000-message session would cost
+    O(file) bytes and an fsync of all of it; the in-place write costs 512 bytes whatever the length;
+  - the original reader strips every line before `json.loads` (and JSON allows trailing
+    whitespace), so the padding is invisible to it and to any JSON tool;
+  - the worst a torn in-place write can do is spoil line 1, which loading then skips with a warning
+    (the key comes from the file name); it can never touch a message line.
+A file whose line 1 is not padded (saved by the nanobot CLI), has no metadata line, or whose metadata
+outgrew the width is rewritten once, atomically, with a wider padded line 1 and every other byte kept.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
+from nanobot_desktop.engine.sessions.file import (
+    HEADER_KEYS, METADATA_TYPE, create_file, encode_line, ensure_trailing_newline, parse_session_bytes,
+    update_header,
+)
+from nanobot_desktop.engine.sessions.listing import (
+    SessionInfo, channel_of, file_signature, mtime_iso, search_file, sort_time, summarize,
+)
+from nanobot_desktop.engine.sessions.trash import (
+    ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash,
+    trash_entries,
+)
+from nanobot_desktop.engine.workspace import append_text
+
+__all__ = ["Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "TrashEntry", "safe_key"]
+
+log = logging.getLogger(__name__)
+
+_UNSAFE_FILENAME_CHARS = '<>:"/\\|?*'
+_HISTORY_FIELDS = ("tool_calls", "tool_call_id", "name")
+
+
+def safe_key(key: str) -> str:
+    """The post4 file name rule: `telegram:12/3` → `telegram_12_3` (collisions are possible, as there)."""
+    name = key.replace(":", "_")
+    for char in _UNSAFE_FILENAME_CHARS:
+        name = name.replace(char, "_")
+    return name.strip()
+
+
+def _now() -> str:
+    return datetime.now().isoformat()
+
+
+def _valid_offset(value: Any, length: int) -> int:
+    """`last_consolidated` made safe to slice with: non-int or negative → 0, too large → length."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return 0
+    return min(value, length)
+
+
+@dataclass
+class Session:
+    """One conversation. `messages` are the dicts exactly as stored; `warnings` come from loading."""
+
+    key: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    created_at: str = field(default_factory=_now)
+    updated_at: str = field(default_factory=_now)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    last_consolidated: int = 0
+    path: Path = field(default_factory=Path)  # set by the store (`SessionStore.path_for(key)`)
+    warnings: list[str] = field(default_factory=list)
+    # Metadata-line keys of later nanobot versions (e.g. `last_archived`), written back unchanged.
+    header_extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def title(self) -> str:
+        custom = self.metadata.get("title")
+        if isinstance(custom, str) and custom.strip():
+            return custom.strip()
+        return derive_title(self.messages) or self.key
+
+    @property
+    def channel(self) -> str:
+        return channel_of(self.key)
+
+    def header(self) -> dict[str, Any]:
+        """The metadata line: post4's key set in post4's order, then any extra keys we were given."""
+        line: dict[str, Any] = {
+            "_type": METADATA_TYPE, "key": self.key, "created_at": self.created_at,
+            "updated_at": self.updated_at, "metadata": self.metadata,
+            "last_consolidated": self.last_consolidated,
+        }
+        for name, value in self.header_extra.items():
+            line.setdefault(name, value)
+        return line
+
+    def get_history(self, max_messages: int = 500) -> list[dict[str, Any]]:
+        """The unconsolidated tail for the LLM: starts at a user turn, no orphan tool results.
+
+        Only `role`, `content` and (when present) `tool_calls`, `tool_call_id`, `name` are kept;
+        timestamps and reasoning are not replayed. `max_messages <= 0` means no limit.
+        """
+        start = _valid_offset(self.last_consolidated, len(self.messages))
+        recent = self.messages[start:]
+        if max_messages > 0:
+            recent = recent[-max_messages:]
+        for index, message in enumerate(recent):
+            if message.get("role") == "user":
+                recent = recent[index:]
+                break
+        history: list[dict[str, Any]] = []
+        call_ids: set[str] = set()
+        for message in recent:
+            role = message.get("role")
+            if role == "assistant":
+                for call in message.get("tool_calls") or []:
+                    if isinstance(call, dict) and call.get("id"):
+                        call_ids.add(call["id"])
+            elif role == "tool" and message.get("tool_call_id") not in call_ids:
+                continue
+            entry: dict[str, Any] = {"role": role, "content": message.get("content", "")}
+            for name in _HISTORY_FIELDS:
+                if name in message:
+                    entry[name] = message[name]
+            history.append(entry)
+        return _answer_unanswered_tool_calls(history)
+
+
+INTERRUPTED_TOOL_RESULT = "(no result: the turn was interrupted before this tool call finished)"
+
+
+def _answer_unanswered_tool_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Give every assistant tool call a result, so endpoints accept the history.
+
+    A process killed mid-tool leaves an assistant message whose calls have no `tool` line; OpenAI-style
+    endpoints reject such a history with a 400. The stand-in result exists only in what is sent; the
+    file is not changed.
+    """
+    repaired: list[dict[str, Any]] = []
+    waiting: dict[str, str] = {}  # call id -> tool name, for the latest assistant message with calls
+
+    def answer_waiting() -> None:
+        for call_id, name in waiting.items():
+            repaired.append({"role": "tool", "tool_call_id": call_id, "name": name,
+                             "content": INTERRUPTED_TOOL_RESULT})
+        waiting.clear()
+
+    for message in history:
+        if message.get("role") == "tool":
+            waiting.pop(message.get("tool_call_id"), None)
+        else:
+            answer_waiting()
+        repaired.append(message)
+        if message.get("role") == "assistant":
+            for call in message.get("tool_calls") or []:
+                if isinstance(call, dict) and call.get("id"):
+                    function = call.get("function") or {}
+                    waiting[call["id"]] = function.get("name", "") if isinstance(function, dict) else ""
+    answer_waiting()
+    return repaired
+
+
+class SessionStore:
+    """All sessions of one workspace: cached loading, append-only writes, list, trash, search, export."""
+
+    def __init__(self, sessions_dir: Path, legacy_dir: Path | None = None) -> None:
+        self.sessions_dir = Path(sessions_dir)
+        self._legacy_dir = Path(legacy_dir) if legacy_dir is not None else None
+        self._cache: dict[str, Session] = {}
+        self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
+        # Sessions may be written from the event loop and from executor threads.
+        self._lock = threading.RLock()
+
+    # --- paths -------------------------------------------------------------------------------------
+
+    @property
+    def legacy_dir(self) -> Path:
+        """Where nanobot kept sessions before they moved into the workspace (read from HOME each time)."""
+        return self._legacy_dir if self._legacy_dir is not None else Path.home() / ".nanobot" / "sessions"
+
+    @property
+    def trash_dir(self) -> Path:
+        return self.sessions_dir / ".trash"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.sessions_dir / ".archive"
+
+    def path_for(self, key: str) -> Path:
+        name = safe_key(key)
+        if not name:
+            raise ValueError(f"session key {key!r} gives an empty file name")
+        return self.sessions_dir / f"{name}.jsonl"
+
+    # --- loading -----------------------------------------------------------------------------------
+
+    def get_or_create(self, key: str) -> Session:
+        """The cached session, else the one on disk, else a new empty one (no file until first write)."""
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                return cached
+            session = self.load(key) or Session(key=key, path=self.path_for(key))
+            self._cache[key] = session
+            return session
+
+    def load(self, key: str) -> Session | None:
+        """A fresh read of the session's file (the cache is left alone); None when there is no file."""
+        path = self.path_for(key)
+        with self._lock:
+            self._migrate_legacy(path)
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                return None
+        return self._session_from_bytes(key, path, data)
+
+    def invalidate(self, key: str) -> None:
+        with self._lock:
+            self._cache.pop(key, None)
+
+    def migrate_legacy_sessions(self) -> list[Path]:
+        """Move every session of the old global `~/.nanobot/sessions/` into this workspace.
+
+        The original moves a legacy file only when that session is next opened; doing it up front lets the
+        session list show them. A file the workspace already has is left where it is.
+        """
+        moved: list[Path] = []
+        if not self.legacy_dir.is_dir():
+            return moved
+        with self._lock:
+            for legacy in sorted(self.legacy_dir.glob("*.jsonl")):
+                target = self.sessions_dir / legacy.name
+                if not target.exists():
+                    self._migrate_legacy(target)
+                    moved.append(target)
+        return moved
+
+    def _migrate_legacy(self, path: Path) -> None:
+        """Move `~/.nanobot/sessions/<name>` into the workspace, as the original does, if only it exists."""
+        if path.exists():
+            return
+        legacy = self.legacy_dir / path.name
+        if legacy.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(legacy), str(path))
+            log.info("moved legacy session %s to %s", legacy, path)
+
+    @staticmethod
+    def _session_from_bytes(key: str, path: Path, data: bytes) -> Session:
+        parsed = parse_session_bytes(data, path.name)
+        warnings = parsed.warnings
+        header = parsed.header or {}
+        fallback = mtime_iso(path)
+        created = header.get("created_at")
+        updated = header.get("updated_at")
+        metadata = header.get("metadata", {})
+        if not isinstance(metadata, dict):
+            warnings.append(f"{path.name}: metadata is not an object; ignored")
+            metadata = {}
+        raw_offset = header.get("last_consolidated", 0)
+        offset = _valid_offset(raw_offset, len(parsed.messages))
+        if offset != raw_offset:
+            warnings.append(f"{path.name}: last_consolidated {raw_offset!r} is out of range for "
+                            f"{len(parsed.messages)} messages; using {offset}")
+        for warning in warnings:
+            log.warning("%s", warning)
+        return Session(
+            key=key, messages=parsed.messages,
+            created_at=created if isinstance(created, str) else fallback,
+            updated_at=updated if isinstance(updated, str) else fallback,
+            metadata=metadata, last_consolidated=offset, path=path, warnings=warnings,
+            header_extra={k: v for k, v in header.items() if k not in HEADER_KEYS},
+        )
+
+    # --- writing -----------------------------------------------------------------------------------
+
+    def append(self, session: Session, messages: list[dict[str, Any]]) -> int:
+        """Append `messages` as new lines (nothing else of the file is rewritten); returns their bytes."""
+        entries: list[dict[str, Any]] = []
+        lines: list[str] = []
+        for message in messages:
+            if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+                raise ValueError(f"a session message must be a dict with a string 'role', got {message!r:.80}")
+            entry = dict(message)
+            entry.setdefault("timestamp", _now())
+            try:
+                lines.append(encode_line(entry))
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"a {entry['role']} message cannot be stored as JSON: {error}") from error
+            entries.append(entry)
+        if not entries:
+            return 0
+        with self._lock:
+            self._ensure_file(session)
+            if ensure_trailing_newline(session.path):
+                log.warning("%s ended mid-line (an interrupted write); new lines start after it", session.path)
+            written = append_text(session.path, "".join(lines))
+            session.messages.extend(entries)
+            session.updated_at = _now()
+            self._write_header(session)
+            self._adopt(session)
+        return written
+
+    def set_last_consolidated(self, session: Session, n: int) -> None:
+        """Record how many messages are summarised into memory, on disk at once."""
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(session.messages):
+            raise ValueError(f"last_consolidated must be an int in 0..{len(session.messages)}, got {n!r}")
+        with self._lock:
+            session.last_consolidated = n
+            self._ensure_file(session)
+            self._write_header(session)
+
+    def update_metadata(self, session: Session, **metadata_fields: Any) -> None:
+        """Set fields of the session's `metadata` (a value of None removes the field) and persist them."""
+        try:
+            json.dumps(metadata_fields, ensure_ascii=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
+        with self._lock:
+            cached = self._cache.get(session.key)
+            targets = [session] if cached is None or cached is session else [session, cached]
+            for target in targets:  # a separately loaded copy must not hide the change from the cached one
+                for name, value in metadata_fields.items():
+                    if value is None:
+                        target.metadata.pop(name, None)
+                    else:
+                        target.metadata[name] = value
+            self._ensure_file(session)
+            self._write_header(session)
+
+    def rename(self, key: str, title: str) -> Session:
+        """Give a saved session a title (an empty title goes back to the derived one)."""
+        with self._lock:
+            session = self._cache.get(key) or self.load(key)
+            if session is None or not session.path.exists():
+                raise SessionNotFoundError(f"no session {key!r} to rename")
+            self.update_metadata(session, title=shorten(title, 200) or None)
+            return session
+
+    def clear(self, session: Session) -> Path | None:
+        """`/new`: move the file to `.archive/` (never deleted) and start an empty file for the same key.
+
+        Returns the archive path, or None when nothing had been written yet.
+        """
+        with self._lock:
+            self._own_path(session)
+            archived: Path | None = None
+            if session.path.exists():
+                archived = move_aside(session.path, self.archive_dir, ARCHIVE_SEPARATOR)
+            session.messages = []
+            session.last_consolidated = 0
+            session.created_at = session.updated_at = _now()
+            session.metadata.pop("title", None)
+            session.header_extra = {}
+            session.warnings = []
+            create_file(session.path, session.header(), [])
+            self._adopt(session)
+            return archived
+
+    def _ensure_file(self, session: Session) -> None:
+        """Create the file on first write; if it vanished, write what we still hold, so nothing is lost."""
+        self._own_path(session)
+        if not session.path.exists():
+            create_file(session.path, session.header(), session.messages)
+
+    def _own_path(self, session: Session) -> None:
+        if session.path == Path():  # a Session built by hand, not by this store
+            session.path = self.path_for(session.key)
+
+    def _write_header(self, session: Session) -> None:
+        if not update_header(session.path, session.header()):
+            log.info("rewrote the metadata line of %s once, padded for in-place updates", session.path)
+        self._summaries.pop(session.path, None)
+
+    def _adopt(self, session: Session) -> None:
+        """Keep the cache pointing at the object that was just written through."""
+        self._summaries.pop(session.path, None)
+        if self._cache.get(session.key) is not session:
+            self._cache[session.key] = session
+
+    # --- list, trash, search -------------------------------------------------------------------------
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """Every session file, newest `updated_at` first (files without a metadata line included)."""
+        infos: list[SessionInfo] = []
+        if not self.sessions_dir.is_dir():
+            return infos
+        with os.scandir(self.sessions_dir) as entries:
+            files = [e for e in entries if e.name.endswith(".jsonl") and e.is_file()]
+        seen: set[Path] = set()
+        for entry in files:
+            path = Path(entry.path)
+            try:
+                signature = file_signature(os.stat(entry.path))
+                cached = self._summaries.get(path)
+                if cached is None or cached[0] != signature:
+                    cached = (signature, summarize(path))
+                    self._summaries[path] = cached
+            except OSError as error:
+                log.warning("cannot read session file %s: %s", path, error)
+                continue
+            seen.add(path)
+            infos.append(cached[1])
+        for stale in [path for path in list(self._summaries) if path not in seen]:
+            self._summaries.pop(stale, None)
+        infos.sort(key=lambda info: (sort_time(info.updated_at), info.key), reverse=True)
+        return infos
+
+    def delete(self, key: str) -> str:
+        """Move the session's file into `.trash/`; returns the trash id `restore` takes."""
+        with self._lock:
+            path = self.path_for(key)
+            if not path.exists():
+                raise SessionNotFoundError(f"no session {key!r} to delete")
+            target = move_aside(path, self.trash_dir, TRASH_SEPARATOR)
+            self._cache.pop(key, None)
+            self._summaries.pop(path, None)
+            return target.name
+
+    def list_trash(self) -> list[TrashEntry]:
+        """Deleted sessions, most recently deleted first."""
+        return trash_entries(self.trash_dir)
+
+    def restore(self, trash_id: str) -> str:
+        """Put a trashed session back; returns its key. Never overwrites a session file."""
+        with self._lock:
+            key = restore_from_trash(self.trash_dir, self.sessions_dir, trash_id)
+            self._cache.pop(key, None)
+            return key
+
+    def search(self, text: str, limit: int = 200) -> list[tuple[str, str]]:
+        """(key, snippet) for each custom title and message text containing `text`, any case, newest first."""
+        needle = text.strip().lower()
+        hits: list[tuple[str, str]] = []
+        if not needle or limit <= 0:
+            return hits
+        for info in self.list_sessions():
+            try:
+                hits += search_file(info.path, info.key, needle, limit - len(hits))
+            except OSError as error:
+                log.warning("cannot search %s: %s", info.path, error)
+            if len(hits) >= limit:
+                break
+        return hits[:limit]
+
+    # --- export --------------------------------------------------------------------------------------
+
+    def _load_existing(self, key: str) -> Session:
+        session = self.load(key)
+        if session is None:
+            raise SessionNotFoundError(f"no session {key!r}")
+        return session
+
+    def export_markdown(self, key: str) -> str:
+        """A readable transcript, tool calls and their results included."""
+        session = self._load_existing(key)
+        return render_markdown(session.title, session.key, session.created_at, session.updated_at,
+                               session.messages)
+
+    def export_json(self, key: str) -> str:
+        """The metadata and all messages as one JSON document (indent 2)."""
+        session = self._load_existing(key)
+        return render_json(session.header(), session.messages)

@@ -1,0 +1,291 @@
+"""The Subagents panel: background workers started by `spawn`, live, with their transcripts.
+
+The engine's SubagentRecords are the truth; the model only points at them. While any subagent runs,
+a one-second timer re-reads the duration column and the selected transcript (it grows as the
+subagent calls tools), so nothing here needs an event per step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from PySide6.QtCore import (QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, QTimer,
+                            Signal)
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
+                               QSplitter, QTableView, QVBoxLayout, QWidget)
+
+from nanobot_desktop.engine.events import SubagentFinished, SubagentStarted
+from nanobot_desktop.gui.background.heartbeat_view import error_color, format_clock, format_duration, ok_color
+
+log = logging.getLogger(__name__)
+
+Index = QModelIndex | QPersistentModelIndex
+STATUS_WORDS = {"running": "running…", "ok": "done", "error": "failed", "cancelled": "cancelled"}
+TOOL_RESULT_PREVIEW = 2000
+
+
+class SubagentsModel(QAbstractTableModel):
+    """One row per subagent, newest first: label, task, status, duration."""
+
+    COLUMNS = ("Label", "Task", "Status", "Duration")
+    LABEL, TASK, STATUS, DURATION = range(4)
+    RecordRole = Qt.ItemDataRole.UserRole + 1
+    TaskIdRole = Qt.ItemDataRole.UserRole + 2
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._records: list[Any] = []
+        self._statuses: list[str] = []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self._records)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.COLUMNS):
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._records):
+            return None
+        record, column = self._records[index.row()], index.column()
+        if role == self.RecordRole:
+            return record
+        if role == self.TaskIdRole:
+            return record.task_id
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == self.LABEL:
+                return record.label
+            if column == self.TASK:
+                return " ".join(record.task.split())
+            if column == self.STATUS:
+                return STATUS_WORDS.get(record.status, record.status)
+            if column == self.DURATION:
+                return format_duration(record.duration_s)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{record.label} (id {record.task_id}), started {format_clock(record.started_at)}\n\n{record.task}"
+        if role == Qt.ItemDataRole.ForegroundRole and column == self.STATUS:
+            palette = QApplication.palette()  # the model has no widget of its own
+            if record.status == "ok":
+                return ok_color(palette)
+            if record.status == "error":
+                return error_color(palette)
+        return None
+
+    def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
+        names = dict(super().roleNames())
+        names[self.RecordRole] = QByteArray(b"record")
+        names[self.TaskIdRole] = QByteArray(b"taskId")
+        return names
+
+    def record_at(self, row: int) -> Any:
+        return self._records[row]
+
+    def row_of(self, task_id: str) -> int:
+        return next((row for row, r in enumerate(self._records) if r.task_id == task_id), -1)
+
+    def set_records(self, records: list[Any]) -> None:
+        """Same subagents in the same order: refresh changed rows; otherwise reset."""
+        if [r.task_id for r in records] != [r.task_id for r in self._records]:
+            self.beginResetModel()
+            self._records = list(records)
+            self._statuses = [r.status for r in records]
+            self.endResetModel()
+            return
+        self._records = list(records)
+        for row, record in enumerate(records):
+            if record.status != self._statuses[row] or record.status == "running":
+                self._statuses[row] = record.status
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+
+    def any_running(self) -> bool:
+        return any(r.status == "running" for r in self._records)
+
+
+def transcript_text(record: Any) -> str:
+    """The subagent's conversation as "role: content" blocks, tool calls and results included."""
+    blocks: list[str] = []
+    for message in record.transcript:
+        role = message.get("role", "?")
+        if role == "system":
+            continue  # the subagent's own instructions: the same for every subagent
+        content = message.get("content")
+        if isinstance(content, list):  # multimodal parts
+            content = " ".join(str(part.get("text", "[" + str(part.get("type")) + "]")) for part in content
+                               if isinstance(part, dict))
+        if role == "tool":
+            text = str(content or "")
+            if len(text) > TOOL_RESULT_PREVIEW:
+                text = text[:TOOL_RESULT_PREVIEW] + f"… ({len(text) - TOOL_RESULT_PREVIEW} more characters)"
+            blocks.append(f"tool ({message.get('name', '?')}): {text}")
+            continue
+        lines = [f"{role}: {content}"] if content else []
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            arguments = function.get("arguments", "")
+            try:
+                arguments = json.dumps(json.loads(arguments), ensure_ascii=False)
+            except (TypeError, ValueError):
+                pass
+            lines.append(f"{role} → {function.get('name', '?')}({arguments})")
+        if lines:
+            blocks.append("\n".join(lines))
+    if record.status != "running" and record.result:
+        blocks.append(f"result ({STATUS_WORDS.get(record.status, record.status)}): {record.result}")
+    elif record.status == "cancelled":
+        blocks.append("cancelled before it finished")
+    return "\n\n".join(blocks)
+
+
+class SubagentsView(QWidget):
+    """Running and finished subagents; the selected one's transcript; Cancel for a running one."""
+
+    panel_title = "Subagents"
+    open_session_requested = Signal(str)
+    """(session_key): the session that spawned the selected subagent."""
+
+    TICK_INTERVAL_MS = 1000
+
+    def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("subagentsView")
+        self.engine = engine
+        self.bridge = bridge
+        self.model = SubagentsModel(self)
+        self._cancelling: dict[str, asyncio.Future[Any]] = {}
+        self._build()
+        bridge.event.connect(self._on_event)
+        self._timer = QTimer(self)
+        self._timer.setInterval(self.TICK_INTERVAL_MS)
+        self._timer.timeout.connect(self.refresh)
+        self.refresh()
+
+    def _build(self) -> None:
+        self.table = QTableView()
+        self.table.setObjectName("subagentsTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(SubagentsModel.TASK, QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnWidth(SubagentsModel.LABEL, 160)
+        self.table.setColumnWidth(SubagentsModel.STATUS, 90)
+        self.table.setColumnWidth(SubagentsModel.DURATION, 90)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.empty_label = QLabel("No subagents yet. The agent starts one with the spawn tool for long "
+                                  "background work; it shows up here while it runs.")
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setEnabled(False)
+        self.transcript = QPlainTextEdit()
+        self.transcript.setObjectName("subagentTranscript")
+        self.transcript.setReadOnly(True)
+        self.transcript.setPlaceholderText("Select a subagent to see what it did.")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("subagentCancel")
+        self.cancel_button.setToolTip("Stop the selected subagent (its session is told it was cancelled)")
+        self.cancel_button.clicked.connect(self.cancel_selected)
+        self.open_session_button = QPushButton("Open session")
+        self.open_session_button.setObjectName("subagentOpenSession")
+        self.open_session_button.setToolTip("Show the conversation that started this subagent")
+        self.open_session_button.clicked.connect(self._open_session)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.open_session_button)
+        buttons.addWidget(self.cancel_button)
+
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.empty_label)
+        top_layout.addWidget(self.table, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(top)
+        splitter.addWidget(self.transcript)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(buttons)
+
+    def selected_task_id(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.record_at(rows[0].row()).task_id if rows else None
+
+    def select_task(self, task_id: str) -> None:
+        row = self.model.row_of(task_id)
+        if row >= 0:
+            self.table.selectRow(row)
+
+    def refresh(self) -> None:
+        selected = self.selected_task_id()
+        self.model.set_records(self.engine.subagents.list())
+        if selected is not None and self.selected_task_id() != selected:
+            self.select_task(selected)
+        self.empty_label.setVisible(self.model.rowCount() == 0)
+        if self.model.any_running():
+            if not self._timer.isActive():
+                self._timer.start()
+        else:
+            self._timer.stop()
+        self._update_selection_views()
+
+    def _on_event(self, event: Any) -> None:
+        if isinstance(event, (SubagentStarted, SubagentFinished)):
+            self.refresh()
+
+    def _on_selection_changed(self, *_args: Any) -> None:
+        self._update_selection_views()
+
+    def _update_selection_views(self) -> None:
+        task_id = self.selected_task_id()
+        record = self.model.record_at(self.model.row_of(task_id)) if task_id else None
+        running = record is not None and record.status == "running"
+        cancelling = task_id in self._cancelling
+        self.cancel_button.setEnabled(running and not cancelling)
+        self.cancel_button.setText("Cancelling…" if cancelling else "Cancel")
+        self.open_session_button.setEnabled(record is not None)
+        text = transcript_text(record) if record is not None else ""
+        if self.transcript.toPlainText() != text:
+            at_bottom = self.transcript.verticalScrollBar().value() >= self.transcript.verticalScrollBar().maximum() - 4
+            self.transcript.setPlainText(text)
+            if at_bottom:
+                self.transcript.verticalScrollBar().setValue(self.transcript.verticalScrollBar().maximum())
+
+    def cancel_selected(self) -> asyncio.Future[Any] | None:
+        """Ask the engine to cancel the selected running subagent; the row shows "cancelled" after."""
+        task_id = self.selected_task_id()
+        if task_id is None or task_id in self._cancelling:
+            return None
+        future = asyncio.ensure_future(self.engine.subagents.cancel(task_id))
+        self._cancelling[task_id] = future
+
+        def done(f: asyncio.Future[Any]) -> None:
+            self._cancelling.pop(task_id, None)
+            if not f.cancelled() and f.exception() is not None:
+                log.warning("cancelling subagent %s failed: %s", task_id, f.exception())
+            self.refresh()
+
+        future.add_done_callback(done)
+        self._update_selection_views()
+        return future
+
+    def _open_session(self) -> None:
+        task_id = self.selected_task_id()
+        if task_id is not None:
+            self.open_session_requested.emit(self.model.record_at(self.model.row_of(task_id)).origin_session_key)
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        try:
+            self.bridge.event.disconnect(self._on_event)
+        except (RuntimeError, TypeError):
+            pass

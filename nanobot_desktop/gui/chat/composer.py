@@ -1,0 +1,375 @@
+"""The message input: Enter sends, Shift+Enter breaks the line, ↑ recalls, "/" completes commands,
+and files or images dropped or pasted become attachments.
+
+Attachments follow what the agent can use: images go to the model as `media` (file paths; pasted
+image data is first saved under `<workspace>/media/desktop/`), other files are copied into
+`<workspace>/uploads/` and named in the message text, so the agent can open them with its file tools.
+Copies run in an executor (a large file must not freeze the window) and never overwrite a file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, Qt, Signal
+from PySide6.QtGui import QImage, QKeyEvent, QPixmap, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QCompleter, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+
+from nanobot_desktop.engine.workspace import atomic_write_bytes
+from nanobot_desktop.gui.chat.attachments import (IMAGE_SUFFIXES, Attachment, AttachmentChip, copy_into_uploads,
+                                                      unique_path)
+
+log = logging.getLogger(__name__)
+
+SLASH_COMMANDS = (("/new", "start a new conversation (memory is updated first)"),
+                  ("/stop", "stop the running reply and its tasks"),
+                  ("/help", "list the commands"))
+MAX_LINES = 8
+
+
+class ComposerEdit(QPlainTextEdit):
+    """The text box; key handling and paste/drop routing live here, the rest in `Composer`."""
+
+    submit = Signal()
+    """Enter was pressed (without Shift)."""
+    recall = Signal()
+    """↑ in an empty box (or on a recalled message): show the previous sent message."""
+    mime_dropped = Signal(QMimeData)
+    """Files or image data were pasted or dropped."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.completer: QCompleter | None = None
+        self.recalled = False
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        popup = self.completer.popup() if self.completer is not None else None
+        key = event.key()
+        if popup is not None and popup.isVisible() and key in (
+                Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab, Qt.Key.Key_Backtab, Qt.Key.Key_Escape):
+            event.ignore()  # the completer's popup takes these
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
+            self.submit.emit()
+            return
+        if key == Qt.Key.Key_Up and (not self.toPlainText() or self.recalled) \
+                and not (event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
+            self.recall.emit()
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):  # Shift+Enter: a plain new line
+            self.textCursor().insertText("\n")
+            return
+        super().keyPressEvent(event)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:  # noqa: N802
+        return source.hasUrls() or source.hasImage() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802
+        if (source.hasUrls() and any(url.isLocalFile() for url in source.urls())) or source.hasImage():
+            self.mime_dropped.emit(source)
+        elif source.hasText():
+            self.insertPlainText(source.text())  # never rich text from a web page
+
+
+class Composer(QWidget):
+    """Input box + attachment chips + Send / Stop."""
+
+    send_requested = Signal(str, list)
+    """(text, media paths): the person sent a message (attachment lines already in the text)."""
+    stop_requested = Signal()
+    """Stop was clicked (or "/stop" sent) while a reply runs."""
+    attachment_failed = Signal(str)
+    """A dropped or pasted file could not be attached (the message says why)."""
+    attachments_changed = Signal()
+
+    def __init__(self, workspace: Path | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.workspace = Path(workspace) if workspace is not None else None
+        self.history: list[str] = []
+        self._recall_index = 0
+        self._busy = False
+        self.attachments: list[Attachment] = []
+        self._chips: list[AttachmentChip] = []
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+        self.edit = ComposerEdit()
+        self.edit.setObjectName("composer_edit")
+        self.edit.setPlaceholderText("Message nanobot…   (/ for commands)")
+        self.edit.setToolTip("Enter sends, Shift+Enter starts a new line, ↑ recalls the last message, "
+                             "/ lists the commands; drop or paste files and images to attach them")
+        self.edit.setTabChangesFocus(True)
+        self.edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.edit.submit.connect(self.submit)
+        self.edit.recall.connect(self._recall)
+        self.edit.mime_dropped.connect(self.add_mime_data)
+        self.edit.textChanged.connect(self._on_text_changed)
+        self.edit.document().documentLayout().documentSizeChanged.connect(self._fit_height)
+
+        self.completer = self._make_completer()
+        self.edit.completer = self.completer
+
+        self.send_button = QToolButton()
+        self.send_button.setObjectName("send_button")
+        self.send_button.setText("Send")
+        self.send_button.setToolTip("Send (Enter)")
+        self.send_button.clicked.connect(self.submit)
+        self.stop_button = QToolButton()
+        self.stop_button.setObjectName("stop_button")
+        self.stop_button.setText("Stop")
+        self.stop_button.setToolTip("Stop the reply (Esc)")
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.stop_button.hide()
+        for button in (self.send_button, self.stop_button):
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+            button.setMinimumWidth(64)
+            button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+
+        self.chips_row = QWidget()
+        self._chips_layout = QHBoxLayout(self.chips_row)
+        self._chips_layout.setContentsMargins(0, 0, 0, 0)
+        self._chips_layout.setSpacing(6)
+        self._chips_layout.addStretch(1)
+        self.chips_row.hide()
+
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        row.addWidget(self.edit, 1)
+        buttons = QVBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addStretch(1)
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        row.addLayout(buttons)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 8)
+        layout.setSpacing(4)
+        layout.addWidget(self.chips_row)
+        layout.addLayout(row)
+        self.setAcceptDrops(True)
+        self._fit_height()
+
+    # --- state -------------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def set_busy(self, busy: bool) -> None:
+        """While a reply runs, Stop replaces Send; typing the next message stays possible."""
+        self._busy = busy
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def set_text(self, text: str) -> None:
+        self.edit.setPlainText(text)
+        self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
+
+    def focus_input(self) -> None:
+        self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # --- sending -----------------------------------------------------------------------------------
+
+    def submit(self) -> None:
+        """Send what is typed (and attached); while busy only "/stop" goes through."""
+        text = self.edit.toPlainText()
+        if self._busy:
+            if text.strip().lower() == "/stop":
+                self.edit.clear()
+                self.stop_requested.emit()
+            return
+        files = [a for a in self.attachments if a.kind == "file"]
+        media = [str(a.path) for a in self.attachments if a.kind == "image"]
+        if not text.strip() and not self.attachments:
+            return
+        message = text.rstrip()
+        if files:
+            lines = "\n".join(f"Attached file: {a.relative}" for a in files)
+            message = f"{message}\n\n{lines}" if message else lines
+        if text.strip():
+            self.history.append(text.rstrip())
+        self._recall_index = len(self.history)
+        self.edit.clear()
+        self.edit.recalled = False
+        self.clear_attachments()
+        self.send_requested.emit(message, media)
+
+    def _recall(self) -> None:
+        if not self.history:
+            return
+        self._recall_index = max(0, (self._recall_index if self.edit.recalled else len(self.history)) - 1)
+        self.edit.setPlainText(self.history[self._recall_index])
+        self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
+        self.edit.recalled = True
+
+    def _on_text_changed(self) -> None:
+        text = self.edit.toPlainText()
+        if self.edit.recalled and (not self.history or text != self.history[self._recall_index]):
+            self.edit.recalled = False
+        self._update_completion(text)
+
+    # --- slash commands ----------------------------------------------------------------------------
+
+    def _make_completer(self) -> QCompleter:
+        model = QStandardItemModel(self)
+        for command, description in SLASH_COMMANDS:
+            item = QStandardItem(f"{command}    {description}")
+            item.setData(command, Qt.ItemDataRole.UserRole)
+            model.appendRow(item)
+        completer = QCompleter(model, self)
+        completer.setCompletionRole(Qt.ItemDataRole.UserRole)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        completer.setWidget(self.edit)
+        completer.activated.connect(self._insert_completion)
+        return completer
+
+    def _update_completion(self, text: str) -> None:
+        popup = self.completer.popup()
+        if not text.startswith("/") or any(c.isspace() for c in text) or self._is_command(text):
+            popup.hide()
+            return
+        self.completer.setCompletionPrefix(text)
+        if self.completer.completionCount() == 0:
+            popup.hide()
+            return
+        rect = self.edit.cursorRect()
+        rect.setWidth(max(260, popup.sizeHintForColumn(0) + 24))
+        self.completer.complete(rect)
+        popup.setCurrentIndex(self.completer.completionModel().index(0, 0))
+
+    @staticmethod
+    def _is_command(text: str) -> bool:
+        return text.lower() in {command for command, _ in SLASH_COMMANDS}
+
+    def _insert_completion(self, command: str) -> None:
+        self.edit.setPlainText(command)
+        self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
+        self.completer.popup().hide()
+
+    # --- growing with the text ---------------------------------------------------------------------
+
+    def _fit_height(self, *_: object) -> None:
+        lines = int(self.edit.document().documentLayout().documentSize().height()) or 1
+        lines = max(1, min(MAX_LINES, lines))
+        metrics = self.edit.fontMetrics()
+        margins = self.edit.contentsMargins()
+        frame = 2 * self.edit.frameWidth() + 2 * int(self.edit.document().documentMargin())
+        height = lines * metrics.lineSpacing() + frame + margins.top() + margins.bottom() + 2
+        if self.edit.height() != height:
+            self.edit.setFixedHeight(height)
+
+    # --- attachments -------------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: Any) -> None:  # noqa: N802
+        if event.mimeData().hasUrls() or event.mimeData().hasImage():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: Any) -> None:  # noqa: N802
+        self.add_mime_data(event.mimeData())
+        event.acceptProposedAction()
+
+    def add_mime_data(self, mime: QMimeData) -> bool:
+        """Attach the files or image in a drop or paste; returns whether there was any."""
+        paths = [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()] if mime.hasUrls() else []
+        if paths:
+            for path in paths:
+                self.add_file(path)
+            return True
+        if mime.hasImage():
+            image = mime.imageData()
+            if isinstance(image, QPixmap):
+                image = image.toImage()
+            if isinstance(image, QImage) and not image.isNull():
+                self.add_image_data(image)
+                return True
+        return False
+
+    def add_file(self, path: Path) -> "asyncio.Future[Any] | None":
+        """Images are attached as they are; other files are copied into uploads/ first (in an executor)."""
+        if path.is_dir():
+            self.attachment_failed.emit(f"{path.name} is a folder; attach files one by one")
+            return None
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            self._add_attachment(Attachment(path.resolve(), "image"))
+            return None
+        if self.workspace is None:
+            self.attachment_failed.emit("There is no workspace to copy the file into")
+            return None
+        task = asyncio.ensure_future(self._copy_file(path))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _copy_file(self, path: Path) -> None:
+        assert self.workspace is not None
+        loop = asyncio.get_running_loop()
+        try:
+            attachment = await loop.run_in_executor(None, copy_into_uploads, path, self.workspace)
+        except OSError as error:
+            self.attachment_failed.emit(f"Could not attach {path.name}: {error}")
+            return
+        self._add_attachment(attachment)
+
+    def add_image_data(self, image: QImage) -> Attachment | None:
+        """Save pasted image data as `<workspace>/media/desktop/<timestamp>.png` and attach it."""
+        if self.workspace is None:
+            self.attachment_failed.emit("There is no workspace to save the pasted image in")
+            return None
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, "PNG"):
+            self.attachment_failed.emit("The pasted image could not be converted to PNG")
+            return None
+        buffer.close()
+        folder = self.workspace / "media" / "desktop"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target = unique_path(folder, datetime.now().strftime("%Y%m%d-%H%M%S-%f") + ".png")
+            atomic_write_bytes(target, bytes(data.data()))
+        except OSError as error:
+            self.attachment_failed.emit(f"Could not save the pasted image: {error}")
+            return None
+        attachment = Attachment(target, "image")
+        self._add_attachment(attachment)
+        return attachment
+
+    def _add_attachment(self, attachment: Attachment) -> None:
+        if attachment in self.attachments:
+            return
+        self.attachments.append(attachment)
+        chip = AttachmentChip(attachment)
+        chip.removed.connect(self.remove_attachment)
+        self._chips.append(chip)
+        self._chips_layout.insertWidget(self._chips_layout.count() - 1, chip)
+        self.chips_row.show()
+        self.attachments_changed.emit()
+
+    def remove_attachment(self, attachment: Attachment) -> None:
+        """Take an attachment off the message (a copy already in uploads/ stays: files are never deleted)."""
+        if attachment not in self.attachments:
+            return
+        index = self.attachments.index(attachment)
+        self.attachments.pop(index)
+        chip = self._chips.pop(index)
+        self._chips_layout.removeWidget(chip)
+        chip.deleteLater()
+        self.chips_row.setVisible(bool(self.attachments))
+        self.attachments_changed.emit()
+
+    def clear_attachments(self) -> None:
+        for attachment in list(self.attachments):
+            self.remove_attachment(attachment)
+
+    async def shutdown(self) -> None:
+        for task in [t for t in self._tasks if not t.done()]:
+            task.cancel()

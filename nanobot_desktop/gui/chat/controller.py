@@ -1,0 +1,407 @@
+"""Connects the engine to the chat pane: loads a session's history, maps live events, asks approvals.
+
+Each session shown gets its own `ChatModel`; the view is switched between them. A model is kept while
+its session has live state the disk does not hold yet — a running turn (streamed text, running tool
+cards) or an approval card waiting for an answer — so switching away and back loses nothing. Other
+models are dropped on a switch and rebuilt from the file when the session is shown again.
+
+Approvals never use a modal dialog: the engine's approver coroutine adds a card to the session's
+chat and awaits a future that the card's buttons resolve, so the turn waits while the window stays
+responsive, and several sessions can each have a card waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from nanobot_desktop.engine.sessions.listing import file_signature
+from nanobot_desktop.engine.events import (ApprovalRequested, ConsolidationFinished, ConsolidationStarted, Event,
+                                           OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
+                                           ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed,
+                                           TurnFinished, TurnStarted)
+from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
+from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
+from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
+from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
+from nanobot_desktop.gui.chat.view import ChatView
+
+log = logging.getLogger(__name__)
+
+_END_EVENTS = (TurnFinished, TurnFailed, TurnCancelled)
+
+
+class ChatController(QObject):
+    """Owns the per-session chat models, the engine's approver, and sending/stopping turns."""
+
+    busy_changed = Signal(bool)
+    """Whether the session shown now has a turn running (the composer swaps Send for Stop)."""
+    session_loaded = Signal(str)
+    """(key): the history of a session is in its model."""
+    turn_failed = Signal(str, str, str)
+    """(key, message with what to do, kind): a turn failed (the window may offer Settings)."""
+    approval_requested = Signal(str, str)
+    """(key, tool): a tool call waits for the person's answer in that session's chat."""
+    reply_finished = Signal(str)
+    """(key): a turn of that session ended (finished, failed or stopped)."""
+
+    def __init__(self, engine: Any, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.view = chat_view
+        self._models: dict[str, ChatModel] = {}
+        self._first_model: ChatModel | None = chat_model
+        self._current_key = ""
+        self._running: dict[str, int] = {}
+        self._submitted: dict[str, set[asyncio.Future[Any]]] = {}
+        self._loading: dict[str, asyncio.Task[Any]] = {}
+        self._buffered: dict[str, list[Event]] = {}
+        self._deferred: dict[str, list[Notice]] = {}
+        self._last_approval_event: dict[str, ApprovalRequested] = {}
+        self._pending: dict[str, tuple[asyncio.Future[str], str]] = {}
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._busy_shown: bool | None = None
+        self._signatures: dict[str, tuple[int, ...] | None] = {}  # the file as last read or written by us
+        engine.approver = self.approve
+        bridge.event.connect(self.on_event)
+        chat_view.approval_answered.connect(self.answer_approval)
+
+    # --- sessions ----------------------------------------------------------------------------------
+
+    @property
+    def current_key(self) -> str:
+        return self._current_key
+
+    @property
+    def model(self) -> ChatModel:
+        """The model of the session shown now."""
+        model = self._models.get(self._current_key)
+        if model is None:
+            model = self._take_model(self._current_key)
+        return model
+
+    def model_for(self, key: str) -> ChatModel | None:
+        return self._models.get(key)
+
+    def is_loading(self, key: str) -> bool:
+        return key in self._loading
+
+    def show_session(self, key: str) -> "asyncio.Task[Any] | None":
+        """Show `key` in the chat; its history loads in an executor (returns that task, or None)."""
+        self._current_key = key
+        model = self._models.get(key)
+        task: asyncio.Task[Any] | None = None
+        if model is None:
+            model = self._take_model(key)
+            task = self._start_load(key, model)
+        else:
+            task = self._loading.get(key)
+        if self.view.model() is not model:
+            self.view.set_model(model)
+        self._drop_idle_models()
+        self._emit_busy()
+        return task
+
+    def reload_session(self, key: str) -> bool:
+        """The file may have changed outside the app: show it again if it did, unless a turn or an
+        approval is live (the watcher also reports the engine's own appends; those are skipped)."""
+        model = self._models.get(key)
+        if model is None or self._has_live_state(key) or key in self._loading:
+            return False
+        if self._signature(key) == self._signatures.get(key, ()):
+            return False
+        self._start_load(key, model)
+        return True
+
+    def _signature(self, key: str) -> tuple[int, ...] | None:
+        try:
+            return file_signature(os.stat(self.engine.sessions.path_for(key)))
+        except (OSError, ValueError):
+            return None
+
+    def forget_session(self, key: str) -> None:
+        """The session was deleted: drop its model (the main window shows another session)."""
+        if not self._has_live_state(key) and key != self._current_key:
+            self._models.pop(key, None)
+
+    def _take_model(self, key: str) -> ChatModel:
+        model = self._first_model or ChatModel(self)
+        self._first_model = None
+        model.clear()
+        self._models[key] = model
+        return model
+
+    def _start_load(self, key: str, model: ChatModel) -> "asyncio.Task[Any]":
+        self._buffered.setdefault(key, [])
+        task = asyncio.ensure_future(self._load(key, model))
+        self._loading[key] = task
+        self._track(task)
+        return task
+
+    async def _load(self, key: str, model: ChatModel) -> None:
+        loop = asyncio.get_running_loop()
+        turn_running = self.is_busy(key)
+
+        def read() -> tuple[tuple[int, ...] | None, list[Any]]:
+            signature = self._signature(key)
+            session = self.engine.sessions.load(key)
+            return signature, items_from_messages(session.messages if session else [], turn_running=turn_running)
+
+        try:
+            signature, items = await loop.run_in_executor(None, read)
+        except (OSError, ValueError) as error:
+            signature, items = None, [Notice(f"Could not read this session: {error}", "error")]
+        finally:
+            self._loading.pop(key, None)
+        if self._models.get(key) is not model:
+            return  # dropped while loading
+        model.set_items(items)
+        buffered = self._buffered.pop(key, [])
+        if not any(isinstance(event, (SessionChanged, ConsolidationFinished)) for event in buffered):
+            self._signatures[key] = signature  # else the engine wrote since: its signature is newer
+        for event in buffered:
+            self._apply(model, event, replay=True)
+        self.session_loaded.emit(key)
+
+    def _has_live_state(self, key: str) -> bool:
+        return self.is_busy(key) or any(session == key for _future, session in self._pending.values())
+
+    def _drop_idle_models(self) -> None:
+        for key in list(self._models):
+            if key != self._current_key and not self._has_live_state(key) and key not in self._loading:
+                del self._models[key]
+
+    # --- sending and stopping ------------------------------------------------------------------------
+
+    def send(self, text: str, media: list[str] | None = None) -> "asyncio.Future[Any] | None":
+        """Submit the person's message to the session shown (channel "desktop")."""
+        key = self._current_key
+        if not key or (not text.strip() and not media):
+            return None
+        channel, _, chat_id = key.partition(":")
+        task = self.engine.loop.submit(key, text, list(media or []), channel="desktop", chat_id=chat_id or key)
+        self._submitted.setdefault(key, set()).add(task)
+        task.add_done_callback(lambda done, k=key: self._on_submitted_done(k, done))
+        self._emit_busy()
+        return task
+
+    def _on_submitted_done(self, key: str, task: "asyncio.Future[Any]") -> None:
+        self._submitted.get(key, set()).discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("the turn in %s failed", key, exc_info=task.exception())
+        self._emit_busy()
+
+    def stop_current(self) -> "asyncio.Task[Any] | None":
+        """Cancel the shown session's turn, its tool process and its subagents."""
+        key = self._current_key
+        if not key:
+            return None
+        task = asyncio.ensure_future(self.engine.loop.stop(key))
+        self._track(task)
+        return task
+
+    def is_busy(self, key: str) -> bool:
+        return self._running.get(key, 0) > 0 or any(not t.done() for t in self._submitted.get(key, ()))
+
+    def _emit_busy(self) -> None:
+        busy = self.is_busy(self._current_key)
+        if busy != self._busy_shown:
+            self._busy_shown = busy
+            self.busy_changed.emit(busy)
+
+    def _track(self, task: "asyncio.Future[Any]") -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def shutdown(self) -> None:
+        """Deny waiting approvals and cancel loads (the engine's own shutdown stops the turns)."""
+        for future, _key in list(self._pending.values()):
+            if not future.done():
+                future.set_result("deny")
+        tasks = [task for task in self._tasks if not task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if self.engine.approver == self.approve:
+            self.engine.approver = None
+
+    # --- approvals -----------------------------------------------------------------------------------
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """The engine's approver: a card in the session's chat, answered by its buttons."""
+        key = request.session_key
+        event = self._last_approval_event.pop(key, None)
+        call_id = event.call_id if event is not None and event.name == request.tool else f"ask-{uuid.uuid4().hex[:8]}"
+        model = self._models.get(key)
+        if model is None:  # a session not on screen: its card waits in its own model
+            model = self._take_model(key)
+            self._start_load(key, model)
+        loading = self._loading.get(key)
+        if loading is not None:
+            await asyncio.shield(loading)
+        card = ApprovalCard(call_id=call_id, tool=request.tool, arguments=dict(request.arguments), diff=request.diff,
+                            command=request.command, working_dir=request.working_dir)
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = (future, key)
+        model.append(card)
+        self.approval_requested.emit(key, request.tool)
+        try:
+            answer = await future
+        except asyncio.CancelledError:
+            if card.state == "pending" and model.row_of_call(call_id, "approval") >= 0:
+                model.set_approval_state(call_id, "denied")
+            raise
+        finally:
+            self._pending.pop(call_id, None)
+        return ApprovalAnswer(answer)
+
+    def answer_approval(self, call_id: str, answer: str) -> None:
+        """Resolve a waiting approval ("allow_once", "allow_always" or "deny")."""
+        entry = self._pending.get(call_id)
+        if entry is None:
+            return
+        future, key = entry
+        ApprovalAnswer(answer)  # a wrong answer string fails here, loudly, not in the engine
+        model = self._models.get(key)
+        if model is not None and model.row_of_call(call_id, "approval") >= 0:
+            card = model.item(model.row_of_call(call_id, "approval"))
+            if isinstance(card, ApprovalCard) and card.state == "pending":
+                model.set_approval_state(call_id, "denied" if answer == "deny" else "allowed", answer)
+        if not future.done():
+            future.set_result(answer)
+
+    def pending_approvals(self, key: str | None = None) -> list[str]:
+        """Call ids of approval cards waiting for an answer (in `key`, or anywhere)."""
+        return [call_id for call_id, (_f, session) in self._pending.items() if key is None or session == key]
+
+    # --- engine events -------------------------------------------------------------------------------
+
+    def on_event(self, event: object) -> None:
+        if not isinstance(event, Event):
+            return
+        key = event.session_key
+        if isinstance(event, ApprovalRequested):
+            self._last_approval_event[key] = event
+        elif isinstance(event, (SessionChanged, ConsolidationFinished)) and key in self._models:
+            self._signatures[key] = self._signature(key)  # our own write, not news from outside
+        if isinstance(event, TurnStarted):
+            self._running[key] = self._running.get(key, 0) + 1
+        elif isinstance(event, _END_EVENTS):
+            self._running[key] = max(0, self._running.get(key, 0) - 1)
+            if isinstance(event, TurnFailed):
+                kind = failure_kind(event)
+                self.turn_failed.emit(key, self._failure_text(event, kind), kind)
+        model = self._models.get(key)
+        if model is not None:
+            if key in self._loading:
+                self._buffered.setdefault(key, []).append(event)
+            else:
+                self._apply(model, event)
+        if isinstance(event, (TurnStarted, *_END_EVENTS)):
+            self._emit_busy()
+            if isinstance(event, _END_EVENTS):
+                self.reply_finished.emit(key)
+
+    def _failure_text(self, event: TurnFailed, kind: str) -> str:
+        return failure_text(event.error, kind, self.engine.config)
+
+    def _apply(self, model: ChatModel, event: Event, replay: bool = False) -> None:
+        key = event.session_key
+        if isinstance(event, TurnStarted):
+            self._on_turn_started(model, event, replay)
+        elif isinstance(event, TextDelta):
+            model.append_text_delta(event.text)
+        elif isinstance(event, ReasoningDelta):
+            model.append_reasoning_delta(event.text)
+        elif isinstance(event, ToolCallStarted):
+            if not event.turn_id.startswith("subagent-") and model.row_of_call(event.call_id, "tool") < 0:
+                self._flush_deferred(key, model)
+                model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
+        elif isinstance(event, ToolCallFinished):
+            if not event.turn_id.startswith("subagent-"):
+                if model.row_of_call(event.call_id, "tool") < 0:
+                    model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
+                model.update_tool(event.call_id, event.status, event.duration_s)
+        elif isinstance(event, TurnFinished):
+            self._on_turn_finished(model, event, replay)
+        elif isinstance(event, TurnFailed):
+            model.finish_assistant()
+            self._flush_deferred(key, model)
+            model.append(Notice(self._failure_text(event, failure_kind(event)), "error"))
+        elif isinstance(event, TurnCancelled):
+            if _streaming_tail(model) is not None:
+                model.finish_assistant(stopped=True)
+            else:
+                model.append(Notice(STOPPED_TEXT, "stopped"))
+            self._flush_deferred(key, model)
+        elif isinstance(event, OutboundMessage):
+            self._on_outbound(model, event)
+        elif isinstance(event, ConsolidationStarted):
+            self._notice(key, model, "Summarising older messages into memory…")
+        elif isinstance(event, ConsolidationFinished):
+            if event.ok:
+                self._notice(key, model, "Older messages were summarised into memory.")
+            elif event.error != "cancelled":
+                self._notice(key, model, f"Memory was not updated: {event.error}")
+        elif isinstance(event, SessionChanged) and event.reason == "cleared":
+            model.clear()
+
+    def _on_turn_started(self, model: ChatModel, event: TurnStarted, replay: bool) -> None:
+        text = event.user_text
+        if is_system_origin(text):
+            model.append(Notice(system_notice_text(text)))
+            return
+        if replay:
+            last_user = next((item for item in reversed(model.items()) if isinstance(item, UserMessage)), None)
+            if last_user is not None and last_user.text == text:
+                return  # the load already read it from the file
+        model.append(UserMessage(text, attachments=tuple(event.media)))
+
+    def _on_turn_finished(self, model: ChatModel, event: TurnFinished, replay: bool) -> None:
+        if event.reply is None:  # the message tool already delivered the reply
+            model.finish_assistant()
+        elif replay and _streaming_tail(model) is None and model.rowCount() \
+                and isinstance(model.item(model.rowCount() - 1), AssistantMessage) \
+                and model.item(model.rowCount() - 1).text == event.reply:  # type: ignore[union-attr]
+            pass
+        else:
+            model.finish_assistant(final_text=event.reply)
+        self._flush_deferred(event.session_key, model)
+
+    def _on_outbound(self, model: ChatModel, event: OutboundMessage) -> None:
+        if not event.content.strip():
+            return
+        own_chat = f"{event.channel}:{event.chat_id}" == event.session_key
+        if event.channel in ("desktop", "cli") or own_chat:
+            self._flush_deferred(event.session_key, model)
+            model.append(AssistantMessage(text=event.content))
+        else:
+            self._notice(event.session_key, model, f"Sent to {event.channel}:{event.chat_id}: {event.content}")
+
+    def _notice(self, key: str, model: ChatModel, text: str) -> None:
+        """A subtle notice; while a reply streams it waits, so the reply is not cut in two."""
+        notice = Notice(text)
+        if _streaming_tail(model) is not None:
+            self._deferred.setdefault(key, []).append(notice)
+        else:
+            model.append(notice)
+
+    def _flush_deferred(self, key: str, model: ChatModel) -> None:
+        notices = self._deferred.pop(key, [])
+        if notices:
+            model.extend(notices)
+
+
+def _streaming_tail(model: ChatModel) -> AssistantMessage | None:
+    count = model.rowCount()
+    if not count:
+        return None
+    tail = model.item(count - 1)
+    return tail if isinstance(tail, AssistantMessage) and tail.streaming else None

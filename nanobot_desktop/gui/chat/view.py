@@ -1,0 +1,332 @@
+"""The chat pane: a scroll area with one widget per item of a `ChatModel`.
+
+Why it is built this way (measured facts in the Qt reference §3):
+- Streaming deltas only mark the message dirty; a ~40 ms single-shot timer flushes, and each flush
+  re-renders only the dirty (last) message's growing tail. Earlier messages are never rebuilt.
+- Only the newest `PAGE_SIZE` items get widgets; older pages are created when the user scrolls to
+  the top, keeping the visible content in place, so a 10,000-item session opens at once.
+- While the view is scrolled to the bottom it follows new content; scrolling up stops that, and
+  scrolling back to the bottom resumes it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from nanobot_desktop.gui.chat.cards import ApprovalCardWidget
+from nanobot_desktop.gui.chat.model import (
+    ApprovalCard, AssistantMessage, ChatItem, ChatModel, Notice, ToolCard, UserMessage,
+)
+from nanobot_desktop.gui.chat.message import AssistantWidget
+from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble, mix, palette_colors
+from nanobot_desktop.gui.chat.markdown_render import MarkdownRenderer, RenderStyle
+
+_FOLLOW_SLACK_PX = 8  # "at the bottom" tolerates a few pixels of rounding
+
+
+def render_style_for(palette: QPalette) -> RenderStyle:
+    colors = palette_colors(palette)
+    return RenderStyle(
+        dark=colors.dark,
+        border=mix(colors.base, colors.text, 0.25).name(),
+        inline_code_background=mix(colors.base, colors.text, 0.10).name(),
+    )
+
+
+EMPTY_CHAT_HINT = ("Start a conversation: type a message below.\n\n"
+                   "Enter sends · Shift+Enter adds a line · / for commands · drop or paste files and images to attach")
+
+
+class ChatView(QWidget):
+    """Shows a ChatModel; emits the user's decisions, never touches the engine itself."""
+
+    approval_answered = Signal(str, str)
+    """(call_id, answer): the user answered an approval card ("allow_once", "allow_always", "deny")."""
+    tool_card_clicked = Signal(str)
+    """(call_id): the user opened a tool card (the inspector shows that call)."""
+
+    PAGE_SIZE = 50
+    FLUSH_INTERVAL_MS = 40
+
+    def __init__(self, model: ChatModel | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.render_counts: Counter[int] = Counter()
+        """Markdown renders per item uid (tests check that streaming re-renders only the last message)."""
+        self._model: ChatModel | None = None
+        self._widgets: list[ItemWidget] = []  # one per row in [first_loaded_row, rowCount)
+        self._first_loaded = 0
+        self._dirty: set[int] = set()  # uids of assistant widgets waiting for the flush
+        self._following = True
+        self._adjusting = False
+        self._anchor: tuple[QWidget, int] | None = None  # (widget, its y minus the scroll value)
+        self._renderer = MarkdownRenderer(render_style_for(self.palette()))
+        self._palette_refresh_pending = False
+
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(self.FLUSH_INTERVAL_MS)
+        self._flush_timer.timeout.connect(self.flush_now)
+
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._container = QWidget()
+        self._container.setBackgroundRole(QPalette.ColorRole.Base)
+        self._container.setAutoFillBackground(True)
+        outer = QVBoxLayout(self._container)
+        outer.setContentsMargins(14, 12, 14, 12)
+        outer.setSpacing(0)
+        self._items_layout = QVBoxLayout()
+        self._items_layout.setSpacing(10)
+        outer.addLayout(self._items_layout)
+        self.empty_hint = QLabel(EMPTY_CHAT_HINT)  # what a new chat shows instead of a blank pane
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        outer.addWidget(self.empty_hint, 1)
+        outer.addStretch(1)
+        self.scroll_area.setWidget(self._container)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll_area)
+
+        bar = self.scroll_area.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_range_changed)
+        bar.valueChanged.connect(self._on_value_changed)
+        if model is not None:
+            self.set_model(model)
+
+    # --- model ---------------------------------------------------------------------------------
+
+    def model(self) -> ChatModel | None:
+        return self._model
+
+    def set_model(self, model: ChatModel | None) -> None:
+        if self._model is not None:
+            for signal, slot in self._connections():
+                signal.disconnect(slot)
+        self._model = model
+        if model is not None:
+            for signal, slot in self._connections():
+                signal.connect(slot)
+        self._rebuild()
+
+    def _connections(self) -> list[tuple[object, object]]:
+        model = self._model
+        assert model is not None
+        return [
+            (model.rowsInserted, self._on_rows_inserted),
+            (model.rowsRemoved, self._rebuild),
+            (model.rowsMoved, self._rebuild),
+            (model.modelReset, self._rebuild),
+            (model.layoutChanged, self._rebuild),
+            (model.dataChanged, self._on_data_changed),
+        ]
+
+    # --- public state (also what the tests look at) --------------------------------------------
+
+    @property
+    def first_loaded_row(self) -> int:
+        return self._first_loaded
+
+    def loaded_widgets(self) -> list[ItemWidget]:
+        return list(self._widgets)
+
+    def widget_for_row(self, row: int) -> ItemWidget | None:
+        index = row - self._first_loaded
+        return self._widgets[index] if 0 <= index < len(self._widgets) else None
+
+    @property
+    def renderer(self) -> MarkdownRenderer:
+        """The Markdown renderer shared by the messages (replaced when the palette changes)."""
+        return self._renderer
+
+    def is_following(self) -> bool:
+        return self._following
+
+    def scroll_to_bottom(self) -> None:
+        self._following = True
+        self._anchor = None
+        bar = self.scroll_area.verticalScrollBar()
+        self._set_scroll(bar.maximum())
+
+    # --- streaming flush -----------------------------------------------------------------------
+
+    def flush_now(self) -> None:
+        """Render the pending streaming changes now (the timer calls this; so can tests)."""
+        self._flush_timer.stop()
+        dirty, self._dirty = self._dirty, set()
+        for widget in self._widgets:
+            if widget.uid in dirty:
+                widget.refresh()
+
+    def _count_render(self, uid: int) -> None:
+        self.render_counts[uid] += 1
+
+    # --- building widgets ----------------------------------------------------------------------
+
+    def _make_widget(self, item: ChatItem) -> ItemWidget:
+        widget: ItemWidget
+        if isinstance(item, AssistantMessage):
+            widget = AssistantWidget(item, self._renderer, self._count_render)
+        elif isinstance(item, UserMessage):
+            widget = UserBubble(item)
+        elif isinstance(item, ToolCard):
+            tool_widget = ToolCardWidget(item)
+            tool_widget.clicked.connect(self.tool_card_clicked)
+            widget = tool_widget
+        elif isinstance(item, ApprovalCard):
+            approval_widget = ApprovalCardWidget(item)
+            approval_widget.answered.connect(self._on_approval_answered)
+            widget = approval_widget
+        elif isinstance(item, Notice):
+            widget = NoticeWidget(item)
+        else:
+            raise TypeError(f"the chat cannot show a {type(item).__name__}")
+        return widget
+
+    def _clear_widgets(self) -> None:
+        for widget in self._widgets:
+            self._items_layout.removeWidget(widget)
+            widget.hide()
+            widget.deleteLater()
+        self._widgets = []
+        self._dirty.clear()
+        self._anchor = None
+
+    def _rebuild(self, *_: object) -> None:
+        """Show the newest page of the model (after a reset, removal or move)."""
+        self._clear_widgets()
+        model = self._model
+        count = model.rowCount() if model is not None else 0
+        self._first_loaded = max(0, count - self.PAGE_SIZE)
+        if model is not None:
+            for row in range(self._first_loaded, count):
+                widget = self._make_widget(model.item(row))
+                self._widgets.append(widget)
+                self._items_layout.addWidget(widget)
+        self._following = True
+        self._update_empty_hint()
+        self.scroll_to_bottom()
+        QTimer.singleShot(0, self, self._fill_viewport)
+
+    def _update_empty_hint(self) -> None:
+        self.empty_hint.setVisible(self._model is None or self._model.rowCount() == 0)
+
+    def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        model = self._model
+        if model is None or parent.isValid():
+            return
+        self._update_empty_hint()
+        if first < self._first_loaded:
+            self._first_loaded += last - first + 1  # older rows nobody scrolled to yet
+            return
+        if last - first + 1 > self.PAGE_SIZE and last == model.rowCount() - 1:
+            self._rebuild()
+            return
+        for row in range(first, last + 1):
+            widget = self._make_widget(model.item(row))
+            position = row - self._first_loaded
+            self._widgets.insert(position, widget)
+            self._items_layout.insertWidget(position, widget)
+
+    def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int]) -> None:
+        model = self._model
+        if model is None:
+            return
+        for row in range(top_left.row(), bottom_right.row() + 1):
+            widget = self.widget_for_row(row)
+            if widget is None:
+                continue
+            item = model.item(row)
+            if isinstance(widget, AssistantWidget):
+                widget.item = item  # rendered at the next flush, coalescing the deltas
+                self._dirty.add(widget.uid)
+                if not self._flush_timer.isActive():
+                    self._flush_timer.start()
+            else:
+                widget.update_item(item)
+
+    def _on_approval_answered(self, call_id: str, answer: str) -> None:
+        if self._model is not None and self._model.row_of_call(call_id, "approval") >= 0:
+            state = "denied" if answer == "deny" else "allowed"
+            self._model.set_approval_state(call_id, state, answer)
+        self.approval_answered.emit(call_id, answer)
+
+    # --- paging --------------------------------------------------------------------------------
+
+    def load_older(self) -> int:
+        """Create widgets for the previous page, keeping what is on screen in place; returns how many."""
+        model = self._model
+        if model is None or self._first_loaded == 0:
+            return 0
+        count = min(self.PAGE_SIZE, self._first_loaded)
+        new_first = self._first_loaded - count
+        bar = self.scroll_area.verticalScrollBar()
+        if self._widgets:
+            self._anchor = (self._widgets[0], self._widgets[0].y() - bar.value())
+        new_widgets = [self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)]
+        for position, widget in enumerate(new_widgets):
+            self._items_layout.insertWidget(position, widget)
+        self._widgets[:0] = new_widgets
+        self._first_loaded = new_first
+        return count
+
+    def _fill_viewport(self) -> None:
+        """With no scrollbar the user cannot reach the top; load older pages until there is one."""
+        if self._first_loaded > 0 and self._container.sizeHint().height() <= self.scroll_area.viewport().height():
+            self.load_older()
+            QTimer.singleShot(0, self, self._fill_viewport)
+
+    def _load_older_if_at_top(self) -> None:
+        bar = self.scroll_area.verticalScrollBar()
+        if bar.value() == bar.minimum() and self._first_loaded > 0:
+            self.load_older()
+
+    # --- scrolling -----------------------------------------------------------------------------
+
+    def _set_scroll(self, value: int) -> None:
+        self._adjusting = True
+        try:
+            self.scroll_area.verticalScrollBar().setValue(value)
+        finally:
+            self._adjusting = False
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._anchor is not None:
+            widget, offset = self._anchor
+            self._set_scroll(widget.y() - offset)
+        elif self._following:
+            self._set_scroll(maximum)
+
+    def _on_value_changed(self, value: int) -> None:
+        if self._adjusting:
+            return
+        bar = self.scroll_area.verticalScrollBar()
+        self._anchor = None  # the user moved: stop holding the old position
+        self._following = value >= bar.maximum() - _FOLLOW_SLACK_PX
+        if value == bar.minimum() and self._first_loaded > 0:
+            QTimer.singleShot(0, self, self._load_older_if_at_top)
+
+    # --- theme ---------------------------------------------------------------------------------
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and not self._palette_refresh_pending:
+            self._palette_refresh_pending = True
+            QTimer.singleShot(0, self, self._apply_palette)
+
+    def _apply_palette(self) -> None:
+        self._palette_refresh_pending = False
+        style = render_style_for(self.palette())
+        if style == self._renderer.style:
+            return
+        self._renderer = MarkdownRenderer(style)
+        for widget in self._widgets:
+            if isinstance(widget, AssistantWidget):
+                widget.set_renderer(self._renderer)

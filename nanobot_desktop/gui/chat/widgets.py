@@ -1,0 +1,309 @@
+"""One widget per chat item: user bubble, tool card row, notice line, and what they share.
+
+Assistant messages live in chat_message.py, approval cards in chat_cards.py. Every colour comes from the palette (see `palette_colors`),
+and widgets recompute them on `PaletteChange`, so light and dark themes both read well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPalette, QPen, QResizeEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
+from nanobot_desktop.gui.shell.theme import is_dark
+
+def mix(a: QColor, b: QColor, amount_of_b: float) -> QColor:
+    t = max(0.0, min(1.0, amount_of_b))
+    return QColor(
+        round(a.red() * (1 - t) + b.red() * t),
+        round(a.green() * (1 - t) + b.green() * t),
+        round(a.blue() * (1 - t) + b.blue() * t),
+    )
+
+
+@dataclass(frozen=True)
+class PaletteColors:
+    """The few derived colours the chat needs, all computed from the current palette."""
+
+    dark: bool
+    base: QColor
+    text: QColor
+    muted: QColor
+    card: QColor
+    card_border: QColor
+    bubble: QColor
+    accent: QColor
+    ok: QColor
+    error: QColor
+
+
+def palette_colors(palette: QPalette) -> PaletteColors:
+    dark = is_dark(palette)
+    base = palette.color(QPalette.ColorRole.Base)
+    text = palette.color(QPalette.ColorRole.Text)
+    highlight = palette.color(QPalette.ColorRole.Highlight)
+    return PaletteColors(
+        dark=dark,
+        base=base,
+        text=text,
+        muted=mix(text, base, 0.42),
+        card=mix(base, text, 0.06),
+        card_border=mix(base, text, 0.18),
+        bubble=mix(base, highlight, 0.28 if dark else 0.16),
+        accent=highlight,
+        ok=QColor("#7ee787") if dark else QColor("#1a7f37"),
+        error=QColor("#ff7b72") if dark else QColor("#b42318"),
+    )
+
+
+def set_text_color(widget: QWidget, color: QColor) -> None:
+    palette = widget.palette()
+    palette.setColor(QPalette.ColorRole.WindowText, color)
+    palette.setColor(QPalette.ColorRole.Text, color)
+    widget.setPalette(palette)
+
+
+def plain_label(text: str = "", *, selectable: bool = True) -> QLabel:
+    """A QLabel that never interprets its text as HTML (chat text is untrusted)."""
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setText(text)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                      | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+    return label
+
+
+class CardFrame(QFrame):
+    """A rounded panel painted from palette-derived colours (stylesheets would pin the colours)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.fill = QColor()
+        self.border = QColor()
+        self.radius = 8.0
+
+    def set_colors(self, fill: QColor, border: QColor) -> None:
+        self.fill, self.border = fill, border
+        self.update()
+
+    def paintEvent(self, event: QEvent) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(self.border, 1) if self.border.isValid() else Qt.PenStyle.NoPen)
+        painter.setBrush(self.fill if self.fill.isValid() else Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), self.radius, self.radius)
+
+
+class ItemWidget(QWidget):
+    """Base of the per-item widgets: knows its item, re-reads it on `update_item`."""
+
+    def __init__(self, item: ChatItem, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.item = item
+        self.uid = item.uid
+
+    def update_item(self, item: ChatItem) -> None:
+        self.item = item
+        self.refresh()
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def apply_colors(self, colors: PaletteColors) -> None:
+        """Recompute palette-derived colours (called at creation and on every palette change)."""
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.apply_colors(palette_colors(self.palette()))
+
+
+# --- user message ------------------------------------------------------------------------------
+
+class BubbleLabel(QLabel):
+    """Word-wrapped text that asks for its natural width (up to `max_text_width`) instead of
+    QLabel's narrow guess, so short messages make small bubbles and long ones wrap at the limit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                     | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self.max_text_width = 480
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        metrics = self.fontMetrics()
+        lines = self.text().split("\n") or [""]
+        natural = max(metrics.horizontalAdvance(line) for line in lines) + 4
+        width = max(16, min(natural, self.max_text_width))
+        return QSize(width, self.heightForWidth(width))
+
+    def set_max_text_width(self, width: int) -> None:
+        if width != self.max_text_width:
+            self.max_text_width = width
+            self.updateGeometry()
+
+
+class UserBubble(ItemWidget):
+    def __init__(self, item: UserMessage, parent: QWidget | None = None) -> None:
+        super().__init__(item, parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(48, 0, 0, 0)
+        row.addStretch(1)
+        self.bubble = CardFrame()
+        self.bubble.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        inner = QVBoxLayout(self.bubble)
+        inner.setContentsMargins(12, 8, 12, 8)
+        inner.setSpacing(4)
+        self.text_label = BubbleLabel()
+        self.attachments_label = plain_label()
+        inner.addWidget(self.text_label)
+        inner.addWidget(self.attachments_label)
+        row.addWidget(self.bubble)
+        self.apply_colors(palette_colors(self.palette()))
+        self.refresh()
+
+    def refresh(self) -> None:
+        item = self.item
+        assert isinstance(item, UserMessage)
+        self.text_label.setText(item.text)
+        self.text_label.setVisible(bool(item.text))
+        names = [path.replace("\\", "/").rsplit("/", 1)[-1] for path in item.attachments]
+        self.attachments_label.setText("Attached: " + ", ".join(names) if names else "")
+        self.attachments_label.setVisible(bool(names))
+
+    def apply_colors(self, colors: PaletteColors) -> None:
+        self.bubble.set_colors(colors.bubble, QColor())
+        set_text_color(self.attachments_label, colors.muted)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        bubble_width = max(120, int(event.size().width() * 0.8))
+        self.bubble.setMaximumWidth(bubble_width)
+        self.text_label.set_max_text_width(bubble_width - 24)
+
+
+# --- tool card ---------------------------------------------------------------------------------
+
+def format_duration(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+_STATUS_GLYPHS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■"}
+
+
+class ToolCardWidget(ItemWidget):
+    """One compact, clickable line per tool call: status, name, first argument, duration."""
+
+    clicked = Signal(str)
+    """The card was clicked (or activated with Enter/Space); carries the tool call id."""
+
+    def __init__(self, item: ToolCard, parent: QWidget | None = None) -> None:
+        super().__init__(item, parent)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.frame = CardFrame()
+        self.frame.radius = 6.0
+        row = QHBoxLayout(self.frame)
+        row.setContentsMargins(10, 4, 10, 4)
+        row.setSpacing(8)
+        self.status_label = plain_label(selectable=False)
+        self.name_label = plain_label(selectable=False)
+        self.name_label.setWordWrap(False)
+        bold = QFont(self.name_label.font())
+        bold.setBold(True)
+        self.name_label.setFont(bold)
+        self.summary_label = plain_label(selectable=False)
+        self.summary_label.setWordWrap(False)
+        self.summary_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.duration_label = plain_label(selectable=False)
+        self.duration_label.setWordWrap(False)
+        row.addWidget(self.status_label)
+        row.addWidget(self.name_label)
+        row.addWidget(self.summary_label, 1)
+        row.addWidget(self.duration_label)
+        outer.addWidget(self.frame)
+        self._colors = palette_colors(self.palette())
+        self.apply_colors(self._colors)
+        self.refresh()
+
+    @property
+    def card(self) -> ToolCard:
+        assert isinstance(self.item, ToolCard)
+        return self.item
+
+    def refresh(self) -> None:
+        card = self.card
+        self.status_label.setText(_STATUS_GLYPHS.get(card.status, "?"))
+        self.status_label.setToolTip(card.status)
+        self.name_label.setText(card.name)
+        self.summary_label.setText(card.summary)
+        if card.status == "running":
+            self.duration_label.setText("running…")
+        elif card.duration_s is not None:
+            self.duration_label.setText(f"{card.status} · {format_duration(card.duration_s)}")
+        else:
+            self.duration_label.setText(card.status)
+        self.setToolTip(f"{card.name}: {card.status} — click to open in the inspector")
+        self._color_status()
+
+    def apply_colors(self, colors: PaletteColors) -> None:
+        self._colors = colors
+        self.frame.set_colors(colors.card, colors.card_border)
+        set_text_color(self.summary_label, colors.muted)
+        set_text_color(self.duration_label, colors.muted)
+        self._color_status()
+
+    def _color_status(self) -> None:
+        status = self.card.status
+        color = {"ok": self._colors.ok, "error": self._colors.error}.get(status, self._colors.muted)
+        set_text_color(self.status_label, color)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit(self.card.call_id)
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.clicked.emit(self.card.call_id)
+            return
+        super().keyPressEvent(event)
+
+
+# --- notice ------------------------------------------------------------------------------------
+
+class NoticeWidget(ItemWidget):
+    def __init__(self, item: Notice, parent: QWidget | None = None) -> None:
+        super().__init__(item, parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        self.label = plain_label()
+        layout.addWidget(self.label)
+        self._colors = palette_colors(self.palette())
+        self.apply_colors(self._colors)
+        self.refresh()
+
+    def refresh(self) -> None:
+        notice = self.item
+        assert isinstance(notice, Notice)
+        prefix = {"error": "Error: ", "stopped": "■ "}.get(notice.level, "")
+        self.label.setText(prefix + notice.text)
+        font = QFont(self.font())
+        font.setItalic(notice.level != "error")
+        self.label.setFont(font)
+        self.apply_colors(self._colors)
+
+    def apply_colors(self, colors: PaletteColors) -> None:
+        self._colors = colors
+        notice = self.item
+        assert isinstance(notice, Notice)
+        set_text_color(self.label, colors.error if notice.level == "error" else colors.muted)

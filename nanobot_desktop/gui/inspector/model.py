@@ -1,0 +1,354 @@
+"""The inspector's data: every turn of this app run, per session, and a table model over one turn.
+
+`TimelineModel.record(event)` is the one writer: the panel connects it to the bridge. It keeps the
+turns of every session (so switching sessions shows what happened there), and exposes the rows of
+ONE turn — the shown one — to the view. An event for the shown turn inserts or updates a single row
+(`beginInsertRows` / `dataChanged`); only switching to another turn resets the model.
+
+Text deltas are not recorded: the timeline is about calls, not tokens, so it costs nothing while a
+reply streams.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, QPointF, Qt, Signal,
+)
+from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
+
+from nanobot_desktop.engine import events as ev
+from nanobot_desktop.gui.inspector.records import (
+    LLMCall, TimelineEntry, ToolCall, TurnTimeline, format_duration,
+)
+
+MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (memory bound)
+
+
+class TimelineRole(IntEnum):
+    KindRole = Qt.ItemDataRole.UserRole + 1  # "llm" | "tool"
+    EntryRole = Qt.ItemDataRole.UserRole + 2  # the LLMCall / ToolCall itself (read it, don't mutate it)
+    CallIdRole = Qt.ItemDataRole.UserRole + 3
+    StatusRole = Qt.ItemDataRole.UserRole + 4
+    DurationRole = Qt.ItemDataRole.UserRole + 5  # seconds (float) or None while running
+    NameRole = Qt.ItemDataRole.UserRole + 6  # model for LLM calls, tool name for tool calls
+
+
+KindRole = TimelineRole.KindRole
+EntryRole = TimelineRole.EntryRole
+CallIdRole = TimelineRole.CallIdRole
+StatusRole = TimelineRole.StatusRole
+DurationRole = TimelineRole.DurationRole
+NameRole = TimelineRole.NameRole
+
+_ROLE_NAMES = {KindRole: b"kind", EntryRole: b"entry", CallIdRole: b"callId", StatusRole: b"status",
+               DurationRole: b"duration", NameRole: b"name"}
+
+COLUMNS = ("", "Call", "Tokens / argument", "Time")
+STATUS_COLUMN, NAME_COLUMN, SUMMARY_COLUMN, TIME_COLUMN = range(4)
+
+# Fixed hues that read on light and dark backgrounds alike.
+_STATUS_COLORS = {
+    "running": "#3b82f6", "awaiting approval": "#d9a400", "ok": "#2ea043", "error": "#e5534b",
+    "denied": "#d97706", "cancelled": "#8b8b8b",
+}
+_icons: dict[tuple[str, str], QIcon] = {}
+
+
+def status_icon(kind: str, status: str) -> QIcon:
+    """A small coloured mark: a circle for tool calls, a diamond for LLM calls; hollow while running."""
+    key = (kind, status)
+    if key not in _icons:
+        pixmap = QPixmap(28, 28)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        color = QColor(_STATUS_COLORS.get(status, "#8b8b8b"))
+        painter.setPen(QPen(color, 3))
+        painter.setBrush(Qt.BrushStyle.NoBrush if status == "running" else color)
+        if kind == "llm":
+            points = [QPointF(14, 3), QPointF(25, 14), QPointF(14, 25), QPointF(3, 14)]
+            painter.drawPolygon(points)
+        else:
+            painter.drawEllipse(4, 4, 20, 20)
+        painter.end()
+        _icons[key] = QIcon(pixmap)
+    return _icons[key]
+
+
+def _time_text(entry: TimelineEntry) -> str:
+    if entry.status == "running":
+        return "running…"
+    if entry.status == "awaiting approval":
+        return "awaiting approval"
+    return format_duration(entry.duration_s) or entry.status
+
+
+def _tooltip(entry: TimelineEntry) -> str:
+    if isinstance(entry, LLMCall):
+        lines = [f"LLM call to {entry.model}: {entry.status}"]
+        if entry.prompt_tokens is not None:
+            lines.append(f"{entry.prompt_tokens:,} prompt + {entry.completion_tokens or 0:,} completion tokens")
+        if entry.finish_reason:
+            lines.append(f"finish reason: {entry.finish_reason}")
+        if entry.error:
+            lines.append(f"error: {entry.error}")
+        return "\n".join(lines)
+    return f"{entry.name}: {entry.status}" + (f" in {format_duration(entry.duration_s)}" if entry.duration_s else "")
+
+
+class TimelineModel(QAbstractTableModel):
+    """All turns of this app run (per session); rows = the calls of the shown turn, in order."""
+
+    turns_changed = Signal(str)
+    """(session_key): a turn of that session was added, dropped or changed status."""
+    shown_turn_changed = Signal()
+    """The model now shows another turn (or none); rows were reset."""
+    entry_changed = Signal(int)
+    """(row): an existing row of the shown turn got new data (the detail pane refreshes)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._sessions: dict[str, OrderedDict[str, TurnTimeline]] = {}
+        self._counters: dict[str, int] = {}
+        self._session_key = ""
+        self._shown: TurnTimeline | None = None
+        self._follow_latest = True
+
+    # --- what is shown -----------------------------------------------------------------------------
+
+    @property
+    def session_key(self) -> str:
+        return self._session_key
+
+    @property
+    def shown_turn(self) -> TurnTimeline | None:
+        return self._shown
+
+    @property
+    def follows_latest(self) -> bool:
+        return self._follow_latest
+
+    def turns(self, session_key: str) -> list[TurnTimeline]:
+        """The session's turns of this app run, oldest first."""
+        return list(self._sessions.get(session_key, {}).values())
+
+    def set_session(self, session_key: str) -> None:
+        """Show that session's latest turn, and keep following new turns there."""
+        self._session_key = session_key
+        self._follow_latest = True
+        turns = self.turns(session_key)
+        self._show(turns[-1] if turns else None)
+
+    def show_turn(self, session_key: str, turn_id: str | None) -> None:
+        """Show one turn; `None` (or the newest turn) means: follow the latest turn."""
+        turns = self._sessions.get(session_key, OrderedDict())
+        self._session_key = session_key
+        latest = next(reversed(turns), None) if turns else None
+        self._follow_latest = turn_id is None or turn_id == latest
+        target = turns.get(turn_id) if turn_id is not None else None
+        self._show(target if target is not None else (turns[latest] if latest else None))
+
+    def entry(self, row: int) -> TimelineEntry | None:
+        entries = self._shown.entries if self._shown is not None else []
+        return entries[row] if 0 <= row < len(entries) else None
+
+    def row_of_call(self, call_id: str) -> int:
+        """The row of a call in the shown turn (tool calls first, then LLM calls), or -1."""
+        if self._shown is None:
+            return -1
+        row = self._shown.find("tool", call_id)
+        return row if row >= 0 else self._shown.find("llm", call_id)
+
+    def find_call(self, call_id: str, session_key: str | None = None) -> tuple[str, str] | None:
+        """(session key, turn id) of the newest turn holding that call; `session_key`'s turns first."""
+        keys = [session_key] if session_key in self._sessions else []
+        keys += [key for key in self._sessions if key != session_key]
+        for key in keys:
+            for turn in reversed(self._sessions[key].values()):
+                if turn.find("tool", call_id) >= 0 or turn.find("llm", call_id) >= 0:
+                    return key, turn.turn_id
+        return None
+
+    def _show(self, turn: TurnTimeline | None) -> None:
+        self.beginResetModel()
+        self._shown = turn
+        self.endResetModel()
+        self.shown_turn_changed.emit()
+
+    # --- recording events ------------------------------------------------------------------------------
+
+    def record(self, event: object) -> None:
+        """Take any engine event; the ones about turns and calls update the timeline."""
+        if isinstance(event, ev.TurnStarted):
+            self._turn(event.session_key, event.turn_id, event.user_text, event.at)
+        elif isinstance(event, ev.LLMCallStarted):
+            turn = self._turn(event.session_key, event.turn_id, "", event.at)
+            self._append(turn, LLMCall(event.call_id, event.turn_id, event.model, tuple(event.messages),
+                                       tuple(event.tools), tuple(event.system_sections), event.at))
+        elif isinstance(event, ev.LLMCallFinished):
+            self._finish_llm(event)
+        elif isinstance(event, ev.ToolCallStarted):
+            turn = self._turn(event.session_key, event.turn_id, "", event.at)
+            self._append(turn, ToolCall(event.call_id, event.turn_id, event.name, dict(event.arguments), event.at))
+        elif isinstance(event, ev.ApprovalRequested):
+            self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
+                              event.at, status="awaiting approval", diff=event.diff)
+        elif isinstance(event, ev.ToolCallFinished):
+            self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
+                              event.at, status=event.status, result=event.result, duration_s=event.duration_s)
+        elif isinstance(event, ev.TurnFinished):
+            self._end_turn(event.session_key, event.turn_id, "ok", None, event.at)
+        elif isinstance(event, ev.TurnFailed):
+            self._end_turn(event.session_key, event.turn_id, "failed", event.error, event.at)
+        elif isinstance(event, ev.TurnCancelled):
+            self._end_turn(event.session_key, event.turn_id, "cancelled", None, event.at)
+
+    def _turn(self, session_key: str, turn_id: str, user_text: str, at: float) -> TurnTimeline:
+        """The turn's record, created (and shown, when following that session) if it is new."""
+        turns = self._sessions.setdefault(session_key, OrderedDict())
+        turn = turns.get(turn_id)
+        if turn is not None:
+            return turn
+        if not self._session_key:  # nobody chose a session yet: show the first one that does something
+            self._session_key = session_key
+        number = self._counters.get(session_key, 0) + 1
+        self._counters[session_key] = number
+        turn = TurnTimeline(session_key, turn_id, number, user_text, at)
+        turns[turn_id] = turn
+        dropped_shown = False
+        while len(turns) > MAX_TURNS_PER_SESSION:
+            _, old = turns.popitem(last=False)
+            dropped_shown = dropped_shown or old is self._shown
+        if session_key == self._session_key and (self._follow_latest or dropped_shown):
+            self._follow_latest = True
+            self._show(turn)
+        self.turns_changed.emit(session_key)
+        return turn
+
+    def _append(self, turn: TurnTimeline, entry: TimelineEntry) -> None:
+        if turn is self._shown:
+            row = len(turn.entries)
+            self.beginInsertRows(QModelIndex(), row, row)
+            turn.entries.append(entry)
+            self.endInsertRows()
+        else:
+            turn.entries.append(entry)
+
+    def _changed(self, turn: TurnTimeline, row: int) -> None:
+        if turn is self._shown:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+            self.entry_changed.emit(row)
+
+    def _finish_llm(self, event: ev.LLMCallFinished) -> None:
+        turn = self._sessions.get(event.session_key, {}).get(event.turn_id)
+        row = turn.find("llm", event.call_id) if turn is not None else -1
+        if turn is None or row < 0:
+            return  # the start happened before the inspector existed: nothing to attach the numbers to
+        call = turn.entries[row]
+        assert isinstance(call, LLMCall)
+        call.model = event.model or call.model
+        call.prompt_tokens = event.prompt_tokens
+        call.completion_tokens = event.completion_tokens
+        call.latency_s = event.latency_s
+        call.finish_reason = event.finish_reason
+        call.error = event.error
+        call.status = "error" if event.error else "ok"
+        self._changed(turn, row)
+
+    def _update_tool(self, session_key: str, turn_id: str, call_id: str, name: str, arguments: dict[str, Any],
+                     at: float, *, status: str, result: str | None = None, duration_s: float | None = None,
+                     diff: str | None = None) -> None:
+        turn = self._turn(session_key, turn_id, "", at)
+        row = turn.find("tool", call_id)
+        if row < 0 or turn.entries[row].status not in ("running", "awaiting approval"):
+            self._append(turn, ToolCall(call_id, turn_id, name, dict(arguments), at))
+            row = len(turn.entries) - 1
+        call = turn.entries[row]
+        assert isinstance(call, ToolCall)
+        call.status = status
+        if result is not None:
+            call.result = result
+        if duration_s is not None:
+            call.duration_s = duration_s
+        if diff is not None:
+            call.diff = diff
+        self._changed(turn, row)
+
+    def _end_turn(self, session_key: str, turn_id: str, status: str, error: str | None, at: float) -> None:
+        turn = self._sessions.get(session_key, {}).get(turn_id)
+        if turn is None:
+            return
+        turn.status, turn.error, turn.finished_at = status, error, at
+        for row, entry in enumerate(turn.entries):
+            if entry.status in ("running", "awaiting approval"):  # a stop cut it off: no finish event comes
+                entry.status = "cancelled" if status != "failed" else "error"
+                self._changed(turn, row)
+        self.turns_changed.emit(session_key)
+        if turn is self._shown:
+            self.shown_turn_changed.emit()
+
+    # --- Qt model interface ------------------------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
+        if parent.isValid() or self._shown is None:
+            return 0
+        return len(self._shown.entries)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
+                and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        entry = self.entry(index.row())
+        if entry is None:
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == NAME_COLUMN:
+                return entry.title
+            if column == SUMMARY_COLUMN:
+                return entry.summary
+            if column == TIME_COLUMN:
+                return _time_text(entry)
+            return None
+        if role == Qt.ItemDataRole.DecorationRole and column == STATUS_COLUMN:
+            return status_icon(entry.kind, entry.status)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _tooltip(entry)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == TIME_COLUMN:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == KindRole:
+            return entry.kind
+        if role == EntryRole:
+            return entry
+        if role == CallIdRole:
+            return entry.call_id
+        if role == StatusRole:
+            return entry.status
+        if role == DurationRole:
+            return entry.duration_s
+        if role == NameRole:
+            return entry.model if isinstance(entry, LLMCall) else entry.name
+        return None
+
+    def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
+        names = dict(super().roleNames())
+        names.update({int(role): QByteArray(name) for role, name in _ROLE_NAMES.items()})
+        return names

@@ -1,0 +1,140 @@
+"""What the inspector remembers about a turn: its LLM calls and tool calls, as plain dataclasses.
+
+Kept apart from the Qt model (inspector_model.py) so the records read on their own: the model is the
+only writer, views and the detail panes only read them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union
+
+from nanobot_desktop.gui.chat.model import summarize_arguments
+
+TOOL_STATUSES = ("running", "awaiting approval", "ok", "error", "denied", "cancelled")
+LLM_STATUSES = ("running", "ok", "error", "cancelled")
+TURN_STATUSES = ("running", "ok", "failed", "cancelled")
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+@dataclass(eq=False)
+class LLMCall:
+    """One request to the model: what was sent (for the context view) and how it went."""
+
+    call_id: str
+    turn_id: str
+    model: str
+    messages: tuple[dict[str, Any], ...]
+    tools: tuple[dict[str, Any], ...]
+    system_sections: tuple[tuple[str, int], ...]
+    started_at: float
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float | None = None
+    finish_reason: str = ""
+    error: str | None = None
+    status: str = "running"  # one of LLM_STATUSES
+    kind: ClassVar[str] = "llm"
+
+    @property
+    def title(self) -> str:
+        return f"LLM · {self.model}"
+
+    @property
+    def summary(self) -> str:
+        if self.error:
+            return f"error: {' '.join(self.error.split())}"
+        if self.status == "running":
+            return f"{len(self.messages)} messages, {len(self.tools)} tools"
+        return f"{self.prompt_tokens or 0:,} → {self.completion_tokens or 0:,} tokens"
+
+    @property
+    def duration_s(self) -> float | None:
+        return self.latency_s
+
+
+@dataclass(eq=False)
+class ToolCall:
+    """One tool call: the full arguments and result, never shortened here (the view decides)."""
+
+    call_id: str
+    turn_id: str
+    name: str
+    arguments: dict[str, Any]
+    started_at: float
+    status: str = "running"  # one of TOOL_STATUSES
+    result: str | None = None
+    duration_s: float | None = None
+    diff: str | None = None  # the change an approval request showed, when there was one
+    kind: ClassVar[str] = "tool"
+
+    @property
+    def title(self) -> str:
+        return self.name
+
+    @property
+    def summary(self) -> str:
+        return summarize_arguments(self.arguments)
+
+    def arguments_json(self) -> str:
+        return json.dumps(self.arguments, indent=2, ensure_ascii=False, default=str)
+
+    @property
+    def error(self) -> str | None:
+        """The result when the call did not succeed (the engine reports errors as the result text)."""
+        return self.result if self.status in ("error", "denied", "cancelled") else None
+
+
+TimelineEntry = Union[LLMCall, ToolCall]
+
+
+@dataclass(eq=False)
+class TurnTimeline:
+    """Everything the inspector knows about one turn, in the order it happened."""
+
+    session_key: str
+    turn_id: str
+    number: int  # 1, 2, ... within the session, for this app run
+    user_text: str
+    started_at: float
+    status: str = "running"  # one of TURN_STATUSES
+    error: str | None = None
+    finished_at: float | None = None
+    entries: list[TimelineEntry] = field(default_factory=list)
+
+    @property
+    def is_subagent(self) -> bool:
+        return self.turn_id.startswith("subagent-")
+
+    def label(self) -> str:
+        """One line for the turn selector."""
+        clock = time.strftime("%H:%M:%S", time.localtime(self.started_at))
+        text = " ".join(self.user_text.split()) or ("(subagent)" if self.is_subagent else "(no text)")
+        if len(text) > 40:
+            text = text[:39] + "…"
+        state = "" if self.status == "ok" else f" [{self.status}]"
+        return f"Turn {self.number} · {clock} · {text}{state}"
+
+    def find(self, kind: str, call_id: str) -> int:
+        """The row of the newest entry of `kind` with that id (-1 if none).
+
+        Newest first because some local servers reuse tool call ids ("call_0") in every iteration.
+        """
+        for row in range(len(self.entries) - 1, -1, -1):
+            entry = self.entries[row]
+            if entry.kind == kind and entry.call_id == call_id:
+                return row
+        return -1
+
+    def totals(self) -> tuple[int, int, int, int]:
+        """(LLM calls, tool calls, prompt tokens, completion tokens)."""
+        llm = [e for e in self.entries if isinstance(e, LLMCall)]
+        tools = len(self.entries) - len(llm)
+        return (len(llm), tools, sum(e.prompt_tokens or 0 for e in llm), sum(e.completion_tokens or 0 for e in llm))

@@ -1,0 +1,430 @@
+"""The session list panel: search box, channel-grouped list, context menu, delete with undo, export.
+
+The model (sessions_model.py) only shows what it is given; this panel decides when to look at the
+disk. Listing and message search run in an executor and their results come back to the GUI thread,
+so neither 2,000 session files nor a slow disk can freeze the window. Refreshes are coalesced: a turn
+appends several lines (one `SessionChanged` each) but causes one listing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
+
+from nanobot_desktop.engine.events import (ApprovalRequested, OutboundMessage, SessionChanged, TurnCancelled,
+                                           TurnFailed, TurnFinished, TurnStarted)
+from nanobot_desktop.engine.sessions.listing import SessionInfo
+from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.gui.window.actions import ActionRegistry
+from nanobot_desktop.gui.common.notice_bar import NoticeBar
+from nanobot_desktop.gui.sessions.delegate import SessionDelegate
+from nanobot_desktop.gui.sessions.filter import SessionFilterProxy
+from nanobot_desktop.gui.sessions.model import IsGroupRole, KeyRole, SessionListModel, SessionRole
+
+__all__ = ["SessionDelegate", "SessionFilterProxy", "SessionListModel", "SessionRole", "SessionsPanel"]
+
+log = logging.getLogger(__name__)
+
+_UNSAFE_NAME = re.compile(r'[<>:"/\\|?*\x00-\x1f]+')
+
+
+class SessionsPanel(QWidget):
+    """Every session of the workspace, grouped by channel; the main window docks it on the left."""
+
+    panel_title = "Sessions"
+
+    session_activated = Signal(str)
+    """(key): the person picked a session in the list."""
+    session_deleted = Signal(str)
+    """(key): a session's file went to the trash."""
+    session_restored = Signal(str)
+    """(key): a deleted session came back."""
+    session_renamed = Signal(str, str)
+    """(key, title): a session got a new title."""
+    refreshed = Signal()
+    """A listing finished and the model shows it."""
+    search_finished = Signal(str)
+    """(query): the message-text search for `query` is shown."""
+    export_finished = Signal(str)
+    """(path): an export was written."""
+    error = Signal(str)
+    """A message for the person (a failed rename, delete, restore or export)."""
+
+    REFRESH_DELAY_MS = 80
+    SEARCH_DELAY_MS = 150
+
+    def __init__(self, engine: Any, bridge: Any, actions: ActionRegistry | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sessions_panel")
+        self.engine = engine
+        self.actions = actions or ActionRegistry(self)
+        self._current_key = ""
+        self._selecting = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._refresh_task: asyncio.Task[Any] | None = None
+        self._refresh_again = False
+        self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
+        self.export_dialog: QFileDialog | None = None
+
+        self.model = SessionListModel(renamer=self._rename)
+        self.model.rename_failed.connect(lambda _key, message: self.error.emit(message))
+        self.proxy = SessionFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.search_box = QLineEdit()
+        self.search_box.setObjectName("session_search")
+        self.search_box.setPlaceholderText("Search sessions  (Ctrl+K)")
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.textChanged.connect(self._on_search_text)
+        self.search_box.returnPressed.connect(self._open_first_match)
+
+        self.view = QTreeView()
+        self.view.setObjectName("session_list")
+        self.view.setModel(self.proxy)
+        self.view.setHeaderHidden(True)
+        self.view.setRootIsDecorated(False)
+        self.view.setItemsExpandable(False)
+        self.view.setExpandsOnDoubleClick(False)
+        self.view.setIndentation(0)
+        self.view.setUniformRowHeights(False)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.view.setItemDelegate(SessionDelegate(self.view))
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._show_context_menu)
+        self.view.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.view.activated.connect(self._on_index_activated)
+        self.proxy.rowsInserted.connect(self._expand_new_groups)
+        self.proxy.modelReset.connect(self.view.expandAll)
+        self.proxy.layoutChanged.connect(self.view.expandAll)
+
+        self.undo_bar = NoticeBar(self)
+        self.undo_bar.setObjectName("session_undo_bar")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.search_box)
+        layout.addWidget(self.undo_bar)
+        layout.addWidget(self.view, 1)
+
+        for action in (self.actions.rename_session, self.actions.delete_session, self.actions.undo_delete):
+            self.addAction(action)  # their shortcuts fire while the list (or the search box) has focus
+        self.actions.rename_session.triggered.connect(self.rename_selected)
+        self.actions.delete_session.triggered.connect(self.delete_selected)
+        self.actions.undo_delete.triggered.connect(self.undo_delete)
+        self.actions.export_markdown.triggered.connect(lambda: self.export_selected("markdown"))
+        self.actions.export_json.triggered.connect(lambda: self.export_selected("json"))
+        self.actions.reveal_file.triggered.connect(self.reveal_selected)
+        self.actions.search_sessions.triggered.connect(self.focus_search)
+        self._update_actions()
+
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(self.REFRESH_DELAY_MS)
+        self._refresh_timer.timeout.connect(self._start_refresh)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(self.SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self._start_message_search)
+
+        bridge.event.connect(self._on_engine_event)
+
+    # --- what is shown ---------------------------------------------------------------------------
+
+    @property
+    def current_key(self) -> str:
+        return self._current_key
+
+    def set_current_key(self, key: str) -> None:
+        """The session the chat shows: selected here, and no longer unread."""
+        self._current_key = key
+        self.model.set_unread(key, False)
+        self._select(key)
+        self._update_actions()
+
+    def selected_key(self) -> str:
+        """The session the list's actions apply to: the selected row, else the one shown in the chat."""
+        index = self.view.currentIndex()
+        key = index.data(KeyRole) if index.isValid() else ""
+        return key or (self._current_key if self.model.info(self._current_key) is not None else "")
+
+    def _select(self, key: str) -> None:
+        source = self.model.index_of_key(key)
+        index = self.proxy.mapFromSource(source) if source.isValid() else QModelIndex()
+        self._selecting = True
+        try:
+            if index.isValid():
+                self.view.setCurrentIndex(index)
+                self.view.scrollTo(index)
+            else:
+                self.view.selectionModel().clearSelection()
+                self.view.setCurrentIndex(QModelIndex())
+        finally:
+            self._selecting = False
+
+    def focus_search(self) -> None:
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
+
+    # --- refreshing ------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """List the sessions again soon (coalesced; the listing runs in an executor)."""
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def refresh_now(self) -> None:
+        self._refresh_timer.stop()
+        self._start_refresh()
+
+    def on_sessions_changed(self, _keys: list[str] | None = None) -> None:
+        """Slot for WorkspaceSync.sessions_changed: files changed outside the app."""
+        self.refresh()
+
+    def _start_refresh(self) -> None:
+        if self._refresh_task is not None and not self._refresh_task.done():
+            self._refresh_again = True
+            return
+        self._refresh_task = self._spawn(self._refresh())
+
+    async def _refresh(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.sessions.list_sessions)
+        except OSError as error:
+            self.error.emit(f"Could not list the sessions in {self.engine.sessions.sessions_dir}: {error}")
+            return
+        self.model.set_sessions(infos)
+        self._select(self._current_key)
+        self._update_actions()
+        self.refreshed.emit()
+        if self._refresh_again:
+            self._refresh_again = False
+            self._start_refresh()
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def shutdown(self) -> None:
+        """Cancel listings, searches and exports still running (the main window's shutdown calls this)."""
+        self._refresh_timer.stop()
+        self._search_timer.stop()
+        tasks = [task for task in self._tasks if not task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # --- engine events -----------------------------------------------------------------------------
+
+    def _on_engine_event(self, event: object) -> None:
+        key = getattr(event, "session_key", "")
+        if isinstance(event, SessionChanged):
+            self.refresh()
+        elif isinstance(event, TurnStarted):
+            self.model.set_busy(key, True)
+        elif isinstance(event, (TurnFinished, TurnFailed, TurnCancelled)):
+            self.model.set_busy(key, False)
+            if key != self._current_key:
+                self.model.set_unread(key, True)
+        elif isinstance(event, (OutboundMessage, ApprovalRequested)) and key and key != self._current_key:
+            self.model.set_unread(key, True)
+
+    # --- search ------------------------------------------------------------------------------------
+
+    def _on_search_text(self, text: str) -> None:
+        self.proxy.set_query(text)
+        self.view.expandAll()
+        if text.strip():
+            self._search_timer.start()
+        else:
+            self._search_timer.stop()
+            self._select(self._current_key)
+
+    def _start_message_search(self) -> None:
+        self._spawn(self._search_messages(self.search_box.text()))
+
+    async def _search_messages(self, query: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            hits = await loop.run_in_executor(None, self.engine.sessions.search, query)
+        except OSError as error:
+            self.error.emit(f"Searching the sessions failed: {error}")
+            return
+        if query != self.search_box.text():
+            return  # the person typed on; a newer search is on its way
+        self.proxy.set_message_hits(query, hits)
+        self.view.expandAll()
+        self.search_finished.emit(query)
+
+    def _open_first_match(self) -> None:
+        for group_row in range(self.proxy.rowCount()):
+            first = self.proxy.index(0, 0, self.proxy.index(group_row, 0))
+            if first.isValid():
+                self.view.setCurrentIndex(first)
+                self.view.setFocus()
+                return
+
+    # --- selection and activation --------------------------------------------------------------------
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._update_actions()
+        if self._selecting or not current.isValid():
+            return
+        key = current.data(KeyRole)
+        if key and key != self._current_key:
+            self.session_activated.emit(key)
+
+    def _on_index_activated(self, index: QModelIndex) -> None:
+        key = index.data(KeyRole)
+        if key:
+            self.session_activated.emit(key)
+
+    def _expand_new_groups(self, parent: QModelIndex, first: int, last: int) -> None:
+        if not parent.isValid():
+            for row in range(first, last + 1):
+                self.view.expand(self.proxy.index(row, 0))
+
+    def _update_actions(self) -> None:
+        has_target = bool(self.selected_key())
+        for action in self.actions.session_actions:
+            action.setEnabled(has_target)
+        self.actions.undo_delete.setEnabled(bool(self._deleted))
+
+    def _show_context_menu(self, position: Any) -> None:
+        index = self.view.indexAt(position)
+        if not index.isValid() or index.data(IsGroupRole):
+            return
+        self.view.setCurrentIndex(index)
+        menu = QMenu(self)
+        menu.setObjectName("session_context_menu")
+        menu.addAction(self.actions.rename_session)
+        menu.addAction(self.actions.delete_session)
+        menu.addSeparator()
+        menu.addAction(self.actions.export_markdown)
+        menu.addAction(self.actions.export_json)
+        menu.addAction(self.actions.reveal_file)
+        if self._deleted:
+            menu.addSeparator()
+            menu.addAction(self.actions.undo_delete)
+        menu.aboutToHide.connect(menu.deleteLater)
+        self.context_menu = menu
+        menu.popup(self.view.viewport().mapToGlobal(position))  # popup, not exec: never a nested loop
+
+    # --- rename ------------------------------------------------------------------------------------
+
+    def rename_selected(self) -> None:
+        """Open the inline editor on the selected session (F2)."""
+        key = self.selected_key()
+        source = self.model.index_of_key(key)
+        if not source.isValid():
+            return
+        index = self.proxy.mapFromSource(source)
+        self.view.setCurrentIndex(index)
+        self.view.setFocus()
+        self.view.edit(index)
+
+    def _rename(self, key: str, title: str) -> SessionInfo | None:
+        self.engine.sessions.rename(key, title)  # a 512-byte in-place write: fine on the GUI thread
+        self.session_renamed.emit(key, title or key)
+        self.refresh()
+        return None
+
+    # --- delete and undo ---------------------------------------------------------------------------
+
+    def delete_selected(self) -> None:
+        key = self.selected_key()
+        if key:
+            self.delete_session(key)
+
+    def delete_session(self, key: str) -> None:
+        """Move the session's file to the trash, and offer to undo that."""
+        info = self.model.info(key)
+        title = info.title if info is not None else key
+        try:
+            trash_id = self.engine.sessions.delete(key)
+        except (OSError, ValueError) as error:
+            self.error.emit(f"Could not delete “{title}”: {error}")
+            return
+        self._deleted.append((trash_id, key, title))
+        self.model.set_sessions([i for i in self._listed() if i.key != key])
+        self.undo_bar.show_notice(f"Session “{title}” deleted.", "info", [("Undo", self.undo_delete)])
+        self._update_actions()
+        self.session_deleted.emit(key)
+        self.refresh()
+
+    def undo_delete(self) -> None:
+        """Restore the session deleted last (Ctrl+Z in the list, or the bar's Undo)."""
+        if not self._deleted:
+            return
+        trash_id, key, title = self._deleted.pop()
+        try:
+            restored = self.engine.sessions.restore(trash_id)
+        except (OSError, ValueError) as error:
+            self.error.emit(f"Could not restore “{title}”: {error}")
+            self._update_actions()
+            return
+        self.undo_bar.dismiss()
+        self._update_actions()
+        self.session_restored.emit(restored)
+        self.refresh_now()
+
+    def _listed(self) -> list[SessionInfo]:
+        return [info for key in self.model.keys() if (info := self.model.info(key)) is not None]
+
+    # --- export and reveal ---------------------------------------------------------------------------
+
+    def export_selected(self, fmt: str) -> None:
+        key = self.selected_key()
+        if key:
+            self.export_session(key, fmt)
+
+    def export_session(self, key: str, fmt: str) -> QFileDialog:
+        """Ask where to save (non-modal dialog), then write the export atomically."""
+        if fmt not in ("markdown", "json"):
+            raise ValueError(f"unknown export format {fmt!r}; use 'markdown' or 'json'")
+        info = self.model.info(key)
+        title = info.title if info is not None else key
+        suffix = ".md" if fmt == "markdown" else ".json"
+        name = (_UNSAFE_NAME.sub("_", title).strip(" ._") or "session")[:80] + suffix
+        dialog = QFileDialog(self, "Export session as " + ("Markdown" if fmt == "markdown" else "JSON"),
+                             str(Path.home() / name))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setNameFilter("Markdown (*.md)" if fmt == "markdown" else "JSON (*.json)")
+        dialog.setDefaultSuffix(suffix[1:])
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self._spawn(self._write_export(key, fmt, Path(path))))
+        self.export_dialog = dialog
+        dialog.open()
+        return dialog
+
+    async def _write_export(self, key: str, fmt: str, path: Path) -> None:
+        loop = asyncio.get_running_loop()
+        render: Callable[[str], str] = (self.engine.sessions.export_markdown if fmt == "markdown"
+                                        else self.engine.sessions.export_json)
+        try:
+            text = await loop.run_in_executor(None, render, key)
+            await loop.run_in_executor(None, atomic_write_text, path, text)
+        except (OSError, ValueError) as error:
+            self.error.emit(f"Could not export to {path}: {error}")
+            return
+        self.export_finished.emit(str(path))
+
+    def reveal_selected(self) -> None:
+        key = self.selected_key()
+        info = self.model.info(key) if key else None
+        if info is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(info.path.parent)))

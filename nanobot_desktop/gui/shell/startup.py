@@ -1,0 +1,110 @@
+"""Before the main window: logging, first-run setup when there is no config, then the Engine.
+
+The Engine needs a config, so on the very first run the onboarding dialog comes first. Everything
+here is awaited, never `exec()`-ed: dialogs are `open()`ed and their signals resolve a future, so
+the qasync loop (and the onboarding's own local-server scan) keeps running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from nanobot_desktop.engine.config import ConfigError, default_config_path
+
+log = logging.getLogger(__name__)
+
+
+async def open_engine_for_gui(config: str | None, workspace: str | None) -> tuple[Any, Path | None] | None:
+    """(engine, log folder), or None when the person cancelled setup or the config is unusable."""
+    config_path = Path(config).expanduser() if config else default_config_path()
+    log_folder = _setup_logging(config_path)
+    if _needs_onboarding(config_path):
+        result = await run_onboarding(config_path, workspace)
+        if result is None:
+            log.info("first-run setup was cancelled; quitting")
+            return None
+        config_path, chosen_workspace = result
+        log.info("first-run setup wrote %s (workspace %s)", config_path, chosen_workspace)
+    from nanobot_desktop.engine.runtime import Engine
+
+    try:
+        engine = Engine.open(config_path, workspace)
+    except (ConfigError, OSError) as error:
+        log.error("cannot start: %s", error)
+        await show_error("nanobot cannot start",
+                         f"The configuration could not be loaded:\n\n{error}\n\n"
+                         "The file was left untouched. Fix it (or move it away to start the first-run "
+                         "setup again), then start nanobot Desktop again.")
+        return None
+    return engine, log_folder
+
+
+def _setup_logging(config_path: Path) -> Path | None:
+    try:
+        from nanobot_desktop.gui.shell.logging_setup import setup_logging
+    except ImportError:
+        return None
+    try:
+        return setup_logging(config_path)
+    except OSError as error:
+        log.warning("no log file: %s", error)
+        return None
+
+
+def _needs_onboarding(config_path: Path) -> bool:
+    try:
+        from nanobot_desktop.gui.settings.onboarding import needs_onboarding
+    except ImportError:
+        return False
+    return needs_onboarding(config_path)
+
+
+def _not_the_last_window(dialog: QWidget) -> None:
+    """A dialog shown before the main window exists must not count as the app's last window:
+    when it closes, Qt would quit the app (quitOnLastWindowClosed) instead of opening the window."""
+    dialog.setAttribute(Qt.WidgetAttribute.WA_QuitOnClose, False)
+
+
+async def run_onboarding(config_path: Path, workspace: str | None) -> tuple[Path, Path] | None:
+    """Show the first-run dialog; (config path, workspace) when it finished, None when cancelled."""
+    from nanobot_desktop.gui.settings.onboarding import OnboardingDialog
+
+    dialog = OnboardingDialog(config_path, workspace)
+    _not_the_last_window(dialog)
+    future: asyncio.Future[tuple[Path, Path] | None] = asyncio.get_running_loop().create_future()
+
+    def on_setup(path: object, chosen: object) -> None:
+        if not future.done():
+            future.set_result((Path(str(path)), Path(str(chosen))))
+
+    def on_finished(_result: int) -> None:
+        if not future.done():
+            future.set_result(None)
+
+    dialog.finished_setup.connect(on_setup)
+    dialog.finished.connect(on_finished)
+    dialog.open()
+    try:
+        return await future
+    finally:
+        dialog.deleteLater()
+
+
+async def show_error(title: str, text: str) -> None:
+    """A message box the person must read, shown without a nested event loop."""
+    box = QMessageBox(QMessageBox.Icon.Critical, title, text)
+    box.setStandardButtons(QMessageBox.StandardButton.Close)
+    _not_the_last_window(box)
+    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    box.finished.connect(lambda _result: None if future.done() else future.set_result(None))
+    box.open()
+    try:
+        await future
+    finally:
+        box.deleteLater()

@@ -1,0 +1,388 @@
+"""The resident assistant's face when the window is away: a tray icon, its menu and notifications.
+
+Why it is shaped like this:
+- A tray may not exist (GNOME without the AppIndicator extension, offscreen tests). Then nothing
+  here creates an icon, closing the window quits as usual, and the app must never start hidden,
+  or the person is locked out of it (`may_start_hidden()` is False).
+- Notifications are decided by a pure function of engine events (`notification_for`), so the rule
+  "only when there is something to tell" is testable without a tray: a heartbeat or cron run that
+  produced a reply or failed, never a skip / nothing-to-do tick.
+- The icon's state is recomputed from the engine's public state on each relevant event and on a
+  one-second poll, because a heartbeat tick's first phase (the model deciding) has no start event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Signal
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
+
+from nanobot_desktop.data import resources_dir
+from nanobot_desktop.engine.events import (
+    CronJobRan, HeartbeatDecided, HeartbeatRan, OutboundMessage, SubagentFinished, SubagentStarted,
+    TurnCancelled, TurnFailed, TurnFinished, TurnStarted,
+)
+from nanobot_desktop.gui.shell.app import apply_instance_command
+from nanobot_desktop.gui.shell.theme import is_dark
+
+__all__ = ["ACTION_KEYS", "CLOSE_NOTICE_KEY", "Notification", "TRAY_STATES", "TrayController", "app_icon",
+           "notification_for", "tooltip_text", "tray_icon_path", "tray_state"]
+
+log = logging.getLogger(__name__)
+
+TRAY_STATES = ("idle", "running", "error", "paused")
+ACTION_KEYS = ("toggle_window", "new_chat", "heartbeat_run", "heartbeat_pause", "quit")
+"""Keys of the actions the tray menu shows; pass any of them in `actions` to share the window's."""
+CLOSE_NOTICE_KEY = "tray/closeNoticeShown"
+NOTIFICATION_TEXT_LIMIT = 240
+MESSAGE_TIMEOUT_MS = 10_000
+_SHORT_DECISION = {"no_tasks": "no tasks", "skip": "skip", "run": "ran", "error": "failed"}
+_CANCELLED_PREFIX = "cancelled"  # a tick stopped at quit is recorded as an error; that is no news
+
+
+# --- pure pieces (tested without a tray) -------------------------------------------------------------
+
+def tray_state(*, busy: bool, failed: bool, paused: bool) -> str:
+    """Work in progress wins over an unseen failure, which wins over a paused heartbeat."""
+    if busy:
+        return "running"
+    if failed:
+        return "error"
+    return "paused" if paused else "idle"
+
+
+def tray_icon_path(state: str, *, dark_panel: bool) -> Path:
+    """The SVG for `state`, drawn light on a dark panel and dark on a light one."""
+    if state not in TRAY_STATES:
+        raise ValueError(f"unknown tray state {state!r}; expected one of {', '.join(TRAY_STATES)}")
+    return resources_dir() / "icons" / f"tray-{state}-{'dark' if dark_panel else 'light'}.svg"
+
+
+def app_icon() -> QIcon:
+    """The application's own icon (window title bar, task switcher, notifications)."""
+    return QIcon(str(resources_dir() / "icons" / "app.svg"))
+
+
+def tooltip_text(state: str, last_tick: Any, next_tick_at: datetime | None, *, paused: bool,
+                 enabled: bool) -> str:
+    """e.g. "nanobot — idle · last heartbeat 14:05 (skip) · next 14:35"."""
+    parts = [f"nanobot — {state}"]
+    if last_tick is not None:
+        word = _SHORT_DECISION.get(last_tick.decision, last_tick.decision)
+        parts.append(f"last heartbeat {last_tick.started_at.strftime('%H:%M')} ({word})")
+    if not enabled:
+        parts.append("heartbeat off")
+    elif paused:
+        parts.append("heartbeat paused")
+    elif next_tick_at is not None:
+        parts.append(f"next {next_tick_at.strftime('%H:%M')}")
+    return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class Notification:
+    title: str
+    text: str
+    session_key: str
+    is_error: bool = False
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= NOTIFICATION_TEXT_LIMIT else text[: NOTIFICATION_TEXT_LIMIT - 1] + "…"
+
+
+def _is_background_session(session_key: str) -> bool:
+    return session_key == "heartbeat" or session_key.startswith("cron:")
+
+
+def notification_for(event: Any) -> Notification | None:
+    """What to tell the person about `event`, or None when there is nothing worth a notification."""
+    if isinstance(event, HeartbeatRan):
+        if event.error:
+            if event.error.startswith(_CANCELLED_PREFIX):
+                return None
+            return Notification("Heartbeat failed", _shorten(event.error), event.session_key or "heartbeat", True)
+        if event.decision == "run" and event.result and event.result.strip():
+            return Notification("Heartbeat", _shorten(event.result), event.session_key or "heartbeat")
+        return None
+    if isinstance(event, CronJobRan):
+        key = event.session_key or f"cron:{event.job_id}"
+        if event.error:
+            return Notification(f"Scheduled task failed: {event.name}", _shorten(event.error), key, True)
+        if event.result and event.result.strip():
+            return Notification(f"Scheduled: {event.name}", _shorten(event.result), key)
+        return None
+    if isinstance(event, OutboundMessage) and _is_background_session(event.session_key):
+        # The message tool delivered the reply itself (the turn's own reply is then None).
+        if event.content.strip():
+            title = "Heartbeat" if event.session_key == "heartbeat" else "Scheduled task"
+            return Notification(title, _shorten(event.content), event.session_key)
+    return None
+
+
+# --- the controller --------------------------------------------------------------------------------
+
+_STATE_EVENTS = (TurnStarted, TurnFinished, TurnFailed, TurnCancelled, SubagentStarted, SubagentFinished,
+                 HeartbeatDecided, HeartbeatRan, CronJobRan)
+
+
+class TrayController(QObject):
+    """Owns the tray icon (when a tray exists), its menu, the state icon and notifications."""
+
+    open_session_requested = Signal(str)
+    """(session_key): the person clicked a notification; show that session."""
+    new_chat_requested = Signal()
+    """The tray's own "New chat" action was used (not emitted for an action passed in)."""
+    state_changed = Signal(str)
+    """The icon's state changed: one of TRAY_STATES."""
+
+    POLL_INTERVAL_MS = 1000
+
+    def __init__(self, engine: Any, bridge: Any, window: QWidget, parent: QObject | None = None, *,
+                 actions: dict[str, QAction] | None = None, settings: QSettings | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("trayController")
+        self.engine = engine
+        self.bridge = bridge
+        self.window = window
+        self.available: bool = QSystemTrayIcon.isSystemTrayAvailable()
+        self.notifications_sent: list[tuple[str, str, str]] = []
+        """Every notification decided (title, text, session_key), shown or not (for tests and logs)."""
+        self.messages_shown = 0
+        """How many balloons were really handed to the tray (only when one exists)."""
+        self._settings = settings if settings is not None else QSettings()
+        self._state = ""
+        self._failed: set[str] = set()  # "heartbeat" or "cron:<id>" whose last run failed, unseen
+        self._message_session = ""
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._closed = False
+
+        self.actions = self._make_actions(actions or {})
+        self.menu = QMenu(window)
+        self.menu.setObjectName("trayMenu")
+        for key in ACTION_KEYS:
+            if key == "quit":
+                self.menu.addSeparator()
+            self.menu.addAction(self.actions[key])
+        self.menu.aboutToShow.connect(self._on_menu_about_to_show)
+
+        self.icon: QSystemTrayIcon | None = None
+        if self.available:
+            self.icon = QSystemTrayIcon(self)
+            self.icon.setContextMenu(self.menu)
+            self.icon.activated.connect(self._on_activated)
+            self.icon.messageClicked.connect(self.open_last_notification)
+            QApplication.setQuitOnLastWindowClosed(False)
+
+        bridge.event.connect(self.handle_event)
+        self._poll = QTimer(self)
+        self._poll.setInterval(self.POLL_INTERVAL_MS)
+        self._poll.timeout.connect(self.refresh)
+        self._poll.start()
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)
+        self.refresh()
+        if self.icon is not None:
+            self.icon.show()
+
+    # --- public state ------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    def should_close_to_tray(self) -> bool:
+        """Closing the window only hides it (the tray's Quit ends the app); False without a tray."""
+        return self.available and bool(self.engine.config.desktop.close_to_tray)
+
+    def may_start_hidden(self) -> bool:
+        """Starting without a window is only allowed when a tray icon can bring it back."""
+        return self.available
+
+    def note_closed_to_tray(self) -> bool:
+        """Call after the window hid itself on close: tells once, ever, where the app went."""
+        if self._settings.value(CLOSE_NOTICE_KEY, False, type=bool):
+            return False
+        self._settings.setValue(CLOSE_NOTICE_KEY, True)
+        self._settings.sync()
+        if self.icon is not None:
+            self.icon.showMessage("nanobot keeps running in the tray",
+                                  "Click the tray icon to open the window again; Quit is in its menu.",
+                                  QSystemTrayIcon.MessageIcon.Information, MESSAGE_TIMEOUT_MS)
+            self.messages_shown += 1
+        return True
+
+    # --- events --------------------------------------------------------------------------------------
+
+    def handle_event(self, event: Any) -> None:
+        """Fed every engine event (through the bridge): tracks failures, notifies, updates the icon."""
+        if isinstance(event, HeartbeatRan):
+            self._note_outcome("heartbeat", failed=bool(event.error) and not event.error.startswith(_CANCELLED_PREFIX))
+        elif isinstance(event, CronJobRan):
+            self._note_outcome(f"cron:{event.job_id}", failed=event.status == "error" or bool(event.error))
+        notification = notification_for(event)
+        if notification is not None:
+            self.notify(notification)
+        if isinstance(event, _STATE_EVENTS):
+            # Finish events are published from inside the work they end, which still counts as busy:
+            # leave that piece out so the icon does not linger on "running" until the next poll.
+            ending_turn = event.session_key if isinstance(event, (TurnFinished, TurnFailed, TurnCancelled)) else None
+            self.refresh(ending_turn=ending_turn, tick_ending=isinstance(event, HeartbeatRan))
+
+    def _note_outcome(self, source: str, *, failed: bool) -> None:
+        if failed:
+            self._failed.add(source)
+        else:
+            self._failed.discard(source)
+
+    def notify(self, notification: Notification) -> None:
+        """Record and (with a tray) show a notification, unless notifications are turned off."""
+        if not self.engine.config.desktop.notifications:
+            return
+        self.notifications_sent.append((notification.title, notification.text, notification.session_key))
+        self._message_session = notification.session_key
+        if self.icon is None:
+            return
+        kind = QSystemTrayIcon.MessageIcon.Warning if notification.is_error else QSystemTrayIcon.MessageIcon.Information
+        self.icon.showMessage(notification.title, notification.text, kind, MESSAGE_TIMEOUT_MS)
+        self.messages_shown += 1
+
+    def refresh(self, *, ending_turn: str | None = None, tick_ending: bool = False) -> None:
+        """Recompute the state, icon and tooltip from the engine's public state."""
+        if self._closed:
+            return
+        heartbeat = self.engine.heartbeat
+        busy_sessions = [key for key in self.engine.loop.busy_sessions() if key != ending_turn]
+        busy = (bool(busy_sessions) or (heartbeat.ticking and not tick_ending)
+                or any(record.status == "running" for record in self.engine.subagents.list()))
+        state = tray_state(busy=busy, failed=bool(self._failed), paused=heartbeat.paused)
+        changed = state != self._state
+        self._state = state
+        if self.icon is not None:
+            if changed:
+                self._apply_icon()
+            tip = tooltip_text(state, heartbeat.last_tick, heartbeat.next_tick_at, paused=heartbeat.paused,
+                               enabled=heartbeat.enabled)
+            if tip != self.icon.toolTip():
+                self.icon.setToolTip(tip)
+        if changed:
+            self.state_changed.emit(state)
+
+    def _apply_icon(self) -> None:
+        if self.icon is None or not self._state:
+            return
+        self.icon.setIcon(QIcon(str(tray_icon_path(self._state, dark_panel=is_dark(QApplication.palette())))))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.ApplicationPaletteChange and watched is QApplication.instance():
+            self._apply_icon()
+        return False
+
+    # --- actions and menu ----------------------------------------------------------------------------
+
+    def _make_actions(self, given: dict[str, QAction]) -> dict[str, QAction]:
+        own = {
+            "toggle_window": ("Show window", self.toggle_window),
+            "new_chat": ("New chat", self._new_chat),
+            "heartbeat_run": ("Run heartbeat now", self.run_heartbeat_now),
+            "heartbeat_pause": ("Pause heartbeat", self.toggle_heartbeat_pause),
+            "quit": ("Quit", self._quit),
+        }
+        actions: dict[str, QAction] = {}
+        for key, (text, slot) in own.items():
+            if key in given:
+                actions[key] = given[key]
+                continue
+            action = QAction(text, self)
+            action.setObjectName(f"tray_{key}")
+            action.triggered.connect(slot)
+            actions[key] = action
+        return actions
+
+    def _on_menu_about_to_show(self) -> None:
+        self._failed.clear()  # the person has looked: the error badge has done its job
+        self.update_menu_texts()
+        self.refresh()
+
+    def update_menu_texts(self) -> None:
+        shown = self.window.isVisible() and not self.window.isMinimized()
+        self.actions["toggle_window"].setText("Hide window" if shown else "Show window")
+        paused = self.engine.heartbeat.paused
+        self.actions["heartbeat_pause"].setText("Resume heartbeat" if paused else "Pause heartbeat")
+        self.actions["heartbeat_run"].setEnabled(not self.engine.heartbeat.ticking)
+
+    def toggle_window(self) -> None:
+        apply_instance_command(self.window, "toggle")
+
+    def show_window(self) -> None:
+        apply_instance_command(self.window, "show")
+
+    def _new_chat(self) -> None:
+        self.show_window()
+        self.new_chat_requested.emit()
+
+    def _quit(self) -> None:
+        # The lifecycle turns Qt's quit into the one orderly shutdown (see gui/lifecycle.py).
+        QApplication.quit()
+
+    def run_heartbeat_now(self) -> asyncio.Future[Any]:
+        """Start one heartbeat tick (both phases); the icon shows "running" until it ends."""
+        future = asyncio.ensure_future(self.engine.heartbeat.trigger_now())
+        self._tasks.add(future)
+        future.add_done_callback(self._on_tick_done)
+        self.refresh()
+        return future
+
+    def _on_tick_done(self, future: asyncio.Future[Any]) -> None:
+        self._tasks.discard(future)
+        if not future.cancelled() and future.exception() is not None:
+            log.warning("the heartbeat tick from the tray failed: %s", future.exception())
+        self.refresh()
+
+    def toggle_heartbeat_pause(self) -> None:
+        heartbeat = self.engine.heartbeat
+        if heartbeat.paused:
+            heartbeat.resume()
+        else:
+            heartbeat.pause()
+        self.update_menu_texts()
+        self.refresh()
+
+    def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
+            self.toggle_window()
+
+    def open_last_notification(self) -> None:
+        """The person clicked the balloon: bring the window up on the session it was about."""
+        self.show_window()
+        if self._message_session:
+            self.open_session_requested.emit(self._message_session)
+
+    # --- teardown ------------------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Remove the icon and stop listening (the window owner calls this when quitting)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._poll.stop()
+        try:
+            self.bridge.event.disconnect(self.handle_event)
+        except (RuntimeError, TypeError):
+            pass
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
+        if self.icon is not None:
+            self.icon.hide()
+        for future in list(self._tasks):
+            future.cancel()

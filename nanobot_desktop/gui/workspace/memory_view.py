@@ -1,0 +1,344 @@
+"""The Memory panel: MEMORY.md and HISTORY.md side by side, the versions of MEMORY.md, and a badge
+while the agent consolidates.
+
+MEMORY.md saves go through `MemoryStore.write_long_term(source="user")`, so the text a save replaces
+is kept as a version; a version can be compared with the current file and restored (restoring keeps
+the replaced text as a version too, so it can be undone the same way). The agent rewrites MEMORY.md
+and appends to HISTORY.md while consolidating; the editors follow those writes like any outside
+change, and never overwrite what the person is typing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QEvent, QItemSelection, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
+                               QTableView, QVBoxLayout, QWidget)
+
+from nanobot_desktop.engine.events import ConsolidationFinished, ConsolidationStarted
+from nanobot_desktop.engine.memory import MemoryVersion
+from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.gui.editor.code_edit import blend
+from nanobot_desktop.gui.editor.diff_view import unified_diff
+from nanobot_desktop.gui.editor.editor import MarkdownEditor
+from nanobot_desktop.gui.editor.file_io import BackgroundRunner, file_size_label
+from nanobot_desktop.gui.workspace.history_search import HistorySearchPane
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+REPLACED_BY = {"user": "your save", "consolidation": "consolidation", "restore": "a restore"}
+"""How a version's `source` reads in the list: it names what replaced the kept text."""
+
+
+def version_time(version: MemoryVersion) -> str:
+    return version.saved_at.strftime("%Y-%m-%d %H:%M:%S")
+
+
+class MemoryVersionsModel(QAbstractTableModel):
+    """Saved copies of MEMORY.md, newest first: when, what replaced them, how big."""
+
+    VersionRole = Qt.ItemDataRole.UserRole + 1
+    """The MemoryVersion of a row."""
+    SourceRole = Qt.ItemDataRole.UserRole + 2
+    """The raw `source` of a row ("user", "consolidation", "restore", ...)."""
+    HEADERS = ("Saved", "Replaced by", "Size")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._versions: list[MemoryVersion] = []
+
+    def set_versions(self, versions: list[MemoryVersion]) -> bool:
+        """Replace the rows (only when they differ, so a selection survives a no-op refresh)."""
+        if [v.path for v in versions] == [v.path for v in self._versions]:
+            return False
+        self.beginResetModel()
+        self._versions = list(versions)
+        self.endResetModel()
+        return True
+
+    def version(self, row: int) -> MemoryVersion:
+        return self._versions[row]
+
+    def row_of(self, path: Path) -> int:
+        return next((row for row, v in enumerate(self._versions) if v.path == path), -1)
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self._versions)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._versions):
+            return None
+        version = self._versions[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return version_time(version)
+            if column == 1:
+                return REPLACED_BY.get(version.source, version.source)
+            return file_size_label(version.size)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return (f"MEMORY.md as it was on {version_time(version)}, kept when "
+                    f"{REPLACED_BY.get(version.source, version.source)} replaced it\n{version.path}")
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == self.VersionRole:
+            return version
+        if role == self.SourceRole:
+            return version.source
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt override)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
+                and 0 <= section < len(self.HEADERS):
+            return self.HEADERS[section]
+        return None
+
+
+class MemoryView(QWidget):
+    """MEMORY.md | HISTORY.md editors, the MEMORY.md versions under the first, a consolidation badge."""
+
+    panel_title = "Memory"
+
+    def __init__(self, engine: Any, bridge: Any, sync: Any = None, parent: QWidget | None = None) -> None:
+        """`sync` is the app's WorkspaceSync (hot reload); None leaves the editors unwatched."""
+        super().__init__(parent)
+        self.setObjectName("memoryView")
+        self.engine = engine
+        self.bridge = bridge
+        self.memory = engine.memory
+        self._runner = BackgroundRunner("memory-view")
+        self._consolidating: set[str] = set()
+        self._diff_generation = 0
+
+        self.memory_editor = MarkdownEditor(self, save_handler=self._save_memory)
+        self.memory_editor.setObjectName("memoryEditor")
+        self.history_editor = MarkdownEditor(self)
+        self.history_editor.setObjectName("historyEditor")
+        self.history_search = HistorySearchPane(self.memory, self.history_editor, self)
+
+        self.consolidating_badge = QLabel("Consolidating…", self)
+        self.consolidating_badge.setObjectName("consolidatingBadge")
+        self.consolidating_badge.setToolTip("The agent is folding older messages into MEMORY.md and HISTORY.md")
+        self.consolidating_badge.hide()
+        self.status_label = QLabel(self)
+        self.status_label.setObjectName("memoryStatus")
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label.setWordWrap(True)
+        self.status_label.hide()
+
+        self.versions_model = MemoryVersionsModel(self)
+        self.versions_table = QTableView(self)
+        self.versions_table.setObjectName("memoryVersions")
+        self.versions_table.setModel(self.versions_model)
+        self.versions_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.versions_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.versions_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.versions_table.verticalHeader().hide()
+        self.versions_table.setAlternatingRowColors(True)
+        header = self.versions_table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.versions_table.selectionModel().selectionChanged.connect(self._on_version_selected)
+        self.restore_button = QPushButton("Restore this version", self)
+        self.restore_button.setEnabled(False)
+        self.restore_button.setToolTip("Put this text back into MEMORY.md (the current text is kept as a version)")
+        self.restore_button.clicked.connect(self.restore_selected)
+        self.versions_hint = QLabel("Earlier versions of MEMORY.md: select one to see what changed since.", self)
+        self.versions_hint.setWordWrap(True)
+
+        self._build_layout()
+        self._apply_badge_colors()
+        bridge.event.connect(self._on_engine_event)
+        if sync is not None:
+            sync.register_editor(self.memory_editor)
+            sync.register_editor(self.history_editor)
+            sync.memory_changed.connect(self._on_memory_files_changed)
+        self.memory_editor.saved.connect(lambda _path: self.refresh_versions())
+        self.memory_editor.open_file(self.memory.memory_file)
+        self.history_editor.open_file(self.memory.history_file)
+        self.refresh_versions()
+
+    def _build_layout(self) -> None:
+        versions_panel = QWidget(self)
+        versions_layout = QVBoxLayout(versions_panel)
+        versions_layout.setContentsMargins(4, 0, 4, 0)
+        versions_layout.setSpacing(3)
+        versions_layout.addWidget(self.versions_hint)
+        versions_layout.addWidget(self.versions_table, 1)
+        button_row = QHBoxLayout()
+        button_row.addStretch(1)
+        button_row.addWidget(self.restore_button)
+        versions_layout.addLayout(button_row)
+
+        memory_column = QSplitter(Qt.Orientation.Vertical, self)
+        memory_column.addWidget(self.memory_editor)
+        memory_column.addWidget(versions_panel)
+        memory_column.setStretchFactor(0, 3)
+        memory_column.setStretchFactor(1, 1)
+        memory_column.setChildrenCollapsible(False)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("memorySplitter")
+        self.splitter.addWidget(memory_column)
+        self.splitter.addWidget(self.history_search)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([1, 1])  # side by side, half each
+
+        top = QHBoxLayout()
+        top.setContentsMargins(4, 0, 4, 0)
+        top.addWidget(self.status_label, 1)
+        top.addStretch()  # keeps the badge small at the right while there is no status text
+        top.addWidget(self.consolidating_badge)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+
+    # ---- saving -------------------------------------------------------------------------------
+    def _save_memory(self, path: Path, text: str) -> None:
+        """The editor's save (on its worker thread): through the MemoryStore, which keeps a version."""
+        if Path(path).resolve() == Path(self.memory.memory_file).resolve():
+            self.memory.write_long_term(text, source="user")
+        else:
+            atomic_write_text(path, text)
+
+    # ---- versions -----------------------------------------------------------------------------
+    def refresh_versions(self) -> None:
+        """Re-list the saved versions (off the GUI thread), keeping the selected one selected."""
+        self._runner.submit(self.memory.list_versions, self._on_versions_listed)
+
+    def _on_versions_listed(self, versions: list[MemoryVersion] | None, error: BaseException | None) -> None:
+        if error is not None or versions is None:
+            self.set_status(f"Could not list the versions of MEMORY.md: {error}")
+            return
+        selected = self.selected_version()
+        if not self.versions_model.set_versions(versions):
+            return
+        row = self.versions_model.row_of(selected.path) if selected else -1
+        if row >= 0:
+            self.versions_table.selectRow(row)
+        else:
+            self.restore_button.setEnabled(False)
+
+    def selected_version(self) -> MemoryVersion | None:
+        rows = self.versions_table.selectionModel().selectedRows()
+        return self.versions_model.version(rows[0].row()) if rows else None
+
+    def _on_version_selected(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        version = self.selected_version()
+        self.restore_button.setEnabled(version is not None)
+        if version is not None:
+            self.show_version_diff(version)
+
+    def show_version_diff(self, version: MemoryVersion) -> None:
+        """Show, under MEMORY.md, what changed from `version` to the file as it is now."""
+        self._diff_generation += 1
+        generation, memory = self._diff_generation, self.memory
+        when = version_time(version)
+
+        def build() -> str:
+            return unified_diff(memory.read_version(version), memory.read_long_term(),
+                                f"MEMORY.md ({when})", "MEMORY.md (now)")
+
+        def show(diff: str | None, error: BaseException | None) -> None:
+            if generation != self._diff_generation:
+                return
+            text = diff if error is None else f"Could not compare: {error}"
+            self.memory_editor.diff_view.show_diff(f"Version of {when} → current", text or "")
+
+        self._runner.submit(build, show)
+
+    def restore_selected(self) -> None:
+        """Put the selected version back into MEMORY.md; the editor follows (or shows its conflict bar)."""
+        version = self.selected_version()
+        if version is None:
+            return
+        self.restore_button.setEnabled(False)
+        unsaved = self.memory_editor.is_dirty
+        self._runner.submit(lambda: self.memory.restore_version(version),
+                            lambda _result, error: self._on_restored(version, unsaved, error))
+
+    def _on_restored(self, version: MemoryVersion, unsaved: bool, error: BaseException | None) -> None:
+        self.restore_button.setEnabled(self.selected_version() is not None)
+        when = version_time(version)
+        if error is not None:
+            self.set_status(f"Could not restore the version of {when}: {error}")
+            return
+        note = " Your unsaved edits are kept: the bar above them lets you choose." if unsaved else ""
+        self.set_status(f"Restored MEMORY.md as of {when}. The text it replaced is kept as a version.{note}")
+        self.memory_editor.on_file_changed_on_disk()
+        self.refresh_versions()
+        self.show_version_diff(version)
+
+    # ---- outside changes and engine events ----------------------------------------------------
+    def _on_memory_files_changed(self, paths: list[Path]) -> None:
+        versions_dir = Path(self.memory.versions_dir).resolve()
+        if any(p == versions_dir or p.parent == versions_dir for p in paths):
+            self.refresh_versions()
+        if Path(self.memory.history_file).resolve() in paths:
+            self.history_search.history_file_changed()
+
+    def _on_engine_event(self, event: object) -> None:
+        if isinstance(event, ConsolidationStarted):
+            self._consolidating.add(event.session_key)
+            self.consolidating_badge.show()
+        elif isinstance(event, ConsolidationFinished):
+            self._consolidating.discard(event.session_key)
+            self.consolidating_badge.setVisible(bool(self._consolidating))
+            if not event.ok and event.error != "cancelled":
+                self.set_status(f"Memory consolidation failed ({event.error}); MEMORY.md and HISTORY.md "
+                                "were left as they were.")
+            # Do not wait for the watcher: show the agent's writes now (a dirty editor gets its bar).
+            self.memory_editor.on_file_changed_on_disk()
+            self.history_editor.on_file_changed_on_disk()
+            self.history_search.history_file_changed()
+            self.refresh_versions()
+
+    @property
+    def is_consolidating(self) -> bool:
+        return bool(self._consolidating)
+
+    def set_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.setToolTip(text)
+        self.status_label.setVisible(bool(text))
+
+    # ---- the main window's needs --------------------------------------------------------------
+    def editors(self) -> list[MarkdownEditor]:
+        return [self.memory_editor, self.history_editor]
+
+    def has_unsaved_changes(self) -> bool:
+        return any(editor.is_dirty for editor in self.editors())
+
+    def shutdown(self) -> None:
+        """Finish queued writes and stop the worker threads (the window owner calls this at exit)."""
+        self.history_search.shutdown()
+        for editor in self.editors():
+            editor.shutdown()
+        self._runner.shutdown()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._apply_badge_colors()
+
+    def _apply_badge_colors(self) -> None:
+        palette = self.palette()
+        base = palette.color(QPalette.ColorRole.Window)
+        accent = palette.color(QPalette.ColorRole.Highlight)
+        sheet = (f"QLabel#consolidatingBadge {{ background: {blend(base, accent, 0.25).name()};"
+                 f" border: 1px solid {blend(base, accent, 0.7).name()}; border-radius: 8px;"
+                 f" padding: 1px 8px; color: {palette.color(QPalette.ColorRole.WindowText).name()}; }}")
+        if self.consolidating_badge.styleSheet() != sheet:
+            self.consolidating_badge.setStyleSheet(sheet)

@@ -1,0 +1,290 @@
+"""Hot reload: the one place where "a file changed on disk" turns into what the app does about it.
+
+The WorkspaceWatcher only says which paths changed. WorkspaceSync decides what that means:
+- an open editor of that file re-checks the disk (it follows a clean file, or shows its conflict bar);
+- a change under `skills/` (or the built-in skills folder) → `skills_changed`;
+- a `sessions/*.jsonl` change → `sessions_changed(keys)`, and the engine's cached copy of that session
+  is dropped so the next turn re-reads what, say, the nanobot CLI appended. A session that is busy (a
+  turn or a consolidation holds its in-memory copy) is dropped as soon as it is idle again, never
+  under a running turn; writes the engine made itself are recognised and do not force a re-read;
+- `cron/jobs.json` beside the config → `engine.cron.reload_if_changed()`.
+The app's own saves are announced to the watcher (`expect_own_write`) so they do not come back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from nanobot_desktop.engine.config import cron_store_path
+from nanobot_desktop.engine.events import ConsolidationFinished, ConsolidationStarted, Event, SessionChanged
+from nanobot_desktop.engine.sessions.file import parse_header, read_first_line
+from nanobot_desktop.engine.sessions.listing import key_from_stem
+from nanobot_desktop.gui.editor.editor import MarkdownEditor
+from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
+
+log = logging.getLogger(__name__)
+
+APPLIED_WINDOW_S = 5.0
+"""An editor that reacts later than this after being told of a change is not reported as applying it."""
+BUSY_RETRY_MS = 100
+"""How often a session waiting for its turn to end is checked again before its cache is dropped."""
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _stat_signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+class WorkspaceSync(QObject):
+    """Routes the watcher's batches to editors, the skills list, sessions and cron."""
+
+    skills_changed = Signal()
+    """Something under workspace/skills or the built-in skills folder changed (re-list the skills)."""
+    sessions_changed = Signal(list)
+    """list[str]: keys of sessions whose file was created, appended to, replaced or removed."""
+    cron_changed = Signal()
+    """cron/jobs.json changed on disk (the engine has already re-read it)."""
+    memory_changed = Signal(list)
+    """list[Path]: files under workspace/memory changed (MEMORY.md, HISTORY.md, saved versions)."""
+    workspace_files_changed = Signal(list)
+    """list[Path]: files directly in the workspace folder changed (e.g. IDENTITY.md appeared)."""
+    changed_applied = Signal(object)
+    """Path: an open editor now shows an outside change (reloaded it, or raised its conflict bar).
+    Emitted once per change and editor, so the time from a write to this signal is the hot-reload
+    latency the benchmark measures."""
+
+    def __init__(self, engine: Any, watcher: WorkspaceWatcher, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.watcher = watcher
+        self.watch_errors: list[str] = []
+        """Folders that could not be watched, with the reason (hot reload is off for them)."""
+        self._root = Path(engine.workspace.root).resolve()
+        self._skills_dir = Path(engine.workspace.skills_dir).resolve()
+        self._memory_dir = Path(engine.workspace.memory_dir).resolve()
+        self._sessions_dir = Path(engine.sessions.sessions_dir).resolve()
+        self._builtin_dir = Path(engine.skills.builtin_dir).resolve()
+        self._cron_file = self._prepare_cron_folder(cron_store_path(engine.config_path))
+        self._editors: dict[int, MarkdownEditor] = {}
+        self._awaiting: dict[int, tuple[Path, float]] = {}
+        self._session_keys: dict[Path, str] = {}
+        self._own_session_writes: dict[Path, tuple[int, int, int] | None] = {}
+        self._consolidating: dict[str, int] = {}
+        self._stale_sessions: set[str] = set()
+        self._retry_timer = QTimer(self)
+        self._retry_timer.setSingleShot(True)
+        self._retry_timer.setInterval(BUSY_RETRY_MS)
+        self._retry_timer.timeout.connect(self._drop_stale_sessions)
+        self._closed = False
+        self._unsubscribe: Callable[[], None] | None = engine.bus.subscribe(self._on_engine_event)
+        self.destroyed.connect(self._unsubscribe)  # a plain function: safe to run while Qt deletes us
+        watcher.paths_changed.connect(self._on_paths_changed)
+        self._watch_folders()
+
+    # ---- setting up -------------------------------------------------------------------------------
+    def _prepare_cron_folder(self, cron_file: Path) -> Path:
+        folder = cron_file.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.watch_errors.append(f"{folder}: cannot create it ({exc.strerror or exc})")
+        return folder.resolve() / cron_file.name
+
+    def _watch_folders(self) -> None:
+        wanted: list[tuple[Path, bool]] = [(self._root, True)]
+        if self._builtin_dir.is_dir() and not _is_within(self._builtin_dir, self._root):
+            wanted.append((self._builtin_dir, True))
+        cron_folder = self._cron_file.parent
+        if cron_folder.is_dir() and not _is_within(cron_folder, self._root):
+            wanted.append((cron_folder, False))
+        for folder, recursive in wanted:
+            try:
+                self.watcher.watch(folder, recursive=recursive)
+            except (OSError, RuntimeError) as exc:
+                self.watch_errors.append(f"{folder}: {exc}")
+                log.warning("hot reload is off for %s: %s", folder, exc)
+
+    def close(self) -> None:
+        """Stop reacting (at shutdown, or before the workspace changes); the watcher is left running.
+
+        Safe to call more than once, and after Qt has already deleted this object's children.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._stale_sessions.clear()
+        self._editors.clear()
+        self._awaiting.clear()
+        for stop in (self._retry_timer.stop,
+                     lambda: self.watcher.paths_changed.disconnect(self._on_paths_changed)):
+            try:
+                stop()
+            except (RuntimeError, TypeError):
+                pass  # already deleted or disconnected
+
+    # ---- editors ----------------------------------------------------------------------------------
+    def register_editor(self, editor: MarkdownEditor) -> None:
+        """Keep `editor` in step with the disk; its own saves are announced to the watcher."""
+        key = id(editor)
+        if key in self._editors:
+            return
+        self._editors[key] = editor
+        editor.expect_write = self.watcher.expect_own_write
+        editor.loaded.connect(lambda path, key=key: self._editor_applied(key, path))
+        editor.conflict_changed.connect(lambda shown, key=key: shown and self._editor_applied(key, None))
+        editor.destroyed.connect(lambda *_args, key=key: self._forget_editor(key))
+
+    def unregister_editor(self, editor: MarkdownEditor) -> None:
+        self._forget_editor(id(editor))
+
+    def _forget_editor(self, key: int) -> None:
+        self._editors.pop(key, None)
+        self._awaiting.pop(key, None)
+
+    def expect_own_write(self, path: Path, content: bytes | str) -> None:
+        """For app writes that are not editor saves (a new skill from its template, ...)."""
+        self.watcher.expect_own_write(path, content)
+
+    def _editor_applied(self, key: int, path: Path | None) -> None:
+        awaited = self._awaiting.pop(key, None)
+        if awaited is None:
+            return
+        awaited_path, since = awaited
+        if time.monotonic() - since <= APPLIED_WINDOW_S:
+            self.changed_applied.emit(path or awaited_path)
+
+    # ---- the watcher's batches --------------------------------------------------------------------
+    def _on_paths_changed(self, paths: list[Path]) -> None:
+        if self._closed:
+            return
+        self._notify_editors(paths)
+        skills = False
+        memory: list[Path] = []
+        top_level: list[Path] = []
+        sessions: list[str] = []
+        for path in paths:
+            if _is_within(path, self._skills_dir) or _is_within(path, self._builtin_dir):
+                skills = True
+            elif path == self._cron_file:
+                self._reload_cron()
+            elif path.parent == self._sessions_dir and path.suffix == ".jsonl":
+                key = self._session_changed_on_disk(path)
+                if key not in sessions:
+                    sessions.append(key)
+            elif _is_within(path, self._memory_dir):
+                memory.append(path)
+            elif path.parent == self._root:
+                top_level.append(path)
+        if skills:
+            self.skills_changed.emit()
+        if memory:
+            self.memory_changed.emit(memory)
+        if top_level:
+            self.workspace_files_changed.emit(top_level)
+        if sessions:
+            self.sessions_changed.emit(sessions)
+
+    def _notify_editors(self, paths: list[Path]) -> None:
+        if not self._editors:
+            return
+        changed = set(paths)
+        for key, editor in list(self._editors.items()):
+            if editor.path is None:
+                continue
+            target = Path(editor.path).resolve()
+            if target in changed or any(folder in changed for folder in target.parents):
+                self._awaiting[key] = (target, time.monotonic())
+                editor.on_file_changed_on_disk()
+
+    def _reload_cron(self) -> None:
+        try:
+            self.engine.cron.reload_if_changed()
+        except Exception:  # noqa: BLE001 - a bad jobs.json is reported by the cron service itself
+            log.exception("re-reading %s failed", self._cron_file)
+        self.cron_changed.emit()
+
+    # ---- sessions ---------------------------------------------------------------------------------
+    def _session_changed_on_disk(self, path: Path) -> str:
+        key = self._session_key_for(path)
+        if path in self._own_session_writes and self._own_session_writes[path] == _stat_signature(path):
+            return key  # the engine wrote exactly this itself; its cached copy is already current
+        self._own_session_writes.pop(path, None)
+        self._stale_sessions.add(key)
+        self._drop_stale_sessions()
+        return key
+
+    def _session_key_for(self, path: Path) -> str:
+        known = self._session_keys.get(path)
+        if known is not None:
+            return known
+        key: str | None = None
+        try:
+            header = parse_header(read_first_line(path))
+            candidate = header.get("key") if header else None
+            key = candidate if isinstance(candidate, str) and candidate else None
+        except OSError:
+            pass
+        key = key or key_from_stem(path.stem)
+        self._session_keys[path] = key
+        return key
+
+    def _drop_stale_sessions(self) -> None:
+        """Drop cached sessions that changed outside; a busy one waits until its turn is over."""
+        for key in list(self._stale_sessions):
+            if self._consolidating.get(key) or self.engine.loop.is_busy(key):
+                continue
+            self.engine.sessions.invalidate(key)
+            self._stale_sessions.discard(key)
+        if self._stale_sessions and not self._retry_timer.isActive():
+            self._retry_timer.start()
+
+    @property
+    def sessions_waiting_to_reload(self) -> set[str]:
+        """Keys whose outside change will be picked up once their running turn ends."""
+        return set(self._stale_sessions)
+
+    def _on_engine_event(self, event: Event) -> None:
+        if isinstance(event, ConsolidationStarted):
+            self._consolidating[event.session_key] = self._consolidating.get(event.session_key, 0) + 1
+        elif isinstance(event, ConsolidationFinished):
+            remaining = self._consolidating.get(event.session_key, 0) - 1
+            if remaining > 0:
+                self._consolidating[event.session_key] = remaining
+            else:
+                self._consolidating.pop(event.session_key, None)
+            self._remember_own_session_write(event.session_key)
+        elif isinstance(event, SessionChanged):
+            self._remember_own_session_write(event.session_key)
+
+    def _remember_own_session_write(self, key: str) -> None:
+        if not key:
+            return
+        try:
+            path = Path(self.engine.sessions.path_for(key)).resolve()
+        except ValueError:
+            return
+        self._session_keys[path] = key
+        self._own_session_writes[path] = _stat_signature(path)
+
+    # ---- diagnostics ------------------------------------------------------------------------------
+    def describe(self) -> str:
+        """One line for logs: what is watched and what could not be."""
+        folders = ", ".join(os.fspath(p) for p in self.watcher.watched_folders())
+        problems = f"; not watched: {'; '.join(self.watch_errors)}" if self.watch_errors else ""
+        return f"watching {folders}{problems}"
