@@ -26,6 +26,8 @@ STAMP = VENV / ".nanobot-desktop-installed"
 # Debian packages used by the tests that need a real X server and a tray host.
 TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "trayer", "xdotool", "x11-utils"]
 PYTEST_NO_TESTS_COLLECTED = 5
+# The real nanobot CLIs the compatibility tests run against, each in a cached venv of its own.
+REFERENCE_CLI_VERSIONS = ["0.1.4.post4", "0.3.5"]
 
 
 def venv_python() -> Path:
@@ -80,10 +82,43 @@ def ensure_test_debian_packages() -> None:
         _say(f"could not install the Debian packages ({error}); the real-window tests will be skipped")
 
 
+def reference_cli_root() -> Path:
+    """Where the reference CLIs are cached: outside the repository, shared by every clone on the machine."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "nanobot-desktop" / "reference-clis"
+
+
+def ensure_reference_clis() -> Path:
+    """Install each nanobot-ai version of REFERENCE_CLI_VERSIONS into <root>/nanobot-ai-<version> once.
+
+    A failed install is reported and leaves no stamp; the tests that need that CLI then skip with the reason.
+    """
+    root = reference_cli_root()
+    for version in REFERENCE_CLI_VERSIONS:
+        home = root / f"nanobot-ai-{version}"
+        stamp = home / ".installed"
+        if stamp.exists():
+            continue
+        _say(f"installing the reference CLI nanobot-ai=={version} into {home} (first use only)")
+        try:
+            venv.EnvBuilder(with_pip=True, clear=True).create(home)
+            python = home / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+            subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                            f"nanobot-ai=={version}"], check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        except (subprocess.CalledProcessError, OSError) as error:
+            detail = getattr(error, "stderr", "") or str(error)
+            _say(f"could not install nanobot-ai=={version}: {detail.strip().splitlines()[-1:]}")
+            continue
+        stamp.write_text(version)
+    return root
+
+
 def run_tests(args: list[str]) -> int:
     python = ensure_venv("test")
     ensure_test_debian_packages()
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1",
+               NANOBOT_DESKTOP_REFERENCE_CLIS=str(ensure_reference_clis()))
     code = subprocess.run([str(python), "-m", "pytest", *args], cwd=ROOT, env=env).returncode
     if code == PYTEST_NO_TESTS_COLLECTED:
         _say("no test was executed: that is a failure")
