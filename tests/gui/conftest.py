@@ -37,6 +37,9 @@ cyclic garbage collector can then run in *any* thread (a watchdog observer, a re
 destroy a Qt object there: "QObject::~QObject: Timers cannot be stopped from another thread", which
 fails the test that happens to be running, or worse. After every GUI test this fixture deletes the
 pending objects and collects the cycles on the GUI thread.
+
+It then fails the test if a top-level widget it made is still there: a window or dialog nobody
+closed keeps timers and background work running into the next test (where their errors land).
 """
 
 from __future__ import annotations
@@ -48,15 +51,25 @@ from typing import Any, Iterator
 import pytest
 import qasync
 from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 
 @pytest.fixture(autouse=True)
 def _qt_objects_die_on_the_gui_thread(qapp: QApplication) -> Iterator[None]:
+    existing = qapp.topLevelWidgets()  # held, so no new widget can reuse one of their ids
+    before = {id(widget) for widget in existing}
     yield
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    left = [widget for widget in qapp.topLevelWidgets() if id(widget) not in before]
+    if left:
+        names = ", ".join(f"{type(widget).__name__}({widget.objectName() or widget.windowTitle()!r})" for widget in left)
+        for widget in left:  # so the next test starts clean
+            widget.close()
+            widget.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        pytest.fail(f"the test left top-level widgets behind (give them to qtbot.addWidget or delete them): {names}")
 
 
 @pytest.fixture

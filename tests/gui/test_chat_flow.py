@@ -20,7 +20,6 @@ from tests.gui.window_fixtures import WAIT_MS, kinds, open_window, send, session
 
 __all__ = ["open_window"]
 
-SHOTS = Path("/tmp/shots")
 
 
 def last_assistant(window) -> AssistantMessage:
@@ -60,7 +59,7 @@ def _rendered_text(window) -> str:
     return browser.toPlainText() if browser is not None else ""
 
 
-def test_a_tool_chain_shows_tool_cards_and_inspector_rows(qtbot, open_window, fake_openai):
+def test_a_tool_chain_shows_tool_cards_and_inspector_rows(qtbot, open_window, fake_openai, tmp_path):
     window = open_window()
     workspace = Path(window.engine.workspace.root)
     (workspace / "notes.txt").write_text("remember the milk\n", encoding="utf-8")
@@ -89,13 +88,12 @@ def test_a_tool_chain_shows_tool_cards_and_inspector_rows(qtbot, open_window, fa
     assert entry is not None and getattr(entry, "call_id", None) == cards[1].call_id
     assert window.docks["inspectorDock"].isVisible()
     qtbot.wait(60)  # one flush of the streaming timer so the last message is painted
-    SHOTS.mkdir(parents=True, exist_ok=True)
     window.resize(1280, 800)
     qtbot.wait(60)
-    window.grab().save(str(SHOTS / "main.png"))
+    window.grab().save(str(tmp_path / "main.png"))
 
 
-def test_allow_once_runs_exec_and_deny_leaves_the_file_untouched(qtbot, open_window, fake_openai):
+def test_allow_once_runs_exec_and_deny_leaves_the_file_untouched(qtbot, open_window, fake_openai, tmp_path):
     window = open_window()
     workspace = Path(window.engine.workspace.root)
     fake_openai.add_tool_calls([("exec", {"command": "echo hi"})])
@@ -111,8 +109,7 @@ def test_allow_once_runs_exec_and_deny_leaves_the_file_untouched(qtbot, open_win
     assert window.composer.edit.isEnabled()  # … and the window does not
     card_widget = window.chat_view.widget_for_row(row)
     qtbot.wait(60)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    window.grab().save(str(SHOTS / "approval.png"))
+    window.grab().save(str(tmp_path / "approval.png"))
     qtbot.mouseClick(card_widget.allow_once_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     assert (card.state, card.answer) == ("allowed", "allow_once")

@@ -19,7 +19,6 @@ from nanobot_desktop.gui.workspace.skills_model import SkillsModel
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 
-SHOTS = Path("/tmp/shots")
 BROKEN = '---\nname: broken\ndescription: "half a list"\nalways: [true\n---\n# Broken\n'
 
 
@@ -241,7 +240,7 @@ def test_builtin_skill_is_read_only_and_can_be_copied_to_the_workspace(qtbot, fi
     assert skills.current_editor().path == copy and not skills.copy_button.isVisible()
 
 
-def test_skills_screenshot(qtbot, files_setup, monkeypatch):
+def test_skills_screenshot(qtbot, files_setup, monkeypatch, tmp_path):
     engine, view, _sync = files_setup
     write_skill(engine, "weather", skill_md("weather", "Weather forecasts with curl.", bins=["sh"]))
     write_skill(engine, "github", skill_md("github", "Work with GitHub through the gh CLI.", bins=["gh-not-installed"]))
@@ -253,6 +252,5 @@ def test_skills_screenshot(qtbot, files_setup, monkeypatch):
     assert states == {"weather": "available", "github": "missing", "broken": "broken"}
     skills.select_skill("github")
     qtbot.waitUntil(lambda: skills.current_editor() is not None and not skills.current_editor().is_loading)
-    SHOTS.mkdir(exist_ok=True)
-    view.grab().save(str(SHOTS / "skills.png"))
-    assert os.path.getsize(SHOTS / "skills.png") > 0
+    view.grab().save(str(tmp_path / "skills.png"))
+    assert os.path.getsize(tmp_path / "skills.png") > 0

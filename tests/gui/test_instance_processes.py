@@ -42,7 +42,6 @@ MAIN_WINDOW = "^nanobot — "
 STARTUP_TIMEOUT_S = 20.0
 COMMAND_TIMEOUT_S = 15.0
 """A second launch must hand over and exit well within this (it takes about a second here)."""
-SHOTS = Path("/tmp/shots")
 """Screenshots for a person to look at are saved here only when the folder already exists."""
 
 
@@ -243,7 +242,7 @@ def test_a_crashed_instance_does_not_block_the_next_launch(desktop):
 
 
 @pytest.mark.skipif(shutil.which("trayer") is None, reason="needs trayer (apt-get install trayer) as a tray host")
-def test_with_a_tray_closing_hides_the_window_and_toggle_brings_it_back(desktop):
+def test_with_a_tray_closing_hides_the_window_and_toggle_brings_it_back(desktop, tmp_path):
     desktop.start_tray()
     config = desktop.config()
     app = desktop.launch(config)
@@ -255,15 +254,13 @@ def test_with_a_tray_closing_hides_the_window_and_toggle_brings_it_back(desktop)
     # The one-time "still running in the tray" notice is remembered, so it is not shown again.
     wait_until(lambda: settings_file.exists() and "closeNoticeShown=true" in settings_file.read_text(),
                10, "the close-to-tray notice to be recorded")
-    if SHOTS.is_dir():
-        screenshot(desktop.display, SHOTS / "closed_to_tray.png")
+    screenshot(desktop.display, tmp_path / "closed_to_tray.png")
 
     # The app kept running: --toggle hands over (exits at once) and the same window comes back.
     desktop.run(config, "--toggle", label="--toggle (back from the tray)")
     wait_for_map_state(desktop.display, window, "IsViewable")
     assert app.poll() is None
-    if SHOTS.is_dir():
-        screenshot(desktop.display, SHOTS / "toggle.png")
+    screenshot(desktop.display, tmp_path / "toggle.png")
 
     request_close(desktop.display, window)  # closing again hides again; the notice is not repeated
     wait_for_map_state(desktop.display, window, "IsUnMapped")

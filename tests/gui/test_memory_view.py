@@ -17,7 +17,6 @@ from nanobot_desktop.gui.workspace.memory_view import MemoryVersionsModel, Memor
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 
-SHOTS = Path("/tmp/shots")
 
 
 @pytest.fixture
@@ -118,7 +117,8 @@ def test_conflict_compare_shows_the_difference(qtbot, memory_setup):
     assert "-from outside" in diff and "+- mine" in diff
 
 
-def test_consolidation_lands_in_editor_and_versions_and_can_be_restored(qtbot, qloop, memory_setup, fake_openai):
+def test_consolidation_lands_in_editor_and_versions_and_can_be_restored(qtbot, qloop, memory_setup, fake_openai,
+                                                                        tmp_path):
     engine, view, _sync = memory_setup
     old_memory = engine.memory.read_long_term()
     badge_states: list[tuple[str, bool]] = []
@@ -142,8 +142,7 @@ def test_consolidation_lands_in_editor_and_versions_and_can_be_restored(qtbot, q
     qtbot.waitUntil(view.memory_editor.diff_view.isVisible, timeout=5000)
     diff = view.memory_editor.diff_view.diff_text()
     assert "+new facts" in diff and any(line.startswith("-") and not line.startswith("---") for line in diff.splitlines())
-    SHOTS.mkdir(exist_ok=True)
-    view.grab().save(str(SHOTS / "memory.png"))
+    view.grab().save(str(tmp_path / "memory.png"))
 
     assert view.restore_button.isEnabled()
     qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)

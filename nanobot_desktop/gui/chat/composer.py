@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QCompleter, QHBoxLayout, QPlainTextEdit, QSizePoli
 from nanobot_desktop.engine.workspace import atomic_write_bytes
 from nanobot_desktop.gui.chat.attachments import (IMAGE_SUFFIXES, Attachment, AttachmentChip, copy_into_uploads,
                                                       unique_path)
+from nanobot_desktop.gui.common.owned import OwnedWork
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ class Composer(QWidget):
         self._busy = False
         self.attachments: list[Attachment] = []
         self._chips: list[AttachmentChip] = []
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._work = OwnedWork(self)
 
         self.edit = ComposerEdit()
         self.edit.setObjectName("composer_edit")
@@ -304,10 +305,7 @@ class Composer(QWidget):
         if self.workspace is None:
             self.attachment_failed.emit("There is no workspace to copy the file into")
             return None
-        task = asyncio.ensure_future(self._copy_file(path))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._work.spawn(self._copy_file(path))
 
     async def _copy_file(self, path: Path) -> None:
         assert self.workspace is not None
@@ -371,5 +369,4 @@ class Composer(QWidget):
             self.remove_attachment(attachment)
 
     async def shutdown(self) -> None:
-        for task in [t for t in self._tasks if not t.done()]:
-            task.cancel()
+        await self._work.shutdown()

@@ -30,6 +30,7 @@ from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
 from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
 from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.view import ChatView
+from nanobot_desktop.gui.common.owned import OwnedWork
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ class ChatController(QObject):
         self._deferred: dict[str, list[Notice]] = {}
         self._last_approval_event: dict[str, ApprovalRequested] = {}
         self._pending: dict[str, tuple[asyncio.Future[str], str]] = {}
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._work = OwnedWork(self)
         self._busy_shown: bool | None = None
         self._signatures: dict[str, tuple[int, ...] | None] = {}  # the file as last read or written by us
         engine.approver = self.approve
@@ -216,19 +217,14 @@ class ChatController(QObject):
             self.busy_changed.emit(busy)
 
     def _track(self, task: "asyncio.Future[Any]") -> None:
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._work.spawn(task)  # cancelled if the controller goes first
 
     async def shutdown(self) -> None:
         """Deny waiting approvals and cancel loads (the engine's own shutdown stops the turns)."""
         for future, _key in list(self._pending.values()):
             if not future.done():
                 future.set_result("deny")
-        tasks = [task for task in self._tasks if not task.done()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await self._work.shutdown()
         if self.engine.approver == self.approve:
             self.engine.approver = None
 

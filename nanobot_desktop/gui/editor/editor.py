@@ -62,7 +62,7 @@ class MarkdownEditor(EditorFrame):
         """Returns an error message (mentioning "line N" to point at it) or None; runs before a save."""
         self.expect_write: Callable[[Path, bytes], None] | None = None
         """Told the exact bytes just before a save (WorkspaceWatcher.expect_own_write fits)."""
-        self._runner = BackgroundRunner()
+        self._runner = BackgroundRunner(self)
         self._path: Path | None = None
         self._snapshot: DiskSnapshot | None = None
         self._disk_digest: str | None = None

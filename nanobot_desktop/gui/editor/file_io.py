@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject
+
+from nanobot_desktop.gui.common.owned import OwnedWork
 
 _BOM = "\ufeff"
 HIGHLIGHT_LIMIT_BYTES = 4 * 1024 * 1024
@@ -98,29 +100,16 @@ def _newline_style(text: str) -> tuple[str, bool]:
     return "\n", odd_separators or cr > 0
 
 
-class _Relay(QObject):
-    """Lives on the GUI thread; a worker emits `ready` and the callback runs on the GUI thread."""
-
-    ready = Signal(object)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ready.connect(self._run, Qt.ConnectionType.QueuedConnection)
-
-    @Slot(object)
-    def _run(self, callback: Callable[[], None]) -> None:
-        callback()
-
-
 class BackgroundRunner:
     """One worker thread per owner, so an owner's reads and writes happen in the order asked.
 
-    Works with or without an asyncio loop: results come back through a queued Qt signal.
+    Works with or without an asyncio loop: results come back on the GUI thread through the owner's
+    OwnedWork, so a result that arrives after the owner was deleted is dropped.
     """
 
-    def __init__(self, name: str = "editor-io") -> None:
+    def __init__(self, owner: QObject, name: str = "editor-io") -> None:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
-        self._relay = _Relay()
+        self._relay = OwnedWork(owner)
         self._pending: set[Future[Any]] = set()
         self._lock = threading.Lock()
         self._closed = False
@@ -136,10 +125,7 @@ class BackgroundRunner:
                 result, error = work(), None
             except BaseException as exc:  # noqa: BLE001 - handed to on_done, which reports it
                 result, error = None, exc
-            try:
-                relay.ready.emit(lambda: on_done(result, error))
-            except RuntimeError:
-                pass  # the owner was destroyed meanwhile; nobody is left to tell
+            relay.post(lambda: on_done(result, error))  # dropped if the owner is gone by then
 
         future = self._executor.submit(job)
         with self._lock:

@@ -27,6 +27,7 @@ from nanobot_desktop.gui.common.notice_bar import NoticeBar
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
 from nanobot_desktop.gui.sessions.filter import SessionFilterProxy
 from nanobot_desktop.gui.sessions.model import IsGroupRole, KeyRole, SessionListModel, SessionRole
+from nanobot_desktop.gui.common.owned import OwnedWork
 
 __all__ = ["SessionDelegate", "SessionFilterProxy", "SessionListModel", "SessionRole", "SessionsPanel"]
 
@@ -68,7 +69,7 @@ class SessionsPanel(QWidget):
         self.actions = actions or ActionRegistry(self)
         self._current_key = ""
         self._selecting = False
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._work = OwnedWork(self)
         self._refresh_task: asyncio.Task[Any] | None = None
         self._refresh_again = False
         self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
@@ -212,20 +213,13 @@ class SessionsPanel(QWidget):
             self._start_refresh()
 
     def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._work.spawn(coroutine)  # cancelled if the panel is deleted first
 
     async def shutdown(self) -> None:
         """Cancel listings, searches and exports still running (the main window's shutdown calls this)."""
         self._refresh_timer.stop()
         self._search_timer.stop()
-        tasks = [task for task in self._tasks if not task.done()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await self._work.shutdown()
 
     # --- engine events -----------------------------------------------------------------------------
 

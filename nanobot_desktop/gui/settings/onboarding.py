@@ -31,6 +31,7 @@ from nanobot_desktop.engine.config import ConfigError, default_config_path, load
 from nanobot_desktop.engine.llm.discovery import DEFAULT_CANDIDATES, LocalServer, discover_local_servers
 from nanobot_desktop.engine.workspace import Workspace
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, write_provider
+from nanobot_desktop.gui.common.owned import OwnedWork
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,7 @@ class OnboardingDialog(QDialog):
                  candidates: Sequence[tuple[str, str]] = DEFAULT_CANDIDATES, scan_timeout_s: float = 0.5,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._work = OwnedWork(self)
         self.setObjectName("onboardingDialog")
         self.setWindowTitle("Welcome to nanobot")
         self.config_path = Path(config_path).expanduser() if config_path else default_config_path()
@@ -229,7 +231,7 @@ class OnboardingDialog(QDialog):
         self.scan_button.setEnabled(False)
         names = ", ".join(dict.fromkeys(name for name, _url in self._candidates))
         self.scan_status.setText(f"Looking for {names} on this computer…")
-        task = asyncio.ensure_future(self._scan())
+        task = self._work.spawn(self._scan())
         self._scan_task = task
         return task
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from nanobot_desktop.engine.config import PROVIDER_PRESETS, Config, ConfigError, ProviderPreset, resolve_provider
 from nanobot_desktop.engine.llm.types import ProviderError
 from nanobot_desktop.gui.shell.theme import is_dark
+from nanobot_desktop.gui.common.owned import OwnedWork
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,7 @@ class ProviderForm(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._work = OwnedWork(self)
         self._task: asyncio.Task[None] | None = None
         self._stored: dict[str, tuple[str, str]] = {p.name: (p.api_base or "", "") for p in PROVIDER_PRESETS}
         self._current: str | None = None  # the preset shown; None while nothing is worth remembering
@@ -319,7 +321,7 @@ class ProviderForm(QWidget):
         self.cancel_check()
         self._set_busy(True)
         self.status.set_busy("Testing the connection…" if test else "Loading models…")
-        task = asyncio.ensure_future(self._check(self.choice(), test))
+        task = self._work.spawn(self._check(self.choice(), test))
         self._task = task
         return task
 

@@ -58,7 +58,7 @@ class HistorySearchPane(QWidget):
         super().__init__(parent)
         self._memory = memory
         self.editor = editor
-        self._runner = BackgroundRunner("history-search")
+        self._runner = BackgroundRunner(self, "history-search")
         self._index = _EntryIndex()
         self._file_generation = 0
         self._search_generation = 0

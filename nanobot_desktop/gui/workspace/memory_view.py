@@ -113,7 +113,7 @@ class MemoryView(QWidget):
         self.engine = engine
         self.bridge = bridge
         self.memory = engine.memory
-        self._runner = BackgroundRunner("memory-view")
+        self._runner = BackgroundRunner(self, "memory-view")
         self._consolidating: set[str] = set()
         self._diff_generation = 0
 

@@ -1,0 +1,95 @@
+"""Background work bound to the widget it reports to: a result never reaches a deleted widget.
+
+A worker thread or an asyncio task that finishes after its widget was closed must drop its
+result, not call into a deleted C++ object ("Internal C++ object (MessageBar) already deleted").
+`OwnedWork(owner)` is a QObject child of the owner, so it lives and dies with it:
+
+- `post(callback)`, callable from any thread, runs `callback()` on the GUI thread while the owner
+  is alive; once the owner is destroyed, queued and later callbacks are dropped.
+- `spawn(awaitable)` runs a task that is cancelled when the owner is destroyed, so the code
+  after its `await` never runs against a deleted widget; `shutdown()` cancels and awaits them.
+
+One mechanism for threads and tasks alike; panels use it instead of bare `asyncio.ensure_future`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any, Awaitable, Callable, TypeVar
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class OwnedWork(QObject):
+    """Tasks and thread callbacks that belong to `owner` (see the module docstring)."""
+
+    _ready = Signal(object)
+
+    def __init__(self, owner: QObject) -> None:
+        super().__init__(owner)
+        self.setObjectName("ownedWork")
+        self._lock = threading.Lock()
+        self._alive = True
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._ready.connect(self._run, Qt.ConnectionType.QueuedConnection)
+        # `destroyed` of the owner comes before its children are deleted: from then on nothing is
+        # delivered, even a callback a worker thread is posting at this very moment.
+        owner.destroyed.connect(self._owner_gone, Qt.ConnectionType.DirectConnection)
+
+    @property
+    def alive(self) -> bool:
+        return self._alive
+
+    def post(self, callback: Callable[[], None]) -> None:
+        """Run `callback()` on the GUI thread later, if the owner still exists then (any thread)."""
+        with self._lock:
+            if not self._alive:
+                return
+            try:
+                self._ready.emit(callback)
+            except RuntimeError:  # the relay itself is gone (interpreter teardown)
+                self._alive = False
+
+    def spawn(self, awaitable: Awaitable[T]) -> "asyncio.Future[T]":
+        """An asyncio task cancelled when the owner is destroyed; its failure is logged."""
+        task = asyncio.ensure_future(awaitable)
+        if not self._alive:
+            task.cancel()
+            return task
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    @property
+    def pending(self) -> list["asyncio.Future[Any]"]:
+        return [task for task in self._tasks if not task.done()]
+
+    async def shutdown(self) -> None:
+        """Cancel the tasks still running and wait until they have ended."""
+        tasks = self.pending
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _task_done(self, task: "asyncio.Future[Any]") -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background work failed", exc_info=task.exception())
+
+    def _owner_gone(self, *_args: object) -> None:
+        with self._lock:
+            self._alive = False
+        for task in list(self._tasks):
+            task.cancel()
+
+    @Slot(object)
+    def _run(self, callback: Callable[[], None]) -> None:
+        if self._alive:
+            callback()
