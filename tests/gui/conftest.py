@@ -51,7 +51,7 @@ from typing import Any, Iterator
 import pytest
 import qasync
 from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
 
 
 @pytest.fixture(autouse=True)

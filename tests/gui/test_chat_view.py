@@ -16,7 +16,8 @@ from nanobot_desktop.gui.chat.view import ChatView
 from nanobot_desktop.gui.chat.message import AssistantWidget
 from nanobot_desktop.gui.chat.widgets import ToolCardWidget, UserBubble
 from nanobot_desktop.gui.chat.markdown_render import KEEP_STREAMED_CODE_OVER, IncrementalMessage, MarkdownRenderer, split_blocks
-from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode, is_dark
+from nanobot_desktop.gui.common.palette import is_dark
+from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
 
 
 def sample_items() -> list:

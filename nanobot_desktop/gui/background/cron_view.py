@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateTim
 
 from nanobot_desktop.engine.cron import CronSchedule, describe_schedule
 from nanobot_desktop.engine.events import CronJobRan
-from nanobot_desktop.gui.background.heartbeat_view import error_color, format_clock, format_duration
+from nanobot_desktop.gui.common.formatting import format_clock, format_duration
+from nanobot_desktop.gui.common.palette import error_color
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,6 @@ The timeline mirrors `engine.heartbeat.ticks` (newest first) and only ever inser
 top, so a panel left open for weeks stays cheap. Settings are written through `engine.apply_config`
 (the config file stays the truth). "Run now" saves unsaved edits of HEARTBEAT.md first, because
 the tick reads the file from disk and a person expects the text they see to be the one checked.
-The small formatting helpers at the top are shared by the other background-task panels.
 """
 
 from __future__ import annotations
@@ -16,14 +15,15 @@ from typing import Any
 
 from PySide6.QtCore import (QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, QRect,
                             QSize, Qt, QTimer, Signal)
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlainTextEdit, QPushButton,
                                QSpinBox, QSplitter, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine.events import HeartbeatDecided, HeartbeatRan
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
-from nanobot_desktop.gui.shell.theme import is_dark
+from nanobot_desktop.gui.common.formatting import format_clock, format_duration
+from nanobot_desktop.gui.common.palette import error_color, muted_color, ok_color
 
 log = logging.getLogger(__name__)
 
@@ -36,48 +36,6 @@ DECISION_WORDS = {
 }
 
 Index = QModelIndex | QPersistentModelIndex
-
-
-# --- helpers shared by the background-task panels -------------------------------------------------
-
-def format_clock(moment: datetime | None, now: datetime | None = None) -> str:
-    """"14:05:12" today, "Mon 14:05" within a week, else "2026-11-03 14:05"."""
-    if moment is None:
-        return "—"
-    now = now or datetime.now(moment.tzinfo)
-    days = abs((now.date() - moment.date()).days)
-    if days == 0:
-        return moment.strftime("%H:%M:%S")
-    if days < 7:
-        return moment.strftime("%a %H:%M")
-    return moment.strftime("%Y-%m-%d %H:%M")
-
-
-def format_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    if minutes < 90:
-        return f"{minutes} min {rest:02d} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
-
-
-def error_color(palette: QPalette) -> QColor:
-    """A red that reads on the palette's base (Fusion's BrightText is white in the light theme)."""
-    return QColor("#ff7b72") if is_dark(palette) else QColor("#c62828")
-
-
-def ok_color(palette: QPalette) -> QColor:
-    return QColor("#5cc878") if is_dark(palette) else QColor("#2e7d32")
-
-
-def muted_color(palette: QPalette) -> QColor:
-    text, base = palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base)
-    return QColor((text.red() + base.red()) // 2, (text.green() + base.green()) // 2, (text.blue() + base.blue()) // 2)
 
 
 # --- the timeline model -----------------------------------------------------------------------------

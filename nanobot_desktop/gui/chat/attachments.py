@@ -15,7 +15,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QImageReader, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
-from nanobot_desktop.gui.chat.widgets import palette_colors, set_text_color
+from nanobot_desktop.gui.common.palette import palette_colors, set_text_color
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"})
 

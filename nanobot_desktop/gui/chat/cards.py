@@ -6,79 +6,17 @@ Non-modal on purpose: the engine awaits a future that the card's answer resolves
 
 from __future__ import annotations
 
-import math
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QResizeEvent, QSyntaxHighlighter, QTextCharFormat, QTextOption
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.chat.model import ApprovalCard
-from nanobot_desktop.gui.chat.widgets import CardFrame, ItemWidget, PaletteColors, palette_colors, plain_label, set_text_color
+from nanobot_desktop.gui.chat.widgets import CardFrame, ItemWidget
+from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
+from nanobot_desktop.gui.common.widgets import DiffHighlighter, FitTextView, monospace_font, plain_label
 
 ANSWER_LABELS = {"allow_once": "Allowed once", "allow_always": "Always allowed", "deny": "Denied"}
-
-
-def monospace_font() -> QFont:
-    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-
-
-class FitTextView(QTextEdit):
-    """Read-only monospace text, as tall as its content up to `max_lines`, then scrollable."""
-
-    def __init__(self, text: str, max_lines: int = 14, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.max_lines = max_lines
-        self.setReadOnly(True)
-        self.setAcceptRichText(False)
-        self.setFont(monospace_font())
-        self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
-        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setPlainText(text)
-        self.document().documentLayout().documentSizeChanged.connect(self.fit_height)
-        self.fit_height()
-
-    def fit_height(self, *_: object) -> None:
-        frame = 2 * self.frameWidth()
-        limit = self.fontMetrics().lineSpacing() * self.max_lines + 2 * self.document().documentMargin()
-        height = math.ceil(min(self.document().size().height(), limit)) + frame
-        if height != self.height():
-            self.setFixedHeight(height)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self.fit_height()
-
-
-class DiffHighlighter(QSyntaxHighlighter):
-    """Colours unified-diff lines: additions, deletions, hunk headers."""
-
-    def __init__(self, document: object, colors: PaletteColors) -> None:
-        super().__init__(document)
-        self.set_colors(colors)
-
-    def set_colors(self, colors: PaletteColors) -> None:
-        def fmt(color: QColor, bold: bool = False) -> QTextCharFormat:
-            text_format = QTextCharFormat()
-            text_format.setForeground(color)
-            if bold:
-                text_format.setFontWeight(QFont.Weight.Bold)
-            return text_format
-
-        hunk = QColor("#79c0ff") if colors.dark else QColor("#0550ae")
-        self._added, self._removed = fmt(colors.ok), fmt(colors.error)
-        self._hunk, self._header = fmt(hunk), fmt(colors.muted, bold=True)
-        self.rehighlight()
-
-    def highlightBlock(self, text: str) -> None:  # noqa: N802
-        if text.startswith(("+++", "---")):
-            self.setFormat(0, len(text), self._header)
-        elif text.startswith("+"):
-            self.setFormat(0, len(text), self._added)
-        elif text.startswith("-"):
-            self.setFormat(0, len(text), self._removed)
-        elif text.startswith("@@"):
-            self.setFormat(0, len(text), self._hunk)
 
 
 class ApprovalCardWidget(ItemWidget):

@@ -20,7 +20,9 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.chat.model import AssistantMessage
-from nanobot_desktop.gui.chat.widgets import ItemWidget, PaletteColors, palette_colors, plain_label, set_text_color
+from nanobot_desktop.gui.chat.widgets import ItemWidget
+from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
+from nanobot_desktop.gui.common.widgets import plain_label
 from nanobot_desktop.gui.chat.markdown_render import (
     COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderStyle, highlight_lines,
 )

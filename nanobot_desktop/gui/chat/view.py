@@ -22,7 +22,8 @@ from nanobot_desktop.gui.chat.model import (
     ApprovalCard, AssistantMessage, ChatItem, ChatModel, Notice, ToolCard, UserMessage,
 )
 from nanobot_desktop.gui.chat.message import AssistantWidget
-from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble, mix, palette_colors
+from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble
+from nanobot_desktop.gui.common.palette import mix, palette_colors
 from nanobot_desktop.gui.chat.markdown_render import MarkdownRenderer, RenderStyle
 
 _FOLLOW_SLACK_PX = 8  # "at the bottom" tolerates a few pixels of rounding

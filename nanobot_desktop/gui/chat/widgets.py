@@ -1,81 +1,20 @@
 """One widget per chat item: user bubble, tool card row, notice line, and what they share.
 
-Assistant messages live in chat_message.py, approval cards in chat_cards.py. Every colour comes from the palette (see `palette_colors`),
-and widgets recompute them on `PaletteChange`, so light and dark themes both read well.
+Assistant messages live in message.py, approval cards in cards.py. Every colour comes from the
+palette (common/palette.py), and widgets recompute them on `PaletteChange`, so light and dark
+themes both read well.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPalette, QPen, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPen, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
-from nanobot_desktop.gui.shell.theme import is_dark
-
-def mix(a: QColor, b: QColor, amount_of_b: float) -> QColor:
-    t = max(0.0, min(1.0, amount_of_b))
-    return QColor(
-        round(a.red() * (1 - t) + b.red() * t),
-        round(a.green() * (1 - t) + b.green() * t),
-        round(a.blue() * (1 - t) + b.blue() * t),
-    )
-
-
-@dataclass(frozen=True)
-class PaletteColors:
-    """The few derived colours the chat needs, all computed from the current palette."""
-
-    dark: bool
-    base: QColor
-    text: QColor
-    muted: QColor
-    card: QColor
-    card_border: QColor
-    bubble: QColor
-    accent: QColor
-    ok: QColor
-    error: QColor
-
-
-def palette_colors(palette: QPalette) -> PaletteColors:
-    dark = is_dark(palette)
-    base = palette.color(QPalette.ColorRole.Base)
-    text = palette.color(QPalette.ColorRole.Text)
-    highlight = palette.color(QPalette.ColorRole.Highlight)
-    return PaletteColors(
-        dark=dark,
-        base=base,
-        text=text,
-        muted=mix(text, base, 0.42),
-        card=mix(base, text, 0.06),
-        card_border=mix(base, text, 0.18),
-        bubble=mix(base, highlight, 0.28 if dark else 0.16),
-        accent=highlight,
-        ok=QColor("#7ee787") if dark else QColor("#1a7f37"),
-        error=QColor("#ff7b72") if dark else QColor("#b42318"),
-    )
-
-
-def set_text_color(widget: QWidget, color: QColor) -> None:
-    palette = widget.palette()
-    palette.setColor(QPalette.ColorRole.WindowText, color)
-    palette.setColor(QPalette.ColorRole.Text, color)
-    widget.setPalette(palette)
-
-
-def plain_label(text: str = "", *, selectable: bool = True) -> QLabel:
-    """A QLabel that never interprets its text as HTML (chat text is untrusted)."""
-    label = QLabel()
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setText(text)
-    if selectable:
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
-                                      | Qt.TextInteractionFlag.TextSelectableByKeyboard)
-    return label
+from nanobot_desktop.gui.common.formatting import format_duration
+from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
+from nanobot_desktop.gui.common.widgets import plain_label
 
 
 class CardFrame(QFrame):
@@ -190,10 +129,6 @@ class UserBubble(ItemWidget):
 
 
 # --- tool card ---------------------------------------------------------------------------------
-
-def format_duration(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
-
 
 _STATUS_GLYPHS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■"}
 

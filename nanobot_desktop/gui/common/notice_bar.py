@@ -12,7 +12,8 @@ from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QToolButton, QWidget
 
-from nanobot_desktop.gui.chat.widgets import mix, palette_colors, plain_label, set_text_color
+from nanobot_desktop.gui.common.palette import mix, palette_colors, set_text_color
+from nanobot_desktop.gui.common.widgets import plain_label
 
 LEVELS = ("info", "warning", "error")
 

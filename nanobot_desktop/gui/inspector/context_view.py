@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine.context import SECTION_SEPARATOR, strip_runtime_for_save
-from nanobot_desktop.gui.chat.cards import monospace_font
+from nanobot_desktop.gui.common.widgets import monospace_font
 from nanobot_desktop.gui.inspector.records import LLMCall
 
 PREVIEW_LIMIT = 200_000  # characters put in the preview at once; a single part is always shown in full

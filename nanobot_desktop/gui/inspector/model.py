@@ -21,9 +21,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 
 from nanobot_desktop.engine import events as ev
-from nanobot_desktop.gui.inspector.records import (
-    LLMCall, TimelineEntry, ToolCall, TurnTimeline, format_duration,
-)
+from nanobot_desktop.gui.common.formatting import format_duration
+from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline
 
 MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (memory bound)
 
@@ -84,7 +83,7 @@ def _time_text(entry: TimelineEntry) -> str:
         return "running…"
     if entry.status == "awaiting approval":
         return "awaiting approval"
-    return format_duration(entry.duration_s) or entry.status
+    return format_duration(entry.duration_s, missing="") or entry.status
 
 
 def _tooltip(entry: TimelineEntry) -> str:

@@ -17,11 +17,12 @@ from PySide6.QtWidgets import (
     QStackedWidget, QToolButton, QTreeView, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.gui.chat.cards import DiffHighlighter, FitTextView, monospace_font
-from nanobot_desktop.gui.chat.widgets import palette_colors, plain_label, set_text_color
+from nanobot_desktop.gui.common.formatting import format_duration
+from nanobot_desktop.gui.common.palette import palette_colors, set_text_color
+from nanobot_desktop.gui.common.widgets import DiffHighlighter, FitTextView, monospace_font, plain_label
 from nanobot_desktop.gui.inspector.context_view import ContextView
 from nanobot_desktop.gui.inspector.model import NAME_COLUMN, STATUS_COLUMN, SUMMARY_COLUMN, TIME_COLUMN, TimelineModel
-from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, format_duration
+from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline
 
 RESULT_PREVIEW_LINES = 20
 RESULT_PREVIEW_CHARS = 4_000  # a result of a few enormous lines is cut too
@@ -123,7 +124,7 @@ class ToolCallDetail(QWidget):
             self.expanded = False
         self.call = call
         self.title_label.setText(f"{call.name}  ·  {call.call_id}")
-        duration = format_duration(call.duration_s)
+        duration = format_duration(call.duration_s, missing="")
         self.status_label.setText(call.status + (f" · {duration}" if duration else ""))
         set_text_color(self.status_label, _status_color(self.palette(), call.status))
         arguments = call.arguments_json()
@@ -214,7 +215,7 @@ class LLMCallDetail(QWidget):
             or (call.prompt_tokens is not None and "prompt tokens" not in self.context_view.outline.summary)
         self.call = call
         self.title_label.setText(f"LLM call · {call.model}")
-        latency = format_duration(call.latency_s)
+        latency = format_duration(call.latency_s, missing="")
         self.status_label.setText(call.status + (f" · {latency}" if latency else ""))
         set_text_color(self.status_label, _status_color(self.palette(), call.status))
         if call.status == "running":

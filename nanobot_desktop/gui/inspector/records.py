@@ -18,12 +18,6 @@ LLM_STATUSES = ("running", "ok", "error", "cancelled")
 TURN_STATUSES = ("running", "ok", "failed", "cancelled")
 
 
-def format_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
-
-
 @dataclass(eq=False)
 class LLMCall:
     """One request to the model: what was sent (for the context view) and how it went."""

@@ -7,7 +7,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from nanobot_desktop.gui.chat.widgets import mix, palette_colors
+from nanobot_desktop.gui.common.palette import mix, palette_colors
 from nanobot_desktop.gui.sessions.model import (BusyRole, IsGroupRole, PreviewRole, TitleRole, UnreadRole,
                                                 UpdatedAtRole, format_when)
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine.config import PROVIDER_PRESETS, Config, ConfigError, ProviderPreset, resolve_provider
 from nanobot_desktop.engine.llm.types import ProviderError
-from nanobot_desktop.gui.shell.theme import is_dark
+from nanobot_desktop.gui.common.palette import is_dark
 from nanobot_desktop.gui.common.owned import OwnedWork
 
 log = logging.getLogger(__name__)

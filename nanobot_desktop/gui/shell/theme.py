@@ -19,11 +19,6 @@ THEME_MODES = ("system", "light", "dark")
 _WATCHER_NAME = "nanobotThemeWatcher"
 
 
-def is_dark(palette: QPalette) -> bool:
-    """True when the palette's window colour is dark (text must then be light)."""
-    return palette.color(QPalette.ColorRole.Window).lightness() < 128
-
-
 def light_palette() -> QPalette:
     style = QStyleFactory.create("Fusion")
     return style.standardPalette()

@@ -30,7 +30,7 @@ from nanobot_desktop.engine.events import (
     TurnCancelled, TurnFailed, TurnFinished, TurnStarted,
 )
 from nanobot_desktop.gui.shell.app import apply_instance_command
-from nanobot_desktop.gui.shell.theme import is_dark
+from nanobot_desktop.gui.common.palette import is_dark
 
 __all__ = ["ACTION_KEYS", "CLOSE_NOTICE_KEY", "Notification", "TRAY_STATES", "TrayController", "app_icon",
            "notification_for", "tooltip_text", "tray_icon_path", "tray_state"]
