@@ -2,12 +2,14 @@
 
 The headless commands are consumers of the same engine and events as the window: `agent` prints
 progress to stderr and the reply to stdout, so it can be scripted.
+
+Imports are made where a command needs them: the window's frame paints before asyncio is loaded,
+and `agent -m` loads only the engine pieces one turn uses.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -74,6 +76,8 @@ def _err(message: str) -> None:
 
 def _guarded(coro: Any) -> int:
     """Run a command coroutine; any engine error becomes one line on stderr and a non-zero exit."""
+    import asyncio
+
     from nanobot_desktop.engine.config import ConfigError
 
     try:
@@ -146,6 +150,8 @@ async def _agent(args: argparse.Namespace) -> int:
             return ApprovalAnswer.DENY
         if request.diff:
             _err(request.diff)
+        import asyncio
+
         answer = await asyncio.to_thread(input, f"Allow {request.tool}: {summary[:200]}? [y/N/a(lways)] ")
         choice = answer.strip().lower()
         if choice in {"a", "always"}:

@@ -269,7 +269,8 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
 
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle
     from nanobot_desktop.gui.window.main_window import MainWindow
-    from nanobot_desktop.gui.window.docks import DOCK_TITLES, PanelPlaceholder
+    from nanobot_desktop.gui.window.docks import PanelPlaceholder
+    from nanobot_desktop.gui.window.panels import DOCK_TITLES
 
     settings = QSettings(str(tmp_path / "lazy.ini"), QSettings.Format.IniFormat)
     lifecycle = Lifecycle()

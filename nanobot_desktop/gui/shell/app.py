@@ -3,30 +3,31 @@
 `run_gui` is the only entry point. The main window is not built here: a
 `window_factory(lifecycle)` returns it (or an awaitable of it, so first-run setup can come first;
 None means "quit"), registers its tasks and cleanups on the lifecycle (see lifecycle.py) and reads
-the command line's paths from `lifecycle.options`. The default factory is
-`main_window.create_main_window`.
+the command line's paths from `lifecycle.options`.
+
+The default (no factory given) paints first: the main window's frame (menus, docks in their saved
+places, status bar) is shown and painted before asyncio, qasync, the engine and its pydantic config
+models are even imported; `main_window.create_main_window` then opens the engine into it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
-import signal
-import socket
 import sys
-from typing import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import qasync
-from PySide6.QtCore import QSocketNotifier
-from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtWidgets import QApplication
 
-from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
-from nanobot_desktop.gui.shell.single_instance import InstanceServer, send_command, server_name
+from nanobot_desktop.gui.shell.single_instance import InstanceServer, apply_instance_command, send_command, server_name
 from nanobot_desktop.gui.shell.theme import apply_theme
 
-__all__ = ["APP_NAME", "LaunchOptions", "Lifecycle", "WindowFactory", "apply_instance_command",
-           "create_application", "run_gui"]
+if TYPE_CHECKING:
+    from nanobot_desktop.gui.shell.lifecycle import Lifecycle, WindowFactory
+    from nanobot_desktop.gui.window.main_window import MainWindow
+
+# asyncio, qasync and the lifecycle are imported in run_gui, after the frame has painted.
+
+__all__ = ["APP_NAME", "apply_instance_command", "create_application", "run_gui"]
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,6 @@ ORGANIZATION = "nanobot"
 DESKTOP_FILE = "nanobot-desktop"
 _EXTRA_SPIN_TIMEOUT_S = 30.0
 
-WindowFactory = Callable[[Lifecycle], "QMainWindow | Awaitable[QMainWindow | None]"]
 
 
 def create_application(argv: Sequence[str] | None = None) -> QApplication:
@@ -51,31 +51,13 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
-def apply_instance_command(window: QMainWindow, command: str) -> None:
-    """"show" brings the window to the front; "toggle" hides a visible window and shows a hidden one."""
-    if command == "toggle" and window.isVisible() and not window.isMinimized():
-        window.hide()
-        return
-    if command not in ("show", "toggle"):
-        log.warning("ignoring unknown instance command %r", command)
-        return
-    if window.isMinimized():
-        window.showNormal()
-    else:
-        window.show()
-    window.raise_()
-    window.activateWindow()
-
-
 def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
-            window_factory: WindowFactory | None = None, argv: Sequence[str] | None = None) -> int:
+            window_factory: "WindowFactory | None" = None, argv: Sequence[str] | None = None) -> int:
     """Run the desktop app until it quits; returns the process exit code.
 
     If an instance with the same config already runs, it is told to "show" (or "toggle") its
     window and this call returns 0 at once. `--toggle` with no instance running starts normally.
     """
-    if window_factory is None:
-        from nanobot_desktop.gui.window.main_window import create_main_window as window_factory
     app = create_application(argv)
     name = server_name(config)
     if send_command(name, "toggle" if toggle else "show"):
@@ -84,116 +66,28 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
     server = InstanceServer(name)
     if not server.listen():
         log.warning("continuing without single-instance support")
-
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    lifecycle = Lifecycle(LaunchOptions(workspace=workspace, config=config))
-    lifecycle.attach_to_app(app)
-    lifecycle.add_cleanup(server.close, name="single-instance server")
-    restore_signals = _route_signals_to(lifecycle)
     apply_theme(app, "system")
-    try:
-        with loop:
-            main = asyncio.ensure_future(_main(lifecycle, server, window_factory))
-            try:
-                code = loop.run_until_complete(main)
-            except RuntimeError:
-                if main.done():
-                    raise
-                # The Qt loop was ended from outside (app.exit()) before any quit request: spin
-                # it again until every task is cancelled and every cleanup has run.
-                loop.run_until_complete(_finish_shutdown(lifecycle))
-                code = main.result() if main.done() and not main.cancelled() else 0
-            loop.run_until_complete(_cancel_leftover_tasks())
-            loop.run_until_complete(loop.shutdown_asyncgens())
-    finally:
-        restore_signals()
-        lifecycle.detach_from_app()
-        asyncio.set_event_loop(None)
-    return code
+    if window_factory is None:
+        window_factory = _paint_frame_first(app)
+
+    from nanobot_desktop.gui.shell.event_loop import run_event_loop  # asyncio, qasync: after the paint
+
+    return run_event_loop(app, server, window_factory, workspace=workspace, config=config)
 
 
-async def _main(lifecycle: Lifecycle, server: InstanceServer, window_factory: WindowFactory) -> int:
-    try:
-        made = window_factory(lifecycle)
-        window = await made if inspect.isawaitable(made) else made
-    except Exception:
-        log.exception("the main window could not be created")
-        await lifecycle.request_quit()
-        return 1
-    if window is None:  # first-run setup cancelled, or a config the person was told about
-        await lifecycle.request_quit()
-        return 0
+def _paint_frame_first(app: QApplication) -> "WindowFactory":
+    """Show the main window's frame and let it paint now; the factory then opens the engine into it."""
+    from nanobot_desktop.gui.window.main_window import MainWindow, create_main_window
 
-    def on_command(command: str) -> None:
-        apply_instance_command(window, command)
-        lifecycle.instance_command.emit(command)
+    frame = MainWindow()
+    frame.show()
+    app.processEvents()  # the expose and the first paint, before the slow imports
 
-    server.command_received.connect(on_command)
-    if not lifecycle.is_quitting:
-        window.show()
-    await lifecycle.wait_finished()
-    return 0
+    async def open_into_frame(lifecycle: Lifecycle) -> MainWindow | None:
+        window = await create_main_window(lifecycle, frame)
+        if window is None:
+            frame.close()
+            frame.deleteLater()
+        return window
 
-
-async def _finish_shutdown(lifecycle: Lifecycle) -> None:
-    try:
-        await asyncio.wait_for(asyncio.shield(lifecycle.request_quit()), _EXTRA_SPIN_TIMEOUT_S)
-    except asyncio.TimeoutError:
-        log.error("the shutdown did not finish within %.0f s; exiting anyway", _EXTRA_SPIN_TIMEOUT_S)
-
-
-async def _cancel_leftover_tasks() -> None:
-    """Tasks nobody registered still must not be destroyed pending when the loop closes."""
-    current = asyncio.current_task()
-    leftovers = [task for task in asyncio.all_tasks() if task is not current]
-    for task in leftovers:
-        task.cancel()
-    if leftovers:
-        await asyncio.wait(leftovers, timeout=2.0)
-
-
-def _route_signals_to(lifecycle: Lifecycle) -> Callable[[], None]:
-    """Ctrl+C and SIGTERM quit through the lifecycle.
-
-    Python runs signal handlers only between bytecodes, and a Qt loop idling in C++ runs none; the
-    wakeup fd makes the signal ring a socket that Qt watches, which gives Python its turn.
-    """
-    if not hasattr(signal, "SIGTERM"):
-        return lambda: None
-    reader, writer = socket.socketpair()
-    reader.setblocking(False)
-    writer.setblocking(False)
-    try:
-        old_wakeup_fd = signal.set_wakeup_fd(writer.fileno())
-    except ValueError:  # not the main thread
-        reader.close()
-        writer.close()
-        return lambda: None
-    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read)
-
-    def drain() -> None:
-        try:
-            while reader.recv(64):
-                pass
-        except (BlockingIOError, InterruptedError):
-            pass
-
-    notifier.activated.connect(drain)
-
-    def on_signal(signum: int, _frame: object) -> None:
-        log.info("received signal %s; quitting", signal.Signals(signum).name)
-        lifecycle.request_quit()
-
-    old_handlers = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-    def restore() -> None:
-        for sig, handler in old_handlers.items():
-            signal.signal(sig, handler)
-        signal.set_wakeup_fd(old_wakeup_fd)
-        notifier.setEnabled(False)
-        notifier.deleteLater()
-        reader.close()
-        writer.close()
-
-    return restore
+    return open_into_frame

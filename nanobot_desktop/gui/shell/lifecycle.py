@@ -22,11 +22,13 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Coroutine
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMainWindow
 
 log = logging.getLogger(__name__)
 
 Cleanup = Callable[[], "Awaitable[Any] | Any"]
+WindowFactory = Callable[["Lifecycle"], "QMainWindow | Awaitable[QMainWindow | None]"]
+"""Builds the app's window (or an awaitable of it; None means quit): see shell/app.py's run_gui."""
 
 
 @dataclass(frozen=True)

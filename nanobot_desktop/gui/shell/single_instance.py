@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QMainWindow
 from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
 
 log = logging.getLogger(__name__)
@@ -152,3 +153,19 @@ class InstanceServer(QObject):
         if socket.bytesAvailable() > _MAX_LINE:
             log.warning("ignoring an over-long message on the instance socket")
             socket.abort()
+
+
+def apply_instance_command(window: QMainWindow, command: str) -> None:
+    """"show" brings the window to the front; "toggle" hides a visible window and shows a hidden one."""
+    if command == "toggle" and window.isVisible() and not window.isMinimized():
+        window.hide()
+        return
+    if command not in ("show", "toggle"):
+        log.warning("ignoring unknown instance command %r", command)
+        return
+    if window.isMinimized():
+        window.showNormal()
+    else:
+        window.show()
+    window.raise_()
+    window.activateWindow()

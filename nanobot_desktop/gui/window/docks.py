@@ -1,50 +1,31 @@
-"""Building the main window's panels and docks, and the central chat pane.
+"""The window's docks as shells (placed before any panel exists), and the central chat pane.
 
-Where things go: sessions on the left (full height); the inspector and the workspace editors
-(Memory, Workspace with its Skills tab) tabbed on the right, beside the chat; the background work
-(Heartbeat, Scheduled, Subagents) tabbed below the chat and hidden until asked for, so the chat
-keeps its room. Every dock has a show/hide action in the registry (the View menu lists them).
+Where things go (window/panels.py's table says which panel goes where): sessions on the left (full
+height); the inspector and the workspace editors (Memory, Workspace with its Skills tab) tabbed on
+the right, beside the chat; the background work (Heartbeat, Scheduled, Subagents) tabbed below the
+chat and hidden until asked for, so the chat keeps its room. Every dock has a show/hide action in
+the registry (the View menu lists them).
 
-Start-up cost: the docks are created first as empty shells (objectName, title, View-menu toggle,
-place), so the window can restore its saved layout and paint at once; the panels, whose modules
-take ~0.2 s to import, are built into them right after the first paint, one per event-loop turn
-(`LazyPanels`, driven by MainWindow._build_next_panel), or at once when something asks for one.
-
-A panel that fails to build is logged and replaced by a line saying why, with its error kept for the
-window to show: the chat must keep working even if, say, the cron view cannot read a broken jobs.json.
+The docks are created empty (objectName, title, View-menu toggle, place), so the window can restore
+its saved layout and paint before the engine and the panels exist; `set_dock_panel` fills one.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import (QDockWidget, QFrame, QLabel, QMainWindow, QScrollArea, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.window.actions import ActionRegistry
-from nanobot_desktop.gui.chat.view import ChatView
-from nanobot_desktop.gui.chat.composer import Composer
-from nanobot_desktop.gui.common.notice_bar import NoticeBar
+from nanobot_desktop.gui.window.panels import DOCK_TITLES, PANELS, SESSIONS_DOCK
 
-log = logging.getLogger(__name__)
-
-RIGHT_DOCKS = (("inspectorDock", "inspector", "Ctrl+2"), ("memoryDock", "memory_view", "Ctrl+3"),
-               ("workspaceDock", "files_view", "Ctrl+4"))
-BOTTOM_DOCKS = (("heartbeatDock", "heartbeat_view", "Ctrl+5"), ("scheduledDock", "cron_view", "Ctrl+6"),
-                ("subagentsDock", "subagents_view", "Ctrl+7"))
-# The panels' `panel_title`s, known before their modules are imported (tests check they agree).
-DOCK_TITLES = {"sessionsDock": "Sessions", "inspectorDock": "Inspector", "memoryDock": "Memory",
-               "workspaceDock": "Workspace", "heartbeatDock": "Heartbeat", "scheduledDock": "Scheduled",
-               "subagentsDock": "Subagents"}
-# attribute -> (dock objectName, label in error messages), in the order they are built after the
-# first paint: what a default layout shows first; the hidden bottom docks last.
-PANEL_DOCKS = {"inspector": ("inspectorDock", "inspector"), "memory_view": ("memoryDock", "memory"),
-               "files_view": ("workspaceDock", "workspace files"), "heartbeat_view": ("heartbeatDock", "heartbeat"),
-               "cron_view": ("scheduledDock", "scheduled jobs"), "subagents_view": ("subagentsDock", "subagents")}
+if TYPE_CHECKING:
+    from nanobot_desktop.gui.chat.composer import Composer
+    from nanobot_desktop.gui.chat.view import ChatView
+    from nanobot_desktop.gui.common.notice_bar import NoticeBar
 
 
 class ChatPane(QWidget):
@@ -75,33 +56,24 @@ class ChatPane(QWidget):
 
 @dataclass
 class Panels:
-    """The docks by objectName, built up front; the panels in them arrive later (see build_panel_for)."""
+    """The docks by objectName, built up front; the panels in them arrive later (see set_dock_panel)."""
 
     docks: dict[str, QDockWidget] = field(default_factory=dict)
     first_right_dock: QDockWidget | None = None
 
 
-def build_panel(errors: list[str], label: str, factory: Callable[[], Any]) -> Any:
-    try:
-        return factory()
-    except Exception as error:  # one broken panel must not take the chat with it
-        log.exception("the %s panel could not be built", label)
-        errors.append(f"{label}: {error}")
-        return None
-
-
-def build_dock_shells(window: QMainWindow, actions: ActionRegistry, sessions_panel: QWidget,
-                      show_skills: Callable[[], None]) -> Panels:
-    """Dock the session list and create every other dock empty, in its place, with its toggle action."""
+def build_dock_shells(window: QMainWindow, actions: ActionRegistry, show_skills: Callable[[], None]) -> Panels:
+    """Create every dock empty, in its place, with its toggle action (the session list's included)."""
     panels = Panels()
-    panels.docks["sessionsDock"] = add_dock(window, actions, sessions_panel, "sessionsDock",
-                                            Qt.DockWidgetArea.LeftDockWidgetArea, "Ctrl+1")
+    panels.docks[SESSIONS_DOCK] = add_dock(window, actions, None, SESSIONS_DOCK, Qt.DockWidgetArea.LeftDockWidgetArea,
+                                           "Ctrl+1")
     window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
     window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-    panels.first_right_dock = _add_tabbed(window, actions, panels, RIGHT_DOCKS, Qt.DockWidgetArea.RightDockWidgetArea)
-    _add_tabbed(window, actions, panels, BOTTOM_DOCKS, Qt.DockWidgetArea.BottomDockWidgetArea)
-    for name, _attribute, _shortcut in BOTTOM_DOCKS:
-        panels.docks[name].hide()
+    panels.first_right_dock = _add_tabbed(window, actions, panels, Qt.DockWidgetArea.RightDockWidgetArea)
+    _add_tabbed(window, actions, panels, Qt.DockWidgetArea.BottomDockWidgetArea)
+    for spec in PANELS:
+        if spec.hidden:
+            panels.docks[spec.dock].hide()
     for area in (Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea):
         window.setTabPosition(area, QTabWidget.TabPosition.North)
     window.setDockNestingEnabled(True)
@@ -113,128 +85,11 @@ def build_dock_shells(window: QMainWindow, actions: ActionRegistry, sessions_pan
     return panels
 
 
-def make_sync(window: QMainWindow, engine: Any, watcher: Any) -> Any:
-    """WorkspaceSync (hot reload for the editors and the session list); starts the watcher's thread."""
-    from nanobot_desktop.gui.workspace.sync import WorkspaceSync
-
-    return WorkspaceSync(engine, watcher, window)
-
-
-def make_panel(attribute: str, engine: Any, bridge: Any, sync: Any) -> QWidget:
-    """The panel that goes into PANEL_DOCKS[attribute]'s dock (its module is imported here, on demand)."""
-    if attribute == "inspector":
-        from nanobot_desktop.gui.inspector.panel import InspectorPanel
-
-        return InspectorPanel(engine, bridge)
-    if attribute == "memory_view":
-        from nanobot_desktop.gui.workspace.memory_view import MemoryView
-
-        return MemoryView(engine, bridge, sync)
-    if attribute == "files_view":
-        from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
-
-        return WorkspaceFilesView(engine, bridge, sync)
-    if attribute == "heartbeat_view":
-        from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
-
-        return HeartbeatView(engine, bridge)
-    if attribute == "cron_view":
-        from nanobot_desktop.gui.background.cron_view import CronView
-
-        return CronView(engine, bridge)
-    if attribute == "subagents_view":
-        from nanobot_desktop.gui.background.subagents_view import SubagentsView
-
-        return SubagentsView(engine, bridge)
-    raise KeyError(attribute)
-
-
-def build_panel_for(attribute: str, docks: dict[str, QDockWidget], errors: list[str], engine: Any, bridge: Any,
-                    sync: Any) -> Any:
-    """Build one panel into its (already placed) dock; None, and a line saying why in the dock, if it failed."""
-    name, label = PANEL_DOCKS[attribute]
-    panel = build_panel(errors, label, lambda: make_panel(attribute, engine, bridge, sync))
-    dock = docks[name]
-    if panel is None:
-        failure = QLabel(f"The {dock.windowTitle()} panel could not be loaded: {errors[-1].split(': ', 1)[-1]}")
-        failure.setObjectName(f"{name}Error")
-        failure.setWordWrap(True)
-        failure.setTextFormat(Qt.TextFormat.PlainText)
-        failure.setContentsMargins(8, 8, 8, 8)
-        failure.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        set_dock_panel(dock, failure)
-    else:
-        set_dock_panel(dock, panel)
-    return panel
-
-
-class LazyPanels:
-    """The panels built after the first paint: hot reload (WorkspaceSync), the six dock panels, the tray.
-
-    `build_next()` builds one (the window calls it once per event-loop turn after its first paint);
-    `get(name)` returns one, building every pending one first, so a caller never sees a panel that
-    is still to come as missing. `on_built(name, panel)` runs for each panel that was built, and
-    `on_all_built()` once, after the last.
-    """
-
-    def __init__(self, window: QMainWindow, engine: Any, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
-                 make_tray: Callable[[], Any] | None, on_built: Callable[[str, Any], None],
-                 on_all_built: Callable[[], None]) -> None:
-        self.built: dict[str, Any] = {}
-        """Name -> panel (None if it failed) for what has been built so far; see `get` for the rest."""
-        self.errors: list[str] = []
-        """Panels that could not be built, with why (the window still works without them)."""
-        self._window, self._engine, self._bridge, self._watcher, self._docks = window, engine, bridge, watcher, docks
-        self._make_tray = make_tray
-        self._on_built = on_built
-        self._on_all_built = on_all_built
-        # The inspector first (the pane a default layout shows), then hot reload, which the memory
-        # and workspace panels need, then the rest.
-        panels = list(PANEL_DOCKS)
-        self._pending = panels[:1] + ["sync"] + panels[1:] + (["tray"] if make_tray is not None else [])
-
-    @property
-    def pending(self) -> bool:
-        return bool(self._pending)
-
-    def get(self, name: str) -> Any:
-        if name in self._pending:
-            self.build_all()
-        return self.built.get(name)
-
-    def build_all(self) -> None:
-        while self._pending:
-            self.build_next()
-
-    def cancel(self) -> None:
-        """Build nothing more (shutting down)."""
-        self._pending.clear()
-
-    def build_next(self) -> None:
-        if not self._pending:
-            return
-        name = self._pending.pop(0)
-        if name == "sync":
-            panel = build_panel(self.errors, "workspace sync",
-                                lambda: make_sync(self._window, self._engine, self._watcher))
-        elif name == "tray":
-            assert self._make_tray is not None
-            panel = build_panel(self.errors, "tray", self._make_tray)
-        else:
-            panel = build_panel_for(name, self._docks, self.errors, self._engine, self._bridge, self.built.get("sync"))
-        self.built[name] = panel
-        if panel is not None:
-            self._on_built(name, panel)
-        if not self._pending:
-            self._on_all_built()
-
-
-def _add_tabbed(window: QMainWindow, actions: ActionRegistry, panels: Panels,
-                specs: tuple[tuple[str, str, str], ...], area: Qt.DockWidgetArea) -> QDockWidget | None:
+def _add_tabbed(window: QMainWindow, actions: ActionRegistry, panels: Panels, area: Qt.DockWidgetArea) -> QDockWidget | None:
     first: QDockWidget | None = None
-    for name, _attribute, shortcut in specs:
-        dock = add_dock(window, actions, None, name, area, shortcut)
-        panels.docks[name] = dock
+    for spec in (spec for spec in PANELS if spec.area == area):
+        dock = add_dock(window, actions, None, spec.dock, area, spec.shortcut)
+        panels.docks[spec.dock] = dock
         if first is None:
             first = dock
         else:
@@ -281,8 +136,8 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
         holder.setFrameShape(QFrame.Shape.NoFrame)
         holder.setWidget(panel if panel is not None else PanelPlaceholder())
         dock.setWidget(holder)
-    elif panel is not None:
-        dock.setWidget(panel)
+    else:
+        dock.setWidget(panel if panel is not None else PanelPlaceholder())
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                      | QDockWidget.DockWidgetFeature.DockWidgetMovable
                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable)

@@ -1,76 +1,99 @@
 """The main window: chat in the centre, sessions on the left, the inspector and the workspace panels
-docked on the right, menus built from the one action registry, and the app's shutdown wiring.
+docked on the right, menus built from the one action registry.
 
-The window holds no agent logic. It builds the pieces, connects their signals, remembers its
-geometry, dock layout and last session (QSettings), and registers one cleanup with the lifecycle
-that stops the engine, the watcher and every panel in order.
+The window holds no agent logic. It builds the pieces, connects their signals, and remembers its
+geometry, dock layout and last session (QSettings); window/lifetime.py has the layout, the build
+after the first paint and the ordered shutdown, window/commands.py the menu commands, and
+window/panels.py the one table of dock panels.
 
-Start-up: what the first paint shows (chat, composer, session list, menus, status bar, every dock's
-frame in its saved place) is built in the constructor; the dock panels, hot reload and the tray are
-built right after the first paint, one per event-loop turn, and the engine's services start after
-them (SPEC §5: start to first painted window). Asking for a panel (`window.inspector`, ...) before
-then builds them all at once, so callers never see a missing panel that should be there.
+Start-up (SPEC §5: start to first painted window): `MainWindow()` without an engine is the frame —
+menus, status bar and every dock in its saved place, nothing that needs the engine, pydantic or
+asyncio — so it can paint before they are imported. `attach_engine` then builds the chat, the
+composer and the session list; the dock panels, hot reload and the tray follow after the next
+paint. Given an engine and a lifecycle, the constructor attaches at once (what tests do).
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QPaintEvent, QShowEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
 
-from nanobot_desktop.engine.config import ConfigError, logs_dir, resolve_provider
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
-from nanobot_desktop.gui.shell.app import apply_instance_command
-from nanobot_desktop.gui.common.bridge import EngineBridge
-from nanobot_desktop.gui.chat.controller import ChatController
-from nanobot_desktop.gui.chat.failures import needs_settings
-from nanobot_desktop.gui.chat.model import ChatModel
-from nanobot_desktop.gui.chat.view import ChatView
-from nanobot_desktop.gui.chat.composer import Composer
-from nanobot_desktop.gui.shell.lifecycle import Lifecycle
-from nanobot_desktop.gui.common.notice_bar import NoticeBar
-from nanobot_desktop.gui.sessions.panel import SessionsPanel
-from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
-from nanobot_desktop.gui.window.docks import PANEL_DOCKS, ChatPane, LazyPanels, build_dock_shells
+from nanobot_desktop.gui.window.commands import WindowCommands
+from nanobot_desktop.gui.window.docks import build_dock_shells, set_dock_panel
+from nanobot_desktop.gui.window.lifetime import SESSION_KEY, WindowLifetime
+from nanobot_desktop.gui.window.panels import PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import asyncio
+
+    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
+    from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
 APP_TITLE = "nanobot"
-GEOMETRY_KEY = "mainWindow/geometry"
-STATE_KEY = "mainWindow/state"
-SESSION_KEY = "mainWindow/currentSession"
-STATE_VERSION = 1
 NEW_CHAT_TITLE = "New chat"
-BUILD_PANELS_ANYWAY_MS = 1000  # if no paint comes after showing (e.g. minimised), build the panels then
 
 
-class MainWindow(QMainWindow):
-    """The app's window around one Engine."""
+class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
+    """The app's window around one Engine (which may arrive after the window has painted)."""
 
-    def __init__(self, engine: Any, lifecycle: Lifecycle, parent: QWidget | None = None, *,
+    def __init__(self, engine: Any = None, lifecycle: Lifecycle | None = None, parent: QWidget | None = None, *,
                  settings: QSettings | None = None, watcher: WorkspaceWatcher | None = None,
                  start_services: bool = True, log_folder: Path | None = None, use_tray: bool = True) -> None:
         super().__init__(parent)
         self.setObjectName("mainWindow")
-        self.engine = engine
-        self.lifecycle = lifecycle
+        self.setWindowTitle(APP_TITLE)
+        self.engine: Any = None
+        self.lifecycle: Lifecycle | None = None
         self.settings_store = settings if settings is not None else QSettings()
-        self.log_folder = log_folder or logs_dir(Path(engine.config_path))
+        self.log_folder: Path | None = log_folder
         self.settings_dialog: Any = None
         self.about_box: QMessageBox | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
         self._quitting = False
         self._shown_once = False
-        self._state_restored = False
+        self._build_scheduled = False
+        self._services_pending = start_services
+        self._use_tray = use_tray
+        self._watcher_given = watcher
+        self._owns_watcher = watcher is None
+        self._panels: LazyPanels | None = None
 
-        self.bridge = EngineBridge(engine, self)
         self.actions = ActionRegistry(self)
+        shells = build_dock_shells(self, self.actions, self.show_skills)
+        self.docks: dict[str, QDockWidget] = shells.docks
+        self.sessions_dock = shells.docks[SESSIONS_DOCK]
+        self._first_right_dock = shells.first_right_dock
+        self._build_status_bar()
+        self.menus = build_menus(self.menuBar(), self.actions)
+        self.menus["agent"].aboutToShow.connect(self._update_heartbeat_actions)
+        self._restore_window_state()
+        if engine is not None and lifecycle is not None:
+            self.attach_engine(engine, lifecycle, log_folder=log_folder)
 
+    def attach_engine(self, engine: Any, lifecycle: Lifecycle, *, log_folder: Path | None = None) -> None:
+        """Build what needs the engine: chat, composer, session list; then the panels after a paint."""
+        from nanobot_desktop.gui.chat.composer import Composer
+        from nanobot_desktop.gui.chat.controller import ChatController
+        from nanobot_desktop.gui.chat.model import ChatModel
+        from nanobot_desktop.gui.chat.view import ChatView
+        from nanobot_desktop.gui.common.bridge import EngineBridge
+        from nanobot_desktop.gui.common.notice_bar import NoticeBar
+        from nanobot_desktop.gui.sessions.panel import SessionsPanel
+        from nanobot_desktop.gui.window.docks import ChatPane
+        from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
+
+        assert self.engine is None, "a window has one engine"
+        self.engine = engine
+        self.lifecycle = lifecycle
+        if log_folder is not None or self.log_folder is None:
+            from nanobot_desktop.engine.config import logs_dir
+
+            self.log_folder = log_folder or logs_dir(Path(engine.config_path))
+        self.bridge = EngineBridge(engine, self)
         self.notice_bar = NoticeBar()
         self.chat_model = ChatModel(self)
         self.chat_view = ChatView(self.chat_model)
@@ -78,97 +101,46 @@ class MainWindow(QMainWindow):
         self.composer = Composer(Path(engine.workspace.root))
         self.setCentralWidget(ChatPane(self.notice_bar, self.chat_view, self.composer))
         self.chat = ChatController(engine, self.bridge, self.chat_model, self.chat_view, self)
-
-        self._owns_watcher = watcher is None
-        self.watcher = watcher if watcher is not None else WorkspaceWatcher(self)
+        self.watcher = self._watcher_given if self._watcher_given is not None else WorkspaceWatcher(self)
         self.sessions_panel = SessionsPanel(engine, self.bridge, self.actions)
-        shells = build_dock_shells(self, self.actions, self.sessions_panel, self.show_skills)
-        self.docks: dict[str, QDockWidget] = shells.docks
-        self.sessions_dock = shells.docks["sessionsDock"]
-        self._first_right_dock = shells.first_right_dock
-        # Built after the first paint (see _build_next_panel); the properties below build them on demand.
+        set_dock_panel(self.sessions_dock, self.sessions_panel)
         self._panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
-                                  self._make_tray if use_tray else None, self._wire_panel, self._all_panels_built)
-        self._build_scheduled = False
-        self._services_pending = start_services
-
-        self._build_status_bar()
-        self.menus = build_menus(self.menuBar(), self.actions)
-        self.menus["agent"].aboutToShow.connect(self._update_heartbeat_actions)
+                                  self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built)
         self._connect()
-        self._restore_window_state()
-        self.lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
+        lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
+        self._update_status()
         self._show_initial_session()
         self._check_config()
         self.sessions_panel.refresh_now()
+        if self._shown_once:  # the frame painted already: focus the composer, build the rest next
+            self.composer.focus_input()
+            self.update()
 
-    # --- building ----------------------------------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        """`window.inspector`, `window.cron_view`, … (PANELS), `window.sync` and `window.tray`: the panel,
+        built now if it is still pending; None if it could not be built."""
+        if name in PANELS_BY_NAME or name in ("sync", "tray"):
+            panels = self.__dict__.get("_panels")
+            return panels.get(name) if panels is not None else None
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def panel_errors(self) -> list[str]:
         """Panels that could not be built, with why (the window still works without them)."""
+        if self._panels is None:
+            return []
         self._panels.build_all()
         return self._panels.errors
-
-    @property
-    def sync(self) -> Any:
-        return self._panels.get("sync")
-
-    @property
-    def inspector(self) -> Any:
-        return self._panels.get("inspector")
-
-    @property
-    def memory_view(self) -> Any:
-        return self._panels.get("memory_view")
-
-    @property
-    def files_view(self) -> Any:
-        return self._panels.get("files_view")
-
-    @property
-    def heartbeat_view(self) -> Any:
-        return self._panels.get("heartbeat_view")
-
-    @property
-    def cron_view(self) -> Any:
-        return self._panels.get("cron_view")
-
-    @property
-    def subagents_view(self) -> Any:
-        return self._panels.get("subagents_view")
-
-    @property
-    def tray(self) -> Any:
-        return self._panels.get("tray")
-
-    def _build_next_panel(self) -> None:
-        """One pending panel per event-loop turn, so the window stays responsive while they arrive."""
-        if self._quitting or self.lifecycle.is_quitting:
-            return
-        self._panels.build_next()
-        if self._panels.pending:
-            QTimer.singleShot(0, self, self._build_next_panel)
 
     def _wire_panel(self, name: str, panel: Any) -> None:
         if name == "sync":
             panel.sessions_changed.connect(self._on_sessions_changed_on_disk)
-        elif name == "inspector" and self.current_key:
+        if hasattr(panel, "set_session") and self.current_key:
             panel.set_session(self.current_key)
-        if name in ("heartbeat_view", "cron_view", "subagents_view", "tray") \
-                and hasattr(panel, "open_session_requested"):
+        if hasattr(panel, "open_session_requested"):
             panel.open_session_requested.connect(self.show_and_open_session)
-        if name == "tray" and hasattr(panel, "new_chat_requested"):
+        if hasattr(panel, "new_chat_requested"):
             panel.new_chat_requested.connect(self.new_chat)
-
-    def _all_panels_built(self) -> None:
-        errors = self._panels.errors
-        if errors:
-            self.notice_bar.show_notice("Some panels could not be loaded: " + "; ".join(errors), "error")
-        QTimer.singleShot(0, self, self._warm_up_rendering)  # then Markdown, before any reply streams in
-        if self._services_pending:  # after the panels, so they see the services' first events
-            self._services_pending = False
-            self._spawn(self._start_services())
 
     def _make_tray(self) -> Any:
         from nanobot_desktop.gui.window.tray import TrayController
@@ -178,21 +150,9 @@ class MainWindow(QMainWindow):
                   "quit": self.actions.quit}
         return TrayController(self.engine, self.bridge, self, self, actions=shared, settings=self.settings_store)
 
-    def _build_status_bar(self) -> None:
-        bar = self.statusBar()
-        self.busy_label = QLabel()
-        self.busy_label.setObjectName("busyIndicator")
-        self.model_label = QLabel()
-        self.model_label.setObjectName("modelLabel")
-        self.workspace_label = QLabel()
-        self.workspace_label.setObjectName("workspaceLabel")
-        self.workspace_label.setTextFormat(Qt.TextFormat.PlainText)
-        bar.addWidget(self.busy_label)
-        bar.addPermanentWidget(self.model_label)
-        bar.addPermanentWidget(self.workspace_label)
-        self._update_status()
-
     def _connect(self) -> None:
+        from nanobot_desktop.gui.shell.single_instance import apply_instance_command
+
         a = self.actions
         a.new_chat.triggered.connect(self.new_chat)
         a.stop.triggered.connect(self.stop_current)
@@ -225,7 +185,7 @@ class MainWindow(QMainWindow):
 
     @property
     def current_key(self) -> str:
-        return self.chat.current_key
+        return self.chat.current_key if self.engine is not None else ""
 
     def open_session(self, key: str) -> None:
         """Show a session in the chat, the list and the inspector, and remember it for the next start."""
@@ -233,14 +193,17 @@ class MainWindow(QMainWindow):
             return
         self.chat.show_session(key)
         self.sessions_panel.set_current_key(key)
-        inspector = self._panels.built.get("inspector")  # one built later gets the current session then
-        if inspector is not None:
-            inspector.set_session(key)
+        built = self._panels.built if self._panels is not None else {}
+        for panel in built.values():  # one built later gets the current session then (_wire_panel)
+            if panel is not None and hasattr(panel, "set_session"):
+                panel.set_session(key)
         self.settings_store.setValue(SESSION_KEY, key)
         self._update_title()
         self._on_busy_changed(self.chat.is_busy(key))
 
     def show_and_open_session(self, key: str) -> None:
+        from nanobot_desktop.gui.shell.single_instance import apply_instance_command
+
         apply_instance_command(self, "show")
         self.open_session(key)
 
@@ -292,19 +255,20 @@ class MainWindow(QMainWindow):
     def show_tool_call(self, call_id: str) -> None:
         if self.inspector is None:
             return
-        dock = self.docks.get("inspectorDock")
-        if dock is not None:
-            dock.show()
-            dock.raise_()
+        self._raise_dock(PANELS_BY_NAME["inspector"].dock)
         self.inspector.show_call(call_id)
 
     def show_skills(self) -> None:
-        dock = self.docks.get("workspaceDock")
-        if dock is None or self.files_view is None:
+        if self.engine is None or self.files_view is None:
             return
-        dock.show()
-        dock.raise_()
+        self._raise_dock(PANELS_BY_NAME["files_view"].dock)
         self.files_view.tabs.setCurrentWidget(self.files_view.skills_view)
+
+    def _raise_dock(self, name: str) -> None:
+        dock = self.docks.get(name)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
 
     def _on_busy_changed(self, busy: bool) -> None:
         self.composer.set_busy(busy)
@@ -312,223 +276,17 @@ class MainWindow(QMainWindow):
         self._update_status()
 
     def _on_turn_failed(self, key: str, message: str, kind: str) -> None:
+        from nanobot_desktop.gui.chat.failures import needs_settings
+
         if key != self.current_key:
             return  # a background run's failure: its session is marked in the list, the tray tells
         actions = [("Open Settings", self.open_settings)] if needs_settings(kind) else []
         self.notice_bar.show_notice(message, "error", actions)
 
-    # --- status ------------------------------------------------------------------------------------
 
-    def _update_status(self) -> None:
-        busy = self.chat.is_busy(self.current_key) if self.current_key else False
-        self.busy_label.setText("● Working…  (Esc to stop)" if busy else "")
-        model = self.engine.settings().model or "no model configured"
-        self.model_label.setText(f"Model: {model}")
-        root = str(self.engine.workspace.root)
-        self.workspace_label.setText(f"Workspace: {root}")
-        self.workspace_label.setToolTip(root)
-
-    def _check_config(self) -> bool:
-        """A missing provider is the first thing a new user meets: say so, with the way out."""
-        try:
-            resolve_provider(self.engine.config)
-        except ConfigError as error:
-            self.notice_bar.show_notice(f"No model is configured yet — open Settings. ({error})", "warning",
-                                        [("Open Settings", self.open_settings)])
-            return False
-        return True
-
-    # --- commands ----------------------------------------------------------------------------------
-
-    def open_settings(self) -> Any:
-        """The non-modal Settings dialog (one at a time)."""
-        if self.settings_dialog is not None and self.settings_dialog.isVisible():
-            self.settings_dialog.raise_()
-            self.settings_dialog.activateWindow()
-            return self.settings_dialog
-        try:
-            from nanobot_desktop.gui.settings.dialog import SettingsDialog
-        except ImportError as error:
-            self.notice_bar.show_notice(f"Settings are not available: {error}", "error")
-            return None
-        dialog = SettingsDialog(self.engine, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.applied.connect(self._on_settings_applied)
-        dialog.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
-        self.settings_dialog = dialog
-        dialog.open()
-        return dialog
-
-    def _on_settings_applied(self, config: Any) -> None:
-        try:
-            from nanobot_desktop.gui.shell.logging_setup import update_secrets
-
-            update_secrets(config)
-        except ImportError:
-            pass
-        self._update_status()
-        if self._check_config() and self.notice_bar.level == "warning":
-            self.notice_bar.dismiss()
-
-    def run_heartbeat_now(self) -> None:
-        if self.tray is not None:
-            self.tray.run_heartbeat_now()
-            return
-        self._spawn(self.engine.heartbeat.trigger_now())
-
-    def toggle_heartbeat_pause(self) -> None:
-        if self.tray is not None:
-            self.tray.toggle_heartbeat_pause()
-        elif self.engine.heartbeat.paused:
-            self.engine.heartbeat.resume()
-        else:
-            self.engine.heartbeat.pause()
-        self._update_heartbeat_actions()
-
-    def _update_heartbeat_actions(self) -> None:
-        heartbeat = self.engine.heartbeat
-        self.actions.pause_heartbeat.setText("&Resume heartbeat" if heartbeat.paused else "&Pause heartbeat")
-        self.actions.run_heartbeat.setEnabled(not heartbeat.ticking)
-
-    def open_log_folder(self) -> None:
-        self.log_folder.mkdir(parents=True, exist_ok=True)
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.log_folder)))
-
-    def show_about(self) -> None:
-        from nanobot_desktop import __version__ as version
-
-        box = QMessageBox(self)
-        box.setWindowTitle("About nanobot Desktop")
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(f"nanobot Desktop {version}\n\nA desktop app for the nanobot personal AI agent.\n"
-                    f"Workspace: {self.engine.workspace.root}\nConfig: {self.engine.config_path}")
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.about_box = box
-        box.open()
-
-    def quit(self) -> None:
-        self._quitting = True
-        self.lifecycle.request_quit()
-
-    # --- window state ------------------------------------------------------------------------------
-
-    def save_window_state(self) -> None:
-        self.settings_store.setValue(GEOMETRY_KEY, self.saveGeometry())
-        self.settings_store.setValue(STATE_KEY, self.saveState(STATE_VERSION))
-        if self.current_key:
-            self.settings_store.setValue(SESSION_KEY, self.current_key)
-        self.settings_store.sync()
-
-    def _restore_window_state(self) -> None:
-        geometry = self.settings_store.value(GEOMETRY_KEY)
-        state = self.settings_store.value(STATE_KEY)
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1200, 780)
-        if isinstance(state, QByteArray) and not state.isEmpty():
-            self._state_restored = self.restoreState(state, STATE_VERSION)
-        if not self._state_restored:  # first start: the chat gets the most room
-            docks = [self.sessions_dock] + ([self._first_right_dock] if self._first_right_dock else [])
-            self.resizeDocks(docks, [260, 420][:len(docks)], Qt.Orientation.Horizontal)
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
-        super().showEvent(event)
-        if not self._shown_once:
-            self._shown_once = True
-            self.composer.focus_input()
-            QTimer.singleShot(0, self, self.composer.focus_input)  # after the docks took their focus
-            QTimer.singleShot(BUILD_PANELS_ANYWAY_MS, self, self._schedule_panels)
-
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
-        super().paintEvent(event)
-        if not self._build_scheduled:
-            self._schedule_panels()  # the window is on screen: now the rest
-
-    def _schedule_panels(self) -> None:
-        if self._build_scheduled:
-            return
-        self._build_scheduled = True
-        QTimer.singleShot(0, self, self._build_next_panel)
-
-    def _warm_up_rendering(self) -> None:
-        """Markdown and Pygments get loaded after the first paint, before any reply streams in."""
-        self.chat_view.renderer.warm_up()
-
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        if self._quitting or self.lifecycle.is_quitting:
-            event.accept()
-            return
-        self.save_window_state()
-        if self.tray is not None and self.tray.should_close_to_tray():
-            event.ignore()
-            self.hide()
-            self.tray.note_closed_to_tray()
-            return
-        event.accept()
-        self.quit()
-
-    # --- background work and shutdown ---------------------------------------------------------------
-
-    def _spawn(self, coroutine: Any) -> "asyncio.Future[Any]":
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: "asyncio.Future[Any]") -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background work of the main window failed", exc_info=task.exception())
-
-    async def _start_services(self) -> None:
-        try:
-            await self.engine.start_services()
-        except (ConfigError, OSError, ValueError) as error:
-            self.notice_bar.show_notice(f"Heartbeat and scheduled jobs did not start: {error}", "error")
-
-    async def shutdown(self) -> None:
-        """Save the layout, stop the engine, then the panels and the watcher (the lifecycle calls this)."""
-        self._quitting = True
-        try:
-            self.save_window_state()
-        except RuntimeError:  # the window is already gone (interpreter teardown)
-            pass
-        self._panels.cancel()  # nothing more is built once shutting down
-        for task in [t for t in self._tasks if not t.done()]:
-            task.cancel()
-        await self._await_step("engine", self.engine.shutdown())
-        await self._await_step("chat", self.chat.shutdown())
-        self.bridge.detach()
-        await self._await_step("sessions panel", self.sessions_panel.shutdown())
-        await self._await_step("composer", self.composer.shutdown())
-        for name in ("tray", *PANEL_DOCKS):
-            shutdown = getattr(self._panels.built.get(name), "shutdown", None)
-            if shutdown is not None:
-                try:
-                    result = shutdown()
-                    if asyncio.iscoroutine(result):
-                        await result
-                except Exception:
-                    log.exception("shutting down %s failed", name)
-        sync = self._panels.built.get("sync")
-        if sync is not None:
-            sync.close()
-        if self._owns_watcher:
-            self.watcher.stop()
-
-    @staticmethod
-    async def _await_step(name: str, awaitable: Any) -> None:
-        try:
-            await awaitable
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("shutdown step %s failed", name)
-
-
-async def create_main_window(lifecycle: Lifecycle) -> MainWindow | None:
-    """`run_gui`'s default window factory: first-run setup if needed, then the Engine and the window.
+async def create_main_window(lifecycle: Lifecycle, frame: MainWindow | None = None) -> MainWindow | None:
+    """`run_gui`'s default window factory: first-run setup if needed, then the Engine, into `frame`
+    (the window already painted without one) or a new window.
 
     Returns None (and the app quits) when the person cancels the first-run setup or the config
     cannot be loaded (they are told why first).
@@ -539,4 +297,6 @@ async def create_main_window(lifecycle: Lifecycle) -> MainWindow | None:
     if opened is None:
         return None
     engine, log_folder = opened
-    return MainWindow(engine, lifecycle, log_folder=log_folder)
+    window = frame if frame is not None else MainWindow()
+    window.attach_engine(engine, lifecycle, log_folder=log_folder)
+    return window

@@ -29,7 +29,7 @@ from nanobot_desktop.engine.events import (
     CronJobRan, HeartbeatDecided, HeartbeatRan, OutboundMessage, SubagentFinished, SubagentStarted,
     TurnCancelled, TurnFailed, TurnFinished, TurnStarted,
 )
-from nanobot_desktop.gui.shell.app import apply_instance_command
+from nanobot_desktop.gui.shell.single_instance import apply_instance_command
 from nanobot_desktop.gui.common.palette import is_dark
 
 __all__ = ["ACTION_KEYS", "CLOSE_NOTICE_KEY", "Notification", "TRAY_STATES", "TrayController", "app_icon",

@@ -1,0 +1,190 @@
+"""The window's life: layout saved and restored, panels built after the first paint, closing to the
+tray or quitting, and the ordered shutdown the lifecycle runs.
+
+A mixin of MainWindow (window/main_window.py). Start-up order (SPEC §5, start to first painted
+window): the frame paints; the engine arrives (`MainWindow.attach_engine`); after the next paint the
+dock panels, hot reload and the tray are built one per event-loop turn; the engine's services start
+after them, so the panels see their first events.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+# asyncio is imported where it is used: the window's frame paints before asyncio and qasync load.
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QPaintEvent, QShowEvent
+
+from nanobot_desktop.gui.window.panels import PANELS, SESSIONS_DOCK
+
+if TYPE_CHECKING:
+    import asyncio
+
+log = logging.getLogger(__name__)
+
+GEOMETRY_KEY = "mainWindow/geometry"
+STATE_KEY = "mainWindow/state"
+SESSION_KEY = "mainWindow/currentSession"
+STATE_VERSION = 1
+BUILD_PANELS_ANYWAY_MS = 1000  # if no paint comes after showing (e.g. minimised), build the panels then
+
+
+class WindowLifetime:  # mixed into MainWindow, whose attributes it uses
+    """Layout, the build after the first paint, close and shutdown (mixed into MainWindow)."""
+
+    # --- window state ------------------------------------------------------------------------------
+
+    def save_window_state(self) -> None:
+        self.settings_store.setValue(GEOMETRY_KEY, self.saveGeometry())
+        self.settings_store.setValue(STATE_KEY, self.saveState(STATE_VERSION))
+        if self.current_key:
+            self.settings_store.setValue(SESSION_KEY, self.current_key)
+        self.settings_store.sync()
+
+    def _restore_window_state(self) -> None:
+        geometry = self.settings_store.value(GEOMETRY_KEY)
+        state = self.settings_store.value(STATE_KEY)
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1200, 780)
+        restored = False
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            restored = self.restoreState(state, STATE_VERSION)
+        if not restored:  # first start: the chat gets the most room
+            docks = [self.docks[SESSIONS_DOCK]] + ([self._first_right_dock] if self._first_right_dock else [])
+            self.resizeDocks(docks, [260, 420][:len(docks)], Qt.Orientation.Horizontal)
+
+    # --- after the first paint -----------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if self.engine is not None:
+                self.composer.focus_input()
+                QTimer.singleShot(0, self, self.composer.focus_input)  # after the docks took their focus
+            QTimer.singleShot(BUILD_PANELS_ANYWAY_MS, self, self._schedule_panels)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if not self._build_scheduled:
+            self._schedule_panels()  # the window is on screen: now the rest
+
+    def _schedule_panels(self) -> None:
+        if self._build_scheduled or self._panels is None:
+            return  # without an engine there is nothing to build yet (attach_engine schedules it)
+        self._build_scheduled = True
+        QTimer.singleShot(0, self, self._build_next_panel)
+
+    def _build_next_panel(self) -> None:
+        """One pending panel per event-loop turn, so the window stays responsive while they arrive."""
+        if self._quitting or self.lifecycle is None or self.lifecycle.is_quitting or self._panels is None:
+            return
+        self._panels.build_next()
+        if self._panels.pending:
+            QTimer.singleShot(0, self, self._build_next_panel)
+
+    def _all_panels_built(self) -> None:
+        errors = self._panels.errors if self._panels is not None else []
+        if errors:
+            self.notice_bar.show_notice("Some panels could not be loaded: " + "; ".join(errors), "error")
+        QTimer.singleShot(0, self, self._warm_up_rendering)  # then Markdown, before any reply streams in
+        if self._services_pending:  # after the panels, so they see the services' first events
+            self._services_pending = False
+            self._spawn(self._start_services())
+
+    def _warm_up_rendering(self) -> None:
+        """Markdown and Pygments get loaded after the first paint, before any reply streams in."""
+        self.chat_view.renderer.warm_up()
+
+    # --- closing -------------------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self._quitting or self.lifecycle is None or self.lifecycle.is_quitting:
+            event.accept()
+            return
+        self.save_window_state()
+        if self.tray is not None and self.tray.should_close_to_tray():
+            event.ignore()
+            self.hide()
+            self.tray.note_closed_to_tray()
+            return
+        event.accept()
+        self.quit()
+
+    def quit(self) -> None:
+        self._quitting = True
+        if self.lifecycle is not None:
+            self.lifecycle.request_quit()
+
+    # --- background work and shutdown ----------------------------------------------------------------
+
+    def _spawn(self, coroutine: Any) -> "asyncio.Future[Any]":
+        import asyncio
+
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: "asyncio.Future[Any]") -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background work of the main window failed", exc_info=task.exception())
+
+    async def _start_services(self) -> None:
+        from nanobot_desktop.engine.config import ConfigError
+
+        try:
+            await self.engine.start_services()
+        except (ConfigError, OSError, ValueError) as error:
+            self.notice_bar.show_notice(f"Heartbeat and scheduled jobs did not start: {error}", "error")
+
+    async def shutdown(self) -> None:
+        """Save the layout, stop the engine, then the panels and the watcher (the lifecycle calls this)."""
+        import asyncio
+
+        self._quitting = True
+        try:
+            self.save_window_state()
+        except RuntimeError:  # the window is already gone (interpreter teardown)
+            pass
+        if self._panels is not None:
+            self._panels.cancel()  # nothing more is built once shutting down
+        for task in [t for t in self._tasks if not t.done()]:
+            task.cancel()
+        await _step("engine", self.engine.shutdown())
+        await _step("chat", self.chat.shutdown())
+        self.bridge.detach()
+        await _step("sessions panel", self.sessions_panel.shutdown())
+        await _step("composer", self.composer.shutdown())
+        built = self._panels.built if self._panels is not None else {}
+        for name in ("tray", *(spec.name for spec in PANELS)):
+            shutdown = getattr(built.get(name), "shutdown", None)
+            if shutdown is not None:
+                try:
+                    result = shutdown()
+                    if asyncio.iscoroutine(result):
+                        await result
+                except Exception:
+                    log.exception("shutting down %s failed", name)
+        sync = built.get("sync")
+        if sync is not None:
+            sync.close()
+        if self._owns_watcher:
+            self.watcher.stop()
+
+
+async def _step(name: str, awaitable: Any) -> None:
+    """One shutdown step: its failure is logged and the next step still runs."""
+    import asyncio
+
+    try:
+        await awaitable
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("shutdown step %s failed", name)

@@ -1,0 +1,203 @@
+"""The one table of the window's dock panels, and building them after the first paint.
+
+Adding a panel is one `PanelSpec` in `PANELS`: its name (the window's attribute, `window.<name>`),
+its dock (objectName, title, area, shortcut, hidden at first start or not), a label for error
+messages, and a factory that imports its module on demand. The docks, the View menu's toggles,
+the build order, the window's attribute and the shutdown all read the table.
+
+Start-up cost: the docks are created first as empty shells, so the window can restore its saved
+layout and paint at once; the panels, whose modules take ~0.2 s to import, are built into them
+right after the first paint, one per event-loop turn (`LazyPanels`), or at once when something asks
+for one. A panel that fails to build is logged and replaced by a line saying why, with its error
+kept for the window to show: the chat must keep working even if, say, the cron view cannot read a
+broken jobs.json.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
+
+log = logging.getLogger(__name__)
+
+Area = Qt.DockWidgetArea
+
+
+@dataclass(frozen=True)
+class PanelContext:
+    """What a panel factory may use: the engine, its Qt bridge and hot reload (WorkspaceSync, or None)."""
+
+    engine: Any
+    bridge: Any
+    sync: Any
+
+
+@dataclass(frozen=True)
+class PanelSpec:
+    """One dock panel of the window (see the module docstring)."""
+
+    name: str
+    dock: str
+    title: str
+    area: Area
+    shortcut: str
+    label: str
+    factory: Callable[[PanelContext], QWidget]
+    hidden: bool = False
+
+
+def _inspector(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.inspector.panel import InspectorPanel
+
+    return InspectorPanel(context.engine, context.bridge)
+
+
+def _memory(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.workspace.memory_view import MemoryView
+
+    return MemoryView(context.engine, context.bridge, context.sync)
+
+
+def _workspace_files(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
+
+    return WorkspaceFilesView(context.engine, context.bridge, context.sync)
+
+
+def _heartbeat(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
+
+    return HeartbeatView(context.engine, context.bridge)
+
+
+def _cron(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.background.cron_view import CronView
+
+    return CronView(context.engine, context.bridge)
+
+
+def _subagents(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.background.subagents_view import SubagentsView
+
+    return SubagentsView(context.engine, context.bridge)
+
+
+# In build order after the first paint: what a default layout shows first; the hidden bottom docks
+# last. Docks of one area are tabbed together, in this order. The session list (left, Ctrl+1) is
+# not in the table: it is part of the window's frame and built with the engine.
+PANELS: tuple[PanelSpec, ...] = (
+    PanelSpec("inspector", "inspectorDock", "Inspector", Area.RightDockWidgetArea, "Ctrl+2", "inspector", _inspector),
+    PanelSpec("memory_view", "memoryDock", "Memory", Area.RightDockWidgetArea, "Ctrl+3", "memory", _memory),
+    PanelSpec("files_view", "workspaceDock", "Workspace", Area.RightDockWidgetArea, "Ctrl+4", "workspace files",
+              _workspace_files),
+    PanelSpec("heartbeat_view", "heartbeatDock", "Heartbeat", Area.BottomDockWidgetArea, "Ctrl+5", "heartbeat",
+              _heartbeat, hidden=True),
+    PanelSpec("cron_view", "scheduledDock", "Scheduled", Area.BottomDockWidgetArea, "Ctrl+6", "scheduled jobs", _cron,
+              hidden=True),
+    PanelSpec("subagents_view", "subagentsDock", "Subagents", Area.BottomDockWidgetArea, "Ctrl+7", "subagents",
+              _subagents, hidden=True),
+)
+PANELS_BY_NAME = {spec.name: spec for spec in PANELS}
+SESSIONS_DOCK = "sessionsDock"
+DOCK_TITLES = {SESSIONS_DOCK: "Sessions", **{spec.dock: spec.title for spec in PANELS}}
+"""Every dock's title, known before any panel module is imported (a test checks they agree)."""
+
+
+def build_panel(errors: list[str], label: str, factory: Callable[[], Any]) -> Any:
+    """`factory()`, or None with "label: why" appended to `errors` (one broken panel must not take the chat)."""
+    try:
+        return factory()
+    except Exception as error:
+        log.exception("the %s panel could not be built", label)
+        errors.append(f"{label}: {error}")
+        return None
+
+
+def failure_label(dock: QDockWidget, why: str) -> QLabel:
+    """What a dock shows instead of a panel that could not be built."""
+    failure = QLabel(f"The {dock.windowTitle()} panel could not be loaded: {why}")
+    failure.setObjectName(f"{dock.objectName()}Error")
+    failure.setWordWrap(True)
+    failure.setTextFormat(Qt.TextFormat.PlainText)
+    failure.setContentsMargins(8, 8, 8, 8)
+    failure.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    return failure
+
+
+class LazyPanels:
+    """The panels built after the first paint: hot reload (WorkspaceSync), the dock panels, the tray.
+
+    `build_next()` builds one (the window calls it once per event-loop turn after its first paint);
+    `get(name)` returns one, building every pending one first, so a caller never sees a panel that
+    is still to come as missing. `on_built(name, panel)` runs for each panel that was built, and
+    `on_all_built()` once, after the last.
+    """
+
+    def __init__(self, window: QMainWindow, engine: Any, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
+                 make_tray: Callable[[], Any] | None, on_built: Callable[[str, Any], None],
+                 on_all_built: Callable[[], None]) -> None:
+        self.built: dict[str, Any] = {}
+        """Name -> panel (None if it failed) for what has been built so far; see `get` for the rest."""
+        self.errors: list[str] = []
+        """Panels that could not be built, with why (the window still works without them)."""
+        self._window, self._engine, self._bridge, self._watcher, self._docks = window, engine, bridge, watcher, docks
+        self._make_tray = make_tray
+        self._on_built = on_built
+        self._on_all_built = on_all_built
+        # The first panel (the pane a default layout shows), then hot reload, which the memory and
+        # workspace panels need, then the rest.
+        names = [spec.name for spec in PANELS]
+        self._pending = names[:1] + ["sync"] + names[1:] + (["tray"] if make_tray is not None else [])
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._pending)
+
+    def get(self, name: str) -> Any:
+        if name in self._pending:
+            self.build_all()
+        return self.built.get(name)
+
+    def build_all(self) -> None:
+        while self._pending:
+            self.build_next()
+
+    def cancel(self) -> None:
+        """Build nothing more (shutting down)."""
+        self._pending.clear()
+
+    def build_next(self) -> None:
+        if not self._pending:
+            return
+        name = self._pending.pop(0)
+        if name == "sync":
+            panel = build_panel(self.errors, "workspace sync", self._make_sync)
+        elif name == "tray":
+            assert self._make_tray is not None
+            panel = build_panel(self.errors, "tray", self._make_tray)
+        else:
+            panel = self._build_into_dock(PANELS_BY_NAME[name])
+        self.built[name] = panel
+        if panel is not None:
+            self._on_built(name, panel)
+        if not self._pending:
+            self._on_all_built()
+
+    def _make_sync(self) -> Any:
+        """WorkspaceSync (hot reload for the editors and the session list); starts the watcher's thread."""
+        from nanobot_desktop.gui.workspace.sync import WorkspaceSync
+
+        return WorkspaceSync(self._engine, self._watcher, self._window)
+
+    def _build_into_dock(self, spec: PanelSpec) -> Any:
+        from nanobot_desktop.gui.window.docks import set_dock_panel
+
+        context = PanelContext(self._engine, self._bridge, self.built.get("sync"))
+        panel = build_panel(self.errors, spec.label, lambda: spec.factory(context))
+        dock = self._docks[spec.dock]
+        set_dock_panel(dock, panel if panel is not None else failure_label(dock, self.errors[-1].split(": ", 1)[-1]))
+        return panel
