@@ -185,7 +185,7 @@ class ChatController(QObject):
         key = self._current_key
         if not key or (not text.strip() and not media):
             return None
-        channel, _, chat_id = key.partition(":")
+        _channel, _, chat_id = key.partition(":")
         task = self.engine.loop.submit(key, text, list(media or []), channel="desktop", chat_id=chat_id or key)
         self._submitted.setdefault(key, set()).add(task)
         task.add_done_callback(lambda done, k=key: self._on_submitted_done(k, done))
@@ -217,7 +217,7 @@ class ChatController(QObject):
             self.busy_changed.emit(busy)
 
     def _track(self, task: "asyncio.Future[Any]") -> None:
-        self._work.spawn(task)  # cancelled if the controller goes first
+        self._work.track(task)  # cancelled if the controller goes first
 
     async def shutdown(self) -> None:
         """Deny waiting approvals and cancel loads (the engine's own shutdown stops the turns)."""

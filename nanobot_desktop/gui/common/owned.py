@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Any, Awaitable, Callable, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
@@ -56,15 +57,19 @@ class OwnedWork(QObject):
             except RuntimeError:  # the relay itself is gone (interpreter teardown)
                 self._alive = False
 
-    def spawn(self, awaitable: Awaitable[T]) -> "asyncio.Future[T]":
+    def spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """An asyncio task cancelled when the owner is destroyed; its failure is logged."""
-        task = asyncio.ensure_future(awaitable)
-        if not self._alive:
-            task.cancel()
-            return task
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
+        task = asyncio.ensure_future(coroutine)
+        self.track(task)
         return task
+
+    def track(self, future: asyncio.Future[Any]) -> None:
+        """Bind a task started elsewhere to the owner the same way."""
+        if not self._alive:
+            future.cancel()
+            return
+        self._tasks.add(future)
+        future.add_done_callback(self._task_done)
 
     @property
     def pending(self) -> list["asyncio.Future[Any]"]:

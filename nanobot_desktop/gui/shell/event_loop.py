@@ -81,7 +81,7 @@ async def _main(lifecycle: Lifecycle, server: InstanceServer, window_factory: Wi
 async def _finish_shutdown(lifecycle: Lifecycle) -> None:
     try:
         await asyncio.wait_for(asyncio.shield(lifecycle.request_quit()), _EXTRA_SPIN_TIMEOUT_S)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         log.error("the shutdown did not finish within %.0f s; exiting anyway", _EXTRA_SPIN_TIMEOUT_S)
 
 

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QWidget
 from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ def default_config_path() -> Path:
 def _user_name() -> str:
     try:
         name = getpass.getuser()
-    except Exception:  # no passwd entry (containers): fall back to the uid
+    except Exception:  # noqa: BLE001 - no passwd entry (containers): fall back to the uid
         name = str(os.getuid()) if hasattr(os, "getuid") else "user"
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "user"
 
@@ -155,7 +155,7 @@ class InstanceServer(QObject):
             socket.abort()
 
 
-def apply_instance_command(window: QMainWindow, command: str) -> None:
+def apply_instance_command(window: QWidget, command: str) -> None:
     """"show" brings the window to the front; "toggle" hides a visible window and shows a hidden one."""
     if command == "toggle" and window.isVisible() and not window.isMinimized():
         window.hide()

@@ -13,8 +13,10 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QMessageBox
 
+from nanobot_desktop.gui.window.base import WindowBase
 
-class WindowCommands:  # mixed into MainWindow, whose attributes it uses
+
+class WindowCommands(WindowBase):
     """Settings, heartbeat, log folder, About and the status bar (mixed into MainWindow)."""
 
     def _build_status_bar(self) -> None:

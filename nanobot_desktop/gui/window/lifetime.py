@@ -10,17 +10,15 @@ after them, so the panels see their first events.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
-
-# asyncio is imported where it is used: the window's frame paints before asyncio and qasync load.
+from typing import Any
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QPaintEvent, QShowEvent
 
+from nanobot_desktop.gui.window.base import WindowBase
 from nanobot_desktop.gui.window.panels import PANELS, SESSIONS_DOCK
 
-if TYPE_CHECKING:
-    import asyncio
+# asyncio is imported where it is used: the window's frame paints before asyncio and qasync load.
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +29,7 @@ STATE_VERSION = 1
 BUILD_PANELS_ANYWAY_MS = 1000  # if no paint comes after showing (e.g. minimised), build the panels then
 
 
-class WindowLifetime:  # mixed into MainWindow, whose attributes it uses
+class WindowLifetime(WindowBase):
     """Layout, the build after the first paint, close and shutdown (mixed into MainWindow)."""
 
     # --- window state ------------------------------------------------------------------------------
@@ -121,19 +119,6 @@ class WindowLifetime:  # mixed into MainWindow, whose attributes it uses
             self.lifecycle.request_quit()
 
     # --- background work and shutdown ----------------------------------------------------------------
-
-    def _spawn(self, coroutine: Any) -> "asyncio.Future[Any]":
-        import asyncio
-
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: "asyncio.Future[Any]") -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background work of the main window failed", exc_info=task.exception())
 
     async def _start_services(self) -> None:
         from nanobot_desktop.engine.config import ConfigError

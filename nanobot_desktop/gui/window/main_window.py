@@ -183,10 +183,6 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
 
     # --- sessions ----------------------------------------------------------------------------------
 
-    @property
-    def current_key(self) -> str:
-        return self.chat.current_key if self.engine is not None else ""
-
     def open_session(self, key: str) -> None:
         """Show a session in the chat, the list and the inspector, and remember it for the next start."""
         if not key:
@@ -220,10 +216,10 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
     def _show_initial_session(self) -> None:
         remembered = self.settings_store.value(SESSION_KEY, "", type=str)
         try:
-            exists = bool(remembered) and self.engine.sessions.path_for(remembered).exists()
+            exists = bool(remembered) and self.engine.sessions.path_for(str(remembered)).exists()
         except ValueError:
             exists = False
-        self.open_session(remembered if exists else self.engine.new_session_key())
+        self.open_session(str(remembered) if exists else self.engine.new_session_key())
 
     def _on_session_deleted(self, key: str) -> None:
         if key == self.current_key:
