@@ -295,3 +295,40 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         qtbot.waitUntil(lambda: lifecycle.is_finished, timeout=20_000)
         window.close()
         window.deleteLater()
+
+
+def test_the_engine_arrives_into_a_frame_that_has_already_painted(qtbot, qloop, make_engine, tmp_path):
+    """The frame (menus, docks, status bar) shows without an engine; attach_engine fills it in place."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QScrollArea
+
+    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
+    from nanobot_desktop.gui.window.docks import PanelPlaceholder
+    from nanobot_desktop.gui.window.main_window import MainWindow
+
+    settings = QSettings(str(tmp_path / "frame.ini"), QSettings.Format.IniFormat)
+    frame = MainWindow(settings=settings, start_services=False, use_tray=False)
+    frame.show()
+    qtbot.waitExposed(frame)
+    assert frame.engine is None and frame.current_key == "" and frame.inspector is None
+    assert isinstance(frame.docks["sessionsDock"].widget(), PanelPlaceholder)
+    frame.actions.new_chat.trigger()  # nothing is connected yet: harmless
+    assert frame.panel_errors == []
+
+    engine = make_engine()
+    lifecycle = Lifecycle()
+    frame.attach_engine(engine, lifecycle)
+    try:
+        assert frame.docks["sessionsDock"].widget() is frame.sessions_panel
+        assert frame.current_key  # a fresh session is open
+        assert frame.model_label.text() == f"Model: {engine.settings().model}"
+        holder = frame.docks["inspectorDock"].widget()
+        assert isinstance(holder, QScrollArea)
+        qtbot.waitUntil(lambda: holder.widget() is frame.inspector and frame.inspector is not None, timeout=WAIT_MS)
+        send(qtbot, frame, "hello")  # the chat works in the frame it arrived in
+        qtbot.waitUntil(lambda: [item.kind for item in frame.chat.model.items()][:1] == ["user"], timeout=WAIT_MS)
+    finally:
+        lifecycle.request_quit()
+        qtbot.waitUntil(lambda: lifecycle.is_finished, timeout=20_000)
+        frame.close()
+        frame.deleteLater()

@@ -71,9 +71,6 @@ def build_dock_shells(window: QMainWindow, actions: ActionRegistry, show_skills:
     window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
     panels.first_right_dock = _add_tabbed(window, actions, panels, Qt.DockWidgetArea.RightDockWidgetArea)
     _add_tabbed(window, actions, panels, Qt.DockWidgetArea.BottomDockWidgetArea)
-    for spec in PANELS:
-        if spec.hidden:
-            panels.docks[spec.dock].hide()
     for area in (Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea):
         window.setTabPosition(area, QTabWidget.TabPosition.North)
     window.setDockNestingEnabled(True)
@@ -89,6 +86,8 @@ def _add_tabbed(window: QMainWindow, actions: ActionRegistry, panels: Panels, ar
     first: QDockWidget | None = None
     for spec in (spec for spec in PANELS if spec.area == area):
         dock = add_dock(window, actions, None, spec.dock, area, spec.shortcut)
+        if spec.hidden:  # before tabifying: a group hidden afterwards leaves its tab bar on screen
+            dock.hide()
         panels.docks[spec.dock] = dock
         if first is None:
             first = dock
@@ -100,15 +99,22 @@ def _add_tabbed(window: QMainWindow, actions: ActionRegistry, panels: Panels, ar
 
 
 class PanelPlaceholder(QWidget):
-    """Stands in for a panel until it is built (a blank pane, for a moment after the first paint).
+    """Stands in for a panel (or the chat) until it is built: a blank pane, for a moment after the
+    first paint, that asks for the room its panel will ask for, so the layout does not jump.
 
-    Its size hint is larger than a scroll area passes on, so the dock asks for the same size as it
-    does with any real panel in it: a hidden dock area remembers the size it was laid out with, and
-    an empty shell would otherwise open later as a thin strip.
+    The default size hint is larger than a scroll area passes on, so a dock asks for the same size
+    as it does with any real panel in it: a hidden dock area remembers the size it was laid out
+    with, and an empty shell would otherwise open later as a thin strip.
     """
 
+    def __init__(self, size_hint: QSize | None = None, name: str = "panelPlaceholder") -> None:
+        super().__init__()
+        self.setObjectName(name)
+        self._size_hint = size_hint or QSize(420, 2000)
+        self.setAutoFillBackground(True)
+
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(420, 2000)
+        return self._size_hint
 
 
 def set_dock_panel(dock: QDockWidget, panel: QWidget) -> None:
@@ -136,8 +142,8 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
         holder.setFrameShape(QFrame.Shape.NoFrame)
         holder.setWidget(panel if panel is not None else PanelPlaceholder())
         dock.setWidget(holder)
-    else:
-        dock.setWidget(panel if panel is not None else PanelPlaceholder())
+    else:  # the session list: no scroll area, and the width it gets on a first start
+        dock.setWidget(panel if panel is not None else PanelPlaceholder(QSize(260, 400)))
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                      | QDockWidget.DockWidgetFeature.DockWidgetMovable
                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable)

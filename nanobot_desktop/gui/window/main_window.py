@@ -18,12 +18,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
 
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.commands import WindowCommands
-from nanobot_desktop.gui.window.docks import build_dock_shells, set_dock_panel
+from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells, set_dock_panel
 from nanobot_desktop.gui.window.lifetime import SESSION_KEY, WindowLifetime
 from nanobot_desktop.gui.window.panels import PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels
 
@@ -63,6 +63,8 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self._panels: LazyPanels | None = None
 
         self.actions = ActionRegistry(self)
+        chat_placeholder = PanelPlaceholder(QSize(640, 480), "chatPlaceholder")  # the chat's place
+        self.setCentralWidget(chat_placeholder)
         shells = build_dock_shells(self, self.actions, self.show_skills)
         self.docks: dict[str, QDockWidget] = shells.docks
         self.sessions_dock = shells.docks[SESSIONS_DOCK]
@@ -99,11 +101,15 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.chat_view = ChatView(self.chat_model)
         self.chat_view.setObjectName("chatView")
         self.composer = Composer(Path(engine.workspace.root))
+        side_docks = [dock for dock in (self.sessions_dock, self._first_right_dock) if dock is not None]
+        widths = [dock.width() for dock in side_docks]  # as laid out (and maybe painted) around the placeholder
         self.setCentralWidget(ChatPane(self.notice_bar, self.chat_view, self.composer))
         self.chat = ChatController(engine, self.bridge, self.chat_model, self.chat_view, self)
         self.watcher = self._watcher_given if self._watcher_given is not None else WorkspaceWatcher(self)
         self.sessions_panel = SessionsPanel(engine, self.bridge, self.actions)
         set_dock_panel(self.sessions_dock, self.sessions_panel)
+        if self.isVisible():  # the real widgets' size hints must not move what the person already sees
+            QTimer.singleShot(0, self, lambda: self.resizeDocks(side_docks, widths, Qt.Orientation.Horizontal))
         self._panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
                                   self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built)
         self._connect()

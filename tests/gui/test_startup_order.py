@@ -1,0 +1,67 @@
+"""Start-up order (SPEC §5, issue 14): the window's frame paints before the engine exists.
+
+`nanobot-desktop` is started in a fresh process exactly as a person starts it (`cli.main`), with an
+application event filter that, at the first paint of anything inside a QMainWindow, lists what is
+imported by then and exits. The frame must be on screen before asyncio, qasync, pydantic, openai
+or any engine module is loaded; the engine then arrives into that same window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tests.fake_openai import write_fake_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+PROBE = textwrap.dedent("""
+    import json, os, sys
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
+
+    class FirstPaint(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget) \\
+                    and isinstance(watched.window(), QMainWindow):
+                window = watched.window()
+                print(json.dumps({"modules": sorted(sys.modules), "title": window.windowTitle(),
+                                  "docks": sorted(d.objectName() for d in window.findChildren(QWidget)
+                                                  if type(d).__name__ == "QDockWidget"),
+                                  "menus": [a.text() for a in window.menuBar().actions()]}), flush=True)
+                os._exit(0)
+            return False
+
+    app = QApplication(sys.argv[:1])
+    hook = FirstPaint()
+    app.installEventFilter(hook)
+    from nanobot_desktop.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def test_the_frame_paints_before_asyncio_the_engine_and_its_config_models_are_imported(tmp_path):
+    config = write_fake_config(tmp_path / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("NANOBOT_")}
+    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_RUNTIME_DIR=str(runtime),
+               XDG_CONFIG_HOME=str(tmp_path / ".config"))
+    result = subprocess.run([sys.executable, "-c", PROBE, "--config", str(config), "--workspace", str(tmp_path / "ws")],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    painted = json.loads(result.stdout.strip().splitlines()[-1])
+    modules = painted["modules"]
+    loaded_too_early = [name for name in modules
+                        if name.split(".")[0] in ("asyncio", "qasync", "pydantic", "openai")
+                        or name.startswith(("nanobot_desktop.engine", "nanobot_desktop.gui.chat"))]
+    assert loaded_too_early == []
+    assert "nanobot_desktop.gui.window.main_window" in modules  # the real window, not a stand-in
+    # What was painted is the real window's frame: every dock in its place, the menus.
+    assert "sessionsDock" in painted["docks"] and "inspectorDock" in painted["docks"]
+    assert len(painted["menus"]) >= 4
+    assert painted["title"].startswith("nanobot")
