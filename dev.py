@@ -4,6 +4,9 @@
     python3 dev.py [APP ARGS...]    launch nanobot Desktop (first use creates .venv and installs it)
     python3 dev.py test [PYTEST ARGS...]   ruff and mypy, then the test suite (likewise; on Debian, as
                                            root, also installs the X11 packages the Xvfb tests need)
+    python3 dev.py test --reverse          the same with the tests in reverse order, or shuffled with
+    python3 dev.py test --random[=SEED]    --random (the seed is printed in pytest's header): a test
+                                           that passes only after another shows up this way
     python3 dev.py bench            run the benchmark suite and print its table
     python3 dev.py package          build the one-folder desktop bundle into dist/
 
@@ -130,7 +133,24 @@ def run_lint(python: Path) -> int:
     return 0
 
 
+def order_arguments(args: list[str]) -> list[str]:
+    """dev.py's --reverse and --random[=SEED] as the suite's own pytest options (tests/conftest.py)."""
+    out: list[str] = []
+    for arg in args:
+        if arg == "--reverse":
+            out += ["--test-order", "reverse"]
+        elif arg == "--random" or arg.startswith("--random="):
+            out += ["--test-order", "random"]
+            seed = arg.partition("=")[2]
+            if seed:
+                out += ["--test-seed", seed]
+        else:
+            out.append(arg)
+    return out
+
+
 def run_tests(args: list[str]) -> int:
+    args = order_arguments(args)
     python = ensure_venv("test")
     lint_code = run_lint(python)
     if lint_code != 0:

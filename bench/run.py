@@ -27,6 +27,7 @@ from common import (BENCH_DIR, RESULT_PREFIX, ROOT, BenchResult, format_notes, f
 # (module, what its row is about) in SPEC §5's order.
 BENCHMARKS = [
     ("startup", "Start to first painted window"),
+    ("startup_headless", "Headless turn (agent -m)"),
     ("stream_stall", "Event-loop stall while streaming"),
     ("render_cost", "Streamed render cost vs length"),
     ("session_open", "Open + paint a 10,000-msg session"),

@@ -3,12 +3,49 @@
 from __future__ import annotations
 
 import os
+import random
 
 import pytest
 
 from tests.fake_openai import write_fake_config as write_test_config  # tests import it from here
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+# --- test order ------------------------------------------------------------------------------------
+# `--test-order reverse` or `--test-order random` (with `--test-seed N` to repeat one) shows whether a
+# test depends on what ran before it; `python3 dev.py test --reverse` / `--random[=SEED]` pass them.
+# The default (and CI's) order stays the files' order.
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("test order")
+    group.addoption("--test-order", choices=("file", "reverse", "random"), default="file",
+                    help="run the collected tests in file order (default), reversed, or shuffled")
+    group.addoption("--test-seed", type=int, default=None, help="the shuffle's seed for --test-order random")
+
+
+def _test_seed(config: pytest.Config) -> int:
+    seed = config.getoption("--test-seed")
+    if seed is None:
+        seed = getattr(config, "_test_seed", None) or random.randrange(1, 1_000_000)
+    config._test_seed = seed  # type: ignore[attr-defined]  # one seed per run, shown in the header
+    return int(seed)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    order = config.getoption("--test-order")
+    if order == "random":
+        return f"test order: random (--test-seed {_test_seed(config)} repeats it)"
+    return f"test order: {order}" if order != "file" else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    order = config.getoption("--test-order")
+    if order == "reverse":
+        items.reverse()
+    elif order == "random":
+        random.Random(_test_seed(config)).shuffle(items)
 
 
 @pytest.fixture(autouse=True)
