@@ -45,7 +45,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if order == "reverse":
         items.reverse()
     elif order == "random":
-        random.Random(_test_seed(config)).shuffle(items)
+        seed = _test_seed(config)
+        random.Random(seed).shuffle(items)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:  # also with -q, which hides the header
+            reporter.write_line(f"test order: random (--test-seed {seed} repeats it)")
 
 
 @pytest.fixture(autouse=True)

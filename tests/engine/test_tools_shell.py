@@ -150,6 +150,35 @@ async def test_cancel_kills_the_whole_group_and_reraises(ctx: ToolContext) -> No
 
 
 @posix_only
+async def test_a_cancel_while_the_shell_is_still_starting_kills_its_children(
+        ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """asyncio connects a new process's pipes after spawning it; a cancel in that moment makes asyncio
+    kill the shell alone (seen under load: its children lived on). The start is let finish instead."""
+    real_spawn = asyncio.create_subprocess_shell
+
+    async def slow_to_connect(*args: object, **kwargs: object) -> asyncio.subprocess.Process:
+        process = await real_spawn(*args, **kwargs)  # type: ignore[arg-type]
+        try:
+            await asyncio.sleep(0.5)  # what a loaded machine does between spawn and connect
+        except asyncio.CancelledError:
+            process.kill()  # asyncio's own reaction: the shell only
+            await process.wait()
+            raise
+        return process
+
+    monkeypatch.setattr(shell.asyncio, "create_subprocess_shell", slow_to_connect)
+    command = "sleep 300 & echo $! > child.pid; wait"
+    task = asyncio.create_task(ExecTool().execute(ctx, command=command))
+    assert await _wait_until(lambda: _pid(ctx.workspace / "child.pid") is not None)
+    child_pid = _pid(ctx.workspace / "child.pid")
+    assert child_pid and _alive(child_pid)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _wait_until(lambda: not _alive(child_pid)), "the shell's child survived a cancel during its start"
+
+
+@posix_only
 async def test_cancel_kills_a_child_that_ignores_sigterm(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shell, "KILL_GRACE_S", 0.2)
     command = "trap '' TERM; sh -c 'trap \"\" TERM; echo $$ > child.pid; while :; do sleep 1; done' & wait"

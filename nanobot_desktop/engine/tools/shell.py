@@ -190,7 +190,7 @@ class ExecTool(Tool):
             group_options = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
         else:
             group_options = {"start_new_session": True}
-        process = await asyncio.create_subprocess_shell(
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_shell(
             command,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
@@ -198,7 +198,16 @@ class ExecTool(Tool):
             cwd=str(cwd),
             env=self._environment(),
             **group_options,
-        )
+        ))
+        try:
+            process = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            # The shell may already run while asyncio connects its pipes: a cancel then would make
+            # asyncio kill the shell alone and leave its children running. Let the start finish,
+            # then stop the whole group as for any cancel.
+            process = await spawn
+            await kill_process_tree(process)
+            raise
         try:
             stdout, stderr = await asyncio.wait_for(process.communicate(), self.timeout_s)
         except TimeoutError:
