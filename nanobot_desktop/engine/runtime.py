@@ -68,6 +68,9 @@ class Engine:
             web_search_api_key=_secret(config.tools.web.search.api_key),
             web_max_results=config.tools.web.search.max_results,
             web_proxy=config.tools.web.proxy,
+            exec_sandbox_always=config.tools.exec.sandbox_always,
+            exec_network=config.tools.exec.network,
+            config_path=config_path,
         )
         self.policy = ToolPolicy(config.tools.approval)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
@@ -155,6 +158,8 @@ class Engine:
         if exec_tool is not None:
             exec_tool.timeout_s = tools.exec.timeout
             exec_tool.path_append = tools.exec.path_append
+            exec_tool.sandbox_always = tools.exec.sandbox_always
+            exec_tool.network = tools.exec.network
         search = self.tools.get("web_search")
         if search is not None:
             search.api_key = _secret(tools.web.search.api_key)

@@ -1,9 +1,10 @@
 """exec: run a shell command for the agent, and make sure nothing it started outlives the call.
 
-The command runs in its own process group (a new session on POSIX), so a timeout or a /stop kills the
-shell *and* everything it spawned (`sleep 30 &` included), not just the shell. The guard below is a
-seat belt, not a sandbox: it blocks obviously destructive commands and, with the workspace
-restriction on, paths that visibly point outside the workspace.
+With `tools.restrictToWorkspace` on (or `tools.exec.sandboxAlways`), the command runs in the OS
+sandbox of `sandbox.py` where the system has one: the kernel, not a pattern, keeps it inside the
+workspace, and its PID namespace ends every process with the call. Without a sandbox the command runs
+in its own process group (a timeout or a /stop kills the shell and its group), and the guard below is
+only a seat belt: it blocks obviously destructive commands and paths that visibly leave the workspace.
 """
 
 from __future__ import annotations
@@ -11,16 +12,26 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, is_inside, resolve_tool_path, workspace_root
+from nanobot_desktop.engine.tools.sandbox import (
+    SandboxPolicy,
+    default_hidden,
+    launcher_argv,
+    sandbox_environment,
+    sandbox_support,
+)
 
 MAX_OUTPUT_CHARS = 10_000
+MAX_CAPTURE_BYTES = 1_000_000  # per stream; the result shows 10,000 characters of it anyway
 KILL_GRACE_S = 2.0
 
 DEFAULT_DENY_PATTERNS: tuple[str, ...] = (
@@ -34,6 +45,9 @@ DEFAULT_DENY_PATTERNS: tuple[str, ...] = (
     r"\b(shutdown|reboot|poweroff)\b",
     r":\(\)\s*\{.*\};\s*:",
 )
+
+# Never handed to a command: the app's own settings (NANOBOT_*, which can carry API keys) and secrets.
+_SECRET_VARIABLE = re.compile(r"^NANOBOT_|KEY|TOKEN|SECRET|PASSW|CREDENTIAL|COOKIE|AUTH", re.IGNORECASE)
 
 BLOCKED_DANGEROUS = "Error: Command blocked by safety guard (dangerous pattern detected)"
 
@@ -100,6 +114,13 @@ def _signal_group(process: asyncio.subprocess.Process, sig: int) -> None:
         pass
 
 
+async def _drain(stream: asyncio.StreamReader, into: bytearray) -> None:
+    """Collect a pipe until EOF, keeping what arrived so far if the caller stops waiting."""
+    while chunk := await stream.read(65536):
+        if len(into) < MAX_CAPTURE_BYTES:  # keep draining (the command must not block) but keep no more
+            into.extend(chunk[:MAX_CAPTURE_BYTES - len(into)])
+
+
 async def _wait_quietly(process: asyncio.subprocess.Process, timeout: float) -> bool:
     try:
         await asyncio.wait_for(process.wait(), timeout)
@@ -150,13 +171,31 @@ class ExecTool(Tool):
     }
 
     def __init__(self, timeout_s: float = 60, path_append: str = "",
-                 deny_patterns: Sequence[str] = DEFAULT_DENY_PATTERNS) -> None:
+                 deny_patterns: Sequence[str] = DEFAULT_DENY_PATTERNS, *, sandbox_always: bool = False,
+                 network: bool = True, config_path: Path | None = None) -> None:
         self.timeout_s = timeout_s
         self.path_append = path_append
         self.deny_patterns = tuple(deny_patterns)
+        self.sandbox_always = sandbox_always  # sandbox even with the workspace restriction off
+        self.network = network  # network reachable from inside the sandbox
+        self.config_path = config_path  # its folder is hidden from sandboxed commands
+
+    def sandboxed(self, restrict: bool) -> bool:
+        """Whether a call made now runs in the OS sandbox."""
+        return (restrict or self.sandbox_always) and sandbox_support().available
+
+    def sandbox_status(self, restrict: bool) -> str:
+        """One line for the approval card: how (or whether) the command will be contained."""
+        support = sandbox_support()
+        if not support.available:
+            return support.summary
+        if not (restrict or self.sandbox_always):
+            return "not sandboxed: the workspace restriction is off (Settings → Tools)"
+        return f"{support.summary}; network {'on' if self.network else 'off'}"
 
     def _environment(self) -> dict[str, str]:
-        env = dict(os.environ)
+        """Unsandboxed commands keep the user's environment, minus the app's keys and anything secret-named."""
+        env = {k: v for k, v in os.environ.items() if not _SECRET_VARIABLE.search(k)}
         if self.path_append:
             env["PATH"] = env.get("PATH", "") + os.pathsep + self.path_append
         return env
@@ -170,12 +209,31 @@ class ExecTool(Tool):
                 return str(exc)
         else:
             cwd = root
-        refusal = guard_command(command, root, ctx.restrict_to_workspace, self.deny_patterns)
+        sandboxed = self.sandboxed(ctx.restrict_to_workspace)
+        # In the sandbox the kernel checks paths; the pattern guard then only stops destructive commands.
+        refusal = guard_command(command, root, ctx.restrict_to_workspace and not sandboxed, self.deny_patterns)
         if refusal:
             return refusal
         if not cwd.is_dir():
             return f"Error: Working directory not found: {working_dir or cwd}"
+        if sandboxed:
+            return await self._run_sandboxed(command, cwd, root)
         return await self._run(command, cwd)
+
+    async def _run_sandboxed(self, command: str, cwd: Path, root: Path) -> str:
+        temp_dir = Path(tempfile.mkdtemp(prefix="nanobot-exec-"))
+        try:
+            policy = SandboxPolicy(workspace=root, temp_dir=temp_dir, hidden=default_hidden(self.config_path),
+                                   network=self.network)
+            env = sandbox_environment(temp_dir, self.path_append)
+            process = await asyncio.create_subprocess_exec(
+                *launcher_argv(policy, command), stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=env,
+                start_new_session=True,
+            )
+            return await self._collect(process)
+        finally:
+            await asyncio.to_thread(shutil.rmtree, temp_dir, True)
 
     async def _run(self, command: str, cwd: Path) -> str:
         if sys.platform == "win32":
@@ -191,12 +249,28 @@ class ExecTool(Tool):
             env=self._environment(),
             **group_options,
         )
+        return await self._collect(process)
+
+    async def _collect(self, process: asyncio.subprocess.Process) -> str:
+        """Output of a started command. When the shell ends, what is left of its process group is killed
+        (a sandboxed command's whole namespace is already gone); on timeout or cancellation, its tree."""
+        assert process.stdout is not None and process.stderr is not None
+        buffers = (bytearray(), bytearray())
+        readers = [asyncio.ensure_future(_drain(stream, buffer))
+                   for stream, buffer in zip((process.stdout, process.stderr), buffers)]
         try:
-            stdout, stderr = await asyncio.wait_for(process.communicate(), self.timeout_s)
-        except asyncio.TimeoutError:
-            await kill_process_tree(process)
-            return f"Error: Command timed out after {self.timeout_s:g} seconds"
-        except asyncio.CancelledError:
-            await kill_process_tree(process)
-            raise
-        return format_output(stdout, stderr, process.returncode)
+            try:
+                await asyncio.wait_for(process.wait(), self.timeout_s)
+            except asyncio.TimeoutError:
+                await kill_process_tree(process)
+                return f"Error: Command timed out after {self.timeout_s:g} seconds"
+            except asyncio.CancelledError:
+                await kill_process_tree(process)
+                raise
+            if sys.platform != "win32":
+                _signal_group(process, signal.SIGKILL)  # `cmd &` left behind in the group
+            await asyncio.wait(readers, timeout=KILL_GRACE_S)  # a setsid child may hold the pipe open
+            return format_output(bytes(buffers[0]), bytes(buffers[1]), process.returncode)
+        finally:
+            for reader in readers:
+                reader.cancel()
