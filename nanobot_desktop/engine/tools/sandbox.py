@@ -8,7 +8,8 @@ SPEC`, standard library only, so it starts fast and imports none of the app). Th
 1. enters a new user + PID + mount namespace (and a network namespace when the network is off), so
    every process the command starts dies with the namespace's first process when the call ends;
    without user namespaces it becomes a child subreaper and kills what was left behind;
-2. mounts a fresh /proc (only the sandbox's own processes are visible);
+2. mounts a fresh /proc (only the sandbox's own processes are visible) and makes every mount but the
+   workspace and the temp folder read-only (chmod, chown and timestamps are not Landlock's);
 3. restricts itself with Landlock: reads of the system, but not of the hidden folders (the user's
    home, the config folder, the app's own files, /tmp); writes only in the workspace and a private
    temp folder; signals and abstract sockets only inside the sandbox;
@@ -21,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -40,7 +42,11 @@ _SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1
 # ---- other kernel constants ----------------------------------------------------------------------------
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND = 1, 2, 4, 8, 32, 4096
+_MS_NOATIME, _MS_NODIRATIME, _MS_REC, _MS_PRIVATE, _MS_RELATIME = 1024, 2048, 1 << 14, 1 << 18, 1 << 21
+# Per-mount flags a user namespace may not drop: a read-only remount must repeat them.
+_LOCKED_FLAGS = {"nosuid": _MS_NOSUID, "nodev": _MS_NODEV, "noexec": _MS_NOEXEC, "noatime": _MS_NOATIME,
+                 "nodiratime": _MS_NODIRATIME, "relatime": _MS_RELATIME}
 # Devices every shell script writes to or reads from.
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 # Variables a command may see; everything else (API keys, tokens, NANOBOT_*) stays behind.
@@ -292,10 +298,30 @@ def _enter_namespaces(network: bool) -> bool:
     return True
 
 
-def _mount_private_proc() -> None:
-    """Make mounts private and show only this namespace's processes in /proc (best effort)."""
-    if _libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
-        _libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+def _mount_view(writable: list[str]) -> None:
+    """Private mounts; a /proc showing only this namespace; every mount read-only except `writable`.
+
+    Landlock does not cover chmod, chown or timestamps; a read-only mount does (best effort: a mount
+    the kernel will not remount stays as it was, and Landlock still guards its contents).
+    """
+    if _libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        return
+    _libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+    for folder in writable:
+        _libc.mount(folder.encode(), folder.encode(), None, _MS_BIND | _MS_REC, None)
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return
+    for line in lines:
+        fields = line.split()
+        point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+        if any(point == w or point.startswith(w.rstrip("/") + "/") for w in writable):
+            continue
+        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
+        for option in fields[5].split(","):
+            flags |= _LOCKED_FLAGS.get(option, 0)
+        _libc.mount(None, point.encode(), None, flags, None)
 
 
 def _exit_code(status: int) -> int:
@@ -359,7 +385,7 @@ def _launch(spec_json: str, command: str) -> int:
         init = os.fork()
         if init == 0:  # PID 1 of the new namespace: when it exits, the kernel kills everything left
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            _mount_private_proc()
+            _mount_view([spec["workspace"], spec["temp_dir"]])
             apply_landlock(spec, net_namespace=not spec["network"])
             os._exit(_run_shell(command, cwd))
         signal.signal(signal.SIGTERM, lambda *_: os.kill(init, signal.SIGKILL))
