@@ -170,7 +170,9 @@ class WriteFileTool(Tool):
             return str(exc)
 
         def write() -> str:
-            file_size(place, path)  # refuses folders, hard-linked files and what cannot be opened
+            size = file_size(place, path)  # refuses folders, hard-linked files and what cannot be opened
+            if size is not None and size > MAX_EDIT_BYTES:
+                raise FileToolError(_TOO_LARGE_TO_CHANGE.format(shown=path, size=size, limit=MAX_EDIT_BYTES))
             write_atomic(place, content.encode("utf-8"), path)
             return f"Successfully wrote {len(content)} bytes to {place.path}"
 
