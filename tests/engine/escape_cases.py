@@ -61,7 +61,8 @@ CASES: list[Case] = [
     case("runtime-path", "tar", ex("tar cf - ../config.json 2>&1 | strings")),
     case("runtime-path", "cp-in", ex("cp ../config.json stolen.json; cat stolen.json")),
     case("runtime-path", "mv-in", ex("mv ../config.json stolen.json; cat stolen.json")),
-    *[case("runtime-path", f"reader-{reader.split()[0]}", ex(f"{reader} ../config.json 2>&1")) for reader in CFG_READERS],
+    *[case("runtime-path", f"reader-{reader.split()[0]}", ex(f"{reader} ../config.json 2>&1"))
+      for reader in CFG_READERS],
     # --- escaped slashes and encodings --------------------------------------------------------------
     case("encoded", "escaped-slash", ex("cat ..\\/config.json")),
     case("encoded", "escaped-dots", ex("cat \\.\\./config.json")),
@@ -95,7 +96,8 @@ CASES: list[Case] = [
     case("symlink-exec", "file-link-read", ex("ln -s {cfg} c && cat c")),
     case("symlink-exec", "link-then-read_file", ex("ln -s {out}/secret.txt s"), ("read_file", {"path": "s"})),
     case("symlink-exec", "link-then-list_dir", ex("ln -s {home} h"), ("list_dir", {"path": "h/.ssh"})),
-    case("symlink-exec", "link-then-write_file", ex("ln -s {out} o"), ("write_file", {"path": "o/wf-{tok}", "content": "x"})),
+    case("symlink-exec", "link-then-write_file", ex("ln -s {out} o"),
+         ("write_file", {"path": "o/wf-{tok}", "content": "x"})),
     case("symlink-exec", "link-then-edit_file", ex("ln -s {cfg} c2"),
          ("edit_file", {"path": "c2", "old_text": "custom", "new_text": "pwned"})),
     case("symlink-exec", "write-through-link", ex("ln -s {out} o2 && echo pwn > o2/sl-{tok}")),
@@ -113,7 +115,8 @@ CASES: list[Case] = [
     case("symlink-pre", "list_dir", ("list_dir", {"path": "homelink/.ssh"}), setup=("homelink",)),
     case("symlink-pre", "working_dir", ("exec", {"command": "cat secret.txt", "working_dir": "link"}), setup=("link",)),
     case("symlink-pre", "attachment", ("message", {"content": "x", "media": ["link/secret.txt"]}), setup=("link",)),
-    case("symlink-pre", "magic-root-read_file", ("read_file", {"path": "rootlink{out}/secret.txt"}), setup=("rootlink",)),
+    case("symlink-pre", "magic-root-read_file", ("read_file", {"path": "rootlink{out}/secret.txt"}),
+         setup=("rootlink",)),
     case("symlink-pre", "magic-root-exec", ex("cat rootlink{out}/secret.txt"), setup=("rootlink",)),
     # --- hard links ---------------------------------------------------------------------------------
     case("hardlink-exec", "ln-config", ex("ln {cfg} hl && cat hl")),
@@ -124,7 +127,8 @@ CASES: list[Case] = [
     case("hardlink-pre", "attachment", ("message", {"content": "x", "media": ["secret.hard"]}), setup=("secrethard",)),
     case("hardlink-pre", "edit_file", ("edit_file", {"path": "secret.hard", "old_text": "SECRET", "new_text": "x"}),
          setup=("secrethard",)),
-    case("hardlink-pre", "write_file-preview", ("write_file", {"path": "cfg.hard", "content": "x"}), setup=("cfghard",)),
+    case("hardlink-pre", "write_file-preview", ("write_file", {"path": "cfg.hard", "content": "x"}),
+         setup=("cfghard",)),
     case("hardlink-pre", "exec-read", ex("cat cfg.hard"), setup=("cfghard",),
          known_gap="Landlock checks the path a file is opened by; a hard link made before the sandbox is inside it"),
     # --- deleting and writing outside ---------------------------------------------------------------
@@ -166,7 +170,8 @@ CASES: list[Case] = [
     case("home", "list_dir-home", ("list_dir", {"path": "{home}/.ssh"})),
     case("home", "system-positive", ex("cat /etc/hostname >/dev/null && echo readable"), expect="readable"),
     # --- network ------------------------------------------------------------------------------------
-    case("network", "exfil-config-net-on", ex("{py} -c \"import socket;s=socket.create_connection(('127.0.0.1',{sink}));"
+    case("network", "exfil-config-net-on", ex("{py} -c \"import socket;"
+                                              "s=socket.create_connection(('127.0.0.1',{sink}));"
                                               "s.sendall(open('{cfg}','rb').read())\"")),
     case("network", "exfil-note-net-off", ex("{py} -c \"import socket;s=socket.create_connection(('127.0.0.1',{sink}));"
                                              "s.sendall(open('notes.txt','rb').read())\""), network=False),
@@ -176,7 +181,8 @@ CASES: list[Case] = [
          network=False),
     # --- background processes and signals ------------------------------------------------------------
     case("background", "late-write", ex("(sleep 1.{tok}; echo pwn > {out}/late-{tok}) > /dev/null 2>&1 &")),
-    case("background", "nohup-late", ex("nohup sh -c 'sleep 1.{tok}; cat ../config.json > leak-{tok}' >/dev/null 2>&1 &")),
+    case("background", "nohup-late",
+         ex("nohup sh -c 'sleep 1.{tok}; cat ../config.json > leak-{tok}' >/dev/null 2>&1 &")),
     case("signals", "kill-parent", ex("kill -9 $PPID; echo survived")),
 ]
 

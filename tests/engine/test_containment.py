@@ -127,7 +127,8 @@ async def test_without_a_sandbox_exec_cannot_be_allowed_and_cards_say_so(no_sand
 async def test_card_line_says_how_a_command_is_contained(tmp_path: Path) -> None:
     registry = build_default_registry()
     tool = registry.get("exec")
-    restricted = await build_approval_request(tool, {"command": "ls"}, ToolContext(tmp_path, restrict_to_workspace=True))
+    restricted_ctx = ToolContext(tmp_path, restrict_to_workspace=True)
+    restricted = await build_approval_request(tool, {"command": "ls"}, restricted_ctx)
     assert restricted.sandbox.startswith("sandboxed (Landlock ABI") and restricted.sandbox.endswith("network on")
     free = await build_approval_request(tool, {"command": "ls"}, ToolContext(tmp_path))
     assert free.sandbox == "not sandboxed: the workspace restriction is off (Settings → Tools)"

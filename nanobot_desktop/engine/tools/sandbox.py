@@ -14,7 +14,7 @@ SPEC`, standard library only, so it starts fast and imports none of the app). Th
    home, the config folder, the app's own files, /tmp); writes only in the workspace and a private
    temp folder; signals and abstract sockets only inside the sandbox;
 4. runs `/bin/sh -c COMMAND` with the environment the engine built from an allow-list.
-The module is long-ish (~380 lines) because launcher and policy must stay in one stdlib-only file.
+The module is long-ish (~410 lines) because launcher and policy must stay in one stdlib-only file.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # ---- Landlock ABI (linux/landlock.h) -----------------------------------------------------------------
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446  # same on x86-64 and arm64
@@ -248,7 +249,7 @@ def _add_path_rule(ruleset: int, path: str, access: int) -> None:
         os.close(fd)
 
 
-def apply_landlock(spec: dict, net_namespace: bool) -> None:
+def apply_landlock(spec: dict[str, Any], net_namespace: bool) -> None:
     """Restrict this process (and all it starts) to the policy in `spec`; raises if Landlock fails."""
     abi = landlock_abi()
     if abi < 1:

@@ -257,7 +257,7 @@ class ExecTool(Tool):
         assert process.stdout is not None and process.stderr is not None
         buffers = (bytearray(), bytearray())
         readers = [asyncio.ensure_future(_drain(stream, buffer))
-                   for stream, buffer in zip((process.stdout, process.stderr), buffers)]
+                   for stream, buffer in zip((process.stdout, process.stderr), buffers, strict=True)]
         try:
             try:
                 await asyncio.wait_for(process.wait(), self.timeout_s)
