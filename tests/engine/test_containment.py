@@ -297,3 +297,10 @@ async def test_a_failed_consolidation_is_not_resent_every_turn(make_engine, fake
     for skipped in (errors[1], errors[3]):
         assert skipped.startswith("not retried: the last attempt failed (the model call failed"), skipped
         assert skipped.endswith("it is tried again once the conversation has 2 more messages, or at /new")
+
+
+async def test_unsandboxed_exec_ends_its_process_group_when_the_shell_ends(tmp_path: Path) -> None:
+    registry = build_default_registry(exec_timeout_s=60)
+    result = await registry.execute("exec", {"command": "sleep 300.4715 & echo started"}, ToolContext(tmp_path))
+    assert result.strip() == "started"  # returned when the shell ended, not after the 60 s timeout
+    assert alive_with(".4715") == []
