@@ -141,10 +141,12 @@ class SandboxPolicy:
     temp_dir: Path
     hidden: list[Path] = field(default_factory=list)
     network: bool = True
+    namespaces: bool = True  # False: Landlock and a subreaper only (where user namespaces are off)
 
     def to_json(self) -> str:
         return json.dumps({"workspace": str(self.workspace), "temp_dir": str(self.temp_dir),
-                           "hidden": [str(p) for p in self.hidden], "network": self.network})
+                           "hidden": [str(p) for p in self.hidden], "network": self.network,
+                           "namespaces": self.namespaces})
 
 
 def app_paths() -> list[Path]:
@@ -348,18 +350,42 @@ def _run_shell(command: str, cwd: str) -> int:
             continue
 
 
-def _children() -> list[int]:
-    me = str(os.getpid())
-    found = []
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process in /proc."""
+    parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 stat = Path(f"/proc/{entry}/stat").read_text()
             except OSError:
                 continue
-            if stat[stat.rindex(")") + 2:].split()[1] == me:
-                found.append(int(entry))
+            parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+    return parents
+
+
+def _children() -> list[int]:
+    me = os.getpid()
+    return [pid for pid, parent in _parents().items() if parent == me]
+
+
+def _descendants() -> list[int]:
+    parents, found, frontier = _parents(), [], [os.getpid()]
+    while frontier:
+        level = [pid for pid, parent in parents.items() if parent in frontier]
+        found += level
+        frontier = level
     return found
+
+
+def _terminate(*_: object) -> None:
+    """Subreaper mode, on timeout or Stop: kill the whole tree (setsid'd children included), then leave."""
+    for pid in _descendants():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    _kill_leftovers()
+    os._exit(143)
 
 
 def _kill_leftovers() -> None:
@@ -382,7 +408,7 @@ def _kill_leftovers() -> None:
 def _launch(spec_json: str, command: str) -> int:
     spec = json.loads(spec_json)
     cwd = os.getcwd()
-    if _enter_namespaces(spec["network"]):
+    if spec.get("namespaces", True) and _enter_namespaces(spec["network"]):
         init = os.fork()
         if init == 0:  # PID 1 of the new namespace: when it exits, the kernel kills everything left
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -398,6 +424,7 @@ def _launch(spec_json: str, command: str) -> int:
             except ChildProcessError:
                 return 137
     _check(_libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
+    signal.signal(signal.SIGTERM, _terminate)
     apply_landlock(spec, net_namespace=False)
     code = _run_shell(command, cwd)
     _kill_leftovers()

@@ -121,9 +121,67 @@ async def _drain(stream: asyncio.StreamReader, into: bytearray) -> None:
             into.extend(chunk[:MAX_CAPTURE_BYTES - len(into)])
 
 
+async def wait_exited(process: asyncio.subprocess.Process) -> None:
+    """Wait until the process itself has exited.
+
+    Not `process.wait()`: asyncio also waits there for its pipes to close, which a background child
+    still holding stdout (`cmd &`, `setsid`) would delay until the timeout.
+    """
+    if process.returncode is not None:
+        return
+    try:
+        pidfd = os.pidfd_open(process.pid)  # Linux 5.3+: readable once the process has exited
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is None:
+        while process.returncode is None:
+            await asyncio.sleep(0.02)
+        return
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[None] = loop.create_future()
+    try:
+        loop.add_reader(pidfd, _set_once, exited)
+    except NotImplementedError:  # an event loop without add_reader
+        os.close(pidfd)
+        while process.returncode is None:
+            await asyncio.sleep(0.02)
+        return
+    try:
+        await exited
+    finally:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+
+
+def _set_once(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _returncode(process: asyncio.subprocess.Process) -> int | None:
+    """The exit code, once the child watcher has reaped the exited process (a moment after the exit)."""
+    for _ in range(200):
+        if process.returncode is not None:
+            break
+        await asyncio.sleep(0.005)
+    return process.returncode
+
+
+async def _release(process: asyncio.subprocess.Process, readers: Sequence[asyncio.Future[None]]) -> None:
+    """Let asyncio finish the exited process's transport (pipes at EOF), or close it if a child that
+    escaped the group still holds a pipe, so nothing is left for the garbage collector."""
+    await asyncio.wait(readers, timeout=KILL_GRACE_S)
+    try:
+        await asyncio.wait_for(process.wait(), 0.5)
+    except asyncio.TimeoutError:
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+
 async def _wait_quietly(process: asyncio.subprocess.Process, timeout: float) -> bool:
     try:
-        await asyncio.wait_for(process.wait(), timeout)
+        await asyncio.wait_for(wait_exited(process), timeout)
         return True
     except asyncio.TimeoutError:
         return False
@@ -154,7 +212,7 @@ async def kill_process_tree(process: asyncio.subprocess.Process, grace_s: float 
             except ProcessLookupError:
                 pass
     if not exited:
-        await process.wait()
+        await wait_exited(process)
 
 
 class ExecTool(Tool):
@@ -224,7 +282,7 @@ class ExecTool(Tool):
         temp_dir = Path(tempfile.mkdtemp(prefix="nanobot-exec-"))
         try:
             policy = SandboxPolicy(workspace=root, temp_dir=temp_dir, hidden=default_hidden(self.config_path),
-                                   network=self.network)
+                                   network=self.network, namespaces=sandbox_support().namespaces)
             env = sandbox_environment(temp_dir, self.path_append)
             process = await asyncio.create_subprocess_exec(
                 *launcher_argv(policy, command), stdin=asyncio.subprocess.DEVNULL,
@@ -260,17 +318,19 @@ class ExecTool(Tool):
                    for stream, buffer in zip((process.stdout, process.stderr), buffers, strict=True)]
         try:
             try:
-                await asyncio.wait_for(process.wait(), self.timeout_s)
+                await asyncio.wait_for(wait_exited(process), self.timeout_s)
             except asyncio.TimeoutError:
                 await kill_process_tree(process)
+                await _release(process, readers)
                 return f"Error: Command timed out after {self.timeout_s:g} seconds"
             except asyncio.CancelledError:
                 await kill_process_tree(process)
+                await _release(process, readers)
                 raise
             if sys.platform != "win32":
                 _signal_group(process, signal.SIGKILL)  # `cmd &` left behind in the group
-            await asyncio.wait(readers, timeout=KILL_GRACE_S)  # a setsid child may hold the pipe open
-            return format_output(bytes(buffers[0]), bytes(buffers[1]), process.returncode)
+            await _release(process, readers)
+            return format_output(bytes(buffers[0]), bytes(buffers[1]), await _returncode(process))
         finally:
             for reader in readers:
                 reader.cancel()
