@@ -28,7 +28,7 @@ from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
 from nanobot_desktop.engine.tools.sandbox import app_paths, sandbox_support
 from tests.engine.escape_cases import CASES, Case
-from tests.fake_openai import write_fake_config
+from tests.fake_openai import text_reply, write_fake_config
 
 needs_sandbox = pytest.mark.skipif(not sandbox_support().available, reason=sandbox_support().summary)
 SYSTEM_PYTHON = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
@@ -93,12 +93,13 @@ class Arena:
     sink: Sink
     tok: str
     secrets: dict[str, str]
+    endpoint: str
 
     def fill(self, value: Any) -> Any:
         if isinstance(value, str):
             places = {"{ws}": self.ws, "{cfgdir}": self.cfg.parent, "{cfg}": self.cfg, "{home}": self.home,
                       "{out}": self.out, "{py}": SYSTEM_PYTHON or "python3", "{app}": app_paths()[0],
-                      "{sink}": self.sink.port, "{tok}": self.tok,
+                      "{sink}": self.sink.port, "{tok}": self.tok, "{endpoint}": self.endpoint,
                       "{b64}": base64.b64encode(b"../config.json").decode()}
             for name, replacement in places.items():
                 value = value.replace(name, str(replacement))
@@ -193,7 +194,7 @@ def arena(tmp_path: Path, fake_openai, monkeypatch: pytest.MonkeyPatch):
     ws.mkdir(parents=True)
     (ws / "notes.txt").write_text(found["workspace note (network off only)"] + "\n", encoding="utf-8")
     try:
-        yield Arena(home, cfg, ws, out, sink, tok, found)
+        yield Arena(home, cfg, ws, out, sink, tok, found, fake_openai.base_url)
     finally:
         sink.close()
         for leftover in (Path("/tmp") / f"escape-{tok}", Path("/dev/shm") / f"escape-{tok}"):
@@ -223,6 +224,8 @@ async def run_case(arena: Arena, fake_openai, case: Case) -> tuple[list[str], li
     engine.approver = approve
     results: list[str] = []
     engine.bus.subscribe(lambda e: results.append(e.result) if isinstance(e, ev.ToolCallFinished) else None)
+    # Requests a command sends to the endpoint itself get an answer of their own (and are checked too).
+    fake_openai.respond_with(lambda body: None if "messages" in body else text_reply("received"))
     for tool, arguments in case.steps:
         fake_openai.add_tool_calls([(tool, arena.fill(arguments))])
     fake_openai.add_text("done")
@@ -284,7 +287,8 @@ async def test_known_gap_still_gets_out(arena: Arena, fake_openai, case: Case) -
 def test_the_table_covers_every_kind_with_enough_cases() -> None:
     kinds = {c.kind for c in CASES}
     assert {"runtime-path", "encoded", "interpreter", "script", "symlink-exec", "symlink-pre", "hardlink-exec",
-            "hardlink-pre", "delete", "write-outside", "env-leak", "network", "background", "app-files"} <= kinds
+            "hardlink-pre", "delete", "write-outside", "env-leak", "network", "background", "app-files",
+            "proc-fs"} <= kinds
     assert len(CASES) >= 80
     assert len({c.id for c in CASES}) == len(CASES)
 

@@ -150,9 +150,11 @@ class SandboxPolicy:
 
 
 def app_paths() -> list[Path]:
-    """The app's own files: its package folder and, when it runs from a virtualenv, that venv."""
+    """The app's own files: its package folder (its checkout, when run from source) and its virtualenv."""
     package = Path(__file__).resolve().parents[2]  # nanobot_desktop/
     paths = [package]
+    if (package.parent / "pyproject.toml").is_file():  # a source checkout: templates, tests, dev.py too
+        paths.append(package.parent)
     if sys.prefix != sys.base_prefix:
         paths.append(Path(sys.prefix).resolve())
     return paths
