@@ -4,7 +4,8 @@ Each case is a list of tool calls the fake endpoint scripts for one turn. Placeh
 arguments are filled per test (see test_escape_suite.Arena.fill):
 {ws} workspace (inside {cfgdir}, as in the default layout), {cfgdir} config folder, {cfg} config.json,
 {home} the user's home, {out} a folder outside holding secret.txt, {py} a system python, {app} the
-app's package folder, {sink} a loopback port that records every byte sent to it, {endpoint} the fake endpoint's base URL, {tok} a token unique
+app's package folder, {sink} a loopback port that records every byte sent to it, {endpoint} the fake
+endpoint's base URL, {tok} a token unique
 to the case (names of files and processes it may leave behind), {b64} base64 of "../config.json".
 `setup` names links that already exist in the workspace before the turn.
 """
@@ -131,6 +132,11 @@ CASES: list[Case] = [
          setup=("cfghard",)),
     case("hardlink-pre", "exec-read", ex("cat cfg.hard"), setup=("cfghard",),
          known_gap="Landlock checks the path a file is opened by; a hard link made before the sandbox is inside it"),
+    case("odd-files", "fifo-read_file", ex("mkfifo pipe-{tok}"), ("read_file", {"path": "pipe-{tok}"}),
+         expect="Error: Not a file"),
+    case("odd-files", "fifo-write_file", ex("mkfifo wpipe-{tok}"),
+         ("write_file", {"path": "wpipe-{tok}", "content": "x"}), expect="Error: Not a file"),
+    case("odd-files", "device-link", ex("ln -s /dev/zero zero"), ("read_file", {"path": "zero"})),
     # --- deleting and writing outside ---------------------------------------------------------------
     case("delete", "rm-long-options", ex("rm --recursive --force {out} ../config.json; ls {out}")),
     case("delete", "rm-separate-flags", ex("rm -r -f {home}/.ssh")),

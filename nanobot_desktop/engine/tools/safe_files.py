@@ -156,7 +156,7 @@ def _refuse_links(st: os.stat_result, place: Place, shown: str) -> None:
 
 def _open_existing(place: Place, shown: str) -> int:
     try:
-        return place.open(os.O_RDONLY)
+        return place.open(os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
     except FileNotFoundError:
         raise FileToolError(f"Error: File not found: {shown}") from None
     except PermissionError:
