@@ -5,8 +5,8 @@ arguments are filled per test (see test_escape_suite.Arena.fill):
 {ws} workspace (inside {cfgdir}, as in the default layout), {cfgdir} config folder, {cfg} config.json,
 {home} the user's home, {out} a folder outside holding secret.txt, {py} a system python, {app} the
 app's package folder, {sink} a loopback port that records every byte sent to it, {endpoint} the fake
-endpoint's base URL, {tok} a token unique
-to the case (names of files and processes it may leave behind), {b64} base64 of "../config.json".
+endpoint's base URL, {tok} a token unique to the case (names of files and processes it may leave
+behind), {b64} base64 of "../config.json".
 `setup` names links that already exist in the workspace before the turn.
 """
 
