@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Awaitable, Callable, Literal, Mapping, get_args
+from typing import Any, Awaitable, Callable, Literal, Mapping, cast, get_args
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import absolute_tool_path, workspace_root
@@ -24,7 +24,7 @@ def _checked(name: str, decision: str) -> Decision:
     if decision not in DECISIONS:
         raise ValueError(f"Approval setting for tool '{name}' must be one of {', '.join(DECISIONS)}, "
                          f"not {decision!r}")
-    return decision  # type: ignore[return-value]
+    return cast(Decision, decision)
 
 
 def exec_allow_possible() -> bool:
@@ -49,7 +49,7 @@ class ToolPolicy:
         checked = {name: _checked(name, decision) for name, decision in (overrides or {}).items()}
         self._overrides = checked
 
-    def set(self, name: str, decision: str) -> dict[str, str]:
+    def set(self, name: str, decision: str) -> dict[str, Decision]:
         """Set one tool's decision; returns the overrides to save. Refuses values other than allow/ask/deny,
         and exec on allow where no sandbox exists."""
         _refuse_unsandboxed_allow(name, decision)
@@ -62,12 +62,12 @@ class ToolPolicy:
             return "ask"  # a config written elsewhere may say allow; without a sandbox we still ask
         return decision
 
-    def allow_always(self, name: str) -> dict[str, str]:
+    def allow_always(self, name: str) -> dict[str, Decision]:
         """Remember "always allow" for this run; returns the mapping the app saves as `tools.approval`."""
         return self.set(name, "allow")
 
     @property
-    def overrides(self) -> dict[str, str]:
+    def overrides(self) -> dict[str, Decision]:
         return dict(self._overrides)
 
 
@@ -99,7 +99,7 @@ async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: Too
     diff: str | None = None
     try:
         diff = await tool.preview(ctx, **arguments)
-    except Exception:  # bad arguments or an unreadable file: the card still shows the raw arguments
+    except Exception:  # noqa: BLE001 - bad arguments or an unreadable file: the card still shows the raw arguments
         diff = None
     command = working_dir = sandbox = None
     if tool.name == "exec":

@@ -18,7 +18,7 @@ import os
 import secrets
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from nanobot_desktop.data import builtin_skills_dir
@@ -85,7 +85,7 @@ class Place:
 
     path: Path
     root: Path | None = None  # None: unrestricted, plain path operations
-    rel: PurePosixPath = PurePosixPath(".")
+    rel: PurePosixPath = field(default_factory=lambda: PurePosixPath("."))
     read_only: bool = False  # the bundled skills: readable, never written
 
     @property

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, is_inside, resolve_tool_path, workspace_root
@@ -29,6 +29,9 @@ from nanobot_desktop.engine.tools.sandbox import (
     sandbox_environment,
     sandbox_support,
 )
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine.config import ToolsConfig
 
 MAX_OUTPUT_CHARS = 10_000
 MAX_CAPTURE_BYTES = 1_000_000  # per stream; the result shows 10,000 characters of it anyway
@@ -134,8 +137,7 @@ async def wait_exited(process: asyncio.subprocess.Process) -> None:
     except (AttributeError, OSError):
         pidfd = None
     if pidfd is None:
-        while process.returncode is None:
-            await asyncio.sleep(0.02)
+        await _poll_exit(process)
         return
     loop = asyncio.get_running_loop()
     exited: asyncio.Future[None] = loop.create_future()
@@ -143,14 +145,19 @@ async def wait_exited(process: asyncio.subprocess.Process) -> None:
         loop.add_reader(pidfd, _set_once, exited)
     except NotImplementedError:  # an event loop without add_reader
         os.close(pidfd)
-        while process.returncode is None:
-            await asyncio.sleep(0.02)
+        await _poll_exit(process)
         return
     try:
         await exited
     finally:
         loop.remove_reader(pidfd)
         os.close(pidfd)
+
+
+async def _poll_exit(process: asyncio.subprocess.Process) -> None:
+    """Without pidfds: the returncode is set by asyncio's child watcher, which offers no event to wait on."""
+    while process.returncode is None:  # noqa: ASYNC110 - nothing to wait on but the attribute
+        await asyncio.sleep(0.02)
 
 
 def _set_once(future: asyncio.Future[None]) -> None:
@@ -173,17 +180,17 @@ async def _release(process: asyncio.subprocess.Process, readers: Sequence[asynci
     await asyncio.wait(readers, timeout=KILL_GRACE_S)
     try:
         await asyncio.wait_for(process.wait(), 0.5)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         transport = getattr(process, "_transport", None)
         if transport is not None:
             transport.close()
 
 
-async def _wait_quietly(process: asyncio.subprocess.Process, timeout: float) -> bool:
+async def _wait_quietly(process: asyncio.subprocess.Process, seconds: float) -> bool:
     try:
-        await asyncio.wait_for(wait_exited(process), timeout)
+        await asyncio.wait_for(wait_exited(process), seconds)
         return True
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return False
 
 
@@ -251,6 +258,12 @@ class ExecTool(Tool):
             return "not sandboxed: the workspace restriction is off (Settings → Tools)"
         return f"{support.summary}; network {'on' if self.network else 'off'}"
 
+    def configure(self, settings: ToolsConfig) -> None:
+        self.timeout_s = settings.exec.timeout
+        self.path_append = settings.exec.path_append
+        self.sandbox_always = settings.exec.sandbox_always
+        self.network = settings.exec.network
+
     def _environment(self) -> dict[str, str]:
         """Unsandboxed commands keep the user's environment, minus the app's keys and anything secret-named."""
         env = {k: v for k, v in os.environ.items() if not _SECRET_VARIABLE.search(k)}
@@ -294,8 +307,9 @@ class ExecTool(Tool):
             await asyncio.to_thread(shutil.rmtree, temp_dir, True)
 
     async def _run(self, command: str, cwd: Path) -> str:
+        group_options: dict[str, Any]
         if sys.platform == "win32":
-            group_options: dict[str, Any] = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+            group_options = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
         else:
             group_options = {"start_new_session": True}
         process = await asyncio.create_subprocess_shell(
@@ -319,7 +333,7 @@ class ExecTool(Tool):
         try:
             try:
                 await asyncio.wait_for(wait_exited(process), self.timeout_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await kill_process_tree(process)
                 await _release(process, readers)
                 return f"Error: Command timed out after {self.timeout_s:g} seconds"
