@@ -1,7 +1,7 @@
 """The Heartbeat panel: what every tick decided and did, its settings, and HEARTBEAT.md beside it.
 
 The timeline mirrors `engine.heartbeat.ticks` (newest first) and only ever inserts new rows at the
-top, so a panel left open for weeks stays cheap. Settings are written through `engine.apply_config`
+top, so a panel left open for weeks stays cheap. Settings are written through `engine.update_config`
 (the config file stays the truth). "Run now" saves unsaved edits of HEARTBEAT.md first, because
 the tick reads the file from disk and a person expects the text they see to be the one checked.
 The small formatting helpers at the top are shared by the other background-task panels.
@@ -370,13 +370,13 @@ class HeartbeatView(QWidget):
 
     def save_settings(self, *, enabled: bool | None = None, interval_s: int | None = None) -> bool:
         """Write gateway.heartbeat to config.json via the engine; a failure is shown, not raised."""
-        config = self.engine.config.model_copy(deep=True)
+        patch: dict[str, object] = {}
         if enabled is not None:
-            config.gateway.heartbeat.enabled = enabled
+            patch["gateway.heartbeat.enabled"] = enabled
         if interval_s is not None:
-            config.gateway.heartbeat.interval_s = interval_s
+            patch["gateway.heartbeat.intervalS"] = interval_s
         try:
-            self.engine.apply_config(config)
+            self.engine.update_config(patch)
         except Exception as exc:  # noqa: BLE001 - OSError, ConfigError: the person must see why
             log.warning("could not save the heartbeat settings: %s", exc)
             self.error_label.setText(f"Not saved: {exc}")

@@ -208,16 +208,12 @@ class SkillsView(QWidget):
 
     # ---- enable / disable ---------------------------------------------------------------------
     def set_skill_enabled(self, name: str, enabled: bool) -> bool:
-        """Save `agents.defaults.disabledSkills` (the next turn's prompt follows it); False on failure."""
-        defaults = self.engine.config.agents.defaults
-        before = list(defaults.disabled_skills)
+        """Save the app's disabled skills (desktop.json; the next turn's prompt follows it); False on failure."""
+        before = list(self.engine.app_settings.disabled_skills)
         disabled = [n for n in before if n != name] + ([] if enabled else [name])
         try:
-            defaults.disabled_skills = disabled
-            self.engine.apply_config(self.engine.config)
+            self.engine.update_config({"app.disabledSkills": disabled})
         except (OSError, ConfigError, ValueError) as exc:
-            defaults.disabled_skills = before
-            self.engine.skills.set_disabled(before)
             self.set_status(f"Could not save the setting for '{name}': {exc}")
             self.refresh()
             return False
