@@ -9,7 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit
 
-from nanobot_desktop.engine.config import default_config_path, load_config, resolve_provider
+from nanobot_desktop.engine.config import default_config_path, load_config
+from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.gui.settings.onboarding import OnboardingDialog, describe_workspace, needs_onboarding
 
 LEFT = Qt.MouseButton.LeftButton

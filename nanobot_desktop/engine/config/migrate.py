@@ -7,7 +7,8 @@ under a provider name or without a key the CLI cannot run. On start this module 
 desktop.json and rewrites the local server as the `custom` provider with a placeholder key, keeping a
 backup of the original file and logging one line. Everything else in the file keeps its order and
 formatting. A config that has no mark of the old app (no `desktop` block, no `tools.approval`, no
-`providers.lmstudio`) is never touched: `disabledSkills` or `providers.ollama` there are nanobot 0.3.x's.
+`providers.lmstudio`) is never touched, and in a file nanobot 0.3.x wrote (it has 0.3.x's top-level
+`api`, `transcription` or `modelPresets`) `disabledSkills` and `providers.ollama` are 0.3.x's own and stay.
 """
 
 from __future__ import annotations
@@ -116,12 +117,13 @@ def migrate_app_keys(config_path: Path) -> Migration | None:
     if approval is not None:
         moved.append("tools.approval")
         app["toolApproval"] = approval
-    disabled = _pop(data, "agents", "defaults", "disabledSkills")
+    written_by_03 = any(key in data for key in ("api", "transcription", "modelPresets"))
+    disabled = None if written_by_03 else _pop(data, "agents", "defaults", "disabledSkills")
     if disabled is not None:
         moved.append("agents.defaults.disabledSkills")
         app["disabledSkills"] = disabled
     servers: dict[str, Any] = {}
-    for name in ("ollama", "lmstudio"):
+    for name in ("lmstudio",) if written_by_03 else ("ollama", "lmstudio"):
         block = _pop(data, "providers", name)
         if block is not None:
             moved.append(f"providers.{name}")
