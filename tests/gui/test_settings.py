@@ -114,8 +114,7 @@ def test_save_writes_the_changes_in_camel_case_and_keeps_unknown_keys(qtbot, qlo
     assert defaults["provider"] == "custom"
     assert defaults["someNewerSetting"] == "kept"
     assert "max_tokens" not in defaults and "maxTokens" not in defaults  # only changed keys are written
-    assert on_disk["providers"]["custom"] == {"apiKey": "sk-new-key", "apiBase": fake_openai.base_url,
-                                              "extraHeaders": None}
+    assert on_disk["providers"]["custom"] == {"apiKey": "sk-new-key", "apiBase": fake_openai.base_url}
     assert "approval" not in on_disk["tools"] and "desktop" not in on_disk  # the app's own: desktop.json
     assert on_disk["tools"]["restrictToWorkspace"] is True
     app_file = json.loads((engine.config_path.parent / "desktop.json").read_text(encoding="utf-8"))
