@@ -160,15 +160,15 @@ def test_disabled_skills_are_listed_but_left_out_of_the_prompt(fixture_ws: Works
     assert "json-meta" in loader.get_always_skills()
 
 
-def test_broken_yaml_is_listed_with_its_line_and_does_not_stop_the_others(fixture_ws: Workspace, builtins: Path) -> None:
+def test_a_header_that_is_not_yaml_is_read_line_by_line_as_nanobot_does(fixture_ws: Workspace,
+                                                                       builtins: Path) -> None:
     loader = SkillsLoader(fixture_ws, builtins)
     skills = _by_name(loader)
     broken = skills["broken-yaml"]
-    assert broken.available is False
-    assert broken.error == "line 3: mapping values are not allowed here"
-    assert broken.description == "broken-yaml"
+    assert broken.available is True and broken.error is None
+    assert broken.description == "this: breaks the YAML"
     assert skills["yaml-meta"].available is True
-    assert "<name>broken-yaml</name>" not in loader.build_skills_summary()
+    assert "<description>this: breaks the YAML</description>" in loader.build_skills_summary()
 
 
 @pytest.mark.parametrize(
@@ -176,10 +176,10 @@ def test_broken_yaml_is_listed_with_its_line_and_does_not_stop_the_others(fixtur
     [
         (b"---\nname: x\n---\nok\n", None),
         (b"no frontmatter at all\n", None),
-        (b"---\n- a\n- b\n---\n", "the frontmatter must be 'key: value' lines, not a list"),
+        (b"---\n- a\n- b\n---\n", None),  # nanobot reads no key from it, and loads the skill
         (b"---\ndescription: ok\nbody without end\n", "line 1: the frontmatter starts with '---' but no closing '---' line follows"),
         (b'---\nmetadata: {"nanobot": [1]}\n---\n', "metadata.nanobot must be a mapping"),
-        (b"---\nmetadata: '{not json'\n---\n", "metadata is not valid JSON: Expecting property name enclosed in double quotes (column 2)"),
+        (b"---\nmetadata: '{not json'\n---\n", None),  # as nanobot: no requirements, still a skill
         (b"---\nname: x\ndescription: caf\xe9\n---\n", "line 3: not valid UTF-8 (byte 0xe9); save the file as UTF-8"),
     ],
 )
