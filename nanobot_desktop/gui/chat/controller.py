@@ -180,12 +180,13 @@ class ChatController(QObject):
     # --- sending and stopping ------------------------------------------------------------------------
 
     def send(self, text: str, media: list[str] | None = None) -> "asyncio.Future[Any] | None":
-        """Submit the person's message to the session shown (channel "desktop")."""
+        """Submit the person's message to the session shown (a chat channel's session keeps its channel
+        and chat id, as the gateway would; the app's own sessions are channel "desktop")."""
         key = self._current_key
         if not key or (not text.strip() and not media):
             return None
-        channel, _, chat_id = key.partition(":")
-        task = self.engine.loop.submit(key, text, list(media or []), channel="desktop", chat_id=chat_id or key)
+        channel, chat_id = self.engine.loop.route_for_user_turn(key)
+        task = self.engine.loop.submit(key, text, list(media or []), channel=channel, chat_id=chat_id)
         self._submitted.setdefault(key, set()).add(task)
         task.add_done_callback(lambda done, k=key: self._on_submitted_done(k, done))
         self._emit_busy()
