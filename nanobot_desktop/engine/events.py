@@ -203,6 +203,14 @@ class CronJobRan(Event):
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class BackgroundOwnerChanged(Event):
+    """Another program now runs (or no longer runs) cron and the heartbeat for this workspace;
+    `owner` says who and why (None: the app runs them itself)."""
+
+    owner: str | None
+
+
 # --- settings --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

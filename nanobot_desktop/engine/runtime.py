@@ -26,6 +26,7 @@ from nanobot_desktop.engine.config import (
     patch_settings,
 )
 from nanobot_desktop.engine.llm.registry import resolve_provider
+from nanobot_desktop.engine.coexistence import Coexistence
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.events import ConfigChanged, EventBus
@@ -94,6 +95,10 @@ class Engine:
         heartbeat = config.gateway.heartbeat
         self.heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat, on_execute=self._run_heartbeat_tasks,
                                           interval_s=heartbeat.interval_s, enabled=heartbeat.enabled, bus=self.bus)
+        # A `nanobot gateway` (or another app instance) on this config/workspace runs cron and the heartbeat.
+        self.coexistence = Coexistence(config_path, self.workspace.root, _workspace_named_by, bus=self.bus)
+        self.heartbeat.defer_to = self.coexistence.background_owner
+        self.cron.defer_to = self.coexistence.background_owner
 
     @classmethod
     def open(cls, config_path: str | Path | None = None, workspace: str | Path | None = None) -> "Engine":
@@ -200,6 +205,7 @@ class Engine:
     async def start_services(self) -> None:
         """Start cron and the heartbeat (the desktop app runs them from start to quit)."""
         self._services_started = True
+        await self.coexistence.start()
         await self.cron.start()
         await self.heartbeat.start()
 
@@ -207,6 +213,7 @@ class Engine:
         """Stop everything that runs in the background and close the endpoint connection."""
         await self.heartbeat.stop()
         await self.cron.stop()
+        await self.coexistence.stop()
         await self.subagents.shutdown()
         await self.loop.shutdown()
         if self._provider is not None:
@@ -236,6 +243,16 @@ class Engine:
 
     async def _announce(self, session_key: str, channel: str, chat_id: str, content: str) -> None:
         await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
+
+
+def _workspace_named_by(config_path: Path) -> Path | None:
+    """The workspace another config file names (for telling whether a CLI process shares ours)."""
+    try:
+        from nanobot_desktop.engine.config import load_config as _load
+
+        return _load(config_path, environ={}).workspace_path
+    except (ConfigError, OSError):
+        return None
 
 
 def open_settings_files(config_path: Path) -> None:
