@@ -39,8 +39,11 @@ def _fake_gateway(tmp_path: Path, config: Path) -> subprocess.Popen[bytes]:
     """A real process whose command line is `…/nanobot gateway --config <config>` (it only sleeps)."""
     script = tmp_path / "bin" / "nanobot"
     script.parent.mkdir(exist_ok=True)
-    script.write_text("import time\ntime.sleep(120)\n", encoding="utf-8")
-    return subprocess.Popen([sys.executable, str(script), "gateway", "--config", str(config)])
+    script.write_text("import sys, time\nprint('ready', flush=True)\ntime.sleep(120)\n", encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(script), "gateway", "--config", str(config)],
+                               stdout=subprocess.PIPE)
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"  # running: its command line is set
+    return process
 
 
 async def _until(predicate, timeout: float = 10.0) -> None:
@@ -72,6 +75,7 @@ async def test_a_running_gateway_stops_the_apps_heartbeat_and_cron_until_it_exit
     finally:
         gateway.terminate()
         gateway.wait(10)
+        gateway.stdout.close()
     from tests.fake_openai import text_reply
 
     fake_openai.respond_with(lambda body: text_reply("done"))  # the heartbeat's decision and any turn

@@ -459,3 +459,32 @@ def test_a_cron_job_made_in_a_telegram_session_goes_back_to_that_chat(qtbot, ope
     assert [(job.payload.channel, job.payload.to, job.payload.deliver) for job in jobs] == [("telegram", "123", True)]
     runtime = fake_openai.requests[0]["messages"][-1]["content"]
     assert "Channel: telegram\nChat ID: 123" in (runtime if isinstance(runtime, str) else json.dumps(runtime))
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc (Linux)")
+def test_sending_into_a_session_a_running_cli_holds_warns_first(qtbot, open_window, fake_openai, tmp_path):
+    from tests.engine.test_coexistence import _fake_gateway
+
+    window = open_window()
+    engine = window.engine
+    engine.sessions.append(engine.sessions.get_or_create("telegram:7"), [{"role": "user", "content": "hi"}])
+    window.open_session("telegram:7")
+    qtbot.waitUntil(lambda: window.current_key == "telegram:7" and not window.chat.is_loading("telegram:7"),
+                    timeout=WAIT_MS)
+    gateway = _fake_gateway(tmp_path, engine.config_path)
+    try:
+        engine.coexistence.check()
+        assert engine.coexistence.session_warning("telegram:7"), engine.coexistence.others
+        send(qtbot, window, "are you there?")
+        notices = [item.text for item in window.chat.model.items() if isinstance(item, Notice)]
+        assert notices and "nanobot gateway (pid" in notices[-1] and "Press Send again" in notices[-1]
+        assert window.composer.edit.toPlainText() == "are you there?" and fake_openai.requests == []
+        fake_openai.add_text("yes")
+        qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)  # the second Send goes through
+        wait_idle(qtbot, window)
+        assert last_assistant(window).text == "yes"
+    finally:
+        gateway.terminate()
+        gateway.wait(10)
+        gateway.stdout.close()
+        engine.coexistence.release()

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlain
                                QSpinBox, QSplitter, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import HeartbeatDecided, HeartbeatRan
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, HeartbeatDecided, HeartbeatRan
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.shell.theme import is_dark
 
@@ -446,7 +446,7 @@ class HeartbeatView(QWidget):
     # --- keeping up to date ---------------------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
-        if isinstance(event, (HeartbeatDecided, HeartbeatRan)):
+        if isinstance(event, (HeartbeatDecided, HeartbeatRan, BackgroundOwnerChanged)):
             # HeartbeatRan is published from inside the ending tick, which still counts as ticking
             self.refresh(tick_ending=isinstance(event, HeartbeatRan))
 
@@ -473,6 +473,9 @@ class HeartbeatView(QWidget):
             return "The periodic check is off; “Run now” still works."
         if heartbeat.paused:
             return "Paused (from the tray); “Run now” still works."
+        held_by = heartbeat.held_by
+        if held_by:  # a nanobot gateway on this workspace: see engine/coexistence.py
+            return f"Not checked by the app: {held_by}. “Run now” still works."
         next_at = heartbeat.next_tick_at
         if next_at is None:
             return "The periodic check starts with the app's background services."
