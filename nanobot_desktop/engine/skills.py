@@ -199,9 +199,31 @@ def parse_skill_text(text: str) -> _Parsed:
         return _Parsed(error=str(exc))
 
 
+def _yaml_problem(frontmatter: str) -> str | None:
+    """Where a header stops being YAML (nanobot 0.3.x then ignores the whole header), or None."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(frontmatter)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where = f"line {mark.line + 2}: " if mark is not None else ""  # +1 for 1-based, +1 for '---'
+        return f"{where}{problem} (nanobot 0.3 ignores a header that is not YAML; 0.1.4 reads it line by line)"
+    if data is not None and not isinstance(data, dict):
+        return f"the frontmatter must be 'key: value' lines, not a {type(data).__name__}"
+    return None
+
+
 def check_frontmatter(text: str) -> str | None:
-    """For an editor: None when the SKILL.md header is fine, else a message naming the line."""
-    return parse_skill_text(text).error
+    """For an editor: None when the SKILL.md header is fine for every nanobot, else a message naming
+    the line. Stricter than loading: a header that is not YAML still loads (read line by line, as
+    nanobot 0.1.4 does), but nanobot 0.3 would ignore it, so the editor says so before saving."""
+    parsed = parse_skill_text(text)
+    if parsed.error:
+        return parsed.error
+    frontmatter, _body = split_frontmatter(text)
+    return _yaml_problem(frontmatter) if frontmatter is not None else None
 
 
 def _read_skill_bytes(data: bytes) -> _Parsed:

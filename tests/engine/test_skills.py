@@ -188,8 +188,19 @@ def test_bad_skill_files_get_a_specific_error(ws: Workspace, builtins: Path, dat
     path.parent.mkdir()
     path.write_bytes(data)
     assert _by_name(SkillsLoader(ws, builtins))["odd"].error == expected
-    if b"\xe9" not in data:
+    if b"\xe9" not in data and expected is not None:
         assert check_frontmatter(data.decode("utf-8")) == expected
+
+
+@pytest.mark.parametrize(("header", "editor_says"), [
+    ("---\n- a\n- b\n---\n", "the frontmatter must be 'key: value' lines, not a list"),
+    ("---\ndescription: Use when: asked\n---\n", "line 2: mapping values are not allowed here (nanobot 0.3 ignores"),
+    ("---\nmetadata: '{not json'\n---\n", None),
+])
+def test_the_editor_is_stricter_than_loading(header: str, editor_says: str | None) -> None:
+    """Loaded as nanobot 0.1.4 loads it, but the editor says what nanobot 0.3 would not read."""
+    problem = check_frontmatter(header)
+    assert (problem or "").startswith(editor_says or "") and (problem is None) == (editor_says is None)
 
 
 def test_changes_on_disk_are_seen_on_the_next_call(ws: Workspace, builtins: Path) -> None:

@@ -157,6 +157,14 @@ def test_interval_and_enabled_are_saved_to_config(qtbot, env):
     assert on_disk(engine.config_path)["providers"]["custom"]["apiKey"] == "sk-test"  # the rest is kept
 
 
+def test_the_heartbeat_panel_follows_a_change_saved_elsewhere(qtbot, env):
+    """Saved through the engine's one door (Settings, another panel): the panel shows it at once."""
+    engine, bridge, _window, _tray, panels = env
+    view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
+    engine.update_config({"gateway.heartbeat.enabled": True, "gateway.heartbeat.intervalS": 600})
+    qtbot.waitUntil(lambda: view.enabled_box.isChecked() and view.interval_spin.value() == 10, timeout=5000)
+
+
 # --- scheduled jobs ---------------------------------------------------------------------------------
 
 @pytest.mark.qt_log_ignore("This plugin does not support raise")

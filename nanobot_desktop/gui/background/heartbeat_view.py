@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlain
                                QSpinBox, QSplitter, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import BackgroundOwnerChanged, HeartbeatDecided, HeartbeatRan
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, ConfigChanged, HeartbeatDecided, HeartbeatRan
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.shell.theme import is_dark
 
@@ -446,7 +446,10 @@ class HeartbeatView(QWidget):
     # --- keeping up to date ---------------------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
-        if isinstance(event, (HeartbeatDecided, HeartbeatRan, BackgroundOwnerChanged)):
+        if isinstance(event, ConfigChanged) and event.touches("gateway.heartbeat"):  # e.g. saved in Settings
+            self._load_settings()
+            self.refresh()
+        elif isinstance(event, (HeartbeatDecided, HeartbeatRan, BackgroundOwnerChanged)):
             # HeartbeatRan is published from inside the ending tick, which still counts as ticking
             self.refresh(tick_ending=isinstance(event, HeartbeatRan))
 
