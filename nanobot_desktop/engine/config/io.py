@@ -28,6 +28,23 @@ from nanobot_desktop.engine.workspace import atomic_write_text
 DELETE: Any = object()  # a patch value that removes the key
 
 
+MAX_DEPTH = 64  # a real config is about 6 levels deep; deeper input only costs recursion everywhere
+
+
+def _too_deep(data: Any) -> bool:
+    """Nesting deeper than MAX_DEPTH, measured without recursion."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return False
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """The file's JSON object, or ConfigError naming file, line and problem (never a traceback)."""
     shown = display_path(path)
@@ -49,6 +66,9 @@ def read_json_object(path: Path) -> dict[str, Any]:
     except RecursionError:
         raise ConfigError(f"{shown}: nested too deeply to be a config (brackets inside brackets, "
                           "hundreds of levels)", path=path) from None
+    if _too_deep(data):
+        raise ConfigError(f"{shown}: nested more than {MAX_DEPTH} levels deep, which no config is (brackets "
+                          "inside brackets)", path=path)
     if not isinstance(data, dict):
         found = {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
             type(data), "a number")
