@@ -17,6 +17,7 @@ the user's cache folder, with its pid and config inside); the other one sees it 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
@@ -258,10 +259,8 @@ class Coexistence:
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
             self._task = None
         self.release()
 

@@ -44,7 +44,7 @@ def cli_turn(version: str, home: Path, fake_openai, reply: str) -> str:
 def refresh(version: str, home: Path) -> None:
     """`nanobot onboard` on an existing config, answering "N" (refresh, keep values)."""
     args, stdin = (["onboard"], "N\n") if version == POST4 else (["onboard", "--refresh"], None)
-    result = run_reference_cli(version, args, home=home, input=stdin)
+    result = run_reference_cli(version, args, home=home, stdin_text=stdin)
     assert result.returncode == 0 and "refreshed" in result.stdout, result.stdout + result.stderr
 
 

@@ -46,8 +46,8 @@ def _fake_gateway(tmp_path: Path, config: Path) -> subprocess.Popen[bytes]:
     return process
 
 
-async def _until(predicate, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
+async def _until(predicate, within_s: float = 10.0) -> None:
+    deadline = time.monotonic() + within_s
     while not predicate():
         assert time.monotonic() < deadline, "timed out"
         await asyncio.sleep(0.02)
@@ -89,8 +89,8 @@ async def test_a_running_gateway_stops_the_apps_heartbeat_and_cron_until_it_exit
 def test_a_second_app_instance_on_the_same_workspace_stands_by(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    first = Coexistence(tmp_path / "a" / "config.json", workspace, lambda p: None, scan=lambda: [])
-    second = Coexistence(tmp_path / "b" / "config.json", workspace, lambda p: None, scan=lambda: [])
+    first = Coexistence(tmp_path / "a" / "config.json", workspace, lambda p: None, scan=list)
+    second = Coexistence(tmp_path / "b" / "config.json", workspace, lambda p: None, scan=list)
     first.check()
     second.check()
     assert first.background_owner() is None

@@ -162,7 +162,7 @@ def test_a_new_config_holds_exactly_post4_keys_camel_case_indent_2_utf8(tmp_path
     path = tmp_path / "out" / "config.json"
     config, changed = patch_config_file(path, {"agents.defaults.workspace": "~/Arbeitsbereich-工作区"})
     data = path.read_bytes()
-    assert "工作区".encode("utf-8") in data and b"\\u" not in data
+    assert "工作区".encode() in data and b"\\u" not in data
     assert data.startswith(b'{\n  "agents": {\n    "defaults": {\n      "workspace"')
     assert b'"maxToolIterations": 40' in data and b"max_tool" not in data
     assert list(json.loads(data)) == ["agents", "channels", "providers", "gateway", "tools"]

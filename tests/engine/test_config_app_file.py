@@ -109,7 +109,7 @@ def test_app_settings_patch_writes_only_desktop_json(tmp_path: Path) -> None:
 def test_an_invalid_patch_changes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     raw = _write(path, {"agents": {"defaults": {"model": "m"}}})
-    with pytest.raises(ConfigError, match="agents.defaults.maxTokens: Input should be a valid integer"):
+    with pytest.raises(ConfigError, match=r"agents\.defaults\.maxTokens: Input should be a valid integer"):
         patch_settings(path, {"agents.defaults.maxTokens": "lots", "app.theme": "dark"})
     assert path.read_bytes() == raw and not (tmp_path / "desktop.json").exists()
 

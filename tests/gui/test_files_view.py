@@ -22,7 +22,7 @@ from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 SHOTS = Path("/tmp/shots")
 BROKEN = '---\nname: broken\ndescription: "half a list"\nalways: [true\n---\n# Broken\n'  # not YAML: loads, editor warns
 BOMB = ('---\nname: bomb\na: &a [x, x, x, x, x, x, x, x, x, x]\n'
-        + "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh"))
+        + "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh", strict=True))
         + "---\n# Bomb\n")  # aliases expanding to 10^8 values: refused
 
 
@@ -101,7 +101,7 @@ def test_bootstrap_files_listed_identity_appears_and_saves_reach_the_prompt(qtbo
 
 
 def test_switching_files_keeps_unsaved_edits(qtbot, files_setup):
-    engine, view, _sync = files_setup
+    _engine, view, _sync = files_setup
     agents = view.open_file("AGENTS.md")
     qtbot.waitUntil(lambda: not agents.is_loading)
     type_at_end(qtbot, agents, "draft")

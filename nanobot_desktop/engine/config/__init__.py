@@ -11,7 +11,8 @@ from nanobot_desktop.engine.config.io import (DELETE, config_value, default_conf
                                               patch_config_file)
 from nanobot_desktop.engine.config.migrate import LOCAL_KEY_PLACEHOLDER, Migration, migrate_app_keys
 from nanobot_desktop.engine.config.models import (DEFAULT_TOOL_APPROVAL, AppSettings, ApprovalPolicy, Config,
-                                                  LocalServer, ProviderConfig)
+                                                  ExecToolConfig, LocalServer, McpServerConfig, ProviderConfig,
+                                                  ToolsConfig, WebToolsConfig)
 from nanobot_desktop.engine.config.paths import (APP_SETTINGS_NAME, app_settings_path, cron_store_path, data_dir,
                                                  default_config_path, logs_dir)
 
@@ -20,5 +21,5 @@ __all__ = [
     "LOCAL_KEY_PLACEHOLDER", "LocalServer", "Migration", "ProviderConfig", "app_settings_path", "config_value",
     "cron_store_path", "data_dir", "default_config_data", "default_config_path", "display_path",
     "load_app_settings", "load_config", "logs_dir", "migrate_app_keys", "patch_app_settings", "patch_config_file",
-    "patch_settings",
+    "patch_settings", "ExecToolConfig", "McpServerConfig", "ToolsConfig", "WebToolsConfig",
 ]

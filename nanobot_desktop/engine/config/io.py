@@ -168,7 +168,7 @@ def apply_patch(data: dict[str, Any], root: type[BaseModel], patch: Mapping[str,
     for dotted, value in patch.items():
         camel, snake = canonical_path(root, dotted)
         node = data
-        for index, (key_c, key_s) in enumerate(zip(camel, snake)):
+        for index, (key_c, key_s) in enumerate(zip(camel, snake, strict=True)):
             key = key_s if key_s in node and key_c not in node else key_c
             if index == len(camel) - 1:
                 if value is DELETE:

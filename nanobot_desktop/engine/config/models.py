@@ -9,6 +9,7 @@ Everything only the app uses lives in `AppSettings` (desktop.json), never in con
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -49,7 +50,7 @@ class _Base(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow",
                               validate_assignment=True)
 
-    def __repr_args__(self):  # type: ignore[no-untyped-def]  # free-form blocks must not leak into logs
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:  # free-form blocks must not leak into logs
         for name, value in super().__repr_args__():
             if isinstance(value, str) and value and name and SECRET_KEY.search(name):
                 value = "**********"

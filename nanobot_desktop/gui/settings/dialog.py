@@ -183,7 +183,7 @@ class SettingsDialog(QDialog):
         def patch(decisions: dict[str, str]) -> Patch:
             # Only the rows the person changed, over the policy as it is now: an "Always allow"
             # given while the dialog was open, and entries of tools not listed here (MCP…), stay.
-            approval = dict(self._engine.app_settings.tool_approval)
+            approval: dict[str, Any] = dict(self._engine.app_settings.tool_approval)
             for name, decision in decisions.items():
                 if decision == self._approval_at_open.get(name):
                     continue
@@ -277,7 +277,7 @@ class SettingsDialog(QDialog):
         self.accept()
         return True
 
-    def done(self, result: int) -> None:  # noqa: D401  (Qt override: every way of closing ends here)
+    def done(self, result: int) -> None:  # Qt override: every way of closing ends here
         self.provider_form.cancel_check()
         if self._previewed_theme:  # cancelled after a live preview: put the old theme back
             app = QApplication.instance()
