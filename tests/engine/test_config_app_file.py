@@ -166,3 +166,14 @@ def test_deep_nesting_is_one_line_naming_file_and_problem(tmp_path: Path, depth:
     assert desktop_cli(["agent", "-m", "hi", "--config", str(path)]) != 0  # the CLI: one line, no traceback
     err = capsys.readouterr().err.strip()
     assert err.startswith("Error: ") and "nested" in err and "\n" not in err and "Traceback" not in err
+
+
+def test_the_config_package_does_not_import_the_provider_registry() -> None:
+    """The old cycle (config re-exported the registry, which imported config) is gone."""
+    import subprocess
+    import sys
+
+    code = ("import sys, nanobot_desktop.engine.config\n"
+            "assert 'nanobot_desktop.engine.llm.registry' not in sys.modules\n"
+            "import nanobot_desktop.engine.llm.registry\n")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60).returncode == 0

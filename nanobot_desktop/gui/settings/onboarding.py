@@ -35,8 +35,8 @@ from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm
 log = logging.getLogger(__name__)
 
 DEFAULT_WORKSPACE = "~/.nanobot/workspace"
-# Which preset a discovered server's name maps to; anything else (llama.cpp, …) is "custom".
-SERVER_PRESETS = {"Ollama": "ollama", "LM Studio": "lmstudio", "vLLM": "vllm"}
+# Which preset a discovered server's name maps to (anything else is "custom"); each is written as `custom`.
+SERVER_PRESETS = {"Ollama": "ollama", "LM Studio": "lmstudio", "vLLM": "vllm", "llama.cpp": "llamacpp"}
 ServerRole = Qt.ItemDataRole.UserRole
 
 
