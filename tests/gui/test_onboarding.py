@@ -124,7 +124,8 @@ def test_discovery_finds_the_local_server_and_choosing_it_fills_the_form(qtbot, 
     rect = dialog.server_list.visualItemRect(item)
     qtbot.mouseClick(dialog.server_list.viewport(), LEFT, pos=rect.center())
     choice = dialog.provider_form.choice()
-    assert (choice.name, choice.base_url, choice.model) == ("custom", fake_openai.base_url, "fake-model")
+    assert (choice.name, choice.base_url, choice.model) == ("llamacpp", fake_openai.base_url, "fake-model")
+    assert dialog.provider_form.preset_combo.currentText() == "llama.cpp"  # saved as providers.custom
     combo = dialog.provider_form.model_combo
     assert [combo.itemText(i) for i in range(combo.count())] == ["fake-model", "qwen3:8b"]
 
