@@ -177,3 +177,16 @@ def test_the_config_package_does_not_import_the_provider_registry() -> None:
             "assert 'nanobot_desktop.engine.llm.registry' not in sys.modules\n"
             "import nanobot_desktop.engine.llm.registry\n")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60).returncode == 0
+
+
+def test_an_auto_provider_served_by_a_moved_local_entry_becomes_custom(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    _write(path, {"agents": {"defaults": {"model": "ollama/llama3.2", "provider": "auto"}},
+                  "providers": {"ollama": {"apiKey": "", "apiBase": "http://127.0.0.1:11434/v1"}},
+                  "desktop": {}})
+    migrate_app_keys(path)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert saved["agents"]["defaults"] == {"model": "llama3.2", "provider": "custom"}
+    assert saved["providers"] == {"custom": {"apiKey": "no-key", "apiBase": "http://127.0.0.1:11434/v1"}}
+    resolved = resolve_provider(load_config(path))
+    assert (resolved.name, resolved.api_base, resolved.model) == ("custom", "http://127.0.0.1:11434/v1", "llama3.2")

@@ -74,6 +74,9 @@ def _fix_local_provider(data: dict[str, Any], moved_servers: dict[str, Any], app
     if defaults is None or providers is None:
         return
     forced = str(defaults.get("provider") or "auto").strip().lower().replace("-", "").replace("_", "")
+    model_prefix = str(defaults.get("model") or "").split("/", 1)[0].lower().replace("-", "").replace("_", "")
+    if forced == "auto" and model_prefix in moved_servers:  # "ollama/llama3" served by the moved entry
+        forced = model_prefix
     kind = {"ollama": "ollama", "lmstudio": "lmstudio", "vllm": "vllm", "custom": "custom"}.get(forced)
     if kind is None:
         return
@@ -90,7 +93,8 @@ def _fix_local_provider(data: dict[str, Any], moved_servers: dict[str, Any], app
     custom["apiBase"] = base
     defaults["provider"] = "custom"
     model = defaults.get("model")
-    if isinstance(model, str) and model.split("/", 1)[0].lower().replace("-", "_") in (kind, "lm_studio", "hosted_vllm"):
+    if isinstance(model, str) and "/" in model and \
+            model.split("/", 1)[0].lower().replace("-", "_") in (kind, "lm_studio", "hosted_vllm"):
         defaults["model"] = model.split("/", 1)[1]
     app.setdefault("localServers", {})["custom"] = {"kind": kind, "apiBase": base}
     moved.append(f"agents.defaults.provider {forced!r} -> \"custom\"")
