@@ -14,10 +14,12 @@ from nanobot_desktop.engine.config import load_config
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.runtime import Engine
 from tests.engine.test_cli_compat import VERSIONS, cli_turn, refresh
+from tests.gui.window_fixtures import open_window
 from tests.gui import test_onboarding as onboarding
 from tests.gui import test_settings as settings
 
 LEFT = Qt.MouseButton.LeftButton
+__all__ = ["open_window"]  # a fixture used by name
 
 
 def _both_clis_run_and_keep_it(home: Path, fake_openai, expected: tuple[str, str, str, str]) -> None:
@@ -60,3 +62,24 @@ def test_a_provider_set_in_settings_after_app_onboard_runs_in_both_clis(qtbot, q
     with qtbot.waitSignal(dialog.applied, timeout=5000):
         qtbot.mouseClick(dialog.save_button, LEFT)
     _both_clis_run_and_keep_it(home, fake_openai, ("custom", "sk-from-settings", fake_openai.base_url, "fake-model"))
+
+
+def test_the_app_window_starts_on_a_config_made_by_nanobot_035_and_runs_a_turn(qtbot, open_window, fake_openai):
+    from tests.gui.window_fixtures import send, wait_idle
+    from tests.reference_cli import run_reference_cli
+
+    home = Path.home()
+    result = run_reference_cli(VERSIONS[1], ["onboard"], home=home)
+    assert result.returncode == 0, result.stdout + result.stderr
+    config_path = home / ".nanobot" / "config.json"
+    data = json.loads(config_path.read_text(encoding="utf-8"))
+    assert data["providers"]["custom"] == {**data["providers"]["custom"], "apiKey": None, "apiBase": None}
+    data["providers"]["custom"].update(apiKey="sk-fake", apiBase=fake_openai.base_url)
+    data["agents"]["defaults"].update(provider="custom", model="fake-model")
+    config_path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    window = open_window(Engine.open(config_path))
+    fake_openai.add_text("hello from the window")
+    send(qtbot, window, "hi")
+    wait_idle(qtbot, window)
+    assert window.chat.model.items()[-1].text == "hello from the window"
+    assert json.loads(config_path.read_text(encoding="utf-8")) == data  # nothing rewritten
