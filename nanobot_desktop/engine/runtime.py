@@ -126,6 +126,9 @@ class Engine:
         key = (resolved.name, resolved.api_key, resolved.api_base, resolved.model,
                tuple(sorted((resolved.extra_headers or {}).items())))
         if self._provider is None or key != self._provider_key:
+            release = getattr(self._provider, "release", None)  # the old endpoint's connection is let go
+            if release is not None:
+                release()
             self._provider = make_provider(resolved.name, resolved.api_key, resolved.api_base, resolved.model,
                                            resolved.extra_headers)
             self._provider_key = key
