@@ -38,7 +38,7 @@ from nanobot_desktop.engine.events import (
     TurnStarted,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.memory import MemoryStore, consolidate
+from nanobot_desktop.engine.memory import MemoryStore, consolidate_detailed
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
@@ -48,6 +48,9 @@ if TYPE_CHECKING:  # subagents imports this module
     from nanobot_desktop.engine.subagents import SubagentManager
 
 log = logging.getLogger(__name__)
+
+# Session channels the app itself makes: a turn typed into one of these is the desktop user's.
+APP_CHANNELS = frozenset({"desktop", "heartbeat", "cron", "subagent", "system"})
 
 TOOL_RESULT_SAVE_LIMIT = 16_000  # post4 kept 500 chars; later releases 16,000. Any length reads back fine.
 HELP_TEXT = (
@@ -249,6 +252,16 @@ class AgentLoop:
         group = self._active.setdefault(session_key, set())
         group.add(task)
         task.add_done_callback(group.discard)
+
+    @staticmethod
+    def route_for_user_turn(session_key: str) -> tuple[str, str]:
+        """Where a message the person types into `session_key` comes from, as the gateway would see it:
+        a chat channel's session ("telegram:123") keeps its channel and chat id, so cron jobs and
+        `message` calls made in that turn go back to that chat; the app's own sessions are "desktop"."""
+        channel, _, chat_id = session_key.partition(":")
+        if chat_id and channel not in APP_CHANNELS:
+            return channel, chat_id
+        return "desktop", chat_id or session_key
 
     @staticmethod
     def _route(session_key: str, channel: str | None, chat_id: str | None) -> tuple[str, str]:
@@ -463,9 +476,10 @@ class AgentLoop:
             count = len(session.messages) - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
-                offset = await consolidate(session.messages, session.last_consolidated, self.memory,
-                                           self.plain_chat, archive_all=archive_all,
-                                           memory_window=settings.memory_window)
+                result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
+                                                    self.plain_chat, archive_all=archive_all,
+                                                    memory_window=settings.memory_window)
+                offset = result.offset
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
                 raise
@@ -474,7 +488,8 @@ class AgentLoop:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
                 return False
             if offset is None:
-                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="the model did not save memory"))
+                self.bus.publish(ConsolidationFinished(session.key, ok=False,
+                                                       error=result.error or "the model did not save memory"))
                 return False
             if not archive_all and offset != session.last_consolidated:
                 self.sessions.set_last_consolidated(session, offset)

@@ -248,6 +248,9 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
     def send_message(self, text: str, media: list[str]) -> None:
         if not self.current_key:
             self.open_session(self.engine.new_session_key())
+        if not media and self.chat.warn_before_sending(self.current_key):
+            self.composer.edit.setPlainText(text)  # kept: the next Send goes through
+            return
         self.chat.send(text, media)
 
     def stop_current(self) -> None:
