@@ -175,9 +175,11 @@ async def _heartbeat_once(args: argparse.Namespace) -> int:
         tick = await engine.heartbeat.trigger_now()
     finally:
         await engine.shutdown()
-    print(f"decision: {tick.decision}")
+    print(f"decision: {tick.decision}" + (f" ({tick.explanation})" if tick.explanation else ""))
     if tick.tasks:
         print(f"tasks: {tick.tasks}")
+    for use in tick.tools:
+        print(f"tool: {use.describe()}")
     if tick.result:
         print(f"result: {tick.result}")
     if tick.error:

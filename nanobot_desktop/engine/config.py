@@ -174,6 +174,7 @@ class DesktopConfig(_Base):
     close_to_tray: bool = True
     start_at_login: bool = False
     notifications: bool = True
+    missed_runs: dict[str, Literal["run_once", "skip"]] = Field(default_factory=dict)  # cron job id -> rule
 
 
 class Config(_Base):

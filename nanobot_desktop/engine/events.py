@@ -180,10 +180,12 @@ class SubagentFinished(Event):
 
 @dataclass(frozen=True)
 class HeartbeatDecided(Event):
-    """`decision` is "no_tasks" (skipped without an LLM call), "skip" or "run"."""
+    """`decision` is "skipped" (no LLM call; `reason` says why: missing, empty, template, paused,
+    external), "skip" or "run"."""
 
     decision: str
     tasks: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,7 @@ class HeartbeatRan(Event):
     tasks: str
     result: str | None
     error: str | None = None
+    reason: str = ""  # why it was skipped, or the model's answer
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from nanobot_desktop.engine.config import (
 )
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE
 from nanobot_desktop.engine.events import EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.llm.types import ChatProvider
@@ -72,7 +73,8 @@ class Engine:
         self.policy = ToolPolicy(config.tools.approval)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
                                  on_policy_changed=self._save_policy)
-        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus)
+        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus,
+                                missed_rule=self.missed_rule)
         self.tools.register(CronTool())
         self.loop = AgentLoop(
             workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
@@ -163,6 +165,21 @@ class Engine:
         fetch = self.tools.get("web_fetch")
         if fetch is not None:
             fetch.proxy = tools.web.proxy
+
+    def missed_rule(self, job_id: str) -> str:
+        """What to do with a job's runs missed while the app was closed or the computer slept."""
+        return self.config.desktop.missed_runs.get(job_id, DEFAULT_MISSED_RULE)
+
+    def set_missed_rule(self, job_id: str, rule: str | None) -> None:
+        """Save a job's missed-run rule ("run_once", "skip"; None: the default) with the app's settings."""
+        config = self.config.model_copy(deep=True)
+        rules = dict(config.desktop.missed_runs)
+        if rule is None:
+            rules.pop(job_id, None)
+        else:
+            rules[job_id] = rule
+        config.desktop.missed_runs = rules  # validated here: a bad rule raises before anything is saved
+        self.apply_config(config)
 
     def _save_policy(self, mapping: dict[str, str]) -> None:
         self.config.tools.approval = dict(mapping)

@@ -43,7 +43,7 @@ ACTION_KEYS = ("toggle_window", "new_chat", "heartbeat_run", "heartbeat_pause", 
 CLOSE_NOTICE_KEY = "tray/closeNoticeShown"
 NOTIFICATION_TEXT_LIMIT = 240
 MESSAGE_TIMEOUT_MS = 10_000
-_SHORT_DECISION = {"no_tasks": "no tasks", "skip": "skip", "run": "ran", "error": "failed"}
+_SHORT_DECISION = {"skipped": "skipped", "skip": "skip", "run": "ran", "error": "failed"}
 _CANCELLED_PREFIX = "cancelled"  # a tick stopped at quit is recorded as an error; that is no news
 
 
