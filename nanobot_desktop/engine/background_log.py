@@ -26,7 +26,7 @@ class ToolUse:
     def describe(self) -> str:
         waited = " (after an approval)" if self.waited_for_approval else ""
         detail = f" {self.detail}" if self.detail else ""
-        return f"{self.name}{detail}: {self.status}{waited}"
+        return f"{self.name}{detail} → {self.status}{waited}"
 
 
 def short_arguments(name: str, arguments: dict[str, Any]) -> str:
