@@ -180,6 +180,8 @@ async def _heartbeat_once(args: argparse.Namespace) -> int:
         print(f"tasks: {tick.tasks}")
     for use in tick.tools:
         print(f"tool: {use.describe()}")
+    for asked in tick.approvals:
+        print(f"refused approval: {asked}" if "→ denied" in asked else f"approval: {asked}")
     if tick.result:
         print(f"result: {tick.result}")
     if tick.error:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nanobot_desktop.engine.events import ApprovalRequested, Event, EventBus, ToolCallFinished
+from nanobot_desktop.engine.events import (ApprovalRequested, BackgroundApprovalResolved, Event, EventBus,
+                                           ToolCallFinished)
 
 SHORT_ARGS_LIMIT = 80
 
@@ -50,10 +51,13 @@ class ToolUseRecorder:
         self._bus = bus
         self._session_key = session_key
         self._unsubscribe: Any = None
-        self._asked: set[str] = set()
+        self._asked: dict[str, str] = {}  # call id -> "exec echo fed", then its outcome appended
         self.uses: list[ToolUse] = []
-        self.approvals: list[str] = []
-        """Approvals this run waited for, e.g. "exec echo fed" (answered or not)."""
+
+    @property
+    def approvals(self) -> list[str]:
+        """Approvals this run waited for and how each ended, e.g. "exec echo fed → deny (… expired …)"."""
+        return list(self._asked.values())
 
     def __enter__(self) -> "ToolUseRecorder":
         if self._bus is not None:
@@ -69,8 +73,11 @@ class ToolUseRecorder:
         if event.session_key != self._session_key:
             return
         if isinstance(event, ApprovalRequested):
-            self._asked.add(event.call_id)
-            self.approvals.append(f"{event.name} {short_arguments(event.name, event.arguments)}".strip())
+            self._asked[event.call_id] = f"{event.name} {short_arguments(event.name, event.arguments)}".strip()
+        elif isinstance(event, BackgroundApprovalResolved) and event.call_id in self._asked:
+            answer = {"allow_once": "allowed once", "allow_always": "always allowed", "deny": "denied"}.get(
+                event.answer, event.answer)
+            self._asked[event.call_id] += f" → {answer}" + (f" ({event.reason})" if event.reason else "")
         elif isinstance(event, ToolCallFinished):
             self.uses.append(ToolUse(event.name, event.status, short_arguments(event.name, event.arguments),
                                      event.call_id in self._asked))

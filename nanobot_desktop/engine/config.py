@@ -165,6 +165,8 @@ class ToolsConfig(_Base):
     restrict_to_workspace: bool = False
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     approval: dict[str, ApprovalPolicy] = Field(default_factory=dict)  # ours; unset means "allow"
+    # ours: the same for tool calls of background work (heartbeat, cron jobs, subagents)
+    background_approval: dict[str, ApprovalPolicy] = Field(default_factory=dict)
 
 
 class DesktopConfig(_Base):
@@ -175,6 +177,7 @@ class DesktopConfig(_Base):
     start_at_login: bool = False
     notifications: bool = True
     missed_runs: dict[str, Literal["run_once", "skip"]] = Field(default_factory=dict)  # cron job id -> rule
+    background_approval_expiry_s: float = Field(default=1800, gt=0)  # an unanswered background ask then denies
 
 
 class Config(_Base):

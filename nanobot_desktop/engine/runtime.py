@@ -21,10 +21,12 @@ from nanobot_desktop.engine.config import (
     resolve_provider,
     save_config,
 )
+from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE
 from nanobot_desktop.engine.events import EventBus
+from nanobot_desktop.engine.heartbeat import SESSION_KEY as HEARTBEAT_SESSION
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
@@ -33,6 +35,7 @@ from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
 from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import Approver, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
@@ -71,8 +74,15 @@ class Engine:
             web_proxy=config.tools.web.proxy,
         )
         self.policy = ToolPolicy(config.tools.approval)
+        self.background_policy = ToolPolicy(config.tools.background_approval)
+        self.background_approvals = BackgroundApprovals(
+            self.bus, expiry_s=lambda: self.config.desktop.background_approval_expiry_s)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
                                  on_policy_changed=self._save_policy)
+        self.runner.background_policy = self.background_policy
+        self.runner.background = self.background_approvals
+        self.runner.background_source = self._background_source
+        self.runner.on_background_policy_changed = self._save_background_policy
         self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus,
                                 missed_rule=self.missed_rule)
         self.tools.register(CronTool())
@@ -131,6 +141,7 @@ class Engine:
             save_config(config, self.config_path)
         self.config = config
         self.policy.replace(config.tools.approval)
+        self.background_policy.replace(config.tools.background_approval)
         self._configure_tools()
         self.skills.set_disabled(config.agents.defaults.disabled_skills)
         self.heartbeat.set_interval(config.gateway.heartbeat.interval_s)
@@ -180,6 +191,25 @@ class Engine:
             rules[job_id] = rule
         config.desktop.missed_runs = rules  # validated here: a bad rule raises before anything is saved
         self.apply_config(config)
+
+    def _background_source(self, ctx: ToolContext) -> str | None:
+        """Who is asking, when a tool call comes from background work: "Heartbeat", a job, a subagent."""
+        named = ctx.extra.get("background")
+        if named:
+            return str(named)
+        if ctx.session_key == HEARTBEAT_SESSION:
+            return "Heartbeat"
+        if ctx.session_key.startswith("cron:"):
+            job = self.cron.get_job(ctx.session_key[len("cron:"):])
+            return f"Scheduled task “{job.name}”" if job is not None else "A scheduled task"
+        return None
+
+    def _save_background_policy(self, mapping: dict[str, str]) -> None:
+        self.config.tools.background_approval = dict(mapping)
+        try:
+            save_config(self.config, self.config_path)
+        except (OSError, ConfigError):
+            log.exception("could not save the background tool policy to %s", self.config_path)
 
     def _save_policy(self, mapping: dict[str, str]) -> None:
         self.config.tools.approval = dict(mapping)

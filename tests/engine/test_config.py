@@ -17,7 +17,7 @@ from nanobot_desktop.engine.config import (
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "config"
 OUR_ADDITIONS = {  # keys we write that nanobot post4 does not know (the CLI ignores them)
-    ("agents", "defaults", "disabledSkills"), ("tools", "approval"), ("desktop",),
+    ("agents", "defaults", "disabledSkills"), ("tools", "approval"), ("tools", "backgroundApproval"), ("desktop",),
     ("providers", "ollama"), ("providers", "lmstudio"),
 }
 
@@ -141,7 +141,7 @@ def test_snake_case_file_loads_and_saves_as_camel_case(tmp_path: Path) -> None:
     assert saved["tools"]["mcpServers"]["remote"]["toolTimeout"] == 45
     assert saved["tools"]["approval"] == {"exec": "deny", "write_file": "allow"}
     assert saved["desktop"] == {"theme": "dark", "closeToTray": False, "startAtLogin": True, "notifications": False,
-                                "missedRuns": {}}
+                                "missedRuns": {}, "backgroundApprovalExpiryS": 1800.0}
     assert load_config(path).model_dump() == config.model_dump()
 
 

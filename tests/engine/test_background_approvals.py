@@ -1,0 +1,159 @@
+"""Approvals asked by background work: announced, answered from anywhere, expiring as Deny, never
+blocking other background work; with a real Engine and the loopback fake endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from nanobot_desktop.engine.events import BackgroundApprovalPending, BackgroundApprovalResolved, Event
+from tests.engine.test_cli import run_cli
+from tests.conftest import write_test_config
+from tests.fake_openai import Reply, text_reply, tool_calls_reply
+
+TASK = "## Active Tasks\n- Feed the cat: run `echo fed`\n"
+
+
+def this_turns_tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tool messages after the last user message (the session keeps earlier turns)."""
+    messages = body["messages"]
+    last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user")
+    return [m for m in messages[last_user:] if m.get("role") == "tool"]
+
+
+def route_heartbeat_exec(fake_openai, command: str = "echo fed") -> None:
+    """Phase 1 says run; the agent calls exec once, then answers with what the tool said."""
+
+    def route(body: dict[str, Any]) -> Reply:
+        names = [tool["function"]["name"] for tool in body.get("tools") or []]
+        if names == ["heartbeat"]:
+            return tool_calls_reply([("heartbeat", {"action": "run", "tasks": "Feed the cat"})])
+        tool_results = this_turns_tool_results(body)
+        if not tool_results:
+            return tool_calls_reply([("exec", {"command": command})])
+        return text_reply("Tool said: " + tool_results[-1]["content"].strip().splitlines()[0])
+
+    fake_openai.respond_with(route)
+
+
+def collect(engine) -> list[Event]:
+    events: list[Event] = []
+    engine.bus.subscribe(events.append)
+    return events
+
+
+async def wait_for(condition, timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+def tool_messages(fake_openai) -> list[str]:
+    return [m["content"] for r in fake_openai.requests for m in r["messages"] if m.get("role") == "tool"]
+
+
+@pytest.mark.parametrize(("answer", "status", "said"), [("allow_once", "ok", "Tool said: fed"),
+                                                         ("deny", "denied", "Tool said: Error: the user denied running 'exec'")])
+async def test_a_heartbeat_exec_waits_for_the_answer_given_from_the_tray(make_engine, fake_openai, answer, status,
+                                                                         said) -> None:
+    engine = make_engine()
+    engine.background_approvals.interactive = True
+    engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
+    route_heartbeat_exec(fake_openai)
+    events = collect(engine)
+    tick_task = asyncio.ensure_future(engine.heartbeat.trigger_now())
+    await wait_for(lambda: engine.background_approvals.pending())
+    (pending,) = engine.background_approvals.pending()
+    assert (pending.title, pending.summary, pending.session_key) == (
+        "Heartbeat wants to run a command", "echo fed", "heartbeat")
+    announced = [e for e in events if isinstance(e, BackgroundApprovalPending)]
+    assert [(e.title, e.tool, e.summary, e.source) for e in announced] == [
+        ("Heartbeat wants to run a command", "exec", "echo fed", "Heartbeat")]
+    assert engine.background_approvals.answer(pending.approval_id, answer) is True
+    assert engine.background_approvals.answer(pending.approval_id, answer) is False  # only once
+    tick = await tick_task
+    await engine.shutdown()
+    assert tick.decision == "run" and tick.result is not None and tick.result.startswith(said)
+    assert [(use.name, use.status, use.waited_for_approval) for use in tick.tools] == [("exec", status, True)]
+    words = "allowed once" if answer == "allow_once" else "denied"
+    assert tick.approvals == (f"exec echo fed → {words}",)
+    resolved = [e for e in events if isinstance(e, BackgroundApprovalResolved)]
+    assert [(e.answer, e.reason, e.via) for e in resolved] == [(answer, "", "the tray")]
+    assert engine.background_approvals.pending() == []
+
+
+async def test_an_unanswered_approval_expires_as_deny_and_other_work_goes_on(make_engine, fake_openai) -> None:
+    from nanobot_desktop.engine.cron import CronSchedule
+
+    engine = make_engine()
+    engine.background_approvals.interactive = True
+    engine.config.desktop.background_approval_expiry_s = 0.5
+    engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
+    job = engine.cron.add_job("tidy", CronSchedule(kind="every", every_ms=3_600_000), "List the workspace")
+
+    def route(body: dict[str, Any]) -> Reply:
+        names = [tool["function"]["name"] for tool in body.get("tools") or []]
+        if names == ["heartbeat"]:
+            return tool_calls_reply([("heartbeat", {"action": "run", "tasks": "Feed the cat"})])
+        if "List the workspace" in str([m for m in body["messages"] if m.get("role") == "user"][-1]["content"]):
+            return text_reply("The workspace holds a few files.")
+        tool_results = this_turns_tool_results(body)
+        if not tool_results:
+            return tool_calls_reply([("exec", {"command": "echo fed"})])
+        return text_reply("Tool said: " + tool_results[-1]["content"].strip().splitlines()[0])
+
+    fake_openai.respond_with(route)
+    tick_task = asyncio.ensure_future(engine.heartbeat.trigger_now())
+    await wait_for(lambda: engine.background_approvals.pending())
+    assert await engine.cron.run_job(job.id, force=True) is True  # not blocked by the waiting heartbeat
+    assert engine.cron.runs(job.id)[-1].result == "The workspace holds a few files."
+    assert not tick_task.done()
+
+    tick = await tick_task  # the expiry ends the wait
+    assert tick.decision == "run" and tick.tools[0].status == "denied"
+    assert tick.approvals[0].startswith("exec echo fed → denied (nobody answered within 0.5 s, so it expired")
+    denial = [text for text in tool_messages(fake_openai) if "was not run" in text]
+    assert denial and "expired and counts as deny" in denial[0]  # the model received the reason
+    assert tick.result is not None and tick.result.startswith("Tool said: Error: 'exec' was not run")
+    # the next heartbeat runs as usual: the expired one left nothing behind
+    fake_openai.respond_with(lambda body: tool_calls_reply([("heartbeat", {"action": "skip"})]))
+    assert (await engine.heartbeat.trigger_now()).decision == "skip"
+    assert engine.background_approvals.pending() == []
+    await engine.shutdown()
+
+
+async def test_background_policy_allow_and_deny_skip_the_question(make_engine, fake_openai) -> None:
+    engine = make_engine()
+    engine.background_approvals.interactive = True
+    engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
+    config = engine.config.model_copy(deep=True)
+    config.tools.background_approval = {"exec": "allow"}
+    engine.apply_config(config)
+    assert json.loads(engine.config_path.read_text(encoding="utf-8"))["tools"]["backgroundApproval"] == {"exec": "allow"}
+    assert engine.policy.decision_for("exec") == "ask"  # the chat policy is separate
+    route_heartbeat_exec(fake_openai)
+    tick = await engine.heartbeat.trigger_now()
+    assert tick.result == "Tool said: fed" and tick.approvals == ()
+
+    config = engine.config.model_copy(deep=True)
+    config.tools.background_approval = {"exec": "deny"}
+    engine.apply_config(config)
+    tick = await engine.heartbeat.trigger_now()
+    await engine.shutdown()
+    assert tick.tools[0].status == "denied" and tick.approvals == ()
+    assert "background tool policy does not allow 'exec'" in tool_messages(fake_openai)[-1]
+
+
+def test_headless_heartbeat_once_denies_an_ask_and_prints_it(fake_openai, tmp_path) -> None:
+    config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
+    (tmp_path / "ws").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "ws" / "HEARTBEAT.md").write_text(TASK, encoding="utf-8")
+    route_heartbeat_exec(fake_openai)
+    done = run_cli("heartbeat", "--once", "--config", str(config), home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "decision: run" in done.stdout
+    assert "refused approval: exec echo fed → denied (approval needed and nobody to ask" in done.stdout
+    assert "tool: exec echo fed → denied (after an approval)" in done.stdout
