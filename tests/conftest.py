@@ -20,6 +20,8 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     for name in list(os.environ):
         if name.startswith("NANOBOT_"):
             monkeypatch.delenv(name)
+    # No test reaches the developer's desktop session (notifications, tray): the D-Bus tests start their own.
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
 
 
 @pytest.fixture
