@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine.config import Config, ConfigError
 from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS
+from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, write_provider
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
 
@@ -162,7 +163,8 @@ class SettingsDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        note = QLabel("\"Ask first\" shows an approval card with the full arguments before the tool runs.", page)
+        note = QLabel("<b>Chat</b> — \"Ask first\" shows an approval card with the full arguments before the tool runs.",
+                      page)
         note.setWordWrap(True)
         layout = QVBoxLayout(page)
         layout.addWidget(note)
@@ -181,6 +183,7 @@ class SettingsDialog(QDialog):
             config.tools.approval = approval
 
         self._field("approval", read, write)
+        self.background_policy_table = add_background_policy(page, layout, names, self._config, self._field)
         return page
 
     def _heartbeat_page(self) -> QWidget:

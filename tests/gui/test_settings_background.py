@@ -1,0 +1,33 @@
+"""Settings → Tools: the background policy (separate from the chat's) and the approval expiry."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt
+
+from tests.gui.test_settings import choose, make_dialog, open_engine
+
+LEFT = Qt.MouseButton.LeftButton
+
+
+def test_background_policy_and_expiry_are_saved_apart_from_the_chat_policy(qtbot, tmp_path, fake_openai):
+    engine = open_engine(tmp_path, fake_openai.base_url)
+    dialog = make_dialog(qtbot, engine)
+    dialog.tabs.setCurrentIndex(2)
+    table = dialog.background_policy_table
+    combos = {table.item(row, 0).text(): table.cellWidget(row, 1) for row in range(table.rowCount())}
+    assert combos["exec"].currentData() == "ask" and combos["read_file"].currentData() == "allow"  # defaults
+    choose(combos["exec"], "deny")
+    choose(combos["web_fetch"], "ask")
+    expiry = dialog.findChild(type(dialog.heartbeat_minutes_spin), "backgroundApprovalExpiry")
+    assert expiry.value() == 30
+    expiry.setValue(5)
+    with qtbot.waitSignal(dialog.applied, timeout=5000):
+        qtbot.mouseClick(dialog.save_button, LEFT)
+    on_disk = json.loads(engine.config_path.read_text(encoding="utf-8"))
+    assert on_disk["tools"]["backgroundApproval"] == {"exec": "deny", "web_fetch": "ask"}
+    assert on_disk["desktop"]["backgroundApprovalExpiryS"] == 300
+    assert "approval" not in on_disk["tools"] or "exec" not in on_disk["tools"]["approval"]  # chat untouched
+    assert engine.background_policy.decision_for("exec") == "deny"
+    assert engine.policy.decision_for("exec") == "ask"
