@@ -31,6 +31,7 @@ def tray_env(qtbot, qloop, make_engine, fake_openai, tmp_path):
     qtbot.addWidget(window)
     tray = TrayController(engine, bridge, window, settings=QSettings(str(tmp_path / "t.ini"), QSettings.Format.IniFormat),
                           use_dbus=False)
+    tray.bridge_for_tests = bridge
     yield engine, tray
     tray.shutdown()
     bridge.detach()
@@ -102,3 +103,20 @@ def test_an_unanswered_approval_expires_and_the_waiting_state_ends(qtbot, tray_e
     assert tick.result().approvals[0].startswith("exec echo fed → denied (nobody answered within 0.3 s")
     assert tray.approvals.menu_entries() == [] and tray.approvals.pending == {}
     qtbot.waitUntil(lambda: tray.state != "waiting", timeout=3000)
+
+
+def test_the_heartbeat_view_says_what_it_waits_for(qtbot, tray_env):
+    from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
+
+    engine, tray = tray_env
+    view = HeartbeatView(engine, tray.bridge_for_tests)
+    qtbot.addWidget(view)
+    tick = start_tick(qtbot, engine, tray)
+    qtbot.waitUntil(lambda: "Waiting for your approval: exec `echo fed`" in view.status_label.text(), timeout=3000)
+    entry_actions(tray)["Allow once"].trigger()
+    qtbot.waitUntil(tick.done, timeout=10000)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=3000)
+    assert "Waiting" not in view.status_label.text()
+    view.timeline.setCurrentIndex(view.model.index(0))
+    assert "Waited for your approval: exec echo fed → allowed once" in view.details.toPlainText()
+    view.shutdown()

@@ -19,7 +19,8 @@ from PySide6.QtGui import QColor, QPalette, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlainTextEdit, QPushButton, QSpinBox,
                                QSplitter, QTextEdit, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import HeartbeatDecided, HeartbeatRan
+from nanobot_desktop.engine.events import (BackgroundApprovalPending, BackgroundApprovalResolved, HeartbeatDecided,
+                                           HeartbeatRan)
 from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse
 from nanobot_desktop.gui.background.formatting import (error_color, format_clock, format_duration,
                                                        format_local_time, ok_color)
@@ -309,6 +310,8 @@ class HeartbeatView(QWidget):
     # --- keeping up to date ---------------------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
+        if isinstance(event, (BackgroundApprovalPending, BackgroundApprovalResolved)) and event.session_key == "heartbeat":
+            self.refresh()
         if isinstance(event, (HeartbeatDecided, HeartbeatRan)):
             # HeartbeatRan is published from inside the ending tick, which still counts as ticking
             self.refresh(tick_ending=isinstance(event, HeartbeatRan))
@@ -330,6 +333,11 @@ class HeartbeatView(QWidget):
         heartbeat = self.engine.heartbeat
         if self._run_after_save:
             return "Saving HEARTBEAT.md, then checking…"
+        waiting = [p for p in self.engine.background_approvals.pending() if p.session_key == "heartbeat"]
+        if waiting:
+            asked = "; ".join(f"{p.tool} `{p.summary}`" for p in waiting)
+            return (f"Waiting for your approval: {asked} — answer in the notification, the tray menu or "
+                    "the heartbeat session (Open session).")
         if busy:
             return "Checking HEARTBEAT.md now…"
         if not heartbeat.enabled:
