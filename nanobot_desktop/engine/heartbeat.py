@@ -269,7 +269,7 @@ class HeartbeatService:
             out.update(decision="error", result=None, error="cancelled (heartbeat stopped)")
             self._record(started_at, t0, trigger, recorder, out)
             raise
-        except Exception as exc:  # ProviderError, a failing agent turn, an unreadable file: recorded
+        except Exception as exc:  # noqa: BLE001 - ProviderError, a failing agent turn, an unreadable file: recorded
             out.update(decision="error", error=str(exc) or type(exc).__name__)
             log.warning("heartbeat tick failed: %s", out["error"])
         return self._record(started_at, t0, trigger, recorder, out)

@@ -152,7 +152,7 @@ class TrayController(QObject):
         """Fed every engine event (through the bridge): tracks failures, notifies, updates the icon."""
         self.approvals.handle_event(event)
         if isinstance(event, HeartbeatRan):
-            self._note_outcome("heartbeat", failed=bool(event.error) and not event.error.startswith(_CANCELLED_PREFIX))
+            self._note_outcome("heartbeat", failed=bool(event.error) and not (event.error or "").startswith(_CANCELLED_PREFIX))
         elif isinstance(event, CronJobRan):
             self._note_outcome(f"cron:{event.job_id}", failed=event.status == "error" or bool(event.error))
         notification = notification_for(event)
