@@ -167,7 +167,7 @@ class Engine:
     def set_missed_rule(self, job_id: str, rule: str | None) -> None:
         """Save a job's missed-run rule ("run_once", "skip"; None: the default) with the app's settings."""
         config = self.config.model_copy(deep=True)
-        rules = dict(config.desktop.missed_runs)
+        rules: dict[str, Any] = dict(config.desktop.missed_runs)
         if rule is None:
             rules.pop(job_id, None)
         else:

@@ -56,7 +56,7 @@ class ToolRunner:
         self.background_policy: ToolPolicy | None = None
         self.background: "BackgroundApprovals | None" = None
         self.background_source: Callable[[ToolContext], str | None] = lambda _ctx: None
-        self.on_background_policy_changed: Callable[[dict[str, str]], None] | None = None
+        self.on_background_policy_changed: Callable[[dict[str, Decision]], None] | None = None
 
     async def run(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
         started = time.perf_counter()

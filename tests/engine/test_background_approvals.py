@@ -45,10 +45,16 @@ def collect(engine) -> list[Event]:
     return events
 
 
-async def wait_for(condition, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.01)
+async def until_pending(engine) -> None:
+    """Until a background approval is waiting (announced by BackgroundApprovalPending)."""
+    announced = asyncio.Event()
+    unsubscribe = engine.bus.subscribe(
+        lambda event: announced.set() if isinstance(event, BackgroundApprovalPending) else None)
+    try:
+        if not engine.background_approvals.pending():
+            await asyncio.wait_for(announced.wait(), 10)
+    finally:
+        unsubscribe()
 
 
 def tool_messages(fake_openai) -> list[str]:
@@ -65,7 +71,7 @@ async def test_a_heartbeat_exec_waits_for_the_answer_given_from_the_tray(make_en
     route_heartbeat_exec(fake_openai)
     events = collect(engine)
     tick_task = asyncio.ensure_future(engine.heartbeat.trigger_now())
-    await wait_for(lambda: engine.background_approvals.pending())
+    await until_pending(engine)
     (pending,) = engine.background_approvals.pending()
     assert (pending.title, pending.summary, pending.session_key) == (
         "Heartbeat wants to run a command", "echo fed", "heartbeat")
@@ -107,7 +113,7 @@ async def test_an_unanswered_approval_expires_as_deny_and_other_work_goes_on(mak
 
     fake_openai.respond_with(route)
     tick_task = asyncio.ensure_future(engine.heartbeat.trigger_now())
-    await wait_for(lambda: engine.background_approvals.pending())
+    await until_pending(engine)
     assert await engine.cron.run_job(job.id, force=True) is True  # not blocked by the waiting heartbeat
     assert engine.cron.runs(job.id)[-1].result == "The workspace holds a few files."
     assert not tick_task.done()

@@ -4,21 +4,52 @@ tick will send, missed runs and never-firing jobs are shown, with a real engine 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QMainWindow
 
 from nanobot_desktop.engine.cron import CronSchedule
 from nanobot_desktop.gui.background.cron_view import CronJobsModel, CronView
+from nanobot_desktop.gui.common.bridge import EngineBridge
+from nanobot_desktop.gui.window.tray import TrayController
 from nanobot_desktop.gui.background.heartbeat_model import TickDelegate
 from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
 from tests.fake_openai import text_reply, tool_calls_reply
-from tests.gui.test_background_views import _collect_qt_garbage_on_the_gui_thread, add_panel, env  # noqa: F401
+from tests.gui.test_background_views import add_panel
 
 LEFT = Qt.MouseButton.LeftButton
 HOUR_MS = 3_600_000
+
+
+@pytest.fixture(autouse=True)
+def _collect_qt_garbage_on_the_gui_thread():
+    """As in test_background_views: Qt objects in reference cycles are collected on the GUI thread."""
+    yield
+    gc.collect()
+
+
+@pytest.fixture
+def env(qtbot, qloop, make_engine, tmp_path):
+    """(engine, bridge, hidden main window, tray, panels); everything is shut down after the test."""
+    engine = make_engine()
+    bridge = EngineBridge(engine)
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    tray = TrayController(engine, bridge, window, use_dbus=False,
+                          settings=QSettings(str(tmp_path / "tray.ini"), QSettings.Format.IniFormat))
+    panels: list = []
+    yield engine, bridge, window, tray, panels
+    for panel in panels:
+        panel.shutdown()
+    tray.shutdown()
+    bridge.detach()
+    done = asyncio.ensure_future(engine.shutdown())
+    qtbot.waitUntil(done.done, timeout=5000)
 
 
 def wait_tick(qtbot, view: HeartbeatView, count: int) -> None:

@@ -24,8 +24,8 @@ from nanobot_desktop.engine.events import (BackgroundApprovalPending, Background
 from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse
 from nanobot_desktop.gui.background.formatting import (error_color, format_clock, format_duration,
                                                        format_local_time, ok_color)
-from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, TickDelegate, decision_text,
-                                                            tick_details)
+from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, Index, TickDelegate,
+                                                            decision_text, tick_details)
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 
 __all__ = ["HeartbeatTimelineModel", "HeartbeatView", "NextTickHint", "decision_text", "format_clock",

@@ -45,8 +45,8 @@ class DBusNotifier(QObject):
     async def start(self) -> bool:
         """Connect to the session bus and ask the server what it can do; False when there is none."""
         try:
-            from jeepney import DBusAddress, HeaderFields, MatchRule, message_bus, new_method_call
-            from jeepney.io.asyncio import DBusRouter, Proxy, open_dbus_connection
+            from jeepney import DBusAddress, HeaderFields, MatchRule, message_bus, new_method_call  # type: ignore[import-untyped]
+            from jeepney.io.asyncio import DBusRouter, Proxy, open_dbus_connection  # type: ignore[import-untyped]
         except ImportError:
             log.info("jeepney is not installed: notifications without buttons")
             return False

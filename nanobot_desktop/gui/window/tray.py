@@ -180,7 +180,12 @@ class TrayController(QObject):
         if notifier.available:  # the same server as the approvals: clicking it opens the session
             future = asyncio.ensure_future(notifier.notify(notification.title, notification.text,
                                                            [("default", "Open")], critical=notification.is_error))
-            future.add_done_callback(lambda f, key=notification.session_key: self._remember_result_notification(f, key))
+            session_key = notification.session_key
+
+            def remember(done: asyncio.Future[int | None]) -> None:
+                self._remember_result_notification(done, session_key)
+
+            future.add_done_callback(remember)
             self.messages_shown += 1
             return
         if self.icon is None:

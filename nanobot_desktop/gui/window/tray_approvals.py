@@ -135,7 +135,10 @@ class TrayApprovals(QObject):
             self._separator = None
         if not self.pending:
             return
-        first = self.menu.actions()[0] if self.menu.actions() else None
+        existing = self.menu.actions()
+        if not existing:
+            return  # the tray menu always has its own actions; nothing to insert before otherwise
+        first = existing[0]
         for approval_id, event in self.pending.items():
             submenu = QMenu(menu_text(event), self.menu)
             submenu.setObjectName(f"trayApproval_{approval_id}")
