@@ -178,7 +178,7 @@ def never_fires_reason(job: CronJob, now_ms: int) -> str | None:
         when = datetime.fromtimestamp((schedule.at_ms or 0) / 1000).astimezone().strftime("%Y-%m-%d %H:%M %Z")
         return f"its time ({when}) has passed"
     if schedule.kind != "at" and compute_next_run(schedule, now_ms) is None:
-        return "the schedule matches no future time"
+        return "no date matches the schedule"
     return None
 
 

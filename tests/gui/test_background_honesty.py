@@ -167,7 +167,9 @@ def test_missed_jobs_are_listed_and_caught_up_per_rule_after_start(qtbot, env, f
     view.refresh()
 
     skipped_row, caught_row = view.model.row_of("skipme01"), view.model.row_of("catchup1")
-    assert view.model.index(skipped_row, CronJobsModel.LAST).data().startswith("missed 4 runs (first due ")
+    assert view.model.index(skipped_row, CronJobsModel.LAST).data().startswith("missed 4 runs, skipped — ")
+    tip = view.model.index(skipped_row, CronJobsModel.LAST).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("missed 4 runs (first due ") and tip.endswith("the job's rule: skip")
     assert view.model.index(caught_row, CronJobsModel.LAST).data().startswith("ok at ")
     assert len(fake_openai.requests) == 1  # only the run-once job ran
 
@@ -185,7 +187,7 @@ def test_a_job_that_can_never_fire_is_marked(qtbot, env):
     job = engine.cron.add_job("Feb 31", CronSchedule(kind="cron", expr="0 9 31 2 *"), "never")
     view = add_panel(qtbot, panels, CronView(engine, bridge))
     cell = view.model.index(view.model.row_of(job.id), CronJobsModel.NEXT).data()
-    assert cell == "never — the schedule matches no future time"
+    assert cell == "never — no date matches the schedule"
 
 
 def test_the_missed_rule_is_set_in_the_form_and_saved_with_the_app_settings(qtbot, env):

@@ -48,7 +48,9 @@ def last_status_text(job: Any, latest: Any = None) -> str:
     state = job.state
     if latest is not None and latest.status == "missed" and (
             not state.last_run_at_ms or latest.started_at.timestamp() * 1000 >= state.last_run_at_ms):
-        return latest.note.split(";")[0] + f" — {format_clock(latest.started_at)}"
+        count = latest.note.split(" (")[0]  # "missed 4 runs"
+        outcome = "skipped" if latest.note.endswith("skip") else "running once now"
+        return f"{count}, {outcome} — {format_clock(latest.started_at)}"
     if not state.last_status:
         return "never ran"
     when = format_clock(datetime.fromtimestamp(state.last_run_at_ms / 1000)) if state.last_run_at_ms else ""
@@ -132,6 +134,10 @@ class CronJobsModel(QAbstractTableModel):
                 return last_status_text(job, self.latest_run(job.id))
             if column == self.ENABLED:
                 return "on" if job.enabled else "off"
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.LAST:
+            latest = self.latest_run(job.id)
+            if latest is not None and latest.status == "missed":
+                return latest.note
         if role == Qt.ItemDataRole.ToolTipRole:
             never = never_fires_reason(job, self.now_ms())
             warning = f"\n\nThis job will never run: {never}." if never else ""

@@ -94,7 +94,7 @@ class CronView(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(CronJobsModel.LAST, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((CronJobsModel.NAME, 160), (CronJobsModel.SCHEDULE, 200), (CronJobsModel.NEXT, 140),
+        for column, width in ((CronJobsModel.NAME, 160), (CronJobsModel.SCHEDULE, 200), (CronJobsModel.NEXT, 250),
                               (CronJobsModel.ENABLED, 70)):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
