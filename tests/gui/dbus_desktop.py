@@ -6,10 +6,10 @@
   made the way dunst offers it: `dunstctl context` (its D-Bus interface) opens the action menu through
   the configured `dmenu` program, here a script that picks the button the test asks for; dunst then
   emits ActionInvoked exactly as for a click.
-- a StatusNotifierWatcher/host: with one on the bus Qt publishes its tray icon as a StatusNotifierItem
-  (as on KDE and GNOME with AppIndicator). Debian has no stand-alone host that runs without a whole
-  desktop panel, so `SNI_WATCHER` is a small one on jeepney; it records the items and lets the test
-  read an item's properties (its tooltip) over D-Bus.
+- a StatusNotifierItem tray host (Debian: `status-notifier-watcher` from
+  haskell-status-notifier-item-utils and the GTK tray `gtk-sni-tray-standalone` from
+  haskell-gtk-sni-tray-utils): with it Qt publishes its tray icon as a StatusNotifierItem, as on KDE
+  and on GNOME with AppIndicator, and the test reads the item's properties (its tooltip) over D-Bus.
 - dbus-monitor: every Notify call on the bus, with its arguments, for the assertions.
 Every process started here is stopped by its own handle.
 """
@@ -17,9 +17,9 @@ Every process started here is stopped by its own handle.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -27,57 +27,8 @@ from pathlib import Path
 
 from tests.gui.xvfb_support import start_xvfb, stop_process
 
-NEEDED = ("Xvfb", "dbus-daemon", "dbus-monitor", "dunst", "dunstctl")
-
-SNI_WATCHER = textwrap.dedent('''
-    """A minimal org.kde.StatusNotifierWatcher that is also a host (for tests)."""
-    import sys
-    from jeepney import MessageType, new_method_return, new_signal, DBusAddress, new_error
-    from jeepney.bus_messages import message_bus
-    from jeepney.io.blocking import open_dbus_connection
-
-    conn = open_dbus_connection(bus="SESSION")
-    for name in ("org.kde.StatusNotifierWatcher", "org.kde.StatusNotifierHost-test"):
-        conn.send_and_get_reply(message_bus.RequestName(name))
-    items = []
-    watcher = DBusAddress("/StatusNotifierWatcher", interface="org.kde.StatusNotifierWatcher")
-    print("READY", flush=True)
-
-    def props():
-        return {"RegisteredStatusNotifierItems": ("as", items), "IsStatusNotifierHostRegistered": ("b", True),
-                "ProtocolVersion": ("i", 0)}
-
-    while True:
-        msg = conn.receive()
-        h = msg.header
-        if h.message_type != MessageType.method_call:
-            continue
-        member = h.fields.get(3)
-        iface = h.fields.get(2)
-        sender = h.fields.get(7)
-        if member == "RegisterStatusNotifierItem":
-            service = msg.body[0]
-            item = service if service.startswith("/") is False and "/" not in service else service
-            full = (sender + service) if service.startswith("/") else service
-            items.append(full)
-            print("ITEM " + full + " FROM " + str(sender), flush=True)
-            conn.send(new_method_return(msg))
-            conn.send(new_signal(watcher, "StatusNotifierItemRegistered", "s", (full,)))
-        elif member == "RegisterStatusNotifierHost":
-            conn.send(new_method_return(msg))
-        elif iface == "org.freedesktop.DBus.Properties" and member == "Get":
-            value = props().get(msg.body[1])
-            if value is None:
-                conn.send(new_error(msg, "org.freedesktop.DBus.Error.UnknownProperty", "s", ("unknown",)))
-            else:
-                conn.send(new_method_return(msg, "v", (value,)))
-        elif iface == "org.freedesktop.DBus.Properties" and member == "GetAll":
-            conn.send(new_method_return(msg, "a{sv}", (props(),)))
-        elif iface == "org.freedesktop.DBus.Introspectable":
-            conn.send(new_method_return(msg, "s", ("<node/>",)))
-        else:
-            conn.send(new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod", "s", (str(member),)))
-''')
+NEEDED = ("Xvfb", "dbus-daemon", "dbus-monitor", "dbus-send", "dunst", "dunstctl", "status-notifier-watcher",
+          "gtk-sni-tray-standalone")
 
 DMENU = textwrap.dedent('''\
     #!/bin/sh
@@ -90,7 +41,7 @@ DMENU = textwrap.dedent('''\
 def missing() -> list[str]:
     names = [name for name in NEEDED if shutil.which(name) is None]
     try:
-        import jeepney  # noqa: F401
+        import jeepney  # noqa: F401  (the app's notifications need it)
     except ImportError:
         names.append("jeepney (python)")
     return names
@@ -104,7 +55,6 @@ class DesktopSession:
         self.processes: list[subprocess.Popen] = []
         self.env: dict[str, str] = {}
         self.notify_calls: list[tuple[float, str]] = []  # (monotonic time, the Notify call as printed)
-        self.sni_lines: list[str] = []
         self.choice_file = folder / "dmenu-choice.txt"
         self._lock = threading.Lock()
 
@@ -131,15 +81,13 @@ class DesktopSession:
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.processes.append(monitor)
         threading.Thread(target=self._read_monitor, args=(monitor,), daemon=True).start()
-        watcher_script = self.folder / "sni_watcher.py"
-        watcher_script.write_text(SNI_WATCHER)
-        watcher = subprocess.Popen([sys.executable, str(watcher_script)], env=self.env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL, text=True)
-        self.processes.append(watcher)
-        if watcher.stdout is None or watcher.stdout.readline().strip() != "READY":
-            raise RuntimeError("the StatusNotifierWatcher did not start")
-        threading.Thread(target=self._read_lines, args=(watcher, self.sni_lines), daemon=True).start()
-        self.wait_for_name("org.freedesktop.Notifications", activate=True)
+        self.processes.append(subprocess.Popen(["status-notifier-watcher"], env=self.env,
+                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        self.wait_for_name("org.kde.StatusNotifierWatcher")
+        self.processes.append(subprocess.Popen(["gtk-sni-tray-standalone"], env=self.env,
+                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        self.wait_until_host_registered()
+        self.wait_for_name("org.freedesktop.Notifications")
 
     def _read_monitor(self, monitor: subprocess.Popen) -> None:
         current: list[str] = []
@@ -157,15 +105,30 @@ class DesktopSession:
             with self._lock:
                 self.notify_calls.append((time.monotonic(), "\n".join(lines)))
 
-    def _read_lines(self, process: subprocess.Popen, sink: list[str]) -> None:
-        for line in process.stdout or []:
-            sink.append(line.rstrip("\n"))
-
     def notifications(self) -> list[tuple[float, str]]:
         with self._lock:
             return list(self.notify_calls)
 
-    def wait_for_name(self, name: str, activate: bool = False, timeout: float = 10.0) -> None:
+    def _watcher_property(self, name: str) -> str:
+        done = subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=org.kde.StatusNotifierWatcher",
+                               "/StatusNotifierWatcher", "org.freedesktop.DBus.Properties.Get",
+                               "string:org.kde.StatusNotifierWatcher", f"string:{name}"],
+                              env=self.env, capture_output=True, text=True, timeout=10)
+        return done.stdout
+
+    def wait_until_host_registered(self, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if "boolean true" in self._watcher_property("IsStatusNotifierHostRegistered"):
+                return
+            time.sleep(0.05)
+        raise RuntimeError("the tray host did not register with the StatusNotifierWatcher")
+
+    def tray_items(self) -> list[str]:
+        """The StatusNotifierItems registered with the watcher (service names, or service/path)."""
+        return re.findall(r'string "([^"]+)"', self._watcher_property("RegisteredStatusNotifierItems"))
+
+    def wait_for_name(self, name: str, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             done = subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",

@@ -26,8 +26,9 @@ from tests.gui.dbus_desktop import DesktopSession, missing
 
 pytestmark = [
     pytest.mark.xvfb,
-    pytest.mark.skipif(bool(missing()), reason=f"needs {', '.join(missing())} (dev.py test installs them: "
-                                               "xvfb, dbus, dunst)"),
+    pytest.mark.skipif(bool(missing()), reason=f"needs {', '.join(missing())} (dev.py test installs them: xvfb, "
+                                               "dbus-daemon, dbus-bin, dunst, haskell-status-notifier-item-utils, "
+                                               "haskell-gtk-sni-tray-utils)"),
 ]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -158,7 +159,7 @@ def test_approval_notifications_answer_allow_deny_and_expire(fake_openai, tmp_pa
         app = AppProcess([str(script), str(config_path), str(tmp_path / "tray.ini"), "allow,deny,expire,plain"], env)
         at, ready = app.next("READY", 0)
         assert ready["notifier"] and ready["actions"] and ready["server"] == "dunst", ready
-        assert ready["tray"] is True  # the StatusNotifierWatcher is a host: Qt's tray exists over D-Bus
+        assert ready["tray"] is True  # a StatusNotifierItem host is on the bus: Qt's tray icon exists over D-Bus
 
         outcomes = {}
         for scenario in ("allow", "deny", "expire"):
@@ -172,7 +173,7 @@ def test_approval_notifications_answer_allow_deny_and_expire(fake_openai, tmp_pa
             assert pending["state"] == "waiting" and pending["menu"] == ["Heartbeat: exec `echo fed`"]
             assert pending["tooltip"].startswith("nanobot — waiting for you")
             if scenario == "allow":
-                item = next(line.split()[1] for line in session.sni_lines if line.startswith("ITEM "))
+                (item,) = session.tray_items()
                 assert "waiting for you" in session.item_property(item, "ToolTip")  # the tray host sees it
                 session.click("Allow once")
             elif scenario == "deny":
