@@ -163,3 +163,53 @@ def test_headless_heartbeat_once_denies_an_ask_and_prints_it(fake_openai, tmp_pa
     assert "decision: run" in done.stdout
     assert "refused approval: exec echo fed → denied (approval needed and nobody to ask" in done.stdout
     assert "tool: exec echo fed → denied (after an approval)" in done.stdout
+
+
+async def test_a_subagent_asks_as_background_work_named_by_its_label(make_engine, fake_openai) -> None:
+    from nanobot_desktop.engine.events import SubagentFinished
+
+    engine = make_engine()
+    engine.background_approvals.interactive = True
+
+    def route(body: dict[str, Any]) -> Reply:
+        if str(body["messages"][0]["content"]).startswith("# Subagent"):
+            if this_turns_tool_results(body):
+                return text_reply("The cat is fed.")
+            return tool_calls_reply([("exec", {"command": "echo fed"})])
+        return text_reply("Noted.")  # the main agent reading the subagent's announcement
+
+    fake_openai.respond_with(route)
+    finished = asyncio.Event()
+    engine.bus.subscribe(lambda event: finished.set() if isinstance(event, SubagentFinished) else None)
+    engine.subagents.spawn("feed the cat with echo fed", label="feeder", origin_session_key="desktop:s1",
+                           origin_channel="desktop", origin_chat_id="s1")
+    await until_pending(engine)
+    (pending,) = engine.background_approvals.pending()
+    assert (pending.source, pending.title, pending.summary, pending.session_key) == (
+        "Subagent “feeder”", "Subagent “feeder” wants to run a command", "echo fed", "desktop:s1")
+    engine.background_approvals.answer(pending.approval_id, "allow_once")
+    await asyncio.wait_for(finished.wait(), 10)
+    (record,) = engine.subagents.list()
+    await engine.shutdown()
+    assert record.status == "ok" and "The cat is fed." in (record.result or "")
+    assert any(text.strip() == "fed" for text in tool_messages(fake_openai))
+
+
+async def test_a_scheduled_job_asks_with_its_name_and_its_history_shows_the_approval(make_engine, fake_openai) -> None:
+    from nanobot_desktop.engine.cron import CronSchedule
+
+    engine = make_engine()
+    engine.background_approvals.interactive = True
+    route_heartbeat_exec(fake_openai)  # the job's turn calls exec once, then reports
+    job = engine.cron.add_job("Feed the cat", CronSchedule(kind="every", every_ms=3_600_000), "Feed the cat")
+    run = asyncio.ensure_future(engine.cron.run_job(job.id))
+    await until_pending(engine)
+    (pending,) = engine.background_approvals.pending()
+    assert (pending.title, pending.session_key) == ("Scheduled task “Feed the cat” wants to run a command",
+                                                    f"cron:{job.id}")
+    engine.background_approvals.answer(pending.approval_id, "deny")
+    assert await run is True
+    (record,) = engine.cron.runs(job.id)
+    await engine.shutdown()
+    assert record.approvals == ("exec echo fed → denied",)
+    assert [(use.name, use.status) for use in record.tools] == [("exec", "denied")]
