@@ -7,8 +7,9 @@ approval has an expiry (the person's setting, default 30 minutes); an unanswered
 with the reason in the tool result the model receives and in the run's timeline. Each approval waits on
 its own future, so other background work (and the next heartbeat) goes on meanwhile.
 
-Without an interactive front end (the headless CLI) `interactive` is False and an "ask" is refused at
-once, as before: there is nobody to ask.
+Without an interactive front end (the CLI) `interactive` is False: an "ask" goes to the CLI's own
+prompt when it has one (`agent`, which also honours --yes) and is refused at once otherwise
+(`heartbeat --once`), as before: there is nobody to ask.
 """
 
 from __future__ import annotations
@@ -94,12 +95,14 @@ class BackgroundApprovals:
         Returns (answer, why): why is "" for a person's answer, else the reason it was denied.
         """
         if not self.interactive:
-            why = "approval needed and nobody to ask (headless run: ask counts as deny)"
+            if card is not None:  # a terminal front end (the CLI's prompt, --yes)
+                answer, why, via = await card(request), "", "the terminal"
+            else:
+                answer, why, via = ApprovalAnswer.DENY, "approval needed and nobody to ask (headless run: ask counts as deny)", ""
             self._bus.publish(BackgroundApprovalResolved(
                 request.session_key, approval_id="", call_id=call_id, tool=request.tool,
-                summary=short_arguments(request.tool, request.arguments), answer=ApprovalAnswer.DENY.value,
-                reason=why))
-            return ApprovalAnswer.DENY, why
+                summary=short_arguments(request.tool, request.arguments), answer=answer.value, reason=why, via=via))
+            return answer, why
         loop = asyncio.get_running_loop()
         expiry = max(0.0, float(self._expiry_s()))
         now = datetime.now().astimezone()

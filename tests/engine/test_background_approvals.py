@@ -213,3 +213,23 @@ async def test_a_scheduled_job_asks_with_its_name_and_its_history_shows_the_appr
     await engine.shutdown()
     assert record.approvals == ("exec echo fed → denied",)
     assert [(use.name, use.status) for use in record.tools] == [("exec", "denied")]
+
+
+async def test_without_the_gui_a_terminal_approver_still_answers_background_asks(make_engine, fake_openai) -> None:
+    from nanobot_desktop.engine.tools.policy import ApprovalAnswer
+
+    engine = make_engine()  # not interactive: no tray, as in `nanobot-desktop agent -m … --yes`
+    asked: list[str] = []
+
+    async def yes(request):
+        asked.append(request.command or "")
+        return ApprovalAnswer.ALLOW_ONCE
+
+    engine.approver = yes
+    engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
+    route_heartbeat_exec(fake_openai)
+    tick = await engine.heartbeat.trigger_now()
+    await engine.shutdown()
+    assert asked == ["echo fed"] and tick.result == "Tool said: fed"
+    assert tick.approvals == ("exec echo fed → allowed once",)
+    assert engine.background_approvals.pending() == []
