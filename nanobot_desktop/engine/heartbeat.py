@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 SESSION_KEY = "heartbeat"
 MAX_TICKS = 500
 SKIP_PAUSED = "paused"
+LATE_S = 120  # a timer tick this much later than planned (and later than one interval) missed checks
 SKIP_EXTERNAL = "external"
 
 HEARTBEAT_TOOL: dict[str, Any] = {
@@ -88,6 +89,7 @@ class TickRecord:
     reason: str = ""
     tools: tuple[ToolUse, ...] = ()
     approvals: tuple[str, ...] = ()
+    note: str = ""  # e.g. "3 checks missed while the computer slept …; checking once now"
 
     @property
     def explanation(self) -> str:
@@ -105,6 +107,8 @@ class HeartbeatError(Exception):
 
 class HeartbeatService:
     """Ticks every `interval_s` seconds (the first tick one interval after start, as the original)."""
+
+    CLOCK_CHECK_S = 60.0
 
     def __init__(
         self,
@@ -130,6 +134,7 @@ class HeartbeatService:
         self._paused = False
         self._next_tick_at: datetime | None = None
         self._clock = clock or (lambda: datetime.now().astimezone())
+        self._late_note = ""
         self.runs_elsewhere: Callable[[], str | None] | None = None
         """Set by the app: returns why another program runs the heartbeat (then ticks are skipped)."""
 
@@ -213,20 +218,48 @@ class HeartbeatService:
     # --- ticking ---------------------------------------------------------------------------------------
 
     async def _run_loop(self) -> None:
-        while True:
+        while True:  # start(), set_interval() and resume() schedule the next tick; the loop after a tick
             self._wake.clear()
-            self._schedule_next()
-            try:
-                # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a stop() that coincides with a wake
-                async with asyncio.timeout(self._interval_s):
-                    await self._wake.wait()
+            if await self._wait_until_due():
                 continue  # interval changed or resumed: start waiting afresh
-            except TimeoutError:
-                pass
+            self._late_note = self._missed_note()
             try:
                 await self._shared_tick("timer")
-            except Exception:  # _tick records its own errors; this is a last line of defence
+            except Exception:
                 log.exception("heartbeat tick failed")
+            self._schedule_next()  # one interval from the end of the tick, as the original sleeps
+
+    async def _wait_until_due(self) -> bool:
+        """Sleep until the next tick is due by the wall clock; True when woken early (reschedule).
+
+        The wait is cut into pieces of at most CLOCK_CHECK_S, because the event loop's clock stops while
+        the computer sleeps: after a resume the due time may long have passed by the wall clock.
+        """
+        while True:
+            due = self._next_tick_at
+            remaining = (due - self._clock()).total_seconds() if due is not None else self._interval_s
+            if remaining <= 0:
+                return False
+            try:
+                # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a stop() that coincides with a wake
+                async with asyncio.timeout(min(remaining, self.CLOCK_CHECK_S)):
+                    await self._wake.wait()
+                return True
+            except TimeoutError:
+                continue
+
+    def _missed_note(self) -> str:
+        """Say so when the tick comes much later than planned (the computer slept): one check now."""
+        due = self._next_tick_at
+        if due is None:
+            return ""
+        late = (self._clock() - due).total_seconds()
+        if late < max(LATE_S, self._interval_s):
+            return ""
+        missed = int(late // self._interval_s)
+        checks = "1 check" if missed == 1 else f"{missed} checks"
+        return (f"{checks} missed while the computer slept or the app was stalled (due {due.strftime('%H:%M %Z').strip()}); "
+                "checking once now")
 
     def _schedule_next(self) -> None:
         self._next_tick_at = self._clock() + timedelta(seconds=self._interval_s)
@@ -249,7 +282,9 @@ class HeartbeatService:
     async def _tick(self, trigger: str) -> TickRecord:
         started_at = self._clock()
         t0 = time.monotonic()
-        out: dict[str, Any] = {"decision": "error", "tasks": "", "result": None, "error": None}
+        out: dict[str, Any] = {"decision": "error", "tasks": "", "result": None, "error": None,
+                               "note": self._late_note if trigger == "timer" else ""}
+        self._late_note = ""
         recorder = ToolUseRecorder(self._bus, SESSION_KEY)
         try:
             early = self._skip_reason_before_reading(trigger)
@@ -278,7 +313,7 @@ class HeartbeatService:
                 out: dict[str, Any]) -> TickRecord:
         record = TickRecord(started_at, out["decision"], out["tasks"], out["result"], out["error"],
                             time.monotonic() - t0, SESSION_KEY, trigger, out.get("skip_reason", ""),
-                            out.get("reason", ""), tuple(recorder.uses), tuple(recorder.approvals))
+                            out.get("reason", ""), tuple(recorder.uses), tuple(recorder.approvals), out["note"])
         self._ticks.append(record)
         self._publish(HeartbeatRan(SESSION_KEY, decision=record.decision, tasks=record.tasks, result=record.result,
                                    error=record.error, reason=record.explanation))

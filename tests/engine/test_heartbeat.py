@@ -13,6 +13,7 @@ from nanobot_desktop.engine.events import Event, EventBus, HeartbeatDecided, Hea
 from nanobot_desktop.engine.heartbeat import HEARTBEAT_TOOL, HeartbeatService, TickRecord, has_no_tasks
 from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError, ToolCallRequest
 from nanobot_desktop.engine.workspace import Workspace
+from datetime import UTC
 
 # Shaped like the original's template (title, an introduction, Active Tasks, Completed); our own words.
 CLI_STYLE_TEMPLATE = """# Heartbeat Tasks
@@ -375,3 +376,26 @@ async def test_a_ran_tick_lists_the_tools_it_used(make_engine, fake_openai) -> N
     assert (tick.decision, tick.result, tick.error) == ("run", "The folder holds 6 files.", None)
     assert [(use.name, use.status, use.detail) for use in tick.tools] == [("list_dir", "ok", ".")]
     assert tick.approvals == ()
+
+
+async def test_a_tick_long_overdue_after_the_computer_slept_says_what_was_missed(workspace: Workspace) -> None:
+    from datetime import datetime, timedelta
+
+    write_heartbeat(workspace, "")
+    now = [datetime(2026, 11, 20, 9, 0, tzinfo=UTC)]
+    bus = EventBus()
+    ticked = asyncio.Event()
+    bus.subscribe(lambda e: ticked.set() if isinstance(e, HeartbeatRan) else None)
+    service = HeartbeatService(workspace, FakeChat(), Executor(), interval_s=1800, bus=bus, clock=lambda: now[0])
+    service.CLOCK_CHECK_S = 0.01  # re-read the (fake) wall clock often instead of waiting a minute
+    await service.start()
+    try:
+        assert service.next_tick_at == datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+        now[0] += timedelta(hours=3, minutes=5)  # the computer slept: the event loop's clock stood still
+        await asyncio.wait_for(ticked.wait(), timeout=10)
+    finally:
+        await service.stop()
+    (tick,) = service.ticks
+    assert tick.trigger == "timer" and tick.decision == "skipped"
+    assert tick.note == ("5 checks missed while the computer slept or the app was stalled (due 09:30 UTC); "
+                         "checking once now")

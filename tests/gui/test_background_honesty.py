@@ -205,3 +205,17 @@ def test_the_missed_rule_is_set_in_the_form_and_saved_with_the_app_settings(qtbo
     saved = json.loads(engine.config_path.read_text(encoding="utf-8"))
     assert saved["desktop"]["missedRuns"] == {job.id: "skip"}
     assert "If runs were missed: skip" in view.details.toPlainText()
+
+
+def test_a_late_tick_shows_what_was_missed(qtbot, env):
+    from dataclasses import replace
+
+    engine, bridge, _window, _tray, panels = env
+    view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
+    run_once(qtbot, view)
+    late = replace(view.model.record(0), trigger="timer", note="5 checks missed while the computer slept "
+                                                                "(due 09:30 UTC); checking once now")
+    assert [text for _kind, text in TickDelegate.lines(late)][0].startswith("5 checks missed")
+    view.model.sync([view.model.record(0), late])
+    view.timeline.setCurrentIndex(view.model.index(0))
+    assert "Late: 5 checks missed while the computer slept" in view.details.toPlainText()

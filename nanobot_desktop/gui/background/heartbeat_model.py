@@ -55,6 +55,8 @@ def tick_details(tick: Any) -> str:
              f"Started by: {'you (Run now)' if tick.trigger == 'manual' else 'the timer'}; "
              f"took {format_duration(tick.duration_s)}"]
     explanation = getattr(tick, "explanation", "")
+    if getattr(tick, "note", ""):
+        lines += ["", f"Late: {tick.note}."]
     if tick.decision == "skipped":
         lines += ["", f"Why: {explanation}.", "The model was not asked."]
     elif tick.decision == "skip":
@@ -144,6 +146,8 @@ class TickDelegate(QStyledItemDelegate):
         """(colour kind, text) of the lines under the header."""
         explanation = getattr(tick, "explanation", "")
         lines: list[tuple[str, str]] = []
+        if getattr(tick, "note", ""):
+            lines.append(("error", tick.note))
         if tick.decision == "skipped" and explanation:
             lines.append(("muted", explanation))
         elif tick.decision == "skip":
