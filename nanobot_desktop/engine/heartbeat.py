@@ -225,7 +225,7 @@ class HeartbeatService:
             self._late_note = self._missed_note()
             try:
                 await self._shared_tick("timer")
-            except Exception:
+            except Exception:  # _tick records its own errors; this is a last line of defence
                 log.exception("heartbeat tick failed")
             self._schedule_next()  # one interval from the end of the tick, as the original sleeps
 
