@@ -171,7 +171,11 @@ class TrayApprovals(QObject):
         return future
 
     async def stop(self) -> None:
+        """Withdraw our approval notifications (their buttons would answer nothing after quitting)."""
         for future in list(self._tasks):
             if future is not self._started:
                 future.cancel()
+        for notification in list(self._notification_of.values()):
+            await self.notifier.close(notification)
+        self._notification_of.clear()
         await self.notifier.stop()
