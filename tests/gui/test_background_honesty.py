@@ -219,3 +219,15 @@ def test_a_late_tick_shows_what_was_missed(qtbot, env):
     view.model.sync([view.model.record(0), late])
     view.timeline.setCurrentIndex(view.model.index(0))
     assert "Late: 5 checks missed while the computer slept" in view.details.toPlainText()
+
+
+def test_deleting_a_job_forgets_its_missed_run_rule(qtbot, env):
+    engine, bridge, _window, _tray, panels = env
+    job = engine.cron.add_job("Backup", CronSchedule(kind="every", every_ms=HOUR_MS), "back up ~/notes")
+    engine.set_missed_rule(job.id, "skip")
+    view = add_panel(qtbot, panels, CronView(engine, bridge))
+    view.select_job(job.id)
+    qtbot.mouseClick(view.delete_button, LEFT)
+    qtbot.mouseClick(view.delete_button, LEFT)  # the second click confirms
+    assert engine.cron.list_jobs(include_disabled=True) == []
+    assert json.loads(engine.config_path.read_text(encoding="utf-8"))["desktop"]["missedRuns"] == {}

@@ -311,7 +311,9 @@ class CronView(QWidget):
         self.delete_button.setText("Delete")
 
     def delete_job(self, job_id: str) -> None:
-        self._write(lambda: self.engine.cron.remove_job(job_id))
+        if self._write(lambda: self.engine.cron.remove_job(job_id)) \
+                and job_id in self.engine.config.desktop.missed_runs:
+            self._write(lambda: self.engine.set_missed_rule(job_id, None))  # no rule left for a job that is gone
 
     def _write(self, change: Any) -> bool:
         try:
