@@ -111,7 +111,10 @@ class ToolRunner:
                                            arguments=dict(call.arguments), diff=request.diff))
         answer = await approver(request)
         if answer == ApprovalAnswer.ALLOW_ALWAYS:
-            mapping = self.policy.allow_always(call.name)
+            try:
+                mapping = self.policy.allow_always(call.name)
+            except ValueError:  # exec without a sandbox: allowed this once, still asked next time
+                return True, ""
             if self._on_policy_changed is not None:
                 self._on_policy_changed(mapping)
             return True, ""
@@ -127,7 +130,10 @@ class ToolRunner:
         answer, why = await self.background.ask(request, source, call_id=call.id, card=self._approver())
         if answer == ApprovalAnswer.ALLOW_ALWAYS:
             if self.background_policy is not None:
-                mapping = self.background_policy.allow_always(call.name)
+                try:
+                    mapping = self.background_policy.allow_always(call.name)
+                except ValueError:  # exec without a sandbox: allowed this once, still asked next time
+                    return True, ""
                 if self.on_background_policy_changed is not None:
                     self.on_background_policy_changed(mapping)
             return True, ""

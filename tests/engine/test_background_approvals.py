@@ -136,17 +136,26 @@ async def test_background_policy_allow_and_deny_skip_the_question(make_engine, f
     engine.background_approvals.interactive = True
     engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
     config = engine.config.model_copy(deep=True)
-    config.tools.background_approval = {"exec": "allow"}
+    config.tools.background_approval = {"write_file": "allow", "exec": "deny"}
     engine.apply_config(config)
-    assert json.loads(engine.config_path.read_text(encoding="utf-8"))["tools"]["backgroundApproval"] == {"exec": "allow"}
-    assert engine.policy.decision_for("exec") == "ask"  # the chat policy is separate
-    route_heartbeat_exec(fake_openai)
-    tick = await engine.heartbeat.trigger_now()
-    assert tick.result == "Tool said: fed" and tick.approvals == ()
+    saved = json.loads(engine.config_path.read_text(encoding="utf-8"))["tools"]["backgroundApproval"]
+    assert saved == {"write_file": "allow", "exec": "deny"}
+    assert engine.policy.decision_for("write_file") == "ask"  # the chat policy is separate
 
-    config = engine.config.model_copy(deep=True)
-    config.tools.background_approval = {"exec": "deny"}
-    engine.apply_config(config)
+    def route(body: dict[str, Any]) -> Reply:
+        names = [tool["function"]["name"] for tool in body.get("tools") or []]
+        if names == ["heartbeat"]:
+            return tool_calls_reply([("heartbeat", {"action": "run", "tasks": "Feed the cat"})])
+        if this_turns_tool_results(body):
+            return text_reply("Tool said: " + this_turns_tool_results(body)[-1]["content"].strip().splitlines()[0])
+        return tool_calls_reply([("write_file", {"path": "fed.txt", "content": "fed"})])
+
+    fake_openai.respond_with(route)
+    tick = await engine.heartbeat.trigger_now()
+    assert tick.approvals == () and (engine.workspace.root / "fed.txt").read_text(encoding="utf-8") == "fed"
+    assert [(use.name, use.status) for use in tick.tools] == [("write_file", "ok")]
+
+    route_heartbeat_exec(fake_openai)
     tick = await engine.heartbeat.trigger_now()
     await engine.shutdown()
     assert tick.tools[0].status == "denied" and tick.approvals == ()

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHeaderView, QLabel, QSpinBox, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS
+from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
 
 LABELS = {"allow": "Allow", "ask": "Ask first (notify me)", "deny": "Deny"}
 
@@ -37,6 +37,8 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, names: list[str], 
         for decision, label in LABELS.items():
             combo.addItem(label, decision)
         combo.setCurrentIndex(combo.findData(current.get(name, DEFAULT_DECISIONS.get(name, "allow"))))
+        if name == "exec" and not exec_allow_possible():  # not sandboxed: exec always asks, here too
+            combo.model().item(combo.findData("allow")).setEnabled(False)  # type: ignore[attr-defined]
         combos[name] = combo
         table.setItem(row, 0, QTableWidgetItem(name))
         table.setCellWidget(row, 1, combo)
