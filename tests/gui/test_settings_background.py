@@ -15,8 +15,10 @@ def test_background_policy_and_expiry_are_saved_apart_from_the_chat_policy(qtbot
     engine = open_engine(tmp_path, fake_openai.base_url)
     dialog = make_dialog(qtbot, engine)
     dialog.tabs.setCurrentIndex(2)
-    table = dialog.background_policy_table
-    combos = {table.item(row, 0).text(): table.cellWidget(row, 1) for row in range(table.rowCount())}
+    table = dialog.policy_table
+    assert table.horizontalHeaderItem(3).text() == "In background work"
+    combos = {table.item(row, 0).text(): table.cellWidget(row, 3) for row in range(table.rowCount())}
+    assert combos == dialog.background_policy_combos
     assert combos["exec"].currentData() == "ask" and combos["read_file"].currentData() == "allow"  # defaults
     choose(combos["exec"], "deny")
     choose(combos["web_fetch"], "ask")

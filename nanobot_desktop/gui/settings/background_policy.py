@@ -1,8 +1,9 @@
-"""Settings → Tools, second half: what background work may do without the person, and how long it waits.
+"""Settings → Tools: what background work may do without the person, and how long it waits.
 
 Background work (heartbeat, scheduled tasks, subagents) has its own per-tool policy, separate from the
 chat's: "Ask first" there means a notification with Allow once / Deny, and an unanswered ask counts as
-Deny after the expiry set here. Kept out of dialog.py so that file stays small; the dialog calls
+Deny after the expiry set here. The policy is one more column of the chat's policy table (one row per
+tool, both answers side by side). Kept out of dialog.py so that file stays small: the dialog calls
 `add_background_policy` and gets two more fields saved with the rest.
 """
 
@@ -10,25 +11,22 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHeaderView, QLabel, QSpinBox, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QFormLayout, QHeaderView, QSpinBox, QTableWidget, QVBoxLayout, QWidget
 
 from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
 
 LABELS = {"allow": "Allow", "ask": "Ask first (notify me)", "deny": "Deny"}
+HEADER = "In background work"
 
 
-def add_background_policy(page: QWidget, layout: QVBoxLayout, names: list[str], config: Any,
-                          field: Callable[[str, Callable[[], Any], Callable[[Any, Any], None]], None]) -> QTableWidget:
-    """Append the background policy table and the expiry to `layout`; register both with `field`."""
-    title = QLabel("<b>Background work</b> — heartbeat, scheduled tasks and subagents, while you may be away:", page)
-    title.setWordWrap(True)
-    table = QTableWidget(len(names), 2, page)
-    table.setObjectName("backgroundPolicyTable")
-    table.setHorizontalHeaderLabels(["Tool", "When background work calls it"])
-    table.verticalHeader().hide()
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
+def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidget, names: list[str], config: Any,
+                          field: Callable[[str, Callable[[], Any], Callable[[Any, Any], None]], None]) -> dict[str, QComboBox]:
+    """Add the background column to the policy `table` and the expiry under it; register both with `field`."""
+    column = table.columnCount()
+    table.setColumnCount(column + 1)
+    table.setHorizontalHeaderItem(column, type(table.horizontalHeaderItem(0))(HEADER))
+    header_tip = "Heartbeat, scheduled tasks and subagents, while you may be away: ask = a notification"
+    table.horizontalHeaderItem(column).setToolTip(header_tip)
     combos: dict[str, QComboBox] = {}
     current = config.tools.background_approval
     for row, name in enumerate(names):
@@ -40,20 +38,16 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, names: list[str], 
         if name == "exec" and not exec_allow_possible():  # not sandboxed: exec always asks, here too
             combo.model().item(combo.findData("allow")).setEnabled(False)  # type: ignore[attr-defined]
         combos[name] = combo
-        table.setItem(row, 0, QTableWidgetItem(name))
-        table.setCellWidget(row, 1, combo)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        table.setCellWidget(row, column, combo)
+    table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
     expiry = QSpinBox(page)
     expiry.setObjectName("backgroundApprovalExpiry")
     expiry.setRange(1, 24 * 60)
     expiry.setSuffix(" min")
     expiry.setValue(max(1, round(config.desktop.background_approval_expiry_s / 60)))
+    expiry.setToolTip("Background work never waits for ever: the tool call is then denied, and the run goes on")
     form = QFormLayout()
-    form.addRow("An unanswered ask counts as Deny after:", expiry)
-    layout.addWidget(title)
-    layout.addWidget(table, 1)
+    form.addRow("Background work: an unanswered ask counts as Deny after", expiry)
     layout.addLayout(form)
 
     def read() -> dict[str, str]:
@@ -70,4 +64,4 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, names: list[str], 
 
     field("background_approval", read, write)
     field("background_expiry", expiry.value, lambda c, v: setattr(c.desktop, "background_approval_expiry_s", v * 60))
-    return table
+    return combos

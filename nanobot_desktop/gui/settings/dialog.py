@@ -166,8 +166,8 @@ class SettingsDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        note = QLabel("<b>Chat</b> — \"Ask first\" shows an approval card with the full arguments before the tool runs.",
-                      page)
+        note = QLabel("\"Ask first\" shows an approval card with the full arguments before the tool runs; for "
+                      "background work also a notification.", page)
         note.setWordWrap(True)
         layout = QVBoxLayout(page)
         layout.addWidget(note)
@@ -189,7 +189,8 @@ class SettingsDialog(QDialog):
             config.tools.approval = approval
 
         self._field("approval", read, write)
-        self.background_policy_table = add_background_policy(page, layout, names, self._config, self._field)
+        self.background_policy_combos = add_background_policy(page, layout, self.policy_table, names, self._config,
+                                                              self._field)
         return page
 
     def _heartbeat_page(self) -> QWidget:
