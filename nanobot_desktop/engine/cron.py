@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 CRON_PROMPT_TEMPLATE = "[Scheduled Task] Timer finished.\n\nTask '{name}' has been triggered.\nScheduled instruction: {message}"
 MAX_TIMER_SLEEP_S = 60.0  # wake at least this often to notice external edits and clock jumps
 LATE_MS = 2 * 60_000  # a run this late was missed (the computer slept, the clock jumped)
+HELD_POLL_S = 2.0  # while another program fires the jobs: how often to look whether it still does
 MAX_RUN_RECORDS = 200
 
 
@@ -125,6 +126,9 @@ class CronService(CronStore):
         self._run_lock = asyncio.Lock()
         self._catch_up: asyncio.Task[None] | None = None
         self._catching_up: set[str] = set()
+        # Who fires the jobs instead of the app (a `nanobot gateway` on this config), if anyone: see
+        # engine/coexistence.py. While it says so, due jobs are left to it and the timer only polls.
+        self.defer_to: Callable[[], str | None] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------------
 
@@ -139,7 +143,7 @@ class CronService(CronStore):
         self._refresh()
         self._running = True
         catch_up: list[str] = []
-        if self._store_error is None and self._jobs:
+        if self._store_error is None and self._jobs and not self.held_by:  # a gateway catches up its own
             now = self._now_ms()
             for job in list(self._jobs):
                 due = job.state.next_run_at_ms
@@ -210,6 +214,11 @@ class CronService(CronStore):
                 pass
 
     @property
+    def held_by(self) -> str | None:
+        """Why another program fires the jobs now (the views show it); None when the app does."""
+        return self.defer_to() if self.defer_to is not None else None
+
+    @property
     def running(self) -> bool:
         return self._running
 
@@ -225,6 +234,8 @@ class CronService(CronStore):
             self._timer.cancel()
         delay = MAX_TIMER_SLEEP_S
         next_wake = self._next_wake_ms() if self._store_error is None else None
+        if self.held_by:
+            delay, next_wake = HELD_POLL_S, None
         if next_wake is not None:
             delay = min(delay, max(0.0, (next_wake - self._now_ms()) / 1000))
         self._timer = asyncio.create_task(self._on_timer(delay), name="cron-timer")
@@ -243,8 +254,8 @@ class CronService(CronStore):
     async def fire_due(self) -> None:
         """Run every job that is due now; one due far too late counts as missed and follows its rule."""
         self._refresh()
-        if self._store_error is not None:
-            return
+        if self._store_error is not None or self.held_by:
+            return  # nothing is fired over an unusable file, nor while another program fires the jobs
         now = self._now_ms()
         due = [(j.id, j.state.next_run_at_ms) for j in self._jobs
                if j.enabled and j.state.next_run_at_ms is not None and now >= j.state.next_run_at_ms]

@@ -135,8 +135,10 @@ class HeartbeatService:
         self._next_tick_at: datetime | None = None
         self._clock = clock or (lambda: datetime.now().astimezone())
         self._late_note = ""
-        self.runs_elsewhere: Callable[[], str | None] | None = None
-        """Set by the app: returns why another program runs the heartbeat (then ticks are skipped)."""
+        # Who runs the heartbeat instead of the app (a `nanobot gateway` on this workspace), if anyone:
+        # see engine/coexistence.py. While it says so, timer ticks are left to that process (and the
+        # timeline says so); "Run now" still runs here.
+        self.defer_to: Callable[[], str | None] | None = None
 
     # --- state for the GUI -----------------------------------------------------------------------------
 
@@ -192,6 +194,11 @@ class HeartbeatService:
             except asyncio.CancelledError:
                 pass
         self._next_tick_at = None
+
+    @property
+    def held_by(self) -> str | None:
+        """Why another program runs the heartbeat now (the views show it); None when the app does."""
+        return self.defer_to() if self.defer_to is not None else None
 
     def pause(self) -> None:
         """Timer ticks are skipped until `resume()`; `trigger_now()` still works."""
@@ -272,7 +279,7 @@ class HeartbeatService:
 
     def _skip_reason_before_reading(self, trigger: str) -> tuple[str, str] | None:
         """(skip_reason, words) when a timer tick must not look at the file at all."""
-        elsewhere = self.runs_elsewhere() if self.runs_elsewhere is not None else None
+        elsewhere = self.held_by if trigger == "timer" else None
         if elsewhere:
             return SKIP_EXTERNAL, f"another program runs the heartbeat: {elsewhere}"
         if trigger == "timer" and self._paused:

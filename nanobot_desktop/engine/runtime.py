@@ -12,20 +12,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from collections.abc import Mapping
+
 from nanobot_desktop.engine.config import (
+    AppSettings,
     Config,
     ConfigError,
     cron_store_path,
     default_config_path,
+    load_app_settings,
     load_config,
-    resolve_provider,
-    save_config,
+    migrate_app_keys,
+    patch_settings,
 )
 from nanobot_desktop.engine.background_approvals import BackgroundApprovals
+from nanobot_desktop.engine.llm.registry import resolve_provider
+from nanobot_desktop.engine.coexistence import Coexistence
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE
-from nanobot_desktop.engine.events import EventBus
+from nanobot_desktop.engine.events import ConfigChanged, EventBus
 from nanobot_desktop.engine.heartbeat import SESSION_KEY as HEARTBEAT_SESSION
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.llm.types import ChatProvider
@@ -47,9 +53,11 @@ log = logging.getLogger(__name__)
 class Engine:
     """Everything the agent needs, built from one config file and one workspace."""
 
-    def __init__(self, config: Config, config_path: Path, workspace: Path | None = None) -> None:
+    def __init__(self, config: Config, config_path: Path, workspace: Path | None = None,
+                 app_settings: AppSettings | None = None) -> None:
         self.config = config
         self.config_path = config_path
+        self.app_settings = app_settings if app_settings is not None else load_app_settings(config_path)
         self.workspace = Workspace.at(workspace or config.workspace_path)
         self.workspace.sync_templates()
         self.bus = EventBus()
@@ -59,19 +67,18 @@ class Engine:
         self._services_started = False
         self._background: set[asyncio.Future[Any]] = set()
 
-        defaults = config.agents.defaults
         self.sessions = SessionStore(self.workspace.sessions_dir)
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
         self.memory = MemoryStore(self.workspace)
-        self.skills = SkillsLoader(self.workspace, disabled=defaults.disabled_skills)
+        self.skills = SkillsLoader(self.workspace, disabled=self._disabled_skills())
         self.context = ContextBuilder(self.workspace, self.skills, self.memory)
         self.tools = build_default_registry(config_path=config_path)
-        self.tools.configure(config.tools)
-        self.policy = ToolPolicy(config.tools.approval)
-        self.background_policy = ToolPolicy(config.tools.background_approval)
+        self.tools.configure(config.tools, self.app_settings)
+        self.policy = ToolPolicy(self.app_settings.tool_approval)
+        self.background_policy = ToolPolicy(self.app_settings.background_tool_approval)
         self.background_approvals = BackgroundApprovals(
-            self.bus, expiry_s=lambda: self.config.desktop.background_approval_expiry_s)
+            self.bus, expiry_s=lambda: self.app_settings.background_approval_expiry_s)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
                                  on_policy_changed=self._save_policy)
         self.runner.background_policy = self.background_policy
@@ -95,11 +102,17 @@ class Engine:
         heartbeat = config.gateway.heartbeat
         self.heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat, on_execute=self._run_heartbeat_tasks,
                                           interval_s=heartbeat.interval_s, enabled=heartbeat.enabled, bus=self.bus)
+        # A `nanobot gateway` (or another app instance) on this config/workspace runs cron and the heartbeat.
+        self.coexistence = Coexistence(config_path, self.workspace.root, _workspace_named_by, bus=self.bus)
+        self.heartbeat.defer_to = self.coexistence.background_owner
+        self.cron.defer_to = self.coexistence.background_owner
 
     @classmethod
     def open(cls, config_path: str | Path | None = None, workspace: str | Path | None = None) -> "Engine":
-        """Load the config (raising ConfigError with a precise message) and build the engine."""
+        """Move an older app version's keys out of config.json (once), load both settings files
+        (raising ConfigError with a precise message) and build the engine."""
         path = Path(config_path).expanduser() if config_path else default_config_path()
+        open_settings_files(path)
         config = load_config(path)
         return cls(config, path, Path(workspace).expanduser() if workspace else None)
 
@@ -130,17 +143,33 @@ class Engine:
             self._provider_key = key
         return self._provider
 
-    def apply_config(self, config: Config, *, save: bool = True) -> None:
-        """Adopt an edited config (from Settings): save it, then update the live services."""
-        if save:
-            save_config(config, self.config_path)
-        self.config = config
-        self.policy.replace(config.tools.approval)
-        self.background_policy.replace(config.tools.background_approval)
+    def update_config(self, patch: Mapping[str, Any]) -> tuple[str, ...]:
+        """The one door for settings changes: apply `patch` ({dotted path: value or DELETE}) to the
+        files as they are on disk now, save atomically, update the live services and publish
+        `ConfigChanged`. Paths starting with "app." go to desktop.json, all others to config.json.
+        An invalid value raises ConfigError and changes nothing."""
+        config, app, changed = patch_settings(self.config_path, patch)
+        self.config = config or self.config
+        self.app_settings = app or self.app_settings
+        self._apply_live()
+        if changed:
+            self.bus.publish(ConfigChanged("", tuple(changed)))
+        return tuple(changed)
+
+    def _disabled_skills(self) -> list[str]:
+        """desktop.json's list, plus nanobot 0.3.x's `agents.defaults.disabledSkills` if the config has it."""
+        extra = (self.config.agents.defaults.model_extra or {}).get("disabledSkills")
+        from_cli = [name for name in extra if isinstance(name, str)] if isinstance(extra, list) else []
+        return list(dict.fromkeys([*self.app_settings.disabled_skills, *from_cli]))
+
+    def _apply_live(self) -> None:
+        """Update the live services from the current settings (no restart needed)."""
+        self.policy.replace(self.app_settings.tool_approval)
+        self.background_policy.replace(self.app_settings.background_tool_approval)
         self._configure_tools()
-        self.skills.set_disabled(config.agents.defaults.disabled_skills)
-        self.heartbeat.set_interval(config.gateway.heartbeat.interval_s)
-        self._apply_heartbeat_switch(config.gateway.heartbeat.enabled)
+        self.skills.set_disabled(self._disabled_skills())
+        self.heartbeat.set_interval(self.config.gateway.heartbeat.interval_s)
+        self._apply_heartbeat_switch(self.config.gateway.heartbeat.enabled)
 
     def _apply_heartbeat_switch(self, enabled: bool) -> None:
         """Start or stop the heartbeat loop when Settings turns it on or off (needs a running event loop)."""
@@ -158,22 +187,20 @@ class Engine:
 
     def _configure_tools(self) -> None:
         """Push the tool settings of the config into the live tools (no restart needed)."""
-        self.tools.configure(self.config.tools)
+        self.tools.configure(self.config.tools, self.app_settings)
 
     def missed_rule(self, job_id: str) -> str:
         """What to do with a job's runs missed while the app was closed or the computer slept."""
-        return self.config.desktop.missed_runs.get(job_id, DEFAULT_MISSED_RULE)
+        return self.app_settings.missed_runs.get(job_id, DEFAULT_MISSED_RULE)
 
     def set_missed_rule(self, job_id: str, rule: str | None) -> None:
-        """Save a job's missed-run rule ("run_once", "skip"; None: the default) with the app's settings."""
-        config = self.config.model_copy(deep=True)
-        rules: dict[str, Any] = dict(config.desktop.missed_runs)
+        """Save a job's missed-run rule ("run_once", "skip"; None: the default) in desktop.json."""
+        rules: dict[str, Any] = dict(self.app_settings.missed_runs)
         if rule is None:
             rules.pop(job_id, None)
         else:
             rules[job_id] = rule
-        config.desktop.missed_runs = rules  # validated here: a bad rule raises before anything is saved
-        self.apply_config(config)
+        self.update_config({"app.missedRuns": rules})  # validated: a bad rule raises and saves nothing
 
     def _background_source(self, ctx: ToolContext) -> str | None:
         """Who is asking, when a tool call comes from background work: "Heartbeat", a job, a subagent."""
@@ -188,24 +215,25 @@ class Engine:
         return None
 
     def _save_background_policy(self, mapping: dict[str, Decision]) -> None:
-        self.config.tools.background_approval = dict(mapping)
+        """"Always allow" from a background approval: the background policy, in desktop.json."""
         try:
-            save_config(self.config, self.config_path)
+            self.update_config({"app.backgroundToolApproval": dict(mapping)})
         except (OSError, ConfigError):
-            log.exception("could not save the background tool policy to %s", self.config_path)
+            log.exception("could not save the background tool policy beside %s", self.config_path)
 
     def _save_policy(self, mapping: dict[str, Decision]) -> None:
-        self.config.tools.approval = dict(mapping)
+        """"Always allow" (and other per-tool policies) are the app's: saved in desktop.json."""
         try:
-            save_config(self.config, self.config_path)
+            self.update_config({"app.toolApproval": dict(mapping)})
         except (OSError, ConfigError):
-            log.exception("could not save the tool policy to %s", self.config_path)
+            log.exception("could not save the tool policy beside %s", self.config_path)
 
     # --- services ----------------------------------------------------------------------------------------
 
     async def start_services(self) -> None:
         """Start cron and the heartbeat (the desktop app runs them from start to quit)."""
         self._services_started = True
+        await self.coexistence.start()
         await self.cron.start()
         await self.heartbeat.start()
 
@@ -213,6 +241,7 @@ class Engine:
         """Stop everything that runs in the background and close the endpoint connection."""
         await self.heartbeat.stop()
         await self.cron.stop()
+        await self.coexistence.stop()
         await self.subagents.shutdown()
         await self.loop.shutdown()
         if self._provider is not None:
@@ -242,4 +271,25 @@ class Engine:
 
     async def _announce(self, session_key: str, channel: str, chat_id: str, content: str) -> None:
         await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
+
+
+def _workspace_named_by(config_path: Path) -> Path | None:
+    """The workspace another config file names (for telling whether a CLI process shares ours)."""
+    try:
+        from nanobot_desktop.engine.config import load_config as _load
+
+        return _load(config_path, environ={}).workspace_path
+    except (ConfigError, OSError):
+        return None
+
+
+def open_settings_files(config_path: Path) -> None:
+    """Before loading: move what an older version of this app kept in config.json into desktop.json.
+    A config that cannot be rewritten (read-only) is left as it is and loads all the same."""
+    try:
+        migrate_app_keys(config_path)
+    except ConfigError as error:
+        if not config_path.exists() or "read-only" not in error.message:
+            raise
+        log.warning("%s", error.message)
 

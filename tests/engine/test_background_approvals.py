@@ -96,7 +96,7 @@ async def test_an_unanswered_approval_expires_as_deny_and_other_work_goes_on(mak
 
     engine = make_engine()
     engine.background_approvals.interactive = True
-    engine.config.desktop.background_approval_expiry_s = 0.5
+    engine.app_settings.background_approval_expiry_s = 0.5
     engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
     job = engine.cron.add_job("tidy", CronSchedule(kind="every", every_ms=3_600_000), "List the workspace")
 
@@ -135,11 +135,11 @@ async def test_background_policy_allow_and_deny_skip_the_question(make_engine, f
     engine = make_engine()
     engine.background_approvals.interactive = True
     engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
-    config = engine.config.model_copy(deep=True)
-    config.tools.background_approval = {"write_file": "allow", "exec": "deny"}
-    engine.apply_config(config)
-    saved = json.loads(engine.config_path.read_text(encoding="utf-8"))["tools"]["backgroundApproval"]
+    engine.update_config({"app.backgroundToolApproval": {"write_file": "allow", "exec": "deny"}})
+    app_file = engine.config_path.parent / "desktop.json"  # the app's own settings, not config.json
+    saved = json.loads(app_file.read_text(encoding="utf-8"))["backgroundToolApproval"]
     assert saved == {"write_file": "allow", "exec": "deny"}
+    assert "backgroundToolApproval" not in engine.config_path.read_text(encoding="utf-8")
     assert engine.policy.decision_for("write_file") == "ask"  # the chat policy is separate
 
     def route(body: dict[str, Any]) -> Reply:

@@ -344,15 +344,25 @@ async def test_a_paused_timer_tick_is_recorded_as_skipped_without_reading_the_fi
     assert "paused" in tick.explanation and chat.calls == []
 
 
-async def test_another_program_running_the_heartbeat_skips_with_its_reason(workspace: Workspace) -> None:
+async def test_another_program_running_the_heartbeat_skips_timer_ticks_with_its_reason(workspace: Workspace) -> None:
     write_heartbeat(workspace, "- a real task\n")
-    chat = FakeChat()
-    service = HeartbeatService(workspace, chat, Executor())
-    service.runs_elsewhere = lambda: "nanobot gateway (pid 4242)"
-    tick = await service.trigger_now()
-    assert (tick.decision, tick.skip_reason) == ("skipped", "external")
+    bus = EventBus()
+    ticked = asyncio.Event()
+    bus.subscribe(lambda e: ticked.set() if isinstance(e, HeartbeatRan) else None)
+    chat = FakeChat(decision("skip"))
+    service = HeartbeatService(workspace, chat, Executor(), interval_s=3600, bus=bus)
+    service.defer_to = lambda: "nanobot gateway (pid 4242)"
+    await service.start()
+    try:
+        service.set_interval(0.01)
+        await asyncio.wait_for(ticked.wait(), timeout=10)
+    finally:
+        await service.stop()
+    tick = service.ticks[0]
+    assert (tick.decision, tick.skip_reason, tick.trigger) == ("skipped", "external", "timer")
     assert tick.explanation == "another program runs the heartbeat: nanobot gateway (pid 4242)"
     assert chat.calls == []
+    assert (await service.trigger_now()).decision == "skip"  # Run now still runs here
 
 
 async def test_decided_skip_keeps_the_models_answer(workspace: Workspace) -> None:

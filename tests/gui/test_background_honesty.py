@@ -52,6 +52,11 @@ def env(qtbot, qloop, make_engine, tmp_path):
     qtbot.waitUntil(done.done, timeout=5000)
 
 
+def app_file(engine) -> dict:
+    """desktop.json, where the app keeps its own settings (the missed-run rules among them)."""
+    return json.loads((engine.config_path.parent / "desktop.json").read_text(encoding="utf-8"))
+
+
 def wait_tick(qtbot, view: HeartbeatView, count: int) -> None:
     qtbot.waitUntil(lambda: view.model.rowCount() == count and view.run_button.isEnabled(), timeout=10000)
 
@@ -155,7 +160,7 @@ def test_missed_jobs_are_listed_and_caught_up_per_rule_after_start(qtbot, env, f
         _job("skipme01", "Hourly check", {"kind": "every", "everyMs": HOUR_MS}, now - 3 * HOUR_MS - 60_000),
     ])
     engine.set_missed_rule("skipme01", "skip")
-    assert json.loads(engine.config_path.read_text(encoding="utf-8"))["desktop"]["missedRuns"] == {"skipme01": "skip"}
+    assert app_file(engine)["missedRuns"] == {"skipme01": "skip"}
     fake_openai.respond_with(lambda body: text_reply("Here is your summary."))
     view = add_panel(qtbot, panels, CronView(engine, bridge))
     assert "run once" in view.missed_label.text() or "once now" in view.missed_label.text()
@@ -202,8 +207,7 @@ def test_the_missed_rule_is_set_in_the_form_and_saved_with_the_app_settings(qtbo
     qtbot.mouseClick(view.form.save_button, LEFT)
     assert not view.form_open
     assert engine.missed_rule(job.id) == "skip"
-    saved = json.loads(engine.config_path.read_text(encoding="utf-8"))
-    assert saved["desktop"]["missedRuns"] == {job.id: "skip"}
+    assert app_file(engine)["missedRuns"] == {job.id: "skip"}
     assert "If runs were missed: skip" in view.details.toPlainText()
 
 
@@ -230,4 +234,4 @@ def test_deleting_a_job_forgets_its_missed_run_rule(qtbot, env):
     qtbot.mouseClick(view.delete_button, LEFT)
     qtbot.mouseClick(view.delete_button, LEFT)  # the second click confirms
     assert engine.cron.list_jobs(include_disabled=True) == []
-    assert json.loads(engine.config_path.read_text(encoding="utf-8"))["desktop"]["missedRuns"] == {}
+    assert app_file(engine)["missedRuns"] == {}

@@ -72,7 +72,7 @@ APP = textwrap.dedent('''
         for scenario in scenarios:
             await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # the test says go
             if scenario == "expire":
-                engine.config.desktop.background_approval_expiry_s = 1.5
+                engine.app_settings.background_approval_expiry_s = 1.5
             count = len(engine.heartbeat.ticks)
             tray.actions["heartbeat_run"].trigger()
             if scenario != "plain":

@@ -27,9 +27,9 @@ def test_background_policy_and_expiry_are_saved_apart_from_the_chat_policy(qtbot
     expiry.setValue(5)
     with qtbot.waitSignal(dialog.applied, timeout=5000):
         qtbot.mouseClick(dialog.save_button, LEFT)
-    on_disk = json.loads(engine.config_path.read_text(encoding="utf-8"))
-    assert on_disk["tools"]["backgroundApproval"] == {"exec": "deny", "web_fetch": "ask"}
-    assert on_disk["desktop"]["backgroundApprovalExpiryS"] == 300
-    assert "approval" not in on_disk["tools"] or "exec" not in on_disk["tools"]["approval"]  # chat untouched
+    app = json.loads((engine.config_path.parent / "desktop.json").read_text(encoding="utf-8"))
+    assert app["backgroundToolApproval"] == {"exec": "deny", "web_fetch": "ask"}
+    assert app["backgroundApprovalExpiryS"] == 300
+    assert "exec" not in app.get("toolApproval", {})  # the chat policy is untouched
     assert engine.background_policy.decision_for("exec") == "deny"
     assert engine.policy.decision_for("exec") == "ask"

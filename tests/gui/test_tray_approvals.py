@@ -97,7 +97,7 @@ def test_deny_from_the_menu_and_show_in_window(qtbot, tray_env):
 
 def test_an_unanswered_approval_expires_and_the_waiting_state_ends(qtbot, tray_env):
     engine, tray = tray_env
-    engine.config.desktop.background_approval_expiry_s = 0.3
+    engine.app_settings.background_approval_expiry_s = 0.3
     tick = start_tick(qtbot, engine, tray)
     qtbot.waitUntil(tick.done, timeout=10000)
     assert tick.result().approvals[0].startswith("exec echo fed → denied (nobody answered within 0.3 s")

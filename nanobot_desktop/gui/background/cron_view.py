@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from nanobot_desktop.engine.cron import describe_schedule
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, MISSED_RULE_WORDS
-from nanobot_desktop.engine.events import CronJobRan
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, CronJobRan
 from nanobot_desktop.gui.background.cron_form import EVERY_UNITS, CronJobForm
 from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_message, last_status_text,
                                                        next_run_text, run_line)
@@ -171,17 +171,21 @@ class CronView(QWidget):
         if selected is not None and self.selected_job_id() != selected:
             self.select_job(selected)
         error = cron.store_error
-        self.banner.setVisible(error is not None)
+        held_by = cron.held_by  # a nanobot gateway on this config: see engine/coexistence.py
+        self.banner.setVisible(error is not None or bool(held_by))
         if error is not None:
             self.banner.setText(f"jobs.json cannot be used, so no job runs and nothing is saved until it is fixed: {error}")
             self.banner.setStyleSheet(f"color: {error_color(self.palette()).name()}")
+        elif held_by:
+            self.banner.setText(f"The app does not run these jobs now: {held_by}.")
+            self.banner.setStyleSheet("")
         self.add_button.setEnabled(error is None)
         self.empty_label.setVisible(self.model.rowCount() == 0 and error is None)
         self._update_buttons()
         self._show_details()
 
     def _on_event(self, event: Any) -> None:
-        if isinstance(event, CronJobRan):
+        if isinstance(event, (CronJobRan, BackgroundOwnerChanged)):
             self.refresh()
 
     def _on_selection_changed(self, *_args: Any) -> None:
@@ -210,7 +214,7 @@ class CronView(QWidget):
         lines = [f"{job.name} — {describe_schedule(job.schedule)}",
                  f"Next run: {self.model.next_text(job)}",
                  f"If runs were missed: {MISSED_RULE_WORDS.get(rule, rule)}"
-                 + ("" if job_id in self.engine.config.desktop.missed_runs else " (the default)"),
+                 + ("" if job_id in self.engine.app_settings.missed_runs else " (the default)"),
                  "", job.payload.message]
         if job.state.last_error:
             lines += ["", f"Last error: {job.state.last_error}"]
@@ -246,7 +250,7 @@ class CronView(QWidget):
         job = self.engine.cron.get_job(job_id) if job_id else None
         if job is None:
             return
-        self.form.start_edit(job, self.engine.config.desktop.missed_runs.get(job.id))
+        self.form.start_edit(job, self.engine.app_settings.missed_runs.get(job.id))
         self.bottom.setCurrentWidget(self.form)
         self.form.message_edit.setFocus()
 
@@ -273,7 +277,7 @@ class CronView(QWidget):
                 if form.kind() == "at":
                     changes["delete_after_run"] = form.delete_after_box.isChecked()
                 job = cron.update_job(form.editing_id, **changes)
-            if form.missed_rule() != self.engine.config.desktop.missed_runs.get(job.id):
+            if form.missed_rule() != self.engine.app_settings.missed_runs.get(job.id):
                 self.engine.set_missed_rule(job.id, form.missed_rule())
         except Exception as exc:  # noqa: BLE001 - ValueError, CronStoreError, KeyError, OSError: said inline
             form.show_error(error_message(exc))
@@ -312,7 +316,7 @@ class CronView(QWidget):
 
     def delete_job(self, job_id: str) -> None:
         if self._write(lambda: self.engine.cron.remove_job(job_id)) \
-                and job_id in self.engine.config.desktop.missed_runs:
+                and job_id in self.engine.app_settings.missed_runs:
             self._write(lambda: self.engine.set_missed_rule(job_id, None))  # no rule left for a job that is gone
 
     def _write(self, change: Any) -> bool:

@@ -1,7 +1,7 @@
 """The Heartbeat panel: what every tick decided and did, its settings, and HEARTBEAT.md beside it.
 
 The timeline (heartbeat_model.py) mirrors `engine.heartbeat.ticks`. Settings are written through
-`engine.apply_config` (the config file stays the truth). "Run now" saves unsaved edits of HEARTBEAT.md
+`engine.update_config` (the config file stays the truth). "Run now" saves unsaved edits of HEARTBEAT.md
 first, because the tick reads the file from disk and a person expects the text they see to be the one
 checked. Under the editor, a hint applies the engine's skip rule to the text as it is typed and tints
 the lines that make the next tick ask the model.
@@ -19,8 +19,8 @@ from PySide6.QtGui import QColor, QPalette, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlainTextEdit, QPushButton, QSpinBox,
                                QSplitter, QTextEdit, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import (BackgroundApprovalPending, BackgroundApprovalResolved, HeartbeatDecided,
-                                           HeartbeatRan)
+from nanobot_desktop.engine.events import (BackgroundApprovalPending, BackgroundApprovalResolved, BackgroundOwnerChanged,
+                                           ConfigChanged, HeartbeatDecided, HeartbeatRan)
 from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse
 from nanobot_desktop.gui.background.formatting import (error_color, format_clock, format_duration,
                                                        format_local_time, ok_color)
@@ -234,13 +234,13 @@ class HeartbeatView(QWidget):
 
     def save_settings(self, *, enabled: bool | None = None, interval_s: int | None = None) -> bool:
         """Write gateway.heartbeat to config.json via the engine; a failure is shown, not raised."""
-        config = self.engine.config.model_copy(deep=True)
+        patch: dict[str, object] = {}
         if enabled is not None:
-            config.gateway.heartbeat.enabled = enabled
+            patch["gateway.heartbeat.enabled"] = enabled
         if interval_s is not None:
-            config.gateway.heartbeat.interval_s = interval_s
+            patch["gateway.heartbeat.intervalS"] = interval_s
         try:
-            self.engine.apply_config(config)
+            self.engine.update_config(patch)
         except Exception as exc:  # noqa: BLE001 - OSError, ConfigError: the person must see why
             log.warning("could not save the heartbeat settings: %s", exc)
             self.error_label.setText(f"Not saved: {exc}")
@@ -312,7 +312,10 @@ class HeartbeatView(QWidget):
     def _on_event(self, event: Any) -> None:
         if isinstance(event, (BackgroundApprovalPending, BackgroundApprovalResolved)) and event.session_key == "heartbeat":
             self.refresh()
-        if isinstance(event, (HeartbeatDecided, HeartbeatRan)):
+        if isinstance(event, ConfigChanged) and event.touches("gateway.heartbeat"):  # e.g. saved in Settings
+            self._load_settings()
+            self.refresh()
+        elif isinstance(event, (HeartbeatDecided, HeartbeatRan, BackgroundOwnerChanged)):
             # HeartbeatRan is published from inside the ending tick, which still counts as ticking
             self.refresh(tick_ending=isinstance(event, HeartbeatRan))
 
@@ -342,11 +345,11 @@ class HeartbeatView(QWidget):
             return "Checking HEARTBEAT.md now…"
         if not heartbeat.enabled:
             return "The periodic check is off; “Run now” still works."
-        elsewhere = heartbeat.runs_elsewhere() if heartbeat.runs_elsewhere is not None else None
-        if elsewhere:
-            return f"Another program runs the heartbeat ({elsewhere}); ticks here are skipped."
         if heartbeat.paused:
             return "Paused (from the tray): timer ticks are skipped; “Run now” still works."
+        held_by = heartbeat.held_by
+        if held_by:  # a nanobot gateway on this workspace: see engine/coexistence.py
+            return f"Not checked by the app: {held_by}. “Run now” still works."
         next_at = heartbeat.next_tick_at
         if next_at is None:
             return "The periodic check starts with the app's background services."

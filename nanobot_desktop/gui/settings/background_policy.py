@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtWidgets import QComboBox, QFormLayout, QHeaderView, QSpinBox, QTableWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHeaderView, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
 
@@ -19,16 +20,18 @@ LABELS = {"allow": "Allow", "ask": "Ask first (notify me)", "deny": "Deny"}
 HEADER = "In background work"
 
 
-def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidget, names: list[str], config: Any,
-                          field: Callable[[str, Callable[[], Any], Callable[[Any, Any], None]], None]) -> dict[str, QComboBox]:
-    """Add the background column to the policy `table` and the expiry under it; register both with `field`."""
+def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidget, names: list[str], app: Any,
+                          field: Callable[[str, Callable[[], Any], Callable[[Any], dict[str, Any]]], None]
+                          ) -> dict[str, QComboBox]:
+    """Add the background column to the policy `table` and the expiry under it; register both with
+    `field(name, read, patch)` (the patch goes to desktop.json through Engine.update_config)."""
     column = table.columnCount()
     table.setColumnCount(column + 1)
-    table.setHorizontalHeaderItem(column, type(table.horizontalHeaderItem(0))(HEADER))
-    header_tip = "Heartbeat, scheduled tasks and subagents, while you may be away: ask = a notification"
-    table.horizontalHeaderItem(column).setToolTip(header_tip)
+    header_item = QTableWidgetItem(HEADER)
+    header_item.setToolTip("Heartbeat, scheduled tasks and subagents, while you may be away: ask = a notification")
+    table.setHorizontalHeaderItem(column, header_item)
     combos: dict[str, QComboBox] = {}
-    current = config.tools.background_approval
+    current = dict(app.background_tool_approval)
     for row, name in enumerate(names):
         combo = QComboBox(table)
         combo.setObjectName(f"backgroundPolicy_{name}")
@@ -44,7 +47,7 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidge
     expiry.setObjectName("backgroundApprovalExpiry")
     expiry.setRange(1, 24 * 60)
     expiry.setSuffix(" min")
-    expiry.setValue(max(1, round(config.desktop.background_approval_expiry_s / 60)))
+    expiry.setValue(max(1, round(app.background_approval_expiry_s / 60)))
     expiry.setToolTip("Background work never waits for ever: the tool call is then denied, and the run goes on")
     form = QFormLayout()
     form.addRow("Background work: an unanswered ask counts as Deny after", expiry)
@@ -53,15 +56,18 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidge
     def read() -> dict[str, str]:
         return {name: combo.currentData() for name, combo in combos.items()}
 
-    def write(config: Any, decisions: dict[str, str]) -> None:
-        policy = dict(config.tools.background_approval)  # entries for tools not listed here stay
+    def patch(decisions: dict[str, str]) -> dict[str, Any]:
+        # only the rows the person changed, over the policy as it is now (entries of other tools stay)
+        policy: dict[str, Any] = dict(app.background_tool_approval)
         for name, decision in decisions.items():
+            if decision == current.get(name, DEFAULT_DECISIONS.get(name, "allow")):
+                continue
             if decision == DEFAULT_DECISIONS.get(name, "allow"):
                 policy.pop(name, None)
             else:
                 policy[name] = decision
-        config.tools.background_approval = policy
+        return {"app.backgroundToolApproval": policy}
 
-    field("background_approval", read, write)
-    field("background_expiry", expiry.value, lambda c, v: setattr(c.desktop, "background_approval_expiry_s", v * 60))
+    field("background_approval", read, patch)
+    field("background_expiry", expiry.value, lambda minutes: {"app.backgroundApprovalExpiryS": minutes * 60})
     return combos
