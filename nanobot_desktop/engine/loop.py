@@ -16,7 +16,7 @@ import logging
 import re
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from nanobot_desktop.engine.config import ConfigError
@@ -40,6 +40,7 @@ from nanobot_desktop.engine.events import (
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.memory import MemoryStore, consolidate
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
+from nanobot_desktop.engine.token_window import consolidation_window, fit_history, history_budget
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import Workspace
@@ -112,6 +113,8 @@ class AgentSettings:
     max_iterations: int = 40
     memory_window: int = 100
     reasoning_effort: str | None = None
+    # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/token_window.py)
+    context_window_tokens: int = 0
 
 
 @dataclass
@@ -279,8 +282,13 @@ class AgentLoop:
         if not system_origin:
             self._maybe_start_consolidation(session, settings)
         state = _TurnState(turn_id=turn_id, session=session)
-        history = session.get_history(settings.memory_window)
         prompt_sections = self.context.system_sections()
+        if settings.context_window_tokens > 0:
+            budget = history_budget(settings.context_window_tokens, settings.max_tokens,
+                                    sum(section.chars for section in prompt_sections))
+            history = fit_history(session.get_history(0), budget)
+        else:
+            history = session.get_history(settings.memory_window)
         messages = self.context.build_messages(history, text, media, channel, chat_id, sections=prompt_sections)
         sizes = tuple((section.name, section.chars) for section in prompt_sections)
         self._save(state, [messages[-1]])
@@ -448,7 +456,16 @@ class AgentLoop:
     def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
         unconsolidated = len(session.messages) - session.last_consolidated
         running = self._consolidation_tasks.get(session.key)
-        if unconsolidated < settings.memory_window or (running is not None and not running.done()):
+        if running is not None and not running.done():
+            return
+        if settings.context_window_tokens > 0:
+            budget = history_budget(settings.context_window_tokens, settings.max_tokens,
+                                    len(self.context.build_system_prompt()))
+            window = consolidation_window(session.messages[session.last_consolidated:], budget)
+            if window is None:
+                return
+            settings = replace(settings, memory_window=window)
+        elif unconsolidated < settings.memory_window:
             return
         task = asyncio.ensure_future(self._consolidate(session, settings, archive_all=False))
         self._consolidation_tasks[session.key] = task

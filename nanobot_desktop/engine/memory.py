@@ -12,12 +12,16 @@ import asyncio
 import json
 import logging
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.history_journal import HistoryJournal
+from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
+from nanobot_desktop.engine.memory_git import MemoryGit
 from nanobot_desktop.engine.workspace import Workspace, append_text, atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -36,19 +40,36 @@ def _decode(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class MemoryVersion:
-    """One saved copy of MEMORY.md, taken just before it was rewritten."""
+    """One saved copy of MEMORY.md: a file in `.versions/` (taken just before a rewrite), or, in a
+    nanobot 0.3 workspace with its git repository, a commit that changed it (`commit` set)."""
 
     path: Path
     saved_at: datetime
     source: str
     size: int
+    commit: str = ""
+    message: str = ""
+
+    @property
+    def ident(self) -> str:
+        """Tells versions apart (the commit, or the copy's file)."""
+        return self.commit or str(self.path)
 
 
 class MemoryStore:
-    """Reads and writes `memory/MEMORY.md`, `memory/HISTORY.md` and the MEMORY.md versions."""
+    """Reads and writes `memory/MEMORY.md`, the history log and the MEMORY.md versions.
 
-    def __init__(self, workspace: Workspace) -> None:
+    The `layout` (engine/layout.py) decides the history log (HISTORY.md, or history.jsonl of a 0.3
+    workspace) and where versions live (`.versions/`, or the workspace's git repository in 0.3).
+    """
+
+    def __init__(self, workspace: Workspace, layout: WorkspaceLayout | None = None) -> None:
         self.workspace = workspace
+        self.layout = layout
+        self.journal = HistoryJournal(workspace.memory_dir) if layout is not None and layout.is_v03 else None
+        self.git = MemoryGit(workspace.root) if layout is not None and layout.is_v03 else None
+        self._committer: ThreadPoolExecutor | None = None
+        self._last_job: Future[None] | None = None
 
     @property
     def memory_file(self) -> Path:
@@ -56,7 +77,12 @@ class MemoryStore:
 
     @property
     def history_file(self) -> Path:
-        return self.workspace.history_file
+        return self.journal.file if self.journal is not None else self.workspace.history_file
+
+    @property
+    def uses_git_versions(self) -> bool:
+        """True when versions come from (and saves go to) the workspace's git repository (nanobot 0.3)."""
+        return self.git is not None and self.git.available()
 
     @property
     def versions_dir(self) -> Path:
@@ -78,9 +104,12 @@ class MemoryStore:
         memory = self.read_long_term()
         return f"## Long-term Memory\n{memory}" if memory.strip() else ""
 
-    def _replace_memory(self, new_data: bytes, source: str) -> None:
+    def _replace_memory(self, new_data: bytes, source: str, note: str = "") -> None:
         if not _SOURCE_OK.match(source):
             raise ValueError(f"memory version source must be letters, digits, '-' or '_' (got {source!r})")
+        if self.uses_git_versions:
+            self._replace_tracked("memory/MEMORY.md", new_data, source, note)
+            return
         try:
             current = self.memory_file.read_bytes()
         except FileNotFoundError:
@@ -101,10 +130,79 @@ class MemoryStore:
         atomic_write_bytes(path, data)
         return path
 
+    # ---- git (nanobot 0.3) ------------------------------------------------------------------
+
+    def _replace_tracked(self, rel_path: str, new_data: bytes, source: str, note: str = "") -> None:
+        """Write a git-tracked memory file and commit it, on the one committer thread.
+
+        Text that differs from the last commit (an edit nobody committed) is committed first, so the
+        new save never buries it. A caller on an event-loop thread does not wait (the commit runs
+        beside it; `flush()` waits); any other caller waits and gets the error, if any.
+        """
+        target = self.workspace.root / rel_path
+        git = self.git
+        assert git is not None
+
+        def job() -> None:
+            try:
+                if target.read_bytes() == new_data:
+                    return
+            except FileNotFoundError:
+                pass
+            git.commit(f"snapshot: {rel_path} before a {source} save")
+            atomic_write_bytes(target, new_data)
+            git.commit(f"{source}: {note or 'edit ' + rel_path}")
+
+        future = self._submit(job)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            future.result()
+            return
+        future.add_done_callback(_log_failure)
+
+    def _submit(self, job: Any) -> "Future[None]":
+        if self._committer is None:
+            self._committer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-git")
+        self._last_job = self._committer.submit(job)
+        return self._last_job
+
+    def flush(self) -> None:
+        """Wait until every queued write and commit is done (not on the GUI thread)."""
+        if self._last_job is not None:
+            self._last_job.result()
+
+    def file_versions(self, rel_path: str) -> list[MemoryVersion]:
+        """Versions of a git-tracked file ("memory/MEMORY.md", "SOUL.md", "USER.md"), newest first."""
+        if not self.uses_git_versions:
+            return []
+        assert self.git is not None
+        self.flush()
+        path = self.workspace.root / rel_path
+        return [MemoryVersion(path=path, saved_at=v.committed_at, source=v.kind, size=v.size, commit=v.sha,
+                              message=v.message) for v in self.git.versions(rel_path)]
+
+    def restore_file_version(self, version: MemoryVersion) -> None:
+        """Put a committed version of SOUL.md / USER.md / MEMORY.md back, as a new commit."""
+        rel_path = version.path.relative_to(self.workspace.root).as_posix()
+        assert self.git is not None
+        data = self.git.read(version.commit, rel_path).encode("utf-8")
+        self._replace_tracked(rel_path, data, "restore", f"{rel_path} as of {version.commit[:8]}")
+
+    def commit_user_save(self, path: Path) -> str | None:
+        """After the user saved SOUL.md or USER.md elsewhere in the app: commit it as 0.3 would see it."""
+        if not self.uses_git_versions:
+            return None
+        assert self.git is not None
+        rel_path = Path(path).resolve().relative_to(self.workspace.root.resolve()).as_posix()
+        return self.git.commit(f"user: edit {rel_path}")
+
     # ---- versions ---------------------------------------------------------------------------
 
     def list_versions(self) -> list[MemoryVersion]:
         """Saved copies of MEMORY.md, newest first; files that do not look like versions are ignored."""
+        if self.uses_git_versions:
+            return self.file_versions("memory/MEMORY.md")
         if not self.versions_dir.is_dir():
             return []
         versions: list[MemoryVersion] = []
@@ -122,18 +220,28 @@ class MemoryStore:
         return versions
 
     def read_version(self, version: MemoryVersion) -> str:
+        if version.commit and self.git is not None:
+            rel_path = version.path.relative_to(self.workspace.root).as_posix()
+            return self.git.read(version.commit, rel_path)
         return _decode(version.path.read_bytes())
 
     def restore_version(self, version: MemoryVersion) -> None:
         """Put a saved copy back; the text it replaces becomes a version itself (source "restore")."""
+        if version.commit:
+            self.restore_file_version(version)
+            return
         self._replace_memory(version.path.read_bytes(), "restore")
 
     # ---- history ----------------------------------------------------------------------------
 
     def append_history(self, entry: str) -> None:
-        """Append one entry followed by a blank line (the post4 `entry.rstrip() + "\\n\\n"` shape)."""
+        """Append one entry: to history.jsonl in a 0.3 workspace (its cursor rules), else followed by a
+        blank line (the post4 `entry.rstrip() + "\\n\\n"` shape)."""
         text = entry.rstrip()
         if not text:
+            return
+        if self.journal is not None:
+            self.journal.append(text)
             return
         append_text(self.history_file, self._separator_needed() + text + "\n\n")
 
@@ -153,10 +261,18 @@ class MemoryStore:
         return "\n" if tail.endswith(b"\n") else "\n\n"
 
     def read_history(self) -> str:
+        if self.journal is not None:
+            return self.journal.render_text()
         try:
             return _decode(self.history_file.read_bytes())
         except FileNotFoundError:
             return ""
+
+
+def _log_failure(future: "Future[None]") -> None:
+    error = future.exception()
+    if error is not None:
+        log.error("could not save or commit a memory file: %s", error)
 
 
 def split_history_entries(text: str) -> list[str]:

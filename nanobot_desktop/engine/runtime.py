@@ -25,6 +25,7 @@ from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.events import EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
+from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
 from nanobot_desktop.engine.memory import MemoryStore
@@ -47,7 +48,11 @@ class Engine:
         self.config = config
         self.config_path = config_path
         self.workspace = Workspace.at(workspace or config.workspace_path)
-        self.workspace.sync_templates()
+        # post4 or 0.3, from what is on disk: decides where sessions, history and versions live.
+        self.layout: WorkspaceLayout = detect_layout(self.workspace.root, config_path,
+                                                     config.agents.defaults.model_extra)
+        log.info("%s at %s (%s)", self.layout.label, self.workspace.root, self.layout.reason)
+        self.workspace.sync_templates(v03=self.layout.is_v03)
         self.bus = EventBus()
         self.approver: Approver | None = None
         self._provider: ChatProvider | None = None
@@ -56,12 +61,12 @@ class Engine:
         self._background: set[asyncio.Future[Any]] = set()
 
         defaults = config.agents.defaults
-        self.sessions = SessionStore(self.workspace.sessions_dir)
+        self.sessions = SessionStore(paths=self.layout.session_paths())
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
-        self.memory = MemoryStore(self.workspace)
+        self.memory = MemoryStore(self.workspace, self.layout)
         self.skills = SkillsLoader(self.workspace, disabled=defaults.disabled_skills)
-        self.context = ContextBuilder(self.workspace, self.skills, self.memory)
+        self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(
             exec_timeout_s=config.tools.exec.timeout,
             path_append=config.tools.exec.path_append,
@@ -102,7 +107,8 @@ class Engine:
         d = self.config.agents.defaults
         return AgentSettings(model=self._resolved_model(), temperature=d.temperature, max_tokens=d.max_tokens,
                              max_iterations=d.max_tool_iterations, memory_window=d.memory_window,
-                             reasoning_effort=d.reasoning_effort)
+                             reasoning_effort=d.reasoning_effort,
+                             context_window_tokens=context_window_tokens(self.layout, d.model_extra))
 
     def _resolved_model(self) -> str:
         try:

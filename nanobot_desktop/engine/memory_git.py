@@ -1,0 +1,168 @@
+"""The versions of MEMORY.md, SOUL.md and USER.md in a nanobot 0.3 workspace: its own git repository.
+
+nanobot 0.3 creates the repository (first commit "init: nanobot memory store", a `.gitignore` that
+ignores all but its memory files) and its Dream commits each rewrite. It uses dulwich, so this module
+does too: the repository stays exactly as 0.3 expects (same index format, same staged file set, same
+author for Dream's commits). Every commit that changed a file is a version of it; the user's own saves
+and restores are committed the same way, so Dream and the user never overwrite each other unseen.
+
+Everything here blocks on disk: call it from a worker thread, never the GUI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nanobot_desktop.engine.workspace import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+# What 0.3.5 stages on every commit (its MemoryStore's list; onboard's init uses the first three).
+TRACKED_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
+APP_AUTHOR = b"nanobot Desktop <desktop@nanobot>"
+DREAM_AUTHOR = b"nanobot <nanobot@dream>"  # 0.3's own commits (init, Dream)
+
+
+class GitVersionsError(RuntimeError):
+    """The repository could not be read or written; the message says what failed."""
+
+
+@dataclass(frozen=True)
+class GitVersion:
+    """One commit that changed a file: the file's text as of that commit."""
+
+    sha: str  # full hex id
+    message: str
+    committed_at: datetime
+    size: int
+
+    @property
+    def subject(self) -> str:
+        return self.message.splitlines()[0] if self.message.strip() else "(no message)"
+
+    @property
+    def kind(self) -> str:
+        """What made it: the message's prefix before ':' (dream, init, revert, user, restore, …)."""
+        head, sep, _rest = self.subject.partition(":")
+        return head.strip().lower() if sep and head.strip() and " " not in head.strip() else "commit"
+
+
+class MemoryGit:
+    """Read versions from, and commit to, the git repository at the workspace root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._lock = threading.Lock()
+
+    def available(self) -> bool:
+        return (self.root / ".git").is_dir()
+
+    def _repo(self) -> Any:
+        from dulwich.repo import Repo
+
+        return Repo(str(self.root))
+
+    def init(self) -> bool:
+        """Create the repository as nanobot 0.3 does for a workspace it sets up; False when there is one.
+
+        Skipped inside another repository (as 0.3 does). The `.gitignore` lets only the memory files
+        through; an existing `.gitignore` only gains the lines it lacks.
+        """
+        from dulwich import porcelain
+
+        if self.available() or any((folder / ".git").exists() for folder in self.root.resolve().parents):
+            return False
+        lines = ["/*", "!memory/", *[f"!{name}" for name in TRACKED_FILES[:3]], "!.gitignore"]
+        gitignore = self.root / ".gitignore"
+        try:
+            existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+            missing = [line for line in lines if line not in existing.splitlines()]
+            if missing:
+                prefix = existing.rstrip("\n") + "\n" if existing.strip() else ""
+                atomic_write_text(gitignore, prefix + "\n".join(missing) + "\n")
+            porcelain.init(str(self.root))
+            for name in TRACKED_FILES[:3]:
+                if not (self.root / name).exists():
+                    atomic_write_text(self.root / name, "")
+            paths = [str((self.root / name).absolute()) for name in (".gitignore", *TRACKED_FILES[:3])]
+            porcelain.add(str(self.root), paths=paths)
+            porcelain.commit(str(self.root), message=b"init: nanobot memory store", author=DREAM_AUTHOR,
+                             committer=DREAM_AUTHOR)
+        except Exception as exc:
+            raise GitVersionsError(f"could not create the memory repository in {self.root}: {exc}") from exc
+        return True
+
+    def versions(self, rel_path: str, limit: int = 500) -> list[GitVersion]:
+        """Commits that changed `rel_path` (e.g. "memory/MEMORY.md"), newest first."""
+        from dulwich.object_store import tree_lookup_path
+
+        if not self.available():
+            return []
+        try:
+            with self._lock, self._repo() as repo:
+                try:
+                    head = repo.head()
+                except KeyError:
+                    return []
+                found: list[GitVersion] = []
+                for entry in repo.get_walker(include=[head], paths=[rel_path.encode()], max_entries=limit):
+                    commit = entry.commit
+                    try:
+                        _mode, blob_id = tree_lookup_path(repo.__getitem__, commit.tree, rel_path.encode())
+                        size = len(repo[blob_id].data)
+                    except KeyError:
+                        continue  # the commit removed the file: nothing to restore
+                    found.append(GitVersion(
+                        sha=commit.id.decode("ascii"),
+                        message=commit.message.decode("utf-8", errors="replace").strip(),
+                        committed_at=datetime.fromtimestamp(commit.commit_time),
+                        size=size,
+                    ))
+                return found
+        except GitVersionsError:
+            raise
+        except Exception as exc:  # dulwich raises many kinds; the caller shows one message
+            raise GitVersionsError(f"could not read the versions of {rel_path} from {self.root}/.git: {exc}") from exc
+
+    def read(self, sha: str, rel_path: str) -> str:
+        """`rel_path` as it was in commit `sha`."""
+        from dulwich.object_store import tree_lookup_path
+
+        try:
+            with self._lock, self._repo() as repo:
+                commit = repo[sha.encode("ascii")]
+                _mode, blob_id = tree_lookup_path(repo.__getitem__, commit.tree, rel_path.encode())
+                data: bytes = repo[blob_id].data
+        except Exception as exc:
+            raise GitVersionsError(f"could not read {rel_path} at {sha[:8]}: {exc}") from exc
+        return data.decode("utf-8-sig", errors="replace")
+
+    def commit(self, message: str, *, author: bytes = APP_AUTHOR) -> str | None:
+        """Stage the tracked memory files and commit when one changed; returns the new sha or None.
+
+        The same staging 0.3 does (only its tracked files, which its `.gitignore` lets through), so the
+        index stays what Dream expects.
+        """
+        from dulwich import porcelain
+
+        if not self.available():
+            return None
+        paths = [str((self.root / name).absolute()) for name in TRACKED_FILES if (self.root / name).exists()]
+        try:
+            with self._lock:
+                porcelain.add(str(self.root), paths=paths)
+                status = porcelain.status(str(self.root))
+                if not any(status.staged.values()):
+                    return None
+                sha = porcelain.commit(str(self.root), message=message.encode("utf-8"), author=author,
+                                       committer=author)
+        except Exception as exc:
+            raise GitVersionsError(f"could not commit to {self.root}/.git ({message!r}): {exc}") from exc
+        text = sha.decode("ascii") if isinstance(sha, bytes) else str(sha)
+        log.info("committed %s to the workspace's git: %s", text[:8], message)
+        return text
