@@ -20,6 +20,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr
                       SerializationInfo, ValidationError)
 from pydantic.alias_generators import to_camel
 
+from nanobot_desktop.engine.config_nulls import put_nulls, take_nulls
 from nanobot_desktop.engine.workspace import atomic_write_text
 
 ENV_PREFIX = "NANOBOT_"
@@ -187,6 +188,7 @@ class Config(_Base):
     _source_path: Path | None = PrivateAttr(default=None)
     _env_tree: dict[str, Any] = PrivateAttr(default_factory=dict)
     _env_only: list[tuple[tuple[str, ...], Any]] = PrivateAttr(default_factory=list)
+    _nulls: list[tuple[str, ...]] = PrivateAttr(default_factory=list)  # engine/config_nulls.py
 
     @property
     def source_path(self) -> Path | None:
@@ -455,6 +457,7 @@ def load_config(path: Path | None = None, environ: dict[str, str] | None = None)
     path = Path(path).expanduser() if path is not None else default_config_path()
     file_data = _normalise(_read_file(path), Config) if path.exists() else {}
     _migrate(file_data)
+    nulls = take_nulls(file_data, Config)  # nanobot 0.3 writes null for unset values
     env, env_names = _env_tree(dict(os.environ if environ is None else environ))
     merged = copy.deepcopy(file_data)
     inserted: list[tuple[str, ...]] = []
@@ -465,6 +468,7 @@ def load_config(path: Path | None = None, environ: dict[str, str] | None = None)
         used = {p: n for p, n in env_names.items() if any(p[: len(i)] == i for i in inserted)}
         raise _validation_error(exc, path, used) from None
     config._source_path = path
+    config._nulls = nulls
     _track_env_only(config, file_data, env)
     return config
 
@@ -483,6 +487,8 @@ def save_config(config: Config, path: Path | None = None) -> None:
     for env_path, value_at_load in config._env_only:
         if _get(dump, env_path) == value_at_load:  # unchanged since loading: still the env's
             _drop(dump, env_path)
+    if config._nulls:
+        put_nulls(dump, config._nulls, _dump(Config()))
     atomic_write_text(path, json.dumps(dump, indent=2, ensure_ascii=False) + "\n")
     config._source_path = path
     _track_env_only(config, dump, config._env_tree)
