@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from nanobot_desktop.engine.config import Config, ConfigError
 from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, write_provider
+from nanobot_desktop.gui.settings.workspace_page import workspace_page
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._tools_page(), "Tools")
         self.tabs.addTab(self._heartbeat_page(), "Heartbeat")
         self.tabs.addTab(self._appearance_page(), "Appearance")
+        self.tabs.addTab(workspace_page(engine, self._config, self._field, self), "Workspace")
         self.save_error = InlineError(self)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                         | QDialogButtonBox.StandardButton.Cancel, self)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from nanobot_desktop.engine.events import ConsolidationFinished, ConsolidationStarted
 from nanobot_desktop.engine.memory import MemoryVersion
+from nanobot_desktop.gui.workspace.history_journal_pane import HistoryJournalPane
 from nanobot_desktop.engine.workspace import atomic_write_text
 from nanobot_desktop.gui.editor.code_edit import blend
 from nanobot_desktop.gui.editor.diff_view import unified_diff
@@ -52,7 +53,7 @@ class MemoryVersionsModel(QAbstractTableModel):
 
     def set_versions(self, versions: list[MemoryVersion]) -> bool:
         """Replace the rows (only when they differ, so a selection survives a no-op refresh)."""
-        if [v.path for v in versions] == [v.path for v in self._versions]:
+        if [v.ident for v in versions] == [v.ident for v in self._versions]:
             return False
         self.beginResetModel()
         self._versions = list(versions)
@@ -62,8 +63,9 @@ class MemoryVersionsModel(QAbstractTableModel):
     def version(self, row: int) -> MemoryVersion:
         return self._versions[row]
 
-    def row_of(self, path: Path) -> int:
-        return next((row for row, v in enumerate(self._versions) if v.path == path), -1)
+    def row_of(self, key: Path | str) -> int:
+        """The row of a version given by its copy's path or its `ident` (a commit), else -1."""
+        return next((row for row, v in enumerate(self._versions) if v.path == key or v.ident == key), -1)
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt override)
         return 0 if parent.isValid() else len(self._versions)
@@ -80,8 +82,11 @@ class MemoryVersionsModel(QAbstractTableModel):
             if column == 0:
                 return version_time(version)
             if column == 1:
-                return REPLACED_BY.get(version.source, version.source)
+                return version.message.splitlines()[0] if version.commit else \
+                    REPLACED_BY.get(version.source, version.source)
             return file_size_label(version.size)
+        if role == Qt.ItemDataRole.ToolTipRole and version.commit:
+            return f"MEMORY.md as committed on {version_time(version)} ({version.commit[:8]})\n\n{version.message}"
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"MEMORY.md as it was on {version_time(version)}, kept when "
                     f"{REPLACED_BY.get(version.source, version.source)} replaced it\n{version.path}")
@@ -97,6 +102,8 @@ class MemoryVersionsModel(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
                 and 0 <= section < len(self.HEADERS):
+            if self._versions and self._versions[0].commit:  # versions from git (a nanobot 0.3 workspace)
+                return ("Committed", "Change", "Size")[section]
             return self.HEADERS[section]
         return None
 
@@ -119,9 +126,16 @@ class MemoryView(QWidget):
 
         self.memory_editor = MarkdownEditor(self, save_handler=self._save_memory)
         self.memory_editor.setObjectName("memoryEditor")
-        self.history_editor = MarkdownEditor(self)
-        self.history_editor.setObjectName("historyEditor")
-        self.history_search = HistorySearchPane(self.memory, self.history_editor, self)
+        journal = getattr(self.memory, "journal", None)
+        # HISTORY.md is a Markdown editor with a search; a 0.3 workspace's history.jsonl is a list of entries.
+        self.history_editor: MarkdownEditor | None = None
+        self.history_search: HistorySearchPane | HistoryJournalPane
+        if journal is not None:
+            self.history_search = HistoryJournalPane(journal, self)
+        else:
+            self.history_editor = MarkdownEditor(self)
+            self.history_editor.setObjectName("historyEditor")
+            self.history_search = HistorySearchPane(self.memory, self.history_editor, self)
 
         self.consolidating_badge = QLabel("Consolidating…", self)
         self.consolidating_badge.setObjectName("consolidatingBadge")
@@ -151,7 +165,10 @@ class MemoryView(QWidget):
         self.restore_button.setEnabled(False)
         self.restore_button.setToolTip("Put this text back into MEMORY.md (the current text is kept as a version)")
         self.restore_button.clicked.connect(self.restore_selected)
-        self.versions_hint = QLabel("Earlier versions of MEMORY.md: select one to see what changed since.", self)
+        self.versions_hint = QLabel(
+            "Versions of MEMORY.md in the workspace's git repository (Dream's edits and your saves): select "
+            "one to see what changed since." if getattr(self.memory, "uses_git_versions", False) else
+            "Earlier versions of MEMORY.md: select one to see what changed since.", self)
         self.versions_hint.setWordWrap(True)
 
         self._build_layout()
@@ -159,11 +176,13 @@ class MemoryView(QWidget):
         bridge.event.connect(self._on_engine_event)
         if sync is not None:
             sync.register_editor(self.memory_editor)
-            sync.register_editor(self.history_editor)
+            if self.history_editor is not None:
+                sync.register_editor(self.history_editor)
             sync.memory_changed.connect(self._on_memory_files_changed)
         self.memory_editor.saved.connect(lambda _path: self.refresh_versions())
         self.memory_editor.open_file(self.memory.memory_file)
-        self.history_editor.open_file(self.memory.history_file)
+        if self.history_editor is not None:
+            self.history_editor.open_file(self.memory.history_file)
         self.refresh_versions()
 
     def _build_layout(self) -> None:
@@ -225,7 +244,7 @@ class MemoryView(QWidget):
         selected = self.selected_version()
         if not self.versions_model.set_versions(versions):
             return
-        row = self.versions_model.row_of(selected.path) if selected else -1
+        row = self.versions_model.row_of(selected.ident) if selected else -1
         if row >= 0:
             self.versions_table.selectRow(row)
         else:
@@ -284,8 +303,10 @@ class MemoryView(QWidget):
     # ---- outside changes and engine events ----------------------------------------------------
     def _on_memory_files_changed(self, paths: list[Path]) -> None:
         versions_dir = Path(self.memory.versions_dir).resolve()
-        if any(p == versions_dir or p.parent == versions_dir for p in paths):
-            self.refresh_versions()
+        if any(p == versions_dir or p.parent == versions_dir for p in paths) or (
+                getattr(self.memory, "uses_git_versions", False)
+                and Path(self.memory.memory_file).resolve() in paths):
+            self.refresh_versions()  # (0.3: a Dream edit of MEMORY.md is a new commit)
         if Path(self.memory.history_file).resolve() in paths:
             self.history_search.history_file_changed()
 
@@ -301,7 +322,8 @@ class MemoryView(QWidget):
                                 "were left as they were.")
             # Do not wait for the watcher: show the agent's writes now (a dirty editor gets its bar).
             self.memory_editor.on_file_changed_on_disk()
-            self.history_editor.on_file_changed_on_disk()
+            if self.history_editor is not None:
+                self.history_editor.on_file_changed_on_disk()
             self.history_search.history_file_changed()
             self.refresh_versions()
 
@@ -316,7 +338,7 @@ class MemoryView(QWidget):
 
     # ---- the main window's needs --------------------------------------------------------------
     def editors(self) -> list[MarkdownEditor]:
-        return [self.memory_editor, self.history_editor]
+        return [editor for editor in (self.memory_editor, self.history_editor) if editor is not None]
 
     def has_unsaved_changes(self) -> bool:
         return any(editor.is_dirty for editor in self.editors())
