@@ -80,6 +80,15 @@ class CronJob:
 
 # --- schedules ---------------------------------------------------------------------------------------
 
+SYSTEM_JOB_KIND = "system_event"
+
+
+def is_system_job(job: CronJob) -> bool:
+    """A protected job nanobot 0.3's gateway registers for itself ("heartbeat", "dream"): it has no
+    message to send, the gateway runs it, and it cannot be removed (0.3 refuses that too)."""
+    return job.payload.kind == SYSTEM_JOB_KIND
+
+
 def _zone(tz: str) -> Any:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 

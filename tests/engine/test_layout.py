@@ -187,3 +187,29 @@ def test_a_v03_config_with_nulls_loads_and_saves_back_its_nulls(tmp_path):
     assert saved["agents"]["defaults"]["dream"] == data["agents"]["defaults"]["dream"]
     assert saved["agents"]["defaults"]["contextWindowTokens"] == 65536 and saved["api"] == data["api"]
     assert saved["agents"]["defaults"]["model"] == "other"
+
+
+async def test_0_3_system_jobs_are_kept_never_run_and_never_removed(tmp_path):
+    from nanobot_desktop.engine.cron import CronService
+
+    store = tmp_path / "cron" / "jobs.json"
+    store.parent.mkdir()
+    job = {"id": "heartbeat", "name": "heartbeat", "enabled": True,
+           "schedule": {"kind": "every", "atMs": None, "everyMs": 1000, "expr": None, "tz": "UTC"},
+           "payload": {"kind": "system_event", "message": "", "deliver": False, "channel": None, "to": None,
+                       "sessionKey": None, "originChannel": None},
+           "state": {"nextRunAtMs": 1, "lastRunAtMs": None, "lastStatus": None, "lastError": None,
+                     "runHistory": []},
+           "createdAtMs": 1, "updatedAtMs": 1, "deleteAfterRun": False}
+    store.write_text(json.dumps({"version": 1, "jobs": [job]}))
+    ran: list[str] = []
+
+    async def on_job(cron_job):
+        ran.append(cron_job.id)
+        return None
+
+    cron = CronService(store, on_job=on_job)
+    assert await cron.run_job("heartbeat", force=True) is False
+    with pytest.raises(ValueError, match="protected system job"):
+        cron.remove_job("heartbeat")
+    assert ran == [] and json.loads(store.read_text())["jobs"][0]["payload"]["sessionKey"] is None

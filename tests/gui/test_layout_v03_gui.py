@@ -168,3 +168,29 @@ def test_a_post4_workspace_keeps_its_editor_and_says_so(qtbot, qloop, make_engin
     assert "nanobot 0.1.4 workspace" in _title(dialog.tabs.widget(dialog.tabs.count() - 1))
     assert (engine.workspace.root / "memory" / "HISTORY.md").exists()
     assert not (engine.workspace.root / "memory" / "history.jsonl").exists()
+
+
+def test_a_session_the_cli_writes_in_0_3s_folder_shows_up_live(qtbot, qloop, v03_engine, fake_openai):
+    from nanobot_desktop.engine.workspace import atomic_write_text
+    from nanobot_desktop.gui.workspace.sync import WorkspaceSync
+    from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
+
+    watcher = WorkspaceWatcher(quiet_ms=50)
+    sync = WorkspaceSync(v03_engine, watcher)
+    try:
+        sessions_dir = v03_engine.sessions.sessions_dir
+        assert not str(sessions_dir).startswith(str(v03_engine.workspace.root))  # outside the workspace
+        key = "telegram:42"
+        fake_openai.add_text("hello from the app")
+        turn = v03_engine.loop.submit(key, "hi")
+        qtbot.waitUntil(turn.done, timeout=10000)
+        path = sessions_dir / "dGVsZWdyYW06NDI.jsonl"
+        lines = path.read_text().splitlines()
+        # the CLI rewrites the whole file (atomic replace), one line longer
+        new_line = json.dumps({"role": "user", "content": "typed in nanobot 0.3", "timestamp": "2026-11-24T10:00:00"})
+        with qtbot.waitSignal(sync.sessions_changed, timeout=5000, check_params_cb=lambda keys: key in keys):
+            atomic_write_text(path, "\n".join([lines[0].rstrip(), *lines[1:], new_line]) + "\n")
+        assert v03_engine.sessions.get_or_create(key).messages[-1]["content"] == "typed in nanobot 0.3"
+    finally:
+        sync.close()
+        watcher.stop()
