@@ -11,14 +11,16 @@ Everything here blocks on disk: call it from a worker thread, never the GUI thre
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.engine.workspace import Workspace, atomic_write_bytes, atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -166,3 +168,96 @@ class MemoryGit:
         text = sha.decode("ascii") if isinstance(sha, bytes) else str(sha)
         log.info("committed %s to the workspace's git: %s", text[:8], message)
         return text
+
+
+def _log_failure(future: "Future[None]") -> None:
+    error = future.exception()
+    if error is not None:
+        log.error("could not save or commit a memory file: %s", error)
+
+
+class GitMemoryMixin:
+    """MemoryStore's part for a nanobot 0.3 workspace with its git repository: saves become commits,
+    versions are commits. Kept here so memory.py stays about memory; MemoryStore sets the attributes."""
+
+    workspace: Workspace
+    git: MemoryGit | None
+    _committer: ThreadPoolExecutor | None
+    _last_job: "Future[None] | None"
+
+    @property
+    def uses_git_versions(self) -> bool:
+        """True when versions come from (and saves go to) the workspace's git repository (nanobot 0.3)."""
+        return self.git is not None and self.git.available()
+
+    def _replace_tracked(self, rel_path: str, new_data: bytes, source: str, note: str = "") -> None:
+        """Write a git-tracked memory file and commit it, on the one committer thread.
+
+        Text that differs from the last commit (an edit nobody committed) is committed first, so the
+        new save never buries it. A caller on an event-loop thread does not wait (the commit runs
+        beside it; `flush()` waits); any other caller waits and gets the error, if any.
+        """
+        target = self.workspace.root / rel_path
+        git = self.git
+        assert git is not None
+
+        def job() -> None:
+            try:
+                if target.read_bytes() == new_data:
+                    return
+            except FileNotFoundError:
+                pass
+            git.commit(f"snapshot: {rel_path} before a {source} save")
+            atomic_write_bytes(target, new_data)
+            git.commit(f"{source}: {note or 'edit ' + rel_path}")
+
+        future = self._submit(job)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            future.result()
+            return
+        future.add_done_callback(_log_failure)
+
+    def _submit(self, job: Any) -> "Future[None]":
+        if self._committer is None:
+            self._committer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-git")
+        self._last_job = self._committer.submit(job)
+        return self._last_job
+
+    def flush(self) -> None:
+        """Wait until every queued write and commit is done (not on the GUI thread)."""
+        if self._last_job is not None:
+            self._last_job.result()
+
+    def file_versions(self, rel_path: str) -> list[Any]:
+        """Versions of a git-tracked file ("memory/MEMORY.md", "SOUL.md", "USER.md"), newest first."""
+        if not self.uses_git_versions:
+            return []
+        assert self.git is not None
+        self.flush()
+        path = self.workspace.root / rel_path
+        return [_memory_version()(path=path, saved_at=v.committed_at, source=v.kind, size=v.size, commit=v.sha,
+                              message=v.message) for v in self.git.versions(rel_path)]
+
+    def restore_file_version(self, version: Any) -> None:
+        """Put a committed version of SOUL.md / USER.md / MEMORY.md back, as a new commit."""
+        rel_path = version.path.relative_to(self.workspace.root).as_posix()
+        assert self.git is not None
+        data = self.git.read(version.commit, rel_path).encode("utf-8")
+        self._replace_tracked(rel_path, data, "restore", f"{rel_path} as of {version.commit[:8]}")
+
+    def commit_user_save(self, path: Path) -> str | None:
+        """After the user saved SOUL.md or USER.md elsewhere in the app: commit it as 0.3 would see it."""
+        if not self.uses_git_versions:
+            return None
+        assert self.git is not None
+        rel_path = Path(path).resolve().relative_to(self.workspace.root.resolve()).as_posix()
+        return self.git.commit(f"user: edit {rel_path}")
+
+
+
+def _memory_version() -> Any:
+    from nanobot_desktop.engine.memory import MemoryVersion  # memory.py imports this module
+
+    return MemoryVersion

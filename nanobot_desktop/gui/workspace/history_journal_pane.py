@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout, QLabel, QLineEdit, QListView, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
@@ -142,8 +143,8 @@ class HistoryJournalPane(QWidget):
         self.reload()
 
     def _show(self, generation: int, entries: list[HistoryEntry] | None, error: BaseException | None) -> None:
-        if generation != self._generation:
-            return  # a newer search or reload is on its way
+        if generation != self._generation or not shiboken6.isValid(self.model):
+            return  # a newer search or reload is on its way, or the pane is gone
         if error is not None or entries is None:
             self.status.setText(f"Could not read history.jsonl: {error}")
             return
@@ -192,6 +193,8 @@ class HistoryJournalPane(QWidget):
         self._runner.submit(work, self._saved)
 
     def _saved(self, entry: HistoryEntry | None, error: BaseException | None) -> None:
+        if not shiboken6.isValid(self.save_button):
+            return  # the pane was closed while the entry was written
         self.save_button.setEnabled(True)
         if error is not None or entry is None:
             self.status.setText(f"Could not save the entry: {error}")
