@@ -247,6 +247,11 @@ class GitMemoryMixin:
         data = self.git.read(version.commit, rel_path).encode("utf-8")
         self._replace_tracked(rel_path, data, "restore", f"{rel_path} as of {version.commit[:8]}")
 
+    def save_tracked(self, path: Path, text: str) -> None:
+        """The user's save of SOUL.md or USER.md (the Files view): written and committed as one version."""
+        rel_path = Path(path).resolve().relative_to(self.workspace.root.resolve()).as_posix()
+        self._replace_tracked(rel_path, text.encode("utf-8"), "user")
+
     def commit_user_save(self, path: Path) -> str | None:
         """After the user saved SOUL.md or USER.md elsewhere in the app: commit it as 0.3 would see it."""
         if not self.uses_git_versions:

@@ -194,3 +194,26 @@ def test_a_session_the_cli_writes_in_0_3s_folder_shows_up_live(qtbot, qloop, v03
     finally:
         sync.close()
         watcher.stop()
+
+
+def test_files_view_commits_soul_saves_and_hides_tools_md(qtbot, v03_engine):
+    from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
+
+    view = WorkspaceFilesView(v03_engine)
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitExposed(view)
+    view.refresh_file_list()
+    assert "TOOLS.md" not in view.listed_files() and "SOUL.md" in view.listed_files()
+    view.file_list.setCurrentRow(view.listed_files().index("SOUL.md"))
+    editor = view.editor_for("SOUL.md")
+    qtbot.waitUntil(lambda: not editor.is_loading)
+    editor.text_edit.setFocus()
+    editor.text_edit.moveCursor(QTextCursor.MoveOperation.End)
+    qtbot.keyClicks(editor.text_edit, "Be brief.")
+    with qtbot.waitSignal(editor.saved, timeout=5000):
+        qtbot.keyClick(editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    versions = v03_engine.memory.file_versions("SOUL.md")
+    assert versions[0].message == "user: edit SOUL.md"
+    assert v03_engine.memory.read_version(versions[0]).endswith("Be brief.")
+    view.shutdown()
