@@ -22,7 +22,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.workspace import append_text, atomic_write_bytes, atomic_write_text
+from nanobot_desktop.engine.workspace import (
+    append_text,
+    atomic_write_bytes,
+    atomic_write_text,
+)
 
 MAX_ENTRY_CHARS = 64_000  # 0.3.5 truncates longer entries the same way
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"

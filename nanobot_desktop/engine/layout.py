@@ -30,10 +30,10 @@ import os
 import re
 import secrets
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ContextManager
+from typing import Any
 
 from nanobot_desktop.engine.workspace import atomic_write_text
 
@@ -115,7 +115,7 @@ class SessionPaths:
         """True for a file not to list because `key` has its proper file beside it."""
         return False
 
-    def lock(self) -> ContextManager[Any]:
+    def lock(self) -> AbstractContextManager[Any]:
         """Held around every write; post4 has no lock of its own."""
         return nullcontext()
 
@@ -155,7 +155,7 @@ class V03SessionPaths(SessionPaths):
         canonical = self.path_for(key)
         return path != canonical and decode_session_stem(path.stem) is None and canonical.exists()
 
-    def lock(self) -> ContextManager[Any]:
+    def lock(self) -> AbstractContextManager[Any]:
         if self._file_lock is None:
             from filelock import FileLock
 

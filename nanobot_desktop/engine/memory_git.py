@@ -20,7 +20,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.workspace import Workspace, atomic_write_bytes, atomic_write_text
+from nanobot_desktop.engine.workspace import (
+    Workspace,
+    atomic_write_bytes,
+    atomic_write_text,
+)
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +174,7 @@ class MemoryGit:
         return text
 
 
-def _log_failure(future: "Future[None]") -> None:
+def _log_failure(future: Future[None]) -> None:
     error = future.exception()
     if error is not None:
         log.error("could not save or commit a memory file: %s", error)
@@ -183,7 +187,7 @@ class GitMemoryMixin:
     workspace: Workspace
     git: MemoryGit | None
     _committer: ThreadPoolExecutor | None
-    _last_job: "Future[None] | None"
+    _last_job: Future[None] | None
 
     @property
     def uses_git_versions(self) -> bool:
@@ -219,7 +223,7 @@ class GitMemoryMixin:
             return
         future.add_done_callback(_log_failure)
 
-    def _submit(self, job: Any) -> "Future[None]":
+    def _submit(self, job: Any) -> Future[None]:
         if self._committer is None:
             self._committer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-git")
         self._last_job = self._committer.submit(job)
@@ -263,6 +267,8 @@ class GitMemoryMixin:
 
 
 def _memory_version() -> Any:
-    from nanobot_desktop.engine.memory import MemoryVersion  # memory.py imports this module
+    from nanobot_desktop.engine.memory import (
+        MemoryVersion,  # memory.py imports this module
+    )
 
     return MemoryVersion

@@ -11,8 +11,14 @@ import pytest
 from nanobot_desktop.engine.config import load_config, save_config
 from nanobot_desktop.engine.history_journal import HistoryJournal
 from nanobot_desktop.engine.layout import (
-    LayoutError, LayoutKind, V03SessionPaths, claim_workspace_id, decode_session_stem, detect_layout,
-    encode_session_key, prepare_workspace,
+    LayoutError,
+    LayoutKind,
+    V03SessionPaths,
+    claim_workspace_id,
+    decode_session_stem,
+    detect_layout,
+    encode_session_key,
+    prepare_workspace,
 )
 from nanobot_desktop.engine.sessions.store import SessionStore
 
@@ -206,7 +212,6 @@ async def test_0_3_system_jobs_are_kept_never_run_and_never_removed(tmp_path):
 
     async def on_job(cron_job):
         ran.append(cron_job.id)
-        return None
 
     cron = CronService(store, on_job=on_job)
     assert await cron.run_job("heartbeat", force=True) is False

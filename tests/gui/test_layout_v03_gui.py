@@ -4,6 +4,7 @@ Workspace page of Settings, and onboarding's choice of layout — driven as a pe
 from __future__ import annotations
 
 import json
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
@@ -14,7 +15,8 @@ from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.settings.dialog import SettingsDialog
 from nanobot_desktop.gui.workspace.history_journal_pane import HistoryJournalPane
 from nanobot_desktop.gui.workspace.memory_view import MemoryView
-from tests.gui.test_onboarding import make_dialog as make_onboarding, retype, scan_on_model_page
+from tests.gui.test_onboarding import make_dialog as make_onboarding
+from tests.gui.test_onboarding import retype, scan_on_model_page
 
 LEFT = Qt.MouseButton.LeftButton
 ENTRIES = [{"cursor": 1, "timestamp": "2026-03-01 09:00", "content": "Planned the garden with the user."},

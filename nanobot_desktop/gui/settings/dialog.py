@@ -120,6 +120,11 @@ class SettingsDialog(QDialog):
         form.addRow("Max tokens per reply:", self.max_tokens_spin)
         form.addRow("Max tool iterations:", self.max_iterations_spin)
         form.addRow("Memory window (messages):", self.memory_window_spin)
+        layout = getattr(self._engine, "layout", None)
+        if layout is not None and layout.is_v03:  # 0.3 measures its window in tokens (Workspace page)
+            self.memory_window_spin.setEnabled(False)
+            self.memory_window_spin.setToolTip("A nanobot 0.3 workspace uses the context window in tokens "
+                                               "(Settings → Workspace) instead")
         form.addRow("Reasoning effort:", self.reasoning_combo)
         form.addRow("Shell command timeout:", self.exec_timeout_spin)
         form.addRow("", self.restrict_check)

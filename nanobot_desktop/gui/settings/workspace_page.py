@@ -9,9 +9,18 @@ does not know (e.g. a legacy `cron`) stay as they are.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from nanobot_desktop.engine.config import Config
 from nanobot_desktop.engine.layout import DEFAULT_CONTEXT_WINDOW_TOKENS, dream_settings

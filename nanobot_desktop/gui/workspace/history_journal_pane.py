@@ -13,9 +13,22 @@ from __future__ import annotations
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QLineEdit, QListView, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from nanobot_desktop.engine.history_journal import HistoryEntry, HistoryJournal
@@ -41,7 +54,7 @@ class HistoryEntriesModel(QAbstractListModel):
     def entry(self, row: int) -> HistoryEntry:
         return self._entries[row]
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._entries)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
