@@ -263,3 +263,43 @@ async def test_a_dream_commit_is_a_restorable_version(fake_openai):
 @pytest.fixture(autouse=True)
 def _needs_035() -> None:
     reference_cli(V035)  # skips with the reason when the 0.3.5 CLI is not installed
+
+
+async def test_a_0_3_workspace_made_by_the_app_works_with_the_035_cli(fake_openai):
+    from nanobot_desktop.engine.config import load_config, save_config
+    from nanobot_desktop.engine.layout import LayoutKind, prepare_workspace
+
+    config_path = _home() / ".nanobot" / "config.json"
+    config = load_config(config_path)  # no file yet: the app's defaults, as its first-run setup starts
+    config.agents.defaults.model = "fake-model"
+    config.agents.defaults.provider = "custom"
+    config.providers.custom.api_base = fake_openai.base_url
+    config.providers.custom.api_key = "sk-test"  # type: ignore[assignment]
+    save_config(config, config_path)
+    workspace = _home() / ".nanobot" / "workspace"
+    prepare_workspace(workspace, LayoutKind.V03)
+
+    engine = _open_engine(config_path)
+    try:
+        fake_openai.add_text("made by the app")
+        result = await engine.loop.process("cli:direct", "hello", channel="cli", chat_id="direct")
+        assert result.status == "ok", result.error
+    finally:
+        await engine.shutdown()
+    before = _tree(workspace, _home() / ".nanobot" / "sessions")
+
+    if "desktop" in json.loads(config_path.read_text(encoding="utf-8")):
+        # 0.3.5 refuses a config with a top-level key it does not know ("desktop: Unknown setting",
+        # exit 1). The app's own settings are moving to a file of their own (desktop.json); until then
+        # a config the app has saved stops the 0.3 CLI.
+        pytest.xfail("the app still saves its `desktop` block into config.json, which 0.3.5 rejects")
+    fake_openai.add_text("the CLI continues")
+    _cli_turn("the CLI's turn")
+    assert "made by the app" in _texts(fake_openai.requests[-1])
+    after = _tree(workspace, _home() / ".nanobot" / "sessions")
+    assert set(before) <= set(after), f"files lost: {set(before) - set(after)}"
+    assert not (workspace / "memory" / "HISTORY.md").exists()
+    log = _run_035_python(
+        "import sys\nfrom pathlib import Path\nfrom nanobot.agent.memory import MemoryStore\n"
+        "print([c.message for c in MemoryStore(Path(sys.argv[1])).git.log()])", workspace)
+    assert "init: nanobot memory store" in log  # the repository the app made is one 0.3 reads
