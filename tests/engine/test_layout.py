@@ -119,7 +119,7 @@ def test_lossy_legacy_file_is_read_then_continued_under_the_canonical_name(tmp_p
     assert [m["content"] for m in session.messages] == ["old"]
     store.append(session, [{"role": "assistant", "content": "new"}])
     canonical = store.sessions_dir / "Y2xpOmRpcmVjdA.jsonl"
-    assert [json.loads(l).get("content") for l in canonical.read_text().splitlines()[1:]] == ["old", "new"]
+    assert [json.loads(line).get("content") for line in canonical.read_text().splitlines()[1:]] == ["old", "new"]
     assert lossy.read_bytes() == lossy_bytes  # left exactly as it was
     assert [info.path for info in store.list_sessions()] == [canonical]  # listed once
 

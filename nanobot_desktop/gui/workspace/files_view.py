@@ -150,7 +150,7 @@ class WorkspaceFilesView(QWidget):
         if editor is not None:
             return editor
         memory = getattr(self.engine, "memory", None)
-        if name in GIT_TRACKED and getattr(memory, "uses_git_versions", False):
+        if memory is not None and name in GIT_TRACKED and getattr(memory, "uses_git_versions", False):
             # nanobot 0.3 keeps Dream's versions of these in git: the user's save is a commit too
             editor = MarkdownEditor(self.editor_stack, save_handler=memory.save_tracked)
         else:

@@ -54,7 +54,7 @@ class HistoryEntriesModel(QAbstractListModel):
     def entry(self, row: int) -> HistoryEntry:
         return self._entries[row]
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
         return 0 if parent.isValid() else len(self._entries)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
