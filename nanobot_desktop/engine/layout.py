@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.config import ConfigError
 from nanobot_desktop.engine.workspace import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,9 @@ class LayoutKind(enum.Enum):
     V03 = "0.3"
 
 
-class LayoutError(RuntimeError):
-    """The workspace's 0.3 markers are unusable; the message says which file and what to do."""
+class LayoutError(ConfigError):
+    """The workspace's 0.3 markers are unusable; the message says which file and what to do (a
+    ConfigError, so the app and the CLI report it the same way: one line, nothing changed)."""
 
 
 # ---- session file naming ---------------------------------------------------------------------------

@@ -218,3 +218,43 @@ async def test_0_3_system_jobs_are_kept_never_run_and_never_removed(tmp_path):
     with pytest.raises(ValueError, match="protected system job"):
         cron.remove_job("heartbeat")
     assert ran == [] and json.loads(store.read_text())["jobs"][0]["payload"]["sessionKey"] is None
+
+
+def test_cli_onboard_keeps_a_0_3_workspace_0_3_and_can_make_one(tmp_path):
+    import subprocess
+    import sys
+
+    def onboard(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "nanobot_desktop", "onboard", *args], check=False,
+                              capture_output=True, text=True, timeout=120)
+
+    made = onboard("--config", str(tmp_path / "a" / "config.json"), "--workspace", str(tmp_path / "ws03"),
+                   "--layout", "0.3")
+    assert made.returncode == 0 and "nanobot 0.3 layout" in made.stdout, made.stdout + made.stderr
+    ws = tmp_path / "ws03"
+    assert (ws / "memory" / "history.jsonl").exists() and (ws / ".git").is_dir()
+    again = onboard("--config", str(tmp_path / "b" / "config.json"), "--workspace", str(ws))
+    assert again.returncode == 0 and "existing nanobot workspace, nanobot 0.3 layout" in again.stdout
+    assert not (ws / "memory" / "HISTORY.md").exists() and not (ws / "TOOLS.md").exists()
+
+
+def test_context_of_a_0_3_workspace_leaves_tools_md_out_and_fits_history_in_tokens(tmp_path):
+    from nanobot_desktop.engine.runtime import Engine
+    from nanobot_desktop.engine.token_window import consolidation_window, fit_history
+
+    ws = tmp_path / "ws"
+    prepare_workspace(ws, LayoutKind.V03)
+    (ws / "TOOLS.md").write_text("# Tools\nsecret tool notes\n")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"agents": {"defaults": {"workspace": str(ws), "contextWindowTokens": 9000}}}))
+    engine = Engine.open(config)
+    prompt = engine.context.build_system_prompt()
+    assert "secret tool notes" not in prompt and "## SOUL.md" in prompt and "history.jsonl" in prompt
+    assert engine.settings().context_window_tokens == 9000
+
+    history = [{"role": "user", "content": "u" * 400}, {"role": "assistant", "content": "a" * 400},
+               {"role": "user", "content": "v" * 400}, {"role": "assistant", "content": "b" * 400}]
+    assert fit_history(history, 250) == history[2:]  # 100 tokens each: the last turn, from its user message
+    assert fit_history(history, 1000) == history
+    assert consolidation_window(history, 1000) is None  # 400 of 1000: not yet
+    assert consolidation_window(history, 450) == 4  # nearly full: keep the 2 newest (in half the budget)
