@@ -219,3 +219,29 @@ def test_files_view_commits_soul_saves_and_hides_tools_md(qtbot, v03_engine):
     assert versions[0].message == "user: edit SOUL.md"
     assert v03_engine.memory.read_version(versions[0]).endswith("Be brief.")
     view.shutdown()
+
+
+def test_scheduled_view_shows_0_3_system_jobs_as_protected(qtbot, qloop, v03_engine):
+    from nanobot_desktop.engine.config import cron_store_path
+    from nanobot_desktop.gui.background.cron_view import SYSTEM_JOB_NOTE, CronView
+
+    store = cron_store_path(v03_engine.config_path)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    job = {"id": "dream", "name": "dream", "enabled": True,
+           "schedule": {"kind": "every", "atMs": None, "everyMs": 7_200_000, "expr": None, "tz": "UTC"},
+           "payload": {"kind": "system_event", "message": "", "deliver": False, "channel": None, "to": None},
+           "state": {"nextRunAtMs": None, "lastRunAtMs": None, "lastStatus": None, "lastError": None},
+           "createdAtMs": 1, "updatedAtMs": 1, "deleteAfterRun": False}
+    store.write_text(json.dumps({"version": 1, "jobs": [job]}))
+    bridge = EngineBridge(v03_engine)
+    view = CronView(v03_engine, bridge)
+    qtbot.addWidget(view)
+    view.show()
+    view.refresh()
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1)
+    view.table.selectRow(0)
+    qtbot.waitUntil(lambda: SYSTEM_JOB_NOTE in view.details.toPlainText())
+    assert not view.delete_button.isEnabled() and not view.run_button.isEnabled()
+    assert view.model.index(0, view.model.NEXT).data() == "by the nanobot 0.3 gateway"
+    view.shutdown()
+    bridge.detach()
