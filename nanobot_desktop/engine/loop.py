@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.context import ContextBuilder, strip_runtime_for_save
+from nanobot_desktop.engine.context import ContextBuilder, PromptSection, strip_runtime_for_save
 from nanobot_desktop.engine.events import (
     ConsolidationFinished,
     ConsolidationStarted,
@@ -40,7 +40,9 @@ from nanobot_desktop.engine.events import (
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.memory import MemoryStore, consolidate
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
-from nanobot_desktop.engine.token_window import consolidation_window, fit_history, history_budget
+from nanobot_desktop.engine.token_window import (
+    archived_summary, consolidation_window, fit_history, history_budget,
+)
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import Workspace
@@ -286,7 +288,10 @@ class AgentLoop:
             self._maybe_start_consolidation(session, settings)
         state = _TurnState(turn_id=turn_id, session=session)
         prompt_sections = self.context.system_sections()
-        if settings.context_window_tokens > 0:
+        if settings.context_window_tokens > 0:  # a nanobot 0.3 workspace
+            summary = archived_summary(session.metadata)
+            if summary:  # 0.3 compacted this session: its summary stands in for the archived messages
+                prompt_sections.append(PromptSection("archived_summary", summary))
             budget = history_budget(settings.context_window_tokens, settings.max_tokens,
                                     sum(section.chars for section in prompt_sections))
             history = fit_history(session.get_history(0), budget)

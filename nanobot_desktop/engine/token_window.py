@@ -66,3 +66,16 @@ def consolidation_window(messages: list[dict[str, Any]], budget: int) -> int | N
             break
         keep += 1
     return 2 * keep
+
+
+def archived_summary(metadata: dict[str, Any]) -> str | None:
+    """The summary nanobot 0.3 keeps for a compacted session (`metadata["_last_summary"]`), worded as
+    0.3 puts it into the system prompt; None when the session has none."""
+    raw = metadata.get("_last_summary")
+    if not isinstance(raw, dict):
+        return None
+    text, last_active = raw.get("text"), raw.get("last_active")
+    if not isinstance(text, str) or not text or text == "(nothing)":
+        return None
+    when = last_active if isinstance(last_active, str) and last_active else "unknown"
+    return f"[Archived Context Summary]\n\nPrevious conversation summary (last active {when}):\n{text}"

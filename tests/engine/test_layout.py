@@ -258,3 +258,29 @@ def test_context_of_a_0_3_workspace_leaves_tools_md_out_and_fits_history_in_toke
     assert fit_history(history, 1000) == history
     assert consolidation_window(history, 1000) is None  # 400 of 1000: not yet
     assert consolidation_window(history, 450) == 4  # nearly full: keep the 2 newest (in half the budget)
+
+
+async def test_a_session_0_3_compacted_is_continued_from_its_summary(make_engine, fake_openai, tmp_path):
+    prepare_workspace(tmp_path / "ws", LayoutKind.V03)
+    engine = make_engine()
+    key = "cli:direct"
+    lines = [{"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00",
+              "updated_at": "2026-01-01T00:00:00", "last_archived": 2, "last_consolidated": 2,
+              "metadata": {"_last_summary": {"text": "They agreed on blue tiles.",
+                                             "last_active": "2026-01-01T00:00:00"}}},
+             {"role": "user", "content": "old question about tiles"}, {"role": "assistant", "content": "old answer"},
+             {"role": "user", "content": "Continue the active task from the working-memory checkpoint above.",
+              "_hidden_history": True},
+             {"role": "user", "content": "/status", "_command": True},
+             {"role": "assistant", "content": "status shown", "_command": True}]
+    engine.sessions.sessions_dir.mkdir(parents=True, exist_ok=True)
+    path = engine.sessions.path_for(key)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    fake_openai.add_text("ok")
+    result = await engine.loop.process(key, "and the grout?", channel="cli", chat_id="direct")
+    assert result.status == "ok", result.error
+    sent = fake_openai.requests[-1]["messages"]
+    assert "They agreed on blue tiles." in sent[0]["content"]
+    texts = [str(message.get("content")) for message in sent[1:]]
+    assert not any("old question" in text or "status shown" in text for text in texts)
+    await engine.shutdown()

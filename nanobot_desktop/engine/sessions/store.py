@@ -126,6 +126,8 @@ class Session:
         history: list[dict[str, Any]] = []
         call_ids: set[str] = set()
         for message in recent:
+            if message.get("_command"):
+                continue  # a slash command's own line (nanobot 0.3 marks them so; never replayed)
             role = message.get("role")
             if role == "assistant":
                 for call in message.get("tool_calls") or []:
