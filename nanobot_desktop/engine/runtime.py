@@ -23,6 +23,7 @@ from nanobot_desktop.engine.config import (
 )
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.cron_types import job_session
 from nanobot_desktop.engine.events import EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
@@ -192,9 +193,9 @@ class Engine:
         return result.reply
 
     async def _run_cron_job(self, job: CronJob) -> str | None:
-        payload = job.payload
-        result = await self.loop.process(f"cron:{job.id}", cron_job_prompt(job), channel=payload.channel or "cli",
-                                         chat_id=payload.to or "direct", in_cron_job=True)
+        session_key, channel, chat_id = job_session(job)  # a 0.3 job bound to a chat runs in that chat
+        result = await self.loop.process(session_key, cron_job_prompt(job), channel=channel or "cli",
+                                         chat_id=chat_id or "direct", in_cron_job=True)
         if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the scheduled run failed")
         return result.reply

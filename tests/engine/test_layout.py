@@ -284,3 +284,28 @@ async def test_a_session_0_3_compacted_is_continued_from_its_summary(make_engine
     texts = [str(message.get("content")) for message in sent[1:]]
     assert not any("old question" in text or "status shown" in text for text in texts)
     await engine.shutdown()
+
+
+async def test_a_0_3_job_bound_to_a_chat_runs_in_that_chat(make_engine, fake_openai, tmp_path):
+    from nanobot_desktop.engine.config import cron_store_path
+
+    prepare_workspace(tmp_path / "ws", LayoutKind.V03)
+    engine = make_engine()
+    job = {"id": "j1", "name": "water", "enabled": True,
+           "schedule": {"kind": "every", "atMs": None, "everyMs": 3_600_000, "expr": None, "tz": None},
+           "payload": {"kind": "agent_turn", "message": "remind me to water the plants", "deliver": True,
+                       "channel": "telegram", "to": "42", "sessionKey": "telegram:42",
+                       "originChannel": "telegram", "originChatId": "42", "originMetadata": {"x": 1}},
+           "state": {"nextRunAtMs": None, "lastRunAtMs": None, "lastStatus": None, "lastError": None},
+           "createdAtMs": 1, "updatedAtMs": 1, "deleteAfterRun": False}
+    store = cron_store_path(engine.config_path)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text(json.dumps({"version": 1, "jobs": [job]}))
+    fake_openai.add_text("Time to water the plants.")
+    assert await engine.cron.run_job("j1", force=True)
+    bound = engine.sessions.load("telegram:42")
+    assert bound is not None and bound.messages[-1]["content"] == "Time to water the plants."
+    assert engine.sessions.load("cron:j1") is None
+    saved = json.loads(store.read_text())["jobs"][0]["payload"]
+    assert saved["originMetadata"] == {"x": 1} and saved["sessionKey"] == "telegram:42"  # kept as 0.3 wrote it
+    await engine.shutdown()
