@@ -245,3 +245,20 @@ def test_scheduled_view_shows_0_3_system_jobs_as_protected(qtbot, qloop, v03_eng
     assert view.model.index(0, view.model.NEXT).data() == "by the nanobot 0.3 gateway"
     view.shutdown()
     bridge.detach()
+
+
+def test_soul_versions_are_listed_and_restorable_in_the_memory_view(qtbot, memory_view, v03_engine):
+    soul = v03_engine.workspace.root / "SOUL.md"
+    original = soul.read_text()
+    soul.write_text("# Soul\n\nDream made me terse.\n")
+    assert v03_engine.memory.git.commit("dream: periodic memory consolidation") is not None
+    combo = memory_view.versions_file_combo
+    assert combo.isVisible()
+    combo.setCurrentIndex(combo.findText("SOUL.md"))
+    model = memory_view.versions_model
+    qtbot.waitUntil(lambda: model.rowCount() == 2 and model.index(0, 1).data().startswith("dream:"))
+    memory_view.versions_table.selectRow(1)  # the init commit
+    qtbot.waitUntil(lambda: memory_view.restore_button.isEnabled())
+    qtbot.mouseClick(memory_view.restore_button, LEFT)
+    qtbot.waitUntil(lambda: soul.read_text() == original)
+    qtbot.waitUntil(lambda: "Restored SOUL.md" in memory_view.status_label.text())

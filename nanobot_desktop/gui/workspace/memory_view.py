@@ -13,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QAbstractTableModel, QEvent, QItemSelection, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine.events import ConsolidationFinished, ConsolidationStarted
@@ -170,6 +171,13 @@ class MemoryView(QWidget):
             "one to see what changed since." if getattr(self.memory, "uses_git_versions", False) else
             "Earlier versions of MEMORY.md: select one to see what changed since.", self)
         self.versions_hint.setWordWrap(True)
+        self.versions_file_combo = QComboBox(self)
+        self.versions_file_combo.setObjectName("versionsFile")
+        for rel_path in ("memory/MEMORY.md", "SOUL.md", "USER.md"):  # what nanobot 0.3 keeps in git
+            self.versions_file_combo.addItem(Path(rel_path).name, rel_path)
+        self.versions_file_combo.setToolTip("Whose versions to list: Dream rewrites all three")
+        self.versions_file_combo.setVisible(getattr(self.memory, "uses_git_versions", False))
+        self.versions_file_combo.currentIndexChanged.connect(lambda _index: self._versions_file_changed())
 
         self._build_layout()
         self._apply_badge_colors()
@@ -191,6 +199,7 @@ class MemoryView(QWidget):
         versions_layout.setContentsMargins(4, 0, 4, 0)
         versions_layout.setSpacing(3)
         versions_layout.addWidget(self.versions_hint)
+        versions_layout.addWidget(self.versions_file_combo)
         versions_layout.addWidget(self.versions_table, 1)
         button_row = QHBoxLayout()
         button_row.addStretch(1)
@@ -235,11 +244,22 @@ class MemoryView(QWidget):
     # ---- versions -----------------------------------------------------------------------------
     def refresh_versions(self) -> None:
         """Re-list the saved versions (off the GUI thread), keeping the selected one selected."""
+        if getattr(self.memory, "uses_git_versions", False):
+            rel_path, memory = self.versions_file_combo.currentData(), self.memory
+            self._runner.submit(lambda: memory.file_versions(rel_path), self._on_versions_listed)
+            return
         self._runner.submit(self.memory.list_versions, self._on_versions_listed)
 
+    @property
+    def versions_name(self) -> str:
+        """The file whose versions are listed (MEMORY.md, or SOUL.md / USER.md in a 0.3 workspace)."""
+        return Path(self.versions_file_combo.currentData()).name
+
     def _on_versions_listed(self, versions: list[MemoryVersion] | None, error: BaseException | None) -> None:
+        if not shiboken6.isValid(self.versions_table):
+            return  # the view was closed while the versions were read
         if error is not None or versions is None:
-            self.set_status(f"Could not list the versions of MEMORY.md: {error}")
+            self.set_status(f"Could not list the versions of {self.versions_name}: {error}")
             return
         selected = self.selected_version()
         if not self.versions_model.set_versions(versions):
@@ -249,6 +269,12 @@ class MemoryView(QWidget):
             self.versions_table.selectRow(row)
         else:
             self.restore_button.setEnabled(False)
+
+    def _versions_file_changed(self) -> None:
+        self.versions_table.clearSelection()
+        self.restore_button.setEnabled(False)
+        self.restore_button.setToolTip(f"Put this text back into {self.versions_name} (as a new commit)")
+        self.refresh_versions()
 
     def selected_version(self) -> MemoryVersion | None:
         rows = self.versions_table.selectionModel().selectedRows()
@@ -266,13 +292,16 @@ class MemoryView(QWidget):
         generation, memory = self._diff_generation, self.memory
         when = version_time(version)
 
+        name = version.path.name if version.commit else "MEMORY.md"
+
         def build() -> str:
-            return unified_diff(memory.read_version(version), memory.read_long_term(),
-                                f"MEMORY.md ({when})", "MEMORY.md (now)")
+            current = version.path.read_text(encoding="utf-8", errors="replace") if version.commit and \
+                version.path.exists() else memory.read_long_term()
+            return unified_diff(memory.read_version(version), current, f"{name} ({when})", f"{name} (now)")
 
         def show(diff: str | None, error: BaseException | None) -> None:
-            if generation != self._diff_generation:
-                return
+            if generation != self._diff_generation or not shiboken6.isValid(self.memory_editor):
+                return  # a newer diff is on its way, or the view was closed meanwhile
             text = diff if error is None else f"Could not compare: {error}"
             self.memory_editor.diff_view.show_diff(f"Version of {when} → current", text or "")
 
@@ -289,13 +318,16 @@ class MemoryView(QWidget):
                             lambda _result, error: self._on_restored(version, unsaved, error))
 
     def _on_restored(self, version: MemoryVersion, unsaved: bool, error: BaseException | None) -> None:
+        if not shiboken6.isValid(self.restore_button):
+            return  # the view was closed while the version was put back
         self.restore_button.setEnabled(self.selected_version() is not None)
         when = version_time(version)
         if error is not None:
             self.set_status(f"Could not restore the version of {when}: {error}")
             return
         note = " Your unsaved edits are kept: the bar above them lets you choose." if unsaved else ""
-        self.set_status(f"Restored MEMORY.md as of {when}. The text it replaced is kept as a version.{note}")
+        name = version.path.name if version.commit else "MEMORY.md"
+        self.set_status(f"Restored {name} as of {when}. The text it replaced is kept as a version.{note}")
         self.memory_editor.on_file_changed_on_disk()
         self.refresh_versions()
         self.show_version_diff(version)
