@@ -119,7 +119,8 @@ class Workspace:
 
     def looks_like_nanobot_workspace(self) -> bool:
         """True for a folder the nanobot CLI (or this app) has already set up."""
-        return (self.root / "AGENTS.md").is_file() or self.memory_file.is_file() or self.sessions_dir.is_dir()
+        return ((self.root / "AGENTS.md").is_file() or self.memory_file.is_file() or self.sessions_dir.is_dir()
+                or (self.memory_dir / "history.jsonl").is_file())  # nanobot 0.3 (engine/layout.py)
 
     def sync_templates(self, *, v03: bool = False) -> list[Path]:
         """Create whatever of the template file set is missing; never overwrite. Returns what was created.
