@@ -262,3 +262,16 @@ def test_soul_versions_are_listed_and_restorable_in_the_memory_view(qtbot, memor
     qtbot.mouseClick(memory_view.restore_button, LEFT)
     qtbot.waitUntil(lambda: soul.read_text() == original)
     qtbot.waitUntil(lambda: "Restored SOUL.md" in memory_view.status_label.text())
+
+
+def test_heartbeat_view_says_who_runs_the_heartbeat_of_a_0_3_workspace(qtbot, qloop, v03_engine):
+    from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
+
+    bridge = EngineBridge(v03_engine)
+    view = HeartbeatView(v03_engine, bridge)
+    qtbot.addWidget(view)
+    view.show()
+    assert view.layout_note.isVisible() and "protected “heartbeat” job" in view.layout_note.text()
+    qtbot.waitUntil(lambda: not view.editor.is_loading)
+    view.shutdown()
+    bridge.detach()
