@@ -38,7 +38,7 @@ from nanobot_desktop.engine.events import (
     TurnStarted,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.memory import MemoryStore, consolidate
+from nanobot_desktop.engine.memory import MemoryStore, consolidate, history_session
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.token_window import (
     archived_summary, consolidation_window, fit_history, history_budget,
@@ -485,9 +485,10 @@ class AgentLoop:
             count = len(session.messages) - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
-                offset = await consolidate(session.messages, session.last_consolidated, self.memory,
-                                           self.plain_chat, archive_all=archive_all,
-                                           memory_window=settings.memory_window)
+                with history_session(session.key):
+                    offset = await consolidate(session.messages, session.last_consolidated, self.memory,
+                                               self.plain_chat, archive_all=archive_all,
+                                               memory_window=settings.memory_window)
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
                 raise

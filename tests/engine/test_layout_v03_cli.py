@@ -201,8 +201,8 @@ async def test_app_consolidation_appends_to_history_jsonl_that_035_reads(fake_op
         entries = engine.memory.journal.entries()
     finally:
         await engine.shutdown()
-    assert [(e.timestamp, e.content) for e in entries] == [
-        ("2026-01-02 03:04", "The user asked a long question about y; answered with x.")]
+    assert [(e.timestamp, e.content, e.session_key) for e in entries] == [
+        ("2026-01-02 03:04", "The user asked a long question about y; answered with x.", "cli:direct")]
     assert (workspace / "memory" / ".cursor").read_text() == str(entries[0].cursor)
     assert not (workspace / "memory" / "HISTORY.md").exists()
     header = json.loads(next(iter(engine.sessions.sessions_dir.glob("*.jsonl"))).read_bytes().split(b"\n")[0])
@@ -213,7 +213,7 @@ async def test_app_consolidation_appends_to_history_jsonl_that_035_reads(fake_op
         "store = MemoryStore(Path(sys.argv[1]))\n"
         "print(json.dumps([store.read_unprocessed_history(0), store.get_latest_cursor()]))", workspace)
     history, latest = json.loads(read_back.strip().splitlines()[-1])
-    assert [entry["content"] for entry in history] == [entries[0].content]
+    assert [(entry["content"], entry.get("session_key")) for entry in history] == [(entries[0].content, "cli:direct")]
     assert latest == entries[0].cursor
     log = _run_035_python(
         "import sys\nfrom pathlib import Path\nfrom nanobot.agent.memory import MemoryStore\n"
