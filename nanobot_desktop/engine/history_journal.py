@@ -17,6 +17,9 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +34,24 @@ from nanobot_desktop.engine.workspace import (
 MAX_ENTRY_CHARS = 64_000  # 0.3.5 truncates longer entries the same way
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 _LEADING_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\]\s*")
+
+
+# The session a consolidation summarises, for the entries it appends (0.3 records it as session_key).
+_HISTORY_SESSION: ContextVar[str | None] = ContextVar("history_session", default=None)
+
+
+@contextmanager
+def history_session(session_key: str) -> Iterator[None]:
+    """History entries appended inside this block (in this asyncio task) say they come from `session_key`."""
+    token = _HISTORY_SESSION.set(session_key)
+    try:
+        yield
+    finally:
+        _HISTORY_SESSION.reset(token)
+
+
+def current_history_session() -> str | None:
+    return _HISTORY_SESSION.get()
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ from nanobot_desktop.engine.events import (
     TurnStarted,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.memory import MemoryStore, consolidate, history_session
+from nanobot_desktop.engine.history_journal import history_session
+from nanobot_desktop.engine.memory import MemoryStore, consolidate
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.token_window import (
     archived_summary, consolidation_window, fit_history, history_budget,

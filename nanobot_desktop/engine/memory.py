@@ -12,16 +12,13 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.history_journal import HistoryJournal
+from nanobot_desktop.engine.history_journal import HistoryJournal, current_history_session
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
 from nanobot_desktop.engine.memory_git import GitMemoryMixin, MemoryGit
@@ -34,20 +31,6 @@ _VERSION_STAMP = "%Y%m%d-%H%M%S-%f"
 _VERSION_NAME = re.compile(r"^MEMORY-(\d{8}-\d{6}-\d{6})-([A-Za-z0-9_-]+)\.md$")
 _SOURCE_OK = re.compile(r"^[A-Za-z0-9_-]+$")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
-
-
-# The session a consolidation summarises, for the entries it appends (0.3's history.jsonl records it).
-_HISTORY_SESSION: ContextVar[str | None] = ContextVar("history_session", default=None)
-
-
-@contextmanager
-def history_session(session_key: str) -> Iterator[None]:
-    """History entries appended inside this block (in this task) say they come from `session_key`."""
-    token = _HISTORY_SESSION.set(session_key)
-    try:
-        yield
-    finally:
-        _HISTORY_SESSION.reset(token)
 
 
 def _decode(data: bytes) -> str:
@@ -187,7 +170,7 @@ class MemoryStore(GitMemoryMixin):
         if not text:
             return
         if self.journal is not None:
-            self.journal.append(text, session_key=_HISTORY_SESSION.get())
+            self.journal.append(text, session_key=current_history_session())
             return
         append_text(self.history_file, self._separator_needed() + text + "\n\n")
 
