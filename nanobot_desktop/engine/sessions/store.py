@@ -448,7 +448,7 @@ class SessionStore:
     def delete(self, key: str) -> str:
         """Move the session's file into `.trash/`; returns the trash id `restore` takes."""
         with self._writing():
-            path = self.path_for(key)
+            path = next((p for p in self.paths.read_candidates(key) if p.exists()), self.path_for(key))
             if not path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to delete")
             target = move_aside(path, self.trash_dir, TRASH_SEPARATOR)
