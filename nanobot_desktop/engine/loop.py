@@ -39,7 +39,7 @@ from nanobot_desktop.engine.events import (
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.history_journal import history_session
-from nanobot_desktop.engine.memory import MemoryStore, consolidate
+from nanobot_desktop.engine.memory import MemoryStore, consolidate_detailed
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.token_window import (
     archived_summary, consolidation_window, fit_history, history_budget,
@@ -486,10 +486,11 @@ class AgentLoop:
             count = len(session.messages) - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
-                with history_session(session.key):
-                    offset = await consolidate(session.messages, session.last_consolidated, self.memory,
-                                               self.plain_chat, archive_all=archive_all,
-                                               memory_window=settings.memory_window)
+                with history_session(session.key):  # 0.3's history.jsonl entries name their session
+                    result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
+                                                        self.plain_chat, archive_all=archive_all,
+                                                        memory_window=settings.memory_window)
+                offset = result.offset
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
                 raise
@@ -498,7 +499,8 @@ class AgentLoop:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
                 return False
             if offset is None:
-                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="the model did not save memory"))
+                self.bus.publish(ConsolidationFinished(session.key, ok=False,
+                                                       error=result.error or "the model did not save memory"))
                 return False
             if not archive_all and offset != session.last_consolidated:
                 self.sessions.set_last_consolidated(session, offset)
