@@ -34,6 +34,7 @@ from nanobot_desktop.engine.cron_types import (
     CronStoreError,
     compute_next_run,
     count_runs_between,
+    is_system_job,
     describe_schedule,
     never_fires_reason,
     validate_schedule,
@@ -147,7 +148,7 @@ class CronService(CronStore):
             now = self._now_ms()
             for job in list(self._jobs):
                 due = job.state.next_run_at_ms
-                if job.enabled and due is not None and due <= now:
+                if job.enabled and due is not None and due <= now and not is_system_job(job):
                     if self._note_missed(job, due, now, "while the app was not running"):
                         catch_up.append(job.id)
                 if job.enabled:
@@ -223,7 +224,8 @@ class CronService(CronStore):
         return self._running
 
     def _next_wake_ms(self) -> int | None:
-        due = [j.state.next_run_at_ms for j in self._jobs if j.enabled and j.state.next_run_at_ms is not None]
+        due = [j.state.next_run_at_ms for j in self._jobs
+               if j.enabled and j.state.next_run_at_ms is not None and not is_system_job(j)]
         return min(due) if due else None
 
     def _arm(self) -> None:
@@ -258,7 +260,8 @@ class CronService(CronStore):
             return  # nothing is fired over an unusable file, nor while another program fires the jobs
         now = self._now_ms()
         due = [(j.id, j.state.next_run_at_ms) for j in self._jobs
-               if j.enabled and j.state.next_run_at_ms is not None and now >= j.state.next_run_at_ms]
+               if j.enabled and j.state.next_run_at_ms is not None and now >= j.state.next_run_at_ms
+               and not is_system_job(j)]  # nanobot 0.3's gateway runs those
         for job_id, due_ms in due:
             job = self._find(job_id)
             if job is None or not job.enabled:  # an earlier job may have changed the store
@@ -331,7 +334,7 @@ class CronService(CronStore):
         """Run one job now; a disabled job only with `force`. False when not found or not run."""
         self._refresh()
         job = self._find(job_id)
-        if job is None or (not job.enabled and not force):
+        if job is None or (not job.enabled and not force) or is_system_job(job):
             return False
         await self._execute(job, "manual")
         self._arm()

@@ -22,6 +22,7 @@ from nanobot_desktop.engine.cron_types import (
     CronStoreError,
     compute_next_run,
     dump_store,
+    is_system_job,
     parse_store,
     validate_schedule,
 )
@@ -198,6 +199,9 @@ class CronStore:
         job = self._find(job_id)
         if job is None:
             return False
+        if is_system_job(job):
+            raise ValueError(f"'{job.name}' is a protected system job of nanobot 0.3 (its gateway runs it); "
+                             "turn it off in the config instead of removing it")
         self._jobs.remove(job)
         self._save()
         self._arm()

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine.cron import describe_schedule, never_fires_reason
+from nanobot_desktop.engine.cron_types import is_system_job
 from nanobot_desktop.gui.background.formatting import format_clock, format_duration, format_local_time
 
 Index = QModelIndex | QPersistentModelIndex
@@ -160,6 +161,8 @@ class CronJobsModel(QAbstractTableModel):
     def next_text(self, job: Any) -> str:
         if not job.enabled:
             return "off"
+        if is_system_job(job):
+            return "by the nanobot 0.3 gateway"
         if self.catching_up(job.id):
             return "catching up a missed run now"
         never = never_fires_reason(job, self.now_ms())

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine.cron import describe_schedule
-from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, MISSED_RULE_WORDS
+from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, is_system_job
 from nanobot_desktop.engine.events import BackgroundOwnerChanged, CronJobRan
 from nanobot_desktop.gui.background.cron_form import EVERY_UNITS, CronJobForm
 from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_message, last_status_text,
@@ -30,6 +30,9 @@ __all__ = ["EVERY_UNITS", "CronJobForm", "CronJobsModel", "CronView", "error_mes
            "next_run_text"]
 
 log = logging.getLogger(__name__)
+
+SYSTEM_JOB_NOTE = ("A protected system job of nanobot 0.3: its gateway runs it (heartbeat: HEARTBEAT.md; "
+                   "dream: Dream's memory rewrite). The app leaves it as it is; turn it off in the config.")
 
 
 class CronView(QWidget):
@@ -196,10 +199,11 @@ class CronView(QWidget):
         job_id = self.selected_job_id()
         job = self.model.job_at(self.model.row_of(job_id)) if job_id else None
         writable = self.engine.cron.store_error is None
+        protected = job is not None and is_system_job(job)  # nanobot 0.3's own heartbeat / dream job
         for button in (self.edit_button, self.toggle_button, self.delete_button):
-            button.setEnabled(job is not None and writable)
+            button.setEnabled(job is not None and writable and not protected)
         running = job_id is not None and job_id in self._running
-        self.run_button.setEnabled(job is not None and not running)
+        self.run_button.setEnabled(job is not None and not running and not protected)
         self.run_button.setText("Running…" if running else "Run now")
         self.toggle_button.setText("Enable" if job is not None and not job.enabled else "Disable")
         self.open_session_button.setEnabled(job is not None)
@@ -215,7 +219,7 @@ class CronView(QWidget):
                  f"Next run: {self.model.next_text(job)}",
                  f"If runs were missed: {MISSED_RULE_WORDS.get(rule, rule)}"
                  + ("" if job_id in self.engine.app_settings.missed_runs else " (the default)"),
-                 "", job.payload.message]
+                 "", SYSTEM_JOB_NOTE if is_system_job(job) else job.payload.message]
         if job.state.last_error:
             lines += ["", f"Last error: {job.state.last_error}"]
         runs = self.engine.cron.runs(job_id)
