@@ -25,12 +25,16 @@ from nanobot_desktop.engine.config import (
     migrate_app_keys,
     patch_settings,
 )
+from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.coexistence import Coexistence
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.events import ConfigChanged, EventBus
+from nanobot_desktop.engine.heartbeat import SESSION_KEY as HEARTBEAT_SESSION
 from nanobot_desktop.engine.heartbeat import HeartbeatService
+from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
 from nanobot_desktop.engine.memory import MemoryStore
@@ -38,6 +42,7 @@ from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
 from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import Approver, Decision, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
@@ -55,7 +60,11 @@ class Engine:
         self.config_path = config_path
         self.app_settings = app_settings if app_settings is not None else load_app_settings(config_path)
         self.workspace = Workspace.at(workspace or config.workspace_path)
-        self.workspace.sync_templates()
+        # post4 or 0.3, from what is on disk: decides where sessions, history and versions live.
+        self.layout: WorkspaceLayout = detect_layout(self.workspace.root, config_path,
+                                                     config.agents.defaults.model_extra)
+        log.info("%s at %s (%s)", self.layout.label, self.workspace.root, self.layout.reason)
+        self.workspace.sync_templates(v03=self.layout.is_v03)
         self.bus = EventBus()
         self.approver: Approver | None = None
         self._provider: ChatProvider | None = None
@@ -63,18 +72,26 @@ class Engine:
         self._services_started = False
         self._background: set[asyncio.Future[Any]] = set()
 
-        self.sessions = SessionStore(self.workspace.sessions_dir)
+        self.sessions = SessionStore(paths=self.layout.session_paths())
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
-        self.memory = MemoryStore(self.workspace)
+        self.memory = MemoryStore(self.workspace, self.layout)
         self.skills = SkillsLoader(self.workspace, disabled=self._disabled_skills())
-        self.context = ContextBuilder(self.workspace, self.skills, self.memory)
+        self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(config_path=config_path)
         self.tools.configure(config.tools, self.app_settings)
         self.policy = ToolPolicy(self.app_settings.tool_approval)
+        self.background_policy = ToolPolicy(self.app_settings.background_tool_approval)
+        self.background_approvals = BackgroundApprovals(
+            self.bus, expiry_s=lambda: self.app_settings.background_approval_expiry_s)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
                                  on_policy_changed=self._save_policy)
-        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus)
+        self.runner.background_policy = self.background_policy
+        self.runner.background = self.background_approvals
+        self.runner.background_source = self._background_source
+        self.runner.on_background_policy_changed = self._save_background_policy
+        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus,
+                                missed_rule=self.missed_rule)
         self.tools.register(CronTool())
         self.loop = AgentLoop(
             workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
@@ -110,7 +127,8 @@ class Engine:
         d = self.config.agents.defaults
         return AgentSettings(model=self._resolved_model(), temperature=d.temperature, max_tokens=d.max_tokens,
                              max_iterations=d.max_tool_iterations, memory_window=d.memory_window,
-                             reasoning_effort=d.reasoning_effort)
+                             reasoning_effort=d.reasoning_effort,
+                             context_window_tokens=context_window_tokens(self.layout, d.model_extra))
 
     def _resolved_model(self) -> str:
         try:
@@ -156,6 +174,7 @@ class Engine:
     def _apply_live(self) -> None:
         """Update the live services from the current settings (no restart needed)."""
         self.policy.replace(self.app_settings.tool_approval)
+        self.background_policy.replace(self.app_settings.background_tool_approval)
         self._configure_tools()
         self.skills.set_disabled(self._disabled_skills())
         self.heartbeat.set_interval(self.config.gateway.heartbeat.interval_s)
@@ -178,6 +197,38 @@ class Engine:
     def _configure_tools(self) -> None:
         """Push the tool settings of the config into the live tools (no restart needed)."""
         self.tools.configure(self.config.tools, self.app_settings)
+
+    def missed_rule(self, job_id: str) -> str:
+        """What to do with a job's runs missed while the app was closed or the computer slept."""
+        return self.app_settings.missed_runs.get(job_id, DEFAULT_MISSED_RULE)
+
+    def set_missed_rule(self, job_id: str, rule: str | None) -> None:
+        """Save a job's missed-run rule ("run_once", "skip"; None: the default) in desktop.json."""
+        rules: dict[str, Any] = dict(self.app_settings.missed_runs)
+        if rule is None:
+            rules.pop(job_id, None)
+        else:
+            rules[job_id] = rule
+        self.update_config({"app.missedRuns": rules})  # validated: a bad rule raises and saves nothing
+
+    def _background_source(self, ctx: ToolContext) -> str | None:
+        """Who is asking, when a tool call comes from background work: "Heartbeat", a job, a subagent."""
+        named = ctx.extra.get("background")
+        if named:
+            return str(named)
+        if ctx.session_key == HEARTBEAT_SESSION:
+            return "Heartbeat"
+        if ctx.session_key.startswith("cron:"):
+            job = self.cron.get_job(ctx.session_key[len("cron:"):])
+            return f"Scheduled task “{job.name}”" if job is not None else "A scheduled task"
+        return None
+
+    def _save_background_policy(self, mapping: dict[str, Decision]) -> None:
+        """"Always allow" from a background approval: the background policy, in desktop.json."""
+        try:
+            self.update_config({"app.backgroundToolApproval": dict(mapping)})
+        except (OSError, ConfigError):
+            log.exception("could not save the background tool policy beside %s", self.config_path)
 
     def _save_policy(self, mapping: dict[str, Decision]) -> None:
         """"Always allow" (and other per-tool policies) are the app's: saved in desktop.json."""
@@ -220,9 +271,9 @@ class Engine:
         return result.reply
 
     async def _run_cron_job(self, job: CronJob) -> str | None:
-        payload = job.payload
-        result = await self.loop.process(f"cron:{job.id}", cron_job_prompt(job), channel=payload.channel or "cli",
-                                         chat_id=payload.to or "direct", in_cron_job=True)
+        session_key, channel, chat_id = job_session(job)  # a 0.3 job bound to a chat runs in that chat
+        result = await self.loop.process(session_key, cron_job_prompt(job), channel=channel or "cli",
+                                         chat_id=chat_id or "direct", in_cron_job=True)
         if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the scheduled run failed")
         return result.reply

@@ -25,8 +25,10 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine.config import Config, ConfigError
 from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
+from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
+from nanobot_desktop.gui.settings.workspace_page import workspace_page
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
 
 log = logging.getLogger(__name__)
@@ -66,7 +68,8 @@ class SettingsDialog(QDialog):
         pages: list[tuple[str, PageBuilder]] = [
             ("Provider", SettingsDialog._provider_page), ("Agent", SettingsDialog._agent_page),
             ("Tools", SettingsDialog._tools_page), ("Heartbeat", SettingsDialog._heartbeat_page),
-            ("Appearance", SettingsDialog._appearance_page), *EXTRA_PAGES]
+            ("Appearance", SettingsDialog._appearance_page),
+            ("Workspace", lambda d: workspace_page(d._engine, d._config, d.add_field, d)), *EXTRA_PAGES]
         for title, build in pages:
             self.tabs.addTab(build(self), title)
         self.save_error = InlineError(self)
@@ -130,6 +133,11 @@ class SettingsDialog(QDialog):
         form.addRow("Max tokens per reply:", self.max_tokens_spin)
         form.addRow("Max tool iterations:", self.max_iterations_spin)
         form.addRow("Memory window (messages):", self.memory_window_spin)
+        layout = getattr(self._engine, "layout", None)
+        if layout is not None and layout.is_v03:  # 0.3 measures its window in tokens (Workspace page)
+            self.memory_window_spin.setEnabled(False)
+            self.memory_window_spin.setToolTip("A nanobot 0.3 workspace uses the context window in tokens "
+                                               "(Settings → Workspace) instead")
         form.addRow("Reasoning effort:", self.reasoning_combo)
         form.addRow("Shell command timeout:", self.exec_timeout_spin)
         form.addRow("", self.restrict_check)
@@ -174,7 +182,8 @@ class SettingsDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        note = QLabel("\"Ask first\" shows an approval card with the full arguments before the tool runs.", page)
+        note = QLabel("\"Ask first\" shows an approval card with the full arguments before the tool runs; for "
+                      "background work also a notification.", page)
         note.setWordWrap(True)
         layout = QVBoxLayout(page)
         layout.addWidget(note)
@@ -200,6 +209,8 @@ class SettingsDialog(QDialog):
             return {"app.toolApproval": approval}
 
         self._field("approval", read, patch)
+        self.background_policy_combos = add_background_policy(page, layout, self.policy_table, names,
+                                                              self._engine.app_settings, self._field)
         return page
 
     def _heartbeat_page(self) -> QWidget:
