@@ -56,7 +56,7 @@ class Engine:
         self._background: set[asyncio.Future[Any]] = set()
 
         defaults = config.agents.defaults
-        self.sessions = SessionStore(self.workspace.sessions_dir)
+        self.sessions = SessionStore(self.workspace.sessions_dir, bus=self.bus)
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
         self.memory = MemoryStore(self.workspace)

@@ -25,18 +25,21 @@ import logging
 import os
 import shutil
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.events import EventBus, SessionChanged
+
 from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
-    HEADER_KEYS, METADATA_TYPE, create_file, encode_line, ensure_trailing_newline, parse_session_bytes,
-    update_header,
+    HEADER_KEYS, METADATA_TYPE, create_file, encode_line, ensure_trailing_newline, parse_header, parse_session_bytes,
+    read_first_line, update_header,
 )
 from nanobot_desktop.engine.sessions.listing import (
-    SessionInfo, channel_of, file_signature, mtime_iso, search_file, sort_time, summarize,
+    SessionInfo, channel_of, file_signature, key_from_stem, mtime_iso, search_file, sort_time, summarize,
 )
 from nanobot_desktop.engine.sessions.trash import (
     ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash,
@@ -64,6 +67,18 @@ def _now() -> str:
     return datetime.now().isoformat()
 
 
+Signature = tuple[int, ...]
+"""(inode, size, mtime_ns, ctime_ns) of a session file: see `listing.file_signature`."""
+
+
+def _signature_of(path: Path) -> Signature | None:
+    """The file's signature now, or None when it does not exist (or cannot be stat'ed)."""
+    try:
+        return file_signature(os.stat(path))
+    except OSError:
+        return None
+
+
 def _valid_offset(value: Any, length: int) -> int:
     """`last_consolidated` made safe to slice with: non-int or negative → 0, too large → length."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -82,6 +97,7 @@ class Session:
     metadata: dict[str, Any] = field(default_factory=dict)
     last_consolidated: int = 0
     path: Path = field(default_factory=Path)  # set by the store (`SessionStore.path_for(key)`)
+    size: int = 0  # bytes of the file when this object last read or wrote it through the store
     warnings: list[str] = field(default_factory=list)
     # Metadata-line keys of later nanobot versions (e.g. `last_archived`), written back unchanged.
     header_extra: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -175,13 +191,27 @@ def _answer_unanswered_tool_calls(history: list[dict[str, Any]]) -> list[dict[st
 
 
 class SessionStore:
-    """All sessions of one workspace: cached loading, append-only writes, list, trash, search, export."""
+    """All sessions of one workspace: cached loading, append-only writes, list, trash, search, export.
 
-    def __init__(self, sessions_dir: Path, legacy_dir: Path | None = None) -> None:
+    The store is the one authority on whether a session changed, and who changed it. After each of
+    its own writes and each load into its cache it records the file's signature (inode, size, mtime,
+    ctime); a file that differs from its record was changed by someone else. It says so with one event,
+    `SessionChanged(outside=True)`, when it notices: before its own next write of that file, or when
+    told that something under `sessions/` changed (`notice_changes`, which the app's file watcher
+    calls; the watcher never decides anything itself). Its own writes publish `SessionChanged(outside=
+    False)`, so they never come back as outside changes. A cached session that changed outside is
+    re-read at its next `get_or_create`, i.e. when the next turn starts, never under a running turn.
+    """
+
+    def __init__(self, sessions_dir: Path, legacy_dir: Path | None = None, bus: EventBus | None = None) -> None:
         self.sessions_dir = Path(sessions_dir)
         self._legacy_dir = Path(legacy_dir) if legacy_dir is not None else None
+        self.bus = bus
         self._cache: dict[str, Session] = {}
         self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
+        self._known: dict[Path, Signature | None] = {}  # the file as the store last wrote or loaded it
+        self._keys: dict[Path, str] = {}  # the key each file was written or loaded for
+        self._stale: set[str] = set()  # cached sessions whose file changed outside since
         # Sessions may be written from the event loop and from executor threads.
         self._lock = threading.RLock()
 
@@ -209,29 +239,124 @@ class SessionStore:
     # --- loading -----------------------------------------------------------------------------------
 
     def get_or_create(self, key: str) -> Session:
-        """The cached session, else the one on disk, else a new empty one (no file until first write)."""
+        """The cached session, else the one on disk, else a new empty one (no file until first write).
+
+        A cached session whose file changed outside is read again here (the loop calls this when a turn
+        starts, so a session is never swapped under a running turn).
+        """
         with self._lock:
             cached = self._cache.get(key)
-            if cached is not None:
+            if cached is not None and key not in self._stale:
                 return cached
-            session = self.load(key) or Session(key=key, path=self.path_for(key))
+            session, signature = self._read(key)
+            if session is None:
+                session = Session(key=key, path=self.path_for(key))
             self._cache[key] = session
+            self._stale.discard(key)
+            self._known[session.path] = signature
+            self._keys[session.path] = key
             return session
 
     def load(self, key: str) -> Session | None:
-        """A fresh read of the session's file (the cache is left alone); None when there is no file."""
+        """A fresh read of the session's file (the cache and its record are left alone); None when there
+        is no file."""
+        return self._read(key)[0]
+
+    def _read(self, key: str) -> tuple[Session | None, Signature | None]:
+        """The session on disk and the signature taken just before reading it (so a change made while
+        reading shows up as a change later, never as missed)."""
         path = self.path_for(key)
         with self._lock:
             self._migrate_legacy(path)
+            signature = _signature_of(path)
             try:
                 data = path.read_bytes()
             except FileNotFoundError:
-                return None
-        return self._session_from_bytes(key, path, data)
+                return None, None
+        return self._session_from_bytes(key, path, data), signature
 
     def invalidate(self, key: str) -> None:
         with self._lock:
             self._cache.pop(key, None)
+            self._stale.discard(key)
+
+    # --- who changed a session -------------------------------------------------------------------------
+
+    def notice_changes(self, paths: Iterable[Path] | None = None) -> list[str]:
+        """Compare session files with what the store last wrote or loaded; publish one
+        `SessionChanged(outside=True)` per file that differs, and return their keys.
+
+        `paths` are files a watcher saw change (anything not a `sessions/*.jsonl` is ignored); None
+        checks every session file and every file the store has written. The store's own writes are
+        never found here: they were recorded when made.
+        """
+        events: list[SessionChanged] = []
+        with self._lock:
+            folder = self.sessions_dir.resolve()
+            if paths is None:
+                candidates = set(self._known) | set(self.sessions_dir.glob("*.jsonl"))
+            else:
+                candidates = {self.sessions_dir / Path(p).name for p in paths
+                              if Path(p).suffix == ".jsonl" and Path(p).resolve().parent == folder}
+            for path in sorted(candidates):
+                event = self._check_outside(path)
+                if event is not None:
+                    events.append(event)
+        self._publish(events)
+        return [event.session_key for event in events]
+
+    def _check_outside(self, path: Path, key: str | None = None) -> SessionChanged | None:
+        """The change of `path` since the store's record of it, if any; recorded now (lock held)."""
+        current = _signature_of(path)
+        if path in self._known:
+            if self._known[path] == current:
+                return None
+        elif current is None:
+            return None  # never seen and not there: nothing anyone could have seen changed
+        self._known[path] = current
+        key = key or self._key_for(path)
+        self._keys[path] = key  # a file removed later can no longer say its key
+        self._stale.add(key)
+        return SessionChanged(key, reason="changed" if current is not None else "removed", outside=True,
+                              size=current[1] if current is not None else 0)
+
+    def _key_for(self, path: Path) -> str:
+        """The key of a session file: as the store knows it, else its metadata line, else its name."""
+        known = self._keys.get(path)
+        if known is not None:
+            return known
+        key: str | None = None
+        try:
+            header = parse_header(read_first_line(path))
+            candidate = header.get("key") if header else None
+            key = candidate if isinstance(candidate, str) and candidate else None
+        except OSError:
+            pass
+        return key or key_from_stem(path.stem)
+
+    def _before_write(self, session: Session) -> list[SessionChanged]:
+        """A change of the session's file that the store did not make is reported before it writes.
+
+        A file the store never loaded or wrote counts as changed when it exists: nothing says anyone has
+        seen what is in it (a turn always loads its session first, so turns never hit this).
+        """
+        self._own_path(session)
+        event = self._check_outside(session.path, session.key)
+        return [event] if event is not None else []
+
+    def _after_write(self, session: Session, reason: str, turn_id: str = "") -> SessionChanged:
+        """Record the file as the store left it; returns the event that says so."""
+        signature = _signature_of(session.path)
+        self._known[session.path] = signature
+        self._keys[session.path] = session.key
+        session.size = signature[1] if signature is not None else 0
+        return SessionChanged(session.key, reason=reason, turn_id=turn_id, size=session.size)
+
+    def _publish(self, events: list[SessionChanged]) -> None:
+        """Called outside the lock: subscribers may call back into the store."""
+        if self.bus is not None:
+            for event in events:
+                self.bus.publish(event)
 
     def migrate_legacy_sessions(self) -> list[Path]:
         """Move every session of the old global `~/.nanobot/sessions/` into this workspace.
@@ -280,7 +405,7 @@ class SessionStore:
         for warning in warnings:
             log.warning("%s", warning)
         return Session(
-            key=key, messages=parsed.messages,
+            key=key, messages=parsed.messages, size=len(data),
             created_at=created if isinstance(created, str) else fallback,
             updated_at=updated if isinstance(updated, str) else fallback,
             metadata=metadata, last_consolidated=offset, path=path, warnings=warnings,
@@ -289,8 +414,11 @@ class SessionStore:
 
     # --- writing -----------------------------------------------------------------------------------
 
-    def append(self, session: Session, messages: list[dict[str, Any]]) -> int:
-        """Append `messages` as new lines (nothing else of the file is rewritten); returns their bytes."""
+    def append(self, session: Session, messages: list[dict[str, Any]], turn_id: str = "") -> int:
+        """Append `messages` as new lines (nothing else of the file is rewritten); returns their bytes.
+
+        Publishes `SessionChanged(reason="appended", turn_id=turn_id)`.
+        """
         entries: list[dict[str, Any]] = []
         lines: list[str] = []
         for message in messages:
@@ -306,6 +434,7 @@ class SessionStore:
         if not entries:
             return 0
         with self._lock:
+            events = self._before_write(session)
             self._ensure_file(session)
             if ensure_trailing_newline(session.path):
                 log.warning("%s ended mid-line (an interrupted write); new lines start after it", session.path)
@@ -314,6 +443,8 @@ class SessionStore:
             session.updated_at = _now()
             self._write_header(session)
             self._adopt(session)
+            events.append(self._after_write(session, "appended", turn_id))
+        self._publish(events)
         return written
 
     def set_last_consolidated(self, session: Session, n: int) -> None:
@@ -321,9 +452,19 @@ class SessionStore:
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(session.messages):
             raise ValueError(f"last_consolidated must be an int in 0..{len(session.messages)}, got {n!r}")
         with self._lock:
+            events = self._before_write(session)
             session.last_consolidated = n
-            self._ensure_file(session)
-            self._write_header(session)
+            target = session
+            cached = self._cache.get(session.key)
+            if cached is not None and cached is not session and n <= len(cached.messages):
+                # The session was re-read (it changed outside) while this consolidation ran: the offset
+                # still counts the same first messages, and the copy the next turn uses must keep it.
+                cached.last_consolidated = n
+                target = cached
+            self._ensure_file(target)
+            self._write_header(target)
+            events.append(self._after_write(target, "metadata"))
+        self._publish(events)
 
     def update_metadata(self, session: Session, **metadata_fields: Any) -> None:
         """Set fields of the session's `metadata` (a value of None removes the field) and persist them."""
@@ -332,16 +473,23 @@ class SessionStore:
         except (TypeError, ValueError) as error:
             raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
         with self._lock:
-            cached = self._cache.get(session.key)
-            targets = [session] if cached is None or cached is session else [session, cached]
-            for target in targets:  # a separately loaded copy must not hide the change from the cached one
-                for name, value in metadata_fields.items():
-                    if value is None:
-                        target.metadata.pop(name, None)
-                    else:
-                        target.metadata[name] = value
-            self._ensure_file(session)
-            self._write_header(session)
+            events = self._set_metadata(session, metadata_fields)
+        self._publish(events)
+
+    def _set_metadata(self, session: Session, metadata_fields: dict[str, Any]) -> list[SessionChanged]:
+        events = self._before_write(session)
+        cached = self._cache.get(session.key)
+        targets = [session] if cached is None or cached is session else [session, cached]
+        for target in targets:  # a separately loaded copy must not hide the change from the cached one
+            for name, value in metadata_fields.items():
+                if value is None:
+                    target.metadata.pop(name, None)
+                else:
+                    target.metadata[name] = value
+        self._ensure_file(session)
+        self._write_header(session)
+        events.append(self._after_write(session, "metadata"))
+        return events
 
     def rename(self, key: str, title: str) -> Session:
         """Give a saved session a title (an empty title goes back to the derived one)."""
@@ -349,8 +497,9 @@ class SessionStore:
             session = self._cache.get(key) or self.load(key)
             if session is None or not session.path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to rename")
-            self.update_metadata(session, title=shorten(title, 200) or None)
-            return session
+            events = self._set_metadata(session, {"title": shorten(title, 200) or None})
+        self._publish(events)
+        return session
 
     def clear(self, session: Session) -> Path | None:
         """`/new`: move the file to `.archive/` (never deleted) and start an empty file for the same key.
@@ -358,7 +507,7 @@ class SessionStore:
         Returns the archive path, or None when nothing had been written yet.
         """
         with self._lock:
-            self._own_path(session)
+            events = self._before_write(session)
             archived: Path | None = None
             if session.path.exists():
                 archived = move_aside(session.path, self.archive_dir, ARCHIVE_SEPARATOR)
@@ -370,7 +519,9 @@ class SessionStore:
             session.warnings = []
             create_file(session.path, session.header(), [])
             self._adopt(session)
-            return archived
+            events.append(self._after_write(session, "cleared"))
+        self._publish(events)
+        return archived
 
     def _ensure_file(self, session: Session) -> None:
         """Create the file on first write; if it vanished, write what we still hold, so nothing is lost."""
@@ -427,10 +578,15 @@ class SessionStore:
             path = self.path_for(key)
             if not path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to delete")
+            outside = self._check_outside(path, key)
             target = move_aside(path, self.trash_dir, TRASH_SEPARATOR)
             self._cache.pop(key, None)
+            self._stale.discard(key)
             self._summaries.pop(path, None)
-            return target.name
+            self._known[path] = None
+        events = [outside] if outside is not None else []
+        self._publish([*events, SessionChanged(key, reason="deleted")])
+        return target.name
 
     def list_trash(self) -> list[TrashEntry]:
         """Deleted sessions, most recently deleted first."""
@@ -441,7 +597,13 @@ class SessionStore:
         with self._lock:
             key = restore_from_trash(self.trash_dir, self.sessions_dir, trash_id)
             self._cache.pop(key, None)
-            return key
+            self._stale.discard(key)
+            path = self.path_for(key)
+            signature = _signature_of(path)
+            self._known[path] = signature
+            self._keys[path] = key
+        self._publish([SessionChanged(key, reason="restored", size=signature[1] if signature else 0)])
+        return key
 
     def search(self, text: str, limit: int = 200) -> list[tuple[str, str]]:
         """(key, snippet) for each custom title and message text containing `text`, any case, newest first."""

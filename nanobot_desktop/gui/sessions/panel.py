@@ -187,10 +187,6 @@ class SessionsPanel(QWidget):
         self._refresh_timer.stop()
         self._start_refresh()
 
-    def on_sessions_changed(self, _keys: list[str] | None = None) -> None:
-        """Slot for WorkspaceSync.sessions_changed: files changed outside the app."""
-        self.refresh()
-
     def _start_refresh(self) -> None:
         if self._refresh_task is not None and not self._refresh_task.done():
             self._refresh_again = True

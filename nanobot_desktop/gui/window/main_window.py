@@ -153,9 +153,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, self._build_next_panel)
 
     def _wire_panel(self, name: str, panel: Any) -> None:
-        if name == "sync":
-            panel.sessions_changed.connect(self._on_sessions_changed_on_disk)
-        elif name == "inspector" and self.current_key:
+        if name == "inspector" and self.current_key:
             panel.set_session(self.current_key)
         if name in ("heartbeat_view", "cron_view", "subagents_view", "tray") \
                 and hasattr(panel, "open_session_requested"):
@@ -268,11 +266,6 @@ class MainWindow(QMainWindow):
         if key == self.current_key:
             self.open_session(self.engine.new_session_key())
         self.chat.forget_session(key)
-
-    def _on_sessions_changed_on_disk(self, keys: list[str]) -> None:
-        self.sessions_panel.on_sessions_changed(keys)
-        if self.current_key in keys:
-            self.chat.reload_session(self.current_key)
 
     def _update_title(self) -> None:
         key = self.current_key
