@@ -215,7 +215,11 @@ class AgentLoop:
         for task in tasks:
             try:
                 await task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - a stopped turn has reported its own end
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # this stop was cancelled itself: say so, do not report a stop that did not end
+            except Exception:  # noqa: BLE001 - a stopped turn has reported its own end
                 pass
         stopped = len(tasks)
         if self.subagents is not None:

@@ -190,7 +190,7 @@ class ExecTool(Tool):
             group_options = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
         else:
             group_options = {"start_new_session": True}
-        process = await asyncio.create_subprocess_shell(
+        starting = asyncio.ensure_future(asyncio.create_subprocess_shell(
             command,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
@@ -198,7 +198,15 @@ class ExecTool(Tool):
             cwd=str(cwd),
             env=self._environment(),
             **group_options,
-        )
+        ))
+        try:
+            # The command runs before its pipes are connected. Cancelled in that moment, asyncio would
+            # kill only the shell and then wait for pipes that the shell's children (a `sleep 60`) hold
+            # open; so the start is shielded, and a stop kills the whole group as at any other time.
+            process = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            await kill_process_tree(await starting)
+            raise
         try:
             stdout, stderr = await asyncio.wait_for(process.communicate(), self.timeout_s)
         except TimeoutError:
