@@ -74,7 +74,7 @@ def _err(message: str) -> None:
 
 def _guarded(coro: Any) -> int:
     """Run a command coroutine; any engine error becomes one line on stderr and a non-zero exit."""
-    from nanobot_desktop.engine.config import ConfigError
+    from nanobot_desktop.engine import ConfigError
 
     try:
         return asyncio.run(coro)
@@ -86,8 +86,7 @@ def _guarded(coro: Any) -> int:
 
 
 def _onboard(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, save_config
-    from nanobot_desktop.engine.workspace import Workspace
+    from nanobot_desktop.engine import ConfigError, Workspace, default_config_path, load_config, save_config
 
     path = Path(args.config).expanduser() if args.config else default_config_path()
     try:
@@ -114,7 +113,7 @@ def _onboard(args: argparse.Namespace) -> int:
 
 
 def _open_engine(args: argparse.Namespace) -> Any:
-    from nanobot_desktop.engine.runtime import Engine
+    from nanobot_desktop.engine import Engine
 
     return Engine.open(args.config, args.workspace)
 
@@ -131,7 +130,7 @@ def _progress_printer(event: Any) -> None:
 
 
 async def _agent(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
+    from nanobot_desktop.engine import ApprovalAnswer, ApprovalRequest
 
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)

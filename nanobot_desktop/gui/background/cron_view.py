@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (QAbstractTableModel, QByteArray, QDateTime, QModelIndex, QPersistentModelIndex, Qt,
                             QTimer, Signal)
@@ -19,9 +19,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateTim
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.cron import CronSchedule, describe_schedule
-from nanobot_desktop.engine.events import CronJobRan
+from nanobot_desktop.engine import CronJobRan, CronSchedule, describe_schedule
 from nanobot_desktop.gui.background.heartbeat_view import error_color, format_clock, format_duration
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -311,7 +313,7 @@ class CronView(QWidget):
 
     REFRESH_INTERVAL_MS = 30_000
 
-    def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("cronView")
         self.engine = engine

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, QRect,
                             QSize, Qt, QTimer, Signal)
@@ -21,9 +21,12 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlain
                                QSpinBox, QSplitter, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import HeartbeatDecided, HeartbeatRan
+from nanobot_desktop.engine import HeartbeatDecided, HeartbeatRan
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.shell.theme import is_dark
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +241,7 @@ class HeartbeatView(QWidget):
 
     POLL_INTERVAL_MS = 1000
 
-    def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("heartbeatView")
         self.engine = engine

@@ -13,21 +13,24 @@ responsive, and several sessions can each have a card waiting.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine.events import (ApprovalRequested, ConsolidationFinished, ConsolidationStarted, Event,
-                                           OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
-                                           ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed,
-                                           TurnFinished, TurnStarted)
-from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
+from nanobot_desktop.engine import (ApprovalAnswer, ApprovalRequest, ApprovalRequested, ConsolidationFinished,
+                                    ConsolidationStarted, Event, OutboundMessage, ReasoningDelta, SessionChanged,
+                                    TextDelta, ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed,
+                                    TurnFinished, TurnStarted)
 from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
 from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
 from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.view import ChatView
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,7 @@ class ChatController(QObject):
     reply_finished = Signal(str)
     """(key): a turn of that session ended (finished, failed or stopped)."""
 
-    def __init__(self, engine: Any, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
+    def __init__(self, engine: Engine, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
@@ -178,7 +181,7 @@ class ChatController(QObject):
         _channel, _, chat_id = key.partition(":")
         task = self.engine.loop.submit(key, text, list(media or []), channel="desktop", chat_id=chat_id or key)
         self._submitted.setdefault(key, set()).add(task)
-        task.add_done_callback(lambda done, k=key: self._on_submitted_done(k, done))
+        task.add_done_callback(functools.partial(self._on_submitted_done, key))
         self._emit_busy()
         return task
 

@@ -14,7 +14,7 @@ Why it is built this way:
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -22,10 +22,12 @@ from PySide6.QtWidgets import (
     QLabel, QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.config import Config, ConfigError
-from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS
+from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, write_provider
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +44,7 @@ class SettingsDialog(QDialog):
     applied = Signal(object)
     """The new `Config`, after it was saved and the engine adopted it."""
 
-    def __init__(self, engine: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")

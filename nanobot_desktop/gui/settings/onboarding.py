@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
     QPushButton, QStackedWidget, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, save_config
-from nanobot_desktop.engine.llm.discovery import DEFAULT_CANDIDATES, LocalServer, discover_local_servers
-from nanobot_desktop.engine.workspace import Workspace
+from nanobot_desktop.engine import (DEFAULT_CANDIDATES, ConfigError, LocalServer, Workspace, default_config_path,
+                                    discover_local_servers, load_config, save_config)
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, write_provider
 
 log = logging.getLogger(__name__)

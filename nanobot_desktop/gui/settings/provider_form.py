@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.config import PROVIDER_PRESETS, Config, ConfigError, ProviderPreset, resolve_provider
-from nanobot_desktop.engine.llm.types import ProviderError
+from nanobot_desktop.engine import (PROVIDER_PRESETS, Config, ConfigError, ProviderError, ProviderPreset,
+                                    resolve_provider)
 from nanobot_desktop.gui.shell.theme import is_dark
 
 log = logging.getLogger(__name__)
@@ -369,7 +369,7 @@ def _describe_models(models: list[str], model: str, test: bool) -> str:
 
 async def fetch_models(choice: ProviderChoice) -> list[str]:
     """The endpoint's model ids, one attempt with a short timeout; raises ProviderError."""
-    from nanobot_desktop.engine.llm.provider import make_provider
+    from nanobot_desktop.engine import make_provider
 
     provider = make_provider(choice.name, choice.api_key, choice.base_url, choice.model)
     provider.max_retries = 0

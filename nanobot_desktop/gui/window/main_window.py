@@ -17,15 +17,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
-from nanobot_desktop.engine.config import ConfigError, logs_dir, resolve_provider
+from nanobot_desktop.engine import ConfigError, logs_dir, resolve_provider
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
-from nanobot_desktop.gui.shell.app import apply_instance_command
+from nanobot_desktop.gui.shell.single_instance import apply_instance_command
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.chat.controller import ChatController
 from nanobot_desktop.gui.chat.failures import needs_settings
@@ -37,6 +37,9 @@ from nanobot_desktop.gui.common.notice_bar import NoticeBar
 from nanobot_desktop.gui.sessions.panel import SessionsPanel
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 from nanobot_desktop.gui.window.docks import PANEL_DOCKS, ChatPane, LazyPanels, build_dock_shells
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +57,7 @@ class MainWindow(QMainWindow):
 
     actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
 
-    def __init__(self, engine: Any, lifecycle: Lifecycle, parent: QWidget | None = None, *,
+    def __init__(self, engine: Engine, lifecycle: Lifecycle, parent: QWidget | None = None, *,
                  settings: QSettings | None = None, watcher: WorkspaceWatcher | None = None,
                  start_services: bool = True, log_folder: Path | None = None, use_tray: bool = True) -> None:
         super().__init__(parent)

@@ -17,13 +17,16 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine.config import cron_store_path
+from nanobot_desktop.engine import cron_store_path
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,7 @@ class WorkspaceSync(QObject):
     Emitted once per change and editor, so the time from a write to this signal is the hot-reload
     latency the benchmark measures."""
 
-    def __init__(self, engine: Any, watcher: WorkspaceWatcher, parent: QObject | None = None) -> None:
+    def __init__(self, engine: Engine, watcher: WorkspaceWatcher, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.watcher = watcher
