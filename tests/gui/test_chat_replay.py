@@ -7,8 +7,11 @@ which turn wrote and how big the file then was, so the controller knows what the
 
 from __future__ import annotations
 
+import json
+
 from nanobot_desktop.engine.events import Event, SessionChanged
 from nanobot_desktop.engine.sessions.file import parse_session_bytes
+from nanobot_desktop.engine.workspace import append_text
 from nanobot_desktop.gui.chat.controller import ChatController
 from nanobot_desktop.gui.chat.history import items_from_messages
 from nanobot_desktop.gui.chat.model import ChatModel
@@ -66,3 +69,32 @@ def _covered(events: list[Event], size: int) -> set[int]:
     from nanobot_desktop.gui.chat.controller import _covered_by_read
 
     return _covered_by_read(events, size)
+
+
+def test_an_outside_change_during_a_turn_is_shown_once_the_turn_is_over(qtbot, qloop, make_engine, fake_openai):
+    engine = make_engine()
+    key = "cli:direct"
+    fake_openai.add_text("Earlier answer.")
+    first = engine.loop.submit(key, "earlier question")
+    qtbot.waitUntil(first.done, timeout=10000)
+    view = ChatView()
+    qtbot.addWidget(view)
+    bridge = EngineBridge(engine)
+    controller = ChatController(engine, bridge, ChatModel(), view)
+    with qtbot.waitSignal(controller.session_loaded, timeout=10000):
+        controller.show_session(key)
+
+    fake_openai.add_hang("Thinking")
+    controller.send("a long one")
+    qtbot.waitUntil(lambda: len(fake_openai.requests) == 2, timeout=10000)
+    line = {"role": "user", "content": "typed in the terminal meanwhile", "timestamp": "2026-11-24T10:00:00"}
+    append_text(engine.sessions.path_for(key), json.dumps(line) + "\n")
+    assert engine.sessions.notice_changes() == [key]  # what the file watcher's hint leads to
+    texts = lambda: [getattr(item, "text", "") for item in controller.model.items()]  # noqa: E731
+    assert "typed in the terminal meanwhile" not in texts(), "never reloaded under a running turn"
+
+    with qtbot.waitSignal(controller.session_loaded, timeout=10000):
+        controller.stop_current()
+    assert texts().count("typed in the terminal meanwhile") == 1
+    assert texts().count("a long one") == 1
+    bridge.detach()

@@ -68,6 +68,7 @@ class ChatController(QObject):
         self._pending: dict[str, tuple[asyncio.Future[str], str]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         self._busy_shown: bool | None = None
+        self._reload_when_idle: set[str] = set()  # changed outside while a turn or approval was live
         engine.approver = self.approve
         bridge.event.connect(self.on_event)
         chat_view.approval_answered.connect(self.answer_approval)
@@ -190,6 +191,15 @@ class ChatController(QObject):
         if not task.cancelled() and task.exception() is not None:
             log.error("the turn in %s failed", key, exc_info=task.exception())
         self._emit_busy()
+        self._reload_if_waiting(key)
+
+    def _reload_if_waiting(self, key: str) -> None:
+        """A session that changed outside during a turn is read again when nothing is live in it."""
+        if key not in self._reload_when_idle:
+            return
+        # A session no longer shown is read afresh when it is shown again.
+        if key not in self._models or (not self._has_live_state(key) and self.reload_session(key)):
+            self._reload_when_idle.discard(key)
 
     def stop_current(self) -> "asyncio.Task[Any] | None":
         """Cancel the shown session's turn, its tool process and its subagents."""
@@ -284,7 +294,8 @@ class ChatController(QObject):
         if isinstance(event, ApprovalRequested):
             self._last_approval_event[key] = event
         elif isinstance(event, SessionChanged) and event.outside and key not in self._loading:
-            self.reload_session(key)
+            if not self.reload_session(key) and key in self._models:
+                self._reload_when_idle.add(key)  # never under a live turn: read it once that is over
             return
         if isinstance(event, TurnStarted):
             self._running[key] = self._running.get(key, 0) + 1
@@ -303,6 +314,7 @@ class ChatController(QObject):
             self._emit_busy()
             if isinstance(event, _END_EVENTS):
                 self.reply_finished.emit(key)
+                self._reload_if_waiting(key)
 
     def _failure_text(self, event: TurnFailed, kind: str) -> str:
         return failure_text(event.error, kind, self.engine.config)
