@@ -26,33 +26,31 @@ import os
 import shutil
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.events import EventBus, SessionChanged
-
-from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
+from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
+from nanobot_desktop.engine.sessions.export import render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
-    HEADER_KEYS, METADATA_TYPE, create_file, encode_line, ensure_trailing_newline, parse_header, parse_session_bytes,
-    read_first_line, update_header,
+    HEADER_KEYS, create_file, encode_line, ensure_trailing_newline, parse_session_bytes, update_header,
 )
 from nanobot_desktop.engine.sessions.listing import (
-    SessionInfo, channel_of, file_signature, key_from_stem, mtime_iso, search_file, sort_time, summarize,
+    SessionInfo, file_signature, mtime_iso, search_file, sort_time, summarize,
 )
+from nanobot_desktop.engine.sessions.session import INTERRUPTED_TOOL_RESULT, Session, now, valid_offset
 from nanobot_desktop.engine.sessions.trash import (
     ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash,
     trash_entries,
 )
 from nanobot_desktop.engine.workspace import append_text
 
-__all__ = ["Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "TrashEntry", "safe_key"]
+__all__ = ["INTERRUPTED_TOOL_RESULT", "Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "TrashEntry",
+           "safe_key"]
 
 log = logging.getLogger(__name__)
 
 _UNSAFE_FILENAME_CHARS = '<>:"/\\|?*'
-_HISTORY_FIELDS = ("tool_calls", "tool_call_id", "name")
 
 
 def safe_key(key: str) -> str:
@@ -61,133 +59,6 @@ def safe_key(key: str) -> str:
     for char in _UNSAFE_FILENAME_CHARS:
         name = name.replace(char, "_")
     return name.strip()
-
-
-def _now() -> str:
-    return datetime.now().isoformat()
-
-
-Signature = tuple[int, ...]
-"""(inode, size, mtime_ns, ctime_ns) of a session file: see `listing.file_signature`."""
-
-
-def _signature_of(path: Path) -> Signature | None:
-    """The file's signature now, or None when it does not exist (or cannot be stat'ed)."""
-    try:
-        return file_signature(os.stat(path))
-    except OSError:
-        return None
-
-
-def _valid_offset(value: Any, length: int) -> int:
-    """`last_consolidated` made safe to slice with: non-int or negative → 0, too large → length."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return 0
-    return min(value, length)
-
-
-@dataclass
-class Session:
-    """One conversation. `messages` are the dicts exactly as stored; `warnings` come from loading."""
-
-    key: str
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    created_at: str = field(default_factory=_now)
-    updated_at: str = field(default_factory=_now)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    last_consolidated: int = 0
-    path: Path = field(default_factory=Path)  # set by the store (`SessionStore.path_for(key)`)
-    size: int = 0  # bytes of the file when this object last read or wrote it through the store
-    warnings: list[str] = field(default_factory=list)
-    # Metadata-line keys of later nanobot versions (e.g. `last_archived`), written back unchanged.
-    header_extra: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def title(self) -> str:
-        custom = self.metadata.get("title")
-        if isinstance(custom, str) and custom.strip():
-            return custom.strip()
-        return derive_title(self.messages) or self.key
-
-    @property
-    def channel(self) -> str:
-        return channel_of(self.key)
-
-    def header(self) -> dict[str, Any]:
-        """The metadata line: post4's key set in post4's order, then any extra keys we were given."""
-        line: dict[str, Any] = {
-            "_type": METADATA_TYPE, "key": self.key, "created_at": self.created_at,
-            "updated_at": self.updated_at, "metadata": self.metadata,
-            "last_consolidated": self.last_consolidated,
-        }
-        for name, value in self.header_extra.items():
-            line.setdefault(name, value)
-        return line
-
-    def get_history(self, max_messages: int = 500) -> list[dict[str, Any]]:
-        """The unconsolidated tail for the LLM: starts at a user turn, no orphan tool results.
-
-        Only `role`, `content` and (when present) `tool_calls`, `tool_call_id`, `name` are kept;
-        timestamps and reasoning are not replayed. `max_messages <= 0` means no limit.
-        """
-        start = _valid_offset(self.last_consolidated, len(self.messages))
-        recent = self.messages[start:]
-        if max_messages > 0:
-            recent = recent[-max_messages:]
-        for index, message in enumerate(recent):
-            if message.get("role") == "user":
-                recent = recent[index:]
-                break
-        history: list[dict[str, Any]] = []
-        call_ids: set[str] = set()
-        for message in recent:
-            role = message.get("role")
-            if role == "assistant":
-                for call in message.get("tool_calls") or []:
-                    if isinstance(call, dict) and call.get("id"):
-                        call_ids.add(call["id"])
-            elif role == "tool" and message.get("tool_call_id") not in call_ids:
-                continue
-            entry: dict[str, Any] = {"role": role, "content": message.get("content", "")}
-            for name in _HISTORY_FIELDS:
-                if name in message:
-                    entry[name] = message[name]
-            history.append(entry)
-        return _answer_unanswered_tool_calls(history)
-
-
-INTERRUPTED_TOOL_RESULT = "(no result: the turn was interrupted before this tool call finished)"
-
-
-def _answer_unanswered_tool_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Give every assistant tool call a result, so endpoints accept the history.
-
-    A process killed mid-tool leaves an assistant message whose calls have no `tool` line; OpenAI-style
-    endpoints reject such a history with a 400. The stand-in result exists only in what is sent; the
-    file is not changed.
-    """
-    repaired: list[dict[str, Any]] = []
-    waiting: dict[str, str] = {}  # call id -> tool name, for the latest assistant message with calls
-
-    def answer_waiting() -> None:
-        for call_id, name in waiting.items():
-            repaired.append({"role": "tool", "tool_call_id": call_id, "name": name,
-                             "content": INTERRUPTED_TOOL_RESULT})
-        waiting.clear()
-
-    for message in history:
-        if message.get("role") == "tool":
-            waiting.pop(str(message.get("tool_call_id")), None)
-        else:
-            answer_waiting()
-        repaired.append(message)
-        if message.get("role") == "assistant":
-            for call in message.get("tool_calls") or []:
-                if isinstance(call, dict) and call.get("id"):
-                    function = call.get("function") or {}
-                    waiting[call["id"]] = function.get("name", "") if isinstance(function, dict) else ""
-    answer_waiting()
-    return repaired
 
 
 class SessionStore:
@@ -209,9 +80,7 @@ class SessionStore:
         self.bus = bus
         self._cache: dict[str, Session] = {}
         self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
-        self._known: dict[Path, Signature | None] = {}  # the file as the store last wrote or loaded it
-        self._keys: dict[Path, str] = {}  # the key each file was written or loaded for
-        self._stale: set[str] = set()  # cached sessions whose file changed outside since
+        self._changes = ChangeTracker()  # each file as the store last wrote or loaded it
         # Sessions may be written from the event loop and from executor threads.
         self._lock = threading.RLock()
 
@@ -246,15 +115,13 @@ class SessionStore:
         """
         with self._lock:
             cached = self._cache.get(key)
-            if cached is not None and key not in self._stale:
+            if cached is not None and not self._changes.is_stale(key):
                 return cached
             session, signature = self._read(key)
             if session is None:
                 session = Session(key=key, path=self.path_for(key))
             self._cache[key] = session
-            self._stale.discard(key)
-            self._known[session.path] = signature
-            self._keys[session.path] = key
+            self._changes.loaded(session.path, key, signature)
             return session
 
     def load(self, key: str) -> Session | None:
@@ -268,7 +135,7 @@ class SessionStore:
         path = self.path_for(key)
         with self._lock:
             self._migrate_legacy(path)
-            signature = _signature_of(path)
+            signature = signature_of(path)
             try:
                 data = path.read_bytes()
             except FileNotFoundError:
@@ -278,7 +145,7 @@ class SessionStore:
     def invalidate(self, key: str) -> None:
         with self._lock:
             self._cache.pop(key, None)
-            self._stale.discard(key)
+            self._changes.forget(key)
 
     # --- who changed a session -------------------------------------------------------------------------
 
@@ -294,63 +161,28 @@ class SessionStore:
         with self._lock:
             folder = self.sessions_dir.resolve()
             if paths is None:
-                candidates = set(self._known) | set(self.sessions_dir.glob("*.jsonl"))
+                candidates = self._changes.paths() | set(self.sessions_dir.glob("*.jsonl"))
             else:
                 candidates = {self.sessions_dir / Path(p).name for p in paths
                               if Path(p).suffix == ".jsonl" and Path(p).resolve().parent == folder}
             for path in sorted(candidates):
-                event = self._check_outside(path)
+                event = self._changes.check(path)
                 if event is not None:
                     events.append(event)
         self._publish(events)
         return [event.session_key for event in events]
 
-    def _check_outside(self, path: Path, key: str | None = None) -> SessionChanged | None:
-        """The change of `path` since the store's record of it, if any; recorded now (lock held)."""
-        current = _signature_of(path)
-        if path in self._known:
-            if self._known[path] == current:
-                return None
-        elif current is None:
-            return None  # never seen and not there: nothing anyone could have seen changed
-        self._known[path] = current
-        key = key or self._key_for(path)
-        self._keys[path] = key  # a file removed later can no longer say its key
-        self._stale.add(key)
-        return SessionChanged(key, reason="changed" if current is not None else "removed", outside=True,
-                              size=current[1] if current is not None else 0)
-
-    def _key_for(self, path: Path) -> str:
-        """The key of a session file: as the store knows it, else its metadata line, else its name."""
-        known = self._keys.get(path)
-        if known is not None:
-            return known
-        key: str | None = None
-        try:
-            header = parse_header(read_first_line(path))
-            candidate = header.get("key") if header else None
-            key = candidate if isinstance(candidate, str) and candidate else None
-        except OSError:
-            pass
-        return key or key_from_stem(path.stem)
-
     def _before_write(self, session: Session) -> list[SessionChanged]:
-        """A change of the session's file that the store did not make is reported before it writes.
-
-        A file the store never loaded or wrote counts as changed when it exists: nothing says anyone has
-        seen what is in it (a turn always loads its session first, so turns never hit this).
-        """
+        """A change of the session's file that the store did not make is reported before it writes."""
         self._own_path(session)
-        event = self._check_outside(session.path, session.key)
+        event = self._changes.check(session.path, session.key)
         return [event] if event is not None else []
 
     def _after_write(self, session: Session, reason: str, turn_id: str = "") -> SessionChanged:
         """Record the file as the store left it; returns the event that says so."""
-        signature = _signature_of(session.path)
-        self._known[session.path] = signature
-        self._keys[session.path] = session.key
-        session.size = signature[1] if signature is not None else 0
-        return SessionChanged(session.key, reason=reason, turn_id=turn_id, size=session.size)
+        event = self._changes.wrote(session.path, session.key, reason, turn_id)
+        session.size = event.size
+        return event
 
     def _publish(self, events: list[SessionChanged]) -> None:
         """Called outside the lock: subscribers may call back into the store."""
@@ -398,7 +230,7 @@ class SessionStore:
             warnings.append(f"{path.name}: metadata is not an object; ignored")
             metadata = {}
         raw_offset = header.get("last_consolidated", 0)
-        offset = _valid_offset(raw_offset, len(parsed.messages))
+        offset = valid_offset(raw_offset, len(parsed.messages))
         if offset != raw_offset:
             warnings.append(f"{path.name}: last_consolidated {raw_offset!r} is out of range for "
                             f"{len(parsed.messages)} messages; using {offset}")
@@ -425,7 +257,7 @@ class SessionStore:
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):
                 raise ValueError(f"a session message must be a dict with a string 'role', got {message!r:.80}")
             entry = dict(message)
-            entry.setdefault("timestamp", _now())
+            entry.setdefault("timestamp", now())
             try:
                 lines.append(encode_line(entry))
             except (TypeError, ValueError) as error:
@@ -440,7 +272,7 @@ class SessionStore:
                 log.warning("%s ended mid-line (an interrupted write); new lines start after it", session.path)
             written = append_text(session.path, "".join(lines))
             session.messages.extend(entries)
-            session.updated_at = _now()
+            session.updated_at = now()
             self._write_header(session)
             self._adopt(session)
             events.append(self._after_write(session, "appended", turn_id))
@@ -513,7 +345,7 @@ class SessionStore:
                 archived = move_aside(session.path, self.archive_dir, ARCHIVE_SEPARATOR)
             session.messages = []
             session.last_consolidated = 0
-            session.created_at = session.updated_at = _now()
+            session.created_at = session.updated_at = now()
             session.metadata.pop("title", None)
             session.header_extra = {}
             session.warnings = []
@@ -578,14 +410,13 @@ class SessionStore:
             path = self.path_for(key)
             if not path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to delete")
-            outside = self._check_outside(path, key)
+            outside = self._changes.check(path, key)
             target = move_aside(path, self.trash_dir, TRASH_SEPARATOR)
             self._cache.pop(key, None)
-            self._stale.discard(key)
+            self._changes.forget(key)
             self._summaries.pop(path, None)
-            self._known[path] = None
-        events = [outside] if outside is not None else []
-        self._publish([*events, SessionChanged(key, reason="deleted")])
+            deleted = self._changes.wrote(path, key, "deleted")
+        self._publish([outside, deleted] if outside is not None else [deleted])
         return target.name
 
     def list_trash(self) -> list[TrashEntry]:
@@ -597,12 +428,9 @@ class SessionStore:
         with self._lock:
             key = restore_from_trash(self.trash_dir, self.sessions_dir, trash_id)
             self._cache.pop(key, None)
-            self._stale.discard(key)
-            path = self.path_for(key)
-            signature = _signature_of(path)
-            self._known[path] = signature
-            self._keys[path] = key
-        self._publish([SessionChanged(key, reason="restored", size=signature[1] if signature else 0)])
+            self._changes.forget(key)
+            restored = self._changes.wrote(self.path_for(key), key, "restored")
+        self._publish([restored])
         return key
 
     def search(self, text: str, limit: int = 200) -> list[tuple[str, str]]:
