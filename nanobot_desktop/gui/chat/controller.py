@@ -162,7 +162,9 @@ class ChatController(QObject):
                 self._apply(model, event)
         self.session_loaded.emit(key)
         if any(isinstance(event, SessionChanged) and event.outside and event.size != size for event in buffered):
-            self.reload_session(key)  # it changed outside while it was read: read the new state
+            # It changed outside while it was read: read the new state, now or once no turn is live.
+            if not self.reload_session(key):
+                self._reload_when_idle.add(key)
 
     def _has_live_state(self, key: str) -> bool:
         return self.is_busy(key) or any(session == key for _future, session in self._pending.values())
