@@ -97,6 +97,7 @@ def test_the_gui_and_the_cli_use_the_engine_only_through_its_public_package() ->
 
 
 def test_every_public_engine_name_resolves_and_the_package_imports_nothing_heavy() -> None:
+    assert sorted(engine_api.__all__) == sorted(["events", *engine_api._EXPORTS]), "__all__ and _EXPORTS differ"
     for name in engine_api.__all__:
         assert getattr(engine_api, name) is not None, name
     code = ("import sys, nanobot_desktop.engine as e; e.TurnStarted; e.SessionChanged; "

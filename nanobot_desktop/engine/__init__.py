@@ -67,6 +67,9 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS as DEFAULT_DECISIONS
     from nanobot_desktop.engine.tools.policy import ApprovalAnswer as ApprovalAnswer
     from nanobot_desktop.engine.tools.policy import ApprovalRequest as ApprovalRequest
+    from nanobot_desktop.engine.tools.policy import exec_allow_possible as exec_allow_possible
+    from nanobot_desktop.engine.tools.sandbox import SandboxSupport as SandboxSupport
+    from nanobot_desktop.engine.tools.sandbox import sandbox_support as sandbox_support
     from nanobot_desktop.engine.workspace import Workspace as Workspace
     from nanobot_desktop.engine.workspace import atomic_write_bytes as atomic_write_bytes
     from nanobot_desktop.engine.workspace import atomic_write_text as atomic_write_text
@@ -92,21 +95,23 @@ _EXPORTS: dict[str, str] = {
     "SessionInfo": "sessions.listing",
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
     "CANCELLED_RESULT": "tool_runner",
-    **dict.fromkeys(("ApprovalAnswer", "ApprovalRequest", "DEFAULT_DECISIONS"), "tools.policy"),
+    **dict.fromkeys(("ApprovalAnswer", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
+    **dict.fromkeys(("SandboxSupport", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
 }
 
+# the events module and every name of _EXPORTS
 __all__ = ["events", "ApprovalAnswer", "ApprovalRequest", "ApprovalRequested", "CANCELLED_RESULT", "Config",
            "ConfigError", "ConsolidationFinished", "ConsolidationStarted", "CronJobRan", "CronSchedule",
            "DEFAULT_CANDIDATES", "DEFAULT_DECISIONS", "Engine", "Event", "EventBus", "HeartbeatDecided",
            "HeartbeatRan", "LLMCallFinished", "LLMCallStarted", "LocalServer", "MemoryVersion", "OutboundMessage",
            "PROVIDER_PRESETS", "Progress", "ProviderError", "ProviderPreset", "ReasoningDelta", "SECTION_SEPARATOR",
-           "SKILL_FILE", "SessionChanged", "SessionInfo", "SkillInfo", "SubagentFinished", "SubagentStarted",
-           "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
-           "TurnStarted", "Workspace", "atomic_write_bytes", "atomic_write_text", "check_frontmatter",
-           "cron_store_path", "default_config_path", "describe_schedule", "discover_local_servers", "load_config",
-           "logs_dir", "make_provider", "message_text", "resolve_provider", "save_config", "split_history_entries",
-           "strip_runtime_for_save"]  # the names of _EXPORTS, and the events module
+           "SKILL_FILE", "SandboxSupport", "SessionChanged", "SessionInfo", "SkillInfo", "SubagentFinished",
+           "SubagentStarted", "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed",
+           "TurnFinished", "TurnStarted", "Workspace", "atomic_write_bytes", "atomic_write_text", "check_frontmatter",
+           "cron_store_path", "default_config_path", "describe_schedule", "discover_local_servers",
+           "exec_allow_possible", "load_config", "logs_dir", "make_provider", "message_text", "resolve_provider",
+           "sandbox_support", "save_config", "split_history_entries", "strip_runtime_for_save"]
 
 
 def __getattr__(name: str) -> Any:
