@@ -20,10 +20,7 @@ PACKAGE_DIR = Path(engine_api.__file__).resolve().parent.parent
 ENGINE = "nanobot_desktop.engine"
 
 # Cycles that exist and are being removed elsewhere; each names where. Empty when there are none.
-KNOWN_CYCLES: list[set[str]] = [
-    # issue 14: the config <-> provider-registry cycle is split up on the `config` branch.
-    {"nanobot_desktop.engine.config", "nanobot_desktop.engine.llm.registry"},
-]
+KNOWN_CYCLES: list[set[str]] = []
 
 
 def _module_name(path: Path) -> str:

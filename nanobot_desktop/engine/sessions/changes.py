@@ -10,6 +10,7 @@ holds its lock around every call here.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from nanobot_desktop.engine.events import SessionChanged
@@ -27,20 +28,24 @@ def signature_of(path: Path) -> Signature | None:
         return None
 
 
-def key_of_file(path: Path) -> str:
-    """A session file's key as it says itself (its metadata line), else as its name suggests."""
+def key_of_file(path: Path, key_from_name: Callable[[Path], str | None] | None = None) -> str:
+    """A session file's key as it says itself (its metadata line), else as the layout's naming rule
+    decodes it (0.3's base64url names), else as its post4 name suggests."""
     try:
         header = parse_header(read_first_line(path))
     except OSError:
         header = None
     candidate = header.get("key") if header else None
-    return candidate if isinstance(candidate, str) and candidate else key_from_stem(path.stem)
+    if isinstance(candidate, str) and candidate:
+        return candidate
+    return (key_from_name(path) if key_from_name is not None else None) or key_from_stem(path.stem)
 
 
 class ChangeTracker:
     """Signatures of the session files as the store left them, and which cached sessions are stale."""
 
-    def __init__(self) -> None:
+    def __init__(self, key_from_name: Callable[[Path], str | None] | None = None) -> None:
+        self._key_from_name = key_from_name
         self._known: dict[Path, Signature | None] = {}  # None: the store left no file there
         self._keys: dict[Path, str] = {}  # the key each file was written, loaded or first seen for
         self._stale: set[str] = set()  # keys whose file changed outside since the store last read it
@@ -71,7 +76,7 @@ class ChangeTracker:
         elif current is None:
             return None  # never seen and not there: nothing anyone could have seen changed
         self._known[path] = current
-        key = key or self._keys.get(path) or key_of_file(path)
+        key = key or self._keys.get(path) or key_of_file(path, self._key_from_name)
         self._keys[path] = key  # a file removed later can no longer say its key
         self._stale.add(key)
         return SessionChanged(key, reason="changed" if current is not None else "removed", outside=True,

@@ -66,6 +66,8 @@ class Session:
         }
         for name, value in self.header_extra.items():
             line.setdefault(name, value)
+        if "last_archived" in line:  # nanobot 0.3's name for the same offset: both kept equal
+            line["last_archived"] = self.last_consolidated
         return line
 
     def get_history(self, max_messages: int = 500) -> list[dict[str, Any]]:
@@ -85,6 +87,8 @@ class Session:
         history: list[dict[str, Any]] = []
         call_ids: set[str] = set()
         for message in recent:
+            if message.get("_command"):
+                continue  # a slash command's own line (nanobot 0.3 marks them so; never replayed)
             role = message.get("role")
             if role == "assistant":
                 for call in message.get("tool_calls") or []:

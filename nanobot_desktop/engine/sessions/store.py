@@ -25,11 +25,13 @@ import logging
 import os
 import shutil
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.events import EventBus, SessionChanged
+from nanobot_desktop.engine.layout import SessionPaths, post4_file_stem
 from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
 from nanobot_desktop.engine.sessions.export import render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
@@ -50,15 +52,9 @@ __all__ = ["INTERRUPTED_TOOL_RESULT", "Session", "SessionInfo", "SessionNotFound
 
 log = logging.getLogger(__name__)
 
-_UNSAFE_FILENAME_CHARS = '<>:"/\\|?*'
-
-
 def safe_key(key: str) -> str:
     """The post4 file name rule: `telegram:12/3` → `telegram_12_3` (collisions are possible, as there)."""
-    name = key.replace(":", "_")
-    for char in _UNSAFE_FILENAME_CHARS:
-        name = name.replace(char, "_")
-    return name.strip()
+    return post4_file_stem(key)
 
 
 class SessionStore:
@@ -74,13 +70,21 @@ class SessionStore:
     re-read at its next `get_or_create`, i.e. when the next turn starts, never under a running turn.
     """
 
-    def __init__(self, sessions_dir: Path, legacy_dir: Path | None = None, bus: EventBus | None = None) -> None:
-        self.sessions_dir = Path(sessions_dir)
+    def __init__(self, sessions_dir: Path | None = None, legacy_dir: Path | None = None,
+                 paths: SessionPaths | None = None, bus: EventBus | None = None) -> None:
+        """`paths` (from engine/layout.py) decides where files are and how they are named: post4's rule
+        under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace."""
+        if paths is None:
+            if sessions_dir is None:
+                raise ValueError("a SessionStore needs a sessions folder or a SessionPaths")
+            paths = SessionPaths(Path(sessions_dir))
+        self.paths = paths
+        self.sessions_dir = paths.sessions_dir
         self._legacy_dir = Path(legacy_dir) if legacy_dir is not None else None
         self.bus = bus
         self._cache: dict[str, Session] = {}
         self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
-        self._changes = ChangeTracker()  # each file as the store last wrote or loaded it
+        self._changes = ChangeTracker(paths.key_from_name)  # each file as the store last wrote or loaded it
         # Sessions may be written from the event loop and from executor threads.
         self._lock = threading.RLock()
 
@@ -100,10 +104,13 @@ class SessionStore:
         return self.sessions_dir / ".archive"
 
     def path_for(self, key: str) -> Path:
-        name = safe_key(key)
-        if not name:
-            raise ValueError(f"session key {key!r} gives an empty file name")
-        return self.sessions_dir / f"{name}.jsonl"
+        return self.paths.path_for(key)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Held around every write: our thread lock, and the layout's file lock (0.3's `.session-files.lock`)."""
+        with self._lock, self.paths.lock():
+            yield
 
     # --- loading -----------------------------------------------------------------------------------
 
@@ -119,7 +126,7 @@ class SessionStore:
                 return cached
             session, signature = self._read(key)
             if session is None:
-                session = Session(key=key, path=self.path_for(key))
+                session = Session(key=key, path=self.path_for(key), header_extra=dict(self.paths.header_defaults))
             self._cache[key] = session
             self._changes.loaded(session.path, key, signature)
             return session
@@ -135,12 +142,17 @@ class SessionStore:
         path = self.path_for(key)
         with self._lock:
             self._migrate_legacy(path)
-            signature = signature_of(path)
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
-                return None, None
-        return self._session_from_bytes(key, path, data), signature
+            for candidate in self.paths.read_candidates(key):
+                signature = signature_of(candidate)
+                try:
+                    data = candidate.read_bytes()
+                except FileNotFoundError:
+                    continue
+                session = self._session_from_bytes(key, candidate, data)
+                session.path = path  # read from a legacy name, written (in full) under the current one
+                # The current file's signature: a legacy name read means the current file is not there yet.
+                return session, signature if candidate == path else None
+        return None, None
 
     def invalidate(self, key: str) -> None:
         with self._lock:
@@ -197,7 +209,7 @@ class SessionStore:
         session list show them. A file the workspace already has is left where it is.
         """
         moved: list[Path] = []
-        if not self.legacy_dir.is_dir():
+        if not self.paths.migrates_global_legacy or not self.legacy_dir.is_dir():
             return moved
         with self._lock:
             for legacy in sorted(self.legacy_dir.glob("*.jsonl")):
@@ -209,7 +221,7 @@ class SessionStore:
 
     def _migrate_legacy(self, path: Path) -> None:
         """Move `~/.nanobot/sessions/<name>` into the workspace, as the original does, if only it exists."""
-        if path.exists():
+        if path.exists() or not self.paths.migrates_global_legacy:
             return
         legacy = self.legacy_dir / path.name
         if legacy.is_file():
@@ -230,6 +242,9 @@ class SessionStore:
             warnings.append(f"{path.name}: metadata is not an object; ignored")
             metadata = {}
         raw_offset = header.get("last_consolidated", 0)
+        archived = header.get("last_archived")  # nanobot 0.3 reads this name first
+        if isinstance(archived, int) and not isinstance(archived, bool):
+            raw_offset = archived
         offset = valid_offset(raw_offset, len(parsed.messages))
         if offset != raw_offset:
             warnings.append(f"{path.name}: last_consolidated {raw_offset!r} is out of range for "
@@ -265,7 +280,7 @@ class SessionStore:
             entries.append(entry)
         if not entries:
             return 0
-        with self._lock:
+        with self._writing():
             events = self._before_write(session)
             self._ensure_file(session)
             if ensure_trailing_newline(session.path):
@@ -283,7 +298,7 @@ class SessionStore:
         """Record how many messages are summarised into memory, on disk at once."""
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(session.messages):
             raise ValueError(f"last_consolidated must be an int in 0..{len(session.messages)}, got {n!r}")
-        with self._lock:
+        with self._writing():
             events = self._before_write(session)
             session.last_consolidated = n
             target = session
@@ -304,7 +319,7 @@ class SessionStore:
             json.dumps(metadata_fields, ensure_ascii=False)
         except (TypeError, ValueError) as error:
             raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
-        with self._lock:
+        with self._writing():
             events = self._set_metadata(session, metadata_fields)
         self._publish(events)
 
@@ -325,7 +340,7 @@ class SessionStore:
 
     def rename(self, key: str, title: str) -> Session:
         """Give a saved session a title (an empty title goes back to the derived one)."""
-        with self._lock:
+        with self._writing():
             session = self._cache.get(key) or self.load(key)
             if session is None or not session.path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to rename")
@@ -338,7 +353,7 @@ class SessionStore:
 
         Returns the archive path, or None when nothing had been written yet.
         """
-        with self._lock:
+        with self._writing():
             events = self._before_write(session)
             archived: Path | None = None
             if session.path.exists():
@@ -347,7 +362,7 @@ class SessionStore:
             session.last_consolidated = 0
             session.created_at = session.updated_at = now()
             session.metadata.pop("title", None)
-            session.header_extra = {}
+            session.header_extra = dict(self.paths.header_defaults)
             session.warnings = []
             create_file(session.path, session.header(), [])
             self._adopt(session)
@@ -392,12 +407,14 @@ class SessionStore:
                 signature = file_signature(os.stat(entry.path))
                 cached = self._summaries.get(path)
                 if cached is None or cached[0] != signature:
-                    cached = (signature, summarize(path))
+                    cached = (signature, summarize(path, self.paths.key_from_name(path)))
                     self._summaries[path] = cached
             except OSError as error:
                 log.warning("cannot read session file %s: %s", path, error)
                 continue
             seen.add(path)
+            if self.paths.shadowed(path, cached[1].key):
+                continue  # a legacy-named copy of a session that has its current file
             infos.append(cached[1])
         for stale in [path for path in list(self._summaries) if path not in seen]:
             self._summaries.pop(stale, None)
@@ -406,8 +423,8 @@ class SessionStore:
 
     def delete(self, key: str) -> str:
         """Move the session's file into `.trash/`; returns the trash id `restore` takes."""
-        with self._lock:
-            path = self.path_for(key)
+        with self._writing():
+            path = next((p for p in self.paths.read_candidates(key) if p.exists()), self.path_for(key))
             if not path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to delete")
             outside = self._changes.check(path, key)
@@ -425,7 +442,7 @@ class SessionStore:
 
     def restore(self, trash_id: str) -> str:
         """Put a trashed session back; returns its key. Never overwrites a session file."""
-        with self._lock:
+        with self._writing():
             key = restore_from_trash(self.trash_dir, self.sessions_dir, trash_id)
             self._cache.pop(key, None)
             self._changes.forget(key)
