@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.config import patch_config_file as patch_config_file
     from nanobot_desktop.engine.config import patch_settings as patch_settings
     from nanobot_desktop.engine.events import ApprovalRequested as ApprovalRequested
+    from nanobot_desktop.engine.events import BackgroundApprovalPending as BackgroundApprovalPending
+    from nanobot_desktop.engine.events import BackgroundApprovalResolved as BackgroundApprovalResolved
     from nanobot_desktop.engine.events import BackgroundOwnerChanged as BackgroundOwnerChanged
     from nanobot_desktop.engine.events import ConfigChanged as ConfigChanged
     from nanobot_desktop.engine.events import ConsolidationFinished as ConsolidationFinished
@@ -55,7 +57,13 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.context import strip_runtime_for_save as strip_runtime_for_save
     from nanobot_desktop.engine.cron import CronSchedule as CronSchedule
     from nanobot_desktop.engine.cron import describe_schedule as describe_schedule
+    from nanobot_desktop.engine.cron import never_fires_reason as never_fires_reason
+    from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE as DEFAULT_MISSED_RULE
+    from nanobot_desktop.engine.cron_types import MISSED_RULES as MISSED_RULES
+    from nanobot_desktop.engine.cron_types import MISSED_RULE_WORDS as MISSED_RULE_WORDS
     from nanobot_desktop.engine.cron_types import is_system_job as is_system_job
+    from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS as SKIP_WORDS
+    from nanobot_desktop.engine.heartbeat_rule import analyse as analyse
     from nanobot_desktop.engine.history_journal import HistoryEntry as HistoryEntry
     from nanobot_desktop.engine.history_journal import HistoryJournal as HistoryJournal
     from nanobot_desktop.engine.layout import DEFAULT_CONTEXT_WINDOW_TOKENS as DEFAULT_CONTEXT_WINDOW_TOKENS
@@ -96,15 +104,17 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Engine", "open_settings_files"), "runtime"),
     **dict.fromkeys(("AppSettings", "Config", "ConfigError", "LOCAL_KEY_PLACEHOLDER", "cron_store_path",
                      "default_config_path", "load_config", "logs_dir", "patch_config_file", "patch_settings"), "config"),
-    **dict.fromkeys(("ApprovalRequested", "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
+    **dict.fromkeys(("ApprovalRequested", "BackgroundApprovalPending", "BackgroundApprovalResolved",
+                     "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
                      "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
                      "HeartbeatRan", "LLMCallFinished", "LLMCallStarted", "OutboundMessage", "Progress",
                      "ReasoningDelta", "SessionChanged", "SubagentFinished", "SubagentStarted", "TextDelta",
                      "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
                      "TurnStarted"), "events"),
     **dict.fromkeys(("SECTION_SEPARATOR", "strip_runtime_for_save"), "context"),
-    **dict.fromkeys(("CronSchedule", "describe_schedule"), "cron"),
-    "is_system_job": "cron_types",
+    **dict.fromkeys(("CronSchedule", "describe_schedule", "never_fires_reason"), "cron"),
+    **dict.fromkeys(("DEFAULT_MISSED_RULE", "MISSED_RULES", "MISSED_RULE_WORDS", "is_system_job"), "cron_types"),
+    **dict.fromkeys(("SKIP_WORDS", "analyse"), "heartbeat_rule"),
     **dict.fromkeys(("HistoryEntry", "HistoryJournal"), "history_journal"),
     **dict.fromkeys(("DEFAULT_CONTEXT_WINDOW_TOKENS", "LayoutKind", "detect_layout", "dream_settings",
                      "prepare_workspace"), "layout"),
@@ -126,20 +136,21 @@ _EXPORTS: dict[str, str] = {
 
 # the events module and every name of _EXPORTS
 __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalRequest", "ApprovalRequested",
-           "BackgroundOwnerChanged", "CANCELLED_RESULT", "Config", "ConfigChanged", "ConfigError",
-           "ConsolidationFinished", "ConsolidationStarted", "CronJobRan", "CronSchedule", "DEFAULT_CANDIDATES",
-           "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS", "Engine", "Event", "EventBus", "HeartbeatDecided",
-           "HeartbeatRan", "HistoryEntry", "HistoryJournal", "LLMCallFinished", "LLMCallStarted",
-           "LOCAL_KEY_PLACEHOLDER", "LayoutKind", "LocalServer", "MemoryVersion", "OutboundMessage",
-           "PROVIDER_PRESETS", "Progress", "ProviderError", "ProviderPreset", "ReasoningDelta", "SECTION_SEPARATOR",
-           "SKILL_FILE", "SandboxSupport", "SessionChanged", "SessionInfo", "SkillInfo", "SubagentFinished",
+           "BackgroundApprovalPending", "BackgroundApprovalResolved", "BackgroundOwnerChanged", "CANCELLED_RESULT",
+           "Config", "ConfigChanged", "ConfigError", "ConsolidationFinished", "ConsolidationStarted", "CronJobRan",
+           "CronSchedule", "DEFAULT_CANDIDATES", "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS",
+           "DEFAULT_MISSED_RULE", "Engine", "Event", "EventBus", "HeartbeatDecided", "HeartbeatRan", "HistoryEntry",
+           "HistoryJournal", "LLMCallFinished", "LLMCallStarted", "LOCAL_KEY_PLACEHOLDER", "LayoutKind",
+           "LocalServer", "MISSED_RULES", "MISSED_RULE_WORDS", "MemoryVersion", "OutboundMessage", "PROVIDER_PRESETS",
+           "Progress", "ProviderError", "ProviderPreset", "ReasoningDelta", "SECTION_SEPARATOR", "SKILL_FILE",
+           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "SkillInfo", "SubagentFinished",
            "SubagentStarted", "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed",
-           "TurnFinished", "TurnStarted", "Workspace", "atomic_write_bytes", "atomic_write_text", "check_frontmatter",
-           "cron_store_path", "default_config_path", "describe_schedule", "detect_layout", "discover_local_servers",
-           "dream_settings", "exec_allow_possible", "is_system_job", "load_config", "local_preset_for_base",
-           "logs_dir", "make_provider", "message_text", "open_settings_files", "patch_config_file", "patch_settings",
-           "prepare_workspace", "provider_entry", "resolve_provider", "sandbox_support", "split_history_entries",
-           "strip_runtime_for_save"]
+           "TurnFinished", "TurnStarted", "Workspace", "analyse", "atomic_write_bytes", "atomic_write_text",
+           "check_frontmatter", "cron_store_path", "default_config_path", "describe_schedule", "detect_layout",
+           "discover_local_servers", "dream_settings", "exec_allow_possible", "is_system_job", "load_config",
+           "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
+           "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "provider_entry",
+           "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save"]
 
 def __getattr__(name: str) -> Any:
     """Import the defining module on first use of a name, then keep the value here."""
