@@ -81,7 +81,7 @@ def _guarded(coro: Any) -> int:
     """Run a command coroutine; any engine error becomes one line on stderr and a non-zero exit."""
     import asyncio
 
-    from nanobot_desktop.engine.config import ConfigError
+    from nanobot_desktop.engine import ConfigError
 
     try:
         return asyncio.run(coro)
@@ -93,10 +93,8 @@ def _guarded(coro: Any) -> int:
 
 
 def _onboard(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, patch_config_file
-    from nanobot_desktop.engine.layout import detect_layout, prepare_workspace
-    from nanobot_desktop.engine.runtime import open_settings_files
-    from nanobot_desktop.engine.workspace import Workspace
+    from nanobot_desktop.engine import (ConfigError, Workspace, default_config_path, detect_layout, load_config,
+                                        open_settings_files, patch_config_file, prepare_workspace)
 
     path = Path(args.config).expanduser() if args.config else default_config_path()
     try:
@@ -128,7 +126,7 @@ def _onboard(args: argparse.Namespace) -> int:
 
 
 def _open_engine(args: argparse.Namespace) -> Any:
-    from nanobot_desktop.engine.runtime import Engine
+    from nanobot_desktop.engine import Engine
 
     return Engine.open(args.config, args.workspace)
 
@@ -145,7 +143,7 @@ def _progress_printer(event: Any) -> None:
 
 
 async def _agent(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
+    from nanobot_desktop.engine import ApprovalAnswer, ApprovalRequest
 
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)

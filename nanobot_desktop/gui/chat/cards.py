@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
-from nanobot_desktop.engine.tools.policy import exec_allow_possible
+from nanobot_desktop.engine import exec_allow_possible
 from nanobot_desktop.gui.chat.model import ApprovalCard
 from nanobot_desktop.gui.chat.widgets import CardFrame, ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color

@@ -35,27 +35,28 @@ class OwnedWork(QObject):
     def __init__(self, owner: QObject) -> None:
         super().__init__(owner)
         self.setObjectName("ownedWork")
-        self._lock = threading.Lock()
-        self._alive = True
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._state = _State()
         self._ready.connect(self._run, Qt.ConnectionType.QueuedConnection)
         # `destroyed` of the owner comes before its children are deleted: from then on nothing is
-        # delivered, even a callback a worker thread is posting at this very moment.
-        owner.destroyed.connect(self._owner_gone, Qt.ConnectionType.DirectConnection)
+        # delivered, even a callback a worker thread is posting at this very moment. The slot is
+        # the state's, not this object's: when the garbage collector takes an owner and this
+        # object together, this object's Python side may already be gone when `destroyed` fires.
+        owner.destroyed.connect(self._state.stop, Qt.ConnectionType.DirectConnection)
 
     @property
     def alive(self) -> bool:
-        return self._alive
+        return self._state.alive
 
     def post(self, callback: Callable[[], None]) -> None:
         """Run `callback()` on the GUI thread later, if the owner still exists then (any thread)."""
-        with self._lock:
-            if not self._alive:
+        state = self._state
+        with state.lock:
+            if not state.alive:
                 return
             try:
                 self._ready.emit(callback)
             except RuntimeError:  # the relay itself is gone (interpreter teardown)
-                self._alive = False
+                state.alive = False
 
     def spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """An asyncio task cancelled when the owner is destroyed; its failure is logged."""
@@ -65,15 +66,15 @@ class OwnedWork(QObject):
 
     def track(self, future: asyncio.Future[Any]) -> None:
         """Bind a task started elsewhere to the owner the same way."""
-        if not self._alive:
+        if not self._state.alive:
             future.cancel()
             return
-        self._tasks.add(future)
-        future.add_done_callback(self._task_done)
+        self._state.tasks.add(future)
+        future.add_done_callback(self._state.task_done)
 
     @property
     def pending(self) -> list["asyncio.Future[Any]"]:
-        return [task for task in self._tasks if not task.done()]
+        return [task for task in self._state.tasks if not task.done()]
 
     async def shutdown(self) -> None:
         """Cancel the tasks still running and wait until they have ended."""
@@ -83,18 +84,28 @@ class OwnedWork(QObject):
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _task_done(self, task: "asyncio.Future[Any]") -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background work failed", exc_info=task.exception())
-
-    def _owner_gone(self, *_args: object) -> None:
-        with self._lock:
-            self._alive = False
-        for task in list(self._tasks):
-            task.cancel()
-
     @Slot(object)
     def _run(self, callback: Callable[[], None]) -> None:
-        if self._alive:
+        if self._state.alive:
             callback()
+
+
+class _State:
+    """OwnedWork's plain-Python state: whether the owner lives, and its tasks (see OwnedWork.__init__)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.alive = True
+        self.tasks: set[asyncio.Future[Any]] = set()
+
+    def stop(self, *_args: object) -> None:
+        """The owner is being destroyed: deliver nothing more, cancel the tasks."""
+        with self.lock:
+            self.alive = False
+        for task in list(self.tasks):
+            task.cancel()
+
+    def task_done(self, task: "asyncio.Future[Any]") -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background work failed", exc_info=task.exception())

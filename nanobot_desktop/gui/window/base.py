@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
 
+    from nanobot_desktop.engine import Engine
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle
     from nanobot_desktop.gui.window.actions import ActionRegistry
     from nanobot_desktop.gui.window.panels import LazyPanels
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 class WindowBase(_QtBase):
     """The main window's shared state (set by MainWindow.__init__ and attach_engine)."""
 
-    engine: Any
+    engine: Engine  # None only before attach_engine (the frame paints without it)
     lifecycle: Lifecycle | None
     settings_store: QSettings
     log_folder: Path | None

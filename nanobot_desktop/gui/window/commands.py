@@ -51,8 +51,7 @@ class WindowCommands(WindowBase):
 
     def _check_config(self) -> bool:
         """A missing provider is the first thing a new user meets: say so, with the way out."""
-        from nanobot_desktop.engine.config import ConfigError
-        from nanobot_desktop.engine.llm.registry import resolve_provider
+        from nanobot_desktop.engine import ConfigError, resolve_provider
 
         try:
             resolve_provider(self.engine.config)

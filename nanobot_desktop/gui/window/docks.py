@@ -7,7 +7,8 @@ chat and hidden until asked for, so the chat keeps its room. Every dock has a sh
 the registry (the View menu lists them).
 
 The docks are created empty (objectName, title, View-menu toggle, place), so the window can restore
-its saved layout and paint before the engine and the panels exist; `set_dock_panel` fills one.
+its saved layout and paint before the engine and the panels exist; panels.py's `set_dock_panel`
+fills one.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class ChatPane(QWidget):
 
 @dataclass
 class Panels:
-    """The docks by objectName, built up front; the panels in them arrive later (see set_dock_panel)."""
+    """The docks by objectName, built up front; the panels in them arrive later (see panels.set_dock_panel)."""
 
     docks: dict[str, QDockWidget] = field(default_factory=dict)
     first_right_dock: QDockWidget | None = None
@@ -117,19 +118,10 @@ class PanelPlaceholder(QWidget):
         return self._size_hint
 
 
-def set_dock_panel(dock: QDockWidget, panel: QWidget) -> None:
-    """Put `panel` into `dock`, in place of its placeholder (inside the dock's scroll area, if it has one)."""
-    holder = dock.widget()
-    if isinstance(holder, QScrollArea):
-        holder.setWidget(panel)  # deletes the placeholder
-    else:
-        dock.setWidget(panel)
-
-
 def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None, name: str,
              area: Qt.DockWidgetArea, shortcut: str | None) -> QDockWidget:
     """A dock titled DOCK_TITLES[name] (else the panel's `panel_title`), holding `panel`, or a
-    PanelPlaceholder until `set_dock_panel`, with its show/hide action registered."""
+    PanelPlaceholder until panels.set_dock_panel, with its show/hide action registered."""
     title = DOCK_TITLES.get(name) or str(getattr(panel, "panel_title", name))
     dock = QDockWidget(title, window)
     dock.setObjectName(name)

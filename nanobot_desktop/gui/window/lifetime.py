@@ -121,7 +121,7 @@ class WindowLifetime(WindowBase):
     # --- background work and shutdown ----------------------------------------------------------------
 
     async def _start_services(self) -> None:
-        from nanobot_desktop.engine.config import ConfigError
+        from nanobot_desktop.engine import ConfigError
 
         try:
             await self.engine.start_services()

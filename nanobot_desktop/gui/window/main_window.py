@@ -23,13 +23,14 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
 
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.commands import WindowCommands
-from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells, set_dock_panel
+from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells
 from nanobot_desktop.gui.window.lifetime import SESSION_KEY, WindowLifetime
-from nanobot_desktop.gui.window.panels import PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels
+from nanobot_desktop.gui.window.panels import PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels, set_dock_panel
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is attached
     import asyncio
 
+    from nanobot_desktop.engine import Engine
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle
     from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
@@ -40,13 +41,14 @@ NEW_CHAT_TITLE = "New chat"
 class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
     """The app's window around one Engine (which may arrive after the window has painted)."""
 
-    def __init__(self, engine: Any = None, lifecycle: Lifecycle | None = None, parent: QWidget | None = None, *,
+    def __init__(self, engine: Engine | None = None, lifecycle: Lifecycle | None = None,
+                 parent: QWidget | None = None, *,
                  settings: QSettings | None = None, watcher: WorkspaceWatcher | None = None,
                  start_services: bool = True, log_folder: Path | None = None, use_tray: bool = True) -> None:
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle(APP_TITLE)
-        self.engine: Any = None
+        self.engine = None  # type: ignore[assignment]  # the frame paints before the engine exists (attach_engine)
         self.lifecycle: Lifecycle | None = None
         self.settings_store = settings if settings is not None else QSettings()
         self.log_folder: Path | None = log_folder
@@ -76,7 +78,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         if engine is not None and lifecycle is not None:
             self.attach_engine(engine, lifecycle, log_folder=log_folder)
 
-    def attach_engine(self, engine: Any, lifecycle: Lifecycle, *, log_folder: Path | None = None) -> None:
+    def attach_engine(self, engine: Engine, lifecycle: Lifecycle, *, log_folder: Path | None = None) -> None:
         """Build what needs the engine: chat, composer, session list; then the panels after a paint."""
         from nanobot_desktop.gui.chat.composer import Composer
         from nanobot_desktop.gui.chat.controller import ChatController
@@ -92,7 +94,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.engine = engine
         self.lifecycle = lifecycle
         if log_folder is not None or self.log_folder is None:
-            from nanobot_desktop.engine.config import logs_dir
+            from nanobot_desktop.engine import logs_dir
 
             self.log_folder = log_folder or logs_dir(Path(engine.config_path))
         self.bridge = EngineBridge(engine, self)
@@ -139,8 +141,6 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         return self._panels.errors
 
     def _wire_panel(self, name: str, panel: Any) -> None:
-        if name == "sync":
-            panel.sessions_changed.connect(self._on_sessions_changed_on_disk)
         if hasattr(panel, "set_session") and self.current_key:
             panel.set_session(self.current_key)
         if hasattr(panel, "open_session_requested"):
@@ -233,11 +233,6 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         if key == self.current_key:
             self.open_session(self.engine.new_session_key())
         self.chat.forget_session(key)
-
-    def _on_sessions_changed_on_disk(self, keys: list[str]) -> None:
-        self.sessions_panel.on_sessions_changed(keys)
-        if self.current_key in keys:
-            self.chat.reload_session(self.current_key)
 
     def _update_title(self) -> None:
         key = self.current_key

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QWidget
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +34,7 @@ Area = Qt.DockWidgetArea
 class PanelContext:
     """What a panel factory may use: the engine, its Qt bridge and hot reload (WorkspaceSync, or None)."""
 
-    engine: Any
+    engine: Engine
     bridge: Any
     sync: Any
 
@@ -117,6 +120,15 @@ def build_panel(errors: list[str], label: str, factory: Callable[[], Any]) -> An
         return None
 
 
+def set_dock_panel(dock: QDockWidget, panel: QWidget) -> None:
+    """Put `panel` into `dock`, in place of its placeholder (inside the dock's scroll area, if it has one)."""
+    holder = dock.widget()
+    if isinstance(holder, QScrollArea):
+        holder.setWidget(panel)  # deletes the placeholder
+    else:
+        dock.setWidget(panel)
+
+
 def failure_label(dock: QDockWidget, why: str) -> QLabel:
     """What a dock shows instead of a panel that could not be built."""
     failure = QLabel(f"The {dock.windowTitle()} panel could not be loaded: {why}")
@@ -137,7 +149,7 @@ class LazyPanels:
     `on_all_built()` once, after the last.
     """
 
-    def __init__(self, window: QMainWindow, engine: Any, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
+    def __init__(self, window: QMainWindow, engine: Engine, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
                  make_tray: Callable[[], Any] | None, on_built: Callable[[str, Any], None],
                  on_all_built: Callable[[], None]) -> None:
         self.built: dict[str, Any] = {}
@@ -194,8 +206,6 @@ class LazyPanels:
         return WorkspaceSync(self._engine, self._watcher, self._window)
 
     def _build_into_dock(self, spec: PanelSpec) -> Any:
-        from nanobot_desktop.gui.window.docks import set_dock_panel
-
         context = PanelContext(self._engine, self._bridge, self.built.get("sync"))
         panel = build_panel(self.errors, spec.label, lambda: spec.factory(context))
         dock = self._docks[spec.dock]
