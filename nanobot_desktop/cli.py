@@ -74,15 +74,26 @@ def _err(message: str) -> None:
 
 def _guarded(coro: Any) -> int:
     """Run a command coroutine; any engine error becomes one line on stderr and a non-zero exit."""
-    from nanobot_desktop.engine.config import ConfigError
-
     try:
         return asyncio.run(coro)
-    except ConfigError as error:
-        _err(f"Error: {error}")
     except KeyboardInterrupt:
         _err("Interrupted.")
+    except Exception as error:  # noqa: BLE001 - a command line prints one sentence, never a traceback
+        _err(f"Error: {_one_sentence(error)}")
     return EXIT_FAILED
+
+
+def _one_sentence(error: BaseException) -> str:
+    """The error as a person reads it: our own errors already are sentences; OS errors get the file and
+    what to do; anything else (a bug) is named by its type, with the details in the log."""
+    from nanobot_desktop.engine.config import ConfigError
+    from nanobot_desktop.engine.workspace import StorageError, WorkspaceError, storage_error
+
+    if isinstance(error, (ConfigError, WorkspaceError, StorageError)):
+        return str(error)
+    if isinstance(error, OSError) and error.filename:
+        return str(storage_error(Path(error.filename), error))
+    return f"unexpected {type(error).__name__}: {error}"
 
 
 def _onboard(args: argparse.Namespace) -> int:
@@ -95,16 +106,20 @@ def _onboard(args: argparse.Namespace) -> int:
     except ConfigError as error:
         _err(f"Error: {error}")
         return EXIT_FAILED
-    if path.exists():
-        print(f"Config: {path} (exists, left as it is)")
-    else:
-        if args.workspace:
-            config.agents.defaults.workspace = str(Path(args.workspace).expanduser())
-        save_config(config, path)
-        print(f"Config: created {path}")
-    workspace = Workspace.at(args.workspace or config.workspace_path)
-    existed = workspace.looks_like_nanobot_workspace()
-    created = workspace.sync_templates()
+    try:
+        if path.exists():
+            print(f"Config: {path} (exists, left as it is)")
+        else:
+            if args.workspace:
+                config.agents.defaults.workspace = str(Path(args.workspace).expanduser())
+            save_config(config, path)
+            print(f"Config: created {path}")
+        workspace = Workspace.at(args.workspace or config.workspace_path)
+        existed = workspace.looks_like_nanobot_workspace()
+        created = workspace.sync_templates()
+    except Exception as error:  # noqa: BLE001 - one sentence, no traceback
+        _err(f"Error: {_one_sentence(error)}")
+        return EXIT_FAILED
     state = "existing nanobot workspace" if existed else "new workspace"
     print(f"Workspace: {workspace.root} ({state}; {len(created)} missing file(s) created)")
     for item in created:
@@ -124,6 +139,9 @@ def _progress_printer(event: Any) -> None:
 
     if isinstance(event, events.Progress):
         _err(f"  ↳ {event.text}")
+    elif isinstance(event, events.WaitingForModel) and int(event.waited_s) % 5 == 0:
+        what = "an answer" if event.phase == "first_byte" else "the rest of the reply"
+        _err(f"  ↳ waiting for {what}… {event.waited_s:.0f} s (gives up after {event.limit_s:g} s)")
     elif isinstance(event, events.ToolCallFinished) and event.status != "ok":
         _err(f"  ↳ {event.name}: {event.status}: {event.result.splitlines()[0] if event.result else ''}")
     elif isinstance(event, events.SubagentStarted):
@@ -131,8 +149,14 @@ def _progress_printer(event: Any) -> None:
 
 
 async def _agent(args: argparse.Namespace) -> int:
+    from nanobot_desktop.engine.sessions.file import file_name_problem
+    from nanobot_desktop.engine.sessions.store import safe_key
     from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
 
+    problem = file_name_problem(safe_key(args.session), args.session)
+    if problem:
+        _err(f"Error: {problem}")
+        return EXIT_USAGE
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)
     interactive = sys.stdin is not None and sys.stdin.isatty()
@@ -161,6 +185,8 @@ async def _agent(args: argparse.Namespace) -> int:
     finally:
         await engine.shutdown()
     if result.status == "failed":
+        if result.reply:  # a reply cut off by the endpoint, or one the disk would not take: still shown
+            print(result.reply)
         _err(f"Error: {result.error}")
         return EXIT_FAILED
     if result.reply:

@@ -174,6 +174,9 @@ class DesktopConfig(_Base):
     close_to_tray: bool = True
     start_at_login: bool = False
     notifications: bool = True
+    # Seconds before a model call is given up: nothing at all arrived / the stream stopped progressing.
+    model_first_byte_timeout: float = Field(default=45.0, gt=0)
+    model_idle_timeout: float = Field(default=30.0, gt=0)
 
 
 class Config(_Base):

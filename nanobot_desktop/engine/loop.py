@@ -36,13 +36,14 @@ from nanobot_desktop.engine.events import (
     TurnFailed,
     TurnFinished,
     TurnStarted,
+    WaitingForModel,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.memory import MemoryStore, consolidate
+from nanobot_desktop.engine.memory import MemoryStore, consolidate_detailed
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
-from nanobot_desktop.engine.workspace import Workspace
+from nanobot_desktop.engine.workspace import StorageError, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,8 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
         response = await provider.chat(
             messages, tools, model=model, temperature=settings.temperature, max_tokens=settings.max_tokens,
             reasoning_effort=settings.reasoning_effort, on_text_delta=on_text, on_reasoning_delta=on_reasoning,
+            on_wait=lambda phase, waited, limit: bus.publish(WaitingForModel(
+                session_key, turn_id=turn_id, phase=phase, waited_s=waited, limit_s=limit)),
         )
     except ProviderError as error:
         bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
@@ -120,6 +123,7 @@ class TurnResult:
     status: str  # "ok" | "failed" | "cancelled" | "command"
     reply: str | None
     error: str | None = None
+    kind: str = ""  # the failure's kind (see TurnFailed), "" when it did not fail
 
 
 @dataclass
@@ -128,6 +132,7 @@ class _TurnState:
     session: Session
     streamed: list[str] = field(default_factory=list)
     pending_tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (call id, name) not yet answered
+    reply: str | None = None  # the final reply, once there is one (kept when saving it fails)
 
 
 class AgentLoop:
@@ -162,6 +167,8 @@ class AgentLoop:
         self._active: dict[str, set[asyncio.Task[Any]]] = {}
         self._consolidation_locks: dict[str, asyncio.Lock] = {}
         self._consolidation_tasks: dict[str, asyncio.Task[Any]] = {}
+        # Messages a failed write could not save, per session; written before anything else next time.
+        self._unsaved: dict[str, list[dict[str, Any]]] = {}
 
     # --- public API --------------------------------------------------------------------------------
 
@@ -283,7 +290,13 @@ class AgentLoop:
         prompt_sections = self.context.system_sections()
         messages = self.context.build_messages(history, text, media, channel, chat_id, sections=prompt_sections)
         sizes = tuple((section.name, section.chars) for section in prompt_sections)
-        self._save(state, [messages[-1]])
+        try:
+            self._save(state, [messages[-1]], keep_on_failure=False)
+        except StorageError as error:  # nothing was sent yet; the text stays in the composer / the shell
+            message = error.sentence("your message was not saved and was not sent")
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
+                                        unsaved=self.has_unsaved(session_key)))
+            return TurnResult(turn_id, "failed", None, message, kind="storage")
         ctx = self._tool_context(session_key, channel, chat_id, in_cron_job)
         try:
             reply = await self._run_iterations(state, messages, ctx, settings, sizes)
@@ -292,8 +305,13 @@ class AgentLoop:
             self.bus.publish(TurnCancelled(session_key, turn_id=turn_id, partial_text="".join(state.streamed)))
             raise
         except ProviderError as error:
-            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=error.message, kind=error.kind))
-            return TurnResult(turn_id, "failed", None, error.message)
+            return self._fail_with_partial(state, error)
+        except StorageError as error:
+            shown = "the reply is shown but was not saved" if state.reply is not None else "this turn stopped"
+            message = error.sentence(f"{shown}; free the space, then use Retry save")
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
+                                        partial_text="".join(state.streamed), unsaved=True))
+            return TurnResult(turn_id, "failed", state.reply, message, kind="storage")
         except ConfigError as error:  # e.g. no provider configured yet: the user's to fix, not a bug
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=str(error), kind="config"))
             return TurnResult(turn_id, "failed", None, str(error))
@@ -346,6 +364,7 @@ class AgentLoop:
             response = await self._call_llm(state, provider, messages, tools, settings, sections)
             if not response.has_tool_calls:
                 final = strip_think(response.content)
+                state.reply = final
                 self._save(state, [self._assistant_message(final, None, response)])
                 return final
             thought = strip_think(response.content)
@@ -397,8 +416,51 @@ class AgentLoop:
             message["reasoning_content"] = response.reasoning_content
         return message
 
-    def _save(self, state: _TurnState, messages: list[dict[str, Any]]) -> None:
-        """Append messages to the session file in the reference's shapes (runtime block stripped)."""
+    def _fail_with_partial(self, state: _TurnState, error: ProviderError) -> TurnResult:
+        """An endpoint fault: keep what was streamed (marked cut off) and say precisely what happened."""
+        key, turn_id = state.session.key, state.turn_id
+        partial = strip_think("".join(state.streamed))
+        message = error.message
+        unsaved = False
+        if partial:
+            try:
+                self._save(state, [{"role": "assistant", "content": partial, "cut_off": error.kind}])
+                message = f"{message} The partial reply was kept, marked as cut off."
+            except StorageError as storage:
+                unsaved = True
+                message = f"{message} {storage.sentence('the partial reply was not saved')}"
+        self.bus.publish(TurnFailed(key, turn_id=turn_id, error=message, kind=error.kind, partial_text=partial,
+                                    unsaved=unsaved))
+        return TurnResult(turn_id, "failed", partial or None, message, kind=error.kind)
+
+    def has_unsaved(self, session_key: str) -> bool:
+        """Whether messages of this session wait to be written (a write failed; see `retry_save`)."""
+        return bool(self._unsaved.get(session_key))
+
+    async def retry_save(self, session_key: str) -> int:
+        """Write the messages a failed write left unsaved; returns how many. Raises StorageError again
+        (with the same kind of sentence) when the disk still refuses; nothing is lost either way."""
+        lock = self._session_locks.setdefault(session_key, asyncio.Lock())
+        async with lock:
+            pending = self._unsaved.pop(session_key, [])
+            if not pending:
+                return 0
+            session = self.sessions.get_or_create(session_key)
+            try:
+                self.sessions.append(session, pending)
+            except StorageError:
+                self._unsaved[session_key] = pending
+                raise
+            self.bus.publish(SessionChanged(session_key))
+            return len(pending)
+
+    def _save(self, state: _TurnState, messages: list[dict[str, Any]], *, keep_on_failure: bool = True) -> None:
+        """Append messages to the session file in the reference's shapes (runtime block stripped).
+
+        Messages an earlier failed write left unsaved go first. When this write fails, the file is as it
+        was (the store's append is all or nothing) and the messages wait in `_unsaved` for
+        `retry_save` — unless `keep_on_failure` is False (the user's message: it stays in the composer).
+        """
         to_write: list[dict[str, Any]] = []
         for message in messages:
             entry = dict(message)
@@ -414,9 +476,16 @@ class AgentLoop:
                     and len(entry["content"]) > TOOL_RESULT_SAVE_LIMIT:
                 entry["content"] = entry["content"][:TOOL_RESULT_SAVE_LIMIT] + "\n... (truncated)"
             to_write.append(entry)
-        if to_write:
-            self.sessions.append(state.session, to_write)
-            self.bus.publish(SessionChanged(state.session.key))
+        key = state.session.key
+        pending = self._unsaved.pop(key, [])
+        if not to_write and not pending:
+            return
+        try:
+            self.sessions.append(state.session, pending + to_write)
+        except StorageError:
+            self._unsaved[key] = pending + (to_write if keep_on_failure else [])
+            raise
+        self.bus.publish(SessionChanged(key))
 
     def _save_stopped(self, state: _TurnState) -> None:
         """Keep what the stopped turn produced: unanswered tool calls get a 'cancelled' result."""
@@ -459,9 +528,9 @@ class AgentLoop:
             count = len(session.messages) - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
-                offset = await consolidate(session.messages, session.last_consolidated, self.memory,
-                                           self.plain_chat, archive_all=archive_all,
-                                           memory_window=settings.memory_window)
+                result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
+                                                    self.plain_chat, archive_all=archive_all,
+                                                    memory_window=settings.memory_window)
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
                 raise
@@ -469,11 +538,18 @@ class AgentLoop:
                 log.exception("consolidation of %s failed", session.key)
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
                 return False
+            offset = result.offset
             if offset is None:
-                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="the model did not save memory"))
+                self.bus.publish(ConsolidationFinished(session.key, ok=False,
+                                                       error=result.error or "the model did not save memory"))
                 return False
             if not archive_all and offset != session.last_consolidated:
-                self.sessions.set_last_consolidated(session, offset)
+                try:
+                    self.sessions.set_last_consolidated(session, offset)
+                except StorageError as error:
+                    self.bus.publish(ConsolidationFinished(session.key, ok=False, error=error.sentence(
+                        "the summary was written but the session still counts those messages as new")))
+                    return False
             self.bus.publish(ConsolidationFinished(session.key, ok=True))
             return True
 
@@ -485,7 +561,12 @@ class AgentLoop:
             ok = await self._consolidate(session, settings, archive_all=True)
             if not ok:
                 return self._finish(session_key, turn_id, ARCHIVE_FAILED_TEXT, status="command")
-        self.sessions.clear(session)
+        try:
+            self.sessions.clear(session)
+        except StorageError as error:
+            message = error.sentence("the conversation was not cleared")
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage"))
+            return TurnResult(turn_id, "failed", None, message, kind="storage")
         self.sessions.invalidate(session_key)
         self.bus.publish(SessionChanged(session_key, reason="cleared"))
         return self._finish(session_key, turn_id, NEW_SESSION_TEXT, status="command")

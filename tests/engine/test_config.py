@@ -140,7 +140,8 @@ def test_snake_case_file_loads_and_saves_as_camel_case(tmp_path: Path) -> None:
     assert saved["providers"]["azureOpenai"]["apiKey"] == "azure-fixture-key"
     assert saved["tools"]["mcpServers"]["remote"]["toolTimeout"] == 45
     assert saved["tools"]["approval"] == {"exec": "deny", "write_file": "allow"}
-    assert saved["desktop"] == {"theme": "dark", "closeToTray": False, "startAtLogin": True, "notifications": False}
+    assert saved["desktop"] == {"theme": "dark", "closeToTray": False, "startAtLogin": True, "notifications": False,
+                                "modelFirstByteTimeout": 45.0, "modelIdleTimeout": 30.0}
     assert load_config(path).model_dump() == config.model_dump()
 
 

@@ -32,8 +32,8 @@ from typing import Any
 
 from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
-    HEADER_KEYS, METADATA_TYPE, create_file, encode_line, ensure_trailing_newline, parse_session_bytes,
-    update_header,
+    HEADER_KEYS, METADATA_TYPE, append_lines, create_file, create_file_if_missing, encode_line, file_name_problem,
+    parse_session_bytes, update_header,
 )
 from nanobot_desktop.engine.sessions.listing import (
     SessionInfo, channel_of, file_signature, mtime_iso, search_file, sort_time, summarize,
@@ -42,7 +42,6 @@ from nanobot_desktop.engine.sessions.trash import (
     ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash,
     trash_entries,
 )
-from nanobot_desktop.engine.workspace import append_text
 
 __all__ = ["Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "TrashEntry", "safe_key"]
 
@@ -202,8 +201,9 @@ class SessionStore:
 
     def path_for(self, key: str) -> Path:
         name = safe_key(key)
-        if not name:
-            raise ValueError(f"session key {key!r} gives an empty file name")
+        problem = file_name_problem(name, key)
+        if problem:
+            raise ValueError(problem)
         return self.sessions_dir / f"{name}.jsonl"
 
     # --- loading -----------------------------------------------------------------------------------
@@ -306,13 +306,16 @@ class SessionStore:
         if not entries:
             return 0
         with self._lock:
-            self._ensure_file(session)
-            if ensure_trailing_newline(session.path):
-                log.warning("%s ended mid-line (an interrupted write); new lines start after it", session.path)
-            written = append_text(session.path, "".join(lines))
+            # All or nothing (file.append_lines): on a StorageError the file and `session` are unchanged.
+            self._own_path(session)
+            header = {**session.header(), "updated_at": _now()}
+            data = "".join(lines).encode("utf-8")
+            if create_file_if_missing(session.path, header, session.messages + entries):
+                written = len(data)
+            else:
+                written = append_lines(session.path, data, header)
             session.messages.extend(entries)
-            session.updated_at = _now()
-            self._write_header(session)
+            session.updated_at = header["updated_at"]
             self._adopt(session)
         return written
 
@@ -321,9 +324,13 @@ class SessionStore:
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(session.messages):
             raise ValueError(f"last_consolidated must be an int in 0..{len(session.messages)}, got {n!r}")
         with self._lock:
-            session.last_consolidated = n
-            self._ensure_file(session)
-            self._write_header(session)
+            previous, session.last_consolidated = session.last_consolidated, n
+            try:
+                self._ensure_file(session)
+                self._write_header(session)
+            except OSError:
+                session.last_consolidated = previous  # the offset moves only when it is on disk
+                raise
 
     def update_metadata(self, session: Session, **metadata_fields: Any) -> None:
         """Set fields of the session's `metadata` (a value of None removes the field) and persist them."""
