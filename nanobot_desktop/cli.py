@@ -144,6 +144,8 @@ def _progress_printer(event: Any) -> None:
         _err(f"  ↳ waiting for {what}… {event.waited_s:.0f} s (gives up after {event.limit_s:g} s)")
     elif isinstance(event, events.ToolCallFinished) and event.status != "ok":
         _err(f"  ↳ {event.name}: {event.status}: {event.result.splitlines()[0] if event.result else ''}")
+    elif isinstance(event, events.ConsolidationFinished) and not event.ok and event.error != "cancelled":
+        _err(f"  ↳ memory was not updated: {event.error}")
     elif isinstance(event, events.SubagentStarted):
         _err(f"  ↳ subagent started: {event.label}")
 
