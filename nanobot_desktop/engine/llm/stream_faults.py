@@ -85,7 +85,7 @@ class StallWatch:
         if trickled > 0 and silent_s < self.idle_s / 2:
             return (f"The endpoint's stream slowed to a trickle ({trickled} characters in {self.idle_s:g} s) "
                     f"after {chars} characters, so the call was given up.")
-        return (f"The endpoint stopped sending mid-reply (nothing for {silent_s:.0f} s after {chars} "
+        return (f"The endpoint stopped sending mid-reply (no progress for {self.idle_s:g} s after {chars} "
                 "characters), so the call was given up.")
 
 
