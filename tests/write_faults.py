@@ -58,35 +58,59 @@ def _umount(path: Path) -> None:
     subprocess.run(["umount", str(path)], capture_output=True, text=True)
 
 
+class ReadOnly:
+    """Make `folder` unwritable (`apply`) and writable again (`undo`), from any thread.
+
+    As root, for whom permission bits do not stop writes, a read-only bind mount of the folder onto
+    itself; otherwise the write bits are removed. `apply` skips the test when neither can be done.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.how = "bind mount" if os.geteuid() == 0 else "chmod"
+        self._modes: list[tuple[Path, int]] = []
+        self._mounted = False
+
+    def check(self) -> None:
+        """Skip now (on the test's thread) if this machine cannot do it."""
+        if self.how == "bind mount" and shutil.which("mount") is None:
+            pytest.skip("running as root, where permissions do not stop writes, and there is no `mount`")
+
+    def apply(self) -> None:
+        if self.how == "bind mount":
+            bound = _mount("--bind", str(self.folder), str(self.folder))
+            if bound.returncode != 0:
+                pytest.skip(f"running as root and cannot bind-mount a read-only folder: {bound.stderr.strip()}")
+            self._mounted = True
+            remounted = _mount("-o", "remount,ro,bind", str(self.folder))
+            if remounted.returncode != 0:
+                self.undo()
+                pytest.skip(f"cannot remount read-only: {remounted.stderr.strip()}")
+            return
+        for path in [self.folder, *self.folder.rglob("*")]:
+            mode = path.stat().st_mode
+            self._modes.append((path, mode))
+            path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+    def undo(self) -> None:
+        if self._mounted:
+            _umount(self.folder)
+            self._mounted = False
+        for path, mode in reversed(self._modes):
+            path.chmod(mode)
+        self._modes = []
+
+
 @contextmanager
 def read_only(folder: Path) -> Iterator[str]:
     """Make `folder` unwritable for this process and its children; yields how ("bind mount"/"chmod")."""
-    folder = Path(folder)
-    if os.geteuid() == 0:
-        if shutil.which("mount") is None:
-            pytest.skip("running as root, where permissions do not stop writes, and there is no `mount`")
-        bound = _mount("--bind", str(folder), str(folder))
-        if bound.returncode != 0:
-            pytest.skip(f"running as root and cannot bind-mount to make a read-only folder: {bound.stderr.strip()}")
-        remounted = _mount("-o", "remount,ro,bind", str(folder))
-        if remounted.returncode != 0:
-            _umount(folder)
-            pytest.skip(f"cannot remount read-only: {remounted.stderr.strip()}")
-        try:
-            yield "bind mount"
-        finally:
-            _umount(folder)
-        return
-    modes: list[tuple[Path, int]] = []
-    for path in [folder, *folder.rglob("*")]:
-        mode = path.stat().st_mode
-        modes.append((path, mode))
-        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    guard = ReadOnly(folder)
+    guard.check()
+    guard.apply()
     try:
-        yield "chmod"
+        yield guard.how
     finally:
-        for path, mode in reversed(modes):
-            path.chmod(mode)
+        guard.undo()
 
 
 @contextmanager

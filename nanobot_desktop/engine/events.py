@@ -120,6 +120,7 @@ class TurnFailed(Event):
     kind: str = "other"  # a ProviderError kind, "config", "storage" (a write failed) or "other"
     partial_text: str = ""  # what was shown of a reply the endpoint cut off (kept in the session, marked)
     unsaved: bool = False  # messages of the turn could not be written: `AgentLoop.retry_save` tries again
+    unsent_text: str = ""  # the person's message when it could not be saved (and so was not sent)
 
 
 @dataclass(frozen=True)

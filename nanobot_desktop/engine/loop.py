@@ -295,7 +295,7 @@ class AgentLoop:
         except StorageError as error:  # nothing was sent yet; the text stays in the composer / the shell
             message = error.sentence("your message was not saved and was not sent")
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
-                                        unsaved=self.has_unsaved(session_key)))
+                                        unsaved=self.has_unsaved(session_key), unsent_text=text))
             return TurnResult(turn_id, "failed", None, message, kind="storage")
         ctx = self._tool_context(session_key, channel, chat_id, in_cron_job)
         try:
@@ -308,7 +308,7 @@ class AgentLoop:
             return self._fail_with_partial(state, error)
         except StorageError as error:
             shown = "the reply is shown but was not saved" if state.reply is not None else "this turn stopped"
-            message = error.sentence(f"{shown}; free the space, then use Retry save")
+            message = error.sentence(f"{shown} (Retry save writes it once that is fixed)")
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
                                         partial_text="".join(state.streamed), unsaved=True))
             return TurnResult(turn_id, "failed", state.reply, message, kind="storage")

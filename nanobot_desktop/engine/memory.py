@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
-from nanobot_desktop.engine.workspace import Workspace, append_text, atomic_write_bytes, storage_error
+from nanobot_desktop.engine.workspace import (
+    StorageError, Workspace, append_text, atomic_write_bytes, storage_error,
+)
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +90,10 @@ class MemoryStore:
             current = None
         if current == new_data:
             return
-        version = self._save_version(current, source) if current is not None else None
+        try:
+            version = self._save_version(current, source) if current is not None else None
+        except OSError as error:  # told as a MEMORY.md problem: that is what the person was saving
+            raise StorageError(self.memory_file, getattr(error, "cause", error)) from error
         try:
             atomic_write_bytes(self.memory_file, new_data)
         except OSError:
