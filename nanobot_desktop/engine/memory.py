@@ -358,7 +358,7 @@ async def consolidate_detailed(
         response = await chat(build_consolidation_messages(current_memory, lines), [SAVE_MEMORY_TOOL])
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # ProviderError or anything a chat function may raise
+    except Exception as exc:  # noqa: BLE001 - ProviderError or anything a chat function may raise
         log.warning("memory consolidation failed: %s", exc)
         return ConsolidationResult(offset=None, error=f"the model call failed: {exc}")
 
@@ -374,7 +374,7 @@ async def consolidate_detailed(
         memory.commit_consolidation(entry, update if changed else None)
     except OSError as exc:
         log.warning("memory consolidation could not write: %s", exc)
-        reason = storage_error(getattr(exc, "filename", None) or memory.memory_file, exc)
+        reason = storage_error(Path(getattr(exc, "filename", None) or memory.memory_file), exc)
         return ConsolidationResult(offset=None, error=reason.sentence("memory was left as it was"))
     return ConsolidationResult(
         offset=new_offset, summarised=len(old), history_entry=entry, memory_changed=changed

@@ -17,6 +17,7 @@ from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
 from nanobot_desktop.engine.tools.policy import (
     ApprovalAnswer,
     Approver,
+    Decision,
     ToolPolicy,
     build_approval_request,
 )
@@ -40,7 +41,7 @@ class ToolRunner:
         policy: ToolPolicy,
         bus: EventBus,
         approver: Callable[[], Approver | None],
-        on_policy_changed: Callable[[dict[str, str]], None] | None = None,
+        on_policy_changed: Callable[[dict[str, Decision]], None] | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
