@@ -374,8 +374,8 @@ async def consolidate_detailed(
         memory.commit_consolidation(entry, update if changed else None)
     except OSError as exc:
         log.warning("memory consolidation could not write: %s", exc)
-        reason = storage_error(Path(getattr(exc, "filename", None) or memory.memory_file), exc)
-        return ConsolidationResult(offset=None, error=reason.sentence("memory was left as it was"))
+        failure = storage_error(Path(getattr(exc, "filename", None) or memory.memory_file), exc)
+        return ConsolidationResult(offset=None, error=failure.sentence("memory was left as it was"))
     return ConsolidationResult(
         offset=new_offset, summarised=len(old), history_entry=entry, memory_changed=changed
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
 from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.workspace import Workspace
@@ -72,7 +71,7 @@ def test_user_message_that_does_not_fit_leaves_every_file_as_it_was(fake_openai,
 
 
 def test_reply_that_does_not_fit_is_printed_and_the_file_keeps_only_whole_lines(fake_openai, tmp_path):
-    config, workspace, session_file = _setup(tmp_path, fake_openai.base_url)
+    config, _workspace, session_file = _setup(tmp_path, fake_openai.base_url)
     fake_openai.add_text(LONG_REPLY)
     original = session_file.read_bytes()
     limit = len(original) + 2000  # the user's line fits, the 9 KB reply does not

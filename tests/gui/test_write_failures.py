@@ -15,7 +15,7 @@ from nanobot_desktop.gui.chat.message import AssistantWidget
 from nanobot_desktop.gui.chat.model import AssistantMessage, Notice, UserMessage
 from tests.fake_openai import text_reply
 from tests.gui.window_fixtures import WAIT_MS, open_window, send, session_lines, wait_idle
-from tests.gui.test_memory_view import memory_setup  # noqa: F401  (fixture)
+from tests.gui.test_memory_view import memory_setup
 from tests.write_faults import ReadOnly, read_only
 
 __all__ = ["open_window", "memory_setup"]
