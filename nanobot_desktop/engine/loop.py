@@ -284,7 +284,14 @@ class AgentLoop:
         if command == "/new":
             return await self._new_session(session_key, turn_id)
 
-        session = self.sessions.get_or_create(session_key)
+        try:
+            session = self.sessions.get_or_create(session_key)
+        except (ValueError, OSError) as error:  # an unusable key, or a session file that cannot be read
+            message = str(error) if isinstance(error, ValueError) else \
+                f"Cannot read the session file {error.filename}: {error.strerror or error}."
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="session",
+                                        unsent_text=text))
+            return TurnResult(turn_id, "failed", None, message, kind="session")
         settings = self._settings()
         if not system_origin:
             self._maybe_start_consolidation(session, settings)

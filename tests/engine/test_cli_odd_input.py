@@ -45,3 +45,26 @@ def test_workspace_inside_a_file(fake_openai, tmp_path):
                            home=tmp_path)
     assert done.returncode == 1
     assert f"is inside {afile}, which is a file, not a folder" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_unusable_key_given_to_the_engine_fails_the_turn_with_a_sentence(make_engine):
+    """The window and the heartbeat reach the loop without the CLI's check: the turn fails cleanly."""
+    import asyncio
+
+    from nanobot_desktop.engine import events as ev
+
+    engine = make_engine()
+    seen: list[object] = []
+    engine.bus.subscribe(seen.append)
+
+    async def run():
+        try:
+            return await engine.loop.process("k" * 300, "hello")
+        finally:
+            await engine.shutdown()
+
+    result = asyncio.run(run())
+    assert result.status == "failed" and result.kind == "session"
+    assert result.error.startswith("The session key is too long (300 characters")
+    failed = [e for e in seen if isinstance(e, ev.TurnFailed)]
+    assert len(failed) == 1 and failed[0].unsent_text == "hello"

@@ -171,3 +171,16 @@ def test_full_disk_keeps_whole_lines_and_says_so(fake_openai, tmp_path):
         _assert_clean_failure(done, f"The disk holding {session_file.parent} is full: free some space",
                               "your message was not saved")
         assert snapshot(*_files(config, workspace, session_file)) == before
+
+
+def test_onboard_into_a_read_only_folder_is_one_sentence(tmp_path):
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    with read_only(folder) as how:
+        done = run_cli_limited("onboard", "--config", str(folder / "config.json"), "--workspace",
+                               str(tmp_path / "ws"), home=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: ") and str(folder) in last
+    assert ("read-only file system" if how == "bind mount" else "permission") in last
+    assert list(folder.iterdir()) == []

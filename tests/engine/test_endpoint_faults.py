@@ -22,7 +22,7 @@ from tests.write_faults import run_cli_limited
 PARTIAL = "The first half of a careful answer, "
 
 
-def _config(tmp_path: Path, base_url: str, first_byte: float = 2.5, idle: float = 1.5) -> Path:
+def _config(tmp_path: Path, base_url: str, first_byte: float = 10.0, idle: float = 1.5) -> Path:
     path = write_test_config(tmp_path / "cfg" / "config.json", base_url, tmp_path / "ws")
     data = json.loads(path.read_text())
     data["desktop"] = {"modelFirstByteTimeout": first_byte, "modelIdleTimeout": idle}
@@ -64,7 +64,7 @@ FAULTS = {
 @pytest.mark.parametrize("kind", sorted(FAULTS))
 def test_each_endpoint_fault_has_its_own_message_and_keeps_the_partial_reply(kind, fake_openai, tmp_path):
     script, expected, saved_kind = FAULTS[kind]
-    config = _config(tmp_path, fake_openai.base_url)
+    config = _config(tmp_path, fake_openai.base_url, first_byte=2.5 if kind == "stall" else 10.0)
     script(fake_openai)
     done = run_cli_limited("agent", "-m", "explain", "--config", str(config), home=tmp_path)
     assert done.returncode == 1, (done.stdout, done.stderr)

@@ -241,11 +241,12 @@ class OpenAICompatProvider:
 
     async def _stream_once(self, request: dict[str, Any], assembly: _Assembly, on_text: TextCallback | None,
                            on_reasoning: TextCallback | None, on_wait: WaitCallback | None) -> None:
+        client = self._get_client()  # first: importing the SDK must not eat into the endpoint's time
         watch = StallWatch(self.first_byte_timeout_s, self.idle_timeout_s, on_wait)
         try:
             async with asyncio.timeout_at(watch.deadline()) as scope:
                 watch.start(scope)
-                stream = await self._get_client().chat.completions.create(**request)
+                stream = await client.chat.completions.create(**request)
                 content_type = stream.response.headers.get("content-type", "")
                 async with stream:  # closes the HTTP response on cancel or error
                     async for chunk in stream:

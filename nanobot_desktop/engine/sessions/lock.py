@@ -49,7 +49,9 @@ def _holder(path: Path) -> _Holder:
 
 def _acquire(path: Path) -> int | None:
     fd: int | None = None
-    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+    # Read-only once it exists: flock works on any descriptor, and closing a read-only one is not a
+    # "file written" event for the workspace watcher (one per append would reload the session list).
+    for flags in (os.O_RDONLY, os.O_RDWR | os.O_CREAT):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o644)
