@@ -296,11 +296,13 @@ class AgentLoop:
         if not system_origin:
             self._maybe_start_consolidation(session, settings)
         state = _TurnState(turn_id=turn_id, session=session)
-        history = session.get_history(settings.memory_window)
-        prompt_sections = self.context.system_sections()
-        messages = self.context.build_messages(history, text, media, channel, chat_id, sections=prompt_sections)
-        sizes = tuple((section.name, section.chars) for section in prompt_sections)
         try:
+            self._save(state, [])  # first what an earlier failed write left unsaved, so the model sees it
+            history = session.get_history(settings.memory_window)
+            prompt_sections = self.context.system_sections()
+            messages = self.context.build_messages(history, text, media, channel, chat_id,
+                                                   sections=prompt_sections)
+            sizes = tuple((section.name, section.chars) for section in prompt_sections)
             self._save(state, [messages[-1]], keep_on_failure=False)
         except StorageError as error:  # nothing was sent yet; the text stays in the composer / the shell
             message = error.sentence("your message was not saved and was not sent")

@@ -3,6 +3,11 @@
 Every rewrite goes through `atomic_write_text`/`atomic_write_bytes` (temp file in the same folder,
 fsync, rename), and every log-like file grows through `append_text`, which writes whole lines in one
 call. A kill at any moment therefore leaves either the old file or the new one, never half of each.
+
+A write that fails (disk full, file size limit, read-only file system, no permission, I/O error)
+leaves the file exactly as it was — a short append is truncated back, a failed rewrite never reaches
+the rename — and is raised as a `StorageError`: an OSError whose text is one sentence naming the file
+and what to do, as the CLI and the window show it.
 """
 
 from __future__ import annotations
@@ -130,7 +135,7 @@ def append_text(path: Path, text: str, *, repair_tail: bool = False) -> int:
 def append_to_fd(fd: int, path: Path, data: bytes, *, repair_tail: bool = False) -> int:
     """The all-or-nothing append of `append_text` on an open (O_APPEND, readable) descriptor."""
     before = os.fstat(fd).st_size
-    if repair_tail and before and os.pread(fd, 1, before - 1) != b"\n":
+    if repair_tail and before and _byte_at(fd, before - 1) != b"\n":
         data = b"\n" + data
     try:
         view = memoryview(data)
@@ -144,6 +149,13 @@ def append_to_fd(fd: int, path: Path, data: bytes, *, repair_tail: bool = False)
         truncate_back(fd, before)
         raise storage_error(path, error) from error
     return len(data)
+
+
+def _byte_at(fd: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, 1, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # Windows: the append still goes to the end (O_APPEND)
+    return os.read(fd, 1)
 
 
 def truncate_back(fd: int, length: int) -> None:

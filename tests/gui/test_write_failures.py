@@ -81,6 +81,39 @@ def test_a_reply_the_disk_refuses_stays_on_screen_marked_not_saved_and_retry_sav
     assert isinstance(window.chat.model.item(0), UserMessage)
 
 
+def test_the_next_message_takes_an_unsaved_reply_along(qtbot, open_window, fake_openai):
+    """Sending again (instead of pressing Retry save) writes the waiting reply first, in order."""
+    window = open_window()
+    sessions = window.engine.workspace.sessions_dir
+    sessions.mkdir(parents=True, exist_ok=True)
+    guard = ReadOnly(sessions)
+    guard.check()
+    calls = []
+
+    def respond(_body):
+        calls.append(1)
+        if len(calls) == 1:
+            guard.apply()
+            return text_reply("First reply.")
+        return text_reply("Second reply.")
+
+    fake_openai.respond_with(respond)
+    try:
+        send(qtbot, window, "One")
+        wait_idle(qtbot, window)
+    finally:
+        guard.undo()
+    first = next(item for item in window.chat.model.items() if isinstance(item, AssistantMessage))
+    assert first.unsaved
+    send(qtbot, window, "Two")
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: not first.unsaved, timeout=WAIT_MS)
+    assert [(m["role"], m["content"]) for m in session_lines(window)[1:]] == [
+        ("user", "One"), ("assistant", "First reply."), ("user", "Two"), ("assistant", "Second reply.")]
+    sent = [(m["role"], m["content"]) for m in fake_openai.requests[-1]["messages"] if m["role"] != "system"]
+    assert sent[:2] == [("user", "One"), ("assistant", "First reply.")]  # the model sees what it said
+
+
 def test_saving_memory_into_a_read_only_folder_keeps_the_editor_dirty_and_says_why(qtbot, memory_setup):
     engine, view, _sync = memory_setup
     editor = view.memory_editor
@@ -102,3 +135,31 @@ def test_saving_memory_into_a_read_only_folder_keeps_the_editor_dirty_and_says_w
     now = sorted(engine.memory.versions_dir.glob("*")) if engine.memory.versions_dir.exists() else []
     assert now == versions
     assert not [p for p in Path(memory_file.parent).iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_workspace_that_is_a_file_is_one_sentence_in_a_message_box(qtbot, qloop, fake_openai, tmp_path):
+    import asyncio
+
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from nanobot_desktop.gui.shell.startup import open_engine_for_gui
+    from tests.conftest import write_test_config
+
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine")
+    config = write_test_config(tmp_path / "cfg" / "config.json", fake_openai.base_url, afile)
+
+    def box() -> QMessageBox | None:
+        return next((w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()),
+                    None)
+
+    task = asyncio.ensure_future(open_engine_for_gui(str(config), None))
+    qtbot.waitUntil(lambda: box() is not None, timeout=WAIT_MS)
+    shown = box()
+    assert shown is not None
+    assert shown.text() == ("The workspace could not be opened:\n\nThe workspace "
+                            f"{afile} is a file, not a folder: choose a folder (--workspace, or "
+                            "agents.defaults.workspace in the config).")
+    shown.close()
+    qtbot.waitUntil(task.done, timeout=WAIT_MS)
+    assert task.result() is None and afile.read_text() == "mine"

@@ -79,6 +79,7 @@ class ChatController(QObject):
         chat_view.approval_answered.connect(self.answer_approval)
         chat_view.retry_save_requested.connect(lambda: self.retry_save(self._current_key))
         self._waiting: set[str] = set()
+        self._unsaved_shown: set[str] = set()  # sessions showing a reply marked "Not saved"
 
     # --- sessions ----------------------------------------------------------------------------------
 
@@ -325,12 +326,17 @@ class ChatController(QObject):
             self._last_approval_event[key] = event
         elif isinstance(event, (SessionChanged, ConsolidationFinished)) and key in self._models:
             self._signatures[key] = self._signature(key)  # our own write, not news from outside
+            if key in self._unsaved_shown and not self.engine.loop.has_unsaved(key):
+                self._unsaved_shown.discard(key)  # a later write took the waiting messages along
+                self._models[key].mark_saved()
         if isinstance(event, TurnStarted):
             self._running[key] = self._running.get(key, 0) + 1
         elif isinstance(event, _END_EVENTS):
             self._running[key] = max(0, self._running.get(key, 0) - 1)
             if isinstance(event, TurnFailed):
                 kind = failure_kind(event)
+                if event.unsaved:
+                    self._unsaved_shown.add(key)
                 if event.unsent_text:
                     self.message_returned.emit(key, event.unsent_text)
                 self.turn_failed.emit(key, self._failure_text(event, kind), kind)
