@@ -13,6 +13,7 @@ reported in `ParsedSession.warnings`; the bytes stay in the file.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,8 @@ from nanobot_desktop.engine.workspace import (
     append_text, append_to_fd, atomic_write_bytes, storage_error,
     truncate_back,
 )
+
+log = logging.getLogger(__name__)
 
 METADATA_TYPE = "metadata"
 # The post4 metadata line: exactly these keys, in this order. Anything else a newer nanobot wrote
@@ -249,7 +252,8 @@ def append_lines(path: Path, data: bytes, header: dict[str, Any]) -> int:
             raise storage_error(path, error) from error
         try:
             before = os.fstat(fd).st_size
-            written = append_to_fd(fd, path, data, repair_tail=True)
+            if append_to_fd(fd, path, data, repair_tail=True) > len(data):
+                log.warning("%s ended mid-line (an interrupted write); new lines start after it", path)
             try:
                 update_header(path, header)
             except OSError as error:
@@ -257,7 +261,7 @@ def append_lines(path: Path, data: bytes, header: dict[str, Any]) -> int:
                 raise storage_error(path, error) from error
         finally:
             os.close(fd)
-    return written
+    return len(data)
 
 
 def update_header(path: Path, header: dict[str, Any]) -> bool:
