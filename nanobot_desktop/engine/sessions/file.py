@@ -21,7 +21,7 @@ from typing import Any
 
 from nanobot_desktop.engine.sessions.lock import session_files_lock
 from nanobot_desktop.engine.workspace import (
-    append_text, append_to_fd, atomic_write_bytes, storage_error,
+    append_to_fd, atomic_write_bytes, storage_error,
     truncate_back,
 )
 
@@ -204,22 +204,6 @@ def _kind(value: Any) -> str:
 def read_first_line(path: Path) -> bytes:
     with open(path, "rb") as handle:
         return handle.readline(_FIRST_LINE_LIMIT)
-
-
-def ensure_trailing_newline(path: Path) -> bool:
-    """Terminate a half-written last line so the next append starts on a line of its own."""
-    with session_files_lock(path.parent):
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            if size == 0:
-                return False
-            handle.seek(size - 1)
-            last = handle.read(1)
-        if last == b"\n":
-            return False
-        append_text(path, "\n")
-        return True
 
 
 def create_file(path: Path, header: dict[str, Any], messages: list[dict[str, Any]]) -> None:
