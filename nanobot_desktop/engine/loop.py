@@ -320,7 +320,7 @@ class AgentLoop:
             return self._fail_with_partial(state, error)
         except StorageError as error:
             shown = "the reply is shown but was not saved" if state.reply is not None else "this turn stopped"
-            message = error.sentence(f"{shown} (Retry save writes it once that is fixed)")
+            message = error.sentence(shown)  # the window offers Retry save (has_unsaved / retry_save)
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
                                         partial_text="".join(state.streamed), unsaved=True))
             return TurnResult(turn_id, "failed", state.reply, message, kind="storage")
