@@ -184,3 +184,42 @@ def test_onboard_into_a_read_only_folder_is_one_sentence(tmp_path):
     assert last.startswith("Error: ") and str(folder) in last
     assert ("read-only file system" if how == "bind mount" else "permission") in last
     assert list(folder.iterdir()) == []
+
+
+def test_the_reported_run_eight_turns_on_a_nearly_full_2_mb_disk(fake_openai, tmp_path):
+    """Issue 18 as reported: 2 MB, filled to its last 56 KB, eight turns with long replies and a small
+    memory window. Every run ends in a sentence (never a traceback), the session holds whole lines only,
+    HISTORY.md whole entries only, and each reply is printed whether or not it could be saved."""
+    with tiny_tmpfs(tmp_path / "disk", 2048) as disk:
+        config, workspace, session_file = _setup(tmp_path, fake_openai.base_url, ws=disk / "ws", memoryWindow=4)
+        replies = iter(range(1, 100))
+
+        def respond(body: dict) -> Reply:
+            if any(tool["function"]["name"] == "save_memory" for tool in body.get("tools") or []):
+                return tool_calls_reply([("save_memory", {
+                    "history_entry": "[2026-11-24 10:00] " + "Summary words. " * 600,
+                    "memory_update": "# Memory\n" + "fact " * 3000})])
+            return text_reply(f"Reply {next(replies)}: " + "long reply text " * 530)
+
+        fake_openai.respond_with(respond)
+        memory_before = workspace.memory_file.read_bytes()
+        fill_disk(disk, leave=56 * 1024)
+        outcomes = []
+        for turn in range(8):
+            done = run_cli_limited("agent", "-m", f"turn {turn} " + "question " * 50, "--config", str(config),
+                                   home=tmp_path)
+            assert "Traceback" not in done.stderr and "Unexpected error" not in done.stderr
+            # The reply is shown, saved or not (unless the question itself could not be saved, and so not sent).
+            assert done.stdout.startswith("Reply ") or "your message was not saved and was not sent" in done.stderr
+            outcomes.append(done.returncode)
+            if done.returncode:
+                assert done.stderr.strip().splitlines()[-1].startswith(
+                    f"Error: The disk holding {session_file.parent} is full: free some space; ")
+        assert 1 in outcomes  # the disk did fill up during the run
+        data = session_file.read_bytes()
+        assert data.endswith(b"\n")
+        assert all(isinstance(json.loads(line), dict) for line in data.splitlines() if line.strip())
+        history = workspace.history_file.read_bytes()
+        assert history == b"" or history.endswith(b"\n\n")
+        memory = workspace.memory_file.read_bytes()
+        assert memory == memory_before or memory == ("# Memory\n" + "fact " * 3000).encode()
