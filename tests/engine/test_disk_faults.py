@@ -84,7 +84,9 @@ def test_reply_that_does_not_fit_is_printed_and_the_file_keeps_only_whole_lines(
     # Exactly one whole line more than before (the user's message); the metadata line kept its width.
     assert data.count(b"\n") == original.count(b"\n") + 1
     assert _lines(session_file)[-1]["content"] == "tell me at length"
-    assert data.split(b"\n", 1)[0] != b"" and len(data.split(b"\n", 1)[0]) == len(original.split(b"\n", 1)[0])
+    width = len(original.split(b"\n", 1)[0]) + 1
+    assert len(data.split(b"\n", 1)[0]) + 1 == width  # line 1 updated in place, same width
+    assert data[width:].startswith(original[width:])  # every byte before the failing write is as it was
 
 
 def test_torn_tail_with_no_room_for_the_repair_stays_byte_identical(fake_openai, tmp_path):
