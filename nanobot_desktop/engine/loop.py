@@ -6,7 +6,12 @@ Behaviour follows nanobot 0.1.4.post4 (reference §6) with these deliberate diff
 - turns publish typed events (events.py) instead of progress strings;
 - one turn at a time *per session*; different sessions run concurrently;
 - `/stop` cancels the session's turn, its running tool process and its subagents, and the partial
-  turn is saved marked `"stopped": true`.
+  turn is saved marked `"stopped": true`;
+- a reply the endpoint cuts off is kept, marked `"cut_off": <kind>`; a write the disk refuses leaves the
+  file as it was, and the messages wait in memory for `retry_save` (or the session's next write).
+
+(Longer than the usual ~400 lines: a turn's steps, how each step is saved and how each can fail are
+one story, and splitting them would scatter it.)
 """
 
 from __future__ import annotations
