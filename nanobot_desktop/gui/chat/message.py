@@ -208,6 +208,7 @@ class AssistantWidget(ItemWidget):
         footer = QHBoxLayout()
         footer.setContentsMargins(0, 0, 0, 0)
         self.status_label = plain_label(selectable=False)
+        self.status_label.setWordWrap(False)  # a few words ("Cut off by the endpoint · Not saved"): one line
         self.copy_button = QToolButton()
         self.copy_button.setText("Copy")
         self.copy_button.setAutoRaise(True)
