@@ -549,6 +549,7 @@ class AgentLoop:
                 result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
                                                     self.plain_chat, archive_all=archive_all,
                                                     memory_window=settings.memory_window)
+                offset = result.offset
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
                 raise
@@ -556,7 +557,6 @@ class AgentLoop:
                 log.exception("consolidation of %s failed", session.key)
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
                 return False
-            offset = result.offset
             if offset is None:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False,
                                                        error=result.error or "the model did not save memory"))

@@ -12,6 +12,7 @@ from typing import Any, Awaitable, Callable, Literal, Mapping, cast, get_args
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import absolute_tool_path, workspace_root
+from nanobot_desktop.engine.tools.sandbox import sandbox_support
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[str, ...] = get_args(Decision)
@@ -24,6 +25,16 @@ def _checked(name: str, decision: str) -> Decision:
         raise ValueError(f"Approval setting for tool '{name}' must be one of {', '.join(DECISIONS)}, "
                          f"not {decision!r}")
     return cast(Decision, decision)
+
+
+def exec_allow_possible() -> bool:
+    """exec may run without asking only where an OS sandbox can contain it."""
+    return sandbox_support().available
+
+
+def _refuse_unsandboxed_allow(name: str, decision: str) -> None:
+    if name == "exec" and decision == "allow" and not exec_allow_possible():
+        raise ValueError(f"exec cannot be set to allow: commands are {sandbox_support().summary}")
 
 
 class ToolPolicy:
@@ -39,12 +50,17 @@ class ToolPolicy:
         self._overrides = checked
 
     def set(self, name: str, decision: str) -> dict[str, Decision]:
-        """Set one tool's decision; returns the overrides to save. Refuses values other than allow/ask/deny."""
+        """Set one tool's decision; returns the overrides to save. Refuses values other than allow/ask/deny,
+        and exec on allow where no sandbox exists."""
+        _refuse_unsandboxed_allow(name, decision)
         self._overrides[name] = _checked(name, decision)
         return self.overrides
 
     def decision_for(self, name: str) -> Decision:
-        return self._overrides.get(name) or DEFAULT_DECISIONS.get(name, "allow")
+        decision = self._overrides.get(name) or DEFAULT_DECISIONS.get(name, "allow")
+        if name == "exec" and decision == "allow" and not exec_allow_possible():
+            return "ask"  # a config written elsewhere may say allow; without a sandbox we still ask
+        return decision
 
     def allow_always(self, name: str) -> dict[str, Decision]:
         """Remember "always allow" for this run; returns the mapping the app saves as `tools.approval`."""
@@ -65,6 +81,7 @@ class ApprovalRequest:
     command: str | None
     working_dir: str | None
     session_key: str
+    sandbox: str | None = None  # exec only: "sandboxed (…)" or "not sandboxed: why"
 
 
 class ApprovalAnswer(Enum):
@@ -84,8 +101,10 @@ async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: Too
         diff = await tool.preview(ctx, **arguments)
     except Exception:  # noqa: BLE001 - bad arguments or an unreadable file: the card still shows the raw arguments
         diff = None
-    command = working_dir = None
+    command = working_dir = sandbox = None
     if tool.name == "exec":
+        status = getattr(tool, "sandbox_status", None)
+        sandbox = status(ctx.restrict_to_workspace) if callable(status) else sandbox_support().summary
         raw_command = arguments.get("command")
         command = raw_command if isinstance(raw_command, str) else None
         root = workspace_root(ctx)
@@ -95,4 +114,4 @@ async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: Too
         except (OSError, ValueError):
             working_dir = str(raw_dir)
     return ApprovalRequest(tool=tool.name, arguments=arguments, diff=diff, command=command,
-                           working_dir=working_dir, session_key=ctx.session_key)
+                           working_dir=working_dir, session_key=ctx.session_key, sandbox=sandbox)

@@ -80,6 +80,7 @@ class ApprovalCard:
     diff: str | None = None
     command: str | None = None
     working_dir: str | None = None
+    sandbox: str | None = None  # exec: whether and how the command is contained
     state: str = "pending"
     answer: str | None = None
     uid: int = field(default_factory=_new_uid, kw_only=True)
