@@ -27,6 +27,7 @@ from nanobot_desktop.engine.cron_types import (
     CronSchedule,
     CronStoreError,
     compute_next_run,
+    is_system_job,
     describe_schedule,
     dump_store,
     parse_store,
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 
 CRON_PROMPT_TEMPLATE = "[Scheduled Task] Timer finished.\n\nTask '{name}' has been triggered.\nScheduled instruction: {message}"
 MAX_TIMER_SLEEP_S = 60.0  # wake at least this often to notice external edits and clock jumps
+HELD_POLL_S = 2.0  # while another program fires the jobs: how often to look whether it still does
 MAX_RUN_RECORDS = 200
 _UPDATABLE = {"name", "schedule", "message", "deliver", "channel", "to", "enabled", "delete_after_run"}
 
@@ -109,6 +111,9 @@ class CronService:
         self._timer: asyncio.Task[None] | None = None
         self._firing = False
         self._run_lock = asyncio.Lock()
+        # Who fires the jobs instead of the app (a `nanobot gateway` on this config), if anyone: see
+        # engine/coexistence.py. While it says so, due jobs are left to it and the timer only polls.
+        self.defer_to: Callable[[], str | None] | None = None
 
     # --- the file --------------------------------------------------------------------------------------
 
@@ -210,11 +215,17 @@ class CronService:
                 pass
 
     @property
+    def held_by(self) -> str | None:
+        """Why another program fires the jobs now (the views show it); None when the app does."""
+        return self.defer_to() if self.defer_to is not None else None
+
+    @property
     def running(self) -> bool:
         return self._running
 
     def _next_wake_ms(self) -> int | None:
-        due = [j.state.next_run_at_ms for j in self._jobs if j.enabled and j.state.next_run_at_ms is not None]
+        due = [j.state.next_run_at_ms for j in self._jobs
+               if j.enabled and j.state.next_run_at_ms is not None and not is_system_job(j)]
         return min(due) if due else None
 
     def _arm(self) -> None:
@@ -225,6 +236,8 @@ class CronService:
             self._timer.cancel()
         delay = MAX_TIMER_SLEEP_S
         next_wake = self._next_wake_ms() if self._store_error is None else None
+        if self.held_by:
+            delay, next_wake = HELD_POLL_S, None
         if next_wake is not None:
             delay = min(delay, max(0.0, (next_wake - self._now_ms()) / 1000))
         self._timer = asyncio.create_task(self._on_timer(delay), name="cron-timer")
@@ -234,9 +247,10 @@ class CronService:
         self._firing = True
         try:
             self._refresh()
-            if self._store_error is None:
+            if self._store_error is None and not self.held_by:
                 now = self._now_ms()
-                due = [j.id for j in self._jobs if j.enabled and j.state.next_run_at_ms is not None and now >= j.state.next_run_at_ms]
+                due = [j.id for j in self._jobs if j.enabled and j.state.next_run_at_ms is not None
+                       and now >= j.state.next_run_at_ms and not is_system_job(j)]  # 0.3's gateway runs those
                 for job_id in due:
                     job = self._find(job_id)
                     if job is not None and job.enabled:  # an earlier job may have changed the store
@@ -371,6 +385,9 @@ class CronService:
         job = self._find(job_id)
         if job is None:
             return False
+        if is_system_job(job):
+            raise ValueError(f"'{job.name}' is a protected system job of nanobot 0.3 (its gateway runs it); "
+                             "turn it off in the config instead of removing it")
         self._jobs.remove(job)
         self._save()
         self._arm()
@@ -383,7 +400,7 @@ class CronService:
         """Run one job now; a disabled job only with `force`. False when not found or not run."""
         self._refresh()
         job = self._find(job_id)
-        if job is None or (not job.enabled and not force):
+        if job is None or (not job.enabled and not force) or is_system_job(job):
             return False
         await self._execute(job)
         self._arm()

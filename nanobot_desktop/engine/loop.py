@@ -21,11 +21,11 @@ import logging
 import re
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.context import ContextBuilder, strip_runtime_for_save
+from nanobot_desktop.engine.context import ContextBuilder, PromptSection, strip_runtime_for_save
 from nanobot_desktop.engine.events import (
     ConsolidationFinished,
     ConsolidationStarted,
@@ -44,8 +44,12 @@ from nanobot_desktop.engine.events import (
     WaitingForModel,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
+from nanobot_desktop.engine.history_journal import history_session
 from nanobot_desktop.engine.memory import MemoryStore, consolidate_detailed
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
+from nanobot_desktop.engine.token_window import (
+    archived_summary, consolidation_window, fit_history, history_budget,
+)
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import StorageError, Workspace
@@ -54,6 +58,9 @@ if TYPE_CHECKING:  # subagents imports this module
     from nanobot_desktop.engine.subagents import SubagentManager
 
 log = logging.getLogger(__name__)
+
+# Session channels the app itself makes: a turn typed into one of these is the desktop user's.
+APP_CHANNELS = frozenset({"desktop", "heartbeat", "cron", "subagent", "system"})
 
 TOOL_RESULT_SAVE_LIMIT = 16_000  # post4 kept 500 chars; later releases 16,000. Any length reads back fine.
 HELP_TEXT = (
@@ -123,6 +130,8 @@ class AgentSettings:
     max_iterations: int = 40
     memory_window: int = 100
     reasoning_effort: str | None = None
+    # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/token_window.py)
+    context_window_tokens: int = 0
 
 
 @dataclass
@@ -263,6 +272,16 @@ class AgentLoop:
         task.add_done_callback(group.discard)
 
     @staticmethod
+    def route_for_user_turn(session_key: str) -> tuple[str, str]:
+        """Where a message the person types into `session_key` comes from, as the gateway would see it:
+        a chat channel's session ("telegram:123") keeps its channel and chat id, so cron jobs and
+        `message` calls made in that turn go back to that chat; the app's own sessions are "desktop"."""
+        channel, _, chat_id = session_key.partition(":")
+        if chat_id and channel not in APP_CHANNELS:
+            return channel, chat_id
+        return "desktop", chat_id or session_key
+
+    @staticmethod
     def _route(session_key: str, channel: str | None, chat_id: str | None) -> tuple[str, str]:
         if channel and chat_id:
             return channel, chat_id
@@ -303,8 +322,16 @@ class AgentLoop:
         state = _TurnState(turn_id=turn_id, session=session)
         try:
             self._save(state, [])  # first what an earlier failed write left unsaved, so the model sees it
-            history = session.get_history(settings.memory_window)
             prompt_sections = self.context.system_sections()
+            if settings.context_window_tokens > 0:  # a nanobot 0.3 workspace
+                summary = archived_summary(session.metadata)
+                if summary:  # 0.3 compacted this session: its summary stands in for the archived messages
+                    prompt_sections.append(PromptSection("archived_summary", summary))
+                budget = history_budget(settings.context_window_tokens, settings.max_tokens,
+                                        sum(section.chars for section in prompt_sections))
+                history = fit_history(session.get_history(0), budget)
+            else:
+                history = session.get_history(settings.memory_window)
             messages = self.context.build_messages(history, text, media, channel, chat_id,
                                                    sections=prompt_sections)
             sizes = tuple((section.name, section.chars) for section in prompt_sections)
@@ -535,7 +562,16 @@ class AgentLoop:
     def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
         unconsolidated = len(session.messages) - session.last_consolidated
         running = self._consolidation_tasks.get(session.key)
-        if unconsolidated < settings.memory_window or (running is not None and not running.done()):
+        if running is not None and not running.done():
+            return
+        if settings.context_window_tokens > 0:
+            budget = history_budget(settings.context_window_tokens, settings.max_tokens,
+                                    len(self.context.build_system_prompt()))
+            window = consolidation_window(session.messages[session.last_consolidated:], budget)
+            if window is None:
+                return
+            settings = replace(settings, memory_window=window)
+        elif unconsolidated < settings.memory_window:
             return
         task = asyncio.ensure_future(self._consolidate(session, settings, archive_all=False))
         self._consolidation_tasks[session.key] = task
@@ -546,9 +582,10 @@ class AgentLoop:
             count = len(session.messages) - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
-                result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
-                                                    self.plain_chat, archive_all=archive_all,
-                                                    memory_window=settings.memory_window)
+                with history_session(session.key):  # 0.3's history.jsonl entries name their session
+                    result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
+                                                        self.plain_chat, archive_all=archive_all,
+                                                        memory_window=settings.memory_window)
                 offset = result.offset
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from nanobot_desktop.engine import events as ev
+from nanobot_desktop.engine.config.paths import app_settings_path
 from tests.conftest import write_test_config
 from tests.write_faults import run_cli_limited
 
@@ -24,9 +25,7 @@ PARTIAL = "The first half of a careful answer, "
 
 def _config(tmp_path: Path, base_url: str, first_byte: float = 10.0, idle: float = 1.5) -> Path:
     path = write_test_config(tmp_path / "cfg" / "config.json", base_url, tmp_path / "ws")
-    data = json.loads(path.read_text())
-    data["desktop"] = {"modelFirstByteTimeout": first_byte, "modelIdleTimeout": idle}
-    path.write_text(json.dumps(data))
+    app_settings_path(path).write_text(json.dumps({"modelFirstByteTimeout": first_byte, "modelIdleTimeout": idle}))
     return path
 
 
@@ -87,7 +86,7 @@ def test_each_endpoint_fault_has_its_own_message_and_keeps_the_partial_reply(kin
 
 def test_waiting_for_the_first_byte_is_announced_while_it_lasts(make_engine, fake_openai, tmp_path):
     engine = make_engine()
-    engine.config.desktop.model_first_byte_timeout = 2.5
+    engine.app_settings.model_first_byte_timeout = 2.5
     fake_openai.add_stall()
     seen: list[object] = []
     engine.bus.subscribe(seen.append)

@@ -13,7 +13,7 @@ __all__ = ["open_window"]
 
 def test_waiting_for_a_silent_endpoint_is_shown_then_explained(qtbot, open_window, make_engine, fake_openai):
     engine = make_engine()
-    engine.config.desktop.model_first_byte_timeout = 3.0
+    engine.app_settings.model_first_byte_timeout = 3.0
     window = open_window(engine)
     fake_openai.add_stall()
     send(qtbot, window, "Anyone there?")

@@ -23,7 +23,8 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
-from nanobot_desktop.engine.config import ConfigError, logs_dir, resolve_provider
+from nanobot_desktop.engine.config import ConfigError, logs_dir
+from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.shell.app import apply_instance_command
 from nanobot_desktop.gui.common.bridge import EngineBridge
@@ -190,8 +191,11 @@ class MainWindow(QMainWindow):
         self.workspace_label.setObjectName("workspaceLabel")
         self.workspace_label.setTextFormat(Qt.TextFormat.PlainText)
         bar.addWidget(self.busy_label)
+        self.layout_label = QLabel()
+        self.layout_label.setObjectName("layoutLabel")
         bar.addPermanentWidget(self.model_label)
         bar.addPermanentWidget(self.workspace_label)
+        bar.addPermanentWidget(self.layout_label)
         self._update_status()
 
     def _connect(self) -> None:
@@ -288,6 +292,9 @@ class MainWindow(QMainWindow):
     def send_message(self, text: str, media: list[str]) -> None:
         if not self.current_key:
             self.open_session(self.engine.new_session_key())
+        if not media and self.chat.warn_before_sending(self.current_key):
+            self.composer.edit.setPlainText(text)  # kept: the next Send goes through
+            return
         self.chat.send(text, media)
 
     def stop_current(self) -> None:
@@ -353,6 +360,9 @@ class MainWindow(QMainWindow):
         root = str(self.engine.workspace.root)
         self.workspace_label.setText(f"Workspace: {root}")
         self.workspace_label.setToolTip(root)
+        layout = getattr(self.engine, "layout", None)  # which nanobot's files these are (engine/layout.py)
+        self.layout_label.setText(layout.label if layout is not None else "")
+        self.layout_label.setToolTip(f"Read and written in this layout because {layout.reason}" if layout else "")
 
     def _check_config(self) -> bool:
         """A missing provider is the first thing a new user meets: say so, with the way out."""
