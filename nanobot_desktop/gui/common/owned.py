@@ -76,6 +76,10 @@ class OwnedWork(QObject):
     def pending(self) -> list["asyncio.Future[Any]"]:
         return [task for task in self._state.tasks if not task.done()]
 
+    def close(self) -> None:
+        """Deliver nothing more and cancel the tasks, as if the owner were gone (its shutdown is done)."""
+        self._state.stop()
+
     async def shutdown(self) -> None:
         """Cancel the tasks still running and wait until they have ended."""
         tasks = self.pending

@@ -147,6 +147,7 @@ class BackgroundRunner:
         """Finish queued work and stop the thread (callbacks that arrive afterwards are dropped)."""
         self._closed = True
         self._executor.shutdown(wait=True)
+        self._relay.close()  # results still queued now are dropped: the owner shut down, nobody to tell
 
 
 def file_notices(snap: DiskSnapshot, *, deleted: bool = False) -> tuple[str, list[str]]:

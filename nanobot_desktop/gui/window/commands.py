@@ -49,6 +49,13 @@ class WindowCommands(WindowBase):
         self.layout_label.setText(layout.label if layout is not None else "")
         self.layout_label.setToolTip(f"Read and written in this layout because {layout.reason}" if layout else "")
 
+    def _on_waiting_changed(self, key: str, text: str) -> None:
+        """The chat's "waiting for the model…" line for the session shown; "" when the wait is over."""
+        if key == self.current_key:
+            self.busy_label.setText(f"● {text}  (Esc to stop)" if text else "")
+            if not text:
+                self._update_status()
+
     def _check_config(self) -> bool:
         """A missing provider is the first thing a new user meets: say so, with the way out."""
         from nanobot_desktop.engine import ConfigError, resolve_provider
