@@ -130,6 +130,17 @@ def _progress_printer(event: Any) -> None:
         _err(f"  ↳ subagent started: {event.label}")
 
 
+MCP_WAIT_S = 20.0  # the headless turn waits this long at most for the MCP servers to come up
+
+
+async def _wait_for_mcp(engine: Any) -> None:
+    """Start the MCP servers and wait for them (bounded); say which did not come up, then go on."""
+    engine.start_mcp()
+    for status in await engine.mcp.wait_ready(MCP_WAIT_S):
+        reason = status.error or f"still {status.state} after {MCP_WAIT_S:g}s"
+        _err(f"  ↳ MCP server '{status.name}' is not available: {reason}")
+
+
 async def _agent(args: argparse.Namespace) -> int:
     from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
 
@@ -154,6 +165,7 @@ async def _agent(args: argparse.Namespace) -> int:
 
     engine.approver = approve
     try:
+        await _wait_for_mcp(engine)
         channel, _, chat_id = args.session.partition(":")
         result = await engine.loop.process(args.session, args.message, channel=channel or "cli",
                                            chat_id=chat_id or "direct")

@@ -18,7 +18,7 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("USERPROFILE", str(home))
     for name in list(os.environ):
-        if name.startswith("NANOBOT_"):
+        if name.startswith("NANOBOT_") and not name.startswith("NANOBOT_DESKTOP_"):  # ours: where test tools are
             monkeypatch.delenv(name)
 
 

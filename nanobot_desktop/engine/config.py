@@ -174,6 +174,7 @@ class DesktopConfig(_Base):
     close_to_tray: bool = True
     start_at_login: bool = False
     notifications: bool = True
+    mcp_disabled: list[str] = Field(default_factory=list)  # MCP servers switched off in the app (not the CLI)
 
 
 class Config(_Base):

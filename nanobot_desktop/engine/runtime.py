@@ -18,6 +18,7 @@ from nanobot_desktop.engine.config import (
     cron_store_path,
     default_config_path,
     load_config,
+    logs_dir,
     resolve_provider,
     save_config,
 )
@@ -26,6 +27,7 @@ from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.events import EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.llm.types import ChatProvider
+from nanobot_desktop.engine.mcp import McpManager
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.sessions.store import SessionStore
@@ -74,6 +76,8 @@ class Engine:
                                  on_policy_changed=self._save_policy)
         self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus)
         self.tools.register(CronTool())
+        self.mcp = McpManager(self.bus, self.tools, logs_dir(config_path))
+        self.mcp.configure(config.tools.mcp_servers, config.desktop.mcp_disabled)
         self.loop = AgentLoop(
             workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
             context=self.context, runner=self.runner, bus=self.bus, settings=self.settings,
@@ -130,6 +134,7 @@ class Engine:
         self.config = config
         self.policy.replace(config.tools.approval)
         self._configure_tools()
+        self.mcp.configure(config.tools.mcp_servers, config.desktop.mcp_disabled)
         self.skills.set_disabled(config.agents.defaults.disabled_skills)
         self.heartbeat.set_interval(config.gateway.heartbeat.interval_s)
         self._apply_heartbeat_switch(config.gateway.heartbeat.enabled)
@@ -173,9 +178,14 @@ class Engine:
 
     # --- services ----------------------------------------------------------------------------------------
 
+    def start_mcp(self) -> None:
+        """Connect the MCP servers in the background; their tools appear as each one is ready."""
+        self.mcp.start()
+
     async def start_services(self) -> None:
-        """Start cron and the heartbeat (the desktop app runs them from start to quit)."""
+        """Start the MCP servers (in the background), cron and the heartbeat (the app runs them until quit)."""
         self._services_started = True
+        self.start_mcp()
         await self.cron.start()
         await self.heartbeat.start()
 
@@ -185,6 +195,7 @@ class Engine:
         await self.cron.stop()
         await self.subagents.shutdown()
         await self.loop.shutdown()
+        await self.mcp.shutdown()
         if self._provider is not None:
             close = getattr(self._provider, "close", None)
             if close is not None:

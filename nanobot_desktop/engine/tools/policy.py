@@ -17,6 +17,13 @@ Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[str, ...] = get_args(Decision)
 
 DEFAULT_DECISIONS: dict[str, Decision] = {"exec": "ask", "write_file": "ask", "edit_file": "ask"}
+MCP_PREFIX = "mcp_"  # tools of the user's MCP servers: they can do anything, so they ask by default
+WILDCARD = "*"  # a key ending in "*" sets every tool whose name starts with the rest ("mcp_time_*": a server)
+
+
+def server_key(server: str) -> str:
+    """The policy key that covers every tool of one MCP server."""
+    return f"{MCP_PREFIX}{server}_{WILDCARD}"
 
 
 def _checked(name: str, decision: str) -> Decision:
@@ -44,7 +51,19 @@ class ToolPolicy:
         return self.overrides
 
     def decision_for(self, name: str) -> Decision:
-        return self._overrides.get(name) or DEFAULT_DECISIONS.get(name, "allow")
+        """The tool's own setting, else the longest matching wildcard (a server's), else the default."""
+        own = self._overrides.get(name)
+        if own is not None:
+            return own
+        prefixes = [key for key in self._overrides if key.endswith(WILDCARD) and name.startswith(key[:-1])]
+        if prefixes:
+            return self._overrides[max(prefixes, key=len)]
+        return DEFAULT_DECISIONS.get(name) or ("ask" if name.startswith(MCP_PREFIX) else "allow")
+
+    def clear(self, name: str) -> dict[str, str]:
+        """Forget one tool's (or wildcard's) setting, so the default applies again; returns the overrides."""
+        self._overrides.pop(name, None)
+        return self.overrides
 
     def allow_always(self, name: str) -> dict[str, str]:
         """Remember "always allow" for this run; returns the mapping the app saves as `tools.approval`."""
@@ -65,6 +84,7 @@ class ApprovalRequest:
     command: str | None
     working_dir: str | None
     session_key: str
+    origin: str = ""  # e.g. "MCP server 'time'" for a tool that is not built in
 
 
 class ApprovalAnswer(Enum):
@@ -95,4 +115,4 @@ async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: Too
         except (OSError, ValueError):
             working_dir = str(raw_dir)
     return ApprovalRequest(tool=tool.name, arguments=arguments, diff=diff, command=command,
-                           working_dir=working_dir, session_key=ctx.session_key)
+                           working_dir=working_dir, session_key=ctx.session_key, origin=tool.origin)

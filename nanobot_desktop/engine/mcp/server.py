@@ -1,0 +1,325 @@
+"""One MCP server connection on the official SDK: start, state, tool calls, stop.
+
+The SDK's transports are anyio context managers that must be entered and left in the same task, so
+each connection has one *owner task* that opens the transport and the `ClientSession`, publishes the
+tools and then waits until it is told to stop or the server goes away. Tool calls are requests on
+that session from any task. Leaving the owner task's contexts is what ends a stdio server's process
+(stdin closed, then SIGTERM/SIGKILL of its process group): every path out of it goes through there.
+
+A stdio server's stderr goes to a log file of its own (`<logs>/mcp/<name>.log`, appended), which is
+the server log the app shows and where the last lines of a failure come from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from nanobot_desktop.engine.mcp.spec import ServerSpec, tool_name_for
+
+log = logging.getLogger(__name__)
+
+STATES = ("connecting", "ready", "failed", "stopped")
+CONNECT_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 5.0
+STDERR_TAIL_LINES = 12
+
+
+class ServerDown(Exception):
+    """The server is not connected (never came up, died, or was stopped); the text says why."""
+
+
+class ServerLost(ServerDown):
+    """The server went away while a call was waiting for its answer."""
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool a server offers, as the UI shows it."""
+
+    name: str  # the server's own name for it
+    qualified_name: str  # mcp_<server>_<tool>
+    description: str
+    input_schema: dict[str, Any]
+    offered: bool  # False when enabledTools leaves it out
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """A snapshot of one server for the UI and the CLI."""
+
+    name: str
+    state: str
+    transport: str | None
+    target: str
+    tools: tuple[ToolInfo, ...] = ()
+    error: str = ""
+    stderr_tail: tuple[str, ...] = ()
+    enabled: bool = True
+    restarts: int = 0
+
+    @property
+    def summary(self) -> str:
+        if self.state == "ready":
+            return f"ready ({sum(1 for t in self.tools if t.offered)} tools)"
+        if self.state == "failed":
+            return f"failed: {self.error}"
+        return self.state
+
+
+class _WatchedStream:
+    """The transport's read stream, telling us when it ends (the server process exited or hung up)."""
+
+    def __init__(self, stream: Any, on_end: Callable[[], None]) -> None:
+        self._stream = stream
+        self._on_end = on_end
+
+    async def __aenter__(self) -> "_WatchedStream":
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+    def __aiter__(self) -> "_WatchedStream":
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self._stream.__anext__()
+        except StopAsyncIteration:
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+def describe_error(error: BaseException) -> str:
+    """A short reason from whatever the SDK raised (exception groups unwrapped to their first cause)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, FileNotFoundError):
+        return f"command not found: {error.filename or error}"
+    if isinstance(error, PermissionError):
+        return f"not allowed to run: {error.filename or error}"
+    if isinstance(error, TimeoutError):
+        return "no answer to the MCP handshake in time"
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class McpServerConnection:
+    """The live side of one server; `on_change` is called after every state change."""
+
+    def __init__(self, spec: ServerSpec, log_path: Path | None, on_change: Callable[[], None], *,
+                 connect_timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+        self.spec = spec
+        self.log_path = log_path
+        self.state = "stopped"
+        self.error = ""
+        self.tools: tuple[ToolInfo, ...] = ()
+        self._on_change = on_change
+        self._connect_timeout_s = connect_timeout_s
+        self._session: Any = None
+        self._owner: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._settled = asyncio.Event()
+        self._lost = asyncio.Event()
+        self._log_offset = 0
+
+    # --- public -------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect in the background (no-op while a connection is starting or up)."""
+        if self._owner is not None and not self._owner.done():
+            return
+        self._stopping = False
+        self._wake = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._lost = asyncio.Event()
+        self._set("connecting", "")
+        self._owner = asyncio.ensure_future(self._own())
+
+    async def wait_settled(self) -> None:
+        """Until the current start has ended as ready or failed."""
+        await self._settled.wait()
+
+    async def stop(self) -> None:
+        """Leave the session and end the server process; bounded, then the owner task is cancelled."""
+        owner = self._owner
+        self._stopping = True
+        self._wake.set()
+        if owner is not None and not owner.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(owner), STOP_TIMEOUT_S)
+            except (asyncio.TimeoutError, Exception):
+                owner.cancel()
+                await asyncio.gather(owner, return_exceptions=True)
+        self._owner = None
+        self._session = None
+        if self.state != "failed":
+            self._set("stopped", "")
+
+    @property
+    def connected(self) -> bool:
+        return self.state == "ready" and self._session is not None
+
+    async def call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> Any:
+        """One `tools/call`; raises ServerDown, asyncio.TimeoutError or the SDK's error."""
+        session = self._session
+        if session is None or self.state != "ready":
+            raise ServerDown(self.error or f"MCP server '{self.spec.name}' is {self.state}")
+        # Raced against the connection's end: a server that dies mid-call fails the call at once.
+        call = asyncio.ensure_future(session.call_tool(tool, arguments))
+        lost = asyncio.ensure_future(self._lost.wait())
+        try:
+            done, _ = await asyncio.wait({call, lost}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            lost.cancel()
+            if not call.done():
+                call.cancel()
+                await asyncio.gather(call, return_exceptions=True)
+        if call in done:
+            return call.result()
+        if lost in done:
+            raise ServerLost("the server stopped during the call (its process exited)")
+        raise asyncio.TimeoutError
+
+    def mark_gone(self, reason: str) -> None:
+        """A call found the connection dead: fail now (the owner task ends on its own)."""
+        self._lost.set()
+        if self.state == "ready":
+            self._session = None
+            self._set("failed", reason)
+            self._wake.set()
+
+    def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> tuple[str, ...]:
+        """The last lines the server wrote to stderr since its latest start."""
+        if self.log_path is None:
+            return ()
+        try:
+            with self.log_path.open("rb") as handle:
+                handle.seek(self._log_offset)
+                data = handle.read()[-64_000:]
+        except OSError:
+            return ()
+        text = data.decode("utf-8", errors="replace")
+        return tuple(line for line in text.splitlines() if line.strip())[-lines:]
+
+    # --- the owner task -------------------------------------------------------------------------------------
+
+    def _set(self, state: str, error: str) -> None:
+        self.state, self.error = state, error
+        if state in ("ready", "failed", "stopped"):
+            self._settled.set()
+        self._on_change()
+
+    async def _own(self) -> None:
+        errlog = self._open_log()
+        gone = False
+
+        def on_end() -> None:
+            nonlocal gone
+            gone = True
+            self._lost.set()
+            self._wake.set()
+
+        try:
+            import anyio
+            from mcp import ClientSession
+
+            async with AsyncExitStack() as stack:
+                read, write = await self._open_transport(stack, errlog)
+                session = await stack.enter_async_context(ClientSession(_WatchedStream(read, on_end), write))
+                with anyio.fail_after(self._connect_timeout_s):
+                    await session.initialize()
+                    listed = await session.list_tools()
+                self.tools = tuple(self._tool_info(t) for t in listed.tools)
+                self._session = session
+                self._set("ready", "")
+                log.info("MCP server '%s' ready with %d tools", self.spec.name, len(self.tools))
+                await self._wake.wait()
+                self._session = None
+                if gone and not self._stopping:
+                    raise ServerDown("the server closed the connection (its process exited)")
+        except asyncio.CancelledError:
+            self._session = None
+            if self.state in ("connecting", "ready"):
+                self._set("stopped", "")
+            raise
+        except BaseException as error:  # SDK errors come as exception groups; each one fails this server only
+            self._session = None
+            if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                raise
+            if self._stopping and not gone:
+                self._set("stopped", "")
+            else:
+                reason = describe_error(error)
+                log.warning("MCP server '%s' failed: %s", self.spec.name, reason)
+                self._set("failed", reason)
+        else:
+            self._session = None
+            if self.state != "failed":
+                self._set("stopped", "")
+        finally:
+            if errlog is not None:
+                errlog.close()
+
+    def _open_log(self) -> Any:
+        if self.log_path is None or self.spec.transport != "stdio":
+            return None
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            handle = self.log_path.open("a", encoding="utf-8")
+            handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {self.spec.target}\n")
+            handle.flush()
+            self._log_offset = handle.tell()
+            return handle
+        except OSError:
+            log.exception("cannot open the MCP server log %s", self.log_path)
+            return None
+
+    async def _open_transport(self, stack: AsyncExitStack, errlog: Any) -> tuple[Any, Any]:
+        spec = self.spec
+        if spec.transport == "stdio":
+            import subprocess
+            import sys
+
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+
+            params = StdioServerParameters(command=spec.command, args=list(spec.args),
+                                           env=dict(spec.env) or None, cwd=spec.cwd or None)
+            sink = errlog if errlog is not None else (sys.stderr if sys.stderr else subprocess.DEVNULL)
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=sink))
+            return read, write
+        if spec.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            read, write = await stack.enter_async_context(sse_client(spec.url, headers=dict(spec.headers) or None))
+            return read, write
+        if spec.transport == "streamableHttp":
+            import httpx
+            from mcp.client.streamable_http import streamable_http_client
+
+            # No httpx timeout of its own: the tool timeout is the one limit of a call.
+            client = await stack.enter_async_context(httpx.AsyncClient(
+                headers=dict(spec.headers) or None, follow_redirects=True, timeout=None))
+            read, write, _session_id = await stack.enter_async_context(
+                streamable_http_client(spec.url, http_client=client))
+            return read, write
+        raise ServerDown("neither a command nor a url is configured")
+
+    def _tool_info(self, tool: Any) -> ToolInfo:
+        schema = tool.inputSchema if isinstance(tool.inputSchema, dict) else {}
+        return ToolInfo(name=tool.name, qualified_name=tool_name_for(self.spec.name, tool.name),
+                        description=tool.description or tool.name,
+                        input_schema=schema or {"type": "object", "properties": {}},
+                        offered=self.spec.offers(tool.name))
