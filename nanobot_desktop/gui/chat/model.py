@@ -80,6 +80,7 @@ class ApprovalCard:
     working_dir: str | None = None
     state: str = "pending"
     answer: str | None = None
+    origin: str = ""  # "MCP server 'time'" for a tool that is not built in
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "approval"
 

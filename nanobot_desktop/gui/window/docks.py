@@ -35,16 +35,17 @@ log = logging.getLogger(__name__)
 RIGHT_DOCKS = (("inspectorDock", "inspector", "Ctrl+2"), ("memoryDock", "memory_view", "Ctrl+3"),
                ("workspaceDock", "files_view", "Ctrl+4"))
 BOTTOM_DOCKS = (("heartbeatDock", "heartbeat_view", "Ctrl+5"), ("scheduledDock", "cron_view", "Ctrl+6"),
-                ("subagentsDock", "subagents_view", "Ctrl+7"))
+                ("subagentsDock", "subagents_view", "Ctrl+7"), ("mcpDock", "mcp_view", "Ctrl+8"))
 # The panels' `panel_title`s, known before their modules are imported (tests check they agree).
 DOCK_TITLES = {"sessionsDock": "Sessions", "inspectorDock": "Inspector", "memoryDock": "Memory",
                "workspaceDock": "Workspace", "heartbeatDock": "Heartbeat", "scheduledDock": "Scheduled",
-               "subagentsDock": "Subagents"}
+               "subagentsDock": "Subagents", "mcpDock": "MCP"}
 # attribute -> (dock objectName, label in error messages), in the order they are built after the
 # first paint: what a default layout shows first; the hidden bottom docks last.
 PANEL_DOCKS = {"inspector": ("inspectorDock", "inspector"), "memory_view": ("memoryDock", "memory"),
                "files_view": ("workspaceDock", "workspace files"), "heartbeat_view": ("heartbeatDock", "heartbeat"),
-               "cron_view": ("scheduledDock", "scheduled jobs"), "subagents_view": ("subagentsDock", "subagents")}
+               "cron_view": ("scheduledDock", "scheduled jobs"), "subagents_view": ("subagentsDock", "subagents"),
+               "mcp_view": ("mcpDock", "MCP servers")}
 
 
 class ChatPane(QWidget):
@@ -146,6 +147,10 @@ def make_panel(attribute: str, engine: Any, bridge: Any, sync: Any) -> QWidget:
         from nanobot_desktop.gui.background.subagents_view import SubagentsView
 
         return SubagentsView(engine, bridge)
+    if attribute == "mcp_view":
+        from nanobot_desktop.gui.background.mcp_view import McpView
+
+        return McpView(engine, bridge)
     raise KeyError(attribute)
 
 

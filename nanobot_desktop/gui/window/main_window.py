@@ -139,6 +139,10 @@ class MainWindow(QMainWindow):
         return self._panels.get("subagents_view")
 
     @property
+    def mcp_view(self) -> Any:
+        return self._panels.get("mcp_view")
+
+    @property
     def tray(self) -> Any:
         return self._panels.get("tray")
 
