@@ -184,6 +184,7 @@ async def _heartbeat_once(args: argparse.Namespace) -> int:
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)
     try:
+        await _wait_for_mcp(engine)
         tick = await engine.heartbeat.trigger_now()
     finally:
         await engine.shutdown()

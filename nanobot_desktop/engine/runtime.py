@@ -10,7 +10,7 @@ import asyncio
 import logging
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine.config import (
     Config,
@@ -27,7 +27,6 @@ from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.events import EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.llm.types import ChatProvider
-from nanobot_desktop.engine.mcp import McpManager
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.sessions.store import SessionStore
@@ -38,6 +37,9 @@ from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import Approver, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
 from nanobot_desktop.engine.workspace import Workspace
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine.mcp import McpManager
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +78,7 @@ class Engine:
                                  on_policy_changed=self._save_policy)
         self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus)
         self.tools.register(CronTool())
-        self.mcp = McpManager(self.bus, self.tools, logs_dir(config_path))
-        self.mcp.configure(config.tools.mcp_servers, config.desktop.mcp_disabled)
+        self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
         self.loop = AgentLoop(
             workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
             context=self.context, runner=self.runner, bus=self.bus, settings=self.settings,
@@ -134,7 +135,8 @@ class Engine:
         self.config = config
         self.policy.replace(config.tools.approval)
         self._configure_tools()
-        self.mcp.configure(config.tools.mcp_servers, config.desktop.mcp_disabled)
+        if self._mcp is not None:
+            self._mcp.configure(config.tools.mcp_servers, config.desktop.mcp_disabled)
         self.skills.set_disabled(config.agents.defaults.disabled_skills)
         self.heartbeat.set_interval(config.gateway.heartbeat.interval_s)
         self._apply_heartbeat_switch(config.gateway.heartbeat.enabled)
@@ -178,6 +180,16 @@ class Engine:
 
     # --- services ----------------------------------------------------------------------------------------
 
+    @property
+    def mcp(self) -> "McpManager":
+        """The MCP servers of `tools.mcpServers` (connected by `start_mcp`, not by building this)."""
+        if self._mcp is None:
+            from nanobot_desktop.engine.mcp import McpManager
+
+            self._mcp = McpManager(self.bus, self.tools, logs_dir(self.config_path))
+            self._mcp.configure(self.config.tools.mcp_servers, self.config.desktop.mcp_disabled)
+        return self._mcp
+
     def start_mcp(self) -> None:
         """Connect the MCP servers in the background; their tools appear as each one is ready."""
         self.mcp.start()
@@ -195,7 +207,8 @@ class Engine:
         await self.cron.stop()
         await self.subagents.shutdown()
         await self.loop.shutdown()
-        await self.mcp.shutdown()
+        if self._mcp is not None:
+            await self._mcp.shutdown()
         if self._provider is not None:
             close = getattr(self._provider, "close", None)
             if close is not None:

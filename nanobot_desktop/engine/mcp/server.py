@@ -110,6 +110,9 @@ def describe_error(error: BaseException) -> str:
         return f"not allowed to run: {error.filename or error}"
     if isinstance(error, TimeoutError):
         return "no answer to the MCP handshake in time"
+    code = getattr(getattr(error, "error", None), "code", None)
+    if code == -32000 and "closed" in str(error).lower():  # the SDK's CONNECTION_CLOSED
+        return "the server closed the connection (its process exited; see its stderr)"
     text = str(error).strip()
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
@@ -270,7 +273,11 @@ class McpServerConnection:
                 self._set("stopped", "")
         finally:
             if errlog is not None:
-                errlog.close()
+                outcome = f"failed: {self.error}" if self.state == "failed" else "stopped"
+                try:
+                    errlog.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {outcome}\n")
+                finally:
+                    errlog.close()
 
     def _open_log(self) -> Any:
         if self.log_path is None or self.spec.transport != "stdio":

@@ -38,10 +38,10 @@ def state_text(status: ServerStatus) -> str:
 
 
 class McpServersModel(QAbstractTableModel):
-    """One row per configured server: name, state, where it runs."""
+    """One row per configured server: name and state (where it runs is in the details)."""
 
-    COLUMNS = ("Server", "State", "Command or URL")
-    NAME, STATE, TARGET = range(3)
+    COLUMNS = ("Server", "State")
+    NAME, STATE = range(2)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -54,7 +54,7 @@ class McpServersModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 3:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 2:
             return self.COLUMNS[section]
         return None
 
@@ -63,7 +63,7 @@ class McpServersModel(QAbstractTableModel):
             return None
         status, column = self.statuses[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (status.name, state_text(status), status.target)[column]
+            return (status.name, state_text(status))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             return status.error or status.target
         if role == Qt.ItemDataRole.ForegroundRole and column == self.STATE and status.enabled:
@@ -123,7 +123,8 @@ class McpView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(self.model.TARGET, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)
+        self.table.horizontalHeader().setSectionResizeMode(self.model.STATE, QHeaderView.ResizeMode.Stretch)
         self.empty_label = QLabel("No MCP servers yet. Add one, or import the JSON another app uses.")
         self.empty_label.setWordWrap(True)
 
