@@ -260,3 +260,25 @@ async def test_test_connection_lists_tools_without_keeping_the_server(mcp_engine
     assert left_processes(pid_dir) == [] and not [n for n in engine.tools.names() if n.startswith("mcp_")]
     failed = await engine.mcp.test("probe", {"command": "nanobot-no-such-mcp-server"})
     assert failed.state == "failed" and "command not found" in failed.error
+
+
+async def test_an_http_server_that_crashes_mid_call(mcp_engine, fake_openai, pid_dir):
+    process, url = start_http_server(pid_dir)
+    try:
+        engine = await mcp_engine({"web": {"url": url, "toolTimeout": 20}})
+        fake_openai.add_tool_calls([("mcp_web_crash", {})])
+        fake_openai.add_text("it went away")
+        assert (await engine.loop.process("desktop:a", "crash it")).reply == "it went away"
+        [crash_result] = tool_results(fake_openai.requests[1])
+        assert crash_result.startswith("Error: MCP ") and "web" in crash_result
+        assert "timed out" not in crash_result  # the failure is reported at once, not after toolTimeout
+        process.wait(10)
+        fake_openai.add_tool_calls([("mcp_web_echo", {"text": "anyone?"})])
+        fake_openai.add_text("nobody there")
+        assert (await engine.loop.process("desktop:a", "again")).reply == "nobody there"
+        [next_result] = tool_results(fake_openai.requests[3])[-1:]
+        assert "restarting it failed" in next_result or "not available" in next_result
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)

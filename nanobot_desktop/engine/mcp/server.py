@@ -100,6 +100,44 @@ class _WatchedStream:
         await self._stream.aclose()
 
 
+def _watching_transport(on_broken: Callable[[], None]) -> Any:
+    """An httpx transport that calls `on_broken` when a response stream breaks off or the server is gone."""
+    import httpx
+
+    class WatchedBody(httpx.AsyncByteStream):
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        async def __aiter__(self) -> Any:
+            try:
+                async for chunk in self._inner:
+                    yield chunk
+            except (httpx.ReadError, httpx.RemoteProtocolError):
+                on_broken()
+                raise
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    class WatchingTransport(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self._inner = httpx.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: Any) -> Any:
+            try:
+                response = await self._inner.handle_async_request(request)
+            except (httpx.ConnectError, httpx.RemoteProtocolError):
+                on_broken()
+                raise
+            response.stream = WatchedBody(response.stream)
+            return response
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return WatchingTransport()
+
+
 def describe_error(error: BaseException) -> str:
     """A short reason from whatever the SDK raised (exception groups unwrapped to their first cause)."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
@@ -226,13 +264,7 @@ class McpServerConnection:
 
     async def _own(self) -> None:
         errlog = self._open_log()
-        gone = False
-
-        def on_end() -> None:
-            nonlocal gone
-            gone = True
-            self._lost.set()
-            self._wake.set()
+        self._gone = False
 
         try:
             import anyio
@@ -240,7 +272,7 @@ class McpServerConnection:
 
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack, errlog)
-                session = await stack.enter_async_context(ClientSession(_WatchedStream(read, on_end), write))
+                session = await stack.enter_async_context(ClientSession(_WatchedStream(read, self._went_away), write))
                 with anyio.fail_after(self._connect_timeout_s):
                     await session.initialize()
                     listed = await session.list_tools()
@@ -250,7 +282,7 @@ class McpServerConnection:
                 log.info("MCP server '%s' ready with %d tools", self.spec.name, len(self.tools))
                 await self._wake.wait()
                 self._session = None
-                if gone and not self._stopping:
+                if self._gone and not self._stopping:
                     raise ServerDown("the server closed the connection (its process exited)")
         except asyncio.CancelledError:
             self._session = None
@@ -261,7 +293,7 @@ class McpServerConnection:
             self._session = None
             if isinstance(error, (KeyboardInterrupt, SystemExit)):
                 raise
-            if self._stopping and not gone:
+            if self._stopping and not self._gone:
                 self._set("stopped", "")
             else:
                 reason = describe_error(error)
@@ -278,6 +310,14 @@ class McpServerConnection:
                     errlog.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {outcome}\n")
                 finally:
                     errlog.close()
+
+    def _went_away(self) -> None:
+        """The transport ended (stdio: the process exited; HTTP: the connection broke): calls fail now."""
+        if self._stopping:  # our own stop closes the streams: not a failure
+            return
+        self._gone = True
+        self._lost.set()
+        self._wake.set()
 
     def _open_log(self) -> Any:
         if self.log_path is None or self.spec.transport != "stdio":
@@ -316,9 +356,11 @@ class McpServerConnection:
             import httpx
             from mcp.client.streamable_http import streamable_http_client
 
-            # No httpx timeout of its own: the tool timeout is the one limit of a call.
+            # No httpx timeout of its own: the tool timeout is the one limit of a call. The transport tells
+            # us when a response breaks off (the SDK only logs that, and the call would wait forever).
             client = await stack.enter_async_context(httpx.AsyncClient(
-                headers=dict(spec.headers) or None, follow_redirects=True, timeout=None))
+                headers=dict(spec.headers) or None, follow_redirects=True, timeout=None,
+                transport=_watching_transport(self._went_away)))
             read, write, _session_id = await stack.enter_async_context(
                 streamable_http_client(spec.url, http_client=client))
             return read, write
