@@ -36,7 +36,7 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent))
-from common import BenchResult, bench_main, log, median, verdict  # noqa: E402
+from common import BenchResult, bench_main, log, median, verdict
 
 SERVER = BENCH_DIR.parent / "tests" / "mcp_servers" / "sdk_server.py"
 STARTS = 5

@@ -16,7 +16,7 @@ import types
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, SecretStr,
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, SecretStr, model_serializer,
                       SerializationInfo, ValidationError)
 from pydantic.alias_generators import to_camel
 
@@ -175,6 +175,15 @@ class DesktopConfig(_Base):
     start_at_login: bool = False
     notifications: bool = True
     mcp_disabled: list[str] = Field(default_factory=list)  # MCP servers switched off in the app (not the CLI)
+
+    @model_serializer(mode="wrap")
+    def _leave_out_empty(self, handler: Any) -> Any:
+        """`mcpDisabled` is written only when a server is switched off: no new key for everyone else."""
+        data = handler(self)
+        if isinstance(data, dict) and not self.mcp_disabled:
+            data.pop("mcpDisabled", None)
+            data.pop("mcp_disabled", None)
+        return data
 
 
 class Config(_Base):

@@ -14,7 +14,13 @@ from nanobot_desktop.engine.mcp import MAX_RESTARTS, McpServersChanged
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
 from tests.fake_openai import write_fake_config
-from tests.mcp_servers.support import add_servers, left_processes, server_pids, start_http_server, stdio_entry
+from tests.mcp_servers.support import (
+    add_servers,
+    left_processes,
+    server_pids,
+    start_http_server,
+    stdio_entry,
+)
 
 
 @pytest.fixture

@@ -16,7 +16,13 @@ from nanobot_desktop.engine.mcp import settings
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer
 from tests.fake_openai import write_fake_config
-from tests.mcp_servers.support import add_servers, left_processes, real_server, server_pids, stdio_entry
+from tests.mcp_servers.support import (
+    add_servers,
+    left_processes,
+    real_server,
+    server_pids,
+    stdio_entry,
+)
 from tests.reference_cli import POST4, run_reference_cli
 
 

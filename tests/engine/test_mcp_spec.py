@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from nanobot_desktop.engine.config import McpServerConfig
-from nanobot_desktop.engine.mcp import McpSpecError, entry_from_fields, parse_pasted_servers, spec_from_entry
+from nanobot_desktop.engine.mcp import (
+    McpSpecError,
+    entry_from_fields,
+    parse_pasted_servers,
+    spec_from_entry,
+)
 from nanobot_desktop.engine.tools.policy import ToolPolicy, server_key
 
 

@@ -3,7 +3,12 @@
 Importing this package does not import the SDK; that happens when the first server starts.
 """
 
-from nanobot_desktop.engine.mcp.manager import MAX_RESTARTS, McpManager, McpServersChanged, McpTool
+from nanobot_desktop.engine.mcp.manager import (
+    MAX_RESTARTS,
+    McpManager,
+    McpServersChanged,
+    McpTool,
+)
 from nanobot_desktop.engine.mcp.server import ServerStatus, ToolInfo
 from nanobot_desktop.engine.mcp.spec import (
     McpSpecError,

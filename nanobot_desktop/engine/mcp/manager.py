@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from nanobot_desktop.engine.events import Event, EventBus
 from nanobot_desktop.engine.mcp.results import convert_result
@@ -48,7 +49,7 @@ class McpServersChanged(Event):
 class McpTool(Tool):
     """One server tool as an agent tool; calls go through the manager (restart, timeout, result text)."""
 
-    def __init__(self, manager: "McpManager", server: str, info: ToolInfo) -> None:
+    def __init__(self, manager: McpManager, server: str, info: ToolInfo) -> None:
         self._manager = manager
         self.server = server
         self.mcp_name = info.name
@@ -108,7 +109,8 @@ class McpManager:
 
     def _new_connection(self, spec: ServerSpec) -> McpServerConnection:
         log_path = self.log_path(spec.name)
-        return McpServerConnection(spec, log_path, lambda name=spec.name: self._changed(name))
+        name = spec.name
+        return McpServerConnection(spec, log_path, lambda: self._changed(name))
 
     def log_path(self, name: str) -> Path | None:
         """Where a stdio server's stderr is appended (the app's server log)."""
@@ -250,7 +252,7 @@ class McpManager:
                     return ToolResult(failure)
         try:
             result = await connection.call(tool, arguments, connection.spec.tool_timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return ToolResult(f"Error: MCP tool '{tool}' of server '{server}' timed out after "
                               f"{connection.spec.tool_timeout_s:g}s (toolTimeout).")
         except ServerLost as error:

@@ -15,10 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from nanobot_desktop.engine.mcp.spec import ServerSpec, tool_name_for
 
@@ -79,14 +80,14 @@ class _WatchedStream:
         self._stream = stream
         self._on_end = on_end
 
-    async def __aenter__(self) -> "_WatchedStream":
+    async def __aenter__(self) -> _WatchedStream:
         await self._stream.__aenter__()
         return self
 
-    async def __aexit__(self, *exc: Any) -> Any:
+    async def __aexit__(self, *exc: object) -> Any:
         return await self._stream.__aexit__(*exc)
 
-    def __aiter__(self) -> "_WatchedStream":
+    def __aiter__(self) -> _WatchedStream:
         return self
 
     async def __anext__(self) -> Any:
@@ -200,7 +201,7 @@ class McpServerConnection:
         if owner is not None and not owner.done():
             try:
                 await asyncio.wait_for(asyncio.shield(owner), STOP_TIMEOUT_S)
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 owner.cancel()
                 await asyncio.gather(owner, return_exceptions=True)
         self._owner = None
@@ -231,7 +232,7 @@ class McpServerConnection:
             return call.result()
         if lost in done:
             raise ServerLost("the server stopped during the call (its process exited)")
-        raise asyncio.TimeoutError
+        raise TimeoutError
 
     def mark_gone(self, reason: str) -> None:
         """A call found the connection dead: fail now (the owner task ends on its own)."""
@@ -272,7 +273,8 @@ class McpServerConnection:
 
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack, errlog)
-                session = await stack.enter_async_context(ClientSession(_WatchedStream(read, self._went_away), write))
+                watched: Any = _WatchedStream(read, self._went_away)  # duck-typed as the SDK's receive stream
+                session = await stack.enter_async_context(ClientSession(watched, write))
                 with anyio.fail_after(self._connect_timeout_s):
                     await session.initialize()
                     listed = await session.list_tools()
@@ -336,15 +338,15 @@ class McpServerConnection:
     async def _open_transport(self, stack: AsyncExitStack, errlog: Any) -> tuple[Any, Any]:
         spec = self.spec
         if spec.transport == "stdio":
-            import subprocess
-            import sys
+            import os
 
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
 
             params = StdioServerParameters(command=spec.command, args=list(spec.args),
                                            env=dict(spec.env) or None, cwd=spec.cwd or None)
-            sink = errlog if errlog is not None else (sys.stderr if sys.stderr else subprocess.DEVNULL)
+            # The process needs a real file for its stderr: our log, or the null device without one.
+            sink = errlog if errlog is not None else stack.enter_context(open(os.devnull, "w"))  # noqa: SIM115
             read, write = await stack.enter_async_context(stdio_client(params, errlog=sink))
             return read, write
         if spec.transport == "sse":

@@ -9,10 +9,15 @@ switched off here, allow/ask/deny per server or tool — goes through the app's 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from nanobot_desktop.engine.config import Config, McpServerConfig
-from nanobot_desktop.engine.mcp.spec import McpSpecError, check_server_name, spec_from_entry
+from nanobot_desktop.engine.mcp.spec import (
+    McpSpecError,
+    check_server_name,
+    spec_from_entry,
+)
 from nanobot_desktop.engine.tools.policy import DECISIONS, server_key
 
 
@@ -86,7 +91,7 @@ def set_decision(engine: _Engine, key: str, decision: str | None) -> None:
         approval.pop(key, None)
     else:
         approval[key] = decision  # type: ignore[assignment]
-    config.tools.approval = approval  # type: ignore[assignment]
+    config.tools.approval = approval
     engine.apply_config(config)
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 TRANSPORTS = ("stdio", "sse", "streamableHttp")
 _TRANSPORT_ALIASES = {"stdio": "stdio", "sse": "sse", "streamablehttp": "streamableHttp", "http": "streamableHttp",
@@ -147,7 +148,7 @@ def _normalise_pasted(name: str, raw: Any) -> dict[str, Any]:
         raise McpSpecError(f"server {name!r} must be a JSON object")
     entry: dict[str, Any] = {}
     for key, value in raw.items():
-        camel = {"tool_timeout": "toolTimeout", "enabled_tools": "enabledTools"}.get(key, key)
+        camel = {"tool_timeout": "toolTimeout", "enabled_tools": "enabledTools"}.get(str(key), str(key))
         entry[camel] = value
     kind = entry.get("type") or entry.get("transport")
     entry.pop("transport", None)

@@ -11,11 +11,26 @@ import shlex
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
-                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.mcp import McpSpecError, entry_from_fields, parse_pasted_servers
+from nanobot_desktop.engine.mcp import (
+    McpSpecError,
+    entry_from_fields,
+    parse_pasted_servers,
+)
 from nanobot_desktop.engine.mcp import settings as mcp_settings
 
 TRANSPORT_LABELS = (("stdio", "Local command (stdio)"), ("streamableHttp", "HTTP (streamable)"), ("sse", "HTTP (SSE)"))
@@ -171,7 +186,7 @@ class McpServerDialog(QDialog):
         self.saved.emit(name)
         self.accept()
 
-    def done(self, result: int) -> None:  # noqa: D401 - Qt override: no test keeps running after closing
+    def done(self, result: int) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()
         super().done(result)

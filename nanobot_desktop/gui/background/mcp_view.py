@@ -14,78 +14,35 @@ import json
 import logging
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox, QHBoxLayout, QHeaderView,
-                               QLabel, QListWidget, QListWidgetItem, QMessageBox, QPlainTextEdit, QPushButton,
-                               QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from nanobot_desktop.engine.mcp import McpServersChanged, ServerStatus
 from nanobot_desktop.engine.mcp import settings as mcp_settings
-from nanobot_desktop.gui.background.heartbeat_view import error_color, ok_color
 from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
+from nanobot_desktop.gui.background.mcp_model import McpServersModel, state_text
 
 log = logging.getLogger(__name__)
 
-Index = QModelIndex | QPersistentModelIndex
 LOG_TAIL_BYTES = 64_000
 DECISION_CHOICES = (("ask", "Ask first"), ("allow", "Allow"), ("deny", "Deny"))
-
-
-def state_text(status: ServerStatus) -> str:
-    if not status.enabled:
-        return "disabled"
-    return "failed" if status.state == "failed" else status.summary
-
-
-class McpServersModel(QAbstractTableModel):
-    """One row per configured server: name and state (where it runs is in the details)."""
-
-    COLUMNS = ("Server", "State")
-    NAME, STATE = range(2)
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.statuses: list[ServerStatus] = []
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.statuses)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 2:
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.statuses):
-            return None
-        status, column = self.statuses[index.row()], index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return (status.name, state_text(status))[column]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return status.error or status.target
-        if role == Qt.ItemDataRole.ForegroundRole and column == self.STATE and status.enabled:
-            palette = QApplication.palette()
-            if status.state == "ready":
-                return ok_color(palette)
-            if status.state == "failed":
-                return error_color(palette)
-        return None
-
-    def set_statuses(self, statuses: list[ServerStatus]) -> None:
-        if [s.name for s in statuses] != [s.name for s in self.statuses]:
-            self.beginResetModel()
-            self.statuses = list(statuses)
-            self.endResetModel()
-            return
-        self.statuses = list(statuses)
-        if statuses:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(statuses) - 1, len(self.COLUMNS) - 1))
-
-    def row_of(self, name: str) -> int:
-        return next((row for row, s in enumerate(self.statuses) if s.name == name), -1)
 
 
 def _decision_combo(default_label: str | None) -> QComboBox:
