@@ -288,3 +288,19 @@ async def test_an_http_server_that_crashes_mid_call(mcp_engine, fake_openai, pid
         if process.poll() is None:
             process.kill()
         process.wait(10)
+
+
+async def test_sse_server_inferred_from_its_url(mcp_engine, fake_openai, pid_dir):
+    process, url = start_http_server(pid_dir, mode="sse")
+    try:
+        engine = await mcp_engine({"events": {"url": url, "toolTimeout": 1}})
+        status = engine.mcp.status("events")
+        assert (status.transport, status.state) == ("sse", "ready")
+        fake_openai.add_tool_calls([("mcp_events_echo", {"text": "over sse"}), ("mcp_events_slow", {"seconds": 5})])
+        fake_openai.add_text("done")
+        assert (await engine.loop.process("desktop:a", "go")).reply == "done"
+        echo, slow = tool_results(fake_openai.requests[1])
+        assert echo == "echo: over sse" and "timed out after 1s" in slow
+    finally:
+        process.terminate()
+        process.wait(10)

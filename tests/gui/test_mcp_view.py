@@ -136,3 +136,28 @@ def test_import_json_switch_off_and_set_a_tool_policy(qtbot, pid_dir, open_windo
     qtbot.waitUntil(lambda: view.model.row_of("imported") < 0, timeout=WAIT_MS)
     assert "imported" not in json.loads(config_path.read_text(encoding="utf-8"))["tools"]["mcpServers"]
     assert QApplication.activeModalWidget() is None
+
+
+def test_an_image_from_an_mcp_tool_is_shown_in_the_inspector(qtbot, pid_dir, open_window, fake_openai):
+    from nanobot_desktop.engine.mcp import settings
+
+    window = open_window(start_services=True)
+    settings.save_server(window.engine, "pics", {"command": sys.executable,
+                                                  "args": [str(SDK_SERVER), "stdio", str(pid_dir)]})
+    settings.set_decision(window.engine, settings.server_key("pics"), "allow")  # no card this time
+    qtbot.waitUntil(lambda: window.engine.mcp.status("pics").state == "ready", timeout=SLOW_MS)
+    fake_openai.add_tool_calls([("mcp_pics_image", {})])
+    fake_openai.add_text("A red square.")
+    send(qtbot, window, "Draw")
+    wait_idle(qtbot, window)
+    inspector = window.inspector
+    row = next(r for r in range(inspector.model.rowCount())
+               if "mcp_pics_image" in str(inspector.model.index(r, NAME_COLUMN).data()))
+    index = inspector.model.index(row, NAME_COLUMN)
+    qtbot.mouseClick(inspector.timeline.viewport(), Qt.MouseButton.LeftButton,
+                     pos=inspector.timeline.visualRect(index).center())
+    images = inspector.tool_detail.images
+    qtbot.waitUntil(images.isVisible, timeout=WAIT_MS)
+    [label] = images.labels
+    assert not label.pixmap().isNull() and label.pixmap().width() == 48  # the 2x2 PNG, drawn bigger
+    assert label.toolTip().endswith(".png") and Path(label.toolTip()).is_file()

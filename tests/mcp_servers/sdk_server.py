@@ -2,6 +2,7 @@
 
     python sdk_server.py stdio PIDDIR
     python sdk_server.py http PORT PIDDIR     (streamable HTTP on 127.0.0.1:PORT/mcp)
+    python sdk_server.py sse PORT PIDDIR      (SSE on 127.0.0.1:PORT/sse)
 
 Every process writes its pid into PIDDIR, so a test can check that none is left after shutdown.
 Tools: `echo`, `slow` (sleeps past any short timeout), `crash` (the process exits mid-call),
@@ -78,6 +79,8 @@ def main() -> None:
     print(f"test server {os.getpid()} starting ({mode})", file=sys.stderr, flush=True)
     if mode == "stdio":
         build().run("stdio")
+    elif mode == "sse":
+        build(int(sys.argv[2])).run("sse")
     else:
         build(int(sys.argv[2])).run("streamable-http")
 

@@ -28,16 +28,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_http_server(pid_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """The test server over streamable HTTP on 127.0.0.1, run by the test; returns (process, url) once it answers."""
+def start_http_server(pid_dir: Path, mode: str = "http") -> tuple[subprocess.Popen[bytes], str]:
+    """The test server over streamable HTTP (or SSE) on 127.0.0.1, run by the test; returns (process, url)
+    once it answers."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, str(SDK_SERVER), "http", str(port), str(pid_dir)],
+    process = subprocess.Popen([sys.executable, str(SDK_SERVER), mode, str(port), str(pid_dir)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return process, f"http://127.0.0.1:{port}/mcp"
+                return process, f"http://127.0.0.1:{port}/{'sse' if mode == 'sse' else 'mcp'}"
         except OSError:
             if process.poll() is not None:
                 raise RuntimeError("the HTTP test server exited at start")
