@@ -157,7 +157,8 @@ async def _agent(args: argparse.Namespace) -> int:
             return ApprovalAnswer.DENY
         if request.diff:
             _err(request.diff)
-        answer = await asyncio.to_thread(input, f"Allow {request.tool}: {summary[:200]}? [y/N/a(lways)] ")
+        origin = f" ({request.origin})" if request.origin else ""
+        answer = await asyncio.to_thread(input, f"Allow {request.tool}{origin}: {summary[:200]}? [y/N/a(lways)] ")
         choice = answer.strip().lower()
         if choice in {"a", "always"}:
             return ApprovalAnswer.ALLOW_ALWAYS

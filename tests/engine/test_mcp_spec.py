@@ -12,7 +12,8 @@ from nanobot_desktop.engine.mcp import (
     parse_pasted_servers,
     spec_from_entry,
 )
-from nanobot_desktop.engine.tools.policy import ToolPolicy, server_key
+from nanobot_desktop.engine.mcp.spec import server_key, tool_name_for
+from nanobot_desktop.engine.tools.policy import ToolPolicy
 
 
 @pytest.mark.parametrize("entry, transport", [
@@ -86,3 +87,12 @@ def test_mcp_tools_ask_by_default_and_follow_their_server_then_their_own_setting
     assert policy.decision_for("mcp_time_x_go") == "deny" and policy.decision_for("mcp_time_get_current_time") == "allow"
     assert policy.clear(server_key("time")) == {"mcp_time_convert_time": "deny", "mcp_time_x_*": "deny"}
     assert policy.decision_for("mcp_time_get_current_time") == "ask"
+
+
+def test_tool_names_are_safe_for_model_apis():
+    assert tool_name_for("time", "get_current_time") == "mcp_time_get_current_time"
+    assert tool_name_for("everything", "get-sum") == "mcp_everything_get-sum"
+    assert tool_name_for("my.server", "files/read all") == "mcp_my_server_files_read_all"
+    long = tool_name_for("s", "x" * 100)
+    assert len(long) == 64 and long != tool_name_for("s", "x" * 99)
+    assert server_key("my.server") == "mcp_my_server_*"

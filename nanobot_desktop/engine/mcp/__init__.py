@@ -17,12 +17,13 @@ from nanobot_desktop.engine.mcp.spec import (
     entry_from_fields,
     infer_transport,
     parse_pasted_servers,
+    server_key,
     spec_from_entry,
     tool_name_for,
 )
 
 __all__ = [
     "MAX_RESTARTS", "McpManager", "McpServersChanged", "McpSpecError", "McpTool", "ServerSpec", "ServerStatus",
-    "ToolInfo", "check_server_name", "entry_from_fields", "infer_transport", "parse_pasted_servers",
+    "ToolInfo", "check_server_name", "entry_from_fields", "infer_transport", "parse_pasted_servers", "server_key",
     "spec_from_entry", "tool_name_for",
 ]

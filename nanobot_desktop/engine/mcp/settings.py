@@ -16,9 +16,10 @@ from nanobot_desktop.engine.config import Config, McpServerConfig
 from nanobot_desktop.engine.mcp.spec import (
     McpSpecError,
     check_server_name,
+    server_key,
     spec_from_entry,
 )
-from nanobot_desktop.engine.tools.policy import DECISIONS, server_key
+from nanobot_desktop.engine.tools.policy import DECISIONS
 
 
 class _Engine(Protocol):
@@ -65,7 +66,7 @@ def remove_server(engine: _Engine, name: str) -> None:
     config = engine.config.model_copy(deep=True)
     config.tools.mcp_servers.pop(name, None)
     config.desktop.mcp_disabled = [n for n in config.desktop.mcp_disabled if n != name]
-    prefix = f"mcp_{name}_"
+    prefix = server_key(name)[:-1]
     config.tools.approval = {k: v for k, v in config.tools.approval.items() if not k.startswith(prefix)}
     engine.apply_config(config)
 

@@ -10,6 +10,7 @@ mapping, or one server) is read here too, so the GUI's import only shows the res
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -70,9 +71,28 @@ def infer_transport(type_: str | None, command: str, url: str) -> str | None:
     return None
 
 
+_UNSAFE_RE = re.compile(r"[^A-Za-z0-9_-]+")
+MAX_TOOL_NAME = 64  # what the OpenAI API (and most others) accept
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"_+", "_", _UNSAFE_RE.sub("_", name))
+
+
 def tool_name_for(server: str, tool: str) -> str:
-    """`mcp_<server>_<tool>`, the name the model sees (as the CLI names it)."""
-    return f"mcp_{server}_{tool}"
+    """`mcp_<server>_<tool>`, the name the model sees (as the CLI names it). Characters model APIs refuse
+    become `_`, and a name over 64 characters is cut and made unique with a hash: a server with odd tool
+    names must not make every model call fail."""
+    name = _safe(f"mcp_{server}_{tool}")
+    if len(name) <= MAX_TOOL_NAME:
+        return name
+    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+    return f"{name[:MAX_TOOL_NAME - 9]}_{digest}"
+
+
+def server_key(server: str) -> str:
+    """The approval key (`tools.approval`) that covers every tool of one server: `mcp_<server>_*`."""
+    return _safe(f"mcp_{server}_") + "*"
 
 
 def _field(entry: Any, snake: str, camel: str, default: Any) -> Any:

@@ -21,11 +21,6 @@ MCP_PREFIX = "mcp_"  # tools of the user's MCP servers: they can do anything, so
 WILDCARD = "*"  # a key ending in "*" sets every tool whose name starts with the rest ("mcp_time_*": a server)
 
 
-def server_key(server: str) -> str:
-    """The policy key that covers every tool of one MCP server."""
-    return f"{MCP_PREFIX}{server}_{WILDCARD}"
-
-
 def _checked(name: str, decision: str) -> Decision:
     if decision not in DECISIONS:
         raise ValueError(f"Approval setting for tool '{name}' must be one of {', '.join(DECISIONS)}, "
