@@ -2,8 +2,8 @@
 """The two commands of the README, runnable on a fresh machine that has only Python >= 3.11.
 
     python3 dev.py [APP ARGS...]    launch nanobot Desktop (first use creates .venv and installs it)
-    python3 dev.py test [PYTEST ARGS...]   run the whole test suite (likewise; on Debian, as root,
-                                           also installs the X11 packages the Xvfb tests need)
+    python3 dev.py test [PYTEST ARGS...]   ruff and mypy, then the test suite (likewise; on Debian, as
+                                           root, also installs the X11 packages the Xvfb tests need)
     python3 dev.py bench            run the benchmark suite and print its table
     python3 dev.py package          build the one-folder desktop bundle into dist/
 
@@ -40,7 +40,7 @@ def _say(message: str) -> None:
 
 def ensure_venv(extras: str) -> Path:
     """Create .venv and install the project (editable) with the given extras; reinstall when pyproject changes."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py itself runs on any python3 and says why it stops
         sys.exit(f"nanobot Desktop needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
     project_hash = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + sys.version.encode()).hexdigest()
     wanted_extras = {extra for extra in extras.split(",") if extra}
@@ -156,8 +156,27 @@ def ensure_mcp_test_servers() -> Path:
     return root
 
 
+# Run before pytest, in this order; each prints its one-line summary ("All checks passed!",
+# "Success: no issues found in N source files"). Their configuration is in pyproject.toml.
+LINT_COMMANDS = [("ruff", ["-m", "ruff", "check", "."]), ("mypy", ["-m", "mypy"])]
+
+
+def run_lint(python: Path) -> int:
+    """ruff and mypy over the project; the first failure's exit code, or 0 when both are clean."""
+    for name, args in LINT_COMMANDS:
+        _say(f"{name}: {' '.join(args[1:])}")
+        code = subprocess.run([str(python), *args], cwd=ROOT).returncode
+        if code != 0:
+            _say(f"{name} failed (exit code {code}): fix the findings above; the tests were not run")
+            return code
+    return 0
+
+
 def run_tests(args: list[str]) -> int:
     python = ensure_venv("test")
+    lint_code = run_lint(python)
+    if lint_code != 0:
+        return lint_code
     ensure_test_debian_packages()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1",
                NANOBOT_DESKTOP_REFERENCE_CLIS=str(ensure_reference_clis()),

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (BenchResult, bench_main, fake_server_process, log, median,  # noqa: E402
+from common import (BenchResult, bench_main, fake_server_process, log, median,
                     verdict, write_config)
 
 TARGET_MS = 5.0
@@ -131,7 +131,7 @@ async def measure(base_url: str, workdir: Path) -> dict[str, Any]:
         await client.close()
         await engine.shutdown()
     turns = len(engine_ms)
-    differences = [e - r for e, r in zip(engine_ms, endpoint_ms)]
+    differences = [e - r for e, r in zip(engine_ms, endpoint_ms, strict=True)]
     return {
         "overhead_ms": median(differences),
         "overhead_mean_ms": sum(differences) / turns,

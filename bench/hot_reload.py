@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BenchResult, bench_main, log, median, verdict, write_config  # noqa: E402
-from qt_support import PaintProbe, application, optional_class, process_events_for, wait_until  # noqa: E402
+from common import BenchResult, bench_main, log, median, verdict, write_config
+from qt_support import PaintProbe, application, optional_class, process_events_for, wait_until
 
 TARGET_MS = 300.0
 WRITES = 20
@@ -75,7 +75,7 @@ def run() -> list[BenchResult]:
                 probe.arm()
                 started = time.perf_counter()
                 _external_write(memory_file, text, replace=number % 2 == 1)
-                wait_until(lambda: editor.text() == text and probe.painted, 10)
+                wait_until(lambda: editor.text() == text and probe.painted, 10)  # noqa: B023 - called in this iteration
                 assert probe.painted_at is not None
                 latencies.append((probe.painted_at - started) * 1000)
                 process_events_for(0.15)  # let the watcher's quiet period pass before the next write

@@ -33,10 +33,8 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH_DIR))
-sys.path.insert(0, str(BENCH_DIR.parent))
-from common import BenchResult, bench_main, log, median, verdict
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import BENCH_DIR, BenchResult, bench_main, log, median, verdict
 
 SERVER = BENCH_DIR.parent / "tests" / "mcp_servers" / "sdk_server.py"
 STARTS = 5
@@ -75,7 +73,7 @@ async def _open_direct(stack: AsyncExitStack, pid_dir: Path) -> Any:
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=[str(SERVER), "stdio", str(pid_dir)])
-    sink = stack.enter_context(open(os.devnull, "w"))
+    sink = stack.enter_context(open(os.devnull, "w"))  # noqa: ASYNC230, SIM115 - the null device opens at once
     read, write = await stack.enter_async_context(stdio_client(params, errlog=sink))
     session = await stack.enter_async_context(ClientSession(read, write))
     await session.initialize()
@@ -127,7 +125,7 @@ async def measure(tmp: Path) -> dict[str, Any]:
                     direct.append(direct_ms)
     finally:
         await engine.shutdown()
-    differences = [e - d for e, d in zip(through_engine, direct)]
+    differences = [e - d for e, d in zip(through_engine, direct, strict=True)]
     return {
         "engine_start_ms": median(engine_starts), "direct_start_ms": median(direct_starts),
         "engine_starts_ms": engine_starts, "direct_starts_ms": direct_starts,

@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import INFO, BenchResult, bench_main, log, not_available, rss_mb, write_config  # noqa: E402
-from qt_support import PaintProbe, application, process_events_for, wait_until  # noqa: E402
-from sessions_data import write_session  # noqa: E402
+from common import INFO, BenchResult, bench_main, log, not_available, rss_mb, write_config
+from qt_support import PaintProbe, application, process_events_for, wait_until
+from sessions_data import write_session
 
 MESSAGES = 2_000
 NAME = "Peak RSS, 2,000-msg session rendered"

@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
 MAIN_WINDOW_MODULE = "nanobot_desktop.gui.window.main_window"
 

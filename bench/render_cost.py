@@ -6,9 +6,9 @@ How: replies of 1k, 4k, 16k and 64k characters of realistic Markdown (paragraphs
 code, fenced code blocks) are streamed in 4-character deltas into the real ChatModel + ChatView
 (shown, offscreen, 900×800), at the end of a conversation that already fills the view, as in the
 app (so every size repaints a full viewport; an empty view would make the shortest reply look
-cheaper per character only because less of the screen is painted). Every 16 deltas (64 characters, about what a model streams between two of the
-view's 40 ms flushes) the view flushes and Qt processes its events (layout and paint), as in the
-app. The total time per character must stay flat: the figure is the ratio of the largest to the
+cheaper per character only because less of the screen is painted). Every 16 deltas (64 characters,
+about what a model streams between two of the view's 40 ms flushes) the view flushes and Qt processes
+its events (layout and paint), as in the app. The total time per character must stay flat: the figure is the ratio of the largest to the
 smallest per-character cost (about 1 for O(n); it would grow about 64× from 1k to 64k for O(n²)).
 """
 
@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BenchResult, bench_main, log, verdict  # noqa: E402
-from qt_support import application, process_events_for  # noqa: E402
+from common import BenchResult, bench_main, log, verdict
+from qt_support import application, process_events_for
 
 LENGTHS = (1_000, 4_000, 16_000, 64_000)
 DELTA_CHARS = 4

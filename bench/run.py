@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (BENCH_DIR, RESULT_PREFIX, ROOT, BenchResult, format_notes, format_table,  # noqa: E402
+from common import (BENCH_DIR, RESULT_PREFIX, ROOT, BenchResult, format_notes, format_table,
                     machine_summary)
 
 # (module, what its row is about) in SPEC §5's order.

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (BenchResult, bench_main, bytes_written_by_this_process, fake_server_process,  # noqa: E402
+from common import (BenchResult, bench_main, bytes_written_by_this_process, fake_server_process,
                     log, verdict, write_config)
-from sessions_data import write_session  # noqa: E402
+from sessions_data import write_session
 
 LONG = 10_000
 SHORT = 10

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BenchResult, bench_main, log, median, verdict, write_config  # noqa: E402
-from qt_support import (PaintProbe, application, asyncio_on_qt, close_asyncio_on_qt, optional_class,  # noqa: E402
+from common import BenchResult, bench_main, log, median, verdict, write_config
+from qt_support import (PaintProbe, application, asyncio_on_qt, close_asyncio_on_qt, optional_class,
                         process_events_for, wait_until)
-from sessions_data import write_many_sessions  # noqa: E402
+from sessions_data import write_many_sessions
 
 SESSIONS = 2_000
 REPEATS = 3

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (BENCH_DIR, ROOT, BenchResult, bench_main, fake_server_process, log, median,  # noqa: E402
+from common import (BENCH_DIR, ROOT, BenchResult, bench_main, fake_server_process, log, median,
                     not_available, verdict, write_config)
-from first_paint_probe import PREFIX  # noqa: E402
+from first_paint_probe import PREFIX
 
 RUNS = 5
 TARGET_RATIO = 1.5

@@ -17,13 +17,14 @@ import logging
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (BenchResult, bench_main, fake_server_process, log, median, not_available,  # noqa: E402
+from common import (BenchResult, bench_main, fake_server_process, log, median, not_available,
                     percentile, verdict, write_config)
-from qt_support import application, process_events_for, wait_until  # noqa: E402
-from render_cost import markdown_reply  # noqa: E402
+from qt_support import application, process_events_for, wait_until
+from render_cost import markdown_reply
 
 CHUNKS = 2_000
 CHUNK_CHARS = 4
@@ -71,7 +72,7 @@ def run() -> list[BenchResult]:
         ticker.timeout.connect(lambda: ticks.append(time.perf_counter()))
         ticker.start()
         process_events_for(2.0)
-        idle = [(b - a) * 1000 for a, b in zip(ticks, ticks[1:])]
+        idle = [(b - a) * 1000 for a, b in pairwise(ticks)]
         ticks.clear()
         log(f"stream stall: {CHUNKS} chunks {DELAY_MS} ms apart into the main window")
         try:
@@ -87,7 +88,7 @@ def run() -> list[BenchResult]:
             ticker.stop()
             opened.close()
     inside = [t for t in ticks if marks["first_delta"] <= t <= marks["end"]]
-    gaps = [(b - a) * 1000 for a, b in zip(inside, inside[1:])]
+    gaps = [(b - a) * 1000 for a, b in pairwise(inside)]
     worst, p99 = max(gaps), percentile(gaps, 0.99)
     figure = (f"max {worst:.0f} ms, p99 {p99:.0f} ms (median {median(gaps):.1f} ms; {deltas[0]} deltas in "
               f"{marks['end'] - marks['first_delta']:.1f} s)")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests.fake_openai import write_fake_config as write_test_config  # noqa: F401  (tests import it from here)
+from tests.fake_openai import write_fake_config as write_test_config  # tests import it from here
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

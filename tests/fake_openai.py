@@ -370,7 +370,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ---- routing ---------------------------------------------------------------------------------
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if not self._authorized():
             return
         if self.path.rstrip("/") == "/v1/models":
@@ -380,7 +380,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, _error_body(f"fake server: unknown path {self.path}", "unknown_url"))
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if self.path.rstrip("/") != "/v1/chat/completions":

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -64,7 +65,7 @@ class _Base(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow",
                               validate_assignment=True)
 
-    def __repr_args__(self):  # free-form blocks (channel tokens, MCP env) must not leak into logs
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:  # free-form blocks (channel tokens, MCP env) must not leak into logs
         for name, value in super().__repr_args__():
             if isinstance(value, str) and value and name and _SECRET_KEY.search(name):
                 value = "**********"
@@ -296,7 +297,7 @@ def _migrate(data: dict[str, Any]) -> None:
     """As the original: `tools.exec.restrictToWorkspace` moves up to `tools.restrictToWorkspace`."""
     tools = data.get("tools")
     exec_cfg = tools.get("exec") if isinstance(tools, dict) else None
-    if not isinstance(exec_cfg, dict):
+    if not isinstance(tools, dict) or not isinstance(exec_cfg, dict):
         return
     for key in ("restrictToWorkspace", "restrict_to_workspace"):
         if key in exec_cfg and "restrictToWorkspace" not in tools and "restrict_to_workspace" not in tools:

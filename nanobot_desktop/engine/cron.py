@@ -256,7 +256,7 @@ class CronService:
             error: str | None = None
             try:
                 result = await self._on_job(copy.deepcopy(job))
-            except Exception as exc:  # a failing job is recorded, never fatal
+            except Exception as exc:  # noqa: BLE001 - a failing job is recorded, never fatal
                 error = str(exc) or type(exc).__name__
                 log.warning("cron job %s (%s) failed: %s", job.id, job.name, error)
             duration = time.monotonic() - t0

@@ -86,7 +86,7 @@ def active_task_lines(text: str) -> list[str]:
     structured = any(m and len(m.group(1)) == 2 and m.group(2).lower() == "active tasks" for m in headings)
     section: str | None = None  # title of the current `##` section; None before the first one
     tasks: list[str] = []
-    for line, heading in zip(lines, headings):
+    for line, heading in zip(lines, headings, strict=True):
         stripped = line.strip()
         if heading:
             if len(heading.group(1)) == 2:
@@ -279,7 +279,7 @@ class HeartbeatService:
         except asyncio.CancelledError:
             self._record(started_at, t0, "error", tasks, None, "cancelled (heartbeat stopped)", trigger)
             raise
-        except Exception as exc:  # ProviderError, a failing agent turn, an unreadable file: recorded
+        except Exception as exc:  # noqa: BLE001 - ProviderError, a failing agent turn, an unreadable file: recorded
             decision, error = "error", str(exc) or type(exc).__name__
             log.warning("heartbeat tick failed: %s", error)
         return self._record(started_at, t0, decision, tasks, result, error, trigger)

@@ -17,7 +17,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from nanobot_desktop.engine.config import ConfigError
 from nanobot_desktop.engine.context import ContextBuilder, _image_block, strip_runtime_for_save
@@ -43,6 +43,9 @@ from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import Workspace
+
+if TYPE_CHECKING:  # subagents imports this module
+    from nanobot_desktop.engine.subagents import SubagentManager
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +167,7 @@ class AgentLoop:
         self._settings = settings
         self._restrict = restrict_to_workspace
         self.cron = cron
-        self.subagents: Any = None  # set by the Engine (SubagentManager); spawn is unavailable without it
+        self.subagents: SubagentManager | None = None  # set by the Engine (SubagentManager); spawn is unavailable without it
         self._session_locks: dict[str, asyncio.Lock] = {}
         self._active: dict[str, set[asyncio.Task[Any]]] = {}
         self._consolidation_locks: dict[str, asyncio.Lock] = {}
@@ -221,7 +224,7 @@ class AgentLoop:
         for task in tasks:
             try:
                 await task
-            except (asyncio.CancelledError, Exception):
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - a stopped turn has reported its own end
                 pass
         stopped = len(tasks)
         if self.subagents is not None:
@@ -338,11 +341,12 @@ class AgentLoop:
         return send
 
     def _spawn_for(self, session_key: str, channel: str, chat_id: str) -> Callable[..., Any] | None:
-        if self.subagents is None:
+        manager = self.subagents
+        if manager is None:
             return None
 
         async def spawn(task: str, label: str | None = None) -> str:
-            return self.subagents.spawn(task, label=label, origin_session_key=session_key,
+            return manager.spawn(task, label=label, origin_session_key=session_key,
                                         origin_channel=channel, origin_chat_id=chat_id)
         return spawn
 

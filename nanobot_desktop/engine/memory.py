@@ -318,7 +318,7 @@ async def consolidate_detailed(
         response = await chat(build_consolidation_messages(current_memory, lines), [SAVE_MEMORY_TOOL])
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # ProviderError or anything a chat function may raise
+    except Exception as exc:  # noqa: BLE001 - ProviderError or anything a chat function may raise
         log.warning("memory consolidation failed: %s", exc)
         return ConsolidationResult(offset=None, error=f"the model call failed: {exc}")
 
@@ -333,7 +333,7 @@ async def consolidate_detailed(
     try:
         if entry:
             memory.append_history(entry)
-        if changed:
+        if changed and update is not None:
             memory.write_long_term(update, source="consolidation")
     except OSError as exc:
         log.warning("memory consolidation could not write: %s", exc)

@@ -34,7 +34,7 @@ from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
 from nanobot_desktop.engine.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.cron_tool import CronTool
-from nanobot_desktop.engine.tools.policy import Approver, ToolPolicy
+from nanobot_desktop.engine.tools.policy import Approver, Decision, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
 from nanobot_desktop.engine.workspace import Workspace
 
@@ -66,13 +66,8 @@ class Engine:
         self.memory = MemoryStore(self.workspace)
         self.skills = SkillsLoader(self.workspace, disabled=defaults.disabled_skills)
         self.context = ContextBuilder(self.workspace, self.skills, self.memory)
-        self.tools = build_default_registry(
-            exec_timeout_s=config.tools.exec.timeout,
-            path_append=config.tools.exec.path_append,
-            web_search_api_key=_secret(config.tools.web.search.api_key),
-            web_max_results=config.tools.web.search.max_results,
-            web_proxy=config.tools.web.proxy,
-        )
+        self.tools = build_default_registry()
+        self.tools.configure(config.tools)
         self.policy = ToolPolicy(config.tools.approval)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
                                  on_policy_changed=self._save_policy)
@@ -157,21 +152,9 @@ class Engine:
 
     def _configure_tools(self) -> None:
         """Push the tool settings of the config into the live tools (no restart needed)."""
-        tools = self.config.tools
-        exec_tool = self.tools.get("exec")
-        if exec_tool is not None:
-            exec_tool.timeout_s = tools.exec.timeout
-            exec_tool.path_append = tools.exec.path_append
-        search = self.tools.get("web_search")
-        if search is not None:
-            search.api_key = _secret(tools.web.search.api_key)
-            search.max_results = tools.web.search.max_results
-            search.proxy = tools.web.proxy
-        fetch = self.tools.get("web_fetch")
-        if fetch is not None:
-            fetch.proxy = tools.web.proxy
+        self.tools.configure(self.config.tools)
 
-    def _save_policy(self, mapping: dict[str, str]) -> None:
+    def _save_policy(self, mapping: dict[str, Decision]) -> None:
         self.config.tools.approval = dict(mapping)
         try:
             save_config(self.config, self.config_path)
@@ -236,11 +219,4 @@ class Engine:
 
     async def _announce(self, session_key: str, channel: str, chat_id: str, content: str) -> None:
         await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
-
-
-def _secret(value: Any) -> str:
-    if value is None:
-        return ""
-    getter = getattr(value, "get_secret_value", None)
-    return getter() if getter else str(value)
 

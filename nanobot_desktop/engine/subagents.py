@@ -9,6 +9,7 @@ it as a system message, which the main agent then summarises for the user.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import time
 import uuid
@@ -151,7 +152,8 @@ class SubagentManager:
         except Exception:
             log.exception("could not announce subagent %s", record.task_id)
 
-    async def _iterate(self, record: SubagentRecord, messages: list[dict[str, Any]], ctx: ToolContext) -> str:
+    async def _iterate(self, record: SubagentRecord, messages: builtins.list[dict[str, Any]],
+                       ctx: ToolContext) -> str:
         allowed = ToolRegistry()
         for name in SUBAGENT_TOOL_NAMES:
             tool = self.runner.registry.get(name)

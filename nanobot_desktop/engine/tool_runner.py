@@ -17,6 +17,7 @@ from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
 from nanobot_desktop.engine.tools.policy import (
     ApprovalAnswer,
     Approver,
+    Decision,
     ToolPolicy,
     build_approval_request,
 )
@@ -41,7 +42,7 @@ class ToolRunner:
         policy: ToolPolicy,
         bus: EventBus,
         approver: Callable[[], Approver | None],
-        on_policy_changed: Callable[[dict[str, str]], None] | None = None,
+        on_policy_changed: Callable[[dict[str, Decision]], None] | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
@@ -88,8 +89,8 @@ class ToolRunner:
         if decision == "ask" and not await self._ask(call, ctx, turn_id, tool):
             return ToolOutcome(f"Error: the user denied running '{call.name}' with these arguments." + ERROR_HINT,
                                "denied")
-        result = await self.registry.run(call.name, call.arguments, ctx)
-        return ToolOutcome(result.text, "error" if result.text.startswith("Error") else "ok", result.media)
+        ran = await self.registry.run(call.name, call.arguments, ctx)
+        return ToolOutcome(ran.text, "error" if ran.text.startswith("Error") else "ok", ran.media)
 
     async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool) -> bool:
         approver = self._approver()

@@ -168,7 +168,7 @@ def test_save_writes_camel_case_indent_2_utf8_and_no_temp_files(tmp_path: Path) 
     path = tmp_path / "out" / "config.json"
     save_config(config, path)
     data = path.read_bytes()
-    assert "工作区".encode("utf-8") in data and b"\\u" not in data
+    assert "工作区".encode() in data and b"\\u" not in data
     assert data.startswith(b'{\n  "agents": {\n    "defaults": {\n      "workspace"')
     assert b'"maxToolIterations": 40' in data and b"max_tool" not in data
     assert [p.name for p in path.parent.iterdir()] == ["config.json"]

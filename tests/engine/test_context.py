@@ -1,6 +1,6 @@
 import base64
 import platform
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x01png-data"
 JPEG = b"\xff\xd8\xff\xe0" + b"jpeg-data"
 GIF = b"GIF89a" + b"gif-data"
 WEBP = b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"webp-data"
-SUNDAY = datetime(2026, 3, 8, 14, 35, tzinfo=timezone.utc)
+SUNDAY = datetime(2026, 3, 8, 14, 35, tzinfo=UTC)
 
 
 def _write(path: Path, text: str) -> None:

@@ -247,7 +247,7 @@ async def test_every_job_fires_and_state_is_saved(tmp_path: Path) -> None:
 async def test_failing_job_is_recorded_and_the_service_keeps_going(tmp_path: Path) -> None:
     path = tmp_path / "jobs.json"
     bus = EventBus()
-    seen, arrived = _ran_events(bus)
+    seen, _arrived = _ran_events(bus)
     second_run = asyncio.Event()
 
     async def on_job(job: CronJob) -> str:

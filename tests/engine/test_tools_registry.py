@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
+from nanobot_desktop.engine.config import ToolsConfig
 from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
+from nanobot_desktop.engine.tools.shell import ExecTool
+from nanobot_desktop.engine.tools.web import WebFetchTool, WebSearchTool
 from nanobot_desktop.engine.tools.registry import (
     SUBAGENT_TOOL_NAMES,
     ToolRegistry,
@@ -242,3 +245,19 @@ def test_default_registry_passes_settings() -> None:
     assert (exec_tool.timeout_s, exec_tool.path_append) == (7, "/opt/x")  # type: ignore[union-attr]
     assert (search.api_key, search.max_results, search.proxy) == ("k", 3, "http://127.0.0.1:9")  # type: ignore[union-attr]
     assert registry.get("web_fetch").proxy == "http://127.0.0.1:9"  # type: ignore[union-attr]
+
+
+def test_configure_hands_each_tool_its_settings_from_the_config() -> None:
+    registry = build_default_registry()
+    settings = ToolsConfig.model_validate({
+        "exec": {"timeout": 9, "pathAppend": "/opt/y"},
+        "web": {"proxy": "http://127.0.0.1:8", "search": {"apiKey": "secret-key", "maxResults": 4}},
+    })
+    registry.configure(settings)
+    exec_tool, search, fetch = registry.get("exec"), registry.get("web_search"), registry.get("web_fetch")
+    assert isinstance(exec_tool, ExecTool) and isinstance(search, WebSearchTool) and isinstance(fetch, WebFetchTool)
+    assert (exec_tool.timeout_s, exec_tool.path_append) == (9, "/opt/y")
+    assert (search.api_key, search.max_results, search.proxy) == ("secret-key", 4, "http://127.0.0.1:8")
+    assert fetch.proxy == "http://127.0.0.1:8"
+    registry.configure(ToolsConfig())  # a later config without them puts the defaults back
+    assert (exec_tool.timeout_s, search.api_key, fetch.proxy) == (60, "", None)

@@ -57,7 +57,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         parsed = urllib.parse.urlsplit(self.path)
         route = parsed.path
         if route == "/page.html":

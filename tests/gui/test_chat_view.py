@@ -128,7 +128,7 @@ def test_argument_summary_is_the_first_value_on_one_short_line():
 def test_blocks_split_at_blank_lines_but_never_inside_fences_or_indented_continuations():
     text = "para one\n\n```\ncode\n\nmore code\n```\n\n- item\n\n    continued\n\nlast"
     boundaries, fence = split_blocks(text)
-    blocks = [text[start:end] for start, end in zip([0, *boundaries], [*boundaries, len(text)])]
+    blocks = [text[start:end] for start, end in zip([0, *boundaries], [*boundaries, len(text)], strict=True)]
     assert blocks == ["para one\n\n", "```\ncode\n\nmore code\n```\n", "\n- item\n\n    continued\n\n", "last"]
     assert fence is None
     # A fence opening right under a paragraph still starts its own block; an open one is reported.

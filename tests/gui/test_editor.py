@@ -283,7 +283,7 @@ def make_conflict(qtbot, make_editor, tmp_path) -> tuple[MarkdownEditor, Path]:
 
 
 def test_conflict_reload_discards_my_edits(qtbot, make_editor, tmp_path):
-    editor, target = make_conflict(qtbot, make_editor, tmp_path)
+    editor, _target = make_conflict(qtbot, make_editor, tmp_path)
     with qtbot.waitSignal(editor.loaded):
         qtbot.mouseClick(editor.conflict_bar.button("Reload"), Qt.MouseButton.LeftButton)
     assert editor.text() == "shared line\ndisk line\n"

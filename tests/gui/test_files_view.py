@@ -98,7 +98,7 @@ def test_bootstrap_files_listed_identity_appears_and_saves_reach_the_prompt(qtbo
 
 
 def test_switching_files_keeps_unsaved_edits(qtbot, files_setup):
-    engine, view, _sync = files_setup
+    _engine, view, _sync = files_setup
     agents = view.open_file("AGENTS.md")
     qtbot.waitUntil(lambda: not agents.is_loading)
     type_at_end(qtbot, agents, "draft")

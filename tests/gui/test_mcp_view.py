@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QApplication
 from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
 from nanobot_desktop.gui.chat.model import ApprovalCard
 from nanobot_desktop.gui.inspector.model import NAME_COLUMN
-from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle  # noqa: F401
+from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
+
+__all__ = ["open_window"]  # a fixture: imported so pytest finds it
 from tests.mcp_servers.support import SDK_SERVER, left_processes
 
 SLOW_MS = 60_000  # starting a Python server process on a busy 2-core machine

@@ -62,7 +62,7 @@ def test_ctrl_s_writes_exact_bytes_and_keeps_a_user_version(qtbot, memory_setup,
     assert editor.is_dirty
     with qtbot.waitSignal(editor.saved, timeout=5000):
         qtbot.keyClick(editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
-    assert memory_file.read_bytes() == before + "\n- Prefers green tea.".encode("utf-8")
+    assert memory_file.read_bytes() == before + b"\n- Prefers green tea."
     qtbot.waitUntil(lambda: sources(view) == ["user"], timeout=5000)
     version = engine.memory.list_versions()[0]
     assert version.path.read_bytes() == before, "the replaced text is what the version keeps"

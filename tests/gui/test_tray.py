@@ -55,7 +55,7 @@ OFFSCREEN_RAISE = pytest.mark.qt_log_ignore("This plugin does not support raise"
 
 @OFFSCREEN_RAISE
 def test_offscreen_there_is_no_tray_and_the_window_behaves_normally(qtbot, tray_env):
-    engine, _bridge, window, tray = tray_env
+    _engine, _bridge, window, tray = tray_env
     assert tray.available is False
     assert tray.icon is None
     assert tray.should_close_to_tray() is False  # closing the window quits, as without any tray

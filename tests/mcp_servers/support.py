@@ -41,7 +41,7 @@ def start_http_server(pid_dir: Path, mode: str = "http") -> tuple[subprocess.Pop
                 return process, f"http://127.0.0.1:{port}/{'sse' if mode == 'sse' else 'mcp'}"
         except OSError:
             if process.poll() is not None:
-                raise RuntimeError("the HTTP test server exited at start")
+                raise RuntimeError("the HTTP test server exited at start") from None
             time.sleep(0.05)  # polling a port for readiness, not a timed assertion
     process.kill()
     raise RuntimeError("the HTTP test server did not start listening")

@@ -41,7 +41,7 @@ async def discover_local_servers(
 async def _probe(name: str, base_url: str, timeout_s: float) -> LocalServer | None:
     try:
         status, body = await asyncio.wait_for(_http_get(base_url.rstrip("/") + "/models"), timeout_s)
-    except (OSError, asyncio.TimeoutError, ValueError, asyncio.IncompleteReadError):
+    except (TimeoutError, OSError, ValueError, asyncio.IncompleteReadError):
         return None
     if status != 200:
         return None

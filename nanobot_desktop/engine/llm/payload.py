@@ -87,7 +87,7 @@ def _drop_trailing_commas(text: str) -> str:
     """Remove commas directly followed (after whitespace) by a closing bracket, outside strings."""
     marks, _ = _scan(text)
     following = marks[1:] + [(len(text), "end")]  # a comma at the very end was cut off after it
-    drop = {pos for (pos, char), (next_pos, next_char) in zip(marks, following)
+    drop = {pos for (pos, char), (next_pos, next_char) in zip(marks, following, strict=False)
             if char == "," and next_char in ("}", "]", "end") and not text[pos + 1 : next_pos].strip()}
     return "".join(c for i, c in enumerate(text) if i not in drop)
 

@@ -208,7 +208,7 @@ class OpenAICompatProvider:
                 return assembly.response(time.monotonic() - started)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - every SDK failure is translated below
+            except Exception as exc:  # every SDK failure is translated below
                 if not _is_openai_error(exc):
                     raise
                 if not assembly.delivered and self._adapt_to_refused_parameter(exc, model, request):
@@ -260,7 +260,7 @@ class OpenAICompatProvider:
                 return [item.id for item in page.data]
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 if not _is_openai_error(exc):
                     raise
                 delay = self._retry_delay(exc, attempt)
@@ -283,7 +283,7 @@ class OpenAICompatProvider:
             return None
         elif status == 429 and _error_code(exc) == "insufficient_quota":
             return None  # waiting will not add credit
-        delay = self.retry_base_delay_s * (2**attempt)
+        delay = self.retry_base_delay_s * 2.0**attempt
         retry_after = _retry_after_s(exc)
         if retry_after is not None:
             delay = max(delay, min(retry_after, _MAX_RETRY_AFTER_S))
@@ -382,8 +382,9 @@ def _server_message(exc: Exception) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         for key in ("message", "detail", "error", "msg"):
-            if isinstance(body.get(key), str) and body[key].strip():
-                return body[key].strip()
+            text = body.get(key)
+            if isinstance(text, str) and text.strip():
+                return text.strip()
     if isinstance(body, str) and body.strip() and not body.lstrip().startswith("<"):  # not an HTML page
         return body.strip()[:300]
     response = getattr(exc, "response", None)
@@ -394,7 +395,7 @@ def _server_message(exc: Exception) -> str:
 
 def _retry_after_s(exc: Exception) -> float | None:
     response = getattr(exc, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
+    value: str | None = response.headers.get("retry-after") if response is not None else None
     if not value:
         return None
     try:

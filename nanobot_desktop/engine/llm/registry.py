@@ -107,7 +107,8 @@ def _match(config: Config, model: str) -> _ProviderSpec | None:
     prefix = normalised.split("/", 1)[0] if "/" in lower else ""
 
     def entry(spec: _ProviderSpec) -> ProviderConfig:
-        return getattr(config.providers, spec.name)
+        found: ProviderConfig = getattr(config.providers, spec.name)
+        return found
 
     def has_key(spec: _ProviderSpec) -> bool:
         return bool(entry(spec).api_key.get_secret_value())
@@ -151,12 +152,13 @@ def resolve_provider(config: Config, model: str | None = None) -> ResolvedProvid
                               f"(use \"auto\" or one of: {known})", field="agents.defaults.provider", path=source)
         spec = _SPECS[name]
     else:
-        spec = _match(config, model)
-        if spec is None:
+        matched = _match(config, model)
+        if matched is None:
             raise ConfigError(
                 f"{where}: no provider has an API key for model {model!r}: set providers.<name>.apiKey "
                 "(e.g. providers.openrouter.apiKey), or set agents.defaults.provider to a local server "
                 '("ollama", "lmstudio", "vllm" or "custom")', field="providers", path=source)
+        spec = matched
     entry: ProviderConfig = getattr(config.providers, spec.name)
     alias = type(config.providers).model_fields[spec.name].alias
     if spec.oauth:

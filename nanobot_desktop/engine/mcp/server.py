@@ -201,7 +201,7 @@ class McpServerConnection:
         if owner is not None and not owner.done():
             try:
                 await asyncio.wait_for(asyncio.shield(owner), STOP_TIMEOUT_S)
-            except (TimeoutError, Exception):
+            except Exception:  # noqa: BLE001 - a stop that hangs or fails is ended the hard way below
                 owner.cancel()
                 await asyncio.gather(owner, return_exceptions=True)
         self._owner = None
@@ -346,7 +346,9 @@ class McpServerConnection:
             params = StdioServerParameters(command=spec.command, args=list(spec.args),
                                            env=dict(spec.env) or None, cwd=spec.cwd or None)
             # The process needs a real file for its stderr: our log, or the null device without one.
-            sink = errlog if errlog is not None else stack.enter_context(open(os.devnull, "w"))  # noqa: SIM115
+            sink = errlog
+            if sink is None:
+                sink = stack.enter_context(open(os.devnull, "w"))  # noqa: ASYNC230, SIM115 - opens at once
             read, write = await stack.enter_async_context(stdio_client(params, errlog=sink))
             return read, write
         if spec.transport == "sse":

@@ -91,7 +91,7 @@ def _reasoning(message: dict[str, Any]) -> str:
         return reasoning
     blocks = message.get("thinking_blocks")
     if isinstance(blocks, list):
-        texts = [b.get("thinking") for b in blocks if isinstance(b, dict) and isinstance(b.get("thinking"), str)]
+        texts = [b["thinking"] for b in blocks if isinstance(b, dict) and isinstance(b.get("thinking"), str)]
         return "\n\n".join(t for t in texts if t.strip())
     return ""
 
@@ -133,7 +133,9 @@ def render_markdown(title: str, key: str, created_at: str, updated_at: str,
         for call in message.get("tool_calls") or []:
             if not isinstance(call, dict):
                 continue
-            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            function = call.get("function")
+            if not isinstance(function, dict):
+                function = {}
             name = function.get("name") or "tool"
             arguments, info = _pretty_arguments(function.get("arguments", ""))
             out += [f"**Tool call `{name}`**" + (f" (`{call['id']}`)" if call.get("id") else ""), "",

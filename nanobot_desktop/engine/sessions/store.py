@@ -161,7 +161,7 @@ def _answer_unanswered_tool_calls(history: list[dict[str, Any]]) -> list[dict[st
 
     for message in history:
         if message.get("role") == "tool":
-            waiting.pop(message.get("tool_call_id"), None)
+            waiting.pop(str(message.get("tool_call_id")), None)
         else:
             answer_waiting()
         repaired.append(message)

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
+
+if TYPE_CHECKING:  # the config models (pydantic) are only needed by the tools that have settings
+    from nanobot_desktop.engine.config import ToolsConfig
 
 ERROR_HINT = "\n\n[Analyze the error above and try a different approach.]"
 
@@ -49,10 +52,17 @@ class Tool:
     parameters: ClassVar[dict[str, Any]]
     origin: str = ""
 
-    async def execute(self, ctx: ToolContext, **kwargs: Any) -> "str | ToolResult":  # pragma: no cover - abstract
+    async def execute(self, ctx: ToolContext, *args: Any, **kwargs: Any) -> str | ToolResult:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    async def preview(self, ctx: ToolContext, **kwargs: Any) -> str | None:
+    def configure(self, settings: ToolsConfig) -> None:
+        """Take this tool's settings from the config's `tools` section.
+
+        Called when the engine starts and again whenever the config changes, so a new timeout or proxy
+        applies to the next call without a restart. Tools without settings keep this no-op.
+        """
+
+    async def preview(self, ctx: ToolContext, *args: Any, **kwargs: Any) -> str | None:
         """What an approval card shows besides the arguments (a unified diff for write/edit)."""
         return None
 

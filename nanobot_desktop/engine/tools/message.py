@@ -52,7 +52,7 @@ class MessageTool(Tool):
             attachments.append(str(path))
         try:
             await ctx.send_message(channel, chat_id, content, attachments)
-        except Exception as exc:  # a channel failure is the model's to know about, not a crashed turn
+        except Exception as exc:  # noqa: BLE001 - a channel failure is the model's to know about, not a crashed turn
             return f"Error sending message: {exc}"
         if channel == ctx.channel and chat_id == ctx.chat_id:
             ctx.extra[SENT_TO_CURRENT_CHAT] = True

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Awaitable, Callable, Literal, Mapping, get_args
+from typing import Any, Awaitable, Callable, Literal, Mapping, cast, get_args
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import absolute_tool_path, workspace_root
@@ -25,7 +25,7 @@ def _checked(name: str, decision: str) -> Decision:
     if decision not in DECISIONS:
         raise ValueError(f"Approval setting for tool '{name}' must be one of {', '.join(DECISIONS)}, "
                          f"not {decision!r}")
-    return decision  # type: ignore[return-value]
+    return cast(Decision, decision)
 
 
 class ToolPolicy:
@@ -40,7 +40,7 @@ class ToolPolicy:
         checked = {name: _checked(name, decision) for name, decision in (overrides or {}).items()}
         self._overrides = checked
 
-    def set(self, name: str, decision: str) -> dict[str, str]:
+    def set(self, name: str, decision: str) -> dict[str, Decision]:
         """Set one tool's decision; returns the overrides to save. Refuses values other than allow/ask/deny."""
         self._overrides[name] = _checked(name, decision)
         return self.overrides
@@ -55,17 +55,17 @@ class ToolPolicy:
             return self._overrides[max(prefixes, key=len)]
         return DEFAULT_DECISIONS.get(name) or ("ask" if name.startswith(MCP_PREFIX) else "allow")
 
-    def clear(self, name: str) -> dict[str, str]:
+    def clear(self, name: str) -> dict[str, Decision]:
         """Forget one tool's (or wildcard's) setting, so the default applies again; returns the overrides."""
         self._overrides.pop(name, None)
         return self.overrides
 
-    def allow_always(self, name: str) -> dict[str, str]:
+    def allow_always(self, name: str) -> dict[str, Decision]:
         """Remember "always allow" for this run; returns the mapping the app saves as `tools.approval`."""
         return self.set(name, "allow")
 
     @property
-    def overrides(self) -> dict[str, str]:
+    def overrides(self) -> dict[str, Decision]:
         return dict(self._overrides)
 
 
@@ -97,7 +97,7 @@ async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: Too
     diff: str | None = None
     try:
         diff = await tool.preview(ctx, **arguments)
-    except Exception:  # bad arguments or an unreadable file: the card still shows the raw arguments
+    except Exception:  # noqa: BLE001 - bad arguments or an unreadable file: the card still shows the raw arguments
         diff = None
     command = working_dir = None
     if tool.name == "exec":

@@ -8,9 +8,12 @@ model as text it can act on (never as an exception that would end the turn).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine.config import ToolsConfig
 
 SUBAGENT_TOOL_NAMES = ("read_file", "write_file", "edit_file", "list_dir", "exec", "web_search", "web_fetch")
 
@@ -173,6 +176,11 @@ class ToolRegistry:
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
 
+    def configure(self, settings: ToolsConfig) -> None:
+        """Hand every tool its settings from the config's `tools` section (see `Tool.configure`)."""
+        for tool in self._tools.values():
+            tool.configure(settings)
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
@@ -225,7 +233,7 @@ class ToolRegistry:
             return ToolResult(prepared)
         try:
             result = await prepared.tool.execute(ctx, **prepared.arguments)
-        except Exception as exc:  # CancelledError is a BaseException and passes through
+        except Exception as exc:  # noqa: BLE001 - CancelledError is a BaseException and passes through
             return ToolResult(with_hint(f"Error executing {name}: {exc}"))
         if isinstance(result, ToolResult):
             return ToolResult(with_hint(result.text), result.media)

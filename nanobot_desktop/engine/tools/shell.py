@@ -15,10 +15,13 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, is_inside, resolve_tool_path, workspace_root
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine.config import ToolsConfig
 
 MAX_OUTPUT_CHARS = 10_000
 KILL_GRACE_S = 2.0
@@ -100,11 +103,11 @@ def _signal_group(process: asyncio.subprocess.Process, sig: int) -> None:
         pass
 
 
-async def _wait_quietly(process: asyncio.subprocess.Process, timeout: float) -> bool:
+async def _wait_quietly(process: asyncio.subprocess.Process, seconds: float) -> bool:
     try:
-        await asyncio.wait_for(process.wait(), timeout)
+        await asyncio.wait_for(process.wait(), seconds)
         return True
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return False
 
 
@@ -155,6 +158,10 @@ class ExecTool(Tool):
         self.path_append = path_append
         self.deny_patterns = tuple(deny_patterns)
 
+    def configure(self, settings: ToolsConfig) -> None:
+        self.timeout_s = settings.exec.timeout
+        self.path_append = settings.exec.path_append
+
     def _environment(self) -> dict[str, str]:
         env = dict(os.environ)
         if self.path_append:
@@ -178,8 +185,9 @@ class ExecTool(Tool):
         return await self._run(command, cwd)
 
     async def _run(self, command: str, cwd: Path) -> str:
+        group_options: dict[str, Any]
         if sys.platform == "win32":
-            group_options: dict[str, Any] = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+            group_options = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
         else:
             group_options = {"start_new_session": True}
         process = await asyncio.create_subprocess_shell(
@@ -193,7 +201,7 @@ class ExecTool(Tool):
         )
         try:
             stdout, stderr = await asyncio.wait_for(process.communicate(), self.timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await kill_process_tree(process)
             return f"Error: Command timed out after {self.timeout_s:g} seconds"
         except asyncio.CancelledError:

@@ -15,9 +15,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from html.parser import HTMLParser
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine.config import ToolsConfig
 
 BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search"
 SEARCH_TIMEOUT_S = 10.0
@@ -84,6 +87,11 @@ class WebSearchTool(Tool):
         self.max_results = max_results
         self.proxy = proxy
         self.endpoint = endpoint
+
+    def configure(self, settings: ToolsConfig) -> None:
+        self.api_key = settings.web.search.api_key.get_secret_value()
+        self.max_results = settings.web.search.max_results
+        self.proxy = settings.web.proxy
 
     async def execute(self, ctx: ToolContext, query: str, count: int | None = None, **_: Any) -> str:
         key = self.api_key or os.environ.get("BRAVE_API_KEY", "")
@@ -294,6 +302,9 @@ class WebFetchTool(Tool):
     def __init__(self, proxy: str | None = None, max_chars: int = 50_000) -> None:
         self.proxy = proxy
         self.max_chars = max_chars
+
+    def configure(self, settings: ToolsConfig) -> None:
+        self.proxy = settings.web.proxy
 
     async def execute(self, ctx: ToolContext, url: str, extractMode: str = "markdown",  # noqa: N803 (schema name)
                       maxChars: int | None = None, **_: Any) -> str:  # noqa: N803

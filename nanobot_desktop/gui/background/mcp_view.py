@@ -181,8 +181,8 @@ class McpView(QWidget):
 
         layout = QVBoxLayout(detail)
         layout.setContentsMargins(6, 0, 0, 0)
-        for widget in (self.name_label, self.target_label, self.state_label, self.error_view):
-            layout.addWidget(widget)
+        for part in (self.name_label, self.target_label, self.state_label, self.error_view):
+            layout.addWidget(part)
         layout.addLayout(buttons)
         layout.addLayout(policy_row)
         layout.addWidget(self.message_label)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QResizeEvent, QSyntaxHighlighter, QTextCharFormat, QTextOption
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QResizeEvent, QSyntaxHighlighter, QTextCharFormat, QTextDocument,
+                           QTextOption)
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.chat.model import ApprovalCard
@@ -53,7 +54,7 @@ class FitTextView(QTextEdit):
 class DiffHighlighter(QSyntaxHighlighter):
     """Colours unified-diff lines: additions, deletions, hunk headers."""
 
-    def __init__(self, document: object, colors: PaletteColors) -> None:
+    def __init__(self, document: QTextDocument, colors: PaletteColors) -> None:
         super().__init__(document)
         self.set_colors(colors)
 

@@ -234,6 +234,8 @@ class Composer(QWidget):
 
     def _update_completion(self, text: str) -> None:
         popup = self.completer.popup()
+        if popup is None:  # QCompleter always makes one; the stubs allow None
+            return
         if not text.startswith("/") or any(c.isspace() for c in text) or self._is_command(text):
             popup.hide()
             return
@@ -253,7 +255,9 @@ class Composer(QWidget):
     def _insert_completion(self, command: str) -> None:
         self.edit.setPlainText(command)
         self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
-        self.completer.popup().hide()
+        popup = self.completer.popup()
+        if popup is not None:
+            popup.hide()
 
     # --- growing with the text ---------------------------------------------------------------------
 
@@ -327,7 +331,7 @@ class Composer(QWidget):
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        if not image.save(buffer, "PNG"):
+        if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # QIODevice overload missing from the stubs
             self.attachment_failed.emit("The pasted image could not be converted to PNG")
             return None
         buffer.close()

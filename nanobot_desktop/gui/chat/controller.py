@@ -184,7 +184,7 @@ class ChatController(QObject):
         key = self._current_key
         if not key or (not text.strip() and not media):
             return None
-        channel, _, chat_id = key.partition(":")
+        _channel, _, chat_id = key.partition(":")
         task = self.engine.loop.submit(key, text, list(media or []), channel="desktop", chat_id=chat_id or key)
         self._submitted.setdefault(key, set()).add(task)
         task.add_done_callback(lambda done, k=key: self._on_submitted_done(k, done))

@@ -51,7 +51,7 @@ def failure_text(error: str, kind: str, config: Any = None) -> str:
             from nanobot_desktop.engine.config import resolve_provider
 
             api_base = resolve_provider(config).api_base
-        except Exception:  # the hint is a courtesy; the error itself is already clear
+        except Exception:  # noqa: BLE001 - the hint is a courtesy; the error itself is already clear
             api_base = None
     if kind == "config" and "ConfigError: " in error:  # not a bug: drop the "Unexpected error" wording
         error = error.split("ConfigError: ", 1)[1]

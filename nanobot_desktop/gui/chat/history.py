@@ -42,7 +42,9 @@ def tool_status_of(result: str) -> str:
 
 
 def _arguments_of(call: dict[str, Any]) -> dict[str, Any]:
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    function = call.get("function")
+    if not isinstance(function, dict):
+        function = {}
     raw = function.get("arguments")
     if isinstance(raw, dict):
         return raw
@@ -98,7 +100,9 @@ def _add_assistant(items: list[ChatItem], cards: dict[str, ToolCard], message: d
     for call in message.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        function = call.get("function")
+        if not isinstance(function, dict):
+            function = {}
         card = ToolCard.from_call(str(call.get("id") or ""), str(function.get("name") or "tool"), _arguments_of(call))
         items.append(card)
         cards[card.call_id] = card

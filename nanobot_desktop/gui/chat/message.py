@@ -130,7 +130,7 @@ class StreamingCode:
         fence = "~~~" if "```" in code.code else "```"
         # A placeholder character keeps the code paragraph (and its monospace format) in the HTML.
         skeleton = renderer.render_block(f"{fence}{code.language}\nx\n{fence}", code.index)
-        _append_html(cursor, skeleton.html)
+        _append_html(cursor, skeleton.html or "")
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.deletePreviousChar()
         return cls(cursor.document(), renderer.style, code.language)

@@ -15,7 +15,7 @@ import itertools
 import json
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, ClassVar, Iterable, Union
+from typing import Any, ClassVar, Iterable
 
 from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt
 
@@ -108,7 +108,7 @@ class Notice:
     kind: ClassVar[str] = "notice"
 
 
-ChatItem = Union[UserMessage, AssistantMessage, ToolCard, ApprovalCard, Notice]
+ChatItem = UserMessage | AssistantMessage | ToolCard | ApprovalCard | Notice
 
 
 def summarize_arguments(arguments: dict[str, Any], limit: int = 60) -> str:

@@ -12,6 +12,7 @@ Why it is built this way (measured facts in the Qt reference §3):
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
@@ -116,7 +117,7 @@ class ChatView(QWidget):
                 signal.connect(slot)
         self._rebuild()
 
-    def _connections(self) -> list[tuple[object, object]]:
+    def _connections(self) -> list[tuple[Any, Callable[..., Any]]]:
         model = self._model
         assert model is not None
         return [

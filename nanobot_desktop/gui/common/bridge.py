@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Signal
 
 
 class EngineBridge(QObject):
-    event = Signal(object)
+    event = Signal(object)  # type: ignore[assignment]  # shadows QObject.event(); a rename touches every panel
     """Every engine event (an `engine.events.Event` dataclass), in publishing order."""
 
     def __init__(self, engine: Any, parent: QObject | None = None) -> None:

@@ -83,7 +83,7 @@ class MarkdownHighlighter(QSyntaxHighlighter):
     """Highlights Markdown plus the bits nanobot files use: frontmatter and HISTORY timestamps."""
 
     def __init__(self, document: QTextDocument | None = None, *, dark: bool = False) -> None:
-        super().__init__(document)
+        super().__init__(document)  # type: ignore[arg-type]  # None is accepted at run time; the stubs say no
         self._formats: dict[str, QTextCharFormat] = {}
         self._dark = dark
         self._build_formats()

@@ -117,7 +117,7 @@ def content_text(content: Any) -> tuple[str, int]:
     if isinstance(content, str):
         return content, len(content)
     if isinstance(content, list):
-        shown, size = zip(*(_part_text(part) for part in content)) if content else ((), ())
+        shown, size = zip(*(_part_text(part) for part in content), strict=True) if content else ((), ())
         return "\n\n".join(shown), sum(size)
     text = json.dumps(content, ensure_ascii=False, default=str)
     return text, len(text)
@@ -298,7 +298,9 @@ class ContextView(QWidget):
         if isinstance(node, ContextNode) and node.expanded:
             item.setExpanded(True)
         for number in range(item.childCount()):
-            self._expand(item.child(number))
+            child = item.child(number)
+            if child is not None:
+                self._expand(child)
 
     def find_items(self, label_start: str) -> list[QTreeWidgetItem]:
         """Items (at any depth) whose label starts with `label_start`."""

@@ -246,7 +246,7 @@ class TimelineModel(QAbstractTableModel):
             self.entry_changed.emit(row)
 
     def _finish_llm(self, event: ev.LLMCallFinished) -> None:
-        turn = self._sessions.get(event.session_key, {}).get(event.turn_id)
+        turn = self._sessions.get(event.session_key, OrderedDict()).get(event.turn_id)
         row = turn.find("llm", event.call_id) if turn is not None else -1
         if turn is None or row < 0:
             return  # the start happened before the inspector existed: nothing to attach the numbers to
@@ -283,7 +283,7 @@ class TimelineModel(QAbstractTableModel):
         self._changed(turn, row)
 
     def _end_turn(self, session_key: str, turn_id: str, status: str, error: str | None, at: float) -> None:
-        turn = self._sessions.get(session_key, {}).get(turn_id)
+        turn = self._sessions.get(session_key, OrderedDict()).get(turn_id)
         if turn is None:
             return
         turn.status, turn.error, turn.finished_at = status, error, at

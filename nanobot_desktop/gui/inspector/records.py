@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 from nanobot_desktop.gui.chat.model import summarize_arguments
 
@@ -94,7 +94,7 @@ class ToolCall:
         return self.result if self.status in ("error", "denied", "cancelled") else None
 
 
-TimelineEntry = Union[LLMCall, ToolCall]
+TimelineEntry = LLMCall | ToolCall
 
 
 @dataclass(eq=False)

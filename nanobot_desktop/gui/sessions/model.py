@@ -251,7 +251,7 @@ class SessionListModel(QAbstractItemModel):
         return None
 
     def index_of_key(self, key: str) -> QModelIndex:
-        for group_row, group in enumerate(self._groups):
+        for group in self._groups:
             for row, info in enumerate(group.rows):
                 if info.key == key:
                     return self.createIndex(row, 0, group.uid)

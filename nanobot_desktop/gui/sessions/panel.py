@@ -39,6 +39,7 @@ class SessionsPanel(QWidget):
     """Every session of the workspace, grouped by channel; the main window docks it on the left."""
 
     panel_title = "Sessions"
+    actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
 
     session_activated = Signal(str)
     """(key): the person picked a session in the list."""
@@ -369,7 +370,7 @@ class SessionsPanel(QWidget):
         """Restore the session deleted last (Ctrl+Z in the list, or the bar's Undo)."""
         if not self._deleted:
             return
-        trash_id, key, title = self._deleted.pop()
+        trash_id, _key, title = self._deleted.pop()
         try:
             restored = self.engine.sessions.restore(trash_id)
         except (OSError, ValueError) as error:

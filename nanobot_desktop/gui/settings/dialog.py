@@ -172,7 +172,7 @@ class SettingsDialog(QDialog):
             return {name: combo.currentData() for name, combo in self.policy_combos.items()}
 
         def write(config: Config, decisions: dict[str, str]) -> None:
-            approval = dict(config.tools.approval)  # entries for tools not listed here (MCP…) stay
+            approval: dict[str, Any] = dict(config.tools.approval)  # entries for tools not listed here (MCP…) stay
             for name, decision in decisions.items():
                 if decision == DEFAULT_DECISIONS.get(name, "allow"):
                     approval.pop(name, None)
@@ -263,7 +263,7 @@ class SettingsDialog(QDialog):
         self.accept()
         return True
 
-    def done(self, result: int) -> None:  # noqa: D401  (Qt override: every way of closing ends here)
+    def done(self, result: int) -> None:  # Qt override: every way of closing ends here
         self.provider_form.cancel_check()
         if self._previewed_theme:  # cancelled after a live preview: put the old theme back
             app = QApplication.instance()

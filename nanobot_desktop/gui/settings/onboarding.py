@@ -236,7 +236,7 @@ class OnboardingDialog(QDialog):
     async def _scan(self) -> None:
         try:
             servers = await discover_local_servers(self._candidates, self._scan_timeout_s)
-        except Exception as error:  # noqa: BLE001  (discovery is best effort; say so and go on)
+        except Exception as error:  # discovery is best effort; say so and go on
             log.warning("local server discovery failed", exc_info=True)
             if shiboken6.isValid(self):
                 self.scan_status.setText(f"Could not look for local servers: {one_line(error)}")
@@ -313,7 +313,7 @@ class OnboardingDialog(QDialog):
         self.accept()
         return True
 
-    def done(self, result: int) -> None:  # noqa: D401  (Qt override: every way of closing ends here)
+    def done(self, result: int) -> None:  # Qt override: every way of closing ends here
         self.provider_form.cancel_check()
         if self._scan_task is not None and not self._scan_task.done():
             self._scan_task.cancel()

@@ -194,7 +194,9 @@ class ProviderForm(QWidget):
         self.model_combo = QComboBox(self)
         self.model_combo.setEditable(True)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_combo.lineEdit().setPlaceholderText("Model id, e.g. gpt-4.1-mini")
+        line_edit = self.model_combo.lineEdit()
+        if line_edit is not None:  # always, for an editable combo box
+            line_edit.setPlaceholderText("Model id, e.g. gpt-4.1-mini")
         self.model_error = InlineError(self)
         self.refresh_button = QPushButton("Refresh models", self)
         self.test_button = QPushButton("Test connection", self)
@@ -329,7 +331,7 @@ class ProviderForm(QWidget):
             models = await fetch_models(choice)
         except ProviderError as error:
             ok, message = False, error.message
-        except Exception as error:  # noqa: BLE001  (anything else still becomes one line, never a traceback)
+        except Exception as error:  # anything else still becomes one line, never a traceback
             log.warning("model list from %s failed", choice.base_url, exc_info=True)
             ok, message = False, f"The endpoint check failed: {one_line(error)}"
         else:

@@ -19,7 +19,7 @@ from typing import Awaitable, Callable, Sequence
 
 import qasync
 from PySide6.QtCore import QSocketNotifier
-from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
 from nanobot_desktop.gui.shell.single_instance import InstanceServer, send_command, server_name
@@ -51,7 +51,7 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
-def apply_instance_command(window: QMainWindow, command: str) -> None:
+def apply_instance_command(window: QWidget, command: str) -> None:
     """"show" brings the window to the front; "toggle" hides a visible window and shows a hidden one."""
     if command == "toggle" and window.isVisible() and not window.isMinimized():
         window.hide()
@@ -75,7 +75,8 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
     window and this call returns 0 at once. `--toggle` with no instance running starts normally.
     """
     if window_factory is None:
-        from nanobot_desktop.gui.window.main_window import create_main_window as window_factory
+        from nanobot_desktop.gui.window.main_window import create_main_window
+        window_factory = create_main_window
     app = create_application(argv)
     name = server_name(config)
     if send_command(name, "toggle" if toggle else "show"):
@@ -139,7 +140,7 @@ async def _main(lifecycle: Lifecycle, server: InstanceServer, window_factory: Wi
 async def _finish_shutdown(lifecycle: Lifecycle) -> None:
     try:
         await asyncio.wait_for(asyncio.shield(lifecycle.request_quit()), _EXTRA_SPIN_TIMEOUT_S)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         log.error("the shutdown did not finish within %.0f s; exiting anyway", _EXTRA_SPIN_TIMEOUT_S)
 
 

@@ -118,7 +118,9 @@ def is_start_at_login(platform: str | None = None) -> bool:
 # --- Windows ----------------------------------------------------------------------------------------
 
 def _set_windows(enabled: bool, command: list[str]) -> None:
-    import winreg  # type: ignore[import-not-found]  # Windows only
+    if sys.platform != "win32":  # winreg exists only there (this also lets mypy check the rest for Windows)
+        raise OSError("the Windows registry exists only on Windows")
+    import winreg
 
     with winreg.CreateKey(winreg.HKEY_CURRENT_USER, WINDOWS_RUN_KEY) as key:
         if enabled:
@@ -132,10 +134,9 @@ def _set_windows(enabled: bool, command: list[str]) -> None:
 
 
 def _windows_value() -> str | None:
-    try:
-        import winreg  # type: ignore[import-not-found]
-    except ImportError:
+    if sys.platform != "win32":
         return None
+    import winreg
     try:
         with winreg.OpenKey(winreg.HKEY_CURRENT_USER, WINDOWS_RUN_KEY) as key:
             value, _kind = winreg.QueryValueEx(key, WINDOWS_VALUE_NAME)

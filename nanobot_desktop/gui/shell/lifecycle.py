@@ -91,7 +91,7 @@ class Lifecycle(QObject):
             log.warning("cleanup %s registered during shutdown is ignored", name or callback)
             return
         self._cleanups.append(_CleanupEntry(
-            name=name or getattr(callback, "__qualname__", repr(callback)),
+            name=name or str(getattr(callback, "__qualname__", repr(callback))),
             callback=callback,
             timeout_s=self.cleanup_timeout_s if timeout_s is None else timeout_s,
         ))
@@ -143,7 +143,7 @@ class Lifecycle(QObject):
             task.cancel()
         if not pending:
             return
-        done, still_running = await asyncio.wait(pending, timeout=self.task_timeout_s)
+        _done, still_running = await asyncio.wait(pending, timeout=self.task_timeout_s)
         for task in still_running:
             log.error("task %s ignored cancellation for %.1f s; quitting without it",
                       task.get_name(), self.task_timeout_s)
@@ -153,7 +153,7 @@ class Lifecycle(QObject):
             result = entry.callback()
             if inspect.isawaitable(result):
                 await asyncio.wait_for(result, entry.timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             log.error("cleanup %s did not finish within %.1f s; skipped", entry.name, entry.timeout_s)
         except asyncio.CancelledError:
             if self._shutdown_task is not None and self._shutdown_task.cancelling():

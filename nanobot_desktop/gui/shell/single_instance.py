@@ -34,7 +34,7 @@ def default_config_path() -> Path:
 def _user_name() -> str:
     try:
         name = getpass.getuser()
-    except Exception:  # no passwd entry (containers): fall back to the uid
+    except Exception:  # noqa: BLE001 - no passwd entry (containers): fall back to the uid
         name = str(os.getuid()) if hasattr(os, "getuid") else "user"
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "user"
 

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 async def open_engine_for_gui(config: str | None, workspace: str | None) -> tuple[Any, Path | None] | None:
     """(engine, log folder), or None when the person cancelled setup or the config is unusable."""
-    config_path = Path(config).expanduser() if config else default_config_path()
+    config_path = Path(config).expanduser() if config else default_config_path()  # noqa: ASYNC240 - reads $HOME, no disk
     log_folder = _setup_logging(config_path)
     if _needs_onboarding(config_path):
         result = await run_onboarding(config_path, workspace)

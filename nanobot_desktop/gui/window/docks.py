@@ -274,7 +274,7 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
              area: Qt.DockWidgetArea, shortcut: str | None) -> QDockWidget:
     """A dock titled DOCK_TITLES[name] (else the panel's `panel_title`), holding `panel`, or a
     PanelPlaceholder until `set_dock_panel`, with its show/hide action registered."""
-    title = DOCK_TITLES.get(name) or getattr(panel, "panel_title", name)
+    title = DOCK_TITLES.get(name) or str(getattr(panel, "panel_title", name))
     dock = QDockWidget(title, window)
     dock.setObjectName(name)
     if area != Qt.DockWidgetArea.LeftDockWidgetArea:

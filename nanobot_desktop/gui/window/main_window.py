@@ -52,6 +52,8 @@ BUILD_PANELS_ANYWAY_MS = 1000  # if no paint comes after showing (e.g. minimised
 class MainWindow(QMainWindow):
     """The app's window around one Engine."""
 
+    actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
+
     def __init__(self, engine: Any, lifecycle: Lifecycle, parent: QWidget | None = None, *,
                  settings: QSettings | None = None, watcher: WorkspaceWatcher | None = None,
                  start_services: bool = True, log_folder: Path | None = None, use_tray: bool = True) -> None:
@@ -261,10 +263,10 @@ class MainWindow(QMainWindow):
     def _show_initial_session(self) -> None:
         remembered = self.settings_store.value(SESSION_KEY, "", type=str)
         try:
-            exists = bool(remembered) and self.engine.sessions.path_for(remembered).exists()
+            exists = bool(remembered) and self.engine.sessions.path_for(str(remembered)).exists()
         except ValueError:
             exists = False
-        self.open_session(remembered if exists else self.engine.new_session_key())
+        self.open_session(str(remembered) if exists else self.engine.new_session_key())
 
     def _on_session_deleted(self, key: str) -> None:
         if key == self.current_key:

@@ -226,7 +226,7 @@ class TrayController(QObject):
     def handle_event(self, event: Any) -> None:
         """Fed every engine event (through the bridge): tracks failures, notifies, updates the icon."""
         if isinstance(event, HeartbeatRan):
-            self._note_outcome("heartbeat", failed=bool(event.error) and not event.error.startswith(_CANCELLED_PREFIX))
+            self._note_outcome("heartbeat", failed=bool(event.error) and not (event.error or "").startswith(_CANCELLED_PREFIX))
         elif isinstance(event, CronJobRan):
             self._note_outcome(f"cron:{event.job_id}", failed=event.status == "error" or bool(event.error))
         notification = notification_for(event)

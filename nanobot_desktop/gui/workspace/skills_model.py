@@ -8,7 +8,7 @@ and an "On" check box that enables or disables it (saved as `agents.defaults.dis
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,7 @@ def source_text(skill: SkillInfo) -> str:
     return "Workspace (overrides built-in)" if skill.shadows_builtin else "Workspace"
 
 
-@lru_cache(maxsize=None)
+@cache
 def status_icon(state: str) -> QIcon:
     """A filled circle with a check (available), a dash (missing) or a cross (broken)."""
     size = 16

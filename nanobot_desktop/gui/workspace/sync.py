@@ -147,7 +147,7 @@ class WorkspaceSync(QObject):
         self._editors[key] = editor
         editor.expect_write = self.watcher.expect_own_write
         editor.loaded.connect(lambda path, key=key: self._editor_applied(key, path))
-        editor.conflict_changed.connect(lambda shown, key=key: shown and self._editor_applied(key, None))
+        editor.conflict_changed.connect(lambda shown, key=key: self._editor_applied(key, None) if shown else None)
         editor.destroyed.connect(lambda *_args, key=key: self._forget_editor(key))
 
     def unregister_editor(self, editor: MarkdownEditor) -> None:
@@ -215,7 +215,7 @@ class WorkspaceSync(QObject):
     def _reload_cron(self) -> None:
         try:
             self.engine.cron.reload_if_changed()
-        except Exception:  # noqa: BLE001 - a bad jobs.json is reported by the cron service itself
+        except Exception:  # a bad jobs.json is reported by the cron service itself
             log.exception("re-reading %s failed", self._cron_file)
         self.cron_changed.emit()
 
