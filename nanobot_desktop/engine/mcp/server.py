@@ -13,7 +13,9 @@ the server log the app shows and where the last lines of a failure come from.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
+import sys
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -137,6 +139,20 @@ def _watching_transport(on_broken: Callable[[], None]) -> Any:
             await self._inner.aclose()
 
     return WatchingTransport()
+
+
+SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.sse", "mcp.client.streamable_http")
+
+
+def _import_sdk() -> None:
+    for name in SDK_MODULES:
+        importlib.import_module(name)
+
+
+async def load_sdk() -> None:
+    """Import the SDK once, in a worker thread: it takes about a second, which must not freeze the window."""
+    if not all(name in sys.modules for name in SDK_MODULES):
+        await asyncio.to_thread(_import_sdk)
 
 
 def describe_error(error: BaseException) -> str:
@@ -268,6 +284,7 @@ class McpServerConnection:
         self._gone = False
 
         try:
+            await load_sdk()
             import anyio
             from mcp import ClientSession
 
