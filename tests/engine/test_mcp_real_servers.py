@@ -23,7 +23,7 @@ from tests.mcp_servers.support import (
     server_pids,
     stdio_entry,
 )
-from tests.reference_cli import POST4, run_reference_cli
+from tests.reference_cli import POST4, V035, run_reference_cli
 
 
 def time_entry() -> dict:
@@ -110,7 +110,8 @@ def test_headless_agent_waits_for_servers_names_failures_and_leaves_no_process(f
     assert len(server_pids(pid_dir)) == 1 and left_processes(pid_dir) == []
 
 
-async def test_a_config_with_mcp_servers_written_by_the_app_runs_in_nanobot_post4(make_engine, fake_openai, tmp_path):
+@pytest.mark.parametrize("version", [POST4, V035])
+async def test_a_config_with_mcp_servers_written_by_the_app_runs_in_the_cli(make_engine, fake_openai, version):
     engine = make_engine()
     settings.save_server(engine, "time", time_entry())
     settings.set_decision(engine, settings.server_key("time"), "allow")
@@ -118,11 +119,11 @@ async def test_a_config_with_mcp_servers_written_by_the_app_runs_in_nanobot_post
     written = json.loads(engine.config_path.read_text(encoding="utf-8"))
     assert written["tools"]["mcpServers"]["time"]["command"] == time_entry()["command"]
     if "desktop" in written:
-        pytest.skip("the app still writes its top-level `desktop` block, which nanobot 0.1.4.post4 rejects as a "
+        pytest.skip(f"the app still writes its top-level `desktop` block, which nanobot {version} rejects as a "
                     "whole (moving app-only settings out of config.json is issue 10)")
     fake_openai.add_tool_calls([("mcp_time_get_current_time", {"timezone": "Europe/Paris"})])
     fake_openai.add_text("Paris time noted.")
-    done = run_reference_cli(POST4, ["agent", "-m", "what time is it in Paris?", "--no-markdown"],
+    done = run_reference_cli(version, ["agent", "-m", "what time is it in Paris?", "--no-markdown"],
                              home=engine.config_path.parent.parent)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Paris time noted." in done.stdout
