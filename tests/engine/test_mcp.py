@@ -64,7 +64,7 @@ def tool_results(request) -> list[str]:
 async def test_stdio_server_tools_are_called_through_the_loop(mcp_engine, fake_openai, pid_dir):
     engine = await mcp_engine({"t": stdio_entry(pid_dir)})
     status = engine.mcp.status("t")
-    assert status.state == "ready" and status.summary == "ready (6 tools)"
+    assert status.state == "ready" and status.summary == "ready (7 tools)"
     assert {"mcp_t_echo", "mcp_t_slow", "mcp_t_image"} <= set(engine.tools.names())
     definition = next(d for d in engine.tools.get_definitions() if d["function"]["name"] == "mcp_t_echo")
     assert definition["function"]["description"] == "Return the text unchanged."
@@ -304,3 +304,23 @@ async def test_sse_server_inferred_from_its_url(mcp_engine, fake_openai, pid_dir
     finally:
         process.terminate()
         process.wait(10)
+
+
+async def test_a_changed_tool_list_is_picked_up_and_server_logs_are_kept(mcp_engine, fake_openai, pid_dir):
+    engine = await mcp_engine({"t": stdio_entry(pid_dir)})
+    seen_extra = asyncio.Event()
+    engine.bus.subscribe(lambda e: seen_extra.set() if isinstance(e, McpServersChanged)
+                         and any(t.name == "extra" for t in e.servers[0].tools) else None)
+    fake_openai.add_tool_calls([("mcp_t_grow", {})])
+    fake_openai.add_text("grown")
+    assert (await engine.loop.process("desktop:a", "grow")).reply == "grown"
+    await asyncio.wait_for(seen_extra.wait(), 30)
+    assert engine.mcp.status("t").summary == "ready (8 tools)"
+    fake_openai.add_tool_calls([("mcp_t_extra", {})])
+    fake_openai.add_text("used it")
+    assert (await engine.loop.process("desktop:a", "use the new tool")).reply == "used it"
+    offered = [tool["function"]["name"] for tool in fake_openai.requests[2]["tools"]]
+    assert "mcp_t_extra" in offered
+    assert tool_results(fake_openai.requests[3])[-1] == "extra works"
+    log_text = engine.mcp.log_path("t").read_text(encoding="utf-8")
+    assert "[info] grew a tool" in log_text

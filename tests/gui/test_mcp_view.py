@@ -61,8 +61,8 @@ def test_add_a_server_see_it_ready_and_approve_its_tool(qtbot, pid_dir, open_win
     assert not dialog.isVisible()
     saved = json.loads(Path(window.engine.config_path).read_text(encoding="utf-8"))
     assert saved["tools"]["mcpServers"]["tester"]["args"] == [str(SDK_SERVER), "stdio", str(pid_dir)]
-    qtbot.waitUntil(lambda: state_of(view, "tester") == "ready (6 tools)", timeout=SLOW_MS)
-    assert view.selected_name() == "tester" and view.tools_list.count() == 6
+    qtbot.waitUntil(lambda: state_of(view, "tester") == "ready (7 tools)", timeout=SLOW_MS)
+    assert view.selected_name() == "tester" and view.tools_list.count() == 7
     names = [view.tools_list.item(row).text() for row in range(view.tools_list.count())]
     assert "mcp_tester_echo" in names
     view.tools_list.setCurrentRow(names.index("mcp_tester_echo"))

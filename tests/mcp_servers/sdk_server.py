@@ -6,7 +6,8 @@
 
 Every process writes its pid into PIDDIR, so a test can check that none is left after shutdown.
 Tools: `echo`, `slow` (sleeps past any short timeout), `crash` (the process exits mid-call),
-`image` (a real 2x2 PNG), `fail` (a tool error), `count` (calls served by this process).
+`image` (a real 2x2 PNG), `fail` (a tool error), `count` (calls served by this process), `grow` (adds
+a tool at run time and says so with `notifications/tools/list_changed`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 import zlib
 from pathlib import Path
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.utilities.types import Image
 
 
@@ -62,6 +63,17 @@ def build(port: int = 0) -> FastMCP:
     def fail(reason: str = "broken on purpose") -> str:
         """Always fails with a tool error."""
         raise ValueError(reason)
+
+    @server.tool()
+    async def grow(ctx: Context) -> str:
+        """Add a tool named `extra`, tell the client the list changed, and log a line over MCP."""
+        def extra() -> str:
+            """A tool that did not exist at start."""
+            return "extra works"
+        server.add_tool(extra)
+        await ctx.info("grew a tool")
+        await ctx.session.send_tool_list_changed()
+        return "grown"
 
     @server.tool()
     def count() -> str:

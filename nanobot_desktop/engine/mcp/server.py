@@ -191,6 +191,8 @@ class McpServerConnection:
         self._settled = asyncio.Event()
         self._lost = asyncio.Event()
         self._log_offset = 0
+        self._log_handle: Any = None
+        self._side_tasks: set[asyncio.Future[Any]] = set()
 
     # --- public -------------------------------------------------------------------------------------------
 
@@ -280,7 +282,7 @@ class McpServerConnection:
         self._on_change()
 
     async def _own(self) -> None:
-        errlog = self._open_log()
+        errlog = self._log_handle = self._open_log()
         self._gone = False
 
         try:
@@ -291,7 +293,8 @@ class McpServerConnection:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack, errlog)
                 watched: Any = _WatchedStream(read, self._went_away)  # duck-typed as the SDK's receive stream
-                session = await stack.enter_async_context(ClientSession(watched, write))
+                session = await stack.enter_async_context(ClientSession(
+                    watched, write, logging_callback=self._server_logged, message_handler=self._on_message))
                 with anyio.fail_after(self._connect_timeout_s):
                     await session.initialize()
                     listed = await session.list_tools()
@@ -330,6 +333,34 @@ class McpServerConnection:
                 finally:
                     errlog.close()
 
+    async def _on_message(self, message: Any) -> None:
+        """The server changed its tool list (`notifications/tools/list_changed`): list them again.
+
+        Runs in the SDK's receive loop, which must keep reading, so the listing is a task of its own."""
+        root = getattr(message, "root", None)
+        if type(root).__name__ == "ToolListChangedNotification" and self._session is not None:
+            task = asyncio.ensure_future(self._relist(self._session))
+            self._side_tasks.add(task)
+            task.add_done_callback(self._side_tasks.discard)
+
+    async def _relist(self, session: Any) -> None:
+        try:
+            listed = await session.list_tools()
+        except Exception as error:  # noqa: BLE001 - a failed refresh keeps the tools we have
+            log.warning("MCP server '%s': listing its changed tools failed: %s", self.spec.name, describe_error(error))
+            return
+        if session is self._session and self.state == "ready":
+            self.tools = tuple(self._tool_info(t) for t in listed.tools)
+            self._set("ready", "")
+
+    async def _server_logged(self, params: Any) -> None:
+        """MCP log messages (`notifications/message`) go to the server's log, as its stderr does."""
+        handle = self._log_handle
+        if handle is not None and not handle.closed:
+            data = params.data if isinstance(params.data, str) else repr(params.data)
+            handle.write(f"[{params.level}] {data}\n")
+            handle.flush()
+
     def _went_away(self) -> None:
         """The transport ended (stdio: the process exited; HTTP: the connection broke): calls fail now."""
         if self._stopping:  # our own stop closes the streams: not a failure
@@ -339,7 +370,7 @@ class McpServerConnection:
         self._wake.set()
 
     def _open_log(self) -> Any:
-        if self.log_path is None or self.spec.transport != "stdio":
+        if self.log_path is None:
             return None
         try:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
