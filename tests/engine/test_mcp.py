@@ -324,3 +324,20 @@ async def test_a_changed_tool_list_is_picked_up_and_server_logs_are_kept(mcp_eng
     assert tool_results(fake_openai.requests[3])[-1] == "extra works"
     log_text = engine.mcp.log_path("t").read_text(encoding="utf-8")
     assert "[info] grew a tool" in log_text
+
+
+async def test_quitting_while_a_server_is_still_starting_leaves_no_process(mcp_engine, pid_dir, tmp_path):
+    import sys
+
+    script = tmp_path / "silent.py"  # starts, never answers the MCP handshake, ignores SIGTERM
+    script.write_text("import os, pathlib, signal, sys, time\n"
+                      f"pathlib.Path({str(pid_dir)!r}).mkdir(exist_ok=True)\n"
+                      f"pathlib.Path({str(pid_dir)!r}, str(os.getpid())).write_text('silent')\n"
+                      "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                      "while True: time.sleep(1)\n")
+    engine = await mcp_engine({"silent": {"command": sys.executable, "args": [str(script)]}}, wait=False)
+    while not server_pids(pid_dir):
+        await asyncio.sleep(0.05)
+    assert engine.mcp.status("silent").state == "connecting"
+    await engine.shutdown()
+    assert left_processes(pid_dir) == []

@@ -216,7 +216,10 @@ class McpServerConnection:
         owner = self._owner
         self._stopping = True
         self._wake.set()
-        if owner is not None and not owner.done():
+        if owner is not None and not owner.done() and self.state == "connecting":
+            owner.cancel()  # nothing to finish politely: leave the handshake now
+            await asyncio.gather(owner, return_exceptions=True)
+        elif owner is not None and not owner.done():
             try:
                 await asyncio.wait_for(asyncio.shield(owner), STOP_TIMEOUT_S)
             except Exception:  # noqa: BLE001 - a stop that hangs or fails is ended the hard way below
