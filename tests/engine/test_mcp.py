@@ -336,7 +336,7 @@ async def test_quitting_while_a_server_is_still_starting_leaves_no_process(mcp_e
                       "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
                       "while True: time.sleep(1)\n")
     engine = await mcp_engine({"silent": {"command": sys.executable, "args": [str(script)]}}, wait=False)
-    while not server_pids(pid_dir):
+    while not server_pids(pid_dir):  # noqa: ASYNC110 - the file is written by another process
         await asyncio.sleep(0.05)
     assert engine.mcp.status("silent").state == "connecting"
     await engine.shutdown()
