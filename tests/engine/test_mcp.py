@@ -84,13 +84,16 @@ async def test_stdio_server_tools_are_called_through_the_loop(mcp_engine, fake_o
     assert len(server_pids(pid_dir)) == 1
 
 
-async def test_a_call_past_its_timeout_fails_and_the_next_turn_works(mcp_engine, fake_openai, pid_dir):
+async def test_a_call_past_its_timeout_fails_and_the_next_turn_works(mcp_engine, fake_openai, pid_dir, tmp_path):
     engine = await mcp_engine({"t": stdio_entry(pid_dir, toolTimeout=1)})
-    fake_openai.add_tool_calls([("mcp_t_slow", {"seconds": 30})])
+    marker = tmp_path / "cancelled-on-the-server"
+    fake_openai.add_tool_calls([("mcp_t_slow", {"seconds": 30, "marker": str(marker)})])
     fake_openai.add_text("gave up")
     assert (await engine.loop.process("desktop:a", "wait")).reply == "gave up"
     [slow_result] = tool_results(fake_openai.requests[1])
     assert slow_result.startswith("Error: MCP tool 'slow' of server 't' timed out after 1s")
+    while not marker.exists():  # noqa: ASYNC110 - the server writes it when notifications/cancelled arrives
+        await asyncio.sleep(0.05)
     fake_openai.add_tool_calls([("mcp_t_echo", {"text": "still here"})])
     fake_openai.add_text("ok")
     assert (await engine.loop.process("desktop:a", "again")).reply == "ok"

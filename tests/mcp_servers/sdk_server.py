@@ -43,9 +43,14 @@ def build(port: int = 0) -> FastMCP:
         return f"echo: {text}"
 
     @server.tool()
-    async def slow(seconds: float = 30.0) -> str:
-        """Sleep, then answer (longer than a short toolTimeout)."""
-        await asyncio.sleep(seconds)
+    async def slow(seconds: float = 30.0, marker: str = "") -> str:
+        """Sleep, then answer (longer than a short toolTimeout). Cancelled by the client: writes `marker`."""
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            if marker:
+                Path(marker).write_text("cancelled")
+            raise
         return "slept"
 
     @server.tool()

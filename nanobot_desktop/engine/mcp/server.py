@@ -13,6 +13,7 @@ the server log the app shows and where the last lines of a failure come from.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import importlib
 import logging
 import sys
@@ -28,6 +29,9 @@ from nanobot_desktop.engine.mcp.spec import ServerSpec, tool_name_for
 log = logging.getLogger(__name__)
 
 STATES = ("connecting", "ready", "failed", "stopped")
+# The JSON-RPC ids of the `tools/call` requests a call task sent, so a timeout or Stop can tell the
+# server to cancel them (`notifications/cancelled`). Set per call; tasks inherit it when created.
+_SENT_CALL_IDS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("mcp_sent_call_ids", default=None)
 CONNECT_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 STDERR_TAIL_LINES = 12
@@ -98,6 +102,30 @@ class _WatchedStream:
         except StopAsyncIteration:
             self._on_end()
             raise
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class _RecordingSendStream:
+    """The transport's write stream, noting the id of each `tools/call` request a call task sends."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    async def __aenter__(self) -> Any:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+    async def send(self, message: Any) -> None:
+        sent = _SENT_CALL_IDS.get()
+        root: Any = getattr(getattr(message, "message", None), "root", None)
+        if sent is not None and getattr(root, "method", None) == "tools/call":
+            sent.append(root.id)
+        await self._stream.send(message)
 
     async def aclose(self) -> None:
         await self._stream.aclose()
@@ -240,20 +268,46 @@ class McpServerConnection:
         if session is None or self.state != "ready":
             raise ServerDown(self.error or f"MCP server '{self.spec.name}' is {self.state}")
         # Raced against the connection's end: a server that dies mid-call fails the call at once.
-        call = asyncio.ensure_future(session.call_tool(tool, arguments))
+        sent: list[Any] = []
+        token = _SENT_CALL_IDS.set(sent)
+        try:
+            call = asyncio.ensure_future(session.call_tool(tool, arguments))
+        finally:
+            _SENT_CALL_IDS.reset(token)
         lost = asyncio.ensure_future(self._lost.wait())
         try:
             done, _ = await asyncio.wait({call, lost}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
         finally:
             lost.cancel()
-            if not call.done():
+            if not call.done():  # timed out or stopped: the server is told to stop working on it too
                 call.cancel()
+                self._notify_cancelled(session, sent)
                 await asyncio.gather(call, return_exceptions=True)
         if call in done:
             return call.result()
         if lost in done:
             raise ServerLost("the server stopped during the call (its process exited)")
         raise TimeoutError
+
+    def _notify_cancelled(self, session: Any, request_ids: list[Any]) -> None:
+        """Send `notifications/cancelled` for abandoned calls, in the background (Stop must not wait)."""
+        if not request_ids or self._session is not session:
+            return
+
+        async def notify() -> None:
+            from mcp import types
+
+            for request_id in request_ids:
+                params = types.CancelledNotificationParams(requestId=request_id, reason="timed out or stopped")
+                try:
+                    await asyncio.wait_for(session.send_notification(
+                        types.ClientNotification(types.CancelledNotification(params=params))), 2.0)
+                except Exception:  # noqa: BLE001 - the server may be gone already; nothing else to do
+                    return
+
+        task = asyncio.ensure_future(notify())
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
 
     def mark_gone(self, reason: str) -> None:
         """A call found the connection dead: fail now (the owner task ends on its own)."""
@@ -294,7 +348,8 @@ class McpServerConnection:
             from mcp import ClientSession
 
             async with AsyncExitStack() as stack:
-                read, write = await self._open_transport(stack, errlog)
+                read, raw_write = await self._open_transport(stack, errlog)
+                write: Any = _RecordingSendStream(raw_write)  # duck-typed as the SDK's send stream
                 watched: Any = _WatchedStream(read, self._went_away)  # duck-typed as the SDK's receive stream
                 session = await stack.enter_async_context(ClientSession(
                     watched, write, logging_callback=self._server_logged, message_handler=self._on_message))
