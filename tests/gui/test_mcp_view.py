@@ -79,8 +79,12 @@ def test_add_a_server_see_it_ready_and_approve_its_tool(qtbot, pid_dir, open_win
     assert isinstance(card, ApprovalCard) and card.arguments == {"text": "from the window"}
     card_widget = window.chat_view.widget_for_row(row)
     assert card_widget.title_label.text() == "Allow the tool “mcp_tester_echo” from MCP server 'tester' to run?"
-    click(qtbot, card_widget.allow_once_button)
+    click(qtbot, card_widget.allow_always_button)
     wait_idle(qtbot, window)
+    saved = json.loads(Path(window.engine.config_path).read_text(encoding="utf-8"))
+    assert saved["tools"]["approval"]["mcp_tester_echo"] == "allow"  # remembered, for this tool only
+    assert view.tools_list.currentItem().text() == "mcp_tester_echo"
+    assert view.tool_policy.currentData() == "allow" and view.server_policy.currentData() == "ask"
     tool_messages = [m for m in fake_openai.requests[1]["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ["echo: from the window"]
     inspector = window.inspector

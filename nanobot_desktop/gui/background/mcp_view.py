@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from nanobot_desktop.engine.events import ToolCallFinished
 from nanobot_desktop.engine.mcp import McpServersChanged, ServerStatus
 from nanobot_desktop.engine.mcp import settings as mcp_settings
 from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
@@ -205,6 +206,8 @@ class McpView(QWidget):
     def _on_event(self, event: Any) -> None:
         if isinstance(event, McpServersChanged):
             self._refresh(list(event.servers))
+        elif isinstance(event, ToolCallFinished) and event.origin:  # "Always allow" may have changed a policy
+            self._show_tool()
 
     def _refresh(self, statuses: list[ServerStatus]) -> None:
         selected = self.selected_name()
