@@ -148,6 +148,8 @@ class WebToolsConfig(_Base):
 class ExecToolConfig(_Base):
     timeout: int = 60
     path_append: str = ""
+    sandbox_always: bool = False  # ours: OS sandbox even with restrictToWorkspace off
+    network: bool = True  # ours: may sandboxed commands reach the network
 
 
 class McpServerConfig(_Base):

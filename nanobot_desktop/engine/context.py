@@ -9,7 +9,9 @@ is read from disk on each call: the files are the truth.
 from __future__ import annotations
 
 import base64
+import codecs
 import logging
+import os
 import platform
 import time
 from dataclasses import dataclass
@@ -28,6 +30,10 @@ SECTION_SEPARATOR = "\n\n---\n\n"
 # post4 reads the four bootstrap files; IDENTITY.md was read up to post3 and is honoured when present.
 CONTEXT_FILES = (*BOOTSTRAP_FILES, "IDENTITY.md")
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+# What of MEMORY.md and of each bootstrap file goes into every prompt, at most (a longer file is cut
+# with a notice): a 50 MB MEMORY.md must not be sent, nor even read, on every turn.
+MAX_MEMORY_PROMPT_BYTES = 64_000
+MAX_PROMPT_FILE_BYTES = 64_000
 
 _SYSTEM_NAMES = {"Darwin": "macOS", "Linux": "Linux", "Windows": "Windows"}
 _IMAGE_SIGNATURES = (
@@ -57,11 +63,21 @@ class PromptSection:
         return len(self.text)
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(path: Path, limit: int | None = None) -> str | None:
+    """The file's text, or at most its first `limit` bytes followed by a notice saying it was cut."""
+    limit = MAX_PROMPT_FILE_BYTES if limit is None else limit
     try:
-        return path.read_bytes().decode("utf-8-sig", errors="replace")
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(limit + 1)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+    if len(data) <= limit:
+        return data.decode("utf-8-sig", errors="replace")
+    log.warning("%s has %d bytes; only the first %d go into the prompt", path, size, limit)
+    text = codecs.getincrementaldecoder("utf-8-sig")(errors="replace").decode(data[:limit])  # no split character
+    return (f"{text}\n\n[{path.name} is cut here: it has {max(size, len(data)):,} bytes and the prompt takes at "
+            f"most {limit:,} of it. The rest is not shown; ask the user to shorten {path.name}.]")
 
 
 def sniff_image_mime(data: bytes) -> str | None:
@@ -211,9 +227,9 @@ class ContextBuilder:
         bootstrap = self._bootstrap()
         if bootstrap:
             sections.append(PromptSection("bootstrap", bootstrap))
-        memory = self.memory.get_memory_context()
-        if memory:
-            sections.append(PromptSection("memory", f"# Memory\n\n{memory}"))
+        memory = _read_text(self.memory.memory_file, MAX_MEMORY_PROMPT_BYTES)  # never the whole of a huge file
+        if memory and memory.strip():
+            sections.append(PromptSection("memory", f"# Memory\n\n## Long-term Memory\n{memory}"))
         skills = self.skills.list_skills()
         active = []
         for name in self.skills.get_always_skills(skills):

@@ -38,7 +38,7 @@ from nanobot_desktop.engine.events import (
     TurnStarted,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.memory import MemoryStore, consolidate
+from nanobot_desktop.engine.memory import MemoryStore, consolidate_detailed
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
@@ -490,9 +490,10 @@ class AgentLoop:
             count = len(session.messages) - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
-                offset = await consolidate(session.messages, session.last_consolidated, self.memory,
-                                           self.plain_chat, archive_all=archive_all,
-                                           memory_window=settings.memory_window)
+                result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
+                                                    self.plain_chat, archive_all=archive_all,
+                                                    memory_window=settings.memory_window)
+                offset = result.offset
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
                 raise
@@ -501,7 +502,8 @@ class AgentLoop:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
                 return False
             if offset is None:
-                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="the model did not save memory"))
+                self.bus.publish(ConsolidationFinished(session.key, ok=False,
+                                                       error=result.error or "the model did not save memory"))
                 return False
             if not archive_all and offset != session.last_consolidated:
                 self.sessions.set_last_consolidated(session, offset)

@@ -48,6 +48,9 @@ class MemoryStore:
     """Reads and writes `memory/MEMORY.md`, `memory/HISTORY.md` and the MEMORY.md versions."""
 
     def __init__(self, workspace: Workspace) -> None:
+        # Failed consolidations by conversation: (message count then, why), so the same request is not
+        # sent again on every turn (see consolidate_detailed).
+        self.failed_consolidations: dict[str, tuple[int, str]] = {}
         self.workspace = workspace
 
     @property
@@ -286,6 +289,18 @@ def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def _gate_key(messages: list[dict[str, Any]], start: int) -> str:
+    """Which conversation (and from where) a consolidation summarises: its first message to summarise."""
+    first = messages[start] if start < len(messages) else {}
+    return f"{start}:{first.get('role')}:{first.get('timestamp')}:{str(first.get('content'))[:200]}"
+
+
+def _failed(memory: MemoryStore, key: str, total: int, retry_after: int, error: str) -> ConsolidationResult:
+    memory.failed_consolidations[key] = (total, error)
+    return ConsolidationResult(offset=None, error=f"{error}; not retried until the conversation has "
+                                                  f"{retry_after} more messages (or at /new)")
+
+
 async def consolidate_detailed(
     messages: list[dict[str, Any]],
     last_consolidated: int,
@@ -313,6 +328,15 @@ async def consolidate_detailed(
     if not lines:
         return ConsolidationResult(offset=new_offset, summarised=len(old))
 
+    gate_key = _gate_key(messages, last_consolidated)
+    failed = memory.failed_consolidations.get(gate_key)
+    retry_after = max(memory_window, 1)
+    if failed is not None and not archive_all and total < failed[0] + retry_after:
+        # The same (possibly huge) request failed before: do not resend it on every turn.
+        return ConsolidationResult(offset=None, error=(
+            f"not retried: the last attempt failed ({failed[1]}); it is tried again once the conversation "
+            f"has {failed[0] + retry_after - total} more messages, or at /new"))
+
     current_memory = memory.read_long_term()
     try:
         response = await chat(build_consolidation_messages(current_memory, lines), [SAVE_MEMORY_TOOL])
@@ -320,12 +344,13 @@ async def consolidate_detailed(
         raise
     except Exception as exc:  # noqa: BLE001 - ProviderError or anything a chat function may raise
         log.warning("memory consolidation failed: %s", exc)
-        return ConsolidationResult(offset=None, error=f"the model call failed: {exc}")
+        return _failed(memory, gate_key, total, retry_after, f"the model call failed: {exc}")
 
     args, reason = _save_memory_arguments(response)
     if args is None:
         log.warning("memory consolidation failed: %s", reason)
-        return ConsolidationResult(offset=None, error=reason)
+        return _failed(memory, gate_key, total, retry_after, reason or "the model did not save memory")
+    memory.failed_consolidations.pop(gate_key, None)
 
     entry = _as_text(args["history_entry"]) if args.get("history_entry") else None
     update = _as_text(args["memory_update"]) if args.get("memory_update") else None

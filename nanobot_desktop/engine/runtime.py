@@ -66,7 +66,7 @@ class Engine:
         self.memory = MemoryStore(self.workspace)
         self.skills = SkillsLoader(self.workspace, disabled=defaults.disabled_skills)
         self.context = ContextBuilder(self.workspace, self.skills, self.memory)
-        self.tools = build_default_registry()
+        self.tools = build_default_registry(config_path=config_path)
         self.tools.configure(config.tools)
         self.policy = ToolPolicy(config.tools.approval)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,

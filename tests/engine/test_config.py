@@ -19,6 +19,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "config"
 OUR_ADDITIONS = {  # keys we write that nanobot post4 does not know (the CLI ignores them)
     ("agents", "defaults", "disabledSkills"), ("tools", "approval"), ("desktop",),
     ("providers", "ollama"), ("providers", "lmstudio"),
+    ("tools", "exec", "sandboxAlways"), ("tools", "exec", "network"),
 }
 
 

@@ -356,7 +356,7 @@ async def test_detailed_result_reports_what_was_done(store: MemoryStore) -> None
     result = await consolidate_detailed(_messages(12), 0, store, FakeChat(), memory_window=10)
     assert (result.offset, result.summarised, result.history_entry, result.memory_changed) == (7, 7, ENTRY, True)
     failed = await consolidate_detailed(_messages(12), 0, store, FakeChat(error=ProviderError("unreachable", kind="unreachable")), memory_window=10)
-    assert failed.error == "the model call failed: unreachable"
+    assert failed.error is not None and failed.error.startswith("the model call failed: unreachable;")
 
 
 async def test_consolidation_can_be_cancelled(store: MemoryStore) -> None:

@@ -1,23 +1,37 @@
 """read_file, write_file, edit_file and list_dir: the agent's hands on the workspace.
 
-Every path goes through `resolve_tool_path` (so the workspace restriction sees `~`, `..` and symlinks
-resolved), every rewrite goes through `atomic_write_text` (a crash never leaves half a file), and file
-I/O runs in a worker thread so a big file never freezes the window.
+Every path goes through `locate` (so the workspace restriction sees `~`, `..` and symlinks resolved) and
+is then opened race-free from the workspace's descriptor (`safe_files`); every rewrite is atomic (a
+crash never leaves half a file); sizes are checked before reading; file I/O runs in a worker thread so
+a big file never freezes the window.
 """
 
 from __future__ import annotations
 
 import asyncio
 import difflib
-from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
-from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, display_path, resolve_tool_path, workspace_root
-from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, display_path, workspace_root
+from nanobot_desktop.engine.tools.safe_files import (
+    FileToolError,
+    Place,
+    file_size,
+    list_entries,
+    locate,
+    read_limited,
+    write_atomic,
+)
 
 MAX_READ_CHARS = 128_000
 MAX_READ_BYTES = 4 * MAX_READ_CHARS  # 512,000: beyond this even reading would flood the context
+MAX_EDIT_BYTES = 2_000_000  # write/edit show a diff of the whole file before approval: keep it affordable
+_TOO_LARGE_TO_READ = ("Error: File too large ({size:,} bytes; read_file reads at most {limit:,} bytes). "
+                      "Use exec with head, tail or grep to read the parts you need.")
+_TOO_LARGE_TO_CHANGE = ("Error: {shown} is too large to change with write_file or edit_file ({size:,} bytes; "
+                        "at most {limit:,}, because the whole diff is shown before approval). "
+                        "Use exec (e.g. sed, truncate) for a file this size.")
 FUZZY_MIN_RATIO = 0.5
 FUZZY_MAX_LINES = 20_000  # beyond this the closest-match search would take too long to be worth it
 
@@ -95,11 +109,15 @@ def _plan_edit(content: str, old_text: str, new_text: str, shown: str) -> tuple[
                   "read the file again and copy the exact text to replace.")
 
 
-def _read_existing_text(path: Path) -> str | None:
-    """Current text for a diff (None when the file does not exist; undecodable bytes shown replaced)."""
-    if not path.is_file():
+def _existing_text_for_diff(place: Place, shown: str) -> str | None:
+    """Current text for a diff (None when the file does not exist; undecodable bytes shown replaced).
+
+    Refuses (FileToolError) before reading a file too large to show as a diff.
+    """
+    if file_size(place, shown) is None:
         return None
-    return path.read_bytes().decode("utf-8", errors="replace")
+    return read_limited(place, shown, MAX_EDIT_BYTES, _TOO_LARGE_TO_CHANGE.replace("{shown}", shown)).decode(
+        "utf-8", errors="replace")
 
 
 class ReadFileTool(Tool):
@@ -113,27 +131,17 @@ class ReadFileTool(Tool):
 
     async def execute(self, ctx: ToolContext, path: str, **_: Any) -> str:
         try:
-            target = resolve_tool_path(path, ctx)
+            place = locate(path, ctx, bundled_ok=True)
         except PathOutsideWorkspace as exc:
             return str(exc)
-        return await asyncio.to_thread(self._read, target, path)
+        return await asyncio.to_thread(self._read, place, path)
 
     @staticmethod
-    def _read(target: Path, shown: str) -> str:
-        if not target.exists():
-            return f"Error: File not found: {shown}"
-        if not target.is_file():
-            return f"Error: Not a file: {shown}"
-        size = target.stat().st_size
-        if size > MAX_READ_BYTES:
-            return (f"Error: File too large ({size:,} bytes; read_file reads at most {MAX_READ_BYTES:,} bytes). "
-                    "Use exec with head, tail or grep to read the parts you need.")
+    def _read(place: Place, shown: str) -> str:
         try:
-            text = _decode_utf8(target.read_bytes(), shown)
-        except NotUtf8Error as exc:
+            text = _decode_utf8(read_limited(place, shown, MAX_READ_BYTES, _TOO_LARGE_TO_READ), shown)
+        except (FileToolError, NotUtf8Error) as exc:
             return str(exc)
-        except PermissionError:
-            return f"Error: Permission denied: {shown}"
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         if len(text) > MAX_READ_CHARS:
             return (text[:MAX_READ_CHARS]
@@ -157,21 +165,31 @@ class WriteFileTool(Tool):
 
     async def execute(self, ctx: ToolContext, path: str, content: str, **_: Any) -> str:
         try:
-            target = resolve_tool_path(path, ctx)
+            place = locate(path, ctx)
         except PathOutsideWorkspace as exc:
             return str(exc)
-        if target.is_dir():
-            return f"Error: {path} is a directory"
+
+        def write() -> str:
+            size = file_size(place, path)  # refuses folders, hard-linked files and what cannot be opened
+            if size is not None and size > MAX_EDIT_BYTES:
+                raise FileToolError(_TOO_LARGE_TO_CHANGE.format(shown=path, size=size, limit=MAX_EDIT_BYTES))
+            write_atomic(place, content.encode("utf-8"), path)
+            return f"Successfully wrote {len(content)} bytes to {place.path}"
+
         try:
-            await asyncio.to_thread(atomic_write_text, target, content)
+            return await asyncio.to_thread(write)
+        except FileToolError as exc:
+            return str(exc)
         except PermissionError:
             return f"Error: Permission denied: {path}"
-        return f"Successfully wrote {len(content)} bytes to {target}"
 
     async def preview(self, ctx: ToolContext, path: str, content: str, **_: Any) -> str | None:
-        target = resolve_tool_path(path, ctx)
-        shown = display_path(target, workspace_root(ctx))
-        old = await asyncio.to_thread(_read_existing_text, target)
+        place = locate(path, ctx)
+        shown = display_path(place.path, workspace_root(ctx))
+        try:
+            old = await asyncio.to_thread(_existing_text_for_diff, place, shown)
+        except FileToolError as exc:
+            return str(exc)
         return unified_diff_text(old, content, shown)
 
 
@@ -191,37 +209,40 @@ class EditFileTool(Tool):
 
     async def execute(self, ctx: ToolContext, path: str, old_text: str, new_text: str, **_: Any) -> str:
         try:
-            target = resolve_tool_path(path, ctx)
+            place = locate(path, ctx)
         except PathOutsideWorkspace as exc:
             return str(exc)
-        return await asyncio.to_thread(self._edit, target, path, old_text, new_text)
+        return await asyncio.to_thread(self._edit, place, path, old_text, new_text)
 
     @staticmethod
-    def _edit(target: Path, shown: str, old_text: str, new_text: str) -> str:
-        if not target.exists():
-            return f"Error: File not found: {shown}"
-        if not target.is_file():
-            return f"Error: Not a file: {shown}"
-        if old_text == "":
-            return "Error: old_text is empty; give the exact text to replace (use write_file to rewrite a file)."
+    def _edit(place: Place, shown: str, old_text: str, new_text: str) -> str:
         try:
-            content = _decode_utf8(target.read_bytes(), shown)
-        except NotUtf8Error as exc:
+            data = read_limited(place, shown, MAX_EDIT_BYTES, _TOO_LARGE_TO_CHANGE.replace("{shown}", shown))
+            if old_text == "":
+                return "Error: old_text is empty; give the exact text to replace (use write_file to rewrite a file)."
+            content = _decode_utf8(data, shown)
+            new_content, message = _plan_edit(content, old_text, new_text, shown)
+            if new_content is None:
+                return message
+            write_atomic(place, new_content.encode("utf-8"), shown)
+        except (FileToolError, NotUtf8Error) as exc:
             return str(exc)
-        new_content, message = _plan_edit(content, old_text, new_text, shown)
-        if new_content is None:
-            return message
-        atomic_write_text(target, new_content)
-        return f"Successfully edited {target}"
+        return f"Successfully edited {place.path}"
 
     async def preview(self, ctx: ToolContext, path: str, old_text: str, new_text: str, **_: Any) -> str | None:
-        target = resolve_tool_path(path, ctx)
-        shown = display_path(target, workspace_root(ctx))
+        place = locate(path, ctx)
+        shown = display_path(place.path, workspace_root(ctx))
 
         def build() -> str | None:
-            if not target.is_file() or not old_text:
+            if not old_text:
                 return None
-            content = target.read_bytes().decode("utf-8")
+            try:
+                if file_size(place, shown) is None:
+                    return None
+                data = read_limited(place, shown, MAX_EDIT_BYTES, _TOO_LARGE_TO_CHANGE.replace("{shown}", shown))
+            except FileToolError as exc:
+                return str(exc)
+            content = data.decode("utf-8")
             new_content, _message = _plan_edit(content, old_text, new_text, shown)
             return None if new_content is None else unified_diff_text(content, new_content, shown)
 
@@ -239,21 +260,17 @@ class ListDirTool(Tool):
 
     async def execute(self, ctx: ToolContext, path: str, **_: Any) -> str:
         try:
-            target = resolve_tool_path(path, ctx)
+            place = locate(path, ctx, bundled_ok=True)
         except PathOutsideWorkspace as exc:
             return str(exc)
-        return await asyncio.to_thread(self._list, target, path)
+        return await asyncio.to_thread(self._list, place, path)
 
     @staticmethod
-    def _list(target: Path, shown: str) -> str:
-        if not target.exists():
-            return f"Error: Directory not found: {shown}"
-        if not target.is_dir():
-            return f"Error: Not a directory: {shown}"
+    def _list(place: Place, shown: str) -> str:
         try:
-            entries = sorted(target.iterdir(), key=lambda entry: entry.name)
-        except PermissionError:
-            return f"Error: Permission denied: {shown}"
+            entries = list_entries(place, shown)
+        except FileToolError as exc:
+            return str(exc)
         if not entries:
             return f"Directory {shown} is empty"
-        return "\n".join(f"{'📁' if entry.is_dir() else '📄'} {entry.name}" for entry in entries)
+        return "\n".join(f"{'📁' if is_dir else '📄'} {name}" for name, is_dir in entries)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
-from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, resolve_tool_path
+from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace
+from nanobot_desktop.engine.tools.safe_files import FileToolError, file_size, locate
 
 SENT_TO_CURRENT_CHAT = "message_sent_to_current_chat"
 
@@ -44,12 +45,13 @@ class MessageTool(Tool):
         attachments: list[str] = []
         for raw in media or []:
             try:
-                path = resolve_tool_path(raw, ctx)
-            except PathOutsideWorkspace as exc:
+                place = locate(raw, ctx)
+                size = file_size(place, raw)  # refuses hard-linked files under the restriction
+            except (PathOutsideWorkspace, FileToolError) as exc:
                 return str(exc)
-            if not path.is_file():
+            if size is None:
                 return f"Error: Attachment not found: {raw}"
-            attachments.append(str(path))
+            attachments.append(str(place.path))
         try:
             await ctx.send_message(channel, chat_id, content, attachments)
         except Exception as exc:  # noqa: BLE001 - a channel failure is the model's to know about, not a crashed turn

@@ -12,6 +12,7 @@ from typing import Any, Awaitable, Callable, Literal, Mapping, cast, get_args
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import absolute_tool_path, workspace_root
+from nanobot_desktop.engine.tools.sandbox import sandbox_support
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[str, ...] = get_args(Decision)
@@ -28,6 +29,16 @@ def _checked(name: str, decision: str) -> Decision:
     return cast(Decision, decision)
 
 
+def exec_allow_possible() -> bool:
+    """exec may run without asking only where an OS sandbox can contain it."""
+    return sandbox_support().available
+
+
+def _refuse_unsandboxed_allow(name: str, decision: str) -> None:
+    if name == "exec" and decision == "allow" and not exec_allow_possible():
+        raise ValueError(f"exec cannot be set to allow: commands are {sandbox_support().summary}")
+
+
 class ToolPolicy:
     """Per-tool allow/ask/deny: the defaults above, overridden by config `tools.approval`."""
 
@@ -41,19 +52,24 @@ class ToolPolicy:
         self._overrides = checked
 
     def set(self, name: str, decision: str) -> dict[str, Decision]:
-        """Set one tool's decision; returns the overrides to save. Refuses values other than allow/ask/deny."""
+        """Set one tool's decision; returns the overrides to save. Refuses values other than allow/ask/deny,
+        and exec on allow where no sandbox exists."""
+        _refuse_unsandboxed_allow(name, decision)
         self._overrides[name] = _checked(name, decision)
         return self.overrides
 
     def decision_for(self, name: str) -> Decision:
         """The tool's own setting, else the longest matching wildcard (a server's), else the default."""
-        own = self._overrides.get(name)
-        if own is not None:
-            return own
-        prefixes = [key for key in self._overrides if key.endswith(WILDCARD) and name.startswith(key[:-1])]
-        if prefixes:
-            return self._overrides[max(prefixes, key=len)]
-        return DEFAULT_DECISIONS.get(name) or ("ask" if name.startswith(MCP_PREFIX) else "allow")
+        decision = self._overrides.get(name)
+        if decision is None:
+            prefixes = [key for key in self._overrides if key.endswith(WILDCARD) and name.startswith(key[:-1])]
+            if prefixes:
+                decision = self._overrides[max(prefixes, key=len)]
+            else:
+                decision = DEFAULT_DECISIONS.get(name) or ("ask" if name.startswith(MCP_PREFIX) else "allow")
+        if name == "exec" and decision == "allow" and not exec_allow_possible():
+            return "ask"  # a config written elsewhere may say allow; without a sandbox we still ask
+        return decision
 
     def clear(self, name: str) -> dict[str, Decision]:
         """Forget one tool's (or wildcard's) setting, so the default applies again; returns the overrides."""
@@ -79,6 +95,7 @@ class ApprovalRequest:
     command: str | None
     working_dir: str | None
     session_key: str
+    sandbox: str | None = None  # exec only: "sandboxed (…)" or "not sandboxed: why"
     origin: str = ""  # e.g. "MCP server 'time'" for a tool that is not built in
 
 
@@ -99,8 +116,10 @@ async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: Too
         diff = await tool.preview(ctx, **arguments)
     except Exception:  # noqa: BLE001 - bad arguments or an unreadable file: the card still shows the raw arguments
         diff = None
-    command = working_dir = None
+    command = working_dir = sandbox = None
     if tool.name == "exec":
+        status = getattr(tool, "sandbox_status", None)
+        sandbox = status(ctx.restrict_to_workspace) if callable(status) else sandbox_support().summary
         raw_command = arguments.get("command")
         command = raw_command if isinstance(raw_command, str) else None
         root = workspace_root(ctx)
@@ -110,4 +129,5 @@ async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: Too
         except (OSError, ValueError):
             working_dir = str(raw_dir)
     return ApprovalRequest(tool=tool.name, arguments=arguments, diff=diff, command=command,
-                           working_dir=working_dir, session_key=ctx.session_key, origin=tool.origin)
+                           working_dir=working_dir, session_key=ctx.session_key, sandbox=sandbox,
+                           origin=tool.origin)

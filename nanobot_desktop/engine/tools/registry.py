@@ -8,6 +8,7 @@ model as text it can act on (never as an exception that would end the turn).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext, ToolResult
@@ -246,6 +247,9 @@ def build_default_registry(
     web_search_api_key: str = "",
     web_max_results: int = 5,
     web_proxy: str | None = None,
+    exec_sandbox_always: bool = False,
+    exec_network: bool = True,
+    config_path: Path | None = None,
 ) -> ToolRegistry:
     """The tools every agent gets (cron is added by the loop when a cron service exists)."""
     from nanobot_desktop.engine.tools.filesystem import EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
@@ -260,7 +264,8 @@ def build_default_registry(
         WriteFileTool(),
         EditFileTool(),
         ListDirTool(),
-        ExecTool(timeout_s=exec_timeout_s, path_append=path_append),
+        ExecTool(timeout_s=exec_timeout_s, path_append=path_append, sandbox_always=exec_sandbox_always,
+                 network=exec_network, config_path=config_path),
         WebSearchTool(api_key=web_search_api_key, max_results=web_max_results, proxy=web_proxy),
         WebFetchTool(proxy=web_proxy),
         MessageTool(),

@@ -1,9 +1,10 @@
 """exec: run a shell command for the agent, and make sure nothing it started outlives the call.
 
-The command runs in its own process group (a new session on POSIX), so a timeout or a /stop kills the
-shell *and* everything it spawned (`sleep 30 &` included), not just the shell. The guard below is a
-seat belt, not a sandbox: it blocks obviously destructive commands and, with the workspace
-restriction on, paths that visibly point outside the workspace.
+With `tools.restrictToWorkspace` on (or `tools.exec.sandboxAlways`), the command runs in the OS
+sandbox of `sandbox.py` where the system has one: the kernel, not a pattern, keeps it inside the
+workspace, and its PID namespace ends every process with the call. Without a sandbox the command runs
+in its own process group (a timeout or a /stop kills the shell and its group), and the guard below is
+only a seat belt: it blocks obviously destructive commands and paths that visibly leave the workspace.
 """
 
 from __future__ import annotations
@@ -11,19 +12,29 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, is_inside, resolve_tool_path, workspace_root
+from nanobot_desktop.engine.tools.sandbox import (
+    SandboxPolicy,
+    default_hidden,
+    launcher_argv,
+    sandbox_environment,
+    sandbox_support,
+)
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.config import ToolsConfig
 
 MAX_OUTPUT_CHARS = 10_000
+MAX_CAPTURE_BYTES = 1_000_000  # per stream; the result shows 10,000 characters of it anyway
 KILL_GRACE_S = 2.0
 
 DEFAULT_DENY_PATTERNS: tuple[str, ...] = (
@@ -37,6 +48,9 @@ DEFAULT_DENY_PATTERNS: tuple[str, ...] = (
     r"\b(shutdown|reboot|poweroff)\b",
     r":\(\)\s*\{.*\};\s*:",
 )
+
+# Never handed to a command: the app's own settings (NANOBOT_*, which can carry API keys) and secrets.
+_SECRET_VARIABLE = re.compile(r"^NANOBOT_|KEY|TOKEN|SECRET|PASSW|CREDENTIAL|COOKIE|AUTH", re.IGNORECASE)
 
 BLOCKED_DANGEROUS = "Error: Command blocked by safety guard (dangerous pattern detected)"
 
@@ -103,9 +117,78 @@ def _signal_group(process: asyncio.subprocess.Process, sig: int) -> None:
         pass
 
 
+async def _drain(stream: asyncio.StreamReader, into: bytearray) -> None:
+    """Collect a pipe until EOF, keeping what arrived so far if the caller stops waiting."""
+    while chunk := await stream.read(65536):
+        if len(into) < MAX_CAPTURE_BYTES:  # keep draining (the command must not block) but keep no more
+            into.extend(chunk[:MAX_CAPTURE_BYTES - len(into)])
+
+
+async def wait_exited(process: asyncio.subprocess.Process) -> None:
+    """Wait until the process itself has exited.
+
+    Not `process.wait()`: asyncio also waits there for its pipes to close, which a background child
+    still holding stdout (`cmd &`, `setsid`) would delay until the timeout.
+    """
+    if process.returncode is not None:
+        return
+    try:
+        pidfd = os.pidfd_open(process.pid)  # Linux 5.3+: readable once the process has exited
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is None:
+        await _poll_exit(process)
+        return
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[None] = loop.create_future()
+    try:
+        loop.add_reader(pidfd, _set_once, exited)
+    except NotImplementedError:  # an event loop without add_reader
+        os.close(pidfd)
+        await _poll_exit(process)
+        return
+    try:
+        await exited
+    finally:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+
+
+async def _poll_exit(process: asyncio.subprocess.Process) -> None:
+    """Without pidfds: the returncode is set by asyncio's child watcher, which offers no event to wait on."""
+    while process.returncode is None:  # noqa: ASYNC110 - nothing to wait on but the attribute
+        await asyncio.sleep(0.02)
+
+
+def _set_once(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _returncode(process: asyncio.subprocess.Process) -> int | None:
+    """The exit code, once the child watcher has reaped the exited process (a moment after the exit)."""
+    for _ in range(200):
+        if process.returncode is not None:
+            break
+        await asyncio.sleep(0.005)
+    return process.returncode
+
+
+async def _release(process: asyncio.subprocess.Process, readers: Sequence[asyncio.Future[None]]) -> None:
+    """Let asyncio finish the exited process's transport (pipes at EOF), or close it if a child that
+    escaped the group still holds a pipe, so nothing is left for the garbage collector."""
+    await asyncio.wait(readers, timeout=KILL_GRACE_S)
+    try:
+        await asyncio.wait_for(process.wait(), 0.5)
+    except TimeoutError:
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+
 async def _wait_quietly(process: asyncio.subprocess.Process, seconds: float) -> bool:
     try:
-        await asyncio.wait_for(process.wait(), seconds)
+        await asyncio.wait_for(wait_exited(process), seconds)
         return True
     except TimeoutError:
         return False
@@ -136,7 +219,7 @@ async def kill_process_tree(process: asyncio.subprocess.Process, grace_s: float 
             except ProcessLookupError:
                 pass
     if not exited:
-        await process.wait()
+        await wait_exited(process)
 
 
 class ExecTool(Tool):
@@ -153,17 +236,37 @@ class ExecTool(Tool):
     }
 
     def __init__(self, timeout_s: float = 60, path_append: str = "",
-                 deny_patterns: Sequence[str] = DEFAULT_DENY_PATTERNS) -> None:
+                 deny_patterns: Sequence[str] = DEFAULT_DENY_PATTERNS, *, sandbox_always: bool = False,
+                 network: bool = True, config_path: Path | None = None) -> None:
         self.timeout_s = timeout_s
         self.path_append = path_append
         self.deny_patterns = tuple(deny_patterns)
+        self.sandbox_always = sandbox_always  # sandbox even with the workspace restriction off
+        self.network = network  # network reachable from inside the sandbox
+        self.config_path = config_path  # its folder is hidden from sandboxed commands
+
+    def sandboxed(self, restrict: bool) -> bool:
+        """Whether a call made now runs in the OS sandbox."""
+        return (restrict or self.sandbox_always) and sandbox_support().available
+
+    def sandbox_status(self, restrict: bool) -> str:
+        """One line for the approval card: how (or whether) the command will be contained."""
+        support = sandbox_support()
+        if not support.available:
+            return support.summary
+        if not (restrict or self.sandbox_always):
+            return "not sandboxed: the workspace restriction is off (Settings → Tools)"
+        return f"{support.summary}; network {'on' if self.network else 'off'}"
 
     def configure(self, settings: ToolsConfig) -> None:
         self.timeout_s = settings.exec.timeout
         self.path_append = settings.exec.path_append
+        self.sandbox_always = settings.exec.sandbox_always
+        self.network = settings.exec.network
 
     def _environment(self) -> dict[str, str]:
-        env = dict(os.environ)
+        """Unsandboxed commands keep the user's environment, minus the app's keys and anything secret-named."""
+        env = {k: v for k, v in os.environ.items() if not _SECRET_VARIABLE.search(k)}
         if self.path_append:
             env["PATH"] = env.get("PATH", "") + os.pathsep + self.path_append
         return env
@@ -177,12 +280,31 @@ class ExecTool(Tool):
                 return str(exc)
         else:
             cwd = root
-        refusal = guard_command(command, root, ctx.restrict_to_workspace, self.deny_patterns)
+        sandboxed = self.sandboxed(ctx.restrict_to_workspace)
+        # In the sandbox the kernel checks paths; the pattern guard then only stops destructive commands.
+        refusal = guard_command(command, root, ctx.restrict_to_workspace and not sandboxed, self.deny_patterns)
         if refusal:
             return refusal
         if not cwd.is_dir():
             return f"Error: Working directory not found: {working_dir or cwd}"
+        if sandboxed:
+            return await self._run_sandboxed(command, cwd, root)
         return await self._run(command, cwd)
+
+    async def _run_sandboxed(self, command: str, cwd: Path, root: Path) -> str:
+        temp_dir = Path(tempfile.mkdtemp(prefix="nanobot-exec-"))
+        try:
+            policy = SandboxPolicy(workspace=root, temp_dir=temp_dir, hidden=default_hidden(self.config_path),
+                                   network=self.network, namespaces=sandbox_support().namespaces)
+            env = sandbox_environment(temp_dir, self.path_append)
+            process = await asyncio.create_subprocess_exec(
+                *launcher_argv(policy, command), stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=env,
+                start_new_session=True,
+            )
+            return await self._collect(process)
+        finally:
+            await asyncio.to_thread(shutil.rmtree, temp_dir, True)
 
     async def _run(self, command: str, cwd: Path) -> str:
         group_options: dict[str, Any]
@@ -199,12 +321,30 @@ class ExecTool(Tool):
             env=self._environment(),
             **group_options,
         )
+        return await self._collect(process)
+
+    async def _collect(self, process: asyncio.subprocess.Process) -> str:
+        """Output of a started command. When the shell ends, what is left of its process group is killed
+        (a sandboxed command's whole namespace is already gone); on timeout or cancellation, its tree."""
+        assert process.stdout is not None and process.stderr is not None
+        buffers = (bytearray(), bytearray())
+        readers = [asyncio.ensure_future(_drain(stream, buffer))
+                   for stream, buffer in zip((process.stdout, process.stderr), buffers, strict=True)]
         try:
-            stdout, stderr = await asyncio.wait_for(process.communicate(), self.timeout_s)
-        except TimeoutError:
-            await kill_process_tree(process)
-            return f"Error: Command timed out after {self.timeout_s:g} seconds"
-        except asyncio.CancelledError:
-            await kill_process_tree(process)
-            raise
-        return format_output(stdout, stderr, process.returncode)
+            try:
+                await asyncio.wait_for(wait_exited(process), self.timeout_s)
+            except TimeoutError:
+                await kill_process_tree(process)
+                await _release(process, readers)
+                return f"Error: Command timed out after {self.timeout_s:g} seconds"
+            except asyncio.CancelledError:
+                await kill_process_tree(process)
+                await _release(process, readers)
+                raise
+            if sys.platform != "win32":
+                _signal_group(process, signal.SIGKILL)  # `cmd &` left behind in the group
+            await _release(process, readers)
+            return format_output(bytes(buffers[0]), bytes(buffers[1]), await _returncode(process))
+        finally:
+            for reader in readers:
+                reader.cancel()

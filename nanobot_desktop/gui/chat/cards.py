@@ -13,6 +13,7 @@ from PySide6.QtGui import (QColor, QFont, QFontDatabase, QResizeEvent, QSyntaxHi
                            QTextOption)
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
+from nanobot_desktop.engine.tools.policy import exec_allow_possible
 from nanobot_desktop.gui.chat.model import ApprovalCard
 from nanobot_desktop.gui.chat.widgets import CardFrame, ItemWidget, PaletteColors, palette_colors, plain_label, set_text_color
 
@@ -117,6 +118,11 @@ class ApprovalCardWidget(ItemWidget):
                 self.working_dir_label = plain_label(f"in {card.working_dir}")
                 self.working_dir_label.setFont(monospace_font())
                 layout.addWidget(self.working_dir_label)
+        self.sandbox_label: QLabel | None = None
+        if card.sandbox:
+            self.sandbox_label = plain_label(card.sandbox[:1].upper() + card.sandbox[1:])
+            self.sandbox_label.setWordWrap(True)
+            layout.addWidget(self.sandbox_label)
 
         layout.addWidget(self._caption("Arguments"))
         self.arguments_view = FitTextView(card.arguments_text(), max_lines=12)
@@ -137,6 +143,9 @@ class ApprovalCardWidget(ItemWidget):
         self.allow_once_button = QPushButton("Allow once")
         self.allow_always_button = QPushButton("Always allow")
         self.deny_button = QPushButton("Deny")
+        if card.tool == "exec" and not exec_allow_possible():
+            self.allow_always_button.setEnabled(False)
+            self.allow_always_button.setToolTip("Without a sandbox, every command is asked for")
         self.allow_once_button.setDefault(True)
         for button, answer in ((self.allow_once_button, "allow_once"),
                                (self.allow_always_button, "allow_always"),
@@ -194,5 +203,8 @@ class ApprovalCardWidget(ItemWidget):
             set_text_color(caption, colors.muted)
         state_color = {"allowed": colors.ok, "denied": colors.error}.get(card.state, colors.muted)
         set_text_color(self.state_label, state_color)
+        if self.sandbox_label is not None:
+            contained = not (card.sandbox or "").startswith("not sandboxed")
+            set_text_color(self.sandbox_label, colors.muted if contained else colors.error)
         if self._highlighter is not None:
             self._highlighter.set_colors(colors)

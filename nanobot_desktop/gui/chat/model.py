@@ -78,6 +78,7 @@ class ApprovalCard:
     diff: str | None = None
     command: str | None = None
     working_dir: str | None = None
+    sandbox: str | None = None  # exec: whether and how the command is contained
     state: str = "pending"
     answer: str | None = None
     origin: str = ""  # "MCP server 'time'" for a tool that is not built in

@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine.config import Config, ConfigError
-from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS
+from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
+from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, write_provider
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
 
@@ -154,6 +155,8 @@ class SettingsDialog(QDialog):
             for decision, label in DECISION_LABELS.items():
                 combo.addItem(label, decision)
             combo.setCurrentIndex(combo.findData(approval.get(name, default)))
+            if name == "exec" and not exec_allow_possible():  # not sandboxed: exec always asks
+                combo.model().item(combo.findData("allow")).setEnabled(False)  # type: ignore[attr-defined]
             self.policy_combos[name] = combo
             self.policy_table.setItem(row, 0, QTableWidgetItem(name))
             self.policy_table.setCellWidget(row, 1, combo)
@@ -167,6 +170,9 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(page)
         layout.addWidget(note)
         layout.addWidget(self.policy_table, 1)
+        self.sandbox_box = SandboxBox(self._config, page)
+        layout.addWidget(self.sandbox_box)
+        self._field("exec_sandbox", self.sandbox_box.values, SandboxBox.write)
 
         def read() -> dict[str, str]:
             return {name: combo.currentData() for name, combo in self.policy_combos.items()}

@@ -1,0 +1,44 @@
+"""Settings → Tools: whether shell commands run in the OS sandbox, and how.
+
+A box of its own so the settings dialog only places it; it says plainly when this system has no
+sandbox ("not sandboxed"), because then exec always asks first.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
+
+from nanobot_desktop.engine.config import Config
+from nanobot_desktop.engine.tools.sandbox import sandbox_support
+
+
+class SandboxBox(QGroupBox):
+    """Status line plus the two exec sandbox settings (`tools.exec.sandboxAlways`, `tools.exec.network`)."""
+
+    def __init__(self, config: Config, parent: QWidget | None = None) -> None:
+        super().__init__("Shell command sandbox", parent)
+        support = sandbox_support()
+        status = support.summary[:1].upper() + support.summary[1:]
+        if support.available:
+            status += ". With the workspace restriction on, commands can write only inside the workspace."
+        else:
+            status += ". Shell commands always ask first."
+        self.status_label = QLabel(status, self)
+        self.status_label.setWordWrap(True)
+        self.always_check = QCheckBox("Sandbox shell commands even when the workspace restriction is off", self)
+        self.always_check.setChecked(config.tools.exec.sandbox_always)
+        self.network_check = QCheckBox("Sandboxed commands may use the network", self)
+        self.network_check.setChecked(config.tools.exec.network)
+        for check in (self.always_check, self.network_check):
+            check.setEnabled(support.available)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.always_check)
+        layout.addWidget(self.network_check)
+
+    def values(self) -> tuple[bool, bool]:
+        return self.always_check.isChecked(), self.network_check.isChecked()
+
+    @staticmethod
+    def write(config: Config, values: tuple[bool, bool]) -> None:
+        config.tools.exec.sandbox_always, config.tools.exec.network = values
