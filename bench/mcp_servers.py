@@ -77,8 +77,10 @@ def _write_config(tmp: Path, pid_dir: Path) -> Path:
     path = write_fake_config(tmp / "home" / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp / "ws")
     data = json.loads(path.read_text(encoding="utf-8"))
     data["tools"]["mcpServers"] = {"bench": {"command": sys.executable, "args": [str(SERVER), "stdio", str(pid_dir)]}}
-    data["tools"]["approval"] = {"mcp_bench_*": "allow"}
     path.write_text(json.dumps(data), encoding="utf-8")
+    from nanobot_desktop.engine.config import app_settings_path
+
+    app_settings_path(path).write_text(json.dumps({"toolApproval": {"mcp_bench_*": "allow"}}), encoding="utf-8")
     return path
 
 

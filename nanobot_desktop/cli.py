@@ -86,22 +86,25 @@ def _guarded(coro: Any) -> int:
 
 
 def _onboard(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, save_config
+    from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, patch_config_file
+    from nanobot_desktop.engine.runtime import open_settings_files
     from nanobot_desktop.engine.workspace import Workspace
 
     path = Path(args.config).expanduser() if args.config else default_config_path()
     try:
-        config = load_config(path)
+        existed_before = path.exists()
+        if existed_before:
+            open_settings_files(path)  # an older app version's keys move to desktop.json
+            config = load_config(path)
+            print(f"Config: {path} (exists, left as it is)")
+        else:  # exactly the keys nanobot 0.1.4.post4 writes itself: both CLIs load it silently
+            workspace_patch = {"agents.defaults.workspace": str(Path(args.workspace).expanduser())} if args.workspace else {}
+            config, _ = patch_config_file(path, workspace_patch, environ={})
+            config = load_config(path)
+            print(f"Config: created {path}")
     except ConfigError as error:
         _err(f"Error: {error}")
         return EXIT_FAILED
-    if path.exists():
-        print(f"Config: {path} (exists, left as it is)")
-    else:
-        if args.workspace:
-            config.agents.defaults.workspace = str(Path(args.workspace).expanduser())
-        save_config(config, path)
-        print(f"Config: created {path}")
     workspace = Workspace.at(args.workspace or config.workspace_path)
     existed = workspace.looks_like_nanobot_workspace()
     created = workspace.sync_templates()

@@ -29,11 +29,12 @@ def reference_cli(version: str) -> Path:
 
 
 def run_reference_cli(version: str, args: list[str], *, home: Path, timeout: float = 120,
-                      env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `nanobot ARGS` of that version with HOME=home, no stdin, no network but loopback."""
+                      env: dict[str, str] | None = None, stdin_text: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `nanobot ARGS` of that version with HOME=home, no stdin (or `stdin_text`), no network but loopback."""
     full_env = {key: value for key, value in os.environ.items() if not key.startswith("NANOBOT_")}
     full_env.update(HOME=str(home), LITELLM_LOCAL_MODEL_COST_MAP="True", NO_COLOR="1", TERM="dumb",
                     PYTHONIOENCODING="utf-8")
     full_env.update(env or {})
-    return subprocess.run([str(reference_cli(version)), *args], env=full_env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout)
+    stdin = {"input": stdin_text} if stdin_text is not None else {"stdin": subprocess.DEVNULL}
+    return subprocess.run([str(reference_cli(version)), *args], env=full_env, capture_output=True, text=True,
+                          timeout=timeout, **stdin)

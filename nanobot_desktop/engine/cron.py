@@ -54,6 +54,7 @@ log = logging.getLogger(__name__)
 
 CRON_PROMPT_TEMPLATE = "[Scheduled Task] Timer finished.\n\nTask '{name}' has been triggered.\nScheduled instruction: {message}"
 MAX_TIMER_SLEEP_S = 60.0  # wake at least this often to notice external edits and clock jumps
+HELD_POLL_S = 2.0  # while another program fires the jobs: how often to look whether it still does
 MAX_RUN_RECORDS = 200
 _UPDATABLE = {"name", "schedule", "message", "deliver", "channel", "to", "enabled", "delete_after_run"}
 
@@ -109,6 +110,9 @@ class CronService:
         self._timer: asyncio.Task[None] | None = None
         self._firing = False
         self._run_lock = asyncio.Lock()
+        # Who fires the jobs instead of the app (a `nanobot gateway` on this config), if anyone: see
+        # engine/coexistence.py. While it says so, due jobs are left to it and the timer only polls.
+        self.defer_to: Callable[[], str | None] | None = None
 
     # --- the file --------------------------------------------------------------------------------------
 
@@ -210,6 +214,11 @@ class CronService:
                 pass
 
     @property
+    def held_by(self) -> str | None:
+        """Why another program fires the jobs now (the views show it); None when the app does."""
+        return self.defer_to() if self.defer_to is not None else None
+
+    @property
     def running(self) -> bool:
         return self._running
 
@@ -225,6 +234,8 @@ class CronService:
             self._timer.cancel()
         delay = MAX_TIMER_SLEEP_S
         next_wake = self._next_wake_ms() if self._store_error is None else None
+        if self.held_by:
+            delay, next_wake = HELD_POLL_S, None
         if next_wake is not None:
             delay = min(delay, max(0.0, (next_wake - self._now_ms()) / 1000))
         self._timer = asyncio.create_task(self._on_timer(delay), name="cron-timer")
@@ -234,7 +245,7 @@ class CronService:
         self._firing = True
         try:
             self._refresh()
-            if self._store_error is None:
+            if self._store_error is None and not self.held_by:
                 now = self._now_ms()
                 due = [j.id for j in self._jobs if j.enabled and j.state.next_run_at_ms is not None and now >= j.state.next_run_at_ms]
                 for job_id in due:

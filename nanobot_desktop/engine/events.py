@@ -207,6 +207,28 @@ class CronJobRan(Event):
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class BackgroundOwnerChanged(Event):
+    """Another program now runs (or no longer runs) cron and the heartbeat for this workspace;
+    `owner` says who and why (None: the app runs them itself)."""
+
+    owner: str | None
+
+
+# --- settings --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ConfigChanged(Event):
+    """`Engine.update_config` saved these dotted paths ("agents.defaults.model", "app.theme", …);
+    panels refresh only when a path they show is among them."""
+
+    paths: tuple[str, ...]
+
+    def touches(self, *prefixes: str) -> bool:
+        """True when a changed path is one of `prefixes` or lies under (or above) one of them."""
+        return any(p == q or p.startswith(q + ".") or q.startswith(p + ".") for p in self.paths for q in prefixes)
+
+
 Subscriber = Callable[[Event], None]
 
 

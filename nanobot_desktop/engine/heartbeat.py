@@ -155,6 +155,9 @@ class HeartbeatService:
         self._wake = asyncio.Event()
         self._paused = False
         self._next_tick_at: datetime | None = None
+        # Who runs the heartbeat instead of the app (a `nanobot gateway` on this workspace), if anyone:
+        # see engine/coexistence.py. While it says so, timer ticks are left to that process.
+        self.defer_to: Callable[[], str | None] | None = None
 
     # --- state for the GUI -----------------------------------------------------------------------------
 
@@ -211,6 +214,11 @@ class HeartbeatService:
                 pass
         self._next_tick_at = None
 
+    @property
+    def held_by(self) -> str | None:
+        """Why another program runs the heartbeat now (the views show it); None when the app does."""
+        return self.defer_to() if self.defer_to is not None else None
+
     def pause(self) -> None:
         """Timer ticks are skipped until `resume()`; `trigger_now()` still works."""
         self._paused = True
@@ -246,7 +254,7 @@ class HeartbeatService:
                 continue  # interval changed or resumed: start waiting afresh
             except TimeoutError:
                 pass
-            if self._paused:
+            if self._paused or self.held_by:
                 continue
             try:
                 await self._shared_tick("timer")

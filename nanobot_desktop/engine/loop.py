@@ -49,6 +49,9 @@ if TYPE_CHECKING:  # subagents imports this module
 
 log = logging.getLogger(__name__)
 
+# Session channels the app itself makes: a turn typed into one of these is the desktop user's.
+APP_CHANNELS = frozenset({"desktop", "heartbeat", "cron", "subagent", "system"})
+
 TOOL_RESULT_SAVE_LIMIT = 16_000  # post4 kept 500 chars; later releases 16,000. Any length reads back fine.
 HELP_TEXT = (
     "🐈 nanobot commands:\n"
@@ -257,6 +260,16 @@ class AgentLoop:
         group = self._active.setdefault(session_key, set())
         group.add(task)
         task.add_done_callback(group.discard)
+
+    @staticmethod
+    def route_for_user_turn(session_key: str) -> tuple[str, str]:
+        """Where a message the person types into `session_key` comes from, as the gateway would see it:
+        a chat channel's session ("telegram:123") keeps its channel and chat id, so cron jobs and
+        `message` calls made in that turn go back to that chat; the app's own sessions are "desktop"."""
+        channel, _, chat_id = session_key.partition(":")
+        if chat_id and channel not in APP_CHANNELS:
+            return channel, chat_id
+        return "desktop", chat_id or session_key
 
     @staticmethod
     def _route(session_key: str, channel: str | None, chat_id: str | None) -> tuple[str, str]:

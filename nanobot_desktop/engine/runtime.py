@@ -12,19 +12,25 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from collections.abc import Mapping
+
 from nanobot_desktop.engine.config import (
+    AppSettings,
     Config,
     ConfigError,
     cron_store_path,
     default_config_path,
+    load_app_settings,
     load_config,
     logs_dir,
-    resolve_provider,
-    save_config,
+    migrate_app_keys,
+    patch_settings,
 )
+from nanobot_desktop.engine.llm.registry import resolve_provider
+from nanobot_desktop.engine.coexistence import Coexistence
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
-from nanobot_desktop.engine.events import EventBus
+from nanobot_desktop.engine.events import ConfigChanged, EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
@@ -47,9 +53,11 @@ log = logging.getLogger(__name__)
 class Engine:
     """Everything the agent needs, built from one config file and one workspace."""
 
-    def __init__(self, config: Config, config_path: Path, workspace: Path | None = None) -> None:
+    def __init__(self, config: Config, config_path: Path, workspace: Path | None = None,
+                 app_settings: AppSettings | None = None) -> None:
         self.config = config
         self.config_path = config_path
+        self.app_settings = app_settings if app_settings is not None else load_app_settings(config_path)
         self.workspace = Workspace.at(workspace or config.workspace_path)
         self.workspace.sync_templates()
         self.bus = EventBus()
@@ -59,16 +67,15 @@ class Engine:
         self._services_started = False
         self._background: set[asyncio.Future[Any]] = set()
 
-        defaults = config.agents.defaults
         self.sessions = SessionStore(self.workspace.sessions_dir)
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
         self.memory = MemoryStore(self.workspace)
-        self.skills = SkillsLoader(self.workspace, disabled=defaults.disabled_skills)
+        self.skills = SkillsLoader(self.workspace, disabled=self._disabled_skills())
         self.context = ContextBuilder(self.workspace, self.skills, self.memory)
         self.tools = build_default_registry(config_path=config_path)
-        self.tools.configure(config.tools)
-        self.policy = ToolPolicy(config.tools.approval)
+        self.tools.configure(config.tools, self.app_settings)
+        self.policy = ToolPolicy(self.app_settings.tool_approval)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
                                  on_policy_changed=self._save_policy)
         self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus)
@@ -88,11 +95,17 @@ class Engine:
         heartbeat = config.gateway.heartbeat
         self.heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat, on_execute=self._run_heartbeat_tasks,
                                           interval_s=heartbeat.interval_s, enabled=heartbeat.enabled, bus=self.bus)
+        # A `nanobot gateway` (or another app instance) on this config/workspace runs cron and the heartbeat.
+        self.coexistence = Coexistence(config_path, self.workspace.root, _workspace_named_by, bus=self.bus)
+        self.heartbeat.defer_to = self.coexistence.background_owner
+        self.cron.defer_to = self.coexistence.background_owner
 
     @classmethod
     def open(cls, config_path: str | Path | None = None, workspace: str | Path | None = None) -> "Engine":
-        """Load the config (raising ConfigError with a precise message) and build the engine."""
+        """Move an older app version's keys out of config.json (once), load both settings files
+        (raising ConfigError with a precise message) and build the engine."""
         path = Path(config_path).expanduser() if config_path else default_config_path()
+        open_settings_files(path)
         config = load_config(path)
         return cls(config, path, Path(workspace).expanduser() if workspace else None)
 
@@ -118,23 +131,42 @@ class Engine:
         key = (resolved.name, resolved.api_key, resolved.api_base, resolved.model,
                tuple(sorted((resolved.extra_headers or {}).items())))
         if self._provider is None or key != self._provider_key:
+            release = getattr(self._provider, "release", None)  # the old endpoint's connection is let go
+            if release is not None:
+                release()
             self._provider = make_provider(resolved.name, resolved.api_key, resolved.api_base, resolved.model,
                                            resolved.extra_headers)
             self._provider_key = key
         return self._provider
 
-    def apply_config(self, config: Config, *, save: bool = True) -> None:
-        """Adopt an edited config (from Settings): save it, then update the live services."""
-        if save:
-            save_config(config, self.config_path)
-        self.config = config
-        self.policy.replace(config.tools.approval)
+    def update_config(self, patch: Mapping[str, Any]) -> tuple[str, ...]:
+        """The one door for settings changes: apply `patch` ({dotted path: value or DELETE}) to the
+        files as they are on disk now, save atomically, update the live services and publish
+        `ConfigChanged`. Paths starting with "app." go to desktop.json, all others to config.json.
+        An invalid value raises ConfigError and changes nothing."""
+        config, app, changed = patch_settings(self.config_path, patch)
+        self.config = config or self.config
+        self.app_settings = app or self.app_settings
+        self._apply_live()
+        if changed:
+            self.bus.publish(ConfigChanged("", tuple(changed)))
+        return tuple(changed)
+
+    def _disabled_skills(self) -> list[str]:
+        """desktop.json's list, plus nanobot 0.3.x's `agents.defaults.disabledSkills` if the config has it."""
+        extra = (self.config.agents.defaults.model_extra or {}).get("disabledSkills")
+        from_cli = [name for name in extra if isinstance(name, str)] if isinstance(extra, list) else []
+        return list(dict.fromkeys([*self.app_settings.disabled_skills, *from_cli]))
+
+    def _apply_live(self) -> None:
+        """Update the live services from the current settings (no restart needed)."""
+        self.policy.replace(self.app_settings.tool_approval)
         self._configure_tools()
         if self._mcp is not None:
-            self._mcp.configure(config.tools.mcp_servers, config.desktop.mcp_disabled)
-        self.skills.set_disabled(config.agents.defaults.disabled_skills)
-        self.heartbeat.set_interval(config.gateway.heartbeat.interval_s)
-        self._apply_heartbeat_switch(config.gateway.heartbeat.enabled)
+            self._mcp.configure(self.config.tools.mcp_servers, self.app_settings.mcp_disabled)
+        self.skills.set_disabled(self._disabled_skills())
+        self.heartbeat.set_interval(self.config.gateway.heartbeat.interval_s)
+        self._apply_heartbeat_switch(self.config.gateway.heartbeat.enabled)
 
     def _apply_heartbeat_switch(self, enabled: bool) -> None:
         """Start or stop the heartbeat loop when Settings turns it on or off (needs a running event loop)."""
@@ -152,14 +184,14 @@ class Engine:
 
     def _configure_tools(self) -> None:
         """Push the tool settings of the config into the live tools (no restart needed)."""
-        self.tools.configure(self.config.tools)
+        self.tools.configure(self.config.tools, self.app_settings)
 
     def _save_policy(self, mapping: dict[str, Decision]) -> None:
-        self.config.tools.approval = dict(mapping)
+        """"Always allow" (and other per-tool policies) are the app's: saved in desktop.json."""
         try:
-            save_config(self.config, self.config_path)
+            self.update_config({"app.toolApproval": dict(mapping)})
         except (OSError, ConfigError):
-            log.exception("could not save the tool policy to %s", self.config_path)
+            log.exception("could not save the tool policy beside %s", self.config_path)
 
     # --- services ----------------------------------------------------------------------------------------
 
@@ -170,7 +202,7 @@ class Engine:
             from nanobot_desktop.engine.mcp import McpManager
 
             self._mcp = McpManager(self.bus, self.tools, logs_dir(self.config_path))
-            self._mcp.configure(self.config.tools.mcp_servers, self.config.desktop.mcp_disabled)
+            self._mcp.configure(self.config.tools.mcp_servers, self.app_settings.mcp_disabled)
         return self._mcp
 
     def start_mcp(self) -> None:
@@ -181,6 +213,7 @@ class Engine:
         """Start the MCP servers (in the background), cron and the heartbeat (the app runs them until quit)."""
         self._services_started = True
         self.start_mcp()
+        await self.coexistence.start()
         await self.cron.start()
         await self.heartbeat.start()
 
@@ -188,6 +221,7 @@ class Engine:
         """Stop everything that runs in the background and close the endpoint connection."""
         await self.heartbeat.stop()
         await self.cron.stop()
+        await self.coexistence.stop()
         await self.subagents.shutdown()
         await self.loop.shutdown()
         if self._mcp is not None:
@@ -219,4 +253,25 @@ class Engine:
 
     async def _announce(self, session_key: str, channel: str, chat_id: str, content: str) -> None:
         await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
+
+
+def _workspace_named_by(config_path: Path) -> Path | None:
+    """The workspace another config file names (for telling whether a CLI process shares ours)."""
+    try:
+        from nanobot_desktop.engine.config import load_config as _load
+
+        return _load(config_path, environ={}).workspace_path
+    except (ConfigError, OSError):
+        return None
+
+
+def open_settings_files(config_path: Path) -> None:
+    """Before loading: move what an older version of this app kept in config.json into desktop.json.
+    A config that cannot be rewritten (read-only) is left as it is and loads all the same."""
+    try:
+        migrate_app_keys(config_path)
+    except ConfigError as error:
+        if not config_path.exists() or "read-only" not in error.message:
+            raise
+        log.warning("%s", error.message)
 

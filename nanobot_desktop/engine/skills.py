@@ -69,24 +69,74 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     raise FrontmatterError("line 1: the frontmatter starts with '---' but no closing '---' line follows")
 
 
-def _parse_yaml(frontmatter: str) -> dict[str, Any]:
+MAX_FRONTMATTER_CHARS = 64 * 1024  # a header is a few lines; anything near this is not one
+MAX_EXPANDED_NODES = 10_000  # values a header may expand to once YAML aliases are followed
+
+
+def _line_fields(frontmatter: str) -> dict[str, str]:
+    """nanobot 0.1.4.post4's own reading: each line with a ':' is `key: value`, split at the first
+    ':', both stripped, then quote characters stripped from the value's ends. Always succeeds."""
+    fields: dict[str, str] = {}
+    for line in frontmatter.split("\n"):
+        if ":" in line:
+            key, value = line.split(":", 1)
+            fields[key.strip()] = value.strip().strip("\"'")
+    return fields
+
+
+def _expanded_size(value: Any, seen: dict[int, int], depth: int = 0) -> int:
+    """How many values `value` stands for when every alias is copied out (shared objects counted
+    each time they are referenced, computed once each): what a consumer walking it would pay."""
+    if depth > 100:
+        return MAX_EXPANDED_NODES + 1
+    key = id(value)
+    if key in seen:
+        return seen[key]
+    size = 1
+    if isinstance(value, dict):
+        for k, v in value.items():
+            size += _expanded_size(k, seen, depth + 1) + _expanded_size(v, seen, depth + 1)
+            if size > MAX_EXPANDED_NODES:
+                break
+    elif isinstance(value, list):
+        for item in value:
+            size += _expanded_size(item, seen, depth + 1)
+            if size > MAX_EXPANDED_NODES:
+                break
+    if isinstance(value, (dict, list)):
+        seen[key] = size
+    return size
+
+
+def _parse_yaml(frontmatter: str) -> dict[str, Any] | None:
+    """The header as YAML, or None when it is not YAML (the line reading then stands alone).
+    Raises FrontmatterError for a header too large or expanding too far (an alias bomb)."""
     import yaml  # here, not at the top: PyYAML costs ~16 ms to import and is off the app's start-up path
 
+    if len(frontmatter) > MAX_FRONTMATTER_CHARS:
+        raise FrontmatterError(f"the frontmatter is {len(frontmatter):,} characters; a header is at most "
+                               f"{MAX_FRONTMATTER_CHARS:,}")
     try:
-        # The pure-Python loader (not libyaml) so error messages read the same on every platform;
-        # results are cached per file, so its speed does not matter.
-        data = yaml.safe_load(frontmatter)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        if mark is not None:
-            raise FrontmatterError(f"line {mark.line + 2}: {problem}") from None  # +1 for 1-based, +1 for '---'
-        raise FrontmatterError(f"frontmatter is not valid YAML: {problem}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise FrontmatterError(f"the frontmatter must be 'key: value' lines, not a {type(data).__name__}")
-    return data
+        data = yaml.safe_load(frontmatter)  # aliases become shared objects: loading itself stays cheap
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if _expanded_size(data, {}) > MAX_EXPANDED_NODES:
+        raise FrontmatterError(f"the frontmatter's YAML aliases expand to more than {MAX_EXPANDED_NODES:,} "
+                               "values (an alias bomb?); the skill is not loaded")
+    return data if isinstance(data, dict) else None
+
+
+def _header_fields(frontmatter: str) -> dict[str, Any]:
+    """What nanobot reads from a header: post4's line values wherever it reads one; YAML's only where
+    the line reading has nothing usable (a block scalar `>`/`|`, a mapping spread over lines)."""
+    lines = _line_fields(frontmatter)
+    parsed = _parse_yaml(frontmatter) or {}
+    fields: dict[str, Any] = {}
+    for key in {*lines, *(k for k in parsed if isinstance(k, str))}:
+        line_value = lines.get(key, "")
+        block = line_value[:1] in ("|", ">") and line_value.rstrip("-+0123456789") in ("|", ">")
+        fields[key] = parsed.get(key) if (not line_value or block) and key in parsed else line_value
+    return fields
 
 
 def _truthy(value: Any) -> bool:
@@ -112,10 +162,10 @@ def _nanobot_metadata(raw: Any) -> dict[str, Any]:
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise FrontmatterError(f"metadata is not valid JSON: {exc.msg} (column {exc.colno})") from None
+        except (json.JSONDecodeError, RecursionError):
+            return {}  # as nanobot: metadata that is not JSON means no requirements, not a broken skill
     if not isinstance(raw, dict):
-        raise FrontmatterError("metadata must be a mapping (or a JSON object)")
+        return {}
     key = "nanobot" if "nanobot" in raw else "openclaw"
     section = raw.get(key)
     if section is None:
@@ -144,14 +194,36 @@ def _interpret(data: dict[str, Any]) -> _Parsed:
 def parse_skill_text(text: str) -> _Parsed:
     try:
         frontmatter, _body = split_frontmatter(text)
-        return _interpret(_parse_yaml(frontmatter)) if frontmatter is not None else _Parsed()
+        return _interpret(_header_fields(frontmatter)) if frontmatter is not None else _Parsed()
     except FrontmatterError as exc:
         return _Parsed(error=str(exc))
 
 
+def _yaml_problem(frontmatter: str) -> str | None:
+    """Where a header stops being YAML (nanobot 0.3.x then ignores the whole header), or None."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(frontmatter)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where = f"line {mark.line + 2}: " if mark is not None else ""  # +1 for 1-based, +1 for '---'
+        return f"{where}{problem} (nanobot 0.3 ignores a header that is not YAML; 0.1.4 reads it line by line)"
+    if data is not None and not isinstance(data, dict):
+        return f"the frontmatter must be 'key: value' lines, not a {type(data).__name__}"
+    return None
+
+
 def check_frontmatter(text: str) -> str | None:
-    """For an editor: None when the SKILL.md header is fine, else a message naming the line."""
-    return parse_skill_text(text).error
+    """For an editor: None when the SKILL.md header is fine for every nanobot, else a message naming
+    the line. Stricter than loading: a header that is not YAML still loads (read line by line, as
+    nanobot 0.1.4 does), but nanobot 0.3 would ignore it, so the editor says so before saving."""
+    parsed = parse_skill_text(text)
+    if parsed.error:
+        return parsed.error
+    frontmatter, _body = split_frontmatter(text)
+    return _yaml_problem(frontmatter) if frontmatter is not None else None
 
 
 def _read_skill_bytes(data: bytes) -> _Parsed:

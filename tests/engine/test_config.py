@@ -1,5 +1,6 @@
 """config.json: post4 schema and defaults, both key spellings, unknown keys kept, env overrides,
-clear errors that leave the file alone, secrets kept out of repr, provider resolution."""
+patches that change only what they name, clear errors that leave the file alone, secrets kept out
+of repr, provider resolution. (desktop.json and the migration: test_config_app_file.py.)"""
 
 from __future__ import annotations
 
@@ -12,15 +13,16 @@ from typing import Any
 import pytest
 
 from nanobot_desktop.engine.config import (
-    DEFAULT_TOOL_APPROVAL, PROVIDER_PRESETS, Config, ConfigError, ResolvedProvider, cron_store_path, data_dir,
-    default_config_path, load_config, logs_dir, resolve_provider, save_config)
+    DEFAULT_TOOL_APPROVAL, AppSettings, Config, ConfigError, cron_store_path, data_dir, default_config_path,
+    load_config, logs_dir, patch_config_file)
+from nanobot_desktop.engine.llm.registry import PROVIDER_PRESETS, ResolvedProvider, resolve_provider
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "config"
-OUR_ADDITIONS = {  # keys we write that nanobot post4 does not know (the CLI ignores them)
-    ("agents", "defaults", "disabledSkills"), ("tools", "approval"), ("desktop",),
-    ("providers", "ollama"), ("providers", "lmstudio"),
-    ("tools", "exec", "sandboxAlways"), ("tools", "exec", "network"),
-}
+
+
+def save_config(config: Config, path: Path | None = None, **patch: Any) -> None:
+    """What a save is now: a patch of the named paths onto the file as it is."""
+    patch_config_file(path or config.source_path, {k.replace("__", "."): v for k, v in patch.items()})
 
 
 def _fixture(name: str, tmp_path: Path) -> Path:
@@ -50,14 +52,14 @@ def test_missing_file_gives_post4_defaults_and_creates_nothing(tmp_path: Path) -
     d = config.agents.defaults
     assert (d.workspace, d.model, d.provider) == ("~/.nanobot/workspace", "anthropic/claude-opus-4-5", "auto")
     assert (d.max_tokens, d.temperature, d.max_tool_iterations, d.memory_window) == (8192, 0.1, 40, 100)
-    assert d.reasoning_effort is None and d.disabled_skills == []
+    assert d.reasoning_effort is None
     assert (config.channels.send_progress, config.channels.send_tool_hints) == (True, False)
     assert (config.gateway.host, config.gateway.port) == ("0.0.0.0", 18790)
     assert (config.gateway.heartbeat.enabled, config.gateway.heartbeat.interval_s) == (True, 1800)
     t = config.tools
     assert (t.web.proxy, t.web.search.max_results, t.exec.timeout, t.exec.path_append) == (None, 5, 60, "")
-    assert (t.restrict_to_workspace, t.mcp_servers, t.approval) == (False, {}, {})
-    desktop = config.desktop
+    assert (t.restrict_to_workspace, t.mcp_servers) == (False, {})
+    desktop = AppSettings()
     assert (desktop.theme, desktop.close_to_tray, desktop.start_at_login, desktop.notifications) == (
         "system", True, False, True)
     assert config.providers.openai.api_key.get_secret_value() == ""
@@ -86,9 +88,9 @@ def test_workspace_path_expands_home_without_creating(tmp_path: Path, monkeypatc
 
 def test_tool_approval_is_allow_when_unset() -> None:
     assert DEFAULT_TOOL_APPROVAL == {"exec": "ask", "write_file": "ask", "edit_file": "ask"}
-    config = Config.model_validate({"tools": {"approval": {"exec": "deny"}}})
-    assert config.tool_approval("exec") == "deny"
-    assert config.tool_approval("read_file") == "allow"
+    app = AppSettings.model_validate({"toolApproval": {"exec": "deny"}})
+    assert app.tool_approval_for("exec") == "deny"
+    assert app.tool_approval_for("read_file") == "allow"
 
 
 # ------------------------------------------------------------------------- the three fixture files
@@ -107,17 +109,14 @@ def test_post4_onboard_file_loads(tmp_path: Path) -> None:
     assert telegram["enabled"] is True and telegram["allowFrom"] == ["alice"]
 
 
-def test_post4_round_trip_is_the_same_file_plus_our_additions(tmp_path: Path) -> None:
+def test_post4_patch_changes_only_the_patched_key(tmp_path: Path) -> None:
     path = _fixture("post4_onboard.json", tmp_path)
     original = json.loads(path.read_text(encoding="utf-8"))
-    save_config(load_config(path))
+    save_config(load_config(path), agents__defaults__temperature=0.4)
     saved = json.loads(path.read_text(encoding="utf-8"))
-    original_leaves, saved_leaves = _leaves(original), _leaves(saved)
-    for key, value in original_leaves.items():
-        assert saved_leaves.get(key, "<missing>") == value, key
-    added = {k for k in saved_leaves if k not in original_leaves}
-    assert all(any(k[: len(a)] == a for a in OUR_ADDITIONS) for k in added), added
-    assert list(saved) == ["agents", "channels", "providers", "gateway", "tools", "desktop"]
+    original["agents"]["defaults"]["temperature"] = 0.4
+    assert saved == original
+    assert list(saved) == ["agents", "channels", "providers", "gateway", "tools"]
 
 
 def test_snake_case_file_loads_and_saves_as_camel_case(tmp_path: Path) -> None:
@@ -125,34 +124,30 @@ def test_snake_case_file_loads_and_saves_as_camel_case(tmp_path: Path) -> None:
     config = load_config(path)
     d = config.agents.defaults
     assert (d.max_tokens, d.temperature, d.max_tool_iterations, d.memory_window) == (4096, 0.5, 12, 60)
-    assert (d.reasoning_effort, d.disabled_skills) == ("low", ["weather"])
+    assert d.reasoning_effort == "low" and d.model_extra["disabled_skills"] == ["weather"]
     assert (config.channels.send_progress, config.channels.send_tool_hints) == (False, True)
     assert config.providers.azure_openai.extra_headers == {"x-team": "blue"}
     assert config.gateway.heartbeat.interval_s == 600 and config.tools.exec.path_append == "/opt/bin"
     assert config.tools.restrict_to_workspace is True
     assert config.tools.mcp_servers["remote"].tool_timeout == 45
-    assert config.tool_approval("exec") == "deny" and config.tool_approval("write_file") == "allow"
-    assert (config.desktop.theme, config.desktop.close_to_tray, config.desktop.start_at_login) == ("dark", False, True)
+    assert config.model_extra["desktop"]["theme"] == "dark"  # an old app's block: kept, unused (moved on open)
 
-    save_config(config)
-    text = path.read_text(encoding="utf-8")
-    assert "_" not in "".join(k[-1] for k in _leaves(json.loads(text)) if k[:2] != ("tools", "approval"))
-    saved = json.loads(text)
-    assert saved["providers"]["azureOpenai"]["apiKey"] == "azure-fixture-key"
-    assert saved["tools"]["mcpServers"]["remote"]["toolTimeout"] == 45
-    assert saved["tools"]["approval"] == {"exec": "deny", "write_file": "allow"}
-    assert saved["desktop"] == {"theme": "dark", "closeToTray": False, "startAtLogin": True, "notifications": False}
-    assert load_config(path).model_dump() == config.model_dump()
+    save_config(config, agents__defaults__maxTokens=2048, tools__exec__pathAppend="/usr/local/bin")
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    # the patch is written in the spelling the file already uses; nothing else is renamed
+    assert saved["agents"]["defaults"]["max_tokens"] == 2048 and "maxTokens" not in saved["agents"]["defaults"]
+    assert saved["tools"]["exec"] == {"timeout": 120, "path_append": "/usr/local/bin"}
+    assert saved["providers"]["azure_openai"]["api_key"] == "azure-fixture-key"
+    assert load_config(path).agents.defaults.max_tokens == 2048
 
 
 def test_v0_3_5_keys_survive_a_round_trip(tmp_path: Path) -> None:
     path = _fixture("v0_3_5.json", tmp_path)
     original = json.loads(path.read_text(encoding="utf-8"))
     config = load_config(path)
-    assert config.agents.defaults.disabled_skills == ["github"]
+    assert config.agents.defaults.model_extra["disabledSkills"] == ["github"]
     assert config.agents.defaults.model_extra["contextWindowTokens"] == 200000
-    config.agents.defaults.temperature = 0.3  # an edit in the settings dialog
-    save_config(config)
+    save_config(config, agents__defaults__temperature=0.3)  # an edit in the settings dialog
     saved = json.loads(path.read_text(encoding="utf-8"))
     original["agents"]["defaults"]["temperature"] = 0.3
     saved_leaves = _leaves(saved)
@@ -163,35 +158,35 @@ def test_v0_3_5_keys_survive_a_round_trip(tmp_path: Path) -> None:
     assert saved["tools"]["mcpServers"]["gh"]["enabledTools"] == ["*"]
 
 
-def test_save_writes_camel_case_indent_2_utf8_and_no_temp_files(tmp_path: Path) -> None:
-    config = Config()
-    config.agents.defaults.workspace = "~/Arbeitsbereich-工作区"
+def test_a_new_config_holds_exactly_post4_keys_camel_case_indent_2_utf8(tmp_path: Path) -> None:
     path = tmp_path / "out" / "config.json"
-    save_config(config, path)
+    config, changed = patch_config_file(path, {"agents.defaults.workspace": "~/Arbeitsbereich-工作区"})
     data = path.read_bytes()
     assert "工作区".encode() in data and b"\\u" not in data
     assert data.startswith(b'{\n  "agents": {\n    "defaults": {\n      "workspace"')
     assert b'"maxToolIterations": 40' in data and b"max_tool" not in data
+    assert list(json.loads(data)) == ["agents", "channels", "providers", "gateway", "tools"]
+    assert b"desktop" not in data and b"approval" not in data and b"disabledSkills" not in data
     assert [p.name for p in path.parent.iterdir()] == ["config.json"]
-    assert config.source_path == path
+    assert config.source_path == path and changed == ["agents.defaults.workspace"]
 
 
-def test_save_defaults_to_the_loaded_path(tmp_path: Path) -> None:
-    path = _write(tmp_path / "a" / "config.json", {"agents": {"defaults": {"model": "openai/gpt-4o"}}})
-    config = load_config(path)
-    config.agents.defaults.max_tokens = 1000
-    save_config(config)
-    saved = json.loads(path.read_text())["agents"]["defaults"]
-    assert (saved["model"], saved["maxTokens"], saved["memoryWindow"]) == ("openai/gpt-4o", 1000, 100)
+def test_a_patch_keeps_the_files_own_formatting(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{\n    "agents": {\n        "defaults": {\n            "model": "openai/gpt-4o"\n        }\n    }\n}',
+                    encoding="utf-8")  # 4 spaces, no final newline (as `json.dump` leaves it)
+    save_config(load_config(path), agents__defaults__maxTokens=1000)
+    assert path.read_text(encoding="utf-8") == (
+        '{\n    "agents": {\n        "defaults": {\n            "model": "openai/gpt-4o",\n'
+        '            "maxTokens": 1000\n        }\n    }\n}')
 
 
 def test_legacy_exec_restrict_to_workspace_moves_up(tmp_path: Path) -> None:
     path = _write(tmp_path / "config.json", {"tools": {"exec": {"timeout": 5, "restrictToWorkspace": True}}})
     config = load_config(path)
     assert config.tools.restrict_to_workspace is True and config.tools.exec.timeout == 5
-    save_config(config)
-    tools = json.loads(path.read_text())["tools"]
-    assert tools["restrictToWorkspace"] is True and "restrictToWorkspace" not in tools["exec"]
+    save_config(config, tools__exec__timeout=6)  # the CLI moves it on load, as we do: the file keeps it
+    assert json.loads(path.read_text())["tools"] == {"exec": {"timeout": 6, "restrictToWorkspace": True}}
 
 
 def test_top_level_restrict_to_workspace_wins_over_legacy_one(tmp_path: Path) -> None:
@@ -232,12 +227,10 @@ def test_env_structured_values_and_channel_blocks(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("NANOBOT_TOOLS__MCP_SERVERS", '{"srv": {"command": "x", "tool_timeout": 9}}')
     monkeypatch.setenv("NANOBOT_CHANNELS__TELEGRAM__ALLOW_FROM", '["bob"]')
     monkeypatch.setenv("NANOBOT_CHANNELS__TELEGRAM__TOKEN", "123:abc")
-    monkeypatch.setenv("NANOBOT_TOOLS__APPROVAL__EXEC", "deny")
     monkeypatch.setenv("NANOBOT_NOT_A_SETTING", "ignored")
     config = load_config(tmp_path / "config.json")
     assert config.tools.mcp_servers["srv"].tool_timeout == 9
     assert config.channels.model_extra["telegram"] == {"allowFrom": ["bob"], "token": "123:abc"}
-    assert config.tool_approval("exec") == "deny"
     assert "notASetting" not in config.model_dump(by_alias=True) and "not_a_setting" not in config.model_dump()
 
 
@@ -247,16 +240,15 @@ def test_env_only_values_are_not_written(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("NANOBOT_AGENTS__DEFAULTS__MODEL", "env/model")
     monkeypatch.setenv("NANOBOT_TOOLS__MCP_SERVERS__SRV__COMMAND", "env-cmd")
     config = load_config(path)
-    config.agents.defaults.max_tokens = 123
-    save_config(config)
+    save_config(config, agents__defaults__maxTokens=123)
     text = path.read_text(encoding="utf-8")
     assert "sk-env-secret" not in text and "env/model" not in text and "env-cmd" not in text
     saved = json.loads(text)
-    assert "apiKey" not in saved["providers"]["openai"] and "model" not in saved["agents"]["defaults"]
+    assert "providers" not in saved and "model" not in saved["agents"]["defaults"]
     assert saved["agents"]["defaults"]["maxTokens"] == 123 and saved["custom"] == {"x": 1}
-    assert saved["tools"]["mcpServers"] == {}
+    assert "tools" not in saved
     assert load_config(path).providers.openai.api_key.get_secret_value() == "sk-env-secret"  # env still fills it
-    save_config(config)  # a second save keeps leaving them out
+    save_config(config, agents__defaults__maxTokens=124)  # a second save keeps leaving them out
     assert "sk-env-secret" not in path.read_text(encoding="utf-8")
     monkeypatch.delenv("NANOBOT_PROVIDERS__OPENAI__API_KEY")
     assert load_config(path).providers.openai.api_key.get_secret_value() == ""
@@ -267,11 +259,10 @@ def test_env_value_changed_in_the_app_is_written(tmp_path: Path, monkeypatch: py
     monkeypatch.setenv("NANOBOT_PROVIDERS__OPENAI__API_KEY", "sk-env")
     monkeypatch.setenv("NANOBOT_PROVIDERS__OPENAI__API_BASE", "http://127.0.0.1:2/v1")
     config = load_config(path)
-    config.providers.openai.api_key = "sk-typed-in-settings"
-    save_config(config)
+    save_config(config, providers__openai__apiKey="sk-typed-in-settings")
     openai = json.loads(path.read_text())["providers"]["openai"]
     assert openai["apiKey"] == "sk-typed-in-settings"
-    assert "apiBase" not in openai
+    assert openai["apiBase"] is None  # a new file gets post4's defaults, never the env's value
 
 
 def test_bad_env_value_names_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -304,9 +295,8 @@ BAD_FILES = {
     "snake spelling, bad value": (b'{"agents": {"defaults": {"max_tokens": [1]}}}',
                                   "agents.defaults.maxTokens: Input should be a valid integer", (None, None),
                                   "agents.defaults.maxTokens"),
-    "bad approval": (b'{"tools": {"approval": {"exec": "maybe"}}}', "tools.approval.exec: Input should be",
-                     (None, None), "tools.approval.exec"),
-    "bad theme": (b'{"desktop": {"theme": "neon"}}', "desktop.theme:", (None, None), "desktop.theme"),
+    "null block": (b'{"gateway": {"heartbeat": null}}', "gateway.heartbeat: Input should be", (None, None),
+                   "gateway.heartbeat"),
     "block is a list": (b'{"gateway": []}', "gateway: Input should be", (None, None), "gateway"),
     "top level list": (b"[1, 2]", "top level must be a JSON object", (None, None), None),
     "top level string": (b'"hello"', "found a string", (None, None), None),
@@ -373,9 +363,8 @@ def test_secrets_stay_out_of_repr_str_dumps_and_logs(tmp_path: Path, caplog: pyt
         assert secret not in shown
     dumped = json.dumps(config.model_dump(mode="json"))  # apiKeys stay masked in plain dumps too
     assert "sk-or-v1-fixture" not in dumped and "brave-fixture-key" not in dumped
-    save_config(config, tmp_path / "saved.json")
-    assert "sk-or-v1-fixture" in (tmp_path / "saved.json").read_text() and "ghp-secret-value" in (
-        tmp_path / "saved.json").read_text()
+    save_config(config, agents__defaults__maxTokens=5)
+    assert "sk-or-v1-fixture" in config.source_path.read_text()  # the file keeps the real key
     assert not any(secret in caplog.text for secret in secrets)
 
 
@@ -387,11 +376,9 @@ def test_unknown_secret_looking_keys_are_masked_in_repr() -> None:
     assert "maxTokens=5" in shown  # "…Tokens" counts are not secrets
 
 
-def test_assigning_a_plain_string_key_is_stored_as_secret(tmp_path: Path) -> None:
-    config = Config()
-    config.providers.deepseek.api_key = "sk-new"
-    assert "sk-new" not in repr(config)
-    save_config(config, tmp_path / "c.json")
+def test_a_patched_key_is_stored_as_secret(tmp_path: Path) -> None:
+    config, _ = patch_config_file(tmp_path / "c.json", {"providers.deepseek.apiKey": "sk-new"})
+    assert "sk-new" not in repr(config) and config.providers.deepseek.api_key.get_secret_value() == "sk-new"
     assert json.loads((tmp_path / "c.json").read_text())["providers"]["deepseek"]["apiKey"] == "sk-new"
 
 
@@ -438,11 +425,15 @@ RESOLUTION = [
     ({"volcengine": K}, "doubao-seed", "auto", "volcengine", "https://ark.cn-beijing.volces.com/api/v3",
      "doubao-seed"),
     ({"aihubmix": K}, "anthropic/claude-x", "auto", "aihubmix", "https://aihubmix.com/v1", "claude-x"),
-    ({}, "ollama/llama3", "auto", "ollama", "http://localhost:11434/v1", "llama3"),
-    ({}, "lm-studio/qwen3-8b", "auto", "lmstudio", "http://localhost:1234/v1", "qwen3-8b"),
-    ({}, "vllm/meta-llama/Llama-3.1-8B", "auto", "vllm", "http://localhost:8000/v1", "meta-llama/Llama-3.1-8B"),
-    ({"vllm": {"apiBase": "http://127.0.0.1:8001/v1"}}, "meta-llama/Llama-3.1-8B", "auto",
+    # nanobot 0.3.x's local entries (extras to post4's schema): a base URL is enough
+    ({"ollama": {"apiBase": "http://127.0.0.1:11434/v1"}}, "ollama/llama3", "auto", "ollama",
+     "http://127.0.0.1:11434/v1", "llama3"),
+    ({"lmStudio": {"apiKey": None, "apiBase": "http://127.0.0.1:1234/v1"}}, "qwen3-8b", "auto", "lm_studio",
+     "http://127.0.0.1:1234/v1", "qwen3-8b"),
+    ({"vllm": {"apiKey": "no-key", "apiBase": "http://127.0.0.1:8001/v1"}}, "meta-llama/Llama-3.1-8B", "auto",
      "vllm", "http://127.0.0.1:8001/v1", "meta-llama/Llama-3.1-8B"),
+    ({"custom": {"apiKey": "no-key", "apiBase": "http://127.0.0.1:9/v1"}}, "llama3.2", "auto", "custom",
+     "http://127.0.0.1:9/v1", "llama3.2"),
     ({"openai": K}, "llama3.2", "ollama", "ollama", "http://localhost:11434/v1", "llama3.2"),
     ({"openai": K}, "ollama/llama3.2", "ollama", "ollama", "http://localhost:11434/v1", "llama3.2"),
     ({}, "my-model", "custom", "custom", "http://localhost:8000/v1", "my-model"),
@@ -466,12 +457,14 @@ def test_resolved_provider_carries_key_headers_and_label() -> None:
     config = _config({"deepseek": {"apiKey": "sk-ds", "extraHeaders": {"X-A": "1"}}}, "deepseek-chat")
     assert resolve_provider(config) == ResolvedProvider(
         name="deepseek", api_key="sk-ds", api_base="https://api.deepseek.com/v1", model="deepseek-chat",
-        extra_headers={"X-A": "1"}, label="DeepSeek")
+        extra_headers={"X-A": "1"}, label="DeepSeek", entry="providers.deepseek")
     assert resolve_provider(config, model="deepseek/deepseek-reasoner").model == "deepseek-reasoner"
 
 
 RESOLUTION_ERRORS = [
     ({}, "anthropic/claude-opus-4-5", "auto", "apiKey", "providers"),
+    ({"vllm": {"apiBase": "http://127.0.0.1:8001/v1"}}, "m", "auto", "apiKey", "providers"),  # post4 needs a key
+    ({"custom": {"apiKey": None, "apiBase": None}}, "m", "auto", "apiKey", "providers"),  # 0.3.x nulls: not set
     ({}, "gpt-4o", "openai_codex", "OAuth", "providers.openaiCodex"),
     ({"githubCopilot": K}, "github-copilot/gpt-4o", "auto", "OAuth", "providers.githubCopilot"),
     ({"azure_openai": K}, "dep", "azure_openai", "providers.azureOpenai.apiBase", "providers.azureOpenai.apiBase"),
@@ -490,20 +483,22 @@ def test_resolve_provider_errors_say_what_to_set(providers: dict, model: str, fo
 
 def test_provider_presets_for_the_settings_dialog() -> None:
     names = [preset.name for preset in PROVIDER_PRESETS]
-    assert names[:7] == ["openai", "openrouter", "deepseek", "ollama", "lmstudio", "vllm", "custom"]
+    assert names[:8] == ["openai", "openrouter", "deepseek", "ollama", "lmstudio", "vllm", "llamacpp", "custom"]
     assert "openai_codex" not in names and "github_copilot" not in names and len(set(names)) == len(names)
-    name, label, base, needs_key = PROVIDER_PRESETS[3]
-    assert (name, label, base, needs_key) == ("ollama", "Ollama", "http://localhost:11434/v1", False)
-    assert PROVIDER_PRESETS[0].needs_key is True and PROVIDER_PRESETS[6].label == "Custom (OpenAI-compatible)"
-    for preset in PROVIDER_PRESETS:  # every preset resolves when chosen with a key
-        config = _config({preset.name: {"apiKey": "k", "apiBase": preset.api_base or "https://x.example/v1"}},
-                         "some-model", preset.name)
-        assert resolve_provider(config).name == preset.name
+    assert tuple(PROVIDER_PRESETS[3]) == ("ollama", "Ollama", "http://localhost:11434/v1", False, "custom")
+    assert PROVIDER_PRESETS[0].needs_key is True and PROVIDER_PRESETS[7].label == "Custom (OpenAI-compatible)"
+    post4_names = {"custom", "azure_openai", "anthropic", "openai", "openrouter", "deepseek", "groq", "zhipu",
+                   "dashscope", "vllm", "gemini", "moonshot", "minimax", "aihubmix", "siliconflow", "volcengine"}
+    for preset in PROVIDER_PRESETS:  # every preset writes an entry nanobot 0.1.4.post4 knows, and resolves
+        assert preset.entry in post4_names
+        config = _config({preset.entry: {"apiKey": "k", "apiBase": preset.api_base or "https://x.example/v1"}},
+                         "some-model", preset.entry)
+        assert resolve_provider(config).name == preset.entry
 
 
 def test_file_keys_are_matched_exactly_like_the_cli_does(tmp_path: Path) -> None:
     path = _write(tmp_path / "config.json", {"agents": {"defaults": {"MaxTokens": 5, "max_tokens": 7}}})
     config = load_config(path)
     assert config.agents.defaults.max_tokens == 7
-    save_config(config)
+    save_config(config, agents__defaults__temperature=0.2)
     assert json.loads(path.read_text())["agents"]["defaults"]["MaxTokens"] == 5  # kept as an unknown key

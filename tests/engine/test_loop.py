@@ -322,8 +322,10 @@ async def test_allow_always_is_saved_to_config(make_engine, fake_openai):
     await engine.loop.process("desktop:always", "write it")
     assert (engine.workspace.root / "x.txt").read_text() == "hi"
     saved = json.loads(Path(engine.config_path).read_text())
-    assert saved["tools"]["approval"] == {"write_file": "allow"}
+    assert "approval" not in saved["tools"]  # the app's policy is not the CLI's business
     assert saved["providers"]["custom"]["apiKey"] == "sk-test"
+    app = json.loads((Path(engine.config_path).parent / "desktop.json").read_text())
+    assert app["toolApproval"] == {"write_file": "allow"}
 
 
 async def test_turns_in_different_sessions_run_concurrently(make_engine, fake_openai):
@@ -341,34 +343,35 @@ async def test_turns_in_different_sessions_run_concurrently(make_engine, fake_op
     assert slow.cancelled()
 
 
-async def test_apply_config_updates_live_tools_policy_and_file(make_engine):
+async def test_update_config_updates_live_tools_policy_and_files(make_engine):
+    from nanobot_desktop.engine.events import ConfigChanged
+
     engine = make_engine()
-    config = engine.config.model_copy(deep=True)
-    config.tools.exec.timeout = 7
-    config.tools.approval = {"exec": "allow"}
-    engine.apply_config(config)
+    seen: list[ConfigChanged] = []
+    engine.bus.subscribe(lambda event: seen.append(event) if isinstance(event, ConfigChanged) else None)
+    engine.update_config({"tools.exec.timeout": 7, "app.toolApproval": {"exec": "allow"}})
     assert engine.tools.get("exec").timeout_s == 7
     assert engine.policy.decision_for("exec") == "allow"
     saved = json.loads(Path(engine.config_path).read_text())
-    assert saved["tools"]["exec"]["timeout"] == 7 and saved["tools"]["approval"] == {"exec": "allow"}
+    assert saved["tools"]["exec"]["timeout"] == 7 and "approval" not in saved["tools"]
+    app = json.loads((Path(engine.config_path).parent / "desktop.json").read_text())
+    assert app == {"toolApproval": {"exec": "allow"}}
+    assert [event.paths for event in seen] == [("tools.exec.timeout", "app.toolApproval")]
+    assert seen[0].touches("tools.exec") and not seen[0].touches("gateway.heartbeat")
 
 
-async def test_apply_config_switches_the_heartbeat_on_and_off(make_engine):
+async def test_update_config_switches_the_heartbeat_on_and_off(make_engine):
     engine = make_engine()  # the test config has the heartbeat disabled
     await engine.start_services()
     try:
         assert not engine.heartbeat.running
-        config = engine.config.model_copy(deep=True)
-        config.gateway.heartbeat.enabled = True
-        engine.apply_config(config)
+        engine.update_config({"gateway.heartbeat.enabled": True})
         for _ in range(100):
             if engine.heartbeat.running:
                 break
             await asyncio.sleep(0.01)
         assert engine.heartbeat.running
-        config = engine.config.model_copy(deep=True)
-        config.gateway.heartbeat.enabled = False
-        engine.apply_config(config)
+        engine.update_config({"gateway.heartbeat.enabled": False})
         for _ in range(100):
             if not engine.heartbeat.running:
                 break

@@ -157,6 +157,14 @@ def test_interval_and_enabled_are_saved_to_config(qtbot, env):
     assert on_disk(engine.config_path)["providers"]["custom"]["apiKey"] == "sk-test"  # the rest is kept
 
 
+def test_the_heartbeat_panel_follows_a_change_saved_elsewhere(qtbot, env):
+    """Saved through the engine's one door (Settings, another panel): the panel shows it at once."""
+    engine, bridge, _window, _tray, panels = env
+    view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
+    engine.update_config({"gateway.heartbeat.enabled": True, "gateway.heartbeat.intervalS": 600})
+    qtbot.waitUntil(lambda: view.enabled_box.isChecked() and view.interval_spin.value() == 10, timeout=5000)
+
+
 # --- scheduled jobs ---------------------------------------------------------------------------------
 
 @pytest.mark.qt_log_ignore("This plugin does not support raise")
@@ -309,3 +317,29 @@ def test_a_finished_subagent_shows_its_tool_calls_and_result(qtbot, env, fake_op
     assert text.endswith("result (done): The note says hello.")
     assert view.model.index(0, SubagentsModel.STATUS).data() == "done"
     assert not view.cancel_button.isEnabled()
+
+
+# --- beside a running nanobot gateway -------------------------------------------------------------------
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc (Linux)")
+def test_the_views_say_who_runs_cron_and_the_heartbeat_beside_a_gateway(qtbot, env, tmp_path):
+    from tests.engine.test_coexistence import _fake_gateway
+
+    engine, bridge, _window, _tray, panels = env
+    heartbeat = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
+    cron = add_panel(qtbot, panels, CronView(engine, bridge))
+    engine.update_config({"gateway.heartbeat.enabled": True})
+    gateway = _fake_gateway(tmp_path, engine.config_path)
+    try:
+        engine.coexistence.check()  # what the service's 5 s watch does
+        qtbot.waitUntil(lambda: f"nanobot gateway (pid {gateway.pid})" in heartbeat.status_label.text(), timeout=5000)
+        assert heartbeat.status_label.text().startswith("Not checked by the app: nanobot gateway")
+        assert cron.banner.isVisible() and "The app does not run these jobs now: nanobot gateway" in cron.banner.text()
+    finally:
+        gateway.terminate()
+        gateway.wait(10)
+        gateway.stdout.close()
+    engine.coexistence.check()
+    qtbot.waitUntil(lambda: not cron.banner.isVisible(), timeout=5000)
+    assert "gateway" not in heartbeat.status_label.text()
+    engine.coexistence.release()

@@ -158,8 +158,9 @@ def test_a_pending_approval_card_survives_switching_sessions(qtbot, open_window,
     qtbot.mouseClick(window.chat_view.widget_for_row(row).allow_always_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window, first)
     assert window.engine.policy.decision_for("exec") == "allow"
-    saved = json.loads(Path(window.engine.config_path).read_text(encoding="utf-8"))
-    assert saved["tools"]["approval"]["exec"] == "allow"
+    saved = json.loads((Path(window.engine.config_path).parent / "desktop.json").read_text(encoding="utf-8"))
+    assert saved["toolApproval"]["exec"] == "allow"  # the app's own file; config.json stays the CLI's
+    assert "approval" not in json.loads(Path(window.engine.config_path).read_text(encoding="utf-8"))["tools"]
     assert last_assistant(window).text == "Done."
 
 
@@ -437,3 +438,53 @@ def test_a_session_written_by_another_program_reloads_in_the_chat(qtbot, open_wi
     assert loads == [window.current_key]
     listed = window.sessions_panel.model.info
     qtbot.waitUntil(lambda: getattr(listed(window.current_key), "message_count", 0) == 4, timeout=WAIT_MS)
+
+
+def test_a_cron_job_made_in_a_telegram_session_goes_back_to_that_chat(qtbot, open_window, fake_openai):
+    """Typed in the app into `telegram:123`: the job carries channel telegram and chat 123, as the
+    gateway that owns that chat would have made it (so it can deliver it)."""
+    engine_window = open_window()
+    engine = engine_window.engine
+    session = engine.sessions.get_or_create("telegram:123")  # as the gateway left it
+    engine.sessions.append(session, [{"role": "user", "content": "hi from telegram"},
+                                     {"role": "assistant", "content": "hello"}])
+    engine_window.open_session("telegram:123")
+    qtbot.waitUntil(lambda: engine_window.current_key == "telegram:123"
+                    and not engine_window.chat.is_loading("telegram:123"), timeout=WAIT_MS)
+    fake_openai.add_tool_calls([("cron", {"action": "add", "message": "stretch", "every_seconds": 3600})])
+    fake_openai.add_text("Scheduled.")
+    send(qtbot, engine_window, "remind me to stretch every hour")
+    wait_idle(qtbot, engine_window)
+    jobs = engine.cron.list_jobs()
+    assert [(job.payload.channel, job.payload.to, job.payload.deliver) for job in jobs] == [("telegram", "123", True)]
+    runtime = fake_openai.requests[0]["messages"][-1]["content"]
+    assert "Channel: telegram\nChat ID: 123" in (runtime if isinstance(runtime, str) else json.dumps(runtime))
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc (Linux)")
+def test_sending_into_a_session_a_running_cli_holds_warns_first(qtbot, open_window, fake_openai, tmp_path):
+    from tests.engine.test_coexistence import _fake_gateway
+
+    window = open_window()
+    engine = window.engine
+    engine.sessions.append(engine.sessions.get_or_create("telegram:7"), [{"role": "user", "content": "hi"}])
+    window.open_session("telegram:7")
+    qtbot.waitUntil(lambda: window.current_key == "telegram:7" and not window.chat.is_loading("telegram:7"),
+                    timeout=WAIT_MS)
+    gateway = _fake_gateway(tmp_path, engine.config_path)
+    try:
+        engine.coexistence.check()
+        assert engine.coexistence.session_warning("telegram:7"), engine.coexistence.others
+        send(qtbot, window, "are you there?")
+        notices = [item.text for item in window.chat.model.items() if isinstance(item, Notice)]
+        assert notices and "nanobot gateway (pid" in notices[-1] and "Press Send again" in notices[-1]
+        assert window.composer.edit.toPlainText() == "are you there?" and fake_openai.requests == []
+        fake_openai.add_text("yes")
+        qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)  # the second Send goes through
+        wait_idle(qtbot, window)
+        assert last_assistant(window).text == "yes"
+    finally:
+        gateway.terminate()
+        gateway.wait(10)
+        gateway.stdout.close()
+        engine.coexistence.release()

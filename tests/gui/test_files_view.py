@@ -20,7 +20,10 @@ from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 
 SHOTS = Path("/tmp/shots")
-BROKEN = '---\nname: broken\ndescription: "half a list"\nalways: [true\n---\n# Broken\n'
+BROKEN = '---\nname: broken\ndescription: "half a list"\nalways: [true\n---\n# Broken\n'  # not YAML: loads, editor warns
+BOMB = ('---\nname: bomb\na: &a [x, x, x, x, x, x, x, x, x, x]\n'
+        + "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh", strict=True))
+        + "---\n# Bomb\n")  # aliases expanding to 10^8 values: refused
 
 
 @pytest.fixture
@@ -140,12 +143,17 @@ def test_broken_skill_shows_its_error_in_red_and_in_the_editor(qtbot, files_setu
     skills = view.skills_view
     model = skills.model
     view.tabs.setCurrentIndex(1)
+    write_skill(engine, "bomb", BOMB)
+    qtbot.waitUntil(lambda: model.row_of("bomb") >= 0, timeout=5000)
+    status = row_data(model, "bomb", SkillsModel.STATUS)
+    assert status.startswith("Broken: the frontmatter's YAML aliases expand"), status
+    red = row_data(model, "bomb", SkillsModel.STATUS, Qt.ItemDataRole.ForegroundRole)
+    assert red is not None and red.red() > red.green() + 60 and red.red() > red.blue() + 60
+
+    # A header that is not YAML loads, read line by line as nanobot 0.1.4 does; its editor says why it is odd.
     write_skill(engine, "broken", BROKEN)
     qtbot.waitUntil(lambda: model.row_of("broken") >= 0, timeout=5000)
-    status = row_data(model, "broken", SkillsModel.STATUS)
-    assert status.startswith("Broken: line 4:"), status
-    red = row_data(model, "broken", SkillsModel.STATUS, Qt.ItemDataRole.ForegroundRole)
-    assert red is not None and red.red() > red.green() + 60 and red.red() > red.blue() + 60
+    assert row_data(model, "broken", SkillsModel.STATUS) == "Available"
 
     assert skills.select_skill("broken")
     editor = skills.current_editor()
@@ -162,7 +170,6 @@ def test_broken_skill_shows_its_error_in_red_and_in_the_editor(qtbot, files_setu
     with qtbot.waitSignal(editor.conflict_changed, timeout=5000):
         atomic_write_text(engine.workspace.skills_dir / "broken" / "SKILL.md", skill_md("broken", "Fixed now."))
     qtbot.mouseClick(editor.conflict_bar.button("Reload"), Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: row_data(model, "broken", SkillsModel.STATUS) == "Available", timeout=5000)
     qtbot.waitUntil(lambda: not editor.error_bar.isVisible(), timeout=5000)
     assert editor.text_edit.marked_line is None
 
@@ -176,14 +183,14 @@ def test_disabling_a_skill_saves_config_and_leaves_the_prompt(qtbot, files_setup
     assert "<name>weather</name>" in engine.context.build_system_prompt()
 
     click_check_box(qtbot, view, model.row_of("weather"))
-    config = json.loads(engine.config_path.read_text(encoding="utf-8"))
-    assert config["agents"]["defaults"]["disabledSkills"] == ["weather"]
+    app_file = engine.config_path.parent / "desktop.json"
+    assert json.loads(app_file.read_text(encoding="utf-8"))["disabledSkills"] == ["weather"]
+    assert "disabledSkills" not in engine.config_path.read_text(encoding="utf-8")  # the CLI's file is untouched
     assert "<name>weather</name>" not in engine.context.build_system_prompt()
     assert row_data(model, "weather", SkillsModel.ON, Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Unchecked
 
     click_check_box(qtbot, view, model.row_of("weather"))
-    config = json.loads(engine.config_path.read_text(encoding="utf-8"))
-    assert config["agents"]["defaults"]["disabledSkills"] == []
+    assert json.loads(app_file.read_text(encoding="utf-8"))["disabledSkills"] == []
     assert "<name>weather</name>" in engine.context.build_system_prompt()
 
 
@@ -245,7 +252,7 @@ def test_skills_screenshot(qtbot, files_setup, monkeypatch):
     engine, view, _sync = files_setup
     write_skill(engine, "weather", skill_md("weather", "Weather forecasts with curl.", bins=["sh"]))
     write_skill(engine, "github", skill_md("github", "Work with GitHub through the gh CLI.", bins=["gh-not-installed"]))
-    write_skill(engine, "broken", BROKEN)
+    write_skill(engine, "broken", BOMB)
     skills = view.skills_view
     view.tabs.setCurrentIndex(1)
     qtbot.waitUntil(lambda: all(skills.model.row_of(n) >= 0 for n in ("weather", "github", "broken")), timeout=5000)

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from nanobot_desktop.engine.config import app_settings_path
 from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
 from nanobot_desktop.gui.chat.model import ApprovalCard
 from nanobot_desktop.gui.inspector.model import NAME_COLUMN
@@ -81,8 +82,8 @@ def test_add_a_server_see_it_ready_and_approve_its_tool(qtbot, pid_dir, open_win
     assert card_widget.title_label.text() == "Allow the tool “mcp_tester_echo” from MCP server 'tester' to run?"
     click(qtbot, card_widget.allow_always_button)
     wait_idle(qtbot, window)
-    saved = json.loads(Path(window.engine.config_path).read_text(encoding="utf-8"))
-    assert saved["tools"]["approval"]["mcp_tester_echo"] == "allow"  # remembered, for this tool only
+    app_file = json.loads(app_settings_path(Path(window.engine.config_path)).read_text(encoding="utf-8"))
+    assert app_file["toolApproval"]["mcp_tester_echo"] == "allow"  # remembered (desktop.json), for this tool only
     assert view.tools_list.currentItem().text() == "mcp_tester_echo"
     assert view.tool_policy.currentData() == "allow" and view.server_policy.currentData() == "ask"
     tool_messages = [m for m in fake_openai.requests[1]["messages"] if m["role"] == "tool"]
@@ -121,7 +122,9 @@ def test_import_json_switch_off_and_set_a_tool_policy(qtbot, pid_dir, open_windo
     tool = view.tools_list.currentItem().data(Qt.ItemDataRole.UserRole)
     view.tool_policy.setCurrentIndex(view.tool_policy.findData("allow"))
     view.tool_policy.activated.emit(view.tool_policy.currentIndex())  # as a click on the item does
-    assert json.loads(config_path.read_text(encoding="utf-8"))["tools"]["approval"][tool.qualified_name] == "allow"
+    app_file = json.loads(app_settings_path(config_path).read_text(encoding="utf-8"))
+    assert app_file["toolApproval"][tool.qualified_name] == "allow"
+    assert "approval" not in json.loads(config_path.read_text(encoding="utf-8"))["tools"]  # nothing app-only there
     assert window.engine.policy.decision_for(tool.qualified_name) == "allow"
 
     click(qtbot, view.enabled_check)  # off

@@ -9,7 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit
 
-from nanobot_desktop.engine.config import default_config_path, load_config, resolve_provider
+from nanobot_desktop.engine.config import default_config_path, load_config
+from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.gui.settings.onboarding import OnboardingDialog, describe_workspace, needs_onboarding
 
 LEFT = Qt.MouseButton.LeftButton
@@ -123,7 +124,8 @@ def test_discovery_finds_the_local_server_and_choosing_it_fills_the_form(qtbot, 
     rect = dialog.server_list.visualItemRect(item)
     qtbot.mouseClick(dialog.server_list.viewport(), LEFT, pos=rect.center())
     choice = dialog.provider_form.choice()
-    assert (choice.name, choice.base_url, choice.model) == ("custom", fake_openai.base_url, "fake-model")
+    assert (choice.name, choice.base_url, choice.model) == ("llamacpp", fake_openai.base_url, "fake-model")
+    assert dialog.provider_form.preset_combo.currentText() == "llama.cpp"  # saved as providers.custom
     combo = dialog.provider_form.model_combo
     assert [combo.itemText(i) for i in range(combo.count())] == ["fake-model", "qwen3:8b"]
 

@@ -75,6 +75,8 @@ def test_sandbox_settings_are_saved_and_reach_the_exec_tool(qtbot, make_engine) 
     qtbot.mouseClick(dialog.sandbox_box.network_check, LEFT)
     qtbot.mouseClick(dialog.save_button, LEFT)
     on_disk = json.loads(engine.config_path.read_text())
-    assert on_disk["tools"]["exec"]["sandboxAlways"] is True and on_disk["tools"]["exec"]["network"] is False
+    assert "sandboxAlways" not in on_disk["tools"]["exec"] and "network" not in on_disk["tools"]["exec"]
+    app_file = json.loads((engine.config_path.parent / "desktop.json").read_text())
+    assert app_file["execSandboxAlways"] is True and app_file["execNetwork"] is False
     exec_tool = engine.tools.get("exec")
     assert (exec_tool.sandbox_always, exec_tool.network) == (True, False)

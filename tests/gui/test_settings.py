@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QDialog, QLineEdit
 
-from nanobot_desktop.engine.config import load_config, resolve_provider
+from nanobot_desktop.engine.config import load_config
+from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.gui.settings.provider_form import base_url_problem
 from nanobot_desktop.gui.settings.dialog import SettingsDialog
@@ -112,12 +113,13 @@ def test_save_writes_the_changes_in_camel_case_and_keeps_unknown_keys(qtbot, qlo
     assert defaults["temperature"] == 0.7
     assert defaults["provider"] == "custom"
     assert defaults["someNewerSetting"] == "kept"
-    assert "max_tokens" not in defaults and defaults["maxTokens"] == 8192
-    assert on_disk["providers"]["custom"] == {"apiKey": "sk-new-key", "apiBase": fake_openai.base_url,
-                                              "extraHeaders": None}
-    assert on_disk["tools"]["approval"] == {"read_file": "deny", "exec": "allow"}  # only non-defaults
+    assert "max_tokens" not in defaults and "maxTokens" not in defaults  # only changed keys are written
+    assert on_disk["providers"]["custom"] == {"apiKey": "sk-new-key", "apiBase": fake_openai.base_url}
+    assert "approval" not in on_disk["tools"] and "desktop" not in on_disk  # the app's own: desktop.json
     assert on_disk["tools"]["restrictToWorkspace"] is True
-    assert on_disk["desktop"]["theme"] == "dark"
+    app_file = json.loads((engine.config_path.parent / "desktop.json").read_text(encoding="utf-8"))
+    assert app_file["toolApproval"] == {"read_file": "deny", "exec": "allow"}  # only non-defaults
+    assert app_file["theme"] == "dark"
     assert on_disk["futureFeature"] == {"enabled": True, "level": 3}
     assert on_disk["channels"]["telegram"] == {"enabled": False, "token": "123:abc", "allowFrom": ["me"]}
     # the engine adopted the new config, and the dialog closed with Save
@@ -254,7 +256,7 @@ def test_base_url_rules(text, problem):
     assert (found is None) if problem is None else (problem in found)
 
 
-def test_a_preset_fills_its_url_remembers_drafts_and_is_written_under_its_own_name(qtbot, make_engine):
+def test_a_local_server_preset_is_written_as_custom_with_a_placeholder_key(qtbot, make_engine):
     engine = make_engine()
     dialog = make_dialog(qtbot, engine)
     form = dialog.provider_form
@@ -265,15 +267,20 @@ def test_a_preset_fills_its_url_remembers_drafts_and_is_written_under_its_own_na
     choose(form.preset_combo, "custom")
     assert form.base_url_edit.text() == custom_url and form.api_key_edit.text() == "sk-test"
     choose(form.preset_combo, "ollama")
+    assert "providers.custom" in form.serving_label.text()
     form.model_combo.setEditText("llama3.2:3b")
     qtbot.mouseClick(dialog.save_button, LEFT)
     on_disk = json.loads(engine.config_path.read_text())
-    assert on_disk["agents"]["defaults"]["provider"] == "ollama"
-    assert on_disk["providers"]["ollama"]["apiBase"] is None  # the preset's default is not written in
-    assert on_disk["providers"]["custom"]["apiKey"] == "sk-test"  # the other entry is untouched
+    assert on_disk["agents"]["defaults"]["provider"] == "custom"  # a name both CLIs know
+    assert on_disk["providers"]["custom"] == {"apiKey": "no-key", "apiBase": "http://localhost:11434/v1"}
+    assert "ollama" not in on_disk["providers"]
     resolved = resolve_provider(load_config(engine.config_path))
-    assert (resolved.name, resolved.api_base, resolved.model) == ("ollama", "http://localhost:11434/v1",
+    assert (resolved.name, resolved.api_base, resolved.model) == ("custom", "http://localhost:11434/v1",
                                                                   "llama3.2:3b")
+    reopened = make_dialog(qtbot, engine)  # shown again as the server it is, without the placeholder
+    assert reopened.provider_form.preset_combo.currentData() == "ollama"
+    assert reopened.provider_form.api_key_edit.text() == ""
+    assert reopened.provider_form.serving_label.text().startswith("providers.custom serves 'llama3.2:3b'")
 
 
 def test_a_provider_that_needs_a_key_refuses_to_save_without_one(qtbot, make_engine):
@@ -319,3 +326,26 @@ def test_closing_during_a_check_cancels_it(qtbot, qloop, fake_openai, make_engin
     qtbot.waitUntil(task.done, timeout=5000)
     assert task.cancelled()
     assert dialog.provider_form.test_button.isEnabled()
+
+
+def test_saving_settings_keeps_changes_made_while_it_was_open(qtbot, make_engine):
+    """Settings sends only what the person changed: a heartbeat toggle and an *Always allow* given
+    while the dialog was open survive its Save."""
+    from nanobot_desktop.engine.events import ConfigChanged
+
+    engine = make_engine()
+    dialog = make_dialog(qtbot, engine)
+    engine.update_config({"gateway.heartbeat.enabled": True})  # e.g. from the Heartbeat panel
+    engine.runner.policy.allow_always("exec")  # what "Always allow" on a card does
+    engine.update_config({"app.toolApproval": engine.policy.overrides})
+    seen: list[ConfigChanged] = []
+    engine.bus.subscribe(lambda event: seen.append(event) if isinstance(event, ConfigChanged) else None)
+    dialog.tabs.setCurrentIndex(1)
+    retype(qtbot, dialog.temperature_spin.lineEdit(), "0.3")
+    with qtbot.waitSignal(dialog.applied, timeout=5000):
+        qtbot.mouseClick(dialog.save_button, LEFT)
+    on_disk = json.loads(engine.config_path.read_text(encoding="utf-8"))
+    assert on_disk["gateway"]["heartbeat"]["enabled"] is True
+    assert on_disk["agents"]["defaults"]["temperature"] == 0.3
+    assert engine.app_settings.tool_approval == {"exec": "allow"} and engine.policy.decision_for("exec") == "allow"
+    assert [event.paths for event in seen] == [("agents.defaults.temperature",)]

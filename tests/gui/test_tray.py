@@ -117,7 +117,7 @@ def test_notification_click_shows_the_window_and_asks_for_its_session(qtbot, tra
 
 def test_no_notifications_when_they_are_turned_off(tray_env):
     engine, bridge, _window, tray = tray_env
-    engine.config.desktop.notifications = False
+    engine.update_config({"app.notifications": False})
     bridge.event.emit(HeartbeatRan("heartbeat", decision="run", tasks="t", result="Done: sent the report."))
     assert tray.notifications_sent == []
 

@@ -149,6 +149,10 @@ class OpenAICompatProvider:
         self._client_loop = loop
         return self._client
 
+    def release(self) -> None:
+        """This provider is being replaced (settings changed): let its connection go without awaiting."""
+        self._discard_client()
+
     def _discard_client(self) -> None:
         """The loop changed: close the old client on its own loop if that loop still runs."""
         client, loop = self._client, self._client_loop

@@ -1,7 +1,11 @@
-"""Which endpoint serves a model: the provider registry of nanobot 0.1.4.post4, as OpenAI-compatible URLs.
+"""Which endpoint serves a model: nanobot's provider rules, as OpenAI-compatible URLs.
 
-Kept apart from config.py (the file format); `config` re-exports the public names, so callers import
-them from either module.
+The choice follows nanobot 0.1.4.post4 (`Config._match_provider`): a forced `agents.defaults.provider`,
+else a model prefix naming a provider with a key, else a keyword, else the first provider with a
+key. After those, as nanobot 0.3.x does, a local server configured with only a base URL (0.3.x's
+`providers.ollama` / `providers.lmStudio`, which live in the file as extras) serves the model.
+The app itself writes every local server as `providers.custom` with a placeholder key: the one form
+both CLIs run.
 """
 
 from __future__ import annotations
@@ -10,7 +14,12 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from nanobot_desktop.engine.config import Config, ConfigError, ProviderConfig, _display, default_config_path
+from pydantic import ValidationError
+
+from nanobot_desktop.engine.config.errors import ConfigError, display_path
+from nanobot_desktop.engine.config.migrate import LOCAL_KEY_PLACEHOLDER
+from nanobot_desktop.engine.config.models import Config, ProviderConfig
+from nanobot_desktop.engine.config.paths import default_config_path
 
 
 @dataclass(frozen=True)
@@ -23,6 +32,7 @@ class _ProviderSpec:
     oauth: bool = False
     local: bool = False  # runs on the user's machine; needs no key
     strip_vendor: bool = False  # the gateway wants "claude-x", not "anthropic/claude-x"
+    extra: bool = False  # not a field of post4's schema: read from the file's extras (0.3.x)
 
 
 # Registry order matters (reference §11): gateways first, then standard providers; ours at the end.
@@ -49,29 +59,46 @@ _REGISTRY: tuple[_ProviderSpec, ...] = (
     _ProviderSpec("minimax", "MiniMax", "https://api.minimax.io/v1", ("minimax",)),
     _ProviderSpec("vllm", "vLLM", "http://localhost:8000/v1", ("vllm",), ("vllm", "hosted_vllm"), local=True),
     _ProviderSpec("groq", "Groq", "https://api.groq.com/openai/v1", ("groq",)),
-    _ProviderSpec("ollama", "Ollama", "http://localhost:11434/v1", ("ollama",), local=True),
-    _ProviderSpec("lmstudio", "LM Studio", "http://localhost:1234/v1", ("lmstudio", "lm-studio"),
-                  ("lmstudio", "lm_studio"), local=True),
+    # nanobot 0.3.x only (read from a config it wrote; the app never writes these entries)
+    _ProviderSpec("ollama", "Ollama", "http://localhost:11434/v1", ("ollama",), local=True, extra=True),
+    _ProviderSpec("lm_studio", "LM Studio", "http://localhost:1234/v1", ("lmstudio", "lm-studio", "lm_studio"),
+                  ("lm_studio", "lmstudio"), local=True, extra=True),
 )
 _SPECS = {spec.name: spec for spec in _REGISTRY}
 
 
 class ProviderPreset(NamedTuple):
+    """A choice in the provider form. `entry` is the `providers.<entry>` block it writes: every local
+    server (Ollama, LM Studio, vLLM, any OpenAI-compatible URL) is written as `custom`."""
+
     name: str
     label: str
     api_base: str | None
     needs_key: bool
+    entry: str
 
 
+_LOCAL_PRESETS = {"ollama": ("Ollama", "http://localhost:11434/v1"), "lmstudio": ("LM Studio", "http://localhost:1234/v1"),
+                  "vllm": ("vLLM", "http://localhost:8000/v1"), "llamacpp": ("llama.cpp", "http://localhost:8080/v1")}
 # The settings dialog's list: the common choices first, then the other gateways. The OAuth-only
 # providers are left out: this app cannot log in to them.
-_PRESET_ORDER = ("openai", "openrouter", "deepseek", "ollama", "lmstudio", "vllm", "custom", "anthropic",
+_PRESET_ORDER = ("openai", "openrouter", "deepseek", "ollama", "lmstudio", "vllm", "llamacpp", "custom", "anthropic",
                  "gemini", "groq", "moonshot", "minimax", "zhipu", "dashscope", "aihubmix", "siliconflow",
                  "volcengine", "azure_openai")
 PROVIDER_PRESETS: list[ProviderPreset] = [
-    ProviderPreset(name, _SPECS[name].label, _SPECS[name].api_base, not _SPECS[name].local)
+    ProviderPreset(name, *_LOCAL_PRESETS[name], False, "custom") if name in _LOCAL_PRESETS else
+    ProviderPreset(name, _SPECS[name].label, _SPECS[name].api_base, name != "custom", name)
     for name in _PRESET_ORDER
 ]
+
+
+def local_preset_for_base(api_base: str | None) -> str | None:
+    """Which local server a base URL most likely is (by its usual port), as nanobot 0.3.x guesses it."""
+    for name, (_label, default) in _LOCAL_PRESETS.items():
+        port = default.rsplit(":", 1)[1].split("/", 1)[0]
+        if api_base and f":{port}" in api_base:
+            return name
+    return None
 
 
 @dataclass(frozen=True)
@@ -84,6 +111,7 @@ class ResolvedProvider:
     model: str  # as sent to the endpoint (the prefix naming this provider removed)
     extra_headers: dict[str, str]
     label: str
+    entry: str = ""  # where it is in the file: "providers.custom", "providers.lmStudio", …
 
 
 def _provider_name(value: str) -> str | None:
@@ -93,7 +121,24 @@ def _provider_name(value: str) -> str | None:
     for candidate in (plain, snake, plain.replace("_", "")):
         if candidate in _SPECS:
             return candidate
-    return {"lm_studio": "lmstudio", "azure": "azure_openai"}.get(plain)
+    return {"lmstudio": "lm_studio", "azure": "azure_openai"}.get(plain)
+
+
+def provider_entry(config: Config, name: str) -> tuple[ProviderConfig | None, str]:
+    """The config block of a registry provider and its key in the file (None when absent or bad)."""
+    spec = _SPECS[name]
+    if not spec.extra:
+        return getattr(config.providers, name), type(config.providers).model_fields[name].alias or name
+    extras = config.providers.model_extra or {}
+    camel = re.sub(r"_(\w)", lambda m: m.group(1).upper(), name)
+    for key in (camel, name, name.replace("_", "")):
+        raw = extras.get(key)
+        if isinstance(raw, dict):
+            try:
+                return ProviderConfig.model_validate(raw), key
+            except ValidationError:
+                return None, key
+    return None, camel
 
 
 def _prefix_names(spec: _ProviderSpec) -> tuple[str, ...]:
@@ -101,36 +146,38 @@ def _prefix_names(spec: _ProviderSpec) -> tuple[str, ...]:
 
 
 def _match(config: Config, model: str) -> _ProviderSpec | None:
-    """Reference §11 steps 2-4, with local providers usable without a key."""
+    """post4's auto rules (a key is needed at every step), then 0.3.x's configured local servers."""
     lower = model.lower()
     normalised = lower.replace("-", "_")
     prefix = normalised.split("/", 1)[0] if "/" in lower else ""
 
-    def entry(spec: _ProviderSpec) -> ProviderConfig:
-        found: ProviderConfig = getattr(config.providers, spec.name)
-        return found
-
     def has_key(spec: _ProviderSpec) -> bool:
-        return bool(entry(spec).api_key.get_secret_value())
+        entry, _ = provider_entry(config, spec.name)
+        return entry is not None and bool(entry.api_key.get_secret_value())
 
-    def usable(spec: _ProviderSpec) -> bool:
-        return spec.oauth or has_key(spec) or (spec.local and bool(entry(spec).api_base))
+    def local_ready(spec: _ProviderSpec) -> bool:
+        entry, _ = provider_entry(config, spec.name)
+        return spec.extra and entry is not None and bool(entry.api_base)
 
-    for spec in _REGISTRY:
-        if prefix and prefix in _prefix_names(spec) and (usable(spec) or spec.local):
+    post4 = [spec for spec in _REGISTRY if not spec.extra]
+    for spec in post4:
+        if prefix and prefix == spec.name and (spec.oauth or has_key(spec)):
             return spec
-    for spec in _REGISTRY:
-        if usable(spec) and any(k in lower or k.replace("-", "_") in normalised for k in spec.keywords):
+    for spec in post4:
+        if any(k in lower or k.replace("-", "_") in normalised for k in spec.keywords) and (spec.oauth or has_key(spec)):
             return spec
-    for spec in _REGISTRY:
+    for spec in post4:
         if not spec.oauth and has_key(spec):
             return spec
-    return next((s for s in _REGISTRY if s.local and entry(s).api_base), None)
+    for spec in _REGISTRY:  # nanobot 0.3.x: a local server with only a base URL
+        if local_ready(spec) and (not prefix or prefix in _prefix_names(spec)):
+            return spec
+    return None
 
 
 def _model_for(spec: _ProviderSpec, model: str) -> str:
     head, sep, rest = model.partition("/")
-    if sep and head.lower().replace("-", "_") in _prefix_names(spec):
+    if sep and spec.name != "custom" and head.lower().replace("-", "_") in _prefix_names(spec):
         model = rest
     if spec.strip_vendor and "/" in model:
         model = model.rsplit("/", 1)[1]
@@ -138,29 +185,30 @@ def _model_for(spec: _ProviderSpec, model: str) -> str:
 
 
 def resolve_provider(config: Config, model: str | None = None) -> ResolvedProvider:
-    """Pick the provider for `model` (default: the configured one) as the original does, as an
+    """Pick the provider for `model` (default: the configured one) as nanobot does, as an
     OpenAI-compatible endpoint. Raises ConfigError saying what to set when none can serve it."""
     model = model or config.agents.defaults.model
     source = config.source_path or default_config_path()
-    where = _display(source)
+    where = display_path(source)
     forced = config.agents.defaults.provider
     if forced.strip().lower() != "auto":
         name = _provider_name(forced)
         if name is None:
-            known = ", ".join(s.name for s in _REGISTRY)
+            known = ", ".join(s.name for s in _REGISTRY if not s.extra)
             raise ConfigError(f"{where}: agents.defaults.provider: unknown provider {forced!r} "
                               f"(use \"auto\" or one of: {known})", field="agents.defaults.provider", path=source)
         spec = _SPECS[name]
     else:
-        matched = _match(config, model)
-        if matched is None:
+        found = _match(config, model)
+        if found is None:
             raise ConfigError(
                 f"{where}: no provider has an API key for model {model!r}: set providers.<name>.apiKey "
-                "(e.g. providers.openrouter.apiKey), or set agents.defaults.provider to a local server "
-                '("ollama", "lmstudio", "vllm" or "custom")', field="providers", path=source)
-        spec = matched
-    entry: ProviderConfig = getattr(config.providers, spec.name)
-    alias = type(config.providers).model_fields[spec.name].alias
+                "(e.g. providers.openrouter.apiKey), or for a local server set providers.custom.apiBase with "
+                f"apiKey \"{LOCAL_KEY_PLACEHOLDER}\" and agents.defaults.provider \"custom\"",
+                field="providers", path=source)
+        spec = found
+    entry, alias = provider_entry(config, spec.name)
+    entry = entry or ProviderConfig()
     if spec.oauth:
         raise ConfigError(f"{where}: provider {alias} needs an OAuth login, which this app does not support; "
                           "choose another provider in agents.defaults.provider", field=f"providers.{alias}", path=source)
@@ -172,6 +220,6 @@ def resolve_provider(config: Config, model: str | None = None) -> ResolvedProvid
     if not api_base:
         raise ConfigError(f"{where}: providers.{alias}.apiBase is empty: {spec.label} needs the endpoint URL",
                           field=f"providers.{alias}.apiBase", path=source)
-    return ResolvedProvider(name=spec.name, api_key=api_key or "no-key", api_base=api_base,
+    return ResolvedProvider(name=spec.name, api_key=api_key or LOCAL_KEY_PLACEHOLDER, api_base=api_base,
                             model=_model_for(spec, model), extra_headers=dict(entry.extra_headers or {}),
-                            label=spec.label)
+                            label=spec.label, entry=f"providers.{alias}")

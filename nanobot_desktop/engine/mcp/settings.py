@@ -1,10 +1,10 @@
-"""Changing the MCP servers from the app: every change is a new config handed to `Engine.apply_config`,
+"""Changing the MCP servers from the app: every change is one patch through `Engine.update_config`,
 which saves it and reconfigures the live servers (no restart).
 
-`tools.mcpServers` stays in the CLI's shape (camelCase keys, only keys the CLI knows or ignores), so a
-config the app wrote still loads in nanobot 0.1.4.post4. What only the app knows — which servers are
-switched off here, allow/ask/deny per server or tool — goes through the app's own settings
-(`desktop.mcpDisabled`, `tools.approval`) like every other app-only choice.
+`tools.mcpServers` stays in config.json in the CLI's shape (camelCase keys, only keys the CLI knows or
+ignores), so a config the app wrote still loads in nanobot 0.1.4.post4 and 0.3.x. What only the app
+knows — which servers are switched off here (`mcpDisabled`), allow / ask / deny per server or tool
+(`toolApproval`) — goes to the app's own desktop.json ("app." paths), like every other app-only choice.
 """
 
 from __future__ import annotations
@@ -12,20 +12,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from nanobot_desktop.engine.config import Config, McpServerConfig
-from nanobot_desktop.engine.mcp.spec import (
-    McpSpecError,
-    check_server_name,
-    server_key,
-    spec_from_entry,
-)
+from nanobot_desktop.engine.config import DELETE, AppSettings, Config
+from nanobot_desktop.engine.mcp.spec import McpSpecError, check_server_name, server_key, spec_from_entry
 from nanobot_desktop.engine.tools.policy import DECISIONS
 
 
 class _Engine(Protocol):
     config: Config
+    app_settings: AppSettings
 
-    def apply_config(self, config: Config, *, save: bool = True) -> None: ...
+    def update_config(self, patch: Mapping[str, Any]) -> tuple[str, ...]: ...
+
+
+def _path(name: str) -> str:
+    if "." in name:  # a dotted settings path cannot name it; such a server is edited in config.json
+        raise McpSpecError(f"the server name '{name}' contains '.': edit it in config.json")
+    return f"tools.mcpServers.{name}"
 
 
 def server_entry(config: Config, name: str) -> dict[str, Any]:
@@ -34,51 +36,50 @@ def server_entry(config: Config, name: str) -> dict[str, Any]:
     return server.model_dump(mode="json", by_alias=True)
 
 
+def _without(names: list[str], name: str) -> list[str]:
+    return [n for n in names if n != name]
+
+
 def save_server(engine: _Engine, name: str, entry: Mapping[str, Any], *, previous: str | None = None) -> None:
-    """Add or replace a server (renamed from `previous` when given); McpSpecError on a bad entry."""
+    """Add or replace a server (renamed from `previous` when given); McpSpecError on a bad entry,
+    ConfigError when the config would not validate (nothing is written then)."""
     name = check_server_name(name)
     spec_from_entry(name, dict(entry))  # refuse what could never start, before anything is written
-    config = engine.config.model_copy(deep=True)
-    servers = config.tools.mcp_servers
+    patch: dict[str, Any] = {_path(name): dict(entry)}
     if previous is not None and previous != name:
-        if name in servers:
+        if name in engine.config.tools.mcp_servers:
             raise McpSpecError(f"a server named '{name}' already exists")
-        servers.pop(previous, None)
-        config.desktop.mcp_disabled = [n for n in config.desktop.mcp_disabled if n != previous]
-    servers[name] = McpServerConfig.model_validate(dict(entry))
-    engine.apply_config(config)
+        patch[_path(previous)] = DELETE
+        if previous in engine.app_settings.mcp_disabled:
+            patch["app.mcpDisabled"] = _without(engine.app_settings.mcp_disabled, previous)
+    engine.update_config(patch)
 
 
 def add_servers(engine: _Engine, entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Import several servers at once (pasted JSON); refuses names that exist. Returns the names added."""
-    config = engine.config.model_copy(deep=True)
-    taken = [name for name in entries if name in config.tools.mcp_servers]
+    taken = [name for name in entries if name in engine.config.tools.mcp_servers]
     if taken:
         raise McpSpecError("already configured: " + ", ".join(taken) + " (remove or rename them first)")
-    for name, entry in entries.items():
-        config.tools.mcp_servers[check_server_name(name)] = McpServerConfig.model_validate(dict(entry))
-    engine.apply_config(config)
+    engine.update_config({_path(check_server_name(name)): dict(entry) for name, entry in entries.items()})
     return list(entries)
 
 
 def remove_server(engine: _Engine, name: str) -> None:
     """Remove a server, its switch and its policy entries (its process is stopped)."""
-    config = engine.config.model_copy(deep=True)
-    config.tools.mcp_servers.pop(name, None)
-    config.desktop.mcp_disabled = [n for n in config.desktop.mcp_disabled if n != name]
     prefix = server_key(name)[:-1]
-    config.tools.approval = {k: v for k, v in config.tools.approval.items() if not k.startswith(prefix)}
-    engine.apply_config(config)
+    approval = {k: v for k, v in engine.app_settings.tool_approval.items() if not k.startswith(prefix)}
+    patch: dict[str, Any] = {_path(name): DELETE}
+    if approval != engine.app_settings.tool_approval:
+        patch["app.toolApproval"] = approval
+    if name in engine.app_settings.mcp_disabled:
+        patch["app.mcpDisabled"] = _without(engine.app_settings.mcp_disabled, name)
+    engine.update_config(patch)
 
 
 def set_server_enabled(engine: _Engine, name: str, enabled: bool) -> None:
     """Switch a server on or off in the app (the CLI's config entry is left as it is)."""
-    config = engine.config.model_copy(deep=True)
-    disabled = [n for n in config.desktop.mcp_disabled if n != name]
-    if not enabled:
-        disabled.append(name)
-    config.desktop.mcp_disabled = disabled
-    engine.apply_config(config)
+    disabled = _without(engine.app_settings.mcp_disabled, name)
+    engine.update_config({"app.mcpDisabled": disabled if enabled else [*disabled, name]})
 
 
 def set_decision(engine: _Engine, key: str, decision: str | None) -> None:
@@ -86,14 +87,12 @@ def set_decision(engine: _Engine, key: str, decision: str | None) -> None:
     None returns to the default (a tool follows its server, a server asks)."""
     if decision is not None and decision not in DECISIONS:
         raise ValueError(f"decision must be one of {', '.join(DECISIONS)}, not {decision!r}")
-    config = engine.config.model_copy(deep=True)
-    approval = dict(config.tools.approval)
+    approval: dict[str, Any] = dict(engine.app_settings.tool_approval)
     if decision is None:
         approval.pop(key, None)
     else:
-        approval[key] = decision  # type: ignore[assignment]
-    config.tools.approval = approval
-    engine.apply_config(config)
+        approval[key] = decision
+    engine.update_config({"app.toolApproval": approval})
 
 
 __all__ = ["add_servers", "remove_server", "save_server", "server_entry", "server_key", "set_decision",

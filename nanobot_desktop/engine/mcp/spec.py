@@ -91,7 +91,7 @@ def tool_name_for(server: str, tool: str) -> str:
 
 
 def server_key(server: str) -> str:
-    """The approval key (`tools.approval`) that covers every tool of one server: `mcp_<server>_*`."""
+    """The approval key (desktop.json's `toolApproval`) that covers every tool of one server: `mcp_<server>_*`."""
     return _safe(f"mcp_{server}_") + "*"
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
 
 if TYPE_CHECKING:  # the config models (pydantic) are only needed by the tools that have settings
-    from nanobot_desktop.engine.config import ToolsConfig
+    from nanobot_desktop.engine.config import AppSettings, ToolsConfig
 
 ERROR_HINT = "\n\n[Analyze the error above and try a different approach.]"
 
@@ -55,8 +55,8 @@ class Tool:
     async def execute(self, ctx: ToolContext, *args: Any, **kwargs: Any) -> str | ToolResult:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def configure(self, settings: ToolsConfig) -> None:
-        """Take this tool's settings from the config's `tools` section.
+    def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:
+        """Take this tool's settings from the config's `tools` section (and the app's own, desktop.json).
 
         Called when the engine starts and again whenever the config changes, so a new timeout or proxy
         applies to the next call without a restart. Tools without settings keep this no-op.

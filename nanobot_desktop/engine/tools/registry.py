@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from nanobot_desktop.engine.config import ToolsConfig
+    from nanobot_desktop.engine.config import AppSettings, ToolsConfig
 
 SUBAGENT_TOOL_NAMES = ("read_file", "write_file", "edit_file", "list_dir", "exec", "web_search", "web_fetch")
 
@@ -177,10 +177,10 @@ class ToolRegistry:
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
 
-    def configure(self, settings: ToolsConfig) -> None:
-        """Hand every tool its settings from the config's `tools` section (see `Tool.configure`)."""
+    def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:
+        """Hand every tool its settings from the config's `tools` section and desktop.json (see `Tool.configure`)."""
         for tool in self._tools.values():
-            tool.configure(settings)
+            tool.configure(settings, app)
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

@@ -31,7 +31,7 @@ from nanobot_desktop.engine.tools.sandbox import (
 )
 
 if TYPE_CHECKING:
-    from nanobot_desktop.engine.config import ToolsConfig
+    from nanobot_desktop.engine.config import AppSettings, ToolsConfig
 
 MAX_OUTPUT_CHARS = 10_000
 MAX_CAPTURE_BYTES = 1_000_000  # per stream; the result shows 10,000 characters of it anyway
@@ -258,11 +258,12 @@ class ExecTool(Tool):
             return "not sandboxed: the workspace restriction is off (Settings → Tools)"
         return f"{support.summary}; network {'on' if self.network else 'off'}"
 
-    def configure(self, settings: ToolsConfig) -> None:
+    def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:
         self.timeout_s = settings.exec.timeout
         self.path_append = settings.exec.path_append
-        self.sandbox_always = settings.exec.sandbox_always
-        self.network = settings.exec.network
+        if app is not None:  # the sandbox settings are the app's own (desktop.json), not the CLI's
+            self.sandbox_always = app.exec_sandbox_always
+            self.network = app.exec_network
 
     def _environment(self) -> dict[str, str]:
         """Unsandboxed commands keep the user's environment, minus the app's keys and anything secret-named."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
-    from nanobot_desktop.engine.config import ToolsConfig
+    from nanobot_desktop.engine.config import AppSettings, ToolsConfig
 
 BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search"
 SEARCH_TIMEOUT_S = 10.0
@@ -88,7 +88,7 @@ class WebSearchTool(Tool):
         self.proxy = proxy
         self.endpoint = endpoint
 
-    def configure(self, settings: ToolsConfig) -> None:
+    def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:
         self.api_key = settings.web.search.api_key.get_secret_value()
         self.max_results = settings.web.search.max_results
         self.proxy = settings.web.proxy
@@ -303,7 +303,7 @@ class WebFetchTool(Tool):
         self.proxy = proxy
         self.max_chars = max_chars
 
-    def configure(self, settings: ToolsConfig) -> None:
+    def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:
         self.proxy = settings.web.proxy
 
     async def execute(self, ctx: ToolContext, url: str, extractMode: str = "markdown",  # noqa: N803 (schema name)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateTim
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine.cron import CronSchedule, describe_schedule
-from nanobot_desktop.engine.events import CronJobRan
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, CronJobRan
 from nanobot_desktop.gui.background.heartbeat_view import error_color, format_clock, format_duration
 
 log = logging.getLogger(__name__)
@@ -431,17 +431,21 @@ class CronView(QWidget):
         if selected is not None and self.selected_job_id() != selected:
             self.select_job(selected)
         error = cron.store_error
-        self.banner.setVisible(error is not None)
+        held_by = cron.held_by  # a nanobot gateway on this config: see engine/coexistence.py
+        self.banner.setVisible(error is not None or bool(held_by))
         if error is not None:
             self.banner.setText(f"jobs.json cannot be used, so no job runs and nothing is saved until it is fixed: {error}")
             self.banner.setStyleSheet(f"color: {error_color(self.palette()).name()}")
+        elif held_by:
+            self.banner.setText(f"The app does not run these jobs now: {held_by}.")
+            self.banner.setStyleSheet("")
         self.add_button.setEnabled(error is None)
         self.empty_label.setVisible(self.model.rowCount() == 0 and error is None)
         self._update_buttons()
         self._show_details()
 
     def _on_event(self, event: Any) -> None:
-        if isinstance(event, CronJobRan):
+        if isinstance(event, (CronJobRan, BackgroundOwnerChanged)):
             self.refresh()
 
     def _on_selection_changed(self, *_args: Any) -> None:

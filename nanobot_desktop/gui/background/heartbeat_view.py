@@ -1,7 +1,7 @@
 """The Heartbeat panel: what every tick decided and did, its settings, and HEARTBEAT.md beside it.
 
 The timeline mirrors `engine.heartbeat.ticks` (newest first) and only ever inserts new rows at the
-top, so a panel left open for weeks stays cheap. Settings are written through `engine.apply_config`
+top, so a panel left open for weeks stays cheap. Settings are written through `engine.update_config`
 (the config file stays the truth). "Run now" saves unsaved edits of HEARTBEAT.md first, because
 the tick reads the file from disk and a person expects the text they see to be the one checked.
 The small formatting helpers at the top are shared by the other background-task panels.
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlain
                                QSpinBox, QSplitter, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import HeartbeatDecided, HeartbeatRan
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, ConfigChanged, HeartbeatDecided, HeartbeatRan
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.shell.theme import is_dark
 
@@ -370,13 +370,13 @@ class HeartbeatView(QWidget):
 
     def save_settings(self, *, enabled: bool | None = None, interval_s: int | None = None) -> bool:
         """Write gateway.heartbeat to config.json via the engine; a failure is shown, not raised."""
-        config = self.engine.config.model_copy(deep=True)
+        patch: dict[str, object] = {}
         if enabled is not None:
-            config.gateway.heartbeat.enabled = enabled
+            patch["gateway.heartbeat.enabled"] = enabled
         if interval_s is not None:
-            config.gateway.heartbeat.interval_s = interval_s
+            patch["gateway.heartbeat.intervalS"] = interval_s
         try:
-            self.engine.apply_config(config)
+            self.engine.update_config(patch)
         except Exception as exc:  # noqa: BLE001 - OSError, ConfigError: the person must see why
             log.warning("could not save the heartbeat settings: %s", exc)
             self.error_label.setText(f"Not saved: {exc}")
@@ -446,7 +446,10 @@ class HeartbeatView(QWidget):
     # --- keeping up to date ---------------------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
-        if isinstance(event, (HeartbeatDecided, HeartbeatRan)):
+        if isinstance(event, ConfigChanged) and event.touches("gateway.heartbeat"):  # e.g. saved in Settings
+            self._load_settings()
+            self.refresh()
+        elif isinstance(event, (HeartbeatDecided, HeartbeatRan, BackgroundOwnerChanged)):
             # HeartbeatRan is published from inside the ending tick, which still counts as ticking
             self.refresh(tick_ending=isinstance(event, HeartbeatRan))
 
@@ -473,6 +476,9 @@ class HeartbeatView(QWidget):
             return "The periodic check is off; “Run now” still works."
         if heartbeat.paused:
             return "Paused (from the tray); “Run now” still works."
+        held_by = heartbeat.held_by
+        if held_by:  # a nanobot gateway on this workspace: see engine/coexistence.py
+            return f"Not checked by the app: {held_by}. “Run now” still works."
         next_at = heartbeat.next_tick_at
         if next_at is None:
             return "The periodic check starts with the app's background services."

@@ -60,6 +60,7 @@ class ChatController(QObject):
         self._current_key = ""
         self._running: dict[str, int] = {}
         self._submitted: dict[str, set[asyncio.Future[Any]]] = {}
+        self._warned: set[str] = set()  # sessions whose "another program holds it" warning was shown
         self._loading: dict[str, asyncio.Task[Any]] = {}
         self._buffered: dict[str, list[Event]] = {}
         self._deferred: dict[str, list[Notice]] = {}
@@ -179,13 +180,27 @@ class ChatController(QObject):
 
     # --- sending and stopping ------------------------------------------------------------------------
 
+    def warn_before_sending(self, key: str) -> bool:
+        """True (and a notice in that chat) the first time the person sends into a session another
+        program holds in memory (engine/coexistence.py); the next send goes through."""
+        coexistence = getattr(self.engine, "coexistence", None)
+        warning = coexistence.session_warning(key) if coexistence is not None else None
+        if not warning or key in self._warned:
+            return False
+        self._warned.add(key)
+        model = self._models.get(key)
+        if model is not None:
+            self._notice(key, model, warning)
+        return True
+
     def send(self, text: str, media: list[str] | None = None) -> "asyncio.Future[Any] | None":
-        """Submit the person's message to the session shown (channel "desktop")."""
+        """Submit the person's message to the session shown (a chat channel's session keeps its channel
+        and chat id, as the gateway would; the app's own sessions are channel "desktop")."""
         key = self._current_key
         if not key or (not text.strip() and not media):
             return None
-        _channel, _, chat_id = key.partition(":")
-        task = self.engine.loop.submit(key, text, list(media or []), channel="desktop", chat_id=chat_id or key)
+        channel, chat_id = self.engine.loop.route_for_user_turn(key)
+        task = self.engine.loop.submit(key, text, list(media or []), channel=channel, chat_id=chat_id)
         self._submitted.setdefault(key, set()).add(task)
         task.add_done_callback(lambda done, k=key: self._on_submitted_done(k, done))
         self._emit_busy()

@@ -4,11 +4,12 @@ Why it is built this way:
 - Non-modal: callers `open()` it and listen to `applied`; it never runs a nested event loop, so
   streaming and the heartbeat keep running while it is open (the Qt reference §3 explains why
   `exec()` inside a coroutine breaks qasync).
-- It edits a deep copy of the engine's config, so unknown keys (a newer nanobot's, a person's) and
-  values that came only from `NANOBOT_*` variables survive exactly as `save_config` keeps them.
-- A field is written back only when the person changed it: opening Settings and pressing Save must
-  not rewrite a value the widgets could only show approximately (an interval of 90 s, a provider
-  chosen by "auto").
+- Save sends `Engine.update_config` a patch of only the fields the person changed, applied to the
+  files as they are then: a heartbeat toggle or an *Always allow* given while the dialog was open
+  stays, and opening Settings and pressing Save never rewrites a value the widgets could only show
+  approximately (an interval of 90 s, a provider chosen by "auto").
+- Pages are a list (`PAGES`, plus `EXTRA_PAGES` for features that bring their own page): each page
+  builds its widgets and registers fields with `add_field(name, read, patch)`.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine.config import Config, ConfigError
 from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
+from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
-from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, write_provider
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
 
 log = logging.getLogger(__name__)
@@ -37,8 +38,14 @@ THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 # ------------------------------------------------------------------------------------ settings dialog
 
 
+Patch = dict[str, Any]
+PageBuilder = Callable[["SettingsDialog"], QWidget]
+# (title, builder) of pages other features add; each builder may call `dialog.add_field`.
+EXTRA_PAGES: list[tuple[str, PageBuilder]] = []
+
+
 class SettingsDialog(QDialog):
-    """Edits a copy of the engine's config; Save applies it through `Engine.apply_config`."""
+    """Shows the engine's settings; Save sends the changed fields through `Engine.update_config`."""
 
     applied = Signal(object)
     """The new `Config`, after it was saved and the engine adopted it."""
@@ -52,15 +59,16 @@ class SettingsDialog(QDialog):
         self._previewed_theme = False
         app = QApplication.instance()
         self._theme_at_open = current_theme_mode(app) if isinstance(app, QApplication) else "system"
-        # name -> (read the widget, write the value into a config); written only when changed
-        self._fields: dict[str, tuple[Callable[[], Any], Callable[[Config, Any], None]]] = {}
+        # name -> (read the widget, the patch for a value); sent only when changed
+        self._fields: dict[str, tuple[Callable[[], Any], Callable[[Any], Patch]]] = {}
 
         self.tabs = QTabWidget(self)
-        self.tabs.addTab(self._provider_page(), "Provider")
-        self.tabs.addTab(self._agent_page(), "Agent")
-        self.tabs.addTab(self._tools_page(), "Tools")
-        self.tabs.addTab(self._heartbeat_page(), "Heartbeat")
-        self.tabs.addTab(self._appearance_page(), "Appearance")
+        pages: list[tuple[str, PageBuilder]] = [
+            ("Provider", SettingsDialog._provider_page), ("Agent", SettingsDialog._agent_page),
+            ("Tools", SettingsDialog._tools_page), ("Heartbeat", SettingsDialog._heartbeat_page),
+            ("Appearance", SettingsDialog._appearance_page), *EXTRA_PAGES]
+        for title, build in pages:
+            self.tabs.addTab(build(self), title)
         self.save_error = InlineError(self)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                         | QDialogButtonBox.StandardButton.Cancel, self)
@@ -77,13 +85,16 @@ class SettingsDialog(QDialog):
 
     # --- pages ------------------------------------------------------------------------------------------
 
-    def _field(self, name: str, read: Callable[[], Any], write: Callable[[Config, Any], None]) -> None:
-        self._fields[name] = (read, write)
+    def add_field(self, name: str, read: Callable[[], Any], patch: Callable[[Any], Patch]) -> None:
+        """Register a widget value: `patch(value)` gives the settings to change when it was edited."""
+        self._fields[name] = (read, patch)
+
+    _field = add_field
 
     def _provider_page(self) -> QWidget:
         page = QWidget(self)
         self.provider_form = ProviderForm(page)
-        self.provider_form.load(self._config)
+        self.provider_form.load(self._config, self._engine.app_settings)
         intro = QLabel("The OpenAI-compatible endpoint the agent talks to. Pick a preset, paste the key, "
                        "then choose a model from the endpoint's list.", page)
         intro.setWordWrap(True)
@@ -91,7 +102,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(intro)
         layout.addWidget(self.provider_form)
         layout.addStretch(1)
-        self._field("provider", self.provider_form.choice, write_provider)
+        self._field("provider", self.provider_form.choice, lambda choice: provider_patch(self._engine.config, choice))
         return page
 
     def _agent_page(self) -> QWidget:
@@ -123,20 +134,17 @@ class SettingsDialog(QDialog):
         form.addRow("Shell command timeout:", self.exec_timeout_spin)
         form.addRow("", self.restrict_check)
 
-        def defaults(config: Config) -> Any:
-            return config.agents.defaults
+        def at(path: str) -> Callable[[Any], Patch]:
+            return lambda value: {path: value}
 
-        self._field("temperature", self.temperature_spin.value, lambda c, v: setattr(defaults(c), "temperature", v))
-        self._field("max_tokens", self.max_tokens_spin.value, lambda c, v: setattr(defaults(c), "max_tokens", v))
-        self._field("max_tool_iterations", self.max_iterations_spin.value,
-                    lambda c, v: setattr(defaults(c), "max_tool_iterations", v))
-        self._field("memory_window", self.memory_window_spin.value,
-                    lambda c, v: setattr(defaults(c), "memory_window", v))
+        self._field("temperature", self.temperature_spin.value, at("agents.defaults.temperature"))
+        self._field("max_tokens", self.max_tokens_spin.value, at("agents.defaults.maxTokens"))
+        self._field("max_tool_iterations", self.max_iterations_spin.value, at("agents.defaults.maxToolIterations"))
+        self._field("memory_window", self.memory_window_spin.value, at("agents.defaults.memoryWindow"))
         self._field("reasoning_effort", self.reasoning_combo.currentText,
-                    lambda c, v: setattr(defaults(c), "reasoning_effort", None if v == "none" else v))
-        self._field("restrict", self.restrict_check.isChecked,
-                    lambda c, v: setattr(c.tools, "restrict_to_workspace", v))
-        self._field("exec_timeout", self.exec_timeout_spin.value, lambda c, v: setattr(c.tools.exec, "timeout", v))
+                    lambda v: {"agents.defaults.reasoningEffort": None if v == "none" else v})
+        self._field("restrict", self.restrict_check.isChecked, at("tools.restrictToWorkspace"))
+        self._field("exec_timeout", self.exec_timeout_spin.value, at("tools.exec.timeout"))
         return page
 
     def _tools_page(self) -> QWidget:
@@ -148,7 +156,8 @@ class SettingsDialog(QDialog):
         self.policy_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.policy_table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         self.policy_combos: dict[str, QComboBox] = {}
-        approval = self._config.tools.approval
+        approval = self._engine.app_settings.tool_approval
+        self._approval_at_open = {name: approval.get(name, DEFAULT_DECISIONS.get(name, "allow")) for name in names}
         for row, name in enumerate(names):
             default = DEFAULT_DECISIONS.get(name, "allow")
             combo = QComboBox(self.policy_table)
@@ -170,23 +179,27 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(page)
         layout.addWidget(note)
         layout.addWidget(self.policy_table, 1)
-        self.sandbox_box = SandboxBox(self._config, page)
+        self.sandbox_box = SandboxBox(self._engine.app_settings, page)
         layout.addWidget(self.sandbox_box)
-        self._field("exec_sandbox", self.sandbox_box.values, SandboxBox.write)
+        self._field("exec_sandbox", self.sandbox_box.values, SandboxBox.patch)
 
         def read() -> dict[str, str]:
             return {name: combo.currentData() for name, combo in self.policy_combos.items()}
 
-        def write(config: Config, decisions: dict[str, str]) -> None:
-            approval: dict[str, Any] = dict(config.tools.approval)  # entries for tools not listed here (MCP…) stay
+        def patch(decisions: dict[str, str]) -> Patch:
+            # Only the rows the person changed, over the policy as it is now: an "Always allow"
+            # given while the dialog was open, and entries of tools not listed here (MCP…), stay.
+            approval: dict[str, Any] = dict(self._engine.app_settings.tool_approval)
             for name, decision in decisions.items():
+                if decision == self._approval_at_open.get(name):
+                    continue
                 if decision == DEFAULT_DECISIONS.get(name, "allow"):
                     approval.pop(name, None)
                 else:
                     approval[name] = decision
-            config.tools.approval = approval
+            return {"app.toolApproval": approval}
 
-        self._field("approval", read, write)
+        self._field("approval", read, patch)
         return page
 
     def _heartbeat_page(self) -> QWidget:
@@ -204,13 +217,13 @@ class SettingsDialog(QDialog):
         form.addRow("Check every:", self.heartbeat_minutes_spin)
         form.addRow("", note)
         self._field("heartbeat_enabled", self.heartbeat_check.isChecked,
-                    lambda c, v: setattr(c.gateway.heartbeat, "enabled", v))
+                    lambda v: {"gateway.heartbeat.enabled": v})
         self._field("heartbeat_minutes", self.heartbeat_minutes_spin.value,
-                    lambda c, v: setattr(c.gateway.heartbeat, "interval_s", v * 60))
+                    lambda v: {"gateway.heartbeat.intervalS": v * 60})
         return page
 
     def _appearance_page(self) -> QWidget:
-        desktop = self._config.desktop
+        desktop = self._engine.app_settings
         page = QWidget(self)
         form = _form(page)
         self.theme_combo = QComboBox(page)
@@ -225,10 +238,9 @@ class SettingsDialog(QDialog):
         form.addRow("Theme:", self.theme_combo)
         form.addRow("", self.tray_check)
         form.addRow("", self.notifications_check)
-        self._field("theme", self.theme_combo.currentData, lambda c, v: setattr(c.desktop, "theme", v))
-        self._field("close_to_tray", self.tray_check.isChecked, lambda c, v: setattr(c.desktop, "close_to_tray", v))
-        self._field("notifications", self.notifications_check.isChecked,
-                    lambda c, v: setattr(c.desktop, "notifications", v))
+        self._field("theme", self.theme_combo.currentData, lambda v: {"app.theme": v})
+        self._field("close_to_tray", self.tray_check.isChecked, lambda v: {"app.closeToTray": v})
+        self._field("notifications", self.notifications_check.isChecked, lambda v: {"app.notifications": v})
         return page
 
     def _preview_theme(self) -> None:
@@ -242,13 +254,13 @@ class SettingsDialog(QDialog):
     def changed_fields(self) -> list[str]:
         return [name for name, (read, _write) in self._fields.items() if read() != self._initial[name]]
 
-    def build_config(self) -> Config:
-        """A new Config: the copy taken at open, with every field the person changed written in."""
-        config = self._config.model_copy(deep=True)
+    def build_patch(self) -> Patch:
+        """The settings to change: one entry per path of every field the person changed."""
+        patch: Patch = {}
         for name in self.changed_fields():
-            read, write = self._fields[name]
-            write(config, read())
-        return config
+            read, make = self._fields[name]
+            patch.update(make(read()))
+        return patch
 
     def save(self) -> bool:
         """Validate, save through the engine, emit `applied` and close; False (dialog stays) on a problem."""
@@ -258,8 +270,10 @@ class SettingsDialog(QDialog):
             self.save_error.show_error("Fix the problems shown on the Provider page before saving.")
             return False
         try:
-            config = self.build_config()
-            self._engine.apply_config(config)
+            patch = self.build_patch()
+            if patch:
+                self._engine.update_config(patch)
+            config = self._engine.config
         except (ConfigError, OSError, ValueError) as error:
             log.warning("settings not saved: %s", error)
             self.save_error.show_error(f"The settings were not saved: {one_line(error)}")

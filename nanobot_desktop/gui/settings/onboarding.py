@@ -27,16 +27,16 @@ from PySide6.QtWidgets import (
     QPushButton, QStackedWidget, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, save_config
+from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, patch_settings
 from nanobot_desktop.engine.llm.discovery import DEFAULT_CANDIDATES, LocalServer, discover_local_servers
 from nanobot_desktop.engine.workspace import Workspace
-from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, write_provider
+from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 
 log = logging.getLogger(__name__)
 
 DEFAULT_WORKSPACE = "~/.nanobot/workspace"
-# Which preset a discovered server's name maps to; anything else (llama.cpp, …) is "custom".
-SERVER_PRESETS = {"Ollama": "ollama", "LM Studio": "lmstudio", "vLLM": "vllm"}
+# Which preset a discovered server's name maps to (anything else is "custom"); each is written as `custom`.
+SERVER_PRESETS = {"Ollama": "ollama", "LM Studio": "lmstudio", "vLLM": "vllm", "llama.cpp": "llamacpp"}
 ServerRole = Qt.ItemDataRole.UserRole
 
 
@@ -301,10 +301,9 @@ class OnboardingDialog(QDialog):
         workspace = Workspace.at(workspace_text)
         try:
             config = load_config(self.config_path)  # defaults, or a file that appeared meanwhile
-            config.agents.defaults.workspace = workspace_text
-            write_provider(config, self.provider_form.choice())
+            patch = {"agents.defaults.workspace": workspace_text, **provider_patch(config, self.provider_form.choice())}
             workspace.sync_templates()
-            save_config(config, self.config_path)
+            patch_settings(self.config_path, patch)
         except (ConfigError, OSError, ValueError) as error:
             log.warning("first-run setup failed: %s", error)
             self.finish_error.show_error(f"Setup could not finish: {one_line(error)}")

@@ -19,7 +19,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.config import PROVIDER_PRESETS, Config, ConfigError, ProviderPreset, resolve_provider
+from nanobot_desktop.engine.config import LOCAL_KEY_PLACEHOLDER, AppSettings, Config, ConfigError
+from nanobot_desktop.engine.llm.registry import (PROVIDER_PRESETS, ProviderPreset, local_preset_for_base,
+                                                 provider_entry, resolve_provider)
 from nanobot_desktop.engine.llm.types import ProviderError
 from nanobot_desktop.gui.shell.theme import is_dark
 
@@ -144,24 +146,52 @@ class ProviderChoice:
     model: str
 
 
-def preset_name_for(config: Config) -> str:
-    """The preset that serves the configured model now ("custom" when none of ours does)."""
+def preset_name_for(config: Config, app: AppSettings | None = None) -> str:
+    """The preset that serves the configured model now ("custom" when none of ours does). A local
+    server saved as `providers.custom` shows as the server it is (remembered in desktop.json, or
+    guessed from its port)."""
     try:
         name = resolve_provider(config).name
     except ConfigError:
         name = config.agents.defaults.provider.strip().lower().replace("-", "_")
+    if name in ("custom", "ollama", "lm_studio"):
+        entry, _ = provider_entry(config, name)
+        base = entry.api_base if entry is not None else None
+        remembered = (app.local_servers.get("custom") if app is not None else None)
+        if name == "custom" and remembered is not None and remembered.api_base == base and remembered.kind in PRESETS:
+            return remembered.kind
+        return {"ollama": "ollama", "lm_studio": "lmstudio"}.get(name) or local_preset_for_base(base) or "custom"
     return name if name in PRESETS else "custom"
 
 
-def write_provider(config: Config, choice: ProviderChoice) -> None:
-    """Point the config at `choice`: `providers.<name>.apiKey/apiBase`, `agents.defaults.provider/model`.
-    A preset's default URL is not written into an entry that had none (the file stays as it was)."""
-    entry = getattr(config.providers, choice.name)
-    entry.api_key = choice.api_key
-    if entry.api_base is not None or choice.base_url != (PRESETS[choice.name].api_base or ""):
-        entry.api_base = choice.base_url
-    config.agents.defaults.provider = choice.name
-    config.agents.defaults.model = choice.model
+def serving_entry_text(config: Config) -> str:
+    """Which `providers.<entry>` serves the configured model, as nanobot picks it (or why none does)."""
+    try:
+        resolved = resolve_provider(config)
+    except ConfigError as error:
+        return f"No provider entry can serve the model yet: {error.message.split(': ', 1)[-1]}"
+    forced = config.agents.defaults.provider
+    why = f'agents.defaults.provider is "{forced}"' if forced.strip().lower() != "auto" else "chosen by the model name"
+    return f"{resolved.entry} serves {config.agents.defaults.model!r} ({why}), in the app and in the nanobot CLI."
+
+
+def provider_patch(config: Config, choice: ProviderChoice) -> dict[str, object]:
+    """The settings to change for `choice`. Local servers (and any keyless endpoint) are written as
+    `providers.custom` with a placeholder key — the form both nanobot 0.1.4 and 0.3.x run. A preset's
+    default URL is not written into an entry that had none (the file stays as it was)."""
+    preset = PRESETS[choice.name]
+    entry_name = preset.entry
+    entry, alias = provider_entry(config, entry_name)
+    prefix = f"providers.{alias}"
+    patch: dict[str, object] = {f"{prefix}.apiKey": choice.api_key or (LOCAL_KEY_PLACEHOLDER if entry_name == "custom" else "")}
+    if (entry is not None and entry.api_base is not None) or choice.base_url != (preset.api_base or "") \
+            or entry_name == "custom":
+        patch[f"{prefix}.apiBase"] = choice.base_url
+    patch["agents.defaults.provider"] = entry_name
+    patch["agents.defaults.model"] = choice.model
+    if entry_name == "custom":
+        patch["app.localServers.custom"] = {"kind": choice.name, "apiBase": choice.base_url}
+    return patch
 
 
 class ProviderForm(QWidget):
@@ -201,6 +231,10 @@ class ProviderForm(QWidget):
         self.refresh_button = QPushButton("Refresh models", self)
         self.test_button = QPushButton("Test connection", self)
         self.status = StatusLine(self)
+        self.serving_label = QLabel(self)
+        self.serving_label.setObjectName("servingEntry")
+        self.serving_label.setWordWrap(True)
+        self.serving_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key_edit, 1)
@@ -219,6 +253,7 @@ class ProviderForm(QWidget):
         test_row.addStretch(1)
         form.addRow("", test_row)
         form.addRow("", self.status)
+        form.addRow("Saved as:", self.serving_label)
 
         self.preset_combo.currentIndexChanged.connect(self._preset_changed)
         self.show_key_button.toggled.connect(self._toggle_key_visible)
@@ -231,13 +266,21 @@ class ProviderForm(QWidget):
 
     # --- values ---------------------------------------------------------------------------------------
 
-    def load(self, config: Config) -> None:
+    def load(self, config: Config, app: AppSettings | None = None) -> None:
         """Show the config's provider; each preset remembers its own stored URL and key."""
+        shown = preset_name_for(config, app)
         for preset in PROVIDER_PRESETS:
-            entry = getattr(config.providers, preset.name)
-            self._stored[preset.name] = (entry.api_base or preset.api_base or "", entry.api_key.get_secret_value())
+            entry, _ = provider_entry(config, preset.entry)
+            entry_base = entry.api_base if entry is not None else None
+            key = entry.api_key.get_secret_value() if entry is not None else ""
+            if preset.entry == "custom" and preset.name != shown:
+                entry_base, key = None, ""  # the one custom entry belongs to the preset it was saved for
+            if key == LOCAL_KEY_PLACEHOLDER:
+                key = ""
+            self._stored[preset.name] = (entry_base or preset.api_base or "", key)
         self._current = None  # what the fields show now is not a draft of any preset
-        self.set_choice(preset_name_for(config), model=config.agents.defaults.model)
+        self.set_choice(shown, model=config.agents.defaults.model)
+        self.serving_label.setText(serving_entry_text(config))
 
     def set_choice(self, name: str, base_url: str | None = None, api_key: str | None = None,
                    model: str | None = None) -> None:
@@ -286,6 +329,10 @@ class ProviderForm(QWidget):
         self.api_key_edit.setText(key)
         needs_key = PRESETS[name].needs_key
         self.api_key_edit.setPlaceholderText("sk-…" if needs_key else "Not needed for a local server (optional)")
+        entry = PRESETS[name].entry
+        self.serving_label.setText(
+            f"providers.{entry} with agents.defaults.provider \"{entry}\" — a form both the app and the nanobot CLI run"
+            + (" (a local server gets the placeholder key \"no-key\")" if entry == "custom" else ""))
         for error in (self.base_url_error, self.api_key_error):
             error.show_error(None)
 

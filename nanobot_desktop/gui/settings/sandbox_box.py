@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from nanobot_desktop.engine.config import Config
+from typing import Any
+
+from nanobot_desktop.engine.config import AppSettings
 from nanobot_desktop.engine.tools.sandbox import sandbox_support
 
 
 class SandboxBox(QGroupBox):
-    """Status line plus the two exec sandbox settings (`tools.exec.sandboxAlways`, `tools.exec.network`)."""
+    """Status line plus the two exec sandbox settings (desktop.json: `execSandboxAlways`, `execNetwork`)."""
 
-    def __init__(self, config: Config, parent: QWidget | None = None) -> None:
+    def __init__(self, app: AppSettings, parent: QWidget | None = None) -> None:
         super().__init__("Shell command sandbox", parent)
         support = sandbox_support()
         status = support.summary[:1].upper() + support.summary[1:]
@@ -26,9 +28,9 @@ class SandboxBox(QGroupBox):
         self.status_label = QLabel(status, self)
         self.status_label.setWordWrap(True)
         self.always_check = QCheckBox("Sandbox shell commands even when the workspace restriction is off", self)
-        self.always_check.setChecked(config.tools.exec.sandbox_always)
+        self.always_check.setChecked(app.exec_sandbox_always)
         self.network_check = QCheckBox("Sandboxed commands may use the network", self)
-        self.network_check.setChecked(config.tools.exec.network)
+        self.network_check.setChecked(app.exec_network)
         for check in (self.always_check, self.network_check):
             check.setEnabled(support.available)
         layout = QVBoxLayout(self)
@@ -40,5 +42,6 @@ class SandboxBox(QGroupBox):
         return self.always_check.isChecked(), self.network_check.isChecked()
 
     @staticmethod
-    def write(config: Config, values: tuple[bool, bool]) -> None:
-        config.tools.exec.sandbox_always, config.tools.exec.network = values
+    def patch(values: tuple[bool, bool]) -> dict[str, Any]:
+        """The app settings to change for these values (they are the app's own: the CLI has no sandbox)."""
+        return {"app.execSandboxAlways": values[0], "app.execNetwork": values[1]}

@@ -23,7 +23,8 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
-from nanobot_desktop.engine.config import ConfigError, logs_dir, resolve_provider
+from nanobot_desktop.engine.config import ConfigError, logs_dir
+from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.shell.app import apply_instance_command
 from nanobot_desktop.gui.common.bridge import EngineBridge
@@ -289,6 +290,9 @@ class MainWindow(QMainWindow):
     def send_message(self, text: str, media: list[str]) -> None:
         if not self.current_key:
             self.open_session(self.engine.new_session_key())
+        if not media and self.chat.warn_before_sending(self.current_key):
+            self.composer.edit.setPlainText(text)  # kept: the next Send goes through
+            return
         self.chat.send(text, media)
 
     def stop_current(self) -> None:

@@ -202,7 +202,7 @@ class TrayController(QObject):
 
     def should_close_to_tray(self) -> bool:
         """Closing the window only hides it (the tray's Quit ends the app); False without a tray."""
-        return self.available and bool(self.engine.config.desktop.close_to_tray)
+        return self.available and bool(self.engine.app_settings.close_to_tray)
 
     def may_start_hidden(self) -> bool:
         """Starting without a window is only allowed when a tray icon can bring it back."""
@@ -246,7 +246,7 @@ class TrayController(QObject):
 
     def notify(self, notification: Notification) -> None:
         """Record and (with a tray) show a notification, unless notifications are turned off."""
-        if not self.engine.config.desktop.notifications:
+        if not self.engine.app_settings.notifications:
             return
         self.notifications_sent.append((notification.title, notification.text, notification.session_key))
         self._message_session = notification.session_key

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from nanobot_desktop.data import templates_dir
 from nanobot_desktop.engine.config import ConfigError
+from nanobot_desktop.engine.events import ConfigChanged
 from nanobot_desktop.engine.skills import SKILL_FILE, SkillInfo, check_frontmatter
 from nanobot_desktop.engine.workspace import atomic_write_text
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
@@ -73,6 +74,8 @@ class SkillsView(QWidget):
         self._sync = sync
         self._editors: dict[Path, MarkdownEditor] = {}
         self._builtin_dir = Path(engine.skills.builtin_dir).resolve()
+        if bridge is not None:  # disabled skills saved elsewhere (another window, Settings) show here too
+            bridge.event.connect(self._on_event)
 
         self.model = SkillsModel(self)
         self.model.enable_requested.connect(self.set_skill_enabled)
@@ -206,18 +209,18 @@ class SkillsView(QWidget):
         self.status_label.setText(text)
         self.status_label.setVisible(bool(text))
 
+    def _on_event(self, event: Any) -> None:
+        if isinstance(event, ConfigChanged) and event.touches("app.disabledSkills"):
+            self.refresh()
+
     # ---- enable / disable ---------------------------------------------------------------------
     def set_skill_enabled(self, name: str, enabled: bool) -> bool:
-        """Save `agents.defaults.disabledSkills` (the next turn's prompt follows it); False on failure."""
-        defaults = self.engine.config.agents.defaults
-        before = list(defaults.disabled_skills)
+        """Save the app's disabled skills (desktop.json; the next turn's prompt follows it); False on failure."""
+        before = list(self.engine.app_settings.disabled_skills)
         disabled = [n for n in before if n != name] + ([] if enabled else [name])
         try:
-            defaults.disabled_skills = disabled
-            self.engine.apply_config(self.engine.config)
+            self.engine.update_config({"app.disabledSkills": disabled})
         except (OSError, ConfigError, ValueError) as exc:
-            defaults.disabled_skills = before
-            self.engine.skills.set_disabled(before)
             self.set_status(f"Could not save the setting for '{name}': {exc}")
             self.refresh()
             return False

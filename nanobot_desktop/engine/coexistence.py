@@ -1,0 +1,268 @@
+"""Living beside a running nanobot CLI (or another nanobot Desktop) on the same workspace.
+
+`nanobot gateway` fires the cron jobs of its config and the heartbeat of its workspace; if the app did
+too, every job would run twice. So while such a process runs on the same config or workspace, the app
+leaves cron and the heartbeat to it and says so (`BackgroundOwnerChanged`), and warns before the person
+sends into a session that process keeps in memory (the CLI rewrites a whole session file from its
+cache, erasing lines another program appended). An interactive `nanobot agent` runs no cron or
+heartbeat, but holds its session (`-s`, default `cli:direct`).
+
+How a process is recognised: its command line (Linux: /proc/<pid>/cmdline) runs `nanobot` with the
+`gateway` or `agent` command, and its `--config`/`--workspace` (or the defaults) resolve to ours. For
+the reverse direction — two app instances on one workspace with different configs — the instance
+that runs cron and the heartbeat holds an OS lock on a file of the app's own (one per workspace, in
+the user's cache folder, with its pid and config inside); the other one sees it held and stands by.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, EventBus
+
+log = logging.getLogger(__name__)
+
+CHECK_INTERVAL_S = 5.0
+APP_SESSION_CHANNELS = ("desktop",)
+
+
+@dataclass(frozen=True)
+class OtherProcess:
+    """A process using our config or workspace: `command` is "gateway", "agent" or "desktop"."""
+
+    pid: int
+    command: str
+    config: Path | None
+    workspace: Path | None
+    session: str | None = None  # an interactive agent's session key
+
+    @property
+    def runs_background(self) -> bool:
+        return self.command in ("gateway", "desktop")
+
+    def describe(self) -> str:
+        what = {"gateway": "nanobot gateway", "agent": "nanobot agent", "desktop": "another nanobot Desktop"}
+        return f"{what.get(self.command, self.command)} (pid {self.pid})"
+
+
+def _resolved(path: str | Path | None) -> Path | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).expanduser().resolve()
+    except (OSError, RuntimeError):
+        return Path(path).expanduser().absolute()
+
+
+def _option(argv: list[str], *names: str) -> str | None:
+    for index, token in enumerate(argv):
+        for name in names:
+            if token == name and index + 1 < len(argv):
+                return argv[index + 1]
+            if name.startswith("--") and token.startswith(name + "="):
+                return token.split("=", 1)[1]
+    return None
+
+
+def parse_nanobot_command(argv: list[str], cwd: Path | None = None) -> tuple[str, Path | None, Path | None, str | None] | None:
+    """(command, config, workspace, session) when `argv` runs the nanobot CLI's gateway or an
+    interactive agent; None for anything else (including `nanobot agent -m …`, one turn and gone)."""
+    start = None
+    for index, token in enumerate(argv):
+        base = os.path.basename(token).lower()
+        if base in ("nanobot", "nanobot.exe") or (token == "-m" and index + 1 < len(argv) and argv[index + 1] == "nanobot"):
+            start = index + (2 if token == "-m" else 1)
+            break
+    if start is None:
+        return None
+    rest = argv[start:]
+    command = next((t for t in rest if not t.startswith("-")), None)
+    if command not in ("gateway", "agent"):
+        return None
+    if command == "agent" and _option(rest, "-m", "--message") is not None:
+        return None
+
+    def local(value: str | None) -> Path | None:
+        if value is None:
+            return None
+        path = Path(value).expanduser()
+        return _resolved(path if path.is_absolute() or cwd is None else cwd / path)
+
+    session = _option(rest, "-s", "--session") or ("cli:direct" if command == "agent" else None)
+    return command, local(_option(rest, "-c", "--config")), local(_option(rest, "-w", "--workspace")), session
+
+
+def scan_processes() -> Iterable[tuple[int, list[str], Path | None]]:
+    """(pid, argv, cwd) of the user's processes that can be read (Linux /proc; elsewhere nothing)."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    me = os.getpid()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            raw = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"nanobot" not in raw:
+            continue
+        try:
+            cwd: Path | None = Path(os.readlink(entry / "cwd"))
+        except OSError:
+            cwd = None
+        yield int(entry.name), [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part], cwd
+
+
+def _lock_path(workspace: Path) -> Path:
+    digest = hashlib.sha256(str(_resolved(workspace)).encode("utf-8")).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "nanobot-desktop" / "locks" / f"workspace-{digest}.lock"
+
+
+class Coexistence:
+    """Knows which other process (if any) runs cron and the heartbeat for our config or workspace."""
+
+    def __init__(self, config_path: Path, workspace: Path, workspace_of: Callable[[Path], Path | None],
+                 bus: EventBus | None = None,
+                 scan: Callable[[], Iterable[tuple[int, list[str], Path | None]]] = scan_processes) -> None:
+        self.config_path = _resolved(config_path) or config_path
+        self.workspace = _resolved(workspace) or workspace
+        self._workspace_of = workspace_of  # the workspace another config names (read only when needed)
+        self._bus = bus
+        self._scan = scan
+        self._others: list[OtherProcess] = []
+        self._reason: str | None = None
+        self._lock_file: IO[str] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    # --- what the services and views ask -------------------------------------------------------------
+
+    @property
+    def others(self) -> list[OtherProcess]:
+        return list(self._others)
+
+    def background_owner(self) -> str | None:
+        """Why the app does not fire cron jobs and the heartbeat now (None: it does)."""
+        return self._reason
+
+    def session_warning(self, session_key: str) -> str | None:
+        """A warning for sending into `session_key` while another program may hold it in memory."""
+        channel = session_key.partition(":")[0]
+        for other in self._others:
+            if other.command == "agent" and other.session == session_key:
+                return (f"{other.describe()} has this session open: it rewrites the whole file from its memory, "
+                        "so what you send here may be erased when it saves. Press Send again to send anyway.")
+            if other.command == "gateway" and channel not in APP_SESSION_CHANNELS:
+                return (f"{other.describe()} serves this workspace and may hold this session in memory: its next "
+                        "save can erase what you send here. Press Send again to send anyway.")
+        return None
+
+    # --- checking --------------------------------------------------------------------------------------
+
+    def _matches(self, config: Path | None, workspace: Path | None) -> bool:
+        from nanobot_desktop.engine.config.paths import default_config_path
+
+        config = config or _resolved(default_config_path())
+        if config == self.config_path:
+            return True
+        if workspace is None and config is not None:
+            workspace = _resolved(self._workspace_of(config))
+        return workspace is not None and workspace == self.workspace
+
+    def _collect(self) -> list[OtherProcess]:
+        """The CLI processes on our config or workspace (reads /proc: run it off the event loop)."""
+        others: list[OtherProcess] = []
+        for pid, argv, cwd in self._scan():
+            parsed = parse_nanobot_command(argv, cwd)
+            if parsed is None:
+                continue
+            command, config, workspace, session = parsed
+            if self._matches(config, workspace):
+                others.append(OtherProcess(pid, command, config, workspace, session))
+        return others
+
+    def check(self, found: list[OtherProcess] | None = None) -> bool:
+        """Look again (or adopt `found`); publishes BackgroundOwnerChanged and returns True when the
+        answer changed. Call it on the event loop's thread: subscribers are GUI code."""
+        others = self._collect() if found is None else list(found)
+        holder = self._lock_holder()
+        if holder is not None:
+            others.append(holder)
+        self._others = others
+        runner = next((o for o in others if o.runs_background), None)
+        reason = (f"{runner.describe()} runs the heartbeat and scheduled jobs of this workspace; "
+                  "the app leaves them to it until it exits") if runner else None
+        if reason == self._reason:
+            return False
+        self._reason = reason
+        log.info("%s", reason or "no other program runs the heartbeat and scheduled jobs now: the app runs them")
+        if self._bus is not None:
+            self._bus.publish(BackgroundOwnerChanged("", owner=reason))
+        return True
+
+    # --- the app's own lock ------------------------------------------------------------------------------
+
+    def _lock_holder(self) -> OtherProcess | None:
+        """None when this instance holds (or could take) the workspace lock, else who holds it."""
+        if self._lock_file is not None:
+            return None
+        try:
+            import fcntl
+        except ImportError:  # Windows: no lock; the process check still works where /proc exists
+            return None
+        path = _lock_path(self.workspace)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held open while we own the lock
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            fields = handle.read().split("\n")
+            handle.close()
+            pid = int(fields[0]) if fields and fields[0].isdigit() else 0
+            config = Path(fields[1]) if len(fields) > 1 and fields[1] else None
+            return OtherProcess(pid, "desktop", config, self.workspace)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n{self.config_path}\n")
+        handle.flush()
+        self._lock_file = handle
+        return None
+
+    def release(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing releases the flock
+            self._lock_file = None
+
+    async def start(self, interval_s: float = CHECK_INTERVAL_S) -> None:
+        self.check()
+        if self._task is None:
+            self._task = asyncio.create_task(self._watch(interval_s), name="coexistence")
+
+    async def _watch(self, interval_s: float) -> None:
+        while True:
+            await asyncio.sleep(interval_s)
+            try:
+                self.check(await asyncio.to_thread(self._collect))
+            except Exception:  # a scan error must never stop the app's services for good
+                log.exception("checking for other nanobot processes failed")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        self.release()
+
+
+__all__ = ["Coexistence", "OtherProcess", "parse_nanobot_command", "scan_processes"]

@@ -1,0 +1,29 @@
+"""Where the config, the app's own settings file and the runtime data live (all beside config.json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+APP_SETTINGS_NAME = "desktop.json"
+
+
+def default_config_path() -> Path:
+    return Path.home() / ".nanobot" / "config.json"
+
+
+def data_dir(config_path: Path | None = None) -> Path:
+    """Runtime data lives next to the config file, as in the original (cron/, logs/, media/)."""
+    return Path(config_path or default_config_path()).expanduser().parent
+
+
+def cron_store_path(config_path: Path | None = None) -> Path:
+    return data_dir(config_path) / "cron" / "jobs.json"
+
+
+def logs_dir(config_path: Path | None = None) -> Path:
+    return data_dir(config_path) / "logs"
+
+
+def app_settings_path(config_path: Path | None = None) -> Path:
+    """The app's own settings (`desktop.json`), beside the config the CLI shares: one per config."""
+    return data_dir(config_path) / APP_SETTINGS_NAME

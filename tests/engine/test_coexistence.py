@@ -1,0 +1,116 @@
+"""Beside a running `nanobot gateway` (a real process whose command line says so) the app fires
+neither cron jobs nor the heartbeat and says why; when that process exits, both fire again."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from nanobot_desktop.engine.coexistence import Coexistence, parse_nanobot_command
+from nanobot_desktop.engine.events import BackgroundOwnerChanged
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc (Linux)")
+
+COMMANDS = [
+    (["/home/u/.local/bin/nanobot", "gateway"], ("gateway", None, None, None)),
+    (["/usr/bin/python3", "/home/u/.local/bin/nanobot", "gateway", "--port", "1"], ("gateway", None, None, None)),
+    (["python", "-m", "nanobot", "gateway", "-c", "/cfg/c.json"], ("gateway", Path("/cfg/c.json"), None, None)),
+    (["nanobot", "agent"], ("agent", None, None, "cli:direct")),
+    (["nanobot", "agent", "-s", "telegram:5", "-w", "/ws"], ("agent", None, Path("/ws"), "telegram:5")),
+    (["nanobot", "agent", "-m", "one turn"], None),
+    (["nanobot", "onboard"], None),
+    (["nanobot-desktop", "gateway"], None),
+    (["vim", "nanobot/gateway.py"], None),
+]
+
+
+@pytest.mark.parametrize("argv, expected", COMMANDS)
+def test_command_lines_that_run_cron_or_hold_a_session(argv: list[str], expected) -> None:
+    assert parse_nanobot_command(argv) == expected
+
+
+def _fake_gateway(tmp_path: Path, config: Path) -> subprocess.Popen[bytes]:
+    """A real process whose command line is `…/nanobot gateway --config <config>` (it only sleeps)."""
+    script = tmp_path / "bin" / "nanobot"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text("import sys, time\nprint('ready', flush=True)\ntime.sleep(120)\n", encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(script), "gateway", "--config", str(config)],
+                               stdout=subprocess.PIPE)
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"  # running: its command line is set
+    return process
+
+
+async def _until(predicate, within_s: float = 10.0) -> None:
+    deadline = time.monotonic() + within_s
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_running_gateway_stops_the_apps_heartbeat_and_cron_until_it_exits(make_engine, fake_openai,
+                                                                                tmp_path: Path) -> None:
+    engine = make_engine()
+    (engine.workspace.root / "HEARTBEAT.md").write_text("## Active Tasks\n- water the plants\n", encoding="utf-8")
+    owners: list[str | None] = []
+    engine.bus.subscribe(lambda e: owners.append(e.owner) if isinstance(e, BackgroundOwnerChanged) else None)
+    from nanobot_desktop.engine.cron_types import CronSchedule
+
+    engine.cron.add_job("check", CronSchedule(kind="every", every_ms=1000), "say hi")  # due every second
+    gateway = _fake_gateway(tmp_path, engine.config_path)
+    try:
+        engine.update_config({"gateway.heartbeat.enabled": True, "gateway.heartbeat.intervalS": 1})
+        await engine.start_services()
+        assert engine.coexistence.background_owner() is not None
+        reason = engine.heartbeat.held_by or ""
+        assert f"nanobot gateway (pid {gateway.pid})" in reason and engine.cron.held_by == reason
+        assert owners == [reason]
+        await asyncio.sleep(2.5)  # two heartbeat intervals and a cron poll: nothing may fire
+        assert engine.heartbeat.ticks == [] and fake_openai.requests == [] and engine.cron.runs() == []
+    finally:
+        gateway.terminate()
+        gateway.wait(10)
+        gateway.stdout.close()
+    from tests.fake_openai import text_reply
+
+    fake_openai.respond_with(lambda body: text_reply("done"))  # the heartbeat's decision and any turn
+    engine.coexistence.check()  # what the 5 s watch does
+    assert owners == [reason, None] and engine.heartbeat.held_by is None
+    await _until(lambda: engine.cron.runs() != [] and engine.heartbeat.ticks != [])
+    assert engine.cron.runs()[0].status == "ok" and fake_openai.requests
+    await engine.shutdown()
+
+
+def test_a_second_app_instance_on_the_same_workspace_stands_by(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    first = Coexistence(tmp_path / "a" / "config.json", workspace, lambda p: None, scan=list)
+    second = Coexistence(tmp_path / "b" / "config.json", workspace, lambda p: None, scan=list)
+    first.check()
+    second.check()
+    assert first.background_owner() is None
+    assert f"another nanobot Desktop (pid {os.getpid()})" in (second.background_owner() or "")
+    first.release()
+    second.check()
+    assert second.background_owner() is None
+    second.release()
+
+
+def test_a_gateway_on_another_workspace_is_ignored(tmp_path: Path) -> None:
+    other_config = tmp_path / "other" / "config.json"
+    coexistence = Coexistence(tmp_path / "config.json", tmp_path / "ws", lambda p: tmp_path / "elsewhere",
+                              scan=lambda: [(42, ["nanobot", "gateway", "-c", str(other_config)], None)])
+    coexistence.check()
+    assert coexistence.background_owner() is None
+    coexistence.release()
+    same_ws = Coexistence(tmp_path / "config.json", tmp_path / "ws", lambda p: tmp_path / "ws",
+                          scan=lambda: [(42, ["nanobot", "gateway", "-c", str(other_config)], None)])
+    same_ws.check()
+    assert "pid 42" in (same_ws.background_owner() or "")
+    assert same_ws.session_warning("telegram:1") and same_ws.session_warning("desktop:x") is None
+    same_ws.release()
