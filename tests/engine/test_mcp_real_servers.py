@@ -118,9 +118,7 @@ async def test_a_config_with_mcp_servers_written_by_the_app_runs_in_the_cli(make
     await engine.shutdown()
     written = json.loads(engine.config_path.read_text(encoding="utf-8"))
     assert written["tools"]["mcpServers"]["time"]["command"] == time_entry()["command"]
-    if "desktop" in written:
-        pytest.skip(f"the app still writes its top-level `desktop` block, which nanobot {version} rejects as a "
-                    "whole (moving app-only settings out of config.json is issue 10)")
+    assert "desktop" not in written and "approval" not in written["tools"]  # app-only choices: desktop.json
     fake_openai.add_tool_calls([("mcp_time_get_current_time", {"timezone": "Europe/Paris"})])
     fake_openai.add_text("Paris time noted.")
     done = run_reference_cli(version, ["agent", "-m", "what time is it in Paris?", "--no-markdown"],
