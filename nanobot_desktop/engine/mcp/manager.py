@@ -26,9 +26,9 @@ from nanobot_desktop.engine.mcp.server import (
     ServerLost,
     ServerStatus,
     ToolInfo,
-    describe_error,
 )
 from nanobot_desktop.engine.mcp.spec import McpSpecError, ServerSpec, spec_from_entry
+from nanobot_desktop.engine.mcp.streams import describe_error
 from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult
 from nanobot_desktop.engine.tools.registry import ToolRegistry
 

@@ -13,10 +13,7 @@ the server log the app shows and where the last lines of a failure come from.
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import importlib
 import logging
-import sys
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -25,13 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.mcp.spec import ServerSpec, tool_name_for
+from nanobot_desktop.engine.mcp.streams import (
+    SENT_CALL_IDS,
+    RecordingSendStream,
+    WatchedReceiveStream,
+    describe_error,
+    load_sdk,
+    watching_transport,
+)
 
 log = logging.getLogger(__name__)
 
 STATES = ("connecting", "ready", "failed", "stopped")
-# The JSON-RPC ids of the `tools/call` requests a call task sent, so a timeout or Stop can tell the
-# server to cancel them (`notifications/cancelled`). Set per call; tasks inherit it when created.
-_SENT_CALL_IDS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("mcp_sent_call_ids", default=None)
 CONNECT_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 STDERR_TAIL_LINES = 12
@@ -77,127 +79,6 @@ class ServerStatus:
         if self.state == "failed":
             return f"failed: {self.error}"
         return self.state
-
-
-class _WatchedStream:
-    """The transport's read stream, telling us when it ends (the server process exited or hung up)."""
-
-    def __init__(self, stream: Any, on_end: Callable[[], None]) -> None:
-        self._stream = stream
-        self._on_end = on_end
-
-    async def __aenter__(self) -> _WatchedStream:
-        await self._stream.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._stream.__aexit__(*exc)
-
-    def __aiter__(self) -> _WatchedStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self._stream.__anext__()
-        except StopAsyncIteration:
-            self._on_end()
-            raise
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-
-class _RecordingSendStream:
-    """The transport's write stream, noting the id of each `tools/call` request a call task sends."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    async def __aenter__(self) -> Any:
-        await self._stream.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._stream.__aexit__(*exc)
-
-    async def send(self, message: Any) -> None:
-        sent = _SENT_CALL_IDS.get()
-        root: Any = getattr(getattr(message, "message", None), "root", None)
-        if sent is not None and getattr(root, "method", None) == "tools/call":
-            sent.append(root.id)
-        await self._stream.send(message)
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-
-def _watching_transport(on_broken: Callable[[], None]) -> Any:
-    """An httpx transport that calls `on_broken` when a response stream breaks off or the server is gone."""
-    import httpx
-
-    class WatchedBody(httpx.AsyncByteStream):
-        def __init__(self, inner: Any) -> None:
-            self._inner = inner
-
-        async def __aiter__(self) -> Any:
-            try:
-                async for chunk in self._inner:
-                    yield chunk
-            except (httpx.ReadError, httpx.RemoteProtocolError):
-                on_broken()
-                raise
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    class WatchingTransport(httpx.AsyncBaseTransport):
-        def __init__(self) -> None:
-            self._inner = httpx.AsyncHTTPTransport()
-
-        async def handle_async_request(self, request: Any) -> Any:
-            try:
-                response = await self._inner.handle_async_request(request)
-            except (httpx.ConnectError, httpx.RemoteProtocolError):
-                on_broken()
-                raise
-            response.stream = WatchedBody(response.stream)
-            return response
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    return WatchingTransport()
-
-
-SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.sse", "mcp.client.streamable_http")
-
-
-def _import_sdk() -> None:
-    for name in SDK_MODULES:
-        importlib.import_module(name)
-
-
-async def load_sdk() -> None:
-    """Import the SDK once, in a worker thread: it takes about a second, which must not freeze the window."""
-    if not all(name in sys.modules for name in SDK_MODULES):
-        await asyncio.to_thread(_import_sdk)
-
-
-def describe_error(error: BaseException) -> str:
-    """A short reason from whatever the SDK raised (exception groups unwrapped to their first cause)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    if isinstance(error, FileNotFoundError):
-        return f"command not found: {error.filename or error}"
-    if isinstance(error, PermissionError):
-        return f"not allowed to run: {error.filename or error}"
-    if isinstance(error, TimeoutError):
-        return "no answer to the MCP handshake in time"
-    code = getattr(getattr(error, "error", None), "code", None)
-    if code == -32000 and "closed" in str(error).lower():  # the SDK's CONNECTION_CLOSED
-        return "the server closed the connection (its process exited; see its stderr)"
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 class McpServerConnection:
@@ -269,11 +150,11 @@ class McpServerConnection:
             raise ServerDown(self.error or f"MCP server '{self.spec.name}' is {self.state}")
         # Raced against the connection's end: a server that dies mid-call fails the call at once.
         sent: list[Any] = []
-        token = _SENT_CALL_IDS.set(sent)
+        token = SENT_CALL_IDS.set(sent)
         try:
             call = asyncio.ensure_future(session.call_tool(tool, arguments))
         finally:
-            _SENT_CALL_IDS.reset(token)
+            SENT_CALL_IDS.reset(token)
         lost = asyncio.ensure_future(self._lost.wait())
         try:
             done, _ = await asyncio.wait({call, lost}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
@@ -349,8 +230,8 @@ class McpServerConnection:
 
             async with AsyncExitStack() as stack:
                 read, raw_write = await self._open_transport(stack, errlog)
-                write: Any = _RecordingSendStream(raw_write)  # duck-typed as the SDK's send stream
-                watched: Any = _WatchedStream(read, self._went_away)  # duck-typed as the SDK's receive stream
+                write: Any = RecordingSendStream(raw_write)  # duck-typed as the SDK's send stream
+                watched: Any = WatchedReceiveStream(read, self._went_away)  # duck-typed as the SDK's receive stream
                 session = await stack.enter_async_context(ClientSession(
                     watched, write, logging_callback=self._server_logged, message_handler=self._on_message))
                 with anyio.fail_after(self._connect_timeout_s):
@@ -470,7 +351,7 @@ class McpServerConnection:
             # us when a response breaks off (the SDK only logs that, and the call would wait forever).
             client = await stack.enter_async_context(httpx.AsyncClient(
                 headers=dict(spec.headers) or None, follow_redirects=True, timeout=None,
-                transport=_watching_transport(self._went_away)))
+                transport=watching_transport(self._went_away)))
             read, write, _session_id = await stack.enter_async_context(
                 streamable_http_client(spec.url, http_client=client))
             return read, write
