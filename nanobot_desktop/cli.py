@@ -36,8 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show or hide the running app's window (bind this to a desktop shortcut)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("onboard", parents=[common],
-                        help="create the config and workspace if missing (never overwrites anything)")
+    onboard = commands.add_parser("onboard", parents=[common],
+                                  help="create the config and workspace if missing (never overwrites anything)")
+    onboard.add_argument("--layout", choices=("post4", "0.3"), default="post4",
+                         help="layout of a NEW workspace: nanobot 0.1.4's (default) or nanobot 0.3's; an "
+                              "existing workspace keeps its own")
     agent = commands.add_parser("agent", parents=[common], help="run one agent turn without the window")
     agent.add_argument("-m", "--message", required=True, help="the message to send")
     agent.add_argument("-s", "--session", default="cli:direct", metavar="KEY",
@@ -87,6 +90,7 @@ def _guarded(coro: Any) -> int:
 
 def _onboard(args: argparse.Namespace) -> int:
     from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, patch_config_file
+    from nanobot_desktop.engine.layout import detect_layout, prepare_workspace
     from nanobot_desktop.engine.runtime import open_settings_files
     from nanobot_desktop.engine.workspace import Workspace
 
@@ -106,9 +110,12 @@ def _onboard(args: argparse.Namespace) -> int:
         _err(f"Error: {error}")
         return EXIT_FAILED
     workspace = Workspace.at(args.workspace or config.workspace_path)
+    layout = detect_layout(workspace.root, path, config.agents.defaults.model_extra,
+                           new_workspace=getattr(args, "layout", "post4"))
     existed = workspace.looks_like_nanobot_workspace()
-    created = workspace.sync_templates()
-    state = "existing nanobot workspace" if existed else "new workspace"
+    created = prepare_workspace(workspace.root, layout.kind)  # missing files only, in the workspace's layout
+    state = ("existing nanobot workspace" if existed else "new workspace") + \
+        (", nanobot 0.3 layout" if layout.is_v03 else "")
     print(f"Workspace: {workspace.root} ({state}; {len(created)} missing file(s) created)")
     for item in created:
         print(f"  + {item.relative_to(workspace.root)}")

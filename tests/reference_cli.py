@@ -14,11 +14,13 @@ import pytest
 
 POST4 = "0.1.4.post4"
 V035 = "0.3.5"
+# Read at import (test collection): tests/conftest.py removes every NANOBOT_* variable before each test.
+_ROOT_AT_IMPORT = os.environ.get("NANOBOT_DESKTOP_REFERENCE_CLIS")
 
 
 def reference_cli(version: str) -> Path:
     """The `nanobot` executable of that version, or skip the test saying how to get it."""
-    root = os.environ.get("NANOBOT_DESKTOP_REFERENCE_CLIS")
+    root = os.environ.get("NANOBOT_DESKTOP_REFERENCE_CLIS") or _ROOT_AT_IMPORT
     if not root:
         pytest.skip("the reference nanobot CLIs are installed by `python3 dev.py test` (run the suite that way)")
     home = Path(root) / f"nanobot-ai-{version}"

@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.workspace import BOOTSTRAP_FILES, Workspace
@@ -171,15 +172,23 @@ def strip_runtime_for_save(content: Any) -> Any:
 class ContextBuilder:
     """Builds the system prompt and message list from the workspace files, fresh on every call."""
 
-    def __init__(self, workspace: Workspace, skills: SkillsLoader, memory: MemoryStore) -> None:
+    def __init__(self, workspace: Workspace, skills: SkillsLoader, memory: MemoryStore,
+                 layout: WorkspaceLayout | None = None) -> None:
         self.workspace = workspace
         self.skills = skills
         self.memory = memory
+        self.layout = layout
+        # nanobot 0.3 loads AGENTS.md, SOUL.md and USER.md only (no TOOLS.md, no IDENTITY.md).
+        self.context_files: tuple[str, ...] = layout.bootstrap_files if layout is not None and layout.is_v03 \
+            else CONTEXT_FILES
 
     # ---- system prompt ----------------------------------------------------------------------
 
     def _identity(self) -> str:
         root = self.workspace.root.resolve()
+        history = ("memory/history.jsonl (append-only JSONL: cursor, timestamp, content per line; search it "
+                   "with grep)" if self.layout is not None and self.layout.is_v03 else
+                   "memory/HISTORY.md (search it with grep; each entry starts with [YYYY-MM-DD HH:MM])")
         system = platform.system()
         runtime = f"{_SYSTEM_NAMES.get(system, system or 'Unknown')} {platform.machine()}, Python {platform.python_version()}"
         if system == "Windows":
@@ -201,7 +210,7 @@ class ContextBuilder:
             f"## Runtime\n{runtime}\n\n"
             f"## Workspace\nYour workspace is {root}\n"
             f"- Long-term memory: {root}/memory/MEMORY.md (write lasting, important facts here)\n"
-            f"- History log: {root}/memory/HISTORY.md (search it with grep; each entry starts with [YYYY-MM-DD HH:MM])\n"
+            f"- History log: {root}/{history}\n"
             f"- Custom skills: {root}/skills/{{skill-name}}/SKILL.md\n\n"
             f"{policy}\n\n"
             "## nanobot Guidelines\n"
@@ -215,7 +224,7 @@ class ContextBuilder:
 
     def _bootstrap(self) -> str:
         parts = []
-        for name in CONTEXT_FILES:
+        for name in self.context_files:
             content = _read_text(self.workspace.bootstrap_path(name))
             if content is not None:
                 parts.append(f"## {name}\n\n{content}")

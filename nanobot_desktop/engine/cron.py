@@ -27,6 +27,7 @@ from nanobot_desktop.engine.cron_types import (
     CronSchedule,
     CronStoreError,
     compute_next_run,
+    is_system_job,
     describe_schedule,
     dump_store,
     parse_store,
@@ -223,7 +224,8 @@ class CronService:
         return self._running
 
     def _next_wake_ms(self) -> int | None:
-        due = [j.state.next_run_at_ms for j in self._jobs if j.enabled and j.state.next_run_at_ms is not None]
+        due = [j.state.next_run_at_ms for j in self._jobs
+               if j.enabled and j.state.next_run_at_ms is not None and not is_system_job(j)]
         return min(due) if due else None
 
     def _arm(self) -> None:
@@ -247,7 +249,8 @@ class CronService:
             self._refresh()
             if self._store_error is None and not self.held_by:
                 now = self._now_ms()
-                due = [j.id for j in self._jobs if j.enabled and j.state.next_run_at_ms is not None and now >= j.state.next_run_at_ms]
+                due = [j.id for j in self._jobs if j.enabled and j.state.next_run_at_ms is not None
+                       and now >= j.state.next_run_at_ms and not is_system_job(j)]  # 0.3's gateway runs those
                 for job_id in due:
                     job = self._find(job_id)
                     if job is not None and job.enabled:  # an earlier job may have changed the store
@@ -382,6 +385,9 @@ class CronService:
         job = self._find(job_id)
         if job is None:
             return False
+        if is_system_job(job):
+            raise ValueError(f"'{job.name}' is a protected system job of nanobot 0.3 (its gateway runs it); "
+                             "turn it off in the config instead of removing it")
         self._jobs.remove(job)
         self._save()
         self._arm()
@@ -394,7 +400,7 @@ class CronService:
         """Run one job now; a disabled job only with `force`. False when not found or not run."""
         self._refresh()
         job = self._find(job_id)
-        if job is None or (not job.enabled and not force):
+        if job is None or (not job.enabled and not force) or is_system_job(job):
             return False
         await self._execute(job)
         self._arm()

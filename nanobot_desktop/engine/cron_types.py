@@ -80,6 +80,31 @@ class CronJob:
 
 # --- schedules ---------------------------------------------------------------------------------------
 
+SYSTEM_JOB_KIND = "system_event"
+
+
+def is_system_job(job: CronJob) -> bool:
+    """A protected job nanobot 0.3's gateway registers for itself ("heartbeat", "dream"): it has no
+    message to send, the gateway runs it, and it cannot be removed (0.3 refuses that too)."""
+    return job.payload.kind == SYSTEM_JOB_KIND
+
+
+def job_session(job: CronJob) -> tuple[str, str | None, str | None]:
+    """(session key, channel, chat id) a job's run belongs to.
+
+    A job nanobot 0.3 bound to a chat session (`payload.sessionKey`, with its origin channel and chat)
+    runs in that session, as 0.3 runs it; any other job in a session of its own, `cron:<id>`.
+    """
+    extra = job.payload.extra
+    bound = extra.get("sessionKey")
+    if isinstance(bound, str) and bound:
+        channel, chat_id = extra.get("originChannel"), extra.get("originChatId")
+        if not (isinstance(channel, str) and channel and isinstance(chat_id, str) and chat_id):
+            channel, _sep, chat_id = bound.partition(":")
+        return bound, channel or None, chat_id or None
+    return f"cron:{job.id}", job.payload.channel, job.payload.to
+
+
 def _zone(tz: str) -> Any:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 

@@ -16,11 +16,11 @@ import logging
 import re
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.context import ContextBuilder, _image_block, strip_runtime_for_save
+from nanobot_desktop.engine.context import ContextBuilder, PromptSection, _image_block, strip_runtime_for_save
 from nanobot_desktop.engine.events import (
     ConsolidationFinished,
     ConsolidationStarted,
@@ -38,8 +38,12 @@ from nanobot_desktop.engine.events import (
     TurnStarted,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
+from nanobot_desktop.engine.history_journal import history_session
 from nanobot_desktop.engine.memory import MemoryStore, consolidate_detailed
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
+from nanobot_desktop.engine.token_window import (
+    archived_summary, consolidation_window, fit_history, history_budget,
+)
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import Workspace
@@ -125,6 +129,8 @@ class AgentSettings:
     max_iterations: int = 40
     memory_window: int = 100
     reasoning_effort: str | None = None
+    # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/token_window.py)
+    context_window_tokens: int = 0
 
 
 @dataclass
@@ -303,8 +309,16 @@ class AgentLoop:
         if not system_origin:
             self._maybe_start_consolidation(session, settings)
         state = _TurnState(turn_id=turn_id, session=session)
-        history = session.get_history(settings.memory_window)
         prompt_sections = self.context.system_sections()
+        if settings.context_window_tokens > 0:  # a nanobot 0.3 workspace
+            summary = archived_summary(session.metadata)
+            if summary:  # 0.3 compacted this session: its summary stands in for the archived messages
+                prompt_sections.append(PromptSection("archived_summary", summary))
+            budget = history_budget(settings.context_window_tokens, settings.max_tokens,
+                                    sum(section.chars for section in prompt_sections))
+            history = fit_history(session.get_history(0), budget)
+        else:
+            history = session.get_history(settings.memory_window)
         messages = self.context.build_messages(history, text, media, channel, chat_id, sections=prompt_sections)
         sizes = tuple((section.name, section.chars) for section in prompt_sections)
         self._save(state, [messages[-1]])
@@ -492,7 +506,16 @@ class AgentLoop:
     def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
         unconsolidated = len(session.messages) - session.last_consolidated
         running = self._consolidation_tasks.get(session.key)
-        if unconsolidated < settings.memory_window or (running is not None and not running.done()):
+        if running is not None and not running.done():
+            return
+        if settings.context_window_tokens > 0:
+            budget = history_budget(settings.context_window_tokens, settings.max_tokens,
+                                    len(self.context.build_system_prompt()))
+            window = consolidation_window(session.messages[session.last_consolidated:], budget)
+            if window is None:
+                return
+            settings = replace(settings, memory_window=window)
+        elif unconsolidated < settings.memory_window:
             return
         task = asyncio.ensure_future(self._consolidate(session, settings, archive_all=False))
         self._consolidation_tasks[session.key] = task
@@ -503,9 +526,10 @@ class AgentLoop:
             count = len(session.messages) - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
-                result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
-                                                    self.plain_chat, archive_all=archive_all,
-                                                    memory_window=settings.memory_window)
+                with history_session(session.key):  # 0.3's history.jsonl entries name their session
+                    result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
+                                                        self.plain_chat, archive_all=archive_all,
+                                                        memory_window=settings.memory_window)
                 offset = result.offset
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))

@@ -12,12 +12,16 @@ import asyncio
 import json
 import logging
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.history_journal import HistoryJournal, current_history_session
+from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
+from nanobot_desktop.engine.memory_git import GitMemoryMixin, MemoryGit
 from nanobot_desktop.engine.workspace import Workspace, append_text, atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -36,22 +40,39 @@ def _decode(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class MemoryVersion:
-    """One saved copy of MEMORY.md, taken just before it was rewritten."""
+    """One saved copy of MEMORY.md: a file in `.versions/` (taken just before a rewrite), or, in a
+    nanobot 0.3 workspace with its git repository, a commit that changed it (`commit` set)."""
 
     path: Path
     saved_at: datetime
     source: str
     size: int
+    commit: str = ""
+    message: str = ""
+
+    @property
+    def ident(self) -> str:
+        """Tells versions apart (the commit, or the copy's file)."""
+        return self.commit or str(self.path)
 
 
-class MemoryStore:
-    """Reads and writes `memory/MEMORY.md`, `memory/HISTORY.md` and the MEMORY.md versions."""
+class MemoryStore(GitMemoryMixin):
+    """Reads and writes `memory/MEMORY.md`, the history log and the MEMORY.md versions.
 
-    def __init__(self, workspace: Workspace) -> None:
+    The `layout` (engine/layout.py) decides the history log (HISTORY.md, or history.jsonl of a 0.3
+    workspace) and where versions live (`.versions/`, or the workspace's git repository in 0.3).
+    """
+
+    def __init__(self, workspace: Workspace, layout: WorkspaceLayout | None = None) -> None:
         # Failed consolidations by conversation: (message count then, why), so the same request is not
         # sent again on every turn (see consolidate_detailed).
         self.failed_consolidations: dict[str, tuple[int, str]] = {}
         self.workspace = workspace
+        self.layout = layout
+        self.journal = HistoryJournal(workspace.memory_dir) if layout is not None and layout.is_v03 else None
+        self.git = MemoryGit(workspace.root) if layout is not None and layout.is_v03 else None
+        self._committer: ThreadPoolExecutor | None = None
+        self._last_job: Future[None] | None = None
 
     @property
     def memory_file(self) -> Path:
@@ -59,7 +80,8 @@ class MemoryStore:
 
     @property
     def history_file(self) -> Path:
-        return self.workspace.history_file
+        return self.journal.file if self.journal is not None else self.workspace.history_file
+
 
     @property
     def versions_dir(self) -> Path:
@@ -81,9 +103,12 @@ class MemoryStore:
         memory = self.read_long_term()
         return f"## Long-term Memory\n{memory}" if memory.strip() else ""
 
-    def _replace_memory(self, new_data: bytes, source: str) -> None:
+    def _replace_memory(self, new_data: bytes, source: str, note: str = "") -> None:
         if not _SOURCE_OK.match(source):
             raise ValueError(f"memory version source must be letters, digits, '-' or '_' (got {source!r})")
+        if self.uses_git_versions:
+            self._replace_tracked("memory/MEMORY.md", new_data, source, note)
+            return
         try:
             current = self.memory_file.read_bytes()
         except FileNotFoundError:
@@ -108,6 +133,8 @@ class MemoryStore:
 
     def list_versions(self) -> list[MemoryVersion]:
         """Saved copies of MEMORY.md, newest first; files that do not look like versions are ignored."""
+        if self.uses_git_versions:
+            return self.file_versions("memory/MEMORY.md")
         if not self.versions_dir.is_dir():
             return []
         versions: list[MemoryVersion] = []
@@ -125,18 +152,28 @@ class MemoryStore:
         return versions
 
     def read_version(self, version: MemoryVersion) -> str:
+        if version.commit and self.git is not None:
+            rel_path = version.path.relative_to(self.workspace.root).as_posix()
+            return self.git.read(version.commit, rel_path)
         return _decode(version.path.read_bytes())
 
     def restore_version(self, version: MemoryVersion) -> None:
         """Put a saved copy back; the text it replaces becomes a version itself (source "restore")."""
+        if version.commit:
+            self.restore_file_version(version)
+            return
         self._replace_memory(version.path.read_bytes(), "restore")
 
     # ---- history ----------------------------------------------------------------------------
 
     def append_history(self, entry: str) -> None:
-        """Append one entry followed by a blank line (the post4 `entry.rstrip() + "\\n\\n"` shape)."""
+        """Append one entry: to history.jsonl in a 0.3 workspace (its cursor rules), else followed by a
+        blank line (the post4 `entry.rstrip() + "\\n\\n"` shape)."""
         text = entry.rstrip()
         if not text:
+            return
+        if self.journal is not None:
+            self.journal.append(text, session_key=current_history_session())
             return
         append_text(self.history_file, self._separator_needed() + text + "\n\n")
 
@@ -156,6 +193,8 @@ class MemoryStore:
         return "\n" if tail.endswith(b"\n") else "\n\n"
 
     def read_history(self) -> str:
+        if self.journal is not None:
+            return self.journal.render_text()
         try:
             return _decode(self.history_file.read_bytes())
         except FileNotFoundError:

@@ -30,8 +30,10 @@ from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.coexistence import Coexistence
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.cron_types import job_session
 from nanobot_desktop.engine.events import ConfigChanged, EventBus
 from nanobot_desktop.engine.heartbeat import HeartbeatService
+from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
 from nanobot_desktop.engine.memory import MemoryStore
@@ -59,7 +61,11 @@ class Engine:
         self.config_path = config_path
         self.app_settings = app_settings if app_settings is not None else load_app_settings(config_path)
         self.workspace = Workspace.at(workspace or config.workspace_path)
-        self.workspace.sync_templates()
+        # post4 or 0.3, from what is on disk: decides where sessions, history and versions live.
+        self.layout: WorkspaceLayout = detect_layout(self.workspace.root, config_path,
+                                                     config.agents.defaults.model_extra)
+        log.info("%s at %s (%s)", self.layout.label, self.workspace.root, self.layout.reason)
+        self.workspace.sync_templates(v03=self.layout.is_v03)
         self.bus = EventBus()
         self.approver: Approver | None = None
         self._provider: ChatProvider | None = None
@@ -67,12 +73,12 @@ class Engine:
         self._services_started = False
         self._background: set[asyncio.Future[Any]] = set()
 
-        self.sessions = SessionStore(self.workspace.sessions_dir)
+        self.sessions = SessionStore(paths=self.layout.session_paths())
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
-        self.memory = MemoryStore(self.workspace)
+        self.memory = MemoryStore(self.workspace, self.layout)
         self.skills = SkillsLoader(self.workspace, disabled=self._disabled_skills())
-        self.context = ContextBuilder(self.workspace, self.skills, self.memory)
+        self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(config_path=config_path)
         self.tools.configure(config.tools, self.app_settings)
         self.policy = ToolPolicy(self.app_settings.tool_approval)
@@ -115,7 +121,8 @@ class Engine:
         d = self.config.agents.defaults
         return AgentSettings(model=self._resolved_model(), temperature=d.temperature, max_tokens=d.max_tokens,
                              max_iterations=d.max_tool_iterations, memory_window=d.memory_window,
-                             reasoning_effort=d.reasoning_effort)
+                             reasoning_effort=d.reasoning_effort,
+                             context_window_tokens=context_window_tokens(self.layout, d.model_extra))
 
     def _resolved_model(self) -> str:
         try:
@@ -244,9 +251,9 @@ class Engine:
         return result.reply
 
     async def _run_cron_job(self, job: CronJob) -> str | None:
-        payload = job.payload
-        result = await self.loop.process(f"cron:{job.id}", cron_job_prompt(job), channel=payload.channel or "cli",
-                                         chat_id=payload.to or "direct", in_cron_job=True)
+        session_key, channel, chat_id = job_session(job)  # a 0.3 job bound to a chat runs in that chat
+        result = await self.loop.process(session_key, cron_job_prompt(job), channel=channel or "cli",
+                                         chat_id=chat_id or "direct", in_cron_job=True)
         if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the scheduled run failed")
         return result.reply

@@ -119,14 +119,21 @@ class Workspace:
 
     def looks_like_nanobot_workspace(self) -> bool:
         """True for a folder the nanobot CLI (or this app) has already set up."""
-        return (self.root / "AGENTS.md").is_file() or self.memory_file.is_file() or self.sessions_dir.is_dir()
+        return ((self.root / "AGENTS.md").is_file() or self.memory_file.is_file() or self.sessions_dir.is_dir()
+                or (self.memory_dir / "history.jsonl").is_file())  # nanobot 0.3 (engine/layout.py)
 
-    def sync_templates(self) -> list[Path]:
-        """Create whatever of the template file set is missing; never overwrite. Returns what was created."""
+    def sync_templates(self, *, v03: bool = False) -> list[Path]:
+        """Create whatever of the template file set is missing; never overwrite. Returns what was created.
+
+        `v03`: the set of a nanobot 0.3 workspace (engine/layout.py): `memory/history.jsonl` instead of
+        HISTORY.md, and no TOOLS.md (0.3 neither creates nor reads it).
+        """
         created: list[Path] = []
         source = templates_dir()
         self.root.mkdir(parents=True, exist_ok=True)
         for template in sorted(source.glob("*.md")):
+            if v03 and template.name == "TOOLS.md":
+                continue
             target = self.root / template.name
             if not target.exists():
                 atomic_write_bytes(target, template.read_bytes())
@@ -135,9 +142,10 @@ class Workspace:
         if not self.memory_file.exists():
             atomic_write_bytes(self.memory_file, memory_template.read_bytes())
             created.append(self.memory_file)
-        if not self.history_file.exists():
-            atomic_write_bytes(self.history_file, b"")
-            created.append(self.history_file)
+        history = self.memory_dir / "history.jsonl" if v03 else self.history_file
+        if not history.exists():
+            atomic_write_bytes(history, b"")
+            created.append(history)
         if not self.skills_dir.exists():
             self.skills_dir.mkdir(parents=True)
             created.append(self.skills_dir)

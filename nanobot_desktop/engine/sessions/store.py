@@ -25,11 +25,14 @@ import logging
 import os
 import shutil
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.layout import SessionPaths, post4_file_stem
 from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
     HEADER_KEYS, METADATA_TYPE, create_file, encode_line, ensure_trailing_newline, parse_session_bytes,
@@ -48,16 +51,12 @@ __all__ = ["Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "Tr
 
 log = logging.getLogger(__name__)
 
-_UNSAFE_FILENAME_CHARS = '<>:"/\\|?*'
 _HISTORY_FIELDS = ("tool_calls", "tool_call_id", "name")
 
 
 def safe_key(key: str) -> str:
     """The post4 file name rule: `telegram:12/3` → `telegram_12_3` (collisions are possible, as there)."""
-    name = key.replace(":", "_")
-    for char in _UNSAFE_FILENAME_CHARS:
-        name = name.replace(char, "_")
-    return name.strip()
+    return post4_file_stem(key)
 
 
 def _now() -> str:
@@ -106,6 +105,8 @@ class Session:
         }
         for name, value in self.header_extra.items():
             line.setdefault(name, value)
+        if "last_archived" in line:  # nanobot 0.3's name for the same offset: both kept equal
+            line["last_archived"] = self.last_consolidated
         return line
 
     def get_history(self, max_messages: int = 500) -> list[dict[str, Any]]:
@@ -125,6 +126,8 @@ class Session:
         history: list[dict[str, Any]] = []
         call_ids: set[str] = set()
         for message in recent:
+            if message.get("_command"):
+                continue  # a slash command's own line (nanobot 0.3 marks them so; never replayed)
             role = message.get("role")
             if role == "assistant":
                 for call in message.get("tool_calls") or []:
@@ -177,8 +180,16 @@ def _answer_unanswered_tool_calls(history: list[dict[str, Any]]) -> list[dict[st
 class SessionStore:
     """All sessions of one workspace: cached loading, append-only writes, list, trash, search, export."""
 
-    def __init__(self, sessions_dir: Path, legacy_dir: Path | None = None) -> None:
-        self.sessions_dir = Path(sessions_dir)
+    def __init__(self, sessions_dir: Path | None = None, legacy_dir: Path | None = None,
+                 paths: SessionPaths | None = None) -> None:
+        """`paths` (from engine/layout.py) decides where files are and how they are named: post4's rule
+        under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace."""
+        if paths is None:
+            if sessions_dir is None:
+                raise ValueError("a SessionStore needs a sessions folder or a SessionPaths")
+            paths = SessionPaths(Path(sessions_dir))
+        self.paths = paths
+        self.sessions_dir = paths.sessions_dir
         self._legacy_dir = Path(legacy_dir) if legacy_dir is not None else None
         self._cache: dict[str, Session] = {}
         self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
@@ -201,10 +212,13 @@ class SessionStore:
         return self.sessions_dir / ".archive"
 
     def path_for(self, key: str) -> Path:
-        name = safe_key(key)
-        if not name:
-            raise ValueError(f"session key {key!r} gives an empty file name")
-        return self.sessions_dir / f"{name}.jsonl"
+        return self.paths.path_for(key)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Held around every write: our thread lock, and the layout's file lock (0.3's `.session-files.lock`)."""
+        with self._lock, self.paths.lock():
+            yield
 
     # --- loading -----------------------------------------------------------------------------------
 
@@ -214,7 +228,8 @@ class SessionStore:
             cached = self._cache.get(key)
             if cached is not None:
                 return cached
-            session = self.load(key) or Session(key=key, path=self.path_for(key))
+            session = self.load(key) or Session(key=key, path=self.path_for(key),
+                                                header_extra=dict(self.paths.header_defaults))
             self._cache[key] = session
             return session
 
@@ -223,11 +238,15 @@ class SessionStore:
         path = self.path_for(key)
         with self._lock:
             self._migrate_legacy(path)
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
-                return None
-        return self._session_from_bytes(key, path, data)
+            for candidate in self.paths.read_candidates(key):
+                try:
+                    data = candidate.read_bytes()
+                except FileNotFoundError:
+                    continue
+                session = self._session_from_bytes(key, candidate, data)
+                session.path = path  # read from a legacy name, written (in full) under the current one
+                return session
+        return None
 
     def invalidate(self, key: str) -> None:
         with self._lock:
@@ -240,7 +259,7 @@ class SessionStore:
         session list show them. A file the workspace already has is left where it is.
         """
         moved: list[Path] = []
-        if not self.legacy_dir.is_dir():
+        if not self.paths.migrates_global_legacy or not self.legacy_dir.is_dir():
             return moved
         with self._lock:
             for legacy in sorted(self.legacy_dir.glob("*.jsonl")):
@@ -252,7 +271,7 @@ class SessionStore:
 
     def _migrate_legacy(self, path: Path) -> None:
         """Move `~/.nanobot/sessions/<name>` into the workspace, as the original does, if only it exists."""
-        if path.exists():
+        if path.exists() or not self.paths.migrates_global_legacy:
             return
         legacy = self.legacy_dir / path.name
         if legacy.is_file():
@@ -273,6 +292,9 @@ class SessionStore:
             warnings.append(f"{path.name}: metadata is not an object; ignored")
             metadata = {}
         raw_offset = header.get("last_consolidated", 0)
+        archived = header.get("last_archived")  # nanobot 0.3 reads this name first
+        if isinstance(archived, int) and not isinstance(archived, bool):
+            raw_offset = archived
         offset = _valid_offset(raw_offset, len(parsed.messages))
         if offset != raw_offset:
             warnings.append(f"{path.name}: last_consolidated {raw_offset!r} is out of range for "
@@ -305,7 +327,7 @@ class SessionStore:
             entries.append(entry)
         if not entries:
             return 0
-        with self._lock:
+        with self._writing():
             self._ensure_file(session)
             if ensure_trailing_newline(session.path):
                 log.warning("%s ended mid-line (an interrupted write); new lines start after it", session.path)
@@ -320,7 +342,7 @@ class SessionStore:
         """Record how many messages are summarised into memory, on disk at once."""
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(session.messages):
             raise ValueError(f"last_consolidated must be an int in 0..{len(session.messages)}, got {n!r}")
-        with self._lock:
+        with self._writing():
             session.last_consolidated = n
             self._ensure_file(session)
             self._write_header(session)
@@ -331,7 +353,7 @@ class SessionStore:
             json.dumps(metadata_fields, ensure_ascii=False)
         except (TypeError, ValueError) as error:
             raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
-        with self._lock:
+        with self._writing():
             cached = self._cache.get(session.key)
             targets = [session] if cached is None or cached is session else [session, cached]
             for target in targets:  # a separately loaded copy must not hide the change from the cached one
@@ -357,7 +379,7 @@ class SessionStore:
 
         Returns the archive path, or None when nothing had been written yet.
         """
-        with self._lock:
+        with self._writing():
             self._own_path(session)
             archived: Path | None = None
             if session.path.exists():
@@ -366,7 +388,7 @@ class SessionStore:
             session.last_consolidated = 0
             session.created_at = session.updated_at = _now()
             session.metadata.pop("title", None)
-            session.header_extra = {}
+            session.header_extra = dict(self.paths.header_defaults)
             session.warnings = []
             create_file(session.path, session.header(), [])
             self._adopt(session)
@@ -409,12 +431,14 @@ class SessionStore:
                 signature = file_signature(os.stat(entry.path))
                 cached = self._summaries.get(path)
                 if cached is None or cached[0] != signature:
-                    cached = (signature, summarize(path))
+                    cached = (signature, summarize(path, self.paths.key_from_name(path)))
                     self._summaries[path] = cached
             except OSError as error:
                 log.warning("cannot read session file %s: %s", path, error)
                 continue
             seen.add(path)
+            if self.paths.shadowed(path, cached[1].key):
+                continue  # a legacy-named copy of a session that has its current file
             infos.append(cached[1])
         for stale in [path for path in list(self._summaries) if path not in seen]:
             self._summaries.pop(stale, None)
@@ -423,8 +447,8 @@ class SessionStore:
 
     def delete(self, key: str) -> str:
         """Move the session's file into `.trash/`; returns the trash id `restore` takes."""
-        with self._lock:
-            path = self.path_for(key)
+        with self._writing():
+            path = next((p for p in self.paths.read_candidates(key) if p.exists()), self.path_for(key))
             if not path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to delete")
             target = move_aside(path, self.trash_dir, TRASH_SEPARATOR)
@@ -438,7 +462,7 @@ class SessionStore:
 
     def restore(self, trash_id: str) -> str:
         """Put a trashed session back; returns its key. Never overwrites a session file."""
-        with self._lock:
+        with self._writing():
             key = restore_from_trash(self.trash_dir, self.sessions_dir, trash_id)
             self._cache.pop(key, None)
             return key

@@ -20,10 +20,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateTim
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine.cron import CronSchedule, describe_schedule
+from nanobot_desktop.engine.cron_types import is_system_job
 from nanobot_desktop.engine.events import BackgroundOwnerChanged, CronJobRan
 from nanobot_desktop.gui.background.heartbeat_view import error_color, format_clock, format_duration
 
 log = logging.getLogger(__name__)
+
+SYSTEM_JOB_NOTE = ("A protected system job of nanobot 0.3: its gateway runs it (heartbeat: HEARTBEAT.md; "
+                   "dream: Dream's memory rewrite). The app leaves it as it is; turn it off in the config.")
 
 Index = QModelIndex | QPersistentModelIndex
 EVERY_UNITS = (("seconds", 1000), ("minutes", 60_000), ("hours", 3_600_000), ("days", 86_400_000),
@@ -113,6 +117,8 @@ class CronJobsModel(QAbstractTableModel):
                 return job.name
             if column == self.SCHEDULE:
                 return describe_schedule(job.schedule)
+            if column == self.NEXT and is_system_job(job):
+                return "by the nanobot 0.3 gateway" if job.enabled else "off"
             if column == self.NEXT:
                 return next_run_text(job.state.next_run_at_ms, self.now_ms()) if job.enabled else "off"
             if column == self.LAST:
@@ -456,10 +462,11 @@ class CronView(QWidget):
         job_id = self.selected_job_id()
         job = self.model.job_at(self.model.row_of(job_id)) if job_id else None
         writable = self.engine.cron.store_error is None
+        protected = job is not None and is_system_job(job)  # nanobot 0.3's own heartbeat / dream job
         for button in (self.edit_button, self.toggle_button, self.delete_button):
-            button.setEnabled(job is not None and writable)
+            button.setEnabled(job is not None and writable and not protected)
         running = job_id is not None and job_id in self._running
-        self.run_button.setEnabled(job is not None and not running)
+        self.run_button.setEnabled(job is not None and not running and not protected)
         self.run_button.setText("Running…" if running else "Run now")
         self.toggle_button.setText("Enable" if job is not None and not job.enabled else "Disable")
         self.open_session_button.setEnabled(job is not None)
@@ -470,7 +477,8 @@ class CronView(QWidget):
             self.details.clear()
             return
         job = self.model.job_at(self.model.row_of(job_id))
-        lines = [f"{job.name} — {describe_schedule(job.schedule)}", "", job.payload.message]
+        lines = [f"{job.name} — {describe_schedule(job.schedule)}", "",
+                 SYSTEM_JOB_NOTE if is_system_job(job) else job.payload.message]
         if job.state.last_error:
             lines += ["", f"Last error: {job.state.last_error}"]
         runs = self.engine.cron.runs(job_id)

@@ -313,6 +313,15 @@ class HeartbeatView(QWidget):
         left = QVBoxLayout(timeline_pane)
         left.setContentsMargins(0, 0, 0, 0)
         left.addLayout(controls)
+        layout = getattr(self.engine, "layout", None)
+        self.layout_note = QLabel(
+            "nanobot 0.3 workspace: its gateway runs the heartbeat too, as its protected “heartbeat” job "
+            "(Scheduled view), from the same HEARTBEAT.md. This heartbeat is the app's own, while the app runs."
+            if layout is not None and layout.is_v03 else "")
+        self.layout_note.setObjectName("heartbeatLayoutNote")
+        self.layout_note.setWordWrap(True)
+        self.layout_note.setVisible(bool(self.layout_note.text()))
+        left.addWidget(self.layout_note)
         left.addWidget(self.status_label)
         left.addWidget(self.error_label)
         inner = QSplitter(Qt.Orientation.Vertical)

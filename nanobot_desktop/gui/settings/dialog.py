@@ -27,6 +27,7 @@ from nanobot_desktop.engine.config import Config, ConfigError
 from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
+from nanobot_desktop.gui.settings.workspace_page import workspace_page
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,8 @@ class SettingsDialog(QDialog):
         pages: list[tuple[str, PageBuilder]] = [
             ("Provider", SettingsDialog._provider_page), ("Agent", SettingsDialog._agent_page),
             ("Tools", SettingsDialog._tools_page), ("Heartbeat", SettingsDialog._heartbeat_page),
-            ("Appearance", SettingsDialog._appearance_page), *EXTRA_PAGES]
+            ("Appearance", SettingsDialog._appearance_page),
+            ("Workspace", lambda d: workspace_page(d._engine, d._config, d.add_field, d)), *EXTRA_PAGES]
         for title, build in pages:
             self.tabs.addTab(build(self), title)
         self.save_error = InlineError(self)
@@ -130,6 +132,11 @@ class SettingsDialog(QDialog):
         form.addRow("Max tokens per reply:", self.max_tokens_spin)
         form.addRow("Max tool iterations:", self.max_iterations_spin)
         form.addRow("Memory window (messages):", self.memory_window_spin)
+        layout = getattr(self._engine, "layout", None)
+        if layout is not None and layout.is_v03:  # 0.3 measures its window in tokens (Workspace page)
+            self.memory_window_spin.setEnabled(False)
+            self.memory_window_spin.setToolTip("A nanobot 0.3 workspace uses the context window in tokens "
+                                               "(Settings → Workspace) instead")
         form.addRow("Reasoning effort:", self.reasoning_combo)
         form.addRow("Shell command timeout:", self.exec_timeout_spin)
         form.addRow("", self.restrict_check)

@@ -23,11 +23,12 @@ import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QDialog, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
+    QCheckBox, QDialog, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
     QPushButton, QStackedWidget, QVBoxLayout, QWidget,
 )
 
 from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, patch_settings
+from nanobot_desktop.engine.layout import LayoutKind, detect_layout, prepare_workspace
 from nanobot_desktop.engine.llm.discovery import DEFAULT_CANDIDATES, LocalServer, discover_local_servers
 from nanobot_desktop.engine.workspace import Workspace
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
@@ -66,6 +67,8 @@ def describe_workspace(text: str) -> tuple[str, bool]:
     if not path.exists():
         return "A new workspace will be created in this folder.", True
     workspace = Workspace.at(path)
+    if detect_layout(workspace.root, default_config_path(), new_workspace="post4").is_v03:
+        return "Existing nanobot 0.3 workspace found — it will be used as is, in nanobot 0.3's layout.", True
     if workspace.looks_like_nanobot_workspace():
         parts = []
         if workspace.sessions_dir.is_dir():
@@ -156,6 +159,12 @@ class OnboardingDialog(QDialog):
         layout.addLayout(row)
         layout.addWidget(self.workspace_note)
         layout.addWidget(self.workspace_error)
+        self.v03_check = QCheckBox("Set up a new workspace in nanobot 0.3's layout (for the nanobot 0.3.x "
+                                   "command-line tool)", page)
+        self.v03_check.setObjectName("onboardingV03")
+        self.v03_check.setToolTip("Sessions beside the config, memory/history.jsonl and a git repository for "
+                                  "Dream's versions. Leave it off for the nanobot 0.1.4 layout.")
+        layout.addWidget(self.v03_check)
         hint = QLabel(f"The default, {DEFAULT_WORKSPACE}, is also where the nanobot command-line tool keeps its "
                       "workspace, so both share the same memory and sessions.", page)
         hint.setWordWrap(True)
@@ -188,6 +197,8 @@ class OnboardingDialog(QDialog):
 
     def _update_workspace_note(self) -> bool:
         note, usable = describe_workspace(self.workspace_edit.text())
+        existing = usable and note.startswith("Existing")
+        self.v03_check.setEnabled(usable and not existing)  # an existing workspace keeps its own layout
         self.workspace_note.setText(note if usable else "")
         self.workspace_error.show_error(None if usable else note)
         return usable
@@ -302,7 +313,9 @@ class OnboardingDialog(QDialog):
         try:
             config = load_config(self.config_path)  # defaults, or a file that appeared meanwhile
             patch = {"agents.defaults.workspace": workspace_text, **provider_patch(config, self.provider_form.choice())}
-            workspace.sync_templates()
+            chosen = LayoutKind.V03.value if self.v03_check.isChecked() else LayoutKind.POST4.value
+            layout = detect_layout(workspace.root, self.config_path, new_workspace=chosen)
+            prepare_workspace(workspace.root, layout.kind)  # missing files only, in the workspace's layout
             patch_settings(self.config_path, patch)
         except (ConfigError, OSError, ValueError) as error:
             log.warning("first-run setup failed: %s", error)

@@ -195,8 +195,11 @@ class MainWindow(QMainWindow):
         self.workspace_label.setObjectName("workspaceLabel")
         self.workspace_label.setTextFormat(Qt.TextFormat.PlainText)
         bar.addWidget(self.busy_label)
+        self.layout_label = QLabel()
+        self.layout_label.setObjectName("layoutLabel")
         bar.addPermanentWidget(self.model_label)
         bar.addPermanentWidget(self.workspace_label)
+        bar.addPermanentWidget(self.layout_label)
         self._update_status()
 
     def _connect(self) -> None:
@@ -337,6 +340,9 @@ class MainWindow(QMainWindow):
         root = str(self.engine.workspace.root)
         self.workspace_label.setText(f"Workspace: {root}")
         self.workspace_label.setToolTip(root)
+        layout = getattr(self.engine, "layout", None)  # which nanobot's files these are (engine/layout.py)
+        self.layout_label.setText(layout.label if layout is not None else "")
+        self.layout_label.setToolTip(f"Read and written in this layout because {layout.reason}" if layout else "")
 
     def _check_config(self) -> bool:
         """A missing provider is the first thing a new user meets: say so, with the way out."""

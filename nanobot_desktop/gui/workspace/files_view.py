@@ -27,6 +27,8 @@ WORKSPACE_FILES: tuple[tuple[str, str], ...] = (
     ("IDENTITY.md", "Identity (read when present, as older nanobot versions did)"),
 )
 OPTIONAL_FILES = frozenset({"IDENTITY.md"})
+GIT_TRACKED = frozenset({"SOUL.md", "USER.md"})
+"""Files a nanobot 0.3 workspace versions in its git repository (with memory/MEMORY.md)."""
 """Listed only when the file exists."""
 
 PathRole = Qt.ItemDataRole.UserRole + 1
@@ -86,8 +88,12 @@ class WorkspaceFilesView(QWidget):
 
     def refresh_file_list(self) -> None:
         """List the bootstrap files; an optional one appears when it exists (or is open here)."""
-        wanted = [(name, about) for name, about in WORKSPACE_FILES
-                  if name not in OPTIONAL_FILES or (self._root / name).exists() or name in self._editors]
+        layout = getattr(self.engine, "layout", None)
+        loaded = set(layout.bootstrap_files) | {"HEARTBEAT.md"} if layout is not None and layout.is_v03 else None
+        optional = OPTIONAL_FILES | ({"TOOLS.md"} if loaded is not None else set())
+        wanted = [(name, about if loaded is None or name in loaded else f"{about} (nanobot 0.3 does not load it)")
+                  for name, about in WORKSPACE_FILES
+                  if name not in optional or (self._root / name).exists() or name in self._editors]
         if [name for name, _ in wanted] == self.listed_files():
             return
         current = self.file_list.currentItem()
@@ -143,7 +149,12 @@ class WorkspaceFilesView(QWidget):
         editor = self._editors.get(name)
         if editor is not None:
             return editor
-        editor = MarkdownEditor(self.editor_stack)
+        memory = getattr(self.engine, "memory", None)
+        if memory is not None and name in GIT_TRACKED and getattr(memory, "uses_git_versions", False):
+            # nanobot 0.3 keeps Dream's versions of these in git: the user's save is a commit too
+            editor = MarkdownEditor(self.editor_stack, save_handler=memory.save_tracked)
+        else:
+            editor = MarkdownEditor(self.editor_stack)
         editor.setObjectName(f"workspaceEditor:{name}")
         editor.dirty_changed.connect(lambda _dirty, name=name: self._update_item(name))
         if self._sync is not None:

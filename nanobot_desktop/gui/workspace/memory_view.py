@@ -13,13 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QAbstractTableModel, QEvent, QItemSelection, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine.events import ConsolidationFinished, ConsolidationStarted
 from nanobot_desktop.engine.memory import MemoryVersion
+from nanobot_desktop.gui.workspace.history_journal_pane import HistoryJournalPane
 from nanobot_desktop.engine.workspace import atomic_write_text
 from nanobot_desktop.gui.editor.code_edit import blend
 from nanobot_desktop.gui.editor.diff_view import unified_diff
@@ -52,7 +54,7 @@ class MemoryVersionsModel(QAbstractTableModel):
 
     def set_versions(self, versions: list[MemoryVersion]) -> bool:
         """Replace the rows (only when they differ, so a selection survives a no-op refresh)."""
-        if [v.path for v in versions] == [v.path for v in self._versions]:
+        if [v.ident for v in versions] == [v.ident for v in self._versions]:
             return False
         self.beginResetModel()
         self._versions = list(versions)
@@ -62,8 +64,9 @@ class MemoryVersionsModel(QAbstractTableModel):
     def version(self, row: int) -> MemoryVersion:
         return self._versions[row]
 
-    def row_of(self, path: Path) -> int:
-        return next((row for row, v in enumerate(self._versions) if v.path == path), -1)
+    def row_of(self, key: Path | str) -> int:
+        """The row of a version given by its copy's path or its `ident` (a commit), else -1."""
+        return next((row for row, v in enumerate(self._versions) if v.path == key or v.ident == key), -1)
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt override)
         return 0 if parent.isValid() else len(self._versions)
@@ -80,8 +83,11 @@ class MemoryVersionsModel(QAbstractTableModel):
             if column == 0:
                 return version_time(version)
             if column == 1:
-                return REPLACED_BY.get(version.source, version.source)
+                return version.message.splitlines()[0] if version.commit else \
+                    REPLACED_BY.get(version.source, version.source)
             return file_size_label(version.size)
+        if role == Qt.ItemDataRole.ToolTipRole and version.commit:
+            return f"MEMORY.md as committed on {version_time(version)} ({version.commit[:8]})\n\n{version.message}"
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"MEMORY.md as it was on {version_time(version)}, kept when "
                     f"{REPLACED_BY.get(version.source, version.source)} replaced it\n{version.path}")
@@ -97,6 +103,8 @@ class MemoryVersionsModel(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
                 and 0 <= section < len(self.HEADERS):
+            if self._versions and self._versions[0].commit:  # versions from git (a nanobot 0.3 workspace)
+                return ("Committed", "Change", "Size")[section]
             return self.HEADERS[section]
         return None
 
@@ -119,9 +127,16 @@ class MemoryView(QWidget):
 
         self.memory_editor = MarkdownEditor(self, save_handler=self._save_memory)
         self.memory_editor.setObjectName("memoryEditor")
-        self.history_editor = MarkdownEditor(self)
-        self.history_editor.setObjectName("historyEditor")
-        self.history_search = HistorySearchPane(self.memory, self.history_editor, self)
+        journal = getattr(self.memory, "journal", None)
+        # HISTORY.md is a Markdown editor with a search; a 0.3 workspace's history.jsonl is a list of entries.
+        self.history_editor: MarkdownEditor | None = None
+        self.history_search: HistorySearchPane | HistoryJournalPane
+        if journal is not None:
+            self.history_search = HistoryJournalPane(journal, self)
+        else:
+            self.history_editor = MarkdownEditor(self)
+            self.history_editor.setObjectName("historyEditor")
+            self.history_search = HistorySearchPane(self.memory, self.history_editor, self)
 
         self.consolidating_badge = QLabel("Consolidating…", self)
         self.consolidating_badge.setObjectName("consolidatingBadge")
@@ -151,19 +166,31 @@ class MemoryView(QWidget):
         self.restore_button.setEnabled(False)
         self.restore_button.setToolTip("Put this text back into MEMORY.md (the current text is kept as a version)")
         self.restore_button.clicked.connect(self.restore_selected)
-        self.versions_hint = QLabel("Earlier versions of MEMORY.md: select one to see what changed since.", self)
+        self.versions_hint = QLabel(
+            "Versions of MEMORY.md in the workspace's git repository (Dream's edits and your saves): select "
+            "one to see what changed since." if getattr(self.memory, "uses_git_versions", False) else
+            "Earlier versions of MEMORY.md: select one to see what changed since.", self)
         self.versions_hint.setWordWrap(True)
+        self.versions_file_combo = QComboBox(self)
+        self.versions_file_combo.setObjectName("versionsFile")
+        for rel_path in ("memory/MEMORY.md", "SOUL.md", "USER.md"):  # what nanobot 0.3 keeps in git
+            self.versions_file_combo.addItem(Path(rel_path).name, rel_path)
+        self.versions_file_combo.setToolTip("Whose versions to list: Dream rewrites all three")
+        self.versions_file_combo.setVisible(getattr(self.memory, "uses_git_versions", False))
+        self.versions_file_combo.currentIndexChanged.connect(lambda _index: self._versions_file_changed())
 
         self._build_layout()
         self._apply_badge_colors()
         bridge.event.connect(self._on_engine_event)
         if sync is not None:
             sync.register_editor(self.memory_editor)
-            sync.register_editor(self.history_editor)
+            if self.history_editor is not None:
+                sync.register_editor(self.history_editor)
             sync.memory_changed.connect(self._on_memory_files_changed)
         self.memory_editor.saved.connect(lambda _path: self.refresh_versions())
         self.memory_editor.open_file(self.memory.memory_file)
-        self.history_editor.open_file(self.memory.history_file)
+        if self.history_editor is not None:
+            self.history_editor.open_file(self.memory.history_file)
         self.refresh_versions()
 
     def _build_layout(self) -> None:
@@ -172,6 +199,7 @@ class MemoryView(QWidget):
         versions_layout.setContentsMargins(4, 0, 4, 0)
         versions_layout.setSpacing(3)
         versions_layout.addWidget(self.versions_hint)
+        versions_layout.addWidget(self.versions_file_combo)
         versions_layout.addWidget(self.versions_table, 1)
         button_row = QHBoxLayout()
         button_row.addStretch(1)
@@ -216,20 +244,37 @@ class MemoryView(QWidget):
     # ---- versions -----------------------------------------------------------------------------
     def refresh_versions(self) -> None:
         """Re-list the saved versions (off the GUI thread), keeping the selected one selected."""
+        if getattr(self.memory, "uses_git_versions", False):
+            rel_path, memory = self.versions_file_combo.currentData(), self.memory
+            self._runner.submit(lambda: memory.file_versions(rel_path), self._on_versions_listed)
+            return
         self._runner.submit(self.memory.list_versions, self._on_versions_listed)
 
+    @property
+    def versions_name(self) -> str:
+        """The file whose versions are listed (MEMORY.md, or SOUL.md / USER.md in a 0.3 workspace)."""
+        return Path(self.versions_file_combo.currentData()).name
+
     def _on_versions_listed(self, versions: list[MemoryVersion] | None, error: BaseException | None) -> None:
+        if not shiboken6.isValid(self.versions_table):
+            return  # the view was closed while the versions were read
         if error is not None or versions is None:
-            self.set_status(f"Could not list the versions of MEMORY.md: {error}")
+            self.set_status(f"Could not list the versions of {self.versions_name}: {error}")
             return
         selected = self.selected_version()
         if not self.versions_model.set_versions(versions):
             return
-        row = self.versions_model.row_of(selected.path) if selected else -1
+        row = self.versions_model.row_of(selected.ident) if selected else -1
         if row >= 0:
             self.versions_table.selectRow(row)
         else:
             self.restore_button.setEnabled(False)
+
+    def _versions_file_changed(self) -> None:
+        self.versions_table.clearSelection()
+        self.restore_button.setEnabled(False)
+        self.restore_button.setToolTip(f"Put this text back into {self.versions_name} (as a new commit)")
+        self.refresh_versions()
 
     def selected_version(self) -> MemoryVersion | None:
         rows = self.versions_table.selectionModel().selectedRows()
@@ -247,13 +292,16 @@ class MemoryView(QWidget):
         generation, memory = self._diff_generation, self.memory
         when = version_time(version)
 
+        name = version.path.name if version.commit else "MEMORY.md"
+
         def build() -> str:
-            return unified_diff(memory.read_version(version), memory.read_long_term(),
-                                f"MEMORY.md ({when})", "MEMORY.md (now)")
+            current = version.path.read_text(encoding="utf-8", errors="replace") if version.commit and \
+                version.path.exists() else memory.read_long_term()
+            return unified_diff(memory.read_version(version), current, f"{name} ({when})", f"{name} (now)")
 
         def show(diff: str | None, error: BaseException | None) -> None:
-            if generation != self._diff_generation:
-                return
+            if generation != self._diff_generation or not shiboken6.isValid(self.memory_editor):
+                return  # a newer diff is on its way, or the view was closed meanwhile
             text = diff if error is None else f"Could not compare: {error}"
             self.memory_editor.diff_view.show_diff(f"Version of {when} → current", text or "")
 
@@ -270,13 +318,16 @@ class MemoryView(QWidget):
                             lambda _result, error: self._on_restored(version, unsaved, error))
 
     def _on_restored(self, version: MemoryVersion, unsaved: bool, error: BaseException | None) -> None:
+        if not shiboken6.isValid(self.restore_button):
+            return  # the view was closed while the version was put back
         self.restore_button.setEnabled(self.selected_version() is not None)
         when = version_time(version)
         if error is not None:
             self.set_status(f"Could not restore the version of {when}: {error}")
             return
         note = " Your unsaved edits are kept: the bar above them lets you choose." if unsaved else ""
-        self.set_status(f"Restored MEMORY.md as of {when}. The text it replaced is kept as a version.{note}")
+        name = version.path.name if version.commit else "MEMORY.md"
+        self.set_status(f"Restored {name} as of {when}. The text it replaced is kept as a version.{note}")
         self.memory_editor.on_file_changed_on_disk()
         self.refresh_versions()
         self.show_version_diff(version)
@@ -284,8 +335,10 @@ class MemoryView(QWidget):
     # ---- outside changes and engine events ----------------------------------------------------
     def _on_memory_files_changed(self, paths: list[Path]) -> None:
         versions_dir = Path(self.memory.versions_dir).resolve()
-        if any(p == versions_dir or p.parent == versions_dir for p in paths):
-            self.refresh_versions()
+        if any(p == versions_dir or p.parent == versions_dir for p in paths) or (
+                getattr(self.memory, "uses_git_versions", False)
+                and Path(self.memory.memory_file).resolve() in paths):
+            self.refresh_versions()  # (0.3: a Dream edit of MEMORY.md is a new commit)
         if Path(self.memory.history_file).resolve() in paths:
             self.history_search.history_file_changed()
 
@@ -301,7 +354,8 @@ class MemoryView(QWidget):
                                 "were left as they were.")
             # Do not wait for the watcher: show the agent's writes now (a dirty editor gets its bar).
             self.memory_editor.on_file_changed_on_disk()
-            self.history_editor.on_file_changed_on_disk()
+            if self.history_editor is not None:
+                self.history_editor.on_file_changed_on_disk()
             self.history_search.history_file_changed()
             self.refresh_versions()
 
@@ -316,7 +370,7 @@ class MemoryView(QWidget):
 
     # ---- the main window's needs --------------------------------------------------------------
     def editors(self) -> list[MarkdownEditor]:
-        return [self.memory_editor, self.history_editor]
+        return [editor for editor in (self.memory_editor, self.history_editor) if editor is not None]
 
     def has_unsaved_changes(self) -> bool:
         return any(editor.is_dirty for editor in self.editors())

@@ -110,6 +110,12 @@ class WorkspaceSync(QObject):
         cron_folder = self._cron_file.parent
         if cron_folder.is_dir() and not _is_within(cron_folder, self._root):
             wanted.append((cron_folder, False))
+        if not _is_within(self._sessions_dir, self._root):  # a nanobot 0.3 workspace keeps them beside the config
+            try:
+                self._sessions_dir.mkdir(parents=True, exist_ok=True)
+                wanted.append((self._sessions_dir, False))
+            except OSError as exc:
+                self.watch_errors.append(f"{self._sessions_dir}: cannot create it ({exc.strerror or exc})")
         for folder, recursive in wanted:
             try:
                 self.watcher.watch(folder, recursive=recursive)
@@ -240,7 +246,8 @@ class WorkspaceSync(QObject):
             key = candidate if isinstance(candidate, str) and candidate else None
         except OSError:
             pass
-        key = key or key_from_stem(path.stem)
+        paths = getattr(self.engine.sessions, "paths", None)
+        key = key or (paths.key_from_name(path) if paths is not None else None) or key_from_stem(path.stem)
         self._session_keys[path] = key
         return key
 
