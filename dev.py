@@ -24,7 +24,11 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".nanobot-desktop-installed"
 # Debian packages used by the tests that need a real X server and a tray host.
-TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "trayer", "xdotool", "x11-utils"]
+TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "trayer", "xdotool", "x11-utils",
+                        # a private session bus, dbus-monitor/dbus-send, and a notification server with actions
+                        "dbus-daemon", "dbus-bin", "dunst",
+                        # a StatusNotifierItem tray host over D-Bus (watcher + a GTK tray), as KDE/AppIndicator
+                        "haskell-status-notifier-item-utils", "haskell-gtk-sni-tray-utils"]
 PYTEST_NO_TESTS_COLLECTED = 5
 # The real nanobot CLIs the compatibility tests run against, each in a cached venv of its own.
 REFERENCE_CLI_VERSIONS = ["0.1.4.post4", "0.3.5"]

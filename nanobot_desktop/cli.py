@@ -199,9 +199,13 @@ async def _heartbeat_once(args: argparse.Namespace) -> int:
         tick = await engine.heartbeat.trigger_now()
     finally:
         await engine.shutdown()
-    print(f"decision: {tick.decision}")
+    print(f"decision: {tick.decision}" + (f" ({tick.explanation})" if tick.explanation else ""))
     if tick.tasks:
         print(f"tasks: {tick.tasks}")
+    for use in tick.tools:
+        print(f"tool: {use.describe()}")
+    for asked in tick.approvals:
+        print(f"refused approval: {asked}" if "→ denied" in asked else f"approval: {asked}")
     if tick.result:
         print(f"result: {tick.result}")
     if tick.error:

@@ -22,6 +22,8 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     for name in list(os.environ):
         if name.startswith("NANOBOT_") and not name.startswith("NANOBOT_DESKTOP_"):  # the app's own (test tools) stay
             monkeypatch.delenv(name)
+    # No test reaches the developer's desktop session (notifications, tray): the D-Bus tests start their own.
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ reads both). Keys this version does not know (0.3.5's `sessionKey`, `originChann
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from dataclasses import dataclass, field
@@ -162,6 +163,47 @@ def compute_next_run(schedule: CronSchedule, now_ms: int) -> int | None:
             return int(croniter(schedule.expr, base).get_next(datetime).timestamp() * 1000)
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("cron schedule %r cannot be computed: %s", schedule.expr, exc)
+    return None
+
+
+MISSED_RUN_ONCE = "run_once"
+MISSED_SKIP = "skip"
+MISSED_RULES = (MISSED_RUN_ONCE, MISSED_SKIP)
+DEFAULT_MISSED_RULE = MISSED_RUN_ONCE
+MISSED_RULE_WORDS = {MISSED_RUN_ONCE: "run once now", MISSED_SKIP: "skip"}
+MAX_COUNTED_MISSES = 1000
+
+
+def count_runs_between(schedule: CronSchedule, first_due_ms: int, now_ms: int) -> int:
+    """How many times the schedule came due from `first_due_ms` up to `now_ms` (at least 1; a cron
+    expression is counted up to MAX_COUNTED_MISSES)."""
+    if schedule.kind == "every" and schedule.every_ms and schedule.every_ms > 0:
+        return 1 + max(0, now_ms - first_due_ms) // schedule.every_ms
+    if schedule.kind == "cron" and schedule.expr:
+        count, due = 1, first_due_ms
+        while count < MAX_COUNTED_MISSES:
+            following = compute_next_run(schedule, due)
+            if following is None or following > now_ms or following <= due:
+                break
+            count, due = count + 1, following
+        return count
+    return 1
+
+
+def never_fires_reason(job: CronJob, now_ms: int) -> str | None:
+    """Why an enabled job's schedule can never fire again (None when it will, or the job is off)."""
+    if not job.enabled:
+        return None
+    schedule = job.schedule
+    try:
+        validate_schedule(copy.deepcopy(schedule), now_ms if schedule.kind != "at" else (schedule.at_ms or 1) - 1)
+    except ValueError as exc:
+        return str(exc)
+    if schedule.kind == "at" and (schedule.at_ms or 0) <= now_ms and job.state.next_run_at_ms is None:
+        when = datetime.fromtimestamp((schedule.at_ms or 0) / 1000).astimezone().strftime("%Y-%m-%d %H:%M %Z")
+        return f"its time ({when}) has passed"
+    if schedule.kind != "at" and compute_next_run(schedule, now_ms) is None:
+        return "no date matches the schedule"
     return None
 
 

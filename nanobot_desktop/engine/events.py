@@ -184,10 +184,12 @@ class SubagentFinished(Event):
 
 @dataclass(frozen=True)
 class HeartbeatDecided(Event):
-    """`decision` is "no_tasks" (skipped without an LLM call), "skip" or "run"."""
+    """`decision` is "skipped" (no LLM call; `reason` says why: missing, empty, template, paused,
+    external), "skip" or "run"."""
 
     decision: str
     tasks: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,7 @@ class HeartbeatRan(Event):
     tasks: str
     result: str | None
     error: str | None = None
+    reason: str = ""  # why it was skipped, or the model's answer
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,37 @@ class CronJobRan(Event):
     status: str
     result: str | None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class BackgroundApprovalPending(Event):
+    """Background work (heartbeat, a cron job, a subagent) waits for the person's answer.
+
+    `title` reads "Heartbeat wants to run a command", `summary` is the short form of the arguments
+    ("echo fed"); `expires_at` is epoch seconds, after which the call counts as denied.
+    """
+
+    approval_id: str
+    call_id: str
+    source: str
+    tool: str
+    summary: str
+    title: str
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class BackgroundApprovalResolved(Event):
+    """A background approval ended: `answer` is "allow_once", "allow_always" or "deny"; `reason` says
+    why it was denied without a person ("… expired …", "headless …"), empty for a person's answer."""
+
+    approval_id: str
+    call_id: str
+    tool: str
+    summary: str
+    answer: str
+    reason: str = ""
+    via: str = ""
 
 
 @dataclass(frozen=True)

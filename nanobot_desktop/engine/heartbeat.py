@@ -1,32 +1,36 @@
 """The periodic check of HEARTBEAT.md (nanobot 0.1.4.post4 two-phase heartbeat, reference §9).
 
-Each tick reads the file fresh from disk. A file with no task in it (missing, blank, only comments and
-headings, or the untouched template) is skipped without asking any model, which the original did only
-for an empty file. Otherwise phase 1 asks the model through the virtual `heartbeat` tool whether there
-is work (`skip`/`run`), and phase 2 hands the task summary to `on_execute` (an agent turn in the
-`heartbeat` session). Every tick is recorded for the GUI's timeline; nothing a tick does can end the loop.
+Each tick reads the file fresh from disk. Whether the model is asked at all is decided by the one rule
+in `heartbeat_rule` (only a file with nothing a person wrote is skipped). Otherwise phase 1 asks the
+model through the virtual `heartbeat` tool whether there is work (`skip`/`run`), and phase 2 hands the
+task summary to `on_execute` (an agent turn in the `heartbeat` session). Every tick, including one
+skipped because the heartbeat is paused or another program runs it, is recorded with its reason for
+the GUI's timeline; nothing a tick does can end the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Awaitable, Callable
 
-from nanobot_desktop.data import templates_dir
+from nanobot_desktop.engine.background_log import ToolUse, ToolUseRecorder
 from nanobot_desktop.engine.events import EventBus, HeartbeatDecided, HeartbeatRan
+from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse, text_lines
 from nanobot_desktop.engine.llm.types import ChatWithTools
-from nanobot_desktop.engine.workspace import HEARTBEAT_FILE, Workspace
+from nanobot_desktop.engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 SESSION_KEY = "heartbeat"
 MAX_TICKS = 500
+SKIP_PAUSED = "paused"
+LATE_S = 120  # a timer tick this much later than planned (and later than one interval) missed checks
+SKIP_EXTERNAL = "external"
 
 HEARTBEAT_TOOL: dict[str, Any] = {
     "type": "function",
@@ -56,65 +60,22 @@ DECISION_USER_PROMPT = (
     "Review the following HEARTBEAT.md and decide whether there are active tasks.\n\n{content}"
 )
 
-# --- "does this file hold a task?" -------------------------------------------------------------------
-
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # an unclosed comment hides the rest, as in Markdown
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_NOT_A_TASK = re.compile(r"^(?:(?:[-*+]|\d+[.)])\s*(?:\[[ xX]?\])?|[-*_=]{3,})$")  # bare bullets, rules
-
-
-def _normalised(text: str) -> str:
-    return "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").split("\n")).strip()
-
-
-def _template_text() -> str | None:
-    try:
-        return (templates_dir() / HEARTBEAT_FILE).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def active_task_lines(text: str) -> list[str]:
-    """The lines of HEARTBEAT.md that are tasks.
-
-    Comments, headings, blank lines, bare bullets and anything under a `## Completed` heading are not.
-    When the file has an `## Active Tasks` heading, the text before the first `##` heading is the
-    file's own introduction (the original's template and ours both have one) and is not a task either.
-    """
-    lines = _COMMENT.sub("", text.replace("\r\n", "\n")).split("\n")
-    headings = [_HEADING.match(line.strip()) for line in lines]
-    structured = any(m and len(m.group(1)) == 2 and m.group(2).lower() == "active tasks" for m in headings)
-    section: str | None = None  # title of the current `##` section; None before the first one
-    tasks: list[str] = []
-    for line, heading in zip(lines, headings, strict=True):
-        stripped = line.strip()
-        if heading:
-            if len(heading.group(1)) == 2:
-                section = heading.group(2).lower()
-            continue
-        if not stripped or _NOT_A_TASK.match(stripped):
-            continue
-        if (section is None and structured) or (section or "").startswith("completed"):
-            continue
-        tasks.append(stripped)
-    return tasks
-
 
 def has_no_tasks(text: str | None) -> bool:
-    """True when a heartbeat tick has nothing to ask the model about (so no LLM call is made)."""
-    if text is None or not text.strip():
-        return True
-    template = _template_text()
-    if template is not None and _normalised(text) == _normalised(template):
-        return True
-    return not active_task_lines(text)
+    """True when a tick would not ask the model about this text (see `heartbeat_rule`)."""
+    return analyse(text).skip_reason is not None
 
 
 # --- the service -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class TickRecord:
-    """One heartbeat tick. `decision` is "no_tasks", "skip", "run" or "error"; `trigger` "timer" or "manual"."""
+    """One heartbeat tick and why it went as it did.
+
+    `decision`: "skipped" (no model call; `skip_reason` is "missing", "empty", "template", "paused" or
+    "external"), "skip" (the model decided so; `reason` holds its answer), "run" or "error".
+    `trigger`: "timer" or "manual". `tools`: the tool calls of the run; `approvals`: what it asked for.
+    """
 
     started_at: datetime
     decision: str
@@ -124,6 +85,20 @@ class TickRecord:
     duration_s: float
     session_key: str = SESSION_KEY
     trigger: str = "timer"
+    skip_reason: str = ""
+    reason: str = ""
+    tools: tuple[ToolUse, ...] = ()
+    approvals: tuple[str, ...] = ()
+    note: str = ""  # e.g. "3 checks missed while the computer slept …; checking once now"
+
+    @property
+    def explanation(self) -> str:
+        """One sentence for the timeline: why nothing ran, or what the model said."""
+        if self.decision == "skipped":
+            return self.reason or SKIP_WORDS.get(self.skip_reason, self.skip_reason)
+        if self.decision == "skip":
+            return self.reason or "the model found nothing to do"
+        return self.reason
 
 
 class HeartbeatError(Exception):
@@ -133,6 +108,8 @@ class HeartbeatError(Exception):
 class HeartbeatService:
     """Ticks every `interval_s` seconds (the first tick one interval after start, as the original)."""
 
+    CLOCK_CHECK_S = 60.0
+
     def __init__(
         self,
         workspace: Workspace,
@@ -141,6 +118,7 @@ class HeartbeatService:
         interval_s: int = 1800,
         enabled: bool = True,
         bus: EventBus | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         _check_interval(interval_s)
         self.workspace = workspace
@@ -155,8 +133,11 @@ class HeartbeatService:
         self._wake = asyncio.Event()
         self._paused = False
         self._next_tick_at: datetime | None = None
+        self._clock = clock or (lambda: datetime.now().astimezone())
+        self._late_note = ""
         # Who runs the heartbeat instead of the app (a `nanobot gateway` on this workspace), if anyone:
-        # see engine/coexistence.py. While it says so, timer ticks are left to that process.
+        # see engine/coexistence.py. While it says so, timer ticks are left to that process (and the
+        # timeline says so); "Run now" still runs here.
         self.defer_to: Callable[[], str | None] | None = None
 
     # --- state for the GUI -----------------------------------------------------------------------------
@@ -244,25 +225,51 @@ class HeartbeatService:
     # --- ticking ---------------------------------------------------------------------------------------
 
     async def _run_loop(self) -> None:
-        while True:
+        while True:  # start(), set_interval() and resume() schedule the next tick; the loop after a tick
             self._wake.clear()
-            self._schedule_next()
-            try:
-                # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a stop() that coincides with a wake
-                async with asyncio.timeout(self._interval_s):
-                    await self._wake.wait()
+            if await self._wait_until_due():
                 continue  # interval changed or resumed: start waiting afresh
-            except TimeoutError:
-                pass
-            if self._paused or self.held_by:
-                continue
+            self._late_note = self._missed_note()
             try:
                 await self._shared_tick("timer")
             except Exception:  # _tick records its own errors; this is a last line of defence
                 log.exception("heartbeat tick failed")
+            self._schedule_next()  # one interval from the end of the tick, as the original sleeps
+
+    async def _wait_until_due(self) -> bool:
+        """Sleep until the next tick is due by the wall clock; True when woken early (reschedule).
+
+        The wait is cut into pieces of at most CLOCK_CHECK_S, because the event loop's clock stops while
+        the computer sleeps: after a resume the due time may long have passed by the wall clock.
+        """
+        while True:
+            due = self._next_tick_at
+            remaining = (due - self._clock()).total_seconds() if due is not None else self._interval_s
+            if remaining <= 0:
+                return False
+            try:
+                # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a stop() that coincides with a wake
+                async with asyncio.timeout(min(remaining, self.CLOCK_CHECK_S)):
+                    await self._wake.wait()
+                return True
+            except TimeoutError:
+                continue
+
+    def _missed_note(self) -> str:
+        """Say so when the tick comes much later than planned (the computer slept): one check now."""
+        due = self._next_tick_at
+        if due is None:
+            return ""
+        late = (self._clock() - due).total_seconds()
+        if late < max(LATE_S, self._interval_s):
+            return ""
+        missed = int(late // self._interval_s)
+        checks = "1 check" if missed == 1 else f"{missed} checks"
+        return (f"{checks} missed while the computer slept or the app was stalled (due {due.strftime('%H:%M %Z').strip()}); "
+                "checking once now")
 
     def _schedule_next(self) -> None:
-        self._next_tick_at = datetime.now().astimezone() + timedelta(seconds=self._interval_s)
+        self._next_tick_at = self._clock() + timedelta(seconds=self._interval_s)
 
     async def _shared_tick(self, trigger: str) -> TickRecord:
         if self._current_tick is None or self._current_tick.done():
@@ -270,33 +277,53 @@ class HeartbeatService:
         # shield: a waiter giving up (e.g. the loop being stopped) must not cancel a tick others await
         return await asyncio.shield(self._current_tick)
 
+    def _skip_reason_before_reading(self, trigger: str) -> tuple[str, str] | None:
+        """(skip_reason, words) when a timer tick must not look at the file at all."""
+        elsewhere = self.held_by if trigger == "timer" else None
+        if elsewhere:
+            return SKIP_EXTERNAL, f"another program runs the heartbeat: {elsewhere}"
+        if trigger == "timer" and self._paused:
+            return SKIP_PAUSED, "the heartbeat is paused (from the tray); Run now still works"
+        return None
+
     async def _tick(self, trigger: str) -> TickRecord:
-        started_at = datetime.now().astimezone()
+        started_at = self._clock()
         t0 = time.monotonic()
-        decision, tasks, result, error = "error", "", None, None
+        out: dict[str, Any] = {"decision": "error", "tasks": "", "result": None, "error": None,
+                               "note": self._late_note if trigger == "timer" else ""}
+        self._late_note = ""
+        recorder = ToolUseRecorder(self._bus, SESSION_KEY)
         try:
-            content = self._read_file()
-            if has_no_tasks(content):
-                decision = "no_tasks"
-                self._publish(HeartbeatDecided(SESSION_KEY, decision=decision))
+            early = self._skip_reason_before_reading(trigger)
+            content = None if early else self._read_file()
+            skip_reason = early[0] if early else analyse(content).skip_reason
+            if skip_reason is not None:
+                out.update(decision="skipped", skip_reason=skip_reason, reason=early[1] if early else "")
+                self._publish(HeartbeatDecided(SESSION_KEY, decision="skipped", reason=skip_reason))
             else:
-                decision, tasks = await self._decide(content or "")
+                decision, tasks, answer = await self._decide(content or "")
+                out.update(decision=decision, tasks=tasks, reason=answer)
                 self._publish(HeartbeatDecided(SESSION_KEY, decision=decision, tasks=tasks))
                 if decision == "run":
-                    result = await self._on_execute(tasks)
+                    with recorder:
+                        out["result"] = await self._on_execute(tasks)
         except asyncio.CancelledError:
-            self._record(started_at, t0, "error", tasks, None, "cancelled (heartbeat stopped)", trigger)
+            out.update(decision="error", result=None, error="cancelled (heartbeat stopped)")
+            self._record(started_at, t0, trigger, recorder, out)
             raise
         except Exception as exc:  # noqa: BLE001 - ProviderError, a failing agent turn, an unreadable file: recorded
-            decision, error = "error", str(exc) or type(exc).__name__
-            log.warning("heartbeat tick failed: %s", error)
-        return self._record(started_at, t0, decision, tasks, result, error, trigger)
+            out.update(decision="error", error=str(exc) or type(exc).__name__)
+            log.warning("heartbeat tick failed: %s", out["error"])
+        return self._record(started_at, t0, trigger, recorder, out)
 
-    def _record(self, started_at: datetime, t0: float, decision: str, tasks: str,
-                result: str | None, error: str | None, trigger: str) -> TickRecord:
-        record = TickRecord(started_at, decision, tasks, result, error, time.monotonic() - t0, SESSION_KEY, trigger)
+    def _record(self, started_at: datetime, t0: float, trigger: str, recorder: ToolUseRecorder,
+                out: dict[str, Any]) -> TickRecord:
+        record = TickRecord(started_at, out["decision"], out["tasks"], out["result"], out["error"],
+                            time.monotonic() - t0, SESSION_KEY, trigger, out.get("skip_reason", ""),
+                            out.get("reason", ""), tuple(recorder.uses), tuple(recorder.approvals), out["note"])
         self._ticks.append(record)
-        self._publish(HeartbeatRan(SESSION_KEY, decision=decision, tasks=tasks, result=result, error=error))
+        self._publish(HeartbeatRan(SESSION_KEY, decision=record.decision, tasks=record.tasks, result=record.result,
+                                   error=record.error, reason=record.explanation))
         return record
 
     def _read_file(self) -> str | None:
@@ -312,25 +339,28 @@ class HeartbeatService:
         except UnicodeDecodeError as exc:
             raise HeartbeatError(f"{path} is not UTF-8 text (byte {exc.start})") from None
 
-    async def _decide(self, content: str) -> tuple[str, str]:
-        """Phase 1: the model reports skip/run through the virtual tool; no call at all means skip."""
+    async def _decide(self, content: str) -> tuple[str, str, str]:
+        """Phase 1: (action, tasks, the model's own words); no tool call at all means skip."""
         messages = [
             {"role": "system", "content": DECISION_SYSTEM_PROMPT},
             {"role": "user", "content": DECISION_USER_PROMPT.format(content=content)},
         ]
         response = await self._chat(messages, [HEARTBEAT_TOOL])
         call = next((c for c in response.tool_calls if c.name == "heartbeat"), None)
+        said = " ".join((response.content or "").split())
         if call is None:
-            return "skip", ""
+            return "skip", "", said or "the model made no decision call, which counts as skip"
         if call.parse_error:
             raise HeartbeatError(f"the model's heartbeat decision could not be read: {call.parse_error}")
         action = call.arguments.get("action") or "skip"
         if action not in ("skip", "run"):
             raise HeartbeatError(f"the model answered action={action!r}; expected 'skip' or 'run'")
         tasks = str(call.arguments.get("tasks") or "").strip()
-        if action == "run" and not tasks:  # the model forgot the summary: hand over the task lines
-            tasks = "\n".join(active_task_lines(content))
-        return action, tasks
+        if action == "run" and not tasks:  # the model forgot the summary: hand over the person's lines
+            tasks = "\n".join(text_lines(content))
+        if action == "skip":
+            said = said or (f"skip: {tasks}" if tasks else "the model answered skip")
+        return action, tasks, said
 
     def _publish(self, event: Any) -> None:
         if self._bus is not None:

@@ -26,12 +26,14 @@ from nanobot_desktop.engine.config import (
     migrate_app_keys,
     patch_settings,
 )
+from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.coexistence import Coexistence
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
-from nanobot_desktop.engine.cron_types import job_session
+from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.events import ConfigChanged, EventBus
+from nanobot_desktop.engine.heartbeat import SESSION_KEY as HEARTBEAT_SESSION
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
@@ -41,6 +43,7 @@ from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
 from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import Approver, Decision, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
@@ -82,9 +85,17 @@ class Engine:
         self.tools = build_default_registry(config_path=config_path)
         self.tools.configure(config.tools, self.app_settings)
         self.policy = ToolPolicy(self.app_settings.tool_approval)
+        self.background_policy = ToolPolicy(self.app_settings.background_tool_approval)
+        self.background_approvals = BackgroundApprovals(
+            self.bus, expiry_s=lambda: self.app_settings.background_approval_expiry_s)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
                                  on_policy_changed=self._save_policy)
-        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus)
+        self.runner.background_policy = self.background_policy
+        self.runner.background = self.background_approvals
+        self.runner.background_source = self._background_source
+        self.runner.on_background_policy_changed = self._save_background_policy
+        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus,
+                                missed_rule=self.missed_rule)
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
         self.loop = AgentLoop(
@@ -168,6 +179,7 @@ class Engine:
     def _apply_live(self) -> None:
         """Update the live services from the current settings (no restart needed)."""
         self.policy.replace(self.app_settings.tool_approval)
+        self.background_policy.replace(self.app_settings.background_tool_approval)
         self._configure_tools()
         if self._mcp is not None:
             self._mcp.configure(self.config.tools.mcp_servers, self.app_settings.mcp_disabled)
@@ -192,6 +204,38 @@ class Engine:
     def _configure_tools(self) -> None:
         """Push the tool settings of the config into the live tools (no restart needed)."""
         self.tools.configure(self.config.tools, self.app_settings)
+
+    def missed_rule(self, job_id: str) -> str:
+        """What to do with a job's runs missed while the app was closed or the computer slept."""
+        return self.app_settings.missed_runs.get(job_id, DEFAULT_MISSED_RULE)
+
+    def set_missed_rule(self, job_id: str, rule: str | None) -> None:
+        """Save a job's missed-run rule ("run_once", "skip"; None: the default) in desktop.json."""
+        rules: dict[str, Any] = dict(self.app_settings.missed_runs)
+        if rule is None:
+            rules.pop(job_id, None)
+        else:
+            rules[job_id] = rule
+        self.update_config({"app.missedRuns": rules})  # validated: a bad rule raises and saves nothing
+
+    def _background_source(self, ctx: ToolContext) -> str | None:
+        """Who is asking, when a tool call comes from background work: "Heartbeat", a job, a subagent."""
+        named = ctx.extra.get("background")
+        if named:
+            return str(named)
+        if ctx.session_key == HEARTBEAT_SESSION:
+            return "Heartbeat"
+        if ctx.session_key.startswith("cron:"):
+            job = self.cron.get_job(ctx.session_key[len("cron:"):])
+            return f"Scheduled task “{job.name}”" if job is not None else "A scheduled task"
+        return None
+
+    def _save_background_policy(self, mapping: dict[str, Decision]) -> None:
+        """"Always allow" from a background approval: the background policy, in desktop.json."""
+        try:
+            self.update_config({"app.backgroundToolApproval": dict(mapping)})
+        except (OSError, ConfigError):
+            log.exception("could not save the background tool policy beside %s", self.config_path)
 
     def _save_policy(self, mapping: dict[str, Decision]) -> None:
         """"Always allow" (and other per-tool policies) are the app's: saved in desktop.json."""

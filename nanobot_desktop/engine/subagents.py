@@ -121,7 +121,8 @@ class SubagentManager:
     async def _run(self, record: SubagentRecord, origin_channel: str, origin_chat_id: str) -> None:
         ctx = ToolContext(workspace=self.workspace.root, session_key=record.origin_session_key,
                           channel=origin_channel, chat_id=origin_chat_id,
-                          restrict_to_workspace=self._restrict())
+                          restrict_to_workspace=self._restrict(),
+                          extra={"background": f"Subagent “{record.label}”"})  # asks as background work
         messages: list[dict[str, Any]] = [{"role": "system", "content": self._system_prompt()},
                                           {"role": "user", "content": record.task}]
         record.transcript = messages

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from nanobot_desktop.engine.events import ApprovalRequested, EventBus, ToolCallFinished, ToolCallStarted
 from nanobot_desktop.engine.llm.types import ToolCallRequest
@@ -22,6 +22,9 @@ from nanobot_desktop.engine.tools.policy import (
     build_approval_request,
 )
 from nanobot_desktop.engine.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 
 CANCELLED_RESULT = "Error: the tool call was cancelled by the user (stopped)."
 
@@ -49,6 +52,12 @@ class ToolRunner:
         self.bus = bus
         self._approver = approver
         self._on_policy_changed = on_policy_changed
+        # Background work (heartbeat, cron jobs, subagents) follows its own policy and asks through
+        # `background`, which notifies the person and expires; the engine wires these three.
+        self.background_policy: ToolPolicy | None = None
+        self.background: "BackgroundApprovals | None" = None
+        self.background_source: Callable[[ToolContext], str | None] = lambda _ctx: None
+        self.on_background_policy_changed: Callable[[dict[str, Decision]], None] | None = None
 
     async def run(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
         started = time.perf_counter()
@@ -83,19 +92,26 @@ class ToolRunner:
             # Let the registry produce its standard "not found, available: ..." text.
             result = await self.registry.execute(call.name, call.arguments, ctx)
             return ToolOutcome(result, "error")
-        decision = self.policy.decision_for(call.name)
+        source = self.background_source(ctx) if self.background is not None else None
+        policy = self.background_policy if source and self.background_policy is not None else self.policy
+        decision = policy.decision_for(call.name)
         if decision == "deny":
-            return ToolOutcome(f"Error: the user's tool policy does not allow '{call.name}'." + ERROR_HINT, "denied")
-        if decision == "ask" and not await self._ask(call, ctx, turn_id, tool):
-            return ToolOutcome(f"Error: the user denied running '{call.name}' with these arguments." + ERROR_HINT,
-                               "denied")
+            which = "background tool policy" if policy is not self.policy else "tool policy"
+            return ToolOutcome(f"Error: the user's {which} does not allow '{call.name}'." + ERROR_HINT, "denied")
+        if decision == "ask":
+            allowed, why = await (self._ask_background(call, ctx, turn_id, tool, source) if source
+                                  else self._ask(call, ctx, turn_id, tool))
+            if not allowed:
+                text = (f"Error: '{call.name}' was not run: {why}." if why
+                        else f"Error: the user denied running '{call.name}' with these arguments.")
+                return ToolOutcome(text + ERROR_HINT, "denied")
         ran = await self.registry.run(call.name, call.arguments, ctx)
         return ToolOutcome(ran.text, "error" if ran.text.startswith("Error") else "ok", ran.media)
 
-    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool) -> bool:
+    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool) -> tuple[bool, str]:
         approver = self._approver()
         if approver is None:
-            return False
+            return False, ""
         request = await build_approval_request(tool, dict(call.arguments), ctx)
         self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
                                            arguments=dict(call.arguments), diff=request.diff,
@@ -105,8 +121,28 @@ class ToolRunner:
             try:
                 mapping = self.policy.allow_always(call.name)
             except ValueError:  # exec without a sandbox: allowed this once, still asked next time
-                return True
+                return True, ""
             if self._on_policy_changed is not None:
                 self._on_policy_changed(mapping)
-            return True
-        return answer == ApprovalAnswer.ALLOW_ONCE
+            return True, ""
+        return answer == ApprovalAnswer.ALLOW_ONCE, ""
+
+    async def _ask_background(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool,
+                              source: str) -> tuple[bool, str]:
+        """Ask for background work: notify, accept any answer (card, notification, tray), expire."""
+        assert self.background is not None
+        request = await build_approval_request(tool, dict(call.arguments), ctx)
+        self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
+                                           arguments=dict(call.arguments), diff=request.diff,
+                                           origin=request.origin))
+        answer, why = await self.background.ask(request, source, call_id=call.id, card=self._approver())
+        if answer == ApprovalAnswer.ALLOW_ALWAYS:
+            if self.background_policy is not None:
+                try:
+                    mapping = self.background_policy.allow_always(call.name)
+                except ValueError:  # exec without a sandbox: allowed this once, still asked next time
+                    return True, ""
+                if self.on_background_policy_changed is not None:
+                    self.on_background_policy_changed(mapping)
+            return True, ""
+        return answer == ApprovalAnswer.ALLOW_ONCE, why

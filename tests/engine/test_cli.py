@@ -87,7 +87,7 @@ def test_heartbeat_once_with_no_tasks_makes_no_request(fake_openai, tmp_path):
     config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
     done = run_cli("heartbeat", "--once", "--config", str(config), home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "decision: no_tasks" in done.stdout
+    assert "decision: skipped" in done.stdout
     assert fake_openai.requests == []
 
 

@@ -156,16 +156,21 @@ def test_cron_without_tz_uses_local_time(monkeypatch: pytest.MonkeyPatch) -> Non
         time.tzset()
 
 
-async def test_start_recomputes_next_runs_without_catching_up(tmp_path: Path) -> None:
+async def test_start_recomputes_next_runs_and_skips_missed_runs_by_rule(tmp_path: Path) -> None:
     path = _store(tmp_path)
-    service = CronService(path, _never, now_ms=Clock(FRIDAY_MS))
+    service = CronService(path, _never, now_ms=Clock(FRIDAY_MS), missed_rule=lambda _job_id: "skip")
     await service.start()
+    await service.wait_for_catch_up()
     try:
         jobs = {j["id"]: j for j in _on_disk(path)["jobs"]}
         assert jobs["a1b2c3d4"]["state"]["nextRunAtMs"] == FRIDAY_MS + 1_200_000
         assert jobs["0f9e8d7c"]["state"]["nextRunAtMs"] == int(datetime(2026, 11, 23, 9, tzinfo=BERLIN).timestamp() * 1000)
         assert jobs["5e6f7a8b"]["state"]["nextRunAtMs"] is None  # an `at` in the past never fires
-        assert [j.id for j in service.list_jobs()] == ["a1b2c3d4", "0f9e8d7c", "5e6f7a8b"]
+        assert jobs["5e6f7a8b"]["enabled"] is False and jobs["5e6f7a8b"]["state"]["lastStatus"] == "skipped"
+        assert [j.id for j in service.list_jobs()] == ["a1b2c3d4", "0f9e8d7c"]
+        # 0f9e8d7c has no next run stored (never armed), so nothing of it was missed
+        assert [(r.job_id, r.status) for r in service.runs()] == [("a1b2c3d4", "missed"), ("5e6f7a8b", "missed")]
+        assert service.runs()[0].note.startswith("missed 26")
         assert service.status()["next_wake_at_ms"] == FRIDAY_MS + 1_200_000
         assert service.status()["enabled"] is True
     finally:
@@ -467,3 +472,102 @@ async def test_stop_cancels_a_running_job(tmp_path: Path) -> None:
     await service.stop()
     assert cancelled.is_set() and service.runs() == []
     assert _on_disk(tmp_path / "jobs.json")["jobs"][0]["state"]["lastRunAtMs"] is None
+
+
+# --- missed runs (a controllable clock, no waiting) -------------------------------------------------------
+
+@pytest.fixture
+def berlin_time(monkeypatch: pytest.MonkeyPatch):
+    """The person's computer is in Berlin: missed-run notes name Berlin wall-clock times."""
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _one_job_store(tmp_path: Path, schedule: dict, next_run_ms: int, job_id: str = "feedcat1") -> Path:
+    path = tmp_path / "cron" / "jobs.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    job = {"id": job_id, "name": "Feed the cat", "enabled": True,
+           "schedule": {"kind": "every", "atMs": None, "everyMs": None, "expr": None, "tz": None, **schedule},
+           "payload": {"kind": "agent_turn", "message": "Remind me to feed the cat", "deliver": False,
+                       "channel": None, "to": None},
+           "state": {"nextRunAtMs": next_run_ms, "lastRunAtMs": None, "lastStatus": None, "lastError": None},
+           "createdAtMs": next_run_ms - 3_600_000, "updatedAtMs": next_run_ms - 3_600_000, "deleteAfterRun": False}
+    path.write_text(json.dumps({"version": 1, "jobs": [job]}, indent=2), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("rule", ["run_once", "skip"])
+async def test_a_job_due_while_the_app_was_closed_is_shown_missed_and_follows_its_rule(tmp_path: Path, rule: str,
+                                                                                      berlin_time: None) -> None:
+    # every hour; last due Friday 07:00 Berlin, the app starts at 10:00: 07:00, 08:00, 09:00, 10:00 were missed
+    due = FRIDAY_MS - 3 * 3_600_000
+    path = _one_job_store(tmp_path, {"kind": "every", "everyMs": 3_600_000}, due)
+    clock = Clock(FRIDAY_MS)
+    ran: list[str] = []
+
+    async def on_job(job: CronJob) -> str:
+        ran.append(job.id)
+        clock.now += 5_000  # the run takes five seconds of the fake clock
+        return "fed"
+
+    bus = EventBus()
+    seen, _arrived = _ran_events(bus)
+    service = CronService(path, on_job, bus=bus, now_ms=clock, missed_rule={"feedcat1": rule}.__getitem__)
+    await service.start()
+    try:
+        assert service.catching_up("feedcat1") is (rule == "run_once")
+        await service.wait_for_catch_up()
+    finally:
+        await service.stop()
+    missed, *rest = service.runs("feedcat1")
+    assert (missed.status, missed.trigger) == ("missed", "catch-up")
+    assert missed.note.startswith("missed 4 runs (first due Fri 07:00 CET) ")
+    assert "while the app was not running" in missed.note
+    state = _on_disk(path)["jobs"][0]["state"]
+    if rule == "run_once":
+        assert ran == ["feedcat1"]
+        assert [(r.status, r.trigger, r.result) for r in rest] == [("ok", "catch-up", "fed")]
+        assert missed.note.endswith("the job's rule: run once now")
+        assert (state["lastStatus"], state["lastRunAtMs"]) == ("ok", FRIDAY_MS)
+        assert state["nextRunAtMs"] == FRIDAY_MS + 5_000 + 3_600_000
+        assert [e.status for e in seen] == ["missed", "ok"]
+    else:
+        assert ran == [] and rest == []
+        assert missed.note.endswith("the job's rule: skip")
+        assert state["lastStatus"] == "skipped" and state["lastRunAtMs"] is None
+        assert state["nextRunAtMs"] == FRIDAY_MS + 3_600_000
+        assert [e.status for e in seen] == ["missed"]
+
+
+async def test_a_run_found_late_after_sleep_is_missed_and_follows_its_rule(tmp_path: Path, berlin_time: None) -> None:
+    due = FRIDAY_MS + 60_000
+    path = _one_job_store(tmp_path, {"kind": "cron", "expr": "*/30 * * * *", "tz": "Europe/Berlin"}, due)
+    clock = Clock(FRIDAY_MS)
+    service = CronService(path, _never, now_ms=clock, missed_rule=lambda _job_id: "skip")
+    await service.start()  # nothing missed yet: the next run is a minute away
+    try:
+        assert service.runs() == []
+        clock.now = FRIDAY_MS + 3 * 3_600_000  # the computer slept three hours
+        await service.fire_due()
+    finally:
+        await service.stop()
+    (missed,) = service.runs()
+    assert missed.status == "missed" and "while the computer slept" in missed.note
+    assert missed.note.startswith("missed 6 runs (first due Fri 10:30 CET) ")  # start() armed 10:30; 10:30 … 13:00
+    assert _on_disk(path)["jobs"][0]["state"]["nextRunAtMs"] == FRIDAY_MS + 3 * 3_600_000 + 30 * 60_000
+
+
+def test_a_job_that_can_never_fire_says_so(tmp_path: Path) -> None:
+    from nanobot_desktop.engine.cron import never_fires_reason
+
+    past = CronJob(id="p", name="p", schedule=CronSchedule(kind="at", at_ms=FRIDAY_MS - 60_000))
+    assert "has passed" in (never_fires_reason(past, FRIDAY_MS) or "")
+    feb31 = CronJob(id="f", name="f", schedule=CronSchedule(kind="cron", expr="0 0 31 2 *"))
+    assert never_fires_reason(feb31, FRIDAY_MS) == "no date matches the schedule"
+    hourly = CronJob(id="h", name="h", schedule=CronSchedule(kind="every", every_ms=3_600_000))
+    assert never_fires_reason(hourly, FRIDAY_MS) is None
+    past.enabled = False
+    assert never_fires_reason(past, FRIDAY_MS) is None  # a job that is off is not "never firing"

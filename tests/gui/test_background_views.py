@@ -117,7 +117,7 @@ def test_empty_heartbeat_file_asks_no_model_and_sends_no_notification(qtbot, env
 
     qtbot.mouseClick(view.run_button, LEFT)
     qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=5000)
-    assert view.model.index(0).data(HeartbeatTimelineModel.DecisionTextRole) == "skipped — no tasks"
+    assert view.model.index(0).data(HeartbeatTimelineModel.DecisionTextRole) == "skipped — file empty"
     assert fake_openai.requests == []
     assert tray.notifications_sent == []
     assert not engine.sessions.path_for("heartbeat").exists()

@@ -153,7 +153,7 @@ def test_actions_passed_in_are_used_in_the_menu(qtbot, qloop, make_engine, tmp_p
 # --- pure rules ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("event, expected", [
-    (HeartbeatRan("heartbeat", decision="no_tasks", tasks="", result=None), None),
+    (HeartbeatRan("heartbeat", decision="skipped", tasks="", result=None), None),
     (HeartbeatRan("heartbeat", decision="skip", tasks="", result=None), None),
     (HeartbeatRan("heartbeat", decision="run", tasks="t", result=None), None),  # nothing to tell
     (HeartbeatRan("heartbeat", decision="run", tasks="t", result="  "), None),

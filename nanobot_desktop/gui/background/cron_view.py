@@ -1,311 +1,38 @@
-"""The Scheduled panel: the jobs of cron/jobs.json, a form to add or edit one, and their runs.
+"""The Scheduled panel: the jobs of cron/jobs.json, a form to add or edit one, and their history.
 
 Every write goes through `engine.cron` (CronService), which keeps jobs.json in the original's format
 and refuses to save over a file it cannot parse; its messages are shown inline, next to the form.
 The list is rebuilt from the service on `CronJobRan`, on `refresh()` (the workspace watcher calls it
-after `engine.cron.reload_if_changed()`), and every 30 s so "next run in 4 min" stays true.
+after `engine.cron.reload_if_changed()`), and every 30 s so "next run in 4 min" stays true. The
+history lists runs missed while the app was closed or the computer slept; the rule for them (run
+once now, or skip) is set per job in the form, and the default is stated under the table.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import (QAbstractTableModel, QByteArray, QDateTime, QModelIndex, QPersistentModelIndex, Qt,
-                            QTimer, Signal)
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateTimeEdit, QFormLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.cron import CronSchedule, describe_schedule
-from nanobot_desktop.engine.cron_types import is_system_job
+from nanobot_desktop.engine.cron import describe_schedule
+from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, is_system_job
 from nanobot_desktop.engine.events import BackgroundOwnerChanged, CronJobRan
-from nanobot_desktop.gui.background.heartbeat_view import error_color, format_clock, format_duration
+from nanobot_desktop.gui.background.cron_form import EVERY_UNITS, CronJobForm
+from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_message, last_status_text,
+                                                       next_run_text, run_line)
+from nanobot_desktop.gui.background.formatting import error_color
+
+__all__ = ["EVERY_UNITS", "CronJobForm", "CronJobsModel", "CronView", "error_message", "last_status_text",
+           "next_run_text"]
 
 log = logging.getLogger(__name__)
 
 SYSTEM_JOB_NOTE = ("A protected system job of nanobot 0.3: its gateway runs it (heartbeat: HEARTBEAT.md; "
                    "dream: Dream's memory rewrite). The app leaves it as it is; turn it off in the config.")
-
-Index = QModelIndex | QPersistentModelIndex
-EVERY_UNITS = (("seconds", 1000), ("minutes", 60_000), ("hours", 3_600_000), ("days", 86_400_000),
-               ("milliseconds", 1))
-
-
-def next_run_text(next_run_at_ms: int | None, now_ms: int) -> str:
-    """"in 4 min (14:35)", "due now", or "—" for a job that will not fire again."""
-    if next_run_at_ms is None:
-        return "—"
-    when = datetime.fromtimestamp(next_run_at_ms / 1000)
-    seconds = (next_run_at_ms - now_ms) / 1000
-    if seconds <= 0:
-        return "due now"
-    if seconds < 60:
-        return f"in {int(seconds)} s ({when.strftime('%H:%M:%S')})"
-    if seconds < 90 * 60:
-        return f"in {round(seconds / 60)} min ({when.strftime('%H:%M')})"
-    if seconds < 36 * 3600:
-        return f"in {round(seconds / 3600)} h ({when.strftime('%H:%M')})"
-    return when.strftime("%Y-%m-%d %H:%M")
-
-
-def error_message(exc: BaseException) -> str:
-    """The sentence inside an exception (KeyError's str() adds quotes around it)."""
-    if isinstance(exc, KeyError) and exc.args:
-        return str(exc.args[0])
-    return str(exc) or type(exc).__name__
-
-
-def last_status_text(job: Any) -> str:
-    state = job.state
-    if not state.last_status:
-        return "never ran"
-    when = format_clock(datetime.fromtimestamp(state.last_run_at_ms / 1000)) if state.last_run_at_ms else ""
-    text = state.last_status + (f" at {when}" if when else "")
-    return text + (f": {state.last_error}" if state.last_error else "")
-
-
-class CronJobsModel(QAbstractTableModel):
-    """One row per job: name, schedule in words, next run, last status, enabled (a checkbox)."""
-
-    COLUMNS = ("Name", "Schedule", "Next run", "Last run", "Enabled")
-    NAME, SCHEDULE, NEXT, LAST, ENABLED = range(5)
-    JobRole = Qt.ItemDataRole.UserRole + 1
-    JobIdRole = Qt.ItemDataRole.UserRole + 2
-
-    enabled_toggled = Signal(str, bool)
-    """(job_id, enabled): the person ticked or unticked a job's checkbox; the view writes it."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._jobs: list[Any] = []
-        self.now_ms = lambda: int(datetime.now().timestamp() * 1000)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._jobs)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.COLUMNS):
-            return self.COLUMNS[section]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if index.column() == self.ENABLED:
-            flags |= Qt.ItemFlag.ItemIsUserCheckable
-        return flags
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._jobs):
-            return None
-        job, column = self._jobs[index.row()], index.column()
-        if role == self.JobRole:
-            return job
-        if role == self.JobIdRole:
-            return job.id
-        if role == Qt.ItemDataRole.CheckStateRole and column == self.ENABLED:
-            return Qt.CheckState.Checked if job.enabled else Qt.CheckState.Unchecked
-        if role == Qt.ItemDataRole.DisplayRole:
-            if column == self.NAME:
-                return job.name
-            if column == self.SCHEDULE:
-                return describe_schedule(job.schedule)
-            if column == self.NEXT and is_system_job(job):
-                return "by the nanobot 0.3 gateway" if job.enabled else "off"
-            if column == self.NEXT:
-                return next_run_text(job.state.next_run_at_ms, self.now_ms()) if job.enabled else "off"
-            if column == self.LAST:
-                return last_status_text(job)
-            if column == self.ENABLED:
-                return "on" if job.enabled else "off"
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{job.name}\n{describe_schedule(job.schedule)}\n\n{job.payload.message}"
-        return None
-
-    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
-        if not index.isValid() or index.column() != self.ENABLED or role != Qt.ItemDataRole.CheckStateRole:
-            return False
-        checked = value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value, 2)
-        self.enabled_toggled.emit(self._jobs[index.row()].id, bool(checked))
-        return True  # the row changes when the view refreshes from the service
-
-    def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
-        names = dict(super().roleNames())
-        names[self.JobRole] = QByteArray(b"job")
-        names[self.JobIdRole] = QByteArray(b"jobId")
-        return names
-
-    def job_at(self, row: int) -> Any:
-        return self._jobs[row]
-
-    def row_of(self, job_id: str) -> int:
-        return next((row for row, job in enumerate(self._jobs) if job.id == job_id), -1)
-
-    def set_jobs(self, jobs: list[Any]) -> None:
-        """Same ids in the same order: update in place; otherwise reset (the view restores selection)."""
-        if [j.id for j in jobs] == [j.id for j in self._jobs]:
-            self._jobs = list(jobs)
-            if jobs:
-                self.dataChanged.emit(self.index(0, 0), self.index(len(jobs) - 1, len(self.COLUMNS) - 1))
-            return
-        self.beginResetModel()
-        self._jobs = list(jobs)
-        self.endResetModel()
-
-    def tick(self) -> None:
-        """The clock moved: re-read the countdown column."""
-        if self._jobs:
-            self.dataChanged.emit(self.index(0, self.NEXT), self.index(len(self._jobs) - 1, self.NEXT))
-
-
-class CronJobForm(QGroupBox):
-    """Add or edit one job: name, schedule (every / cron / at), message; errors are shown inline."""
-
-    submitted = Signal()
-    cancelled = Signal()
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("New job", parent)
-        self.setObjectName("cronJobForm")
-        self.editing_id: str | None = None
-        self.name_edit = QLineEdit()
-        self.name_edit.setObjectName("cronName")
-        self.name_edit.setPlaceholderText("e.g. Morning summary (optional)")
-        self.kind_combo = QComboBox()
-        self.kind_combo.setObjectName("cronKind")
-        for label, kind in (("Every …", "every"), ("Cron expression", "cron"), ("Once at …", "at")):
-            self.kind_combo.addItem(label, kind)
-        self.every_spin = QSpinBox()
-        self.every_spin.setObjectName("cronEveryValue")
-        self.every_spin.setRange(1, 1_000_000)
-        self.every_spin.setValue(30)
-        self.every_unit = QComboBox()
-        self.every_unit.setObjectName("cronEveryUnit")
-        for label, factor in EVERY_UNITS:
-            self.every_unit.addItem(label, factor)
-        self.every_unit.setCurrentIndex(1)
-        every_row = QWidget()
-        every_layout = QHBoxLayout(every_row)
-        every_layout.setContentsMargins(0, 0, 0, 0)
-        every_layout.addWidget(self.every_spin)
-        every_layout.addWidget(self.every_unit, 1)
-        self.expr_edit = QLineEdit()
-        self.expr_edit.setObjectName("cronExpr")
-        self.expr_edit.setPlaceholderText("minute hour day month weekday, e.g. 0 9 * * 1-5")
-        self.at_edit = QDateTimeEdit()
-        self.at_edit.setObjectName("cronAt")
-        self.at_edit.setCalendarPopup(True)
-        self.at_edit.setDisplayFormat("yyyy-MM-dd HH:mm")
-        self.value_stack = QStackedWidget()
-        self.value_stack.addWidget(every_row)
-        self.value_stack.addWidget(self.expr_edit)
-        self.value_stack.addWidget(self.at_edit)
-        self.tz_edit = QLineEdit()
-        self.tz_edit.setObjectName("cronTz")
-        self.tz_edit.setPlaceholderText("IANA zone, e.g. Europe/Berlin (empty: this computer's)")
-        self.delete_after_box = QCheckBox("Delete the job after it ran")
-        self.message_edit = QPlainTextEdit()
-        self.message_edit.setObjectName("cronMessage")
-        self.message_edit.setPlaceholderText("What the agent should do when the job fires")
-        self.message_edit.setFixedHeight(self.message_edit.fontMetrics().lineSpacing() * 4 + 12)
-        self.error_label = QLabel()
-        self.error_label.setObjectName("cronFormError")
-        self.error_label.setWordWrap(True)
-        self.error_label.hide()
-        self.save_button = QPushButton("Add job")
-        self.save_button.setObjectName("cronFormSave")
-        self.save_button.setDefault(True)
-        self.save_button.clicked.connect(self.submitted.emit)
-        cancel = QPushButton("Cancel")
-        cancel.clicked.connect(self.cancelled.emit)
-
-        form = QFormLayout()
-        form.addRow("Name", self.name_edit)
-        form.addRow("Runs", self.kind_combo)
-        self.value_label = QLabel("Every")
-        form.addRow(self.value_label, self.value_stack)
-        self.tz_label = QLabel("Time zone")
-        form.addRow(self.tz_label, self.tz_edit)
-        form.addRow("", self.delete_after_box)
-        form.addRow("Message", self.message_edit)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.error_label, 1)
-        buttons.addWidget(cancel)
-        buttons.addWidget(self.save_button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addLayout(buttons)
-        self.kind_combo.currentIndexChanged.connect(self._on_kind_changed)
-        self._on_kind_changed()
-
-    def kind(self) -> str:
-        return str(self.kind_combo.currentData())
-
-    def _on_kind_changed(self, _index: int = 0) -> None:
-        kind = self.kind()
-        self.value_stack.setCurrentIndex({"every": 0, "cron": 1, "at": 2}[kind])
-        self.value_label.setText({"every": "Every", "cron": "Expression", "at": "At"}[kind])
-        for widget in (self.tz_label, self.tz_edit):
-            widget.setVisible(kind == "cron")
-        self.delete_after_box.setVisible(kind == "at")
-
-    def start_new(self) -> None:
-        self.editing_id = None
-        self.setTitle("New job")
-        self.save_button.setText("Add job")
-        self.name_edit.clear()
-        self.kind_combo.setCurrentIndex(0)
-        self.every_spin.setValue(30)
-        self.every_unit.setCurrentIndex(1)
-        self.expr_edit.clear()
-        self.tz_edit.clear()
-        self.at_edit.setDateTime(QDateTime.currentDateTime().addSecs(3600))
-        self.delete_after_box.setChecked(True)
-        self.message_edit.clear()
-        self.show_error(None)
-
-    def start_edit(self, job: Any) -> None:
-        self.start_new()
-        self.editing_id = job.id
-        self.setTitle(f"Edit “{job.name}”")
-        self.save_button.setText("Save changes")
-        self.name_edit.setText(job.name)
-        schedule = job.schedule
-        self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(schedule.kind)))
-        if schedule.kind == "every" and schedule.every_ms:
-            for row in (3, 2, 1, 0, 4):  # the largest unit that divides exactly
-                factor = EVERY_UNITS[row][1]
-                if schedule.every_ms % factor == 0:
-                    self.every_unit.setCurrentIndex(row)
-                    self.every_spin.setValue(schedule.every_ms // factor)
-                    break
-        self.expr_edit.setText(schedule.expr or "")
-        self.tz_edit.setText(schedule.tz or "")
-        if schedule.at_ms:
-            self.at_edit.setDateTime(QDateTime.fromMSecsSinceEpoch(schedule.at_ms))
-        self.delete_after_box.setChecked(job.delete_after_run)
-        self.message_edit.setPlainText(job.payload.message)
-
-    def schedule(self) -> CronSchedule:
-        kind = self.kind()
-        if kind == "every":
-            return CronSchedule(kind="every", every_ms=self.every_spin.value() * int(self.every_unit.currentData()))
-        if kind == "cron":
-            return CronSchedule(kind="cron", expr=self.expr_edit.text().strip(), tz=self.tz_edit.text().strip() or None)
-        return CronSchedule(kind="at", at_ms=self.at_edit.dateTime().toMSecsSinceEpoch())
-
-    def show_error(self, message: str | None) -> None:
-        self.error_label.setVisible(bool(message))
-        self.error_label.setText(message or "")
-        if message:
-            self.error_label.setStyleSheet(f"color: {error_color(self.palette()).name()}")
 
 
 class CronView(QWidget):
@@ -324,6 +51,8 @@ class CronView(QWidget):
         self.bridge = bridge
         self.model = CronJobsModel(self)
         self.model.enabled_toggled.connect(self.set_job_enabled)
+        self.model.latest_run = self._latest_run
+        self.model.catching_up = engine.cron.catching_up
         self._running: dict[str, asyncio.Future[Any]] = {}
         self._build()
         bridge.event.connect(self._on_event)
@@ -368,7 +97,7 @@ class CronView(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(CronJobsModel.LAST, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((CronJobsModel.NAME, 160), (CronJobsModel.SCHEDULE, 200), (CronJobsModel.NEXT, 140),
+        for column, width in ((CronJobsModel.NAME, 160), (CronJobsModel.SCHEDULE, 200), (CronJobsModel.NEXT, 250),
                               (CronJobsModel.ENABLED, 70)):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
@@ -377,6 +106,13 @@ class CronView(QWidget):
                                   "(“remind me every morning at 9 to …”).")
         self.empty_label.setWordWrap(True)
         self.empty_label.setEnabled(False)
+        self.missed_label = QLabel(
+            "Times are in this computer's time zone. Runs missed while the app was closed or the computer "
+            f"slept are listed in the job's history; by default the job then runs "
+            f"{MISSED_RULE_WORDS[DEFAULT_MISSED_RULE].replace('run ', '')} (Edit… to skip them instead).")
+        self.missed_label.setObjectName("cronMissedDefault")
+        self.missed_label.setWordWrap(True)
+        self.missed_label.setEnabled(False)
 
         self.form = CronJobForm()
         self.form.submitted.connect(self.submit_form)
@@ -405,6 +141,7 @@ class CronView(QWidget):
         top_layout.addLayout(toolbar)
         top_layout.addWidget(self.empty_label)
         top_layout.addWidget(self.table, 1)
+        top_layout.addWidget(self.missed_label)
         self.bottom = QStackedWidget()  # the selected job's details, or the add/edit form in their place
         self.bottom.addWidget(self.details)
         self.bottom.addWidget(self.form)
@@ -477,20 +214,25 @@ class CronView(QWidget):
             self.details.clear()
             return
         job = self.model.job_at(self.model.row_of(job_id))
-        lines = [f"{job.name} — {describe_schedule(job.schedule)}", "",
-                 SYSTEM_JOB_NOTE if is_system_job(job) else job.payload.message]
+        rule = self.engine.missed_rule(job_id)
+        lines = [f"{job.name} — {describe_schedule(job.schedule)}",
+                 f"Next run: {self.model.next_text(job)}",
+                 f"If runs were missed: {MISSED_RULE_WORDS.get(rule, rule)}"
+                 + ("" if job_id in self.engine.app_settings.missed_runs else " (the default)"),
+                 "", SYSTEM_JOB_NOTE if is_system_job(job) else job.payload.message]
         if job.state.last_error:
             lines += ["", f"Last error: {job.state.last_error}"]
         runs = self.engine.cron.runs(job_id)
         if runs:
-            lines += ["", "Runs since the app started:"]
-            for run in reversed(runs[-20:]):
-                outcome = run.error if run.error else (run.result or "(no reply)")
-                lines.append(f"  {format_clock(run.started_at)}  {run.status}  {format_duration(run.duration_s)}  "
-                             f"{' '.join(outcome.split())[:160]}")
+            lines += ["", "History since the app started (newest first):"]
+            lines += [run_line(run) for run in reversed(runs[-20:])]
         text = "\n".join(lines)
         if self.details.toPlainText() != text:
             self.details.setPlainText(text)
+
+    def _latest_run(self, job_id: str) -> Any:
+        runs = self.engine.cron.runs(job_id)
+        return runs[-1] if runs else None
 
     def _open_session(self) -> None:
         job_id = self.selected_job_id()
@@ -512,7 +254,7 @@ class CronView(QWidget):
         job = self.engine.cron.get_job(job_id) if job_id else None
         if job is None:
             return
-        self.form.start_edit(job)
+        self.form.start_edit(job, self.engine.app_settings.missed_runs.get(job.id))
         self.bottom.setCurrentWidget(self.form)
         self.form.message_edit.setFocus()
 
@@ -539,6 +281,8 @@ class CronView(QWidget):
                 if form.kind() == "at":
                     changes["delete_after_run"] = form.delete_after_box.isChecked()
                 job = cron.update_job(form.editing_id, **changes)
+            if form.missed_rule() != self.engine.app_settings.missed_runs.get(job.id):
+                self.engine.set_missed_rule(job.id, form.missed_rule())
         except Exception as exc:  # noqa: BLE001 - ValueError, CronStoreError, KeyError, OSError: said inline
             form.show_error(error_message(exc))
             return False
@@ -575,7 +319,9 @@ class CronView(QWidget):
         self.delete_button.setText("Delete")
 
     def delete_job(self, job_id: str) -> None:
-        self._write(lambda: self.engine.cron.remove_job(job_id))
+        if self._write(lambda: self.engine.cron.remove_job(job_id)) \
+                and job_id in self.engine.app_settings.missed_runs:
+            self._write(lambda: self.engine.set_missed_rule(job_id, None))  # no rule left for a job that is gone
 
     def _write(self, change: Any) -> bool:
         try:

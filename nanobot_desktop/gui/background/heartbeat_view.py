@@ -1,10 +1,10 @@
 """The Heartbeat panel: what every tick decided and did, its settings, and HEARTBEAT.md beside it.
 
-The timeline mirrors `engine.heartbeat.ticks` (newest first) and only ever inserts new rows at the
-top, so a panel left open for weeks stays cheap. Settings are written through `engine.update_config`
-(the config file stays the truth). "Run now" saves unsaved edits of HEARTBEAT.md first, because
-the tick reads the file from disk and a person expects the text they see to be the one checked.
-The small formatting helpers at the top are shared by the other background-task panels.
+The timeline (heartbeat_model.py) mirrors `engine.heartbeat.ticks`. Settings are written through
+`engine.update_config` (the config file stays the truth). "Run now" saves unsaved edits of HEARTBEAT.md
+first, because the tick reads the file from disk and a person expects the text they see to be the one
+checked. Under the editor, a hint applies the engine's skip rule to the text as it is typed and tints
+the lines that make the next tick ask the model.
 """
 
 from __future__ import annotations
@@ -14,218 +14,78 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import (QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, QRect,
-                            QSize, Qt, QTimer, Signal)
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlainTextEdit, QPushButton,
-                               QSpinBox, QSplitter, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPalette, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlainTextEdit, QPushButton, QSpinBox,
+                               QSplitter, QTextEdit, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import BackgroundOwnerChanged, ConfigChanged, HeartbeatDecided, HeartbeatRan
+from nanobot_desktop.engine.events import (BackgroundApprovalPending, BackgroundApprovalResolved, BackgroundOwnerChanged,
+                                           ConfigChanged, HeartbeatDecided, HeartbeatRan)
+from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse
+from nanobot_desktop.gui.background.formatting import (error_color, format_clock, format_duration,
+                                                       format_local_time, ok_color)
+from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, Index, TickDelegate,
+                                                            decision_text, tick_details)
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
-from nanobot_desktop.gui.shell.theme import is_dark
+
+__all__ = ["HeartbeatTimelineModel", "HeartbeatView", "NextTickHint", "decision_text", "format_clock",
+           "format_duration", "tick_details"]
 
 log = logging.getLogger(__name__)
 
-MAX_ROWS = 500
-DECISION_WORDS = {
-    "no_tasks": "skipped — no tasks",
-    "skip": "skipped by the model",
-    "run": "ran",
-    "error": "failed",
-}
 
-Index = QModelIndex | QPersistentModelIndex
+class NextTickHint(QLabel):
+    """Says, live, whether the next tick will ask the model about the editor's text, and tints the
+    lines that make it do so (the same `heartbeat_rule.analyse` the tick uses)."""
 
+    DEBOUNCE_MS = 150
 
-# --- helpers shared by the background-task panels -------------------------------------------------
-
-def format_clock(moment: datetime | None, now: datetime | None = None) -> str:
-    """"14:05:12" today, "Mon 14:05" within a week, else "2026-11-03 14:05"."""
-    if moment is None:
-        return "—"
-    now = now or datetime.now(moment.tzinfo)
-    days = abs((now.date() - moment.date()).days)
-    if days == 0:
-        return moment.strftime("%H:%M:%S")
-    if days < 7:
-        return moment.strftime("%a %H:%M")
-    return moment.strftime("%Y-%m-%d %H:%M")
-
-
-def format_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    if minutes < 90:
-        return f"{minutes} min {rest:02d} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
-
-
-def error_color(palette: QPalette) -> QColor:
-    """A red that reads on the palette's base (Fusion's BrightText is white in the light theme)."""
-    return QColor("#ff7b72") if is_dark(palette) else QColor("#c62828")
-
-
-def ok_color(palette: QPalette) -> QColor:
-    return QColor("#5cc878") if is_dark(palette) else QColor("#2e7d32")
-
-
-def muted_color(palette: QPalette) -> QColor:
-    text, base = palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base)
-    return QColor((text.red() + base.red()) // 2, (text.green() + base.green()) // 2, (text.blue() + base.blue()) // 2)
-
-
-# --- the timeline model -----------------------------------------------------------------------------
-
-class HeartbeatTimelineModel(QAbstractListModel):
-    """Heartbeat ticks, newest first. DisplayRole is a one-line summary; RecordRole the TickRecord."""
-
-    RecordRole = Qt.ItemDataRole.UserRole + 1
-    DecisionTextRole = Qt.ItemDataRole.UserRole + 2
-
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, editor: MarkdownEditor, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[Any] = []
+        self.setObjectName("heartbeatNextTickHint")
+        self.setWordWrap(True)
+        self.editor = editor
+        self.text_lines: tuple[int, ...] = ()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(self.DEBOUNCE_MS)
+        self._timer.timeout.connect(self.update_hint)
+        editor.text_edit.textChanged.connect(self._timer.start)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows) or index.column() != 0:
-            return None
-        tick = self._rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return f"{format_clock(tick.started_at)} · {decision_text(tick)} · {tick.trigger} · {format_duration(tick.duration_s)}"
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return tick_details(tick)
-        if role == self.RecordRole:
-            return tick
-        if role == self.DecisionTextRole:
-            return decision_text(tick)
-        return None
-
-    def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
-        names = dict(super().roleNames())
-        names[self.RecordRole] = QByteArray(b"record")
-        names[self.DecisionTextRole] = QByteArray(b"decisionText")
-        return names
-
-    def record(self, row: int) -> Any:
-        return self._rows[row]
-
-    def sync(self, ticks: list[Any]) -> None:
-        """Take the engine's ticks (newest last): new ones are inserted at the top, old ones trimmed."""
-        if not self._rows:
-            new = list(ticks)
+    def update_hint(self) -> None:
+        content = analyse(self.editor.text())
+        self.text_lines = content.text_lines
+        reason = content.skip_reason
+        if reason is None:
+            numbers = ", ".join(str(i + 1) for i in content.text_lines[:8]) + ("…" if len(content.text_lines) > 8 else "")
+            count = len(content.text_lines)
+            self.setText(f"The next check sends this file to the model, because of the {count} tinted "
+                         f"line{'s' if count != 1 else ''} you wrote (line{'s' if count != 1 else ''} {numbers}). "
+                         "The model decides whether there is something to do.")
         else:
-            newest = self._rows[0]
-            position = next((i for i in range(len(ticks) - 1, -1, -1) if ticks[i] is newest), None)
-            if position is None:  # our newest record is gone from the engine: start over
-                self.beginResetModel()
-                self._rows = list(reversed(ticks))[:MAX_ROWS]
-                self.endResetModel()
-                return
-            new = ticks[position + 1:]
-        if new:
-            new = new[-MAX_ROWS:]
-            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
-            self._rows[:0] = list(reversed(new))
-            self.endInsertRows()
-        if len(self._rows) > MAX_ROWS:
-            self.beginRemoveRows(QModelIndex(), MAX_ROWS, len(self._rows) - 1)
-            del self._rows[MAX_ROWS:]
-            self.endRemoveRows()
+            self.setText(f"The next check skips without asking the model: {SKIP_WORDS[reason]}. "
+                         "Write a task anywhere in the file to have it read.")
+        self._tint(content.text_lines)
 
+    def _tint(self, lines: tuple[int, ...]) -> None:
+        edit = self.editor.text_edit
+        base = edit.palette().color(QPalette.ColorRole.Base)
+        green = ok_color(edit.palette())
+        tint = QColor((base.red() * 4 + green.red()) // 5, (base.green() * 4 + green.green()) // 5,
+                      (base.blue() * 4 + green.blue()) // 5)
+        selections: list[QTextEdit.ExtraSelection] = []
+        document = edit.document()
+        for number in lines:
+            block = document.findBlockByNumber(number)
+            if not block.isValid():
+                continue
+            selection = QTextEdit.ExtraSelection()
+            selection.format.setBackground(tint)
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            selection.cursor = QTextCursor(block)
+            selections.append(selection)
+        edit.setExtraSelections(selections)
 
-def decision_text(tick: Any) -> str:
-    return DECISION_WORDS.get(tick.decision, tick.decision)
-
-
-def tick_details(tick: Any) -> str:
-    lines = [f"{tick.started_at.strftime('%Y-%m-%d %H:%M:%S')} — {decision_text(tick)}",
-             f"Started by: {'you (Run now)' if tick.trigger == 'manual' else 'the timer'}; "
-             f"took {format_duration(tick.duration_s)}"]
-    if tick.tasks:
-        lines += ["", "Tasks:", tick.tasks]
-    if tick.error:
-        lines += ["", "Error:", tick.error]
-    elif tick.result:
-        lines += ["", "Result:", tick.result]
-    elif tick.decision == "run":
-        lines += ["", "The run finished without a reply (a message may have been sent instead)."]
-    return "\n".join(lines)
-
-
-class _TickDelegate(QStyledItemDelegate):
-    """Paints a tick as a header line (time, decision, trigger, duration) plus tasks and outcome."""
-
-    PAD = 6
-    STRIPE = 4
-
-    def _lines(self, tick: Any) -> list[tuple[str, str]]:
-        lines: list[tuple[str, str]] = []
-        if tick.tasks:
-            lines.append(("muted", tick.tasks.splitlines()[0]))
-        if tick.error:
-            lines.append(("error", tick.error.splitlines()[0]))
-        elif tick.result:
-            lines.append(("text", tick.result.strip().splitlines()[0] if tick.result.strip() else ""))
-        return lines
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:  # noqa: N802
-        tick = index.data(HeartbeatTimelineModel.RecordRole)
-        height = QFontMetrics(option.font).height()
-        count = 1 + (len(self._lines(tick)) if tick is not None else 0)
-        return QSize(200, count * (height + 2) + 2 * self.PAD)
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        tick = index.data(HeartbeatTimelineModel.RecordRole)
-        if tick is None:
-            return
-        painter.save()
-        palette = option.palette
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        if selected:
-            painter.fillRect(option.rect, palette.color(QPalette.ColorRole.Highlight))
-        stripe = {"run": ok_color(palette), "error": error_color(palette)}.get(tick.decision, muted_color(palette))
-        painter.fillRect(QRect(option.rect.left(), option.rect.top() + 2, self.STRIPE, option.rect.height() - 4), stripe)
-        text_color = palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-        colors = {"text": text_color, "muted": text_color if selected else muted_color(palette),
-                  "error": text_color if selected else error_color(palette)}
-        metrics = QFontMetrics(option.font)
-        line_height = metrics.height() + 2
-        left = option.rect.left() + self.STRIPE + self.PAD
-        width = option.rect.width() - self.STRIPE - 2 * self.PAD
-        top = option.rect.top() + self.PAD
-
-        bold = QFont(option.font)
-        bold.setBold(True)
-        right_text = f"{'manual' if tick.trigger == 'manual' else 'timer'} · {format_duration(tick.duration_s)}"
-        right_width = metrics.horizontalAdvance(right_text) + self.PAD
-        painter.setFont(bold)
-        painter.setPen(text_color)
-        header = f"{format_clock(tick.started_at)}   {decision_text(tick)}"
-        painter.drawText(QRect(left, top, width - right_width, line_height), Qt.AlignmentFlag.AlignVCenter,
-                         QFontMetrics(bold).elidedText(header, Qt.TextElideMode.ElideRight, width - right_width))
-        painter.setFont(option.font)
-        painter.setPen(colors["muted"])
-        painter.drawText(QRect(left, top, width, line_height),
-                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, right_text)
-        for number, (kind, text) in enumerate(self._lines(tick), start=1):
-            painter.setPen(colors[kind])
-            painter.drawText(QRect(left, top + number * line_height, width, line_height), Qt.AlignmentFlag.AlignVCenter,
-                             metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
-        painter.setPen(palette.color(QPalette.ColorRole.Mid))
-        painter.drawLine(option.rect.left(), option.rect.bottom(), option.rect.right(), option.rect.bottom())
-        painter.restore()
-
-
-# --- the panel ----------------------------------------------------------------------------------------
 
 class HeartbeatView(QWidget):
     """Timeline, Run now, interval and on/off, and the HEARTBEAT.md editor in a splitter."""
@@ -254,6 +114,8 @@ class HeartbeatView(QWidget):
         self._poll.timeout.connect(self.refresh)
         self._poll.start()
         self.editor.open_file(engine.workspace.heartbeat_file)
+        self.editor.loaded.connect(lambda _path: self.next_tick_hint.update_hint())
+        self.next_tick_hint.update_hint()
         self.refresh()
 
     def _build(self) -> None:
@@ -289,7 +151,7 @@ class HeartbeatView(QWidget):
         self.timeline = QListView()
         self.timeline.setObjectName("heartbeatTimeline")
         self.timeline.setModel(self.model)
-        self.timeline.setItemDelegate(_TickDelegate(self.timeline))
+        self.timeline.setItemDelegate(TickDelegate(self.timeline))
         self.timeline.setUniformItemSizes(False)
         self.timeline.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
         self.timeline.selectionModel().currentChanged.connect(self._show_details)
@@ -345,10 +207,12 @@ class HeartbeatView(QWidget):
         editor_pane = QWidget()
         right = QVBoxLayout(editor_pane)
         right.setContentsMargins(0, 0, 0, 0)
-        editor_title = QLabel("What each check reads: put recurring tasks under “## Active Tasks”.")
+        editor_title = QLabel("HEARTBEAT.md — what each check reads. Write periodic tasks anywhere in it.")
         editor_title.setWordWrap(True)
+        self.next_tick_hint = NextTickHint(self.editor)
         right.addWidget(editor_title)
         right.addWidget(self.editor, 1)
+        right.addWidget(self.next_tick_hint)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("heartbeatSplitter")
@@ -455,6 +319,8 @@ class HeartbeatView(QWidget):
     # --- keeping up to date ---------------------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
+        if isinstance(event, (BackgroundApprovalPending, BackgroundApprovalResolved)) and event.session_key == "heartbeat":
+            self.refresh()
         if isinstance(event, ConfigChanged) and event.touches("gateway.heartbeat"):  # e.g. saved in Settings
             self._load_settings()
             self.refresh()
@@ -479,12 +345,17 @@ class HeartbeatView(QWidget):
         heartbeat = self.engine.heartbeat
         if self._run_after_save:
             return "Saving HEARTBEAT.md, then checking…"
+        waiting = [p for p in self.engine.background_approvals.pending() if p.session_key == "heartbeat"]
+        if waiting:
+            asked = "; ".join(f"{p.tool} `{p.summary}`" for p in waiting)
+            return (f"Waiting for your approval: {asked} — answer in the notification, the tray menu or "
+                    "the heartbeat session (Open session).")
         if busy:
             return "Checking HEARTBEAT.md now…"
         if not heartbeat.enabled:
             return "The periodic check is off; “Run now” still works."
         if heartbeat.paused:
-            return "Paused (from the tray); “Run now” still works."
+            return "Paused (from the tray): timer ticks are skipped; “Run now” still works."
         held_by = heartbeat.held_by
         if held_by:  # a nanobot gateway on this workspace: see engine/coexistence.py
             return f"Not checked by the app: {held_by}. “Run now” still works."
@@ -492,7 +363,7 @@ class HeartbeatView(QWidget):
         if next_at is None:
             return "The periodic check starts with the app's background services."
         minutes = max(0, round((next_at - datetime.now(next_at.tzinfo)).total_seconds() / 60))
-        return f"Next check at {next_at.strftime('%H:%M')} (in {minutes} min)."
+        return f"Next check at {format_local_time(next_at)} (in {minutes} min)."
 
     def _open_session(self) -> None:
         self.open_session_requested.emit("heartbeat")

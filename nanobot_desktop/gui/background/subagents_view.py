@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHBoxLayout, QHe
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine.events import SubagentFinished, SubagentStarted
-from nanobot_desktop.gui.background.heartbeat_view import error_color, format_clock, format_duration, ok_color
+from nanobot_desktop.gui.background.formatting import error_color, format_clock, format_duration, ok_color
 
 log = logging.getLogger(__name__)
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine.config import Config, ConfigError
 from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
+from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.workspace_page import workspace_page
@@ -181,7 +182,8 @@ class SettingsDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        note = QLabel("\"Ask first\" shows an approval card with the full arguments before the tool runs.", page)
+        note = QLabel("\"Ask first\" shows an approval card with the full arguments before the tool runs; for "
+                      "background work also a notification.", page)
         note.setWordWrap(True)
         layout = QVBoxLayout(page)
         layout.addWidget(note)
@@ -207,6 +209,8 @@ class SettingsDialog(QDialog):
             return {"app.toolApproval": approval}
 
         self._field("approval", read, patch)
+        self.background_policy_combos = add_background_policy(page, layout, self.policy_table, names,
+                                                              self._engine.app_settings, self._field)
         return page
 
     def _heartbeat_page(self) -> QWidget:

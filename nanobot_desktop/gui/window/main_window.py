@@ -183,7 +183,9 @@ class MainWindow(QMainWindow):
         shared = {"toggle_window": self.actions.show_hide, "new_chat": self.actions.new_chat,
                   "heartbeat_run": self.actions.run_heartbeat, "heartbeat_pause": self.actions.pause_heartbeat,
                   "quit": self.actions.quit}
-        return TrayController(self.engine, self.bridge, self, self, actions=shared, settings=self.settings_store)
+        tray = TrayController(self.engine, self.bridge, self, self, actions=shared, settings=self.settings_store)
+        tray.approvals.card_answerer = self.chat.answer_approval  # a tray/notification answer settles the card
+        return tray
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()

@@ -9,123 +9,40 @@ Why it is shaped like this:
   produced a reply or failed, never a skip / nothing-to-do tick.
 - The icon's state is recomputed from the engine's public state on each relevant event and on a
   one-second poll, because a heartbeat tick's first phase (the model deciding) has no start event.
+- Background work that waits for an approval gets the distinct "waiting" state, a notification with
+  Allow once / Deny buttons and an entry in the menu (tray_approvals.py); with the tray controller
+  present the engine's background approvals are interactive (else they are refused at once).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
 
-from nanobot_desktop.data import resources_dir
 from nanobot_desktop.engine.events import (
-    CronJobRan, HeartbeatDecided, HeartbeatRan, OutboundMessage, SubagentFinished, SubagentStarted,
-    TurnCancelled, TurnFailed, TurnFinished, TurnStarted,
+    CronJobRan, HeartbeatDecided, HeartbeatRan, SubagentFinished, SubagentStarted, TurnCancelled, TurnFailed,
+    TurnFinished, TurnStarted,
 )
 from nanobot_desktop.gui.shell.app import apply_instance_command
 from nanobot_desktop.gui.shell.theme import is_dark
+from nanobot_desktop.gui.window.tray_approvals import TrayApprovals
+from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATES, Notification, app_icon,
+                                                   notification_for, tooltip_text, tray_icon_path, tray_state)
 
 __all__ = ["ACTION_KEYS", "CLOSE_NOTICE_KEY", "Notification", "TRAY_STATES", "TrayController", "app_icon",
            "notification_for", "tooltip_text", "tray_icon_path", "tray_state"]
 
 log = logging.getLogger(__name__)
 
-TRAY_STATES = ("idle", "running", "error", "paused")
 ACTION_KEYS = ("toggle_window", "new_chat", "heartbeat_run", "heartbeat_pause", "quit")
 """Keys of the actions the tray menu shows; pass any of them in `actions` to share the window's."""
 CLOSE_NOTICE_KEY = "tray/closeNoticeShown"
-NOTIFICATION_TEXT_LIMIT = 240
 MESSAGE_TIMEOUT_MS = 10_000
-_SHORT_DECISION = {"no_tasks": "no tasks", "skip": "skip", "run": "ran", "error": "failed"}
-_CANCELLED_PREFIX = "cancelled"  # a tick stopped at quit is recorded as an error; that is no news
-
-
-# --- pure pieces (tested without a tray) -------------------------------------------------------------
-
-def tray_state(*, busy: bool, failed: bool, paused: bool) -> str:
-    """Work in progress wins over an unseen failure, which wins over a paused heartbeat."""
-    if busy:
-        return "running"
-    if failed:
-        return "error"
-    return "paused" if paused else "idle"
-
-
-def tray_icon_path(state: str, *, dark_panel: bool) -> Path:
-    """The SVG for `state`, drawn light on a dark panel and dark on a light one."""
-    if state not in TRAY_STATES:
-        raise ValueError(f"unknown tray state {state!r}; expected one of {', '.join(TRAY_STATES)}")
-    return resources_dir() / "icons" / f"tray-{state}-{'dark' if dark_panel else 'light'}.svg"
-
-
-def app_icon() -> QIcon:
-    """The application's own icon (window title bar, task switcher, notifications)."""
-    return QIcon(str(resources_dir() / "icons" / "app.svg"))
-
-
-def tooltip_text(state: str, last_tick: Any, next_tick_at: datetime | None, *, paused: bool,
-                 enabled: bool) -> str:
-    """e.g. "nanobot — idle · last heartbeat 14:05 (skip) · next 14:35"."""
-    parts = [f"nanobot — {state}"]
-    if last_tick is not None:
-        word = _SHORT_DECISION.get(last_tick.decision, last_tick.decision)
-        parts.append(f"last heartbeat {last_tick.started_at.strftime('%H:%M')} ({word})")
-    if not enabled:
-        parts.append("heartbeat off")
-    elif paused:
-        parts.append("heartbeat paused")
-    elif next_tick_at is not None:
-        parts.append(f"next {next_tick_at.strftime('%H:%M')}")
-    return " · ".join(parts)
-
-
-@dataclass(frozen=True)
-class Notification:
-    title: str
-    text: str
-    session_key: str
-    is_error: bool = False
-
-
-def _shorten(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= NOTIFICATION_TEXT_LIMIT else text[: NOTIFICATION_TEXT_LIMIT - 1] + "…"
-
-
-def _is_background_session(session_key: str) -> bool:
-    return session_key == "heartbeat" or session_key.startswith("cron:")
-
-
-def notification_for(event: Any) -> Notification | None:
-    """What to tell the person about `event`, or None when there is nothing worth a notification."""
-    if isinstance(event, HeartbeatRan):
-        if event.error:
-            if event.error.startswith(_CANCELLED_PREFIX):
-                return None
-            return Notification("Heartbeat failed", _shorten(event.error), event.session_key or "heartbeat", True)
-        if event.decision == "run" and event.result and event.result.strip():
-            return Notification("Heartbeat", _shorten(event.result), event.session_key or "heartbeat")
-        return None
-    if isinstance(event, CronJobRan):
-        key = event.session_key or f"cron:{event.job_id}"
-        if event.error:
-            return Notification(f"Scheduled task failed: {event.name}", _shorten(event.error), key, True)
-        if event.result and event.result.strip():
-            return Notification(f"Scheduled: {event.name}", _shorten(event.result), key)
-        return None
-    if isinstance(event, OutboundMessage) and _is_background_session(event.session_key):
-        # The message tool delivered the reply itself (the turn's own reply is then None).
-        if event.content.strip():
-            title = "Heartbeat" if event.session_key == "heartbeat" else "Scheduled task"
-            return Notification(title, _shorten(event.content), event.session_key)
-    return None
 
 
 # --- the controller --------------------------------------------------------------------------------
@@ -147,7 +64,8 @@ class TrayController(QObject):
     POLL_INTERVAL_MS = 1000
 
     def __init__(self, engine: Any, bridge: Any, window: QWidget, parent: QObject | None = None, *,
-                 actions: dict[str, QAction] | None = None, settings: QSettings | None = None) -> None:
+                 actions: dict[str, QAction] | None = None, settings: QSettings | None = None,
+                 use_dbus: bool = True) -> None:
         super().__init__(parent)
         self.setObjectName("trayController")
         self.engine = engine
@@ -164,6 +82,7 @@ class TrayController(QObject):
         self._message_session = ""
         self._tasks: set[asyncio.Future[Any]] = set()
         self._closed = False
+        self._result_notifications: dict[int, str] = {}  # D-Bus notification id -> session key
 
         self.actions = self._make_actions(actions or {})
         self.menu = QMenu(window)
@@ -173,6 +92,12 @@ class TrayController(QObject):
                 self.menu.addSeparator()
             self.menu.addAction(self.actions[key])
         self.menu.aboutToShow.connect(self._on_menu_about_to_show)
+        self.approvals = TrayApprovals(engine, self.menu, notify_fallback=self._notify_plain, use_dbus=use_dbus,
+                                       parent=self)
+        self.approvals.changed.connect(self.refresh)
+        self.approvals.open_session_requested.connect(self._open_session)
+        self.approvals.notifier.action_invoked.connect(self._on_notification_action)
+        engine.background_approvals.interactive = True
 
         self.icon: QSystemTrayIcon | None = None
         if self.available:
@@ -225,6 +150,7 @@ class TrayController(QObject):
 
     def handle_event(self, event: Any) -> None:
         """Fed every engine event (through the bridge): tracks failures, notifies, updates the icon."""
+        self.approvals.handle_event(event)
         if isinstance(event, HeartbeatRan):
             self._note_outcome("heartbeat", failed=bool(event.error) and not (event.error or "").startswith(_CANCELLED_PREFIX))
         elif isinstance(event, CronJobRan):
@@ -250,11 +176,44 @@ class TrayController(QObject):
             return
         self.notifications_sent.append((notification.title, notification.text, notification.session_key))
         self._message_session = notification.session_key
+        notifier = self.approvals.notifier
+        if notifier.available:  # the same server as the approvals: clicking it opens the session
+            future = asyncio.ensure_future(notifier.notify(notification.title, notification.text,
+                                                           [("default", "Open")], critical=notification.is_error))
+            session_key = notification.session_key
+
+            def remember(done: asyncio.Future[int | None]) -> None:
+                self._remember_result_notification(done, session_key)
+
+            future.add_done_callback(remember)
+            self.messages_shown += 1
+            return
         if self.icon is None:
             return
         kind = QSystemTrayIcon.MessageIcon.Warning if notification.is_error else QSystemTrayIcon.MessageIcon.Information
         self.icon.showMessage(notification.title, notification.text, kind, MESSAGE_TIMEOUT_MS)
         self.messages_shown += 1
+
+    def _notify_plain(self, title: str, text: str, session_key: str) -> None:
+        """A message without buttons (no notification server with actions): clicking opens the session."""
+        self._message_session = session_key
+        if self.icon is not None:
+            self.icon.showMessage(title, text, QSystemTrayIcon.MessageIcon.Warning, MESSAGE_TIMEOUT_MS)
+            self.messages_shown += 1
+
+    def _remember_result_notification(self, future: asyncio.Future[Any], session_key: str) -> None:
+        if future.cancelled() or future.exception() is not None or not future.result():
+            return
+        self._result_notifications[int(future.result())] = session_key
+
+    def _on_notification_action(self, notification: int, key: str) -> None:
+        session_key = self._result_notifications.pop(notification, None)
+        if session_key is not None and key == "default":
+            self._open_session(session_key)
+
+    def _open_session(self, session_key: str) -> None:
+        self.show_window()
+        self.open_session_requested.emit(session_key)
 
     def refresh(self, *, ending_turn: str | None = None, tick_ending: bool = False) -> None:
         """Recompute the state, icon and tooltip from the engine's public state."""
@@ -264,7 +223,8 @@ class TrayController(QObject):
         busy_sessions = [key for key in self.engine.loop.busy_sessions() if key != ending_turn]
         busy = (bool(busy_sessions) or (heartbeat.ticking and not tick_ending)
                 or any(record.status == "running" for record in self.engine.subagents.list()))
-        state = tray_state(busy=busy, failed=bool(self._failed), paused=heartbeat.paused)
+        state = tray_state(busy=busy, failed=bool(self._failed), paused=heartbeat.paused,
+                           waiting=bool(self.approvals.pending))
         changed = state != self._state
         self._state = state
         if self.icon is not None:
@@ -375,6 +335,10 @@ class TrayController(QObject):
             return
         self._closed = True
         self._poll.stop()
+        self.engine.background_approvals.interactive = False
+        stopping = asyncio.ensure_future(self.approvals.stop()) if _has_loop() else None
+        if stopping is not None:
+            self._tasks.add(stopping)
         try:
             self.bridge.event.disconnect(self.handle_event)
         except (RuntimeError, TypeError):
@@ -385,4 +349,13 @@ class TrayController(QObject):
         if self.icon is not None:
             self.icon.hide()
         for future in list(self._tasks):
-            future.cancel()
+            if future is not stopping:
+                future.cancel()
+
+
+def _has_loop() -> bool:
+    try:
+        asyncio.get_event_loop()
+    except RuntimeError:
+        return False
+    return True

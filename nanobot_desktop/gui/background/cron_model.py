@@ -1,0 +1,195 @@
+"""The Scheduled panel's table: one row per job of cron/jobs.json, with honest next-run times.
+
+"Next run" is in the person's time zone (named), says "never" with the reason for a job whose
+schedule cannot fire again, and "catching up" while a missed run is being made up for. "Last run"
+shows a missed-runs entry when that is the newest news about the job.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable
+
+from PySide6.QtCore import QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from nanobot_desktop.engine.cron import describe_schedule, never_fires_reason
+from nanobot_desktop.engine.cron_types import is_system_job
+from nanobot_desktop.gui.background.formatting import format_clock, format_duration, format_local_time
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def next_run_text(next_run_at_ms: int | None, now_ms: int) -> str:
+    """"in 4 min (14:35 CET)", "due now", or "—"; times in the computer's own zone, named."""
+    if next_run_at_ms is None:
+        return "—"
+    when = datetime.fromtimestamp(next_run_at_ms / 1000).astimezone()
+    now = datetime.fromtimestamp(now_ms / 1000).astimezone()
+    seconds = (next_run_at_ms - now_ms) / 1000
+    if seconds <= 0:
+        return "due now"
+    if seconds < 60:
+        return f"in {int(seconds)} s ({when.strftime('%H:%M:%S %Z')})"
+    if seconds < 90 * 60:
+        return f"in {round(seconds / 60)} min ({format_local_time(when, now)})"
+    if seconds < 36 * 3600:
+        return f"in {round(seconds / 3600)} h ({format_local_time(when, now)})"
+    return format_local_time(when, now)
+
+
+def error_message(exc: BaseException) -> str:
+    """The sentence inside an exception (KeyError's str() adds quotes around it)."""
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    return str(exc) or type(exc).__name__
+
+
+def last_status_text(job: Any, latest: Any = None) -> str:
+    """The job's last outcome; a "missed" history entry newer than the last run is shown instead."""
+    state = job.state
+    if latest is not None and latest.status == "missed" and (
+            not state.last_run_at_ms or latest.started_at.timestamp() * 1000 >= state.last_run_at_ms):
+        count = latest.note.split(" (")[0]  # "missed 4 runs"
+        outcome = "skipped" if latest.note.endswith("skip") else "running once now"
+        return f"{count}, {outcome} — {format_clock(latest.started_at)}"
+    if not state.last_status:
+        return "never ran"
+    when = format_clock(datetime.fromtimestamp(state.last_run_at_ms / 1000)) if state.last_run_at_ms else ""
+    text = state.last_status + (f" at {when}" if when else "")
+    return text + (f": {state.last_error}" if state.last_error else "")
+
+
+def run_line(run: Any) -> str:
+    """One history entry: time, status, how it was started, duration, outcome, tools, approvals."""
+    if run.status == "missed":
+        return f"  {format_clock(run.started_at)}  MISSED  {run.note}"
+    outcome = run.error if run.error else (run.result or "(no reply)")
+    trigger = {"manual": "run now", "catch-up": "catch-up"}.get(getattr(run, "trigger", "timer"), "")
+    line = (f"  {format_clock(run.started_at)}  {run.status}{f' ({trigger})' if trigger else ''}  "
+            f"{format_duration(run.duration_s)}  {' '.join(outcome.split())[:160]}")
+    uses = getattr(run, "tools", ()) or ()
+    if uses:
+        line += "\n      tools: " + "; ".join(use.describe() for use in uses)
+    asked = getattr(run, "approvals", ()) or ()
+    if asked:
+        line += "\n      waited for your approval: " + "; ".join(asked)
+    return line
+
+
+class CronJobsModel(QAbstractTableModel):
+    """One row per job: name, schedule in words, next run, last status, enabled (a checkbox)."""
+
+    COLUMNS = ("Name", "Schedule", "Next run", "Last run", "Enabled")
+    NAME, SCHEDULE, NEXT, LAST, ENABLED = range(5)
+    JobRole = Qt.ItemDataRole.UserRole + 1
+    JobIdRole = Qt.ItemDataRole.UserRole + 2
+
+    enabled_toggled = Signal(str, bool)
+    """(job_id, enabled): the person ticked or unticked a job's checkbox; the view writes it."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._jobs: list[Any] = []
+        self.now_ms = lambda: int(datetime.now().timestamp() * 1000)
+        self.latest_run: Callable[[str], Any] = lambda _job_id: None
+        """The newest history entry of a job (the view points this at the cron service)."""
+        self.catching_up: Callable[[str], bool] = lambda _job_id: False
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self._jobs)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.COLUMNS):
+            return self.COLUMNS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == self.ENABLED:
+            flags |= Qt.ItemFlag.ItemIsUserCheckable
+        return flags
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._jobs):
+            return None
+        job, column = self._jobs[index.row()], index.column()
+        if role == self.JobRole:
+            return job
+        if role == self.JobIdRole:
+            return job.id
+        if role == Qt.ItemDataRole.CheckStateRole and column == self.ENABLED:
+            return Qt.CheckState.Checked if job.enabled else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == self.NAME:
+                return job.name
+            if column == self.SCHEDULE:
+                return describe_schedule(job.schedule)
+            if column == self.NEXT:
+                return self.next_text(job)
+            if column == self.LAST:
+                return last_status_text(job, self.latest_run(job.id))
+            if column == self.ENABLED:
+                return "on" if job.enabled else "off"
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.LAST:
+            latest = self.latest_run(job.id)
+            if latest is not None and latest.status == "missed":
+                return latest.note
+        if role == Qt.ItemDataRole.ToolTipRole:
+            never = never_fires_reason(job, self.now_ms())
+            warning = f"\n\nThis job will never run: {never}." if never else ""
+            return f"{job.name}\n{describe_schedule(job.schedule)}\n\n{job.payload.message}{warning}"
+        return None
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if not index.isValid() or index.column() != self.ENABLED or role != Qt.ItemDataRole.CheckStateRole:
+            return False
+        checked = value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value, 2)
+        self.enabled_toggled.emit(self._jobs[index.row()].id, bool(checked))
+        return True  # the row changes when the view refreshes from the service
+
+    def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
+        names = dict(super().roleNames())
+        names[self.JobRole] = QByteArray(b"job")
+        names[self.JobIdRole] = QByteArray(b"jobId")
+        return names
+
+    def next_text(self, job: Any) -> str:
+        if not job.enabled:
+            return "off"
+        if is_system_job(job):
+            return "by the nanobot 0.3 gateway"
+        if self.catching_up(job.id):
+            return "catching up a missed run now"
+        never = never_fires_reason(job, self.now_ms())
+        if never:
+            return f"never — {never}"
+        return next_run_text(job.state.next_run_at_ms, self.now_ms())
+
+    def job_at(self, row: int) -> Any:
+        return self._jobs[row]
+
+    def row_of(self, job_id: str) -> int:
+        return next((row for row, job in enumerate(self._jobs) if job.id == job_id), -1)
+
+    def set_jobs(self, jobs: list[Any]) -> None:
+        """Same ids in the same order: update in place; otherwise reset (the view restores selection)."""
+        if [j.id for j in jobs] == [j.id for j in self._jobs]:
+            self._jobs = list(jobs)
+            if jobs:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(jobs) - 1, len(self.COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self._jobs = list(jobs)
+        self.endResetModel()
+
+    def tick(self) -> None:
+        """The clock moved: re-read the countdown column."""
+        if self._jobs:
+            self.dataChanged.emit(self.index(0, self.NEXT), self.index(len(self._jobs) - 1, self.NEXT))
+
+

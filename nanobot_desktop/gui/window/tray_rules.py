@@ -1,0 +1,107 @@
+"""The tray's rules as pure functions, testable without a tray: which state the icon shows, its
+tooltip, and which engine events deserve a notification (only those with something to tell: a
+heartbeat or cron run that produced a reply or failed, never a skip / nothing-to-do tick).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtGui import QIcon
+
+from nanobot_desktop.data import resources_dir
+from nanobot_desktop.engine.events import CronJobRan, HeartbeatRan, OutboundMessage
+
+TRAY_STATES = ("idle", "running", "error", "paused", "waiting")
+NOTIFICATION_TEXT_LIMIT = 240
+_SHORT_DECISION = {"skipped": "skipped", "skip": "skip", "run": "ran", "error": "failed"}
+_CANCELLED_PREFIX = "cancelled"  # a tick stopped at quit is recorded as an error; that is no news
+
+
+# --- pure pieces (tested without a tray) -------------------------------------------------------------
+
+def tray_state(*, busy: bool, failed: bool, paused: bool, waiting: bool = False) -> str:
+    """Waiting for the person wins over work in progress, which wins over an unseen failure, which
+    wins over a paused heartbeat."""
+    if waiting:
+        return "waiting"
+    if busy:
+        return "running"
+    if failed:
+        return "error"
+    return "paused" if paused else "idle"
+
+
+def tray_icon_path(state: str, *, dark_panel: bool) -> Path:
+    """The SVG for `state`, drawn light on a dark panel and dark on a light one."""
+    if state not in TRAY_STATES:
+        raise ValueError(f"unknown tray state {state!r}; expected one of {', '.join(TRAY_STATES)}")
+    return resources_dir() / "icons" / f"tray-{state}-{'dark' if dark_panel else 'light'}.svg"
+
+
+def app_icon() -> QIcon:
+    """The application's own icon (window title bar, task switcher, notifications)."""
+    return QIcon(str(resources_dir() / "icons" / "app.svg"))
+
+
+def tooltip_text(state: str, last_tick: Any, next_tick_at: datetime | None, *, paused: bool,
+                 enabled: bool) -> str:
+    """e.g. "nanobot — idle · last heartbeat 14:05 (skip) · next 14:35"."""
+    parts = [f"nanobot — {'waiting for you' if state == 'waiting' else state}"]
+    if last_tick is not None:
+        word = _SHORT_DECISION.get(last_tick.decision, last_tick.decision)
+        parts.append(f"last heartbeat {last_tick.started_at.strftime('%H:%M')} ({word})")
+    if not enabled:
+        parts.append("heartbeat off")
+    elif paused:
+        parts.append("heartbeat paused")
+    elif next_tick_at is not None:
+        parts.append(f"next {next_tick_at.strftime('%H:%M')}")
+    return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class Notification:
+    title: str
+    text: str
+    session_key: str
+    is_error: bool = False
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= NOTIFICATION_TEXT_LIMIT else text[: NOTIFICATION_TEXT_LIMIT - 1] + "…"
+
+
+def _is_background_session(session_key: str) -> bool:
+    return session_key == "heartbeat" or session_key.startswith("cron:")
+
+
+def notification_for(event: Any) -> Notification | None:
+    """What to tell the person about `event`, or None when there is nothing worth a notification."""
+    if isinstance(event, HeartbeatRan):
+        if event.error:
+            if event.error.startswith(_CANCELLED_PREFIX):
+                return None
+            return Notification("Heartbeat failed", _shorten(event.error), event.session_key or "heartbeat", True)
+        if event.decision == "run" and event.result and event.result.strip():
+            return Notification("Heartbeat", _shorten(event.result), event.session_key or "heartbeat")
+        return None
+    if isinstance(event, CronJobRan):
+        key = event.session_key or f"cron:{event.job_id}"
+        if event.error:
+            return Notification(f"Scheduled task failed: {event.name}", _shorten(event.error), key, True)
+        if event.result and event.result.strip():
+            return Notification(f"Scheduled: {event.name}", _shorten(event.result), key)
+        return None
+    if isinstance(event, OutboundMessage) and _is_background_session(event.session_key):
+        # The message tool delivered the reply itself (the turn's own reply is then None).
+        if event.content.strip():
+            title = "Heartbeat" if event.session_key == "heartbeat" else "Scheduled task"
+            return Notification(title, _shorten(event.content), event.session_key)
+    return None
+
+
