@@ -77,7 +77,7 @@ def _err(message: str) -> None:
 
 def _guarded(coro: Any) -> int:
     """Run a command coroutine; any engine error becomes one line on stderr and a non-zero exit."""
-    from nanobot_desktop.engine.config import ConfigError
+    from nanobot_desktop.engine import ConfigError
 
     try:
         return asyncio.run(coro)
@@ -89,10 +89,8 @@ def _guarded(coro: Any) -> int:
 
 
 def _onboard(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, patch_config_file
-    from nanobot_desktop.engine.layout import detect_layout, prepare_workspace
-    from nanobot_desktop.engine.runtime import open_settings_files
-    from nanobot_desktop.engine.workspace import Workspace
+    from nanobot_desktop.engine import (ConfigError, Workspace, default_config_path, detect_layout, load_config,
+                                        open_settings_files, patch_config_file, prepare_workspace)
 
     path = Path(args.config).expanduser() if args.config else default_config_path()
     try:
@@ -124,7 +122,7 @@ def _onboard(args: argparse.Namespace) -> int:
 
 
 def _open_engine(args: argparse.Namespace) -> Any:
-    from nanobot_desktop.engine.runtime import Engine
+    from nanobot_desktop.engine import Engine
 
     return Engine.open(args.config, args.workspace)
 
@@ -152,7 +150,7 @@ async def _wait_for_mcp(engine: Any) -> None:
 
 
 async def _agent(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
+    from nanobot_desktop.engine import ApprovalAnswer, ApprovalRequest
 
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)

@@ -1,0 +1,168 @@
+"""The engine's public surface: everything the window and the command line may use, by name.
+
+The GUI imports from `nanobot_desktop.engine` only, never from its modules (tests/test_architecture.py
+checks it), so the modules behind these names can move without touching a panel. Names are resolved
+on first use (PEP 562 `__getattr__`): importing this package costs nothing, and `Engine` (openai) or
+`Config` (pydantic) are only imported by the code that touches them — start-up time is measured.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+
+if TYPE_CHECKING:  # the same names, for type checkers and editors
+    from nanobot_desktop.engine import events as events
+    from nanobot_desktop.engine.runtime import Engine as Engine
+    from nanobot_desktop.engine.runtime import open_settings_files as open_settings_files
+    from nanobot_desktop.engine.config import AppSettings as AppSettings
+    from nanobot_desktop.engine.config import Config as Config
+    from nanobot_desktop.engine.config import ConfigError as ConfigError
+    from nanobot_desktop.engine.config import LOCAL_KEY_PLACEHOLDER as LOCAL_KEY_PLACEHOLDER
+    from nanobot_desktop.engine.config import cron_store_path as cron_store_path
+    from nanobot_desktop.engine.config import default_config_path as default_config_path
+    from nanobot_desktop.engine.config import load_config as load_config
+    from nanobot_desktop.engine.config import logs_dir as logs_dir
+    from nanobot_desktop.engine.config import patch_config_file as patch_config_file
+    from nanobot_desktop.engine.config import patch_settings as patch_settings
+    from nanobot_desktop.engine.events import ApprovalRequested as ApprovalRequested
+    from nanobot_desktop.engine.events import BackgroundApprovalPending as BackgroundApprovalPending
+    from nanobot_desktop.engine.events import BackgroundApprovalResolved as BackgroundApprovalResolved
+    from nanobot_desktop.engine.events import BackgroundOwnerChanged as BackgroundOwnerChanged
+    from nanobot_desktop.engine.events import ConfigChanged as ConfigChanged
+    from nanobot_desktop.engine.events import ConsolidationFinished as ConsolidationFinished
+    from nanobot_desktop.engine.events import ConsolidationStarted as ConsolidationStarted
+    from nanobot_desktop.engine.events import CronJobRan as CronJobRan
+    from nanobot_desktop.engine.events import Event as Event
+    from nanobot_desktop.engine.events import EventBus as EventBus
+    from nanobot_desktop.engine.events import HeartbeatDecided as HeartbeatDecided
+    from nanobot_desktop.engine.events import HeartbeatRan as HeartbeatRan
+    from nanobot_desktop.engine.events import LLMCallFinished as LLMCallFinished
+    from nanobot_desktop.engine.events import LLMCallStarted as LLMCallStarted
+    from nanobot_desktop.engine.events import OutboundMessage as OutboundMessage
+    from nanobot_desktop.engine.events import Progress as Progress
+    from nanobot_desktop.engine.events import ReasoningDelta as ReasoningDelta
+    from nanobot_desktop.engine.events import SessionChanged as SessionChanged
+    from nanobot_desktop.engine.events import SubagentFinished as SubagentFinished
+    from nanobot_desktop.engine.events import SubagentStarted as SubagentStarted
+    from nanobot_desktop.engine.events import TextDelta as TextDelta
+    from nanobot_desktop.engine.events import ToolCallFinished as ToolCallFinished
+    from nanobot_desktop.engine.events import ToolCallStarted as ToolCallStarted
+    from nanobot_desktop.engine.events import TurnCancelled as TurnCancelled
+    from nanobot_desktop.engine.events import TurnFailed as TurnFailed
+    from nanobot_desktop.engine.events import TurnFinished as TurnFinished
+    from nanobot_desktop.engine.events import TurnStarted as TurnStarted
+    from nanobot_desktop.engine.context import SECTION_SEPARATOR as SECTION_SEPARATOR
+    from nanobot_desktop.engine.context import strip_runtime_for_save as strip_runtime_for_save
+    from nanobot_desktop.engine.cron import CronSchedule as CronSchedule
+    from nanobot_desktop.engine.cron import describe_schedule as describe_schedule
+    from nanobot_desktop.engine.cron import never_fires_reason as never_fires_reason
+    from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE as DEFAULT_MISSED_RULE
+    from nanobot_desktop.engine.cron_types import MISSED_RULES as MISSED_RULES
+    from nanobot_desktop.engine.cron_types import MISSED_RULE_WORDS as MISSED_RULE_WORDS
+    from nanobot_desktop.engine.cron_types import is_system_job as is_system_job
+    from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS as SKIP_WORDS
+    from nanobot_desktop.engine.heartbeat_rule import analyse as analyse
+    from nanobot_desktop.engine.history_journal import HistoryEntry as HistoryEntry
+    from nanobot_desktop.engine.history_journal import HistoryJournal as HistoryJournal
+    from nanobot_desktop.engine.layout import DEFAULT_CONTEXT_WINDOW_TOKENS as DEFAULT_CONTEXT_WINDOW_TOKENS
+    from nanobot_desktop.engine.layout import LayoutKind as LayoutKind
+    from nanobot_desktop.engine.layout import detect_layout as detect_layout
+    from nanobot_desktop.engine.layout import dream_settings as dream_settings
+    from nanobot_desktop.engine.layout import prepare_workspace as prepare_workspace
+    from nanobot_desktop.engine.llm.discovery import DEFAULT_CANDIDATES as DEFAULT_CANDIDATES
+    from nanobot_desktop.engine.llm.discovery import LocalServer as LocalServer
+    from nanobot_desktop.engine.llm.discovery import discover_local_servers as discover_local_servers
+    from nanobot_desktop.engine.llm.provider import make_provider as make_provider
+    from nanobot_desktop.engine.llm.registry import PROVIDER_PRESETS as PROVIDER_PRESETS
+    from nanobot_desktop.engine.llm.registry import ProviderPreset as ProviderPreset
+    from nanobot_desktop.engine.llm.registry import local_preset_for_base as local_preset_for_base
+    from nanobot_desktop.engine.llm.registry import provider_entry as provider_entry
+    from nanobot_desktop.engine.llm.registry import resolve_provider as resolve_provider
+    from nanobot_desktop.engine.llm.types import ProviderError as ProviderError
+    from nanobot_desktop.engine.memory import split_history_entries as split_history_entries
+    from nanobot_desktop.engine.memory_git import MemoryVersion as MemoryVersion
+    from nanobot_desktop.engine.sessions.export import message_text as message_text
+    from nanobot_desktop.engine.sessions.listing import SessionInfo as SessionInfo
+    from nanobot_desktop.engine.skills import SKILL_FILE as SKILL_FILE
+    from nanobot_desktop.engine.skills import SkillInfo as SkillInfo
+    from nanobot_desktop.engine.skills import check_frontmatter as check_frontmatter
+    from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT as CANCELLED_RESULT
+    from nanobot_desktop.engine.tools.policy import ApprovalAnswer as ApprovalAnswer
+    from nanobot_desktop.engine.tools.policy import ApprovalRequest as ApprovalRequest
+    from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS as DEFAULT_DECISIONS
+    from nanobot_desktop.engine.tools.policy import exec_allow_possible as exec_allow_possible
+    from nanobot_desktop.engine.tools.sandbox import SandboxSupport as SandboxSupport
+    from nanobot_desktop.engine.tools.sandbox import sandbox_support as sandbox_support
+    from nanobot_desktop.engine.workspace import Workspace as Workspace
+    from nanobot_desktop.engine.workspace import atomic_write_bytes as atomic_write_bytes
+    from nanobot_desktop.engine.workspace import atomic_write_text as atomic_write_text
+
+# name -> the module that defines it (relative to this package)
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("Engine", "open_settings_files"), "runtime"),
+    **dict.fromkeys(("AppSettings", "Config", "ConfigError", "LOCAL_KEY_PLACEHOLDER", "cron_store_path",
+                     "default_config_path", "load_config", "logs_dir", "patch_config_file", "patch_settings"), "config"),
+    **dict.fromkeys(("ApprovalRequested", "BackgroundApprovalPending", "BackgroundApprovalResolved",
+                     "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
+                     "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
+                     "HeartbeatRan", "LLMCallFinished", "LLMCallStarted", "OutboundMessage", "Progress",
+                     "ReasoningDelta", "SessionChanged", "SubagentFinished", "SubagentStarted", "TextDelta",
+                     "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
+                     "TurnStarted"), "events"),
+    **dict.fromkeys(("SECTION_SEPARATOR", "strip_runtime_for_save"), "context"),
+    **dict.fromkeys(("CronSchedule", "describe_schedule", "never_fires_reason"), "cron"),
+    **dict.fromkeys(("DEFAULT_MISSED_RULE", "MISSED_RULES", "MISSED_RULE_WORDS", "is_system_job"), "cron_types"),
+    **dict.fromkeys(("SKIP_WORDS", "analyse"), "heartbeat_rule"),
+    **dict.fromkeys(("HistoryEntry", "HistoryJournal"), "history_journal"),
+    **dict.fromkeys(("DEFAULT_CONTEXT_WINDOW_TOKENS", "LayoutKind", "detect_layout", "dream_settings",
+                     "prepare_workspace"), "layout"),
+    **dict.fromkeys(("DEFAULT_CANDIDATES", "LocalServer", "discover_local_servers"), "llm.discovery"),
+    "make_provider": "llm.provider",
+    **dict.fromkeys(("PROVIDER_PRESETS", "ProviderPreset", "local_preset_for_base", "provider_entry",
+                     "resolve_provider"), "llm.registry"),
+    "ProviderError": "llm.types",
+    "split_history_entries": "memory",
+    "MemoryVersion": "memory_git",
+    "message_text": "sessions.export",
+    "SessionInfo": "sessions.listing",
+    **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
+    "CANCELLED_RESULT": "tool_runner",
+    **dict.fromkeys(("ApprovalAnswer", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
+    **dict.fromkeys(("SandboxSupport", "sandbox_support"), "tools.sandbox"),
+    **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
+}
+
+# the events module and every name of _EXPORTS
+__all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalRequest", "ApprovalRequested",
+           "BackgroundApprovalPending", "BackgroundApprovalResolved", "BackgroundOwnerChanged", "CANCELLED_RESULT",
+           "Config", "ConfigChanged", "ConfigError", "ConsolidationFinished", "ConsolidationStarted", "CronJobRan",
+           "CronSchedule", "DEFAULT_CANDIDATES", "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS",
+           "DEFAULT_MISSED_RULE", "Engine", "Event", "EventBus", "HeartbeatDecided", "HeartbeatRan", "HistoryEntry",
+           "HistoryJournal", "LLMCallFinished", "LLMCallStarted", "LOCAL_KEY_PLACEHOLDER", "LayoutKind",
+           "LocalServer", "MISSED_RULES", "MISSED_RULE_WORDS", "MemoryVersion", "OutboundMessage", "PROVIDER_PRESETS",
+           "Progress", "ProviderError", "ProviderPreset", "ReasoningDelta", "SECTION_SEPARATOR", "SKILL_FILE",
+           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "SkillInfo", "SubagentFinished",
+           "SubagentStarted", "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed",
+           "TurnFinished", "TurnStarted", "Workspace", "analyse", "atomic_write_bytes", "atomic_write_text",
+           "check_frontmatter", "cron_store_path", "default_config_path", "describe_schedule", "detect_layout",
+           "discover_local_servers", "dream_settings", "exec_allow_possible", "is_system_job", "load_config",
+           "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
+           "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "provider_entry",
+           "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save"]
+
+def __getattr__(name: str) -> Any:
+    """Import the defining module on first use of a name, then keep the value here."""
+    if name == "events":  # the module of event types, for `events.TurnStarted`-style use
+        return importlib.import_module(f"{__name__}.events")
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -132,9 +132,19 @@ class TurnCancelled(Event):
 
 @dataclass(frozen=True)
 class SessionChanged(Event):
-    """Lines were appended to (or the metadata of) a session changed on disk."""
+    """A session's file changed on disk: the one event for every change, whoever made it.
+
+    The session store publishes it after each of its own writes (`outside` False: "appended",
+    "metadata", "cleared", "deleted", "restored") and when it notices a change it did not make
+    (`outside` True: "changed" or "removed" — the nanobot CLI appended, someone edited the file).
+    `turn_id` names the turn whose lines were appended; `size` is the file's size in bytes after the
+    change (0 when it is gone): a reader that read `size` bytes or more already holds this change.
+    """
 
     reason: str = "appended"
+    outside: bool = False
+    turn_id: str = ""
+    size: int = 0
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from nanobot_desktop.engine.events import (
     OutboundMessage,
     Progress,
     ReasoningDelta,
-    SessionChanged,
     TextDelta,
     TurnCancelled,
     TurnFailed,
@@ -233,7 +232,11 @@ class AgentLoop:
         for task in tasks:
             try:
                 await task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - a stopped turn has reported its own end
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # this stop was cancelled itself: say so, do not report a stop that did not end
+            except Exception:  # noqa: BLE001 - a stopped turn has reported its own end
                 pass
         stopped = len(tasks)
         if self.subagents is not None:
@@ -473,8 +476,7 @@ class AgentLoop:
                 entry["content"] = entry["content"][:TOOL_RESULT_SAVE_LIMIT] + "\n... (truncated)"
             to_write.append(entry)
         if to_write:
-            self.sessions.append(state.session, to_write)
-            self.bus.publish(SessionChanged(state.session.key))
+            self.sessions.append(state.session, to_write, turn_id=state.turn_id)  # publishes SessionChanged
 
     def _save_stopped(self, state: _TurnState) -> None:
         """Keep what the stopped turn produced: unanswered tool calls get a 'cancelled' result."""
@@ -555,7 +557,6 @@ class AgentLoop:
             ok = await self._consolidate(session, settings, archive_all=True)
             if not ok:
                 return self._finish(session_key, turn_id, ARCHIVE_FAILED_TEXT, status="command")
-        self.sessions.clear(session)
+        self.sessions.clear(session)  # publishes SessionChanged(reason="cleared")
         self.sessions.invalidate(session_key)
-        self.bus.publish(SessionChanged(session_key, reason="cleared"))
         return self._finish(session_key, turn_id, NEW_SESSION_TEXT, status="command")

@@ -21,7 +21,7 @@ from typing import Any
 from nanobot_desktop.engine.history_journal import HistoryJournal, current_history_session
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
-from nanobot_desktop.engine.memory_git import GitMemoryMixin, MemoryGit
+from nanobot_desktop.engine.memory_git import GitMemoryMixin, MemoryGit, MemoryVersion
 from nanobot_desktop.engine.workspace import Workspace, append_text, atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -36,24 +36,6 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 def _decode(data: bytes) -> str:
     """Text of a memory file; a stray BOM is dropped and undecodable bytes shown, never fatal."""
     return data.decode("utf-8-sig", errors="replace")
-
-
-@dataclass(frozen=True)
-class MemoryVersion:
-    """One saved copy of MEMORY.md: a file in `.versions/` (taken just before a rewrite), or, in a
-    nanobot 0.3 workspace with its git repository, a commit that changed it (`commit` set)."""
-
-    path: Path
-    saved_at: datetime
-    source: str
-    size: int
-    commit: str = ""
-    message: str = ""
-
-    @property
-    def ident(self) -> str:
-        """Tells versions apart (the commit, or the copy's file)."""
-        return self.commit or str(self.path)
 
 
 class MemoryStore(GitMemoryMixin):

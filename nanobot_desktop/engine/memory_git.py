@@ -28,6 +28,25 @@ from nanobot_desktop.engine.workspace import (
 
 log = logging.getLogger(__name__)
 
+
+@dataclass(frozen=True)
+class MemoryVersion:
+    """One saved copy of MEMORY.md (defined here: memory.py imports this module): a file in `.versions/`
+    (taken just before a rewrite), or, in a nanobot 0.3 workspace with its git repository, a commit that
+    changed it (`commit` set)."""
+
+    path: Path
+    saved_at: datetime
+    source: str
+    size: int
+    commit: str = ""
+    message: str = ""
+
+    @property
+    def ident(self) -> str:
+        """Tells versions apart (the commit, or the copy's file)."""
+        return self.commit or str(self.path)
+
 # What 0.3.5 stages on every commit (its MemoryStore's list; onboard's init uses the first three).
 TRACKED_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
 APP_AUTHOR = b"nanobot Desktop <desktop@nanobot>"
@@ -241,7 +260,7 @@ class GitMemoryMixin:
         assert self.git is not None
         self.flush()
         path = self.workspace.root / rel_path
-        return [_memory_version()(path=path, saved_at=v.committed_at, source=v.kind, size=v.size, commit=v.sha,
+        return [MemoryVersion(path=path, saved_at=v.committed_at, source=v.kind, size=v.size, commit=v.sha,
                               message=v.message) for v in self.git.versions(rel_path)]
 
     def restore_file_version(self, version: Any) -> None:
@@ -265,10 +284,3 @@ class GitMemoryMixin:
         return self.git.commit(f"user: edit {rel_path}")
 
 
-
-def _memory_version() -> Any:
-    from nanobot_desktop.engine.memory import (
-        MemoryVersion,  # memory.py imports this module
-    )
-
-    return MemoryVersion

@@ -76,7 +76,7 @@ class Engine:
         self._services_started = False
         self._background: set[asyncio.Future[Any]] = set()
 
-        self.sessions = SessionStore(paths=self.layout.session_paths())
+        self.sessions = SessionStore(paths=self.layout.session_paths(), bus=self.bus)
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
         self.memory = MemoryStore(self.workspace, self.layout)

@@ -150,6 +150,27 @@ async def test_cancel_kills_the_whole_group_and_reraises(ctx: ToolContext) -> No
 
 
 @posix_only
+async def test_cancel_while_the_process_is_starting_kills_it_at_once(tmp_path: Path) -> None:
+    """A stop can land while asyncio is still connecting the new process's pipes (the command already
+    runs). Whatever moment it lands at, every process dies and the cancel completes at once; it must
+    not wait for a `sleep` that holds the pipes open (the stop of a turn once took its full 10 s)."""
+    for ticks in range(12):  # cancel after 0, 1, 2, ... turns of the event loop
+        ctx = ToolContext(workspace=tmp_path / str(ticks))
+        ctx.workspace.mkdir()
+        command = "echo $$ > shell.pid; sleep 300 & echo $! > child.pid; wait"
+        task = asyncio.create_task(ExecTool().execute(ctx, command=command))
+        for _ in range(ticks):
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 30)
+        for name in ("shell.pid", "child.pid"):
+            pid = _pid(ctx.workspace / name)
+            if pid is not None:
+                assert await _wait_until(lambda pid=pid: not _alive(pid)), f"{name} survived ({ticks} ticks)"
+
+
+@posix_only
 async def test_cancel_kills_a_child_that_ignores_sigterm(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shell, "KILL_GRACE_S", 0.2)
     command = "trap '' TERM; sh -c 'trap \"\" TERM; echo $$ > child.pid; while :; do sleep 1; done' & wait"

@@ -72,20 +72,27 @@ def test_skill_folder_from_outside_emits_skills_changed_and_reaches_the_prompt(q
     assert "<name>hello</name>" in engine.context.build_system_prompt()
 
 
-def test_session_appended_outside_emits_key_and_next_turn_rereads(qtbot, qloop, synced, fake_openai):
-    engine, sync, _watcher = synced
+def _session_events(engine) -> list[SessionChanged]:
+    seen: list[SessionChanged] = []
+    engine.bus.subscribe(lambda event: seen.append(event) if isinstance(event, SessionChanged) else None)
+    return seen
+
+
+def test_session_appended_outside_is_published_by_the_engine_and_next_turn_rereads(qtbot, qloop, synced,
+                                                                                  fake_openai):
+    engine, _sync, _watcher = synced
     key = "telegram:12345"
     fake_openai.add_text("First reply.")
     turn = engine.loop.submit(key, "hello")
     qtbot.waitUntil(turn.done, timeout=10000)
     cached = engine.sessions.get_or_create(key)
     path = engine.sessions.path_for(key)
+    seen = _session_events(engine)
 
-    with qtbot.waitSignal(sync.sessions_changed, timeout=5000,
-                          check_params_cb=lambda keys: key in keys) as seen:
-        append_text(path, user_line("typed in the nanobot CLI"))
-    assert seen.args == [[key]]
-    fresh = engine.sessions.get_or_create(key)
+    append_text(path, user_line("typed in the nanobot CLI"))  # a real inotify event, through the watcher
+    qtbot.waitUntil(lambda: any(event.outside for event in seen), timeout=5000)
+    assert [(event.session_key, event.reason, event.outside) for event in seen] == [(key, "changed", True)]
+    fresh = engine.sessions.get_or_create(key)  # as the loop does when the next turn starts
     assert fresh is not cached
     assert fresh.messages[-1]["content"] == "typed in the nanobot CLI"
 
@@ -96,26 +103,25 @@ def test_session_appended_outside_emits_key_and_next_turn_rereads(qtbot, qloop, 
     assert any("typed in the nanobot CLI" in str(content) for content in sent)
 
 
-def test_engine_own_turn_does_not_drop_the_cached_session(qtbot, qloop, synced, fake_openai):
-    engine, sync, _watcher = synced
+def test_engine_own_turn_does_not_bounce_back_as_an_outside_change(qtbot, qloop, synced, fake_openai):
+    engine, _sync, _watcher = synced
     key = "desktop:own"
-    written_through: list[object] = []
-    engine.bus.subscribe(lambda event: written_through.append(engine.sessions.get_or_create(key))
-                         if isinstance(event, SessionChanged) and event.session_key == key else None)
+    seen = _session_events(engine)
     fake_openai.add_text("Reply.")
-    with qtbot.waitSignal(sync.sessions_changed, timeout=10000, check_params_cb=lambda keys: key in keys):
-        turn = engine.loop.submit(key, "hello")
+    turn = engine.loop.submit(key, "hello")
     qtbot.waitUntil(turn.done, timeout=10000)
-    # One more outside event after the turn, so every event of the turn has surely been handled.
-    with qtbot.waitSignal(sync.sessions_changed, timeout=5000):
-        append_text(engine.sessions.sessions_dir / "other.jsonl", user_line("x"))
-    qtbot.waitUntil(lambda: not sync.sessions_waiting_to_reload, timeout=5000)
-    assert written_through and all(session is written_through[0] for session in written_through)
-    assert engine.sessions.get_or_create(key) is written_through[0], "the engine's own write forced a re-read"
+    cached = engine.sessions.get_or_create(key)
+    # One outside change after the turn: once it is reported, the watcher's events for the turn's own
+    # writes (which came first) have surely been handled too.
+    append_text(engine.sessions.sessions_dir / "other.jsonl", user_line("x"))
+    qtbot.waitUntil(lambda: any(event.outside for event in seen), timeout=5000)
+    assert [event.session_key for event in seen if event.outside] == ["other"]
+    assert [event.reason for event in seen if event.session_key == key] == ["appended", "appended"]
+    assert engine.sessions.get_or_create(key) is cached, "the engine's own write forced a re-read"
 
 
-def test_busy_session_is_reloaded_only_after_its_turn(qtbot, qloop, synced, fake_openai):
-    engine, sync, _watcher = synced
+def test_busy_session_is_reread_only_when_its_next_turn_starts(qtbot, qloop, synced, fake_openai):
+    engine, _sync, _watcher = synced
     key = "desktop:busy"
     fake_openai.add_text("Ready.")
     first = engine.loop.submit(key, "start")
@@ -123,19 +129,21 @@ def test_busy_session_is_reloaded_only_after_its_turn(qtbot, qloop, synced, fake
     fake_openai.add_hang("Thinking")
     running = engine.loop.submit(key, "a long one")
     qtbot.waitUntil(lambda: engine.loop.is_busy(key) and len(fake_openai.requests) == 2, timeout=10000)
-    cached = engine.sessions.get_or_create(key)
+    seen = _session_events(engine)
 
-    with qtbot.waitSignal(sync.sessions_changed, timeout=5000, check_params_cb=lambda keys: key in keys):
-        append_text(engine.sessions.path_for(key), user_line("from outside while busy"))
-    assert key in sync.sessions_waiting_to_reload
-    assert engine.sessions.get_or_create(key) is cached, "never swap the session under a running turn"
-
+    append_text(engine.sessions.path_for(key), user_line("from outside while busy"))
+    qtbot.waitUntil(lambda: any(event.outside for event in seen), timeout=5000)
     stop = qloop.create_task(engine.loop.stop(key))
     qtbot.waitUntil(lambda: stop.done() and running.done(), timeout=10000)
-    qtbot.waitUntil(lambda: key not in sync.sessions_waiting_to_reload, timeout=5000)
-    fresh = engine.sessions.get_or_create(key)
-    assert fresh is not cached
-    assert any(m.get("content") == "from outside while busy" for m in fresh.messages)
+    lines = engine.sessions.path_for(key).read_text(encoding="utf-8").splitlines()
+    assert any("from outside while busy" in line for line in lines)
+    assert '"stopped": true' in lines[-1], "the stopped turn appended after the outside line, losing nothing"
+
+    fake_openai.add_text("Next.")
+    nxt = engine.loop.submit(key, "next")
+    qtbot.waitUntil(nxt.done, timeout=10000)
+    sent = [m["content"] for m in fake_openai.requests[-1]["messages"] if m["role"] == "user"]
+    assert any("from outside while busy" in str(content) for content in sent)
 
 
 def test_cron_jobs_edited_outside_are_reloaded(qtbot, synced):

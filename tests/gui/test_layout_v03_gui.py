@@ -190,8 +190,12 @@ def test_a_session_the_cli_writes_in_0_3s_folder_shows_up_live(qtbot, qloop, v03
         lines = path.read_text().splitlines()
         # the CLI rewrites the whole file (atomic replace), one line longer
         new_line = json.dumps({"role": "user", "content": "typed in nanobot 0.3", "timestamp": "2026-11-24T10:00:00"})
-        with qtbot.waitSignal(sync.sessions_changed, timeout=5000, check_params_cb=lambda keys: key in keys):
-            atomic_write_text(path, "\n".join([lines[0].rstrip(), *lines[1:], new_line]) + "\n")
+        from nanobot_desktop.engine import SessionChanged
+
+        outside: list[SessionChanged] = []
+        v03_engine.bus.subscribe(lambda e: outside.append(e) if isinstance(e, SessionChanged) and e.outside else None)
+        atomic_write_text(path, "\n".join([lines[0].rstrip(), *lines[1:], new_line]) + "\n")
+        qtbot.waitUntil(lambda: any(event.session_key == key for event in outside), timeout=5000)
         assert v03_engine.sessions.get_or_create(key).messages[-1]["content"] == "typed in nanobot 0.3"
     finally:
         sync.close()

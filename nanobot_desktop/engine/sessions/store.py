@@ -25,163 +25,53 @@ import logging
 import os
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.events import EventBus, SessionChanged
 from nanobot_desktop.engine.layout import SessionPaths, post4_file_stem
-from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
+from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
+from nanobot_desktop.engine.sessions.export import render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
-    HEADER_KEYS, METADATA_TYPE, create_file, encode_line, ensure_trailing_newline, parse_session_bytes,
-    update_header,
+    HEADER_KEYS, create_file, encode_line, ensure_trailing_newline, parse_session_bytes, update_header,
 )
 from nanobot_desktop.engine.sessions.listing import (
-    SessionInfo, channel_of, file_signature, mtime_iso, search_file, sort_time, summarize,
+    SessionInfo, file_signature, mtime_iso, search_file, sort_time, summarize,
 )
+from nanobot_desktop.engine.sessions.session import INTERRUPTED_TOOL_RESULT, Session, now, valid_offset
 from nanobot_desktop.engine.sessions.trash import (
     ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash,
     trash_entries,
 )
 from nanobot_desktop.engine.workspace import append_text
 
-__all__ = ["Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "TrashEntry", "safe_key"]
+__all__ = ["INTERRUPTED_TOOL_RESULT", "Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "TrashEntry",
+           "safe_key"]
 
 log = logging.getLogger(__name__)
-
-_HISTORY_FIELDS = ("tool_calls", "tool_call_id", "name")
-
 
 def safe_key(key: str) -> str:
     """The post4 file name rule: `telegram:12/3` → `telegram_12_3` (collisions are possible, as there)."""
     return post4_file_stem(key)
 
 
-def _now() -> str:
-    return datetime.now().isoformat()
-
-
-def _valid_offset(value: Any, length: int) -> int:
-    """`last_consolidated` made safe to slice with: non-int or negative → 0, too large → length."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return 0
-    return min(value, length)
-
-
-@dataclass
-class Session:
-    """One conversation. `messages` are the dicts exactly as stored; `warnings` come from loading."""
-
-    key: str
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    created_at: str = field(default_factory=_now)
-    updated_at: str = field(default_factory=_now)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    last_consolidated: int = 0
-    path: Path = field(default_factory=Path)  # set by the store (`SessionStore.path_for(key)`)
-    warnings: list[str] = field(default_factory=list)
-    # Metadata-line keys of later nanobot versions (e.g. `last_archived`), written back unchanged.
-    header_extra: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def title(self) -> str:
-        custom = self.metadata.get("title")
-        if isinstance(custom, str) and custom.strip():
-            return custom.strip()
-        return derive_title(self.messages) or self.key
-
-    @property
-    def channel(self) -> str:
-        return channel_of(self.key)
-
-    def header(self) -> dict[str, Any]:
-        """The metadata line: post4's key set in post4's order, then any extra keys we were given."""
-        line: dict[str, Any] = {
-            "_type": METADATA_TYPE, "key": self.key, "created_at": self.created_at,
-            "updated_at": self.updated_at, "metadata": self.metadata,
-            "last_consolidated": self.last_consolidated,
-        }
-        for name, value in self.header_extra.items():
-            line.setdefault(name, value)
-        if "last_archived" in line:  # nanobot 0.3's name for the same offset: both kept equal
-            line["last_archived"] = self.last_consolidated
-        return line
-
-    def get_history(self, max_messages: int = 500) -> list[dict[str, Any]]:
-        """The unconsolidated tail for the LLM: starts at a user turn, no orphan tool results.
-
-        Only `role`, `content` and (when present) `tool_calls`, `tool_call_id`, `name` are kept;
-        timestamps and reasoning are not replayed. `max_messages <= 0` means no limit.
-        """
-        start = _valid_offset(self.last_consolidated, len(self.messages))
-        recent = self.messages[start:]
-        if max_messages > 0:
-            recent = recent[-max_messages:]
-        for index, message in enumerate(recent):
-            if message.get("role") == "user":
-                recent = recent[index:]
-                break
-        history: list[dict[str, Any]] = []
-        call_ids: set[str] = set()
-        for message in recent:
-            if message.get("_command"):
-                continue  # a slash command's own line (nanobot 0.3 marks them so; never replayed)
-            role = message.get("role")
-            if role == "assistant":
-                for call in message.get("tool_calls") or []:
-                    if isinstance(call, dict) and call.get("id"):
-                        call_ids.add(call["id"])
-            elif role == "tool" and message.get("tool_call_id") not in call_ids:
-                continue
-            entry: dict[str, Any] = {"role": role, "content": message.get("content", "")}
-            for name in _HISTORY_FIELDS:
-                if name in message:
-                    entry[name] = message[name]
-            history.append(entry)
-        return _answer_unanswered_tool_calls(history)
-
-
-INTERRUPTED_TOOL_RESULT = "(no result: the turn was interrupted before this tool call finished)"
-
-
-def _answer_unanswered_tool_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Give every assistant tool call a result, so endpoints accept the history.
-
-    A process killed mid-tool leaves an assistant message whose calls have no `tool` line; OpenAI-style
-    endpoints reject such a history with a 400. The stand-in result exists only in what is sent; the
-    file is not changed.
-    """
-    repaired: list[dict[str, Any]] = []
-    waiting: dict[str, str] = {}  # call id -> tool name, for the latest assistant message with calls
-
-    def answer_waiting() -> None:
-        for call_id, name in waiting.items():
-            repaired.append({"role": "tool", "tool_call_id": call_id, "name": name,
-                             "content": INTERRUPTED_TOOL_RESULT})
-        waiting.clear()
-
-    for message in history:
-        if message.get("role") == "tool":
-            waiting.pop(str(message.get("tool_call_id")), None)
-        else:
-            answer_waiting()
-        repaired.append(message)
-        if message.get("role") == "assistant":
-            for call in message.get("tool_calls") or []:
-                if isinstance(call, dict) and call.get("id"):
-                    function = call.get("function") or {}
-                    waiting[call["id"]] = function.get("name", "") if isinstance(function, dict) else ""
-    answer_waiting()
-    return repaired
-
-
 class SessionStore:
-    """All sessions of one workspace: cached loading, append-only writes, list, trash, search, export."""
+    """All sessions of one workspace: cached loading, append-only writes, list, trash, search, export.
+
+    The store is the one authority on whether a session changed, and who changed it. After each of
+    its own writes and each load into its cache it records the file's signature (inode, size, mtime,
+    ctime); a file that differs from its record was changed by someone else. It says so with one event,
+    `SessionChanged(outside=True)`, when it notices: before its own next write of that file, or when
+    told that something under `sessions/` changed (`notice_changes`, which the app's file watcher
+    calls; the watcher never decides anything itself). Its own writes publish `SessionChanged(outside=
+    False)`, so they never come back as outside changes. A cached session that changed outside is
+    re-read at its next `get_or_create`, i.e. when the next turn starts, never under a running turn.
+    """
 
     def __init__(self, sessions_dir: Path | None = None, legacy_dir: Path | None = None,
-                 paths: SessionPaths | None = None) -> None:
+                 paths: SessionPaths | None = None, bus: EventBus | None = None) -> None:
         """`paths` (from engine/layout.py) decides where files are and how they are named: post4's rule
         under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace."""
         if paths is None:
@@ -191,8 +81,10 @@ class SessionStore:
         self.paths = paths
         self.sessions_dir = paths.sessions_dir
         self._legacy_dir = Path(legacy_dir) if legacy_dir is not None else None
+        self.bus = bus
         self._cache: dict[str, Session] = {}
         self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
+        self._changes = ChangeTracker(paths.key_from_name)  # each file as the store last wrote or loaded it
         # Sessions may be written from the event loop and from executor threads.
         self._lock = threading.RLock()
 
@@ -223,34 +115,92 @@ class SessionStore:
     # --- loading -----------------------------------------------------------------------------------
 
     def get_or_create(self, key: str) -> Session:
-        """The cached session, else the one on disk, else a new empty one (no file until first write)."""
+        """The cached session, else the one on disk, else a new empty one (no file until first write).
+
+        A cached session whose file changed outside is read again here (the loop calls this when a turn
+        starts, so a session is never swapped under a running turn).
+        """
         with self._lock:
             cached = self._cache.get(key)
-            if cached is not None:
+            if cached is not None and not self._changes.is_stale(key):
                 return cached
-            session = self.load(key) or Session(key=key, path=self.path_for(key),
-                                                header_extra=dict(self.paths.header_defaults))
+            session, signature = self._read(key)
+            if session is None:
+                session = Session(key=key, path=self.path_for(key), header_extra=dict(self.paths.header_defaults))
             self._cache[key] = session
+            self._changes.loaded(session.path, key, signature)
             return session
 
     def load(self, key: str) -> Session | None:
-        """A fresh read of the session's file (the cache is left alone); None when there is no file."""
+        """A fresh read of the session's file (the cache and its record are left alone); None when there
+        is no file."""
+        return self._read(key)[0]
+
+    def _read(self, key: str) -> tuple[Session | None, Signature | None]:
+        """The session on disk and the signature taken just before reading it (so a change made while
+        reading shows up as a change later, never as missed)."""
         path = self.path_for(key)
         with self._lock:
             self._migrate_legacy(path)
             for candidate in self.paths.read_candidates(key):
+                signature = signature_of(candidate)
                 try:
                     data = candidate.read_bytes()
                 except FileNotFoundError:
                     continue
                 session = self._session_from_bytes(key, candidate, data)
                 session.path = path  # read from a legacy name, written (in full) under the current one
-                return session
-        return None
+                # The current file's signature: a legacy name read means the current file is not there yet.
+                return session, signature if candidate == path else None
+        return None, None
 
     def invalidate(self, key: str) -> None:
         with self._lock:
             self._cache.pop(key, None)
+            self._changes.forget(key)
+
+    # --- who changed a session -------------------------------------------------------------------------
+
+    def notice_changes(self, paths: Iterable[Path] | None = None) -> list[str]:
+        """Compare session files with what the store last wrote or loaded; publish one
+        `SessionChanged(outside=True)` per file that differs, and return their keys.
+
+        `paths` are files a watcher saw change (anything not a `sessions/*.jsonl` is ignored); None
+        checks every session file and every file the store has written. The store's own writes are
+        never found here: they were recorded when made.
+        """
+        events: list[SessionChanged] = []
+        with self._lock:
+            folder = self.sessions_dir.resolve()
+            if paths is None:
+                candidates = self._changes.paths() | set(self.sessions_dir.glob("*.jsonl"))
+            else:
+                candidates = {self.sessions_dir / Path(p).name for p in paths
+                              if Path(p).suffix == ".jsonl" and Path(p).resolve().parent == folder}
+            for path in sorted(candidates):
+                event = self._changes.check(path)
+                if event is not None:
+                    events.append(event)
+        self._publish(events)
+        return [event.session_key for event in events]
+
+    def _before_write(self, session: Session) -> list[SessionChanged]:
+        """A change of the session's file that the store did not make is reported before it writes."""
+        self._own_path(session)
+        event = self._changes.check(session.path, session.key)
+        return [event] if event is not None else []
+
+    def _after_write(self, session: Session, reason: str, turn_id: str = "") -> SessionChanged:
+        """Record the file as the store left it; returns the event that says so."""
+        event = self._changes.wrote(session.path, session.key, reason, turn_id)
+        session.size = event.size
+        return event
+
+    def _publish(self, events: list[SessionChanged]) -> None:
+        """Called outside the lock: subscribers may call back into the store."""
+        if self.bus is not None:
+            for event in events:
+                self.bus.publish(event)
 
     def migrate_legacy_sessions(self) -> list[Path]:
         """Move every session of the old global `~/.nanobot/sessions/` into this workspace.
@@ -295,14 +245,14 @@ class SessionStore:
         archived = header.get("last_archived")  # nanobot 0.3 reads this name first
         if isinstance(archived, int) and not isinstance(archived, bool):
             raw_offset = archived
-        offset = _valid_offset(raw_offset, len(parsed.messages))
+        offset = valid_offset(raw_offset, len(parsed.messages))
         if offset != raw_offset:
             warnings.append(f"{path.name}: last_consolidated {raw_offset!r} is out of range for "
                             f"{len(parsed.messages)} messages; using {offset}")
         for warning in warnings:
             log.warning("%s", warning)
         return Session(
-            key=key, messages=parsed.messages,
+            key=key, messages=parsed.messages, size=len(data),
             created_at=created if isinstance(created, str) else fallback,
             updated_at=updated if isinstance(updated, str) else fallback,
             metadata=metadata, last_consolidated=offset, path=path, warnings=warnings,
@@ -311,15 +261,18 @@ class SessionStore:
 
     # --- writing -----------------------------------------------------------------------------------
 
-    def append(self, session: Session, messages: list[dict[str, Any]]) -> int:
-        """Append `messages` as new lines (nothing else of the file is rewritten); returns their bytes."""
+    def append(self, session: Session, messages: list[dict[str, Any]], turn_id: str = "") -> int:
+        """Append `messages` as new lines (nothing else of the file is rewritten); returns their bytes.
+
+        Publishes `SessionChanged(reason="appended", turn_id=turn_id)`.
+        """
         entries: list[dict[str, Any]] = []
         lines: list[str] = []
         for message in messages:
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):
                 raise ValueError(f"a session message must be a dict with a string 'role', got {message!r:.80}")
             entry = dict(message)
-            entry.setdefault("timestamp", _now())
+            entry.setdefault("timestamp", now())
             try:
                 lines.append(encode_line(entry))
             except (TypeError, ValueError) as error:
@@ -328,14 +281,17 @@ class SessionStore:
         if not entries:
             return 0
         with self._writing():
+            events = self._before_write(session)
             self._ensure_file(session)
             if ensure_trailing_newline(session.path):
                 log.warning("%s ended mid-line (an interrupted write); new lines start after it", session.path)
             written = append_text(session.path, "".join(lines))
             session.messages.extend(entries)
-            session.updated_at = _now()
+            session.updated_at = now()
             self._write_header(session)
             self._adopt(session)
+            events.append(self._after_write(session, "appended", turn_id))
+        self._publish(events)
         return written
 
     def set_last_consolidated(self, session: Session, n: int) -> None:
@@ -343,9 +299,19 @@ class SessionStore:
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(session.messages):
             raise ValueError(f"last_consolidated must be an int in 0..{len(session.messages)}, got {n!r}")
         with self._writing():
+            events = self._before_write(session)
             session.last_consolidated = n
-            self._ensure_file(session)
-            self._write_header(session)
+            target = session
+            cached = self._cache.get(session.key)
+            if cached is not None and cached is not session and n <= len(cached.messages):
+                # The session was re-read (it changed outside) while this consolidation ran: the offset
+                # still counts the same first messages, and the copy the next turn uses must keep it.
+                cached.last_consolidated = n
+                target = cached
+            self._ensure_file(target)
+            self._write_header(target)
+            events.append(self._after_write(target, "metadata"))
+        self._publish(events)
 
     def update_metadata(self, session: Session, **metadata_fields: Any) -> None:
         """Set fields of the session's `metadata` (a value of None removes the field) and persist them."""
@@ -354,25 +320,33 @@ class SessionStore:
         except (TypeError, ValueError) as error:
             raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
         with self._writing():
-            cached = self._cache.get(session.key)
-            targets = [session] if cached is None or cached is session else [session, cached]
-            for target in targets:  # a separately loaded copy must not hide the change from the cached one
-                for name, value in metadata_fields.items():
-                    if value is None:
-                        target.metadata.pop(name, None)
-                    else:
-                        target.metadata[name] = value
-            self._ensure_file(session)
-            self._write_header(session)
+            events = self._set_metadata(session, metadata_fields)
+        self._publish(events)
+
+    def _set_metadata(self, session: Session, metadata_fields: dict[str, Any]) -> list[SessionChanged]:
+        events = self._before_write(session)
+        cached = self._cache.get(session.key)
+        targets = [session] if cached is None or cached is session else [session, cached]
+        for target in targets:  # a separately loaded copy must not hide the change from the cached one
+            for name, value in metadata_fields.items():
+                if value is None:
+                    target.metadata.pop(name, None)
+                else:
+                    target.metadata[name] = value
+        self._ensure_file(session)
+        self._write_header(session)
+        events.append(self._after_write(session, "metadata"))
+        return events
 
     def rename(self, key: str, title: str) -> Session:
         """Give a saved session a title (an empty title goes back to the derived one)."""
-        with self._lock:
+        with self._writing():
             session = self._cache.get(key) or self.load(key)
             if session is None or not session.path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to rename")
-            self.update_metadata(session, title=shorten(title, 200) or None)
-            return session
+            events = self._set_metadata(session, {"title": shorten(title, 200) or None})
+        self._publish(events)
+        return session
 
     def clear(self, session: Session) -> Path | None:
         """`/new`: move the file to `.archive/` (never deleted) and start an empty file for the same key.
@@ -380,19 +354,21 @@ class SessionStore:
         Returns the archive path, or None when nothing had been written yet.
         """
         with self._writing():
-            self._own_path(session)
+            events = self._before_write(session)
             archived: Path | None = None
             if session.path.exists():
                 archived = move_aside(session.path, self.archive_dir, ARCHIVE_SEPARATOR)
             session.messages = []
             session.last_consolidated = 0
-            session.created_at = session.updated_at = _now()
+            session.created_at = session.updated_at = now()
             session.metadata.pop("title", None)
             session.header_extra = dict(self.paths.header_defaults)
             session.warnings = []
             create_file(session.path, session.header(), [])
             self._adopt(session)
-            return archived
+            events.append(self._after_write(session, "cleared"))
+        self._publish(events)
+        return archived
 
     def _ensure_file(self, session: Session) -> None:
         """Create the file on first write; if it vanished, write what we still hold, so nothing is lost."""
@@ -451,10 +427,14 @@ class SessionStore:
             path = next((p for p in self.paths.read_candidates(key) if p.exists()), self.path_for(key))
             if not path.exists():
                 raise SessionNotFoundError(f"no session {key!r} to delete")
+            outside = self._changes.check(path, key)
             target = move_aside(path, self.trash_dir, TRASH_SEPARATOR)
             self._cache.pop(key, None)
+            self._changes.forget(key)
             self._summaries.pop(path, None)
-            return target.name
+            deleted = self._changes.wrote(path, key, "deleted")
+        self._publish([outside, deleted] if outside is not None else [deleted])
+        return target.name
 
     def list_trash(self) -> list[TrashEntry]:
         """Deleted sessions, most recently deleted first."""
@@ -465,7 +445,10 @@ class SessionStore:
         with self._writing():
             key = restore_from_trash(self.trash_dir, self.sessions_dir, trash_id)
             self._cache.pop(key, None)
-            return key
+            self._changes.forget(key)
+            restored = self._changes.wrote(self.path_for(key), key, "restored")
+        self._publish([restored])
+        return key
 
     def search(self, text: str, limit: int = 200) -> list[tuple[str, str]]:
         """(key, snippet) for each custom title and message text containing `text`, any case, newest first."""

@@ -177,7 +177,8 @@ async def _returncode(process: asyncio.subprocess.Process) -> int | None:
 async def _release(process: asyncio.subprocess.Process, readers: Sequence[asyncio.Future[None]]) -> None:
     """Let asyncio finish the exited process's transport (pipes at EOF), or close it if a child that
     escaped the group still holds a pipe, so nothing is left for the garbage collector."""
-    await asyncio.wait(readers, timeout=KILL_GRACE_S)
+    if readers:
+        await asyncio.wait(readers, timeout=KILL_GRACE_S)
     try:
         await asyncio.wait_for(process.wait(), 0.5)
     except TimeoutError:
@@ -220,6 +221,23 @@ async def kill_process_tree(process: asyncio.subprocess.Process, grace_s: float 
                 pass
     if not exited:
         await wait_exited(process)
+
+
+async def _started(starting: asyncio.Future[asyncio.subprocess.Process]) -> asyncio.subprocess.Process:
+    """The process `starting` creates, even if the caller is cancelled meanwhile.
+
+    The command runs before asyncio has connected its pipes. Cancelled in that moment, asyncio would
+    kill only the shell and then wait for pipes that the shell's children (a `sleep 60`) hold open, so a
+    Stop took as long as the command; shielded, the start completes and the whole group is killed, as
+    at any other moment.
+    """
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        process = await starting
+        await kill_process_tree(process)
+        await _release(process, [])
+        raise
 
 
 class ExecTool(Tool):
@@ -298,11 +316,11 @@ class ExecTool(Tool):
             policy = SandboxPolicy(workspace=root, temp_dir=temp_dir, hidden=default_hidden(self.config_path),
                                    network=self.network, namespaces=sandbox_support().namespaces)
             env = sandbox_environment(temp_dir, self.path_append)
-            process = await asyncio.create_subprocess_exec(
+            process = await _started(asyncio.ensure_future(asyncio.create_subprocess_exec(
                 *launcher_argv(policy, command), stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=env,
                 start_new_session=True,
-            )
+            )))
             return await self._collect(process)
         finally:
             await asyncio.to_thread(shutil.rmtree, temp_dir, True)
@@ -313,7 +331,7 @@ class ExecTool(Tool):
             group_options = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
         else:
             group_options = {"start_new_session": True}
-        process = await asyncio.create_subprocess_shell(
+        starting = asyncio.ensure_future(asyncio.create_subprocess_shell(
             command,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
@@ -321,8 +339,8 @@ class ExecTool(Tool):
             cwd=str(cwd),
             env=self._environment(),
             **group_options,
-        )
-        return await self._collect(process)
+        ))
+        return await self._collect(await _started(starting))
 
     async def _collect(self, process: asyncio.subprocess.Process) -> str:
         """Output of a started command. When the shell ends, what is left of its process group is killed

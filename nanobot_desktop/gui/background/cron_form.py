@@ -12,8 +12,7 @@ from PySide6.QtCore import QDateTime, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDateTimeEdit, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.cron import CronSchedule
-from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, MISSED_RULES
+from nanobot_desktop.engine import DEFAULT_MISSED_RULE, MISSED_RULES, MISSED_RULE_WORDS, CronSchedule
 from nanobot_desktop.gui.background.formatting import error_color
 
 EVERY_UNITS = (("seconds", 1000), ("minutes", 60_000), ("hours", 3_600_000), ("days", 86_400_000),

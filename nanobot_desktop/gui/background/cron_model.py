@@ -12,8 +12,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from nanobot_desktop.engine.cron import describe_schedule, never_fires_reason
-from nanobot_desktop.engine.cron_types import is_system_job
+from nanobot_desktop.engine import describe_schedule, is_system_job, never_fires_reason
 from nanobot_desktop.gui.background.formatting import format_clock, format_duration, format_local_time
 
 Index = QModelIndex | QPersistentModelIndex

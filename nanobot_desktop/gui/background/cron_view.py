@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.cron import describe_schedule
-from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, is_system_job
-from nanobot_desktop.engine.events import BackgroundOwnerChanged, CronJobRan
+from nanobot_desktop.engine import (DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, BackgroundOwnerChanged, CronJobRan,
+                                    describe_schedule, is_system_job)
 from nanobot_desktop.gui.background.cron_form import EVERY_UNITS, CronJobForm
 from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_message, last_status_text,
                                                        next_run_text, run_line)
@@ -28,6 +27,9 @@ from nanobot_desktop.gui.background.formatting import error_color
 
 __all__ = ["EVERY_UNITS", "CronJobForm", "CronJobsModel", "CronView", "error_message", "last_status_text",
            "next_run_text"]
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +46,7 @@ class CronView(QWidget):
 
     REFRESH_INTERVAL_MS = 30_000
 
-    def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("cronView")
         self.engine = engine

@@ -12,16 +12,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPalette, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlainTextEdit, QPushButton, QSpinBox,
                                QSplitter, QTextEdit, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import (BackgroundApprovalPending, BackgroundApprovalResolved, BackgroundOwnerChanged,
-                                           ConfigChanged, HeartbeatDecided, HeartbeatRan)
-from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse
+from nanobot_desktop.engine import (SKIP_WORDS, BackgroundApprovalPending, BackgroundApprovalResolved,
+                                    BackgroundOwnerChanged, ConfigChanged, HeartbeatDecided, HeartbeatRan, analyse)
 from nanobot_desktop.gui.background.formatting import (error_color, format_clock, format_duration,
                                                        format_local_time, ok_color)
 from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, Index, TickDelegate,
@@ -30,6 +29,9 @@ from nanobot_desktop.gui.editor.editor import MarkdownEditor
 
 __all__ = ["HeartbeatTimelineModel", "HeartbeatView", "NextTickHint", "decision_text", "format_clock",
            "format_duration", "tick_details"]
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +100,7 @@ class HeartbeatView(QWidget):
 
     POLL_INTERVAL_MS = 1000
 
-    def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("heartbeatView")
         self.engine = engine

@@ -10,15 +10,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, QTimer,
                             Signal)
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import SubagentFinished, SubagentStarted
+from nanobot_desktop.engine import SubagentFinished, SubagentStarted
 from nanobot_desktop.gui.background.formatting import error_color, format_clock, format_duration, ok_color
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +155,7 @@ class SubagentsView(QWidget):
 
     TICK_INTERVAL_MS = 1000
 
-    def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("subagentsView")
         self.engine = engine

@@ -13,7 +13,7 @@ from PySide6.QtGui import (QColor, QFont, QFontDatabase, QResizeEvent, QSyntaxHi
                            QTextOption)
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
-from nanobot_desktop.engine.tools.policy import exec_allow_possible
+from nanobot_desktop.engine import exec_allow_possible
 from nanobot_desktop.gui.chat.model import ApprovalCard
 from nanobot_desktop.gui.chat.widgets import CardFrame, ItemWidget, PaletteColors, palette_colors, plain_label, set_text_color
 

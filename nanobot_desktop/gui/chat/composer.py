@@ -19,7 +19,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent, QPixmap, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QCompleter, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-from nanobot_desktop.engine.workspace import atomic_write_bytes
+from nanobot_desktop.engine import atomic_write_bytes
 from nanobot_desktop.gui.chat.attachments import (IMAGE_SUFFIXES, Attachment, AttachmentChip, copy_into_uploads,
                                                       unique_path)
 

@@ -13,23 +13,24 @@ responsive, and several sessions can each have a card waiting.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import os
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine.sessions.listing import file_signature
-from nanobot_desktop.engine.events import (ApprovalRequested, ConsolidationFinished, ConsolidationStarted, Event,
-                                           OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
-                                           ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed,
-                                           TurnFinished, TurnStarted)
-from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
+from nanobot_desktop.engine import (ApprovalAnswer, ApprovalRequest, ApprovalRequested, ConsolidationFinished,
+                                    ConsolidationStarted, Event, OutboundMessage, ReasoningDelta, SessionChanged,
+                                    TextDelta, ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed,
+                                    TurnFinished, TurnStarted)
 from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
 from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
 from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.view import ChatView
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ class ChatController(QObject):
     reply_finished = Signal(str)
     """(key): a turn of that session ended (finished, failed or stopped)."""
 
-    def __init__(self, engine: Any, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
+    def __init__(self, engine: Engine, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
@@ -68,7 +69,7 @@ class ChatController(QObject):
         self._pending: dict[str, tuple[asyncio.Future[str], str]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         self._busy_shown: bool | None = None
-        self._signatures: dict[str, tuple[int, ...] | None] = {}  # the file as last read or written by us
+        self._reload_when_idle: set[str] = set()  # changed outside while a turn or approval was live
         engine.approver = self.approve
         bridge.event.connect(self.on_event)
         chat_view.approval_answered.connect(self.answer_approval)
@@ -110,21 +111,13 @@ class ChatController(QObject):
         return task
 
     def reload_session(self, key: str) -> bool:
-        """The file may have changed outside the app: show it again if it did, unless a turn or an
-        approval is live (the watcher also reports the engine's own appends; those are skipped)."""
+        """The session's file changed outside the app (the engine said so): read it again, unless a
+        turn or an approval is live in it, or it is being read right now (then `_load` reads again)."""
         model = self._models.get(key)
         if model is None or self._has_live_state(key) or key in self._loading:
             return False
-        if self._signature(key) == self._signatures.get(key, ()):
-            return False
         self._start_load(key, model)
         return True
-
-    def _signature(self, key: str) -> tuple[int, ...] | None:
-        try:
-            return file_signature(os.stat(self.engine.sessions.path_for(key)))
-        except (OSError, ValueError):
-            return None
 
     def forget_session(self, key: str) -> None:
         """The session was deleted: drop its model (the main window shows another session)."""
@@ -149,26 +142,30 @@ class ChatController(QObject):
         loop = asyncio.get_running_loop()
         turn_running = self.is_busy(key)
 
-        def read() -> tuple[tuple[int, ...] | None, list[Any]]:
-            signature = self._signature(key)
+        def read() -> tuple[int, list[Any]]:
             session = self.engine.sessions.load(key)
-            return signature, items_from_messages(session.messages if session else [], turn_running=turn_running)
+            size = session.size if session else 0
+            return size, items_from_messages(session.messages if session else [], turn_running=turn_running)
 
         try:
-            signature, items = await loop.run_in_executor(None, read)
+            size, items = await loop.run_in_executor(None, read)
         except (OSError, ValueError) as error:
-            signature, items = None, [Notice(f"Could not read this session: {error}", "error")]
+            size, items = 0, [Notice(f"Could not read this session: {error}", "error")]
         finally:
             self._loading.pop(key, None)
         if self._models.get(key) is not model:
             return  # dropped while loading
         model.set_items(items)
         buffered = self._buffered.pop(key, [])
-        if not any(isinstance(event, (SessionChanged, ConsolidationFinished)) for event in buffered):
-            self._signatures[key] = signature  # else the engine wrote since: its signature is newer
-        for event in buffered:
-            self._apply(model, event, replay=True)
+        covered = _covered_by_read(buffered, size)
+        for index, event in enumerate(buffered):
+            if index not in covered:
+                self._apply(model, event)
         self.session_loaded.emit(key)
+        if any(isinstance(event, SessionChanged) and event.outside and event.size != size for event in buffered):
+            # It changed outside while it was read: read the new state, now or once no turn is live.
+            if not self.reload_session(key):
+                self._reload_when_idle.add(key)
 
     def _has_live_state(self, key: str) -> bool:
         return self.is_busy(key) or any(session == key for _future, session in self._pending.values())
@@ -202,7 +199,7 @@ class ChatController(QObject):
         channel, chat_id = self.engine.loop.route_for_user_turn(key)
         task = self.engine.loop.submit(key, text, list(media or []), channel=channel, chat_id=chat_id)
         self._submitted.setdefault(key, set()).add(task)
-        task.add_done_callback(lambda done, k=key: self._on_submitted_done(k, done))
+        task.add_done_callback(functools.partial(self._on_submitted_done, key))
         self._emit_busy()
         return task
 
@@ -211,6 +208,15 @@ class ChatController(QObject):
         if not task.cancelled() and task.exception() is not None:
             log.error("the turn in %s failed", key, exc_info=task.exception())
         self._emit_busy()
+        self._reload_if_waiting(key)
+
+    def _reload_if_waiting(self, key: str) -> None:
+        """A session that changed outside during a turn is read again when nothing is live in it."""
+        if key not in self._reload_when_idle:
+            return
+        # A session no longer shown is read afresh when it is shown again.
+        if key not in self._models or (not self._has_live_state(key) and self.reload_session(key)):
+            self._reload_when_idle.discard(key)
 
     def stop_current(self) -> "asyncio.Task[Any] | None":
         """Cancel the shown session's turn, its tool process and its subagents."""
@@ -305,8 +311,10 @@ class ChatController(QObject):
         key = event.session_key
         if isinstance(event, ApprovalRequested):
             self._last_approval_event[key] = event
-        elif isinstance(event, (SessionChanged, ConsolidationFinished)) and key in self._models:
-            self._signatures[key] = self._signature(key)  # our own write, not news from outside
+        elif isinstance(event, SessionChanged) and event.outside and key not in self._loading:
+            if not self.reload_session(key) and key in self._models:
+                self._reload_when_idle.add(key)  # never under a live turn: read it once that is over
+            return
         if isinstance(event, TurnStarted):
             self._running[key] = self._running.get(key, 0) + 1
         elif isinstance(event, _END_EVENTS):
@@ -324,14 +332,15 @@ class ChatController(QObject):
             self._emit_busy()
             if isinstance(event, _END_EVENTS):
                 self.reply_finished.emit(key)
+                self._reload_if_waiting(key)
 
     def _failure_text(self, event: TurnFailed, kind: str) -> str:
         return failure_text(event.error, kind, self.engine.config)
 
-    def _apply(self, model: ChatModel, event: Event, replay: bool = False) -> None:
+    def _apply(self, model: ChatModel, event: Event) -> None:
         key = event.session_key
         if isinstance(event, TurnStarted):
-            self._on_turn_started(model, event, replay)
+            self._on_turn_started(model, event)
         elif isinstance(event, TextDelta):
             model.append_text_delta(event.text)
         elif isinstance(event, ReasoningDelta):
@@ -346,7 +355,7 @@ class ChatController(QObject):
                     model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
                 model.update_tool(event.call_id, event.status, event.duration_s)
         elif isinstance(event, TurnFinished):
-            self._on_turn_finished(model, event, replay)
+            self._on_turn_finished(model, event)
         elif isinstance(event, TurnFailed):
             model.finish_assistant()
             self._flush_deferred(key, model)
@@ -369,24 +378,16 @@ class ChatController(QObject):
         elif isinstance(event, SessionChanged) and event.reason == "cleared":
             model.clear()
 
-    def _on_turn_started(self, model: ChatModel, event: TurnStarted, replay: bool) -> None:
+    def _on_turn_started(self, model: ChatModel, event: TurnStarted) -> None:
         text = event.user_text
         if is_system_origin(text):
             model.append(Notice(system_notice_text(text)))
             return
-        if replay:
-            last_user = next((item for item in reversed(model.items()) if isinstance(item, UserMessage)), None)
-            if last_user is not None and last_user.text == text:
-                return  # the load already read it from the file
         model.append(UserMessage(text, attachments=tuple(event.media)))
 
-    def _on_turn_finished(self, model: ChatModel, event: TurnFinished, replay: bool) -> None:
+    def _on_turn_finished(self, model: ChatModel, event: TurnFinished) -> None:
         if event.reply is None:  # the message tool already delivered the reply
             model.finish_assistant()
-        elif replay and _streaming_tail(model) is None and model.rowCount() \
-                and isinstance(model.item(model.rowCount() - 1), AssistantMessage) \
-                and model.item(model.rowCount() - 1).text == event.reply:  # type: ignore[union-attr]
-            pass
         else:
             model.finish_assistant(final_text=event.reply)
         self._flush_deferred(event.session_key, model)
@@ -413,6 +414,34 @@ class ChatController(QObject):
         notices = self._deferred.pop(key, [])
         if notices:
             model.extend(notices)
+
+
+def _covered_by_read(buffered: list[Event], size: int) -> set[int]:
+    """Indexes of events, buffered while a session was read, whose content the read already holds.
+
+    Decided by turn id, never by comparing text: each write of a turn publishes `SessionChanged` with
+    its turn id and the file's size after it; a read of `size` bytes holds every write whose size is
+    not larger, and so everything that turn did before that write (its user message, streamed text,
+    tool calls) and, when it was the turn's last write, its final reply. Failures and stops are not
+    covered: their notices are not in the file.
+    """
+    covered: set[int] = set()
+    since_write: dict[str, list[int]] = {}  # turn id -> its events after its last write that was read
+    last_write_read: dict[str, bool] = {}
+    for index, event in enumerate(buffered):
+        turn_id = getattr(event, "turn_id", "")
+        if not turn_id:
+            continue
+        if isinstance(event, SessionChanged):
+            was_read = not event.outside and 0 < event.size <= size
+            if was_read:
+                covered.update(since_write.pop(turn_id, []))
+            last_write_read[turn_id] = was_read
+        elif isinstance(event, TurnFinished) and last_write_read.get(turn_id):
+            covered.add(index)
+        else:
+            since_write.setdefault(turn_id, []).append(index)
+    return covered
 
 
 def _streaming_tail(model: ChatModel) -> AssistantMessage | None:

@@ -48,7 +48,7 @@ def failure_text(error: str, kind: str, config: Any = None) -> str:
     api_base = None
     if kind == "unreachable" and config is not None:
         try:
-            from nanobot_desktop.engine.llm.registry import resolve_provider
+            from nanobot_desktop.engine import resolve_provider
 
             api_base = resolve_provider(config).api_base
         except Exception:  # noqa: BLE001 - the hint is a courtesy; the error itself is already clear

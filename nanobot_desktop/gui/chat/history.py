@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nanobot_desktop.engine.sessions.export import message_text
-from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT
+from nanobot_desktop.engine import CANCELLED_RESULT, message_text
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, Notice, ToolCard, UserMessage
 
 STOPPED_TEXT = "Stopped"

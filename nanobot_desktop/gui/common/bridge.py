@@ -6,16 +6,19 @@ so that panels never touch the engine's EventBus directly and can be tested by e
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 
 class EngineBridge(QObject):
     event = Signal(object)  # type: ignore[assignment]  # shadows QObject.event(); a rename touches every panel
     """Every engine event (an `engine.events.Event` dataclass), in publishing order."""
 
-    def __init__(self, engine: Any, parent: QObject | None = None) -> None:
+    def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self._unsubscribe = engine.bus.subscribe(self.event.emit)

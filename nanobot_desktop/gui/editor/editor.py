@@ -21,7 +21,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QWidget
 
-from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.engine import atomic_write_text
 from nanobot_desktop.gui.editor.code_edit import ViewState
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
 from nanobot_desktop.gui.editor.diff_view import unified_diff

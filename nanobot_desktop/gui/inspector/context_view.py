@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.context import SECTION_SEPARATOR, strip_runtime_for_save
+from nanobot_desktop.engine import SECTION_SEPARATOR, strip_runtime_for_save
 from nanobot_desktop.gui.chat.cards import monospace_font
 from nanobot_desktop.gui.inspector.records import LLMCall
 

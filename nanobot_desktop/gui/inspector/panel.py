@@ -8,7 +8,7 @@ what was sent. The chat's tool cards call `show_call`; the main window calls `se
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
@@ -23,6 +23,9 @@ from nanobot_desktop.gui.common.tool_images import ToolImages
 from nanobot_desktop.gui.inspector.context_view import ContextView
 from nanobot_desktop.gui.inspector.model import NAME_COLUMN, STATUS_COLUMN, SUMMARY_COLUMN, TIME_COLUMN, TimelineModel
 from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, format_duration
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 RESULT_PREVIEW_LINES = 20
 RESULT_PREVIEW_CHARS = 4_000  # a result of a few enormous lines is cut too
@@ -245,7 +248,7 @@ class InspectorPanel(QWidget):
 
     panel_title = "Inspector"
 
-    def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("inspectorPanel")
         self.engine = engine

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from nanobot_desktop.engine.sessions.listing import SessionInfo
+from nanobot_desktop.engine import SessionInfo
 
 _Index = QModelIndex | QPersistentModelIndex
 

@@ -12,21 +12,22 @@ import asyncio
 import logging
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
 
-from nanobot_desktop.engine.events import (ApprovalRequested, OutboundMessage, SessionChanged, TurnCancelled,
-                                           TurnFailed, TurnFinished, TurnStarted)
-from nanobot_desktop.engine.sessions.listing import SessionInfo
-from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionChanged, SessionInfo, TurnCancelled,
+                                    TurnFailed, TurnFinished, TurnStarted, atomic_write_text)
 from nanobot_desktop.gui.window.actions import ActionRegistry
 from nanobot_desktop.gui.common.notice_bar import NoticeBar
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
 from nanobot_desktop.gui.sessions.filter import SessionFilterProxy
 from nanobot_desktop.gui.sessions.model import IsGroupRole, KeyRole, SessionListModel, SessionRole
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 __all__ = ["SessionDelegate", "SessionFilterProxy", "SessionListModel", "SessionRole", "SessionsPanel"]
 
@@ -61,7 +62,7 @@ class SessionsPanel(QWidget):
     REFRESH_DELAY_MS = 80
     SEARCH_DELAY_MS = 150
 
-    def __init__(self, engine: Any, bridge: Any, actions: ActionRegistry | None = None,
+    def __init__(self, engine: Engine, bridge: Any, actions: ActionRegistry | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sessions_panel")
@@ -186,10 +187,6 @@ class SessionsPanel(QWidget):
     def refresh_now(self) -> None:
         self._refresh_timer.stop()
         self._start_refresh()
-
-    def on_sessions_changed(self, _keys: list[str] | None = None) -> None:
-        """Slot for WorkspaceSync.sessions_changed: files changed outside the app."""
-        self.refresh()
 
     def _start_refresh(self) -> None:
         if self._refresh_task is not None and not self._refresh_task.done():

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHeaderView, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
+from nanobot_desktop.engine import DEFAULT_DECISIONS, exec_allow_possible
 
 LABELS = {"allow": "Allow", "ask": "Ask first (notify me)", "deny": "Deny"}
 HEADER = "In background work"

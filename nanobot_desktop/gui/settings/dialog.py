@@ -15,7 +15,7 @@ Why it is built this way:
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -23,13 +23,15 @@ from PySide6.QtWidgets import (
     QLabel, QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.config import Config, ConfigError
-from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS, exec_allow_possible
+from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError, exec_allow_possible
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.workspace_page import workspace_page
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +54,7 @@ class SettingsDialog(QDialog):
     applied = Signal(object)
     """The new `Config`, after it was saved and the engine adopted it."""
 
-    def __init__(self, engine: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")

@@ -27,10 +27,9 @@ from PySide6.QtWidgets import (
     QPushButton, QStackedWidget, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.config import ConfigError, default_config_path, load_config, patch_settings
-from nanobot_desktop.engine.layout import LayoutKind, detect_layout, prepare_workspace
-from nanobot_desktop.engine.llm.discovery import DEFAULT_CANDIDATES, LocalServer, discover_local_servers
-from nanobot_desktop.engine.workspace import Workspace
+from nanobot_desktop.engine import (DEFAULT_CANDIDATES, ConfigError, LayoutKind, LocalServer, Workspace,
+                                    default_config_path, detect_layout, discover_local_servers, load_config,
+                                    patch_settings, prepare_workspace)
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 
 log = logging.getLogger(__name__)

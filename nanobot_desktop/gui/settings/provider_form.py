@@ -19,10 +19,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine.config import LOCAL_KEY_PLACEHOLDER, AppSettings, Config, ConfigError
-from nanobot_desktop.engine.llm.registry import (PROVIDER_PRESETS, ProviderPreset, local_preset_for_base,
-                                                 provider_entry, resolve_provider)
-from nanobot_desktop.engine.llm.types import ProviderError
+from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, AppSettings, Config, ConfigError,
+                                    ProviderError, ProviderPreset, local_preset_for_base, provider_entry,
+                                    resolve_provider)
 from nanobot_desktop.gui.shell.theme import is_dark
 
 log = logging.getLogger(__name__)
@@ -416,7 +415,7 @@ def _describe_models(models: list[str], model: str, test: bool) -> str:
 
 async def fetch_models(choice: ProviderChoice) -> list[str]:
     """The endpoint's model ids, one attempt with a short timeout; raises ProviderError."""
-    from nanobot_desktop.engine.llm.provider import make_provider
+    from nanobot_desktop.engine import make_provider
 
     provider = make_provider(choice.name, choice.api_key, choice.base_url, choice.model)
     provider.max_retries = 0

@@ -10,8 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from typing import Any
 
-from nanobot_desktop.engine.config import AppSettings
-from nanobot_desktop.engine.tools.sandbox import sandbox_support
+from nanobot_desktop.engine import AppSettings, sandbox_support
 
 
 class SandboxBox(QGroupBox):

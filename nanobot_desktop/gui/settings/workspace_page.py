@@ -10,7 +10,7 @@ does not know (e.g. a legacy `cron`) stay as they are.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nanobot_desktop.engine.config import Config
-from nanobot_desktop.engine.layout import DEFAULT_CONTEXT_WINDOW_TOKENS, dream_settings
+from nanobot_desktop.engine import DEFAULT_CONTEXT_WINDOW_TOKENS, Config, dream_settings
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 FieldAdder = Callable[[str, Callable[[], Any], Callable[[Any], dict[str, Any]]], None]
 
@@ -35,7 +37,7 @@ def _dream_patch(values: tuple[bool, int, str]) -> dict[str, Any]:
             "agents.defaults.dream.modelOverride": model.strip() or None}
 
 
-def workspace_page(engine: Any, config: Config, add_field: FieldAdder, parent: QWidget) -> QWidget:
+def workspace_page(engine: Engine, config: Config, add_field: FieldAdder, parent: QWidget) -> QWidget:
     """The page; `add_field(name, read, patch)` registers what Save sends (only when changed)."""
     page = QWidget(parent)
     layout = getattr(engine, "layout", None)

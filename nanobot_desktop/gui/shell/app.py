@@ -19,10 +19,10 @@ from typing import Awaitable, Callable, Sequence
 
 import qasync
 from PySide6.QtCore import QSocketNotifier
-from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow
 
 from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
-from nanobot_desktop.gui.shell.single_instance import InstanceServer, send_command, server_name
+from nanobot_desktop.gui.shell.single_instance import InstanceServer, apply_instance_command, send_command, server_name
 from nanobot_desktop.gui.shell.theme import apply_theme
 
 __all__ = ["APP_NAME", "LaunchOptions", "Lifecycle", "WindowFactory", "apply_instance_command",
@@ -49,22 +49,6 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setOrganizationName(ORGANIZATION)
     app.setDesktopFileName(DESKTOP_FILE)
     return app
-
-
-def apply_instance_command(window: QWidget, command: str) -> None:
-    """"show" brings the window to the front; "toggle" hides a visible window and shows a hidden one."""
-    if command == "toggle" and window.isVisible() and not window.isMinimized():
-        window.hide()
-        return
-    if command not in ("show", "toggle"):
-        log.warning("ignoring unknown instance command %r", command)
-        return
-    if window.isMinimized():
-        window.showNormal()
-    else:
-        window.show()
-    window.raise_()
-    window.activateWindow()
 
 
 def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,

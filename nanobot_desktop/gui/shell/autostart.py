@@ -14,7 +14,7 @@ import plistlib
 import sys
 from pathlib import Path
 
-from nanobot_desktop.engine.workspace import atomic_write_bytes, atomic_write_text
+from nanobot_desktop.engine import atomic_write_bytes, atomic_write_text
 
 __all__ = ["AUTOSTART_NAME", "autostart_file", "default_command", "desktop_entry", "is_start_at_login",
            "set_start_at_login"]

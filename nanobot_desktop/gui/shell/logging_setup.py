@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from nanobot_desktop.engine.config import ConfigError, load_config, logs_dir
+from nanobot_desktop.engine import ConfigError, load_config, logs_dir
 
 __all__ = ["LOG_FILE_NAME", "SecretRedactor", "collect_secrets", "redact", "setup_logging", "update_secrets"]
 

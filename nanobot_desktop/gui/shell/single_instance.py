@@ -17,14 +17,38 @@ import logging
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 log = logging.getLogger(__name__)
 
 COMMANDS = ("show", "toggle")
 _MAX_LINE = 64  # commands are short words; anything longer is not ours
+
+
+def apply_instance_command(window: QWidget, command: str) -> None:
+    """"show" brings the window to the front; "toggle" hides a visible window and shows a hidden one.
+
+    Here, beside the server that receives the commands, so the window and the tray can use it without
+    importing the app module that builds them (which would be an import cycle).
+    """
+    if command == "toggle" and window.isVisible() and not window.isMinimized():
+        window.hide()
+        return
+    if command not in COMMANDS:
+        log.warning("ignoring unknown instance command %r", command)
+        return
+    if window.isMinimized():
+        window.showNormal()
+    else:
+        window.show()
+    window.raise_()
+    window.activateWindow()
 
 
 def default_config_path() -> Path:

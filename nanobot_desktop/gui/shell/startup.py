@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from nanobot_desktop.engine.config import ConfigError, default_config_path
+from nanobot_desktop.engine import ConfigError, default_config_path
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ async def open_engine_for_gui(config: str | None, workspace: str | None) -> tupl
             return None
         config_path, chosen_workspace = result
         log.info("first-run setup wrote %s (workspace %s)", config_path, chosen_workspace)
-    from nanobot_desktop.engine.runtime import Engine
+    from nanobot_desktop.engine import Engine
 
     try:
         engine = Engine.open(config_path, workspace)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
@@ -29,6 +29,9 @@ from nanobot_desktop.gui.window.actions import ActionRegistry
 from nanobot_desktop.gui.chat.view import ChatView
 from nanobot_desktop.gui.chat.composer import Composer
 from nanobot_desktop.gui.common.notice_bar import NoticeBar
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -114,14 +117,14 @@ def build_dock_shells(window: QMainWindow, actions: ActionRegistry, sessions_pan
     return panels
 
 
-def make_sync(window: QMainWindow, engine: Any, watcher: Any) -> Any:
+def make_sync(window: QMainWindow, engine: Engine, watcher: Any) -> Any:
     """WorkspaceSync (hot reload for the editors and the session list); starts the watcher's thread."""
     from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 
     return WorkspaceSync(engine, watcher, window)
 
 
-def make_panel(attribute: str, engine: Any, bridge: Any, sync: Any) -> QWidget:
+def make_panel(attribute: str, engine: Engine, bridge: Any, sync: Any) -> QWidget:
     """The panel that goes into PANEL_DOCKS[attribute]'s dock (its module is imported here, on demand)."""
     if attribute == "inspector":
         from nanobot_desktop.gui.inspector.panel import InspectorPanel
@@ -154,7 +157,7 @@ def make_panel(attribute: str, engine: Any, bridge: Any, sync: Any) -> QWidget:
     raise KeyError(attribute)
 
 
-def build_panel_for(attribute: str, docks: dict[str, QDockWidget], errors: list[str], engine: Any, bridge: Any,
+def build_panel_for(attribute: str, docks: dict[str, QDockWidget], errors: list[str], engine: Engine, bridge: Any,
                     sync: Any) -> Any:
     """Build one panel into its (already placed) dock; None, and a line saying why in the dock, if it failed."""
     name, label = PANEL_DOCKS[attribute]
@@ -182,7 +185,7 @@ class LazyPanels:
     `on_all_built()` once, after the last.
     """
 
-    def __init__(self, window: QMainWindow, engine: Any, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
+    def __init__(self, window: QMainWindow, engine: Engine, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
                  make_tray: Callable[[], Any] | None, on_built: Callable[[str, Any], None],
                  on_all_built: Callable[[], None]) -> None:
         self.built: dict[str, Any] = {}

@@ -17,16 +17,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
-from nanobot_desktop.engine.config import ConfigError, logs_dir
-from nanobot_desktop.engine.llm.registry import resolve_provider
+from nanobot_desktop.engine import ConfigError, logs_dir, resolve_provider
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
-from nanobot_desktop.gui.shell.app import apply_instance_command
+from nanobot_desktop.gui.shell.single_instance import apply_instance_command
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.chat.controller import ChatController
 from nanobot_desktop.gui.chat.failures import needs_settings
@@ -38,6 +37,9 @@ from nanobot_desktop.gui.common.notice_bar import NoticeBar
 from nanobot_desktop.gui.sessions.panel import SessionsPanel
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 from nanobot_desktop.gui.window.docks import PANEL_DOCKS, ChatPane, LazyPanels, build_dock_shells
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,7 @@ class MainWindow(QMainWindow):
 
     actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
 
-    def __init__(self, engine: Any, lifecycle: Lifecycle, parent: QWidget | None = None, *,
+    def __init__(self, engine: Engine, lifecycle: Lifecycle, parent: QWidget | None = None, *,
                  settings: QSettings | None = None, watcher: WorkspaceWatcher | None = None,
                  start_services: bool = True, log_folder: Path | None = None, use_tray: bool = True) -> None:
         super().__init__(parent)
@@ -158,9 +160,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, self._build_next_panel)
 
     def _wire_panel(self, name: str, panel: Any) -> None:
-        if name == "sync":
-            panel.sessions_changed.connect(self._on_sessions_changed_on_disk)
-        elif name == "inspector" and self.current_key:
+        if name == "inspector" and self.current_key:
             panel.set_session(self.current_key)
         if name in ("heartbeat_view", "cron_view", "subagents_view", "tray") \
                 and hasattr(panel, "open_session_requested"):
@@ -278,11 +278,6 @@ class MainWindow(QMainWindow):
         if key == self.current_key:
             self.open_session(self.engine.new_session_key())
         self.chat.forget_session(key)
-
-    def _on_sessions_changed_on_disk(self, keys: list[str]) -> None:
-        self.sessions_panel.on_sessions_changed(keys)
-        if self.current_key in keys:
-            self.chat.reload_session(self.current_key)
 
     def _update_title(self) -> None:
         key = self.current_key

@@ -18,21 +18,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
 
-from nanobot_desktop.engine.events import (
+from nanobot_desktop.engine import (
     CronJobRan, HeartbeatDecided, HeartbeatRan, SubagentFinished, SubagentStarted, TurnCancelled, TurnFailed,
     TurnFinished, TurnStarted,
 )
-from nanobot_desktop.gui.shell.app import apply_instance_command
+from nanobot_desktop.gui.shell.single_instance import apply_instance_command
 from nanobot_desktop.gui.shell.theme import is_dark
 from nanobot_desktop.gui.window.tray_approvals import TrayApprovals
 from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATES, Notification, app_icon,
                                                    notification_for, tooltip_text, tray_icon_path, tray_state)
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 __all__ = ["ACTION_KEYS", "CLOSE_NOTICE_KEY", "Notification", "TRAY_STATES", "TrayController", "app_icon",
            "notification_for", "tooltip_text", "tray_icon_path", "tray_state"]
@@ -63,7 +66,7 @@ class TrayController(QObject):
 
     POLL_INTERVAL_MS = 1000
 
-    def __init__(self, engine: Any, bridge: Any, window: QWidget, parent: QObject | None = None, *,
+    def __init__(self, engine: Engine, bridge: Any, window: QWidget, parent: QObject | None = None, *,
                  actions: dict[str, QAction] | None = None, settings: QSettings | None = None,
                  use_dbus: bool = True) -> None:
         super().__init__(parent)

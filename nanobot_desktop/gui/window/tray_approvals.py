@@ -17,13 +17,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
-from nanobot_desktop.engine.events import BackgroundApprovalPending, BackgroundApprovalResolved
+from nanobot_desktop.engine import BackgroundApprovalPending, BackgroundApprovalResolved
 from nanobot_desktop.gui.window.dbus_notifier import DBusNotifier
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +52,7 @@ class TrayApprovals(QObject):
     open_session_requested = Signal(str)
     """(session_key): show that session (its approval card) in the window."""
 
-    def __init__(self, engine: Any, menu: QMenu, *, notify_fallback: Callable[[str, str, str], None],
+    def __init__(self, engine: Engine, menu: QMenu, *, notify_fallback: Callable[[str, str, str], None],
                  use_dbus: bool = True, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine

@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtGui import QIcon
 
 from nanobot_desktop.data import resources_dir
-from nanobot_desktop.engine.events import CronJobRan, HeartbeatRan, OutboundMessage
+from nanobot_desktop.engine import CronJobRan, HeartbeatRan, OutboundMessage
 
 TRAY_STATES = ("idle", "running", "error", "paused", "waiting")
 NOTIFICATION_TEXT_LIMIT = 240

@@ -9,7 +9,7 @@ so a save here is what the next turn sees.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QLabel, QListWidget, QListWidgetItem, QSplitter, QStackedWidget, QTabWidget,
@@ -17,6 +17,9 @@ from PySide6.QtWidgets import (QLabel, QListWidget, QListWidgetItem, QSplitter, 
 
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.workspace.skills_view import SkillsView
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 WORKSPACE_FILES: tuple[tuple[str, str], ...] = (
     ("AGENTS.md", "How the agent should work: instructions and rules"),
@@ -40,7 +43,7 @@ class WorkspaceFilesView(QWidget):
 
     panel_title = "Workspace"
 
-    def __init__(self, engine: Any, bridge: Any = None, sync: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any = None, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync (hot reload); None leaves the editors unwatched."""
         super().__init__(parent)
         self.setObjectName("workspaceFilesView")

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nanobot_desktop.engine.history_journal import HistoryEntry, HistoryJournal
+from nanobot_desktop.engine import HistoryEntry, HistoryJournal
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QKeyEvent, QPalette, QTextCursor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QStackedWidget, QTextEdit,
                                QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.memory import split_history_entries
+from nanobot_desktop.engine import split_history_entries
 from nanobot_desktop.gui.editor.code_edit import blend
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner

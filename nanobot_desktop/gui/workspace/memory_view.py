@@ -11,7 +11,7 @@ change, and never overwrite what the person is typing.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QAbstractTableModel, QEvent, QItemSelection, QModelIndex, QPersistentModelIndex, Qt
@@ -19,15 +19,17 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine.events import ConsolidationFinished, ConsolidationStarted
-from nanobot_desktop.engine.memory import MemoryVersion
+from nanobot_desktop.engine import ConsolidationFinished, ConsolidationStarted, MemoryVersion
 from nanobot_desktop.gui.workspace.history_journal_pane import HistoryJournalPane
-from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.engine import atomic_write_text
 from nanobot_desktop.gui.editor.code_edit import blend
 from nanobot_desktop.gui.editor.diff_view import unified_diff
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner, file_size_label
 from nanobot_desktop.gui.workspace.history_search import HistorySearchPane
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -114,7 +116,7 @@ class MemoryView(QWidget):
 
     panel_title = "Memory"
 
-    def __init__(self, engine: Any, bridge: Any, sync: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync (hot reload); None leaves the editors unwatched."""
         super().__init__(parent)
         self.setObjectName("memoryView")

@@ -16,7 +16,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
-from nanobot_desktop.engine.skills import SkillInfo
+from nanobot_desktop.engine import SkillInfo
 from nanobot_desktop.gui.editor.code_edit import blend
 
 ModelIndex = QModelIndex | QPersistentModelIndex

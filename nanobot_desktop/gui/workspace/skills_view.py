@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
@@ -18,13 +18,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.data import templates_dir
-from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.events import ConfigChanged
-from nanobot_desktop.engine.skills import SKILL_FILE, SkillInfo, check_frontmatter
-from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.engine import (SKILL_FILE, ConfigChanged, ConfigError, SkillInfo, atomic_write_text,
+                                    check_frontmatter)
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.workspace.skills_model import SkillsModel
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 NAME_MAX_LENGTH = 64
@@ -65,7 +66,7 @@ class SkillsView(QWidget):
 
     panel_title = "Skills"
 
-    def __init__(self, engine: Any, bridge: Any = None, sync: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: Any = None, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync: it re-lists on `skills_changed` and keeps editors live."""
         super().__init__(parent)
         self.setObjectName("skillsView")

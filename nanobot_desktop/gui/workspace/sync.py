@@ -3,10 +3,10 @@
 The WorkspaceWatcher only says which paths changed. WorkspaceSync decides what that means:
 - an open editor of that file re-checks the disk (it follows a clean file, or shows its conflict bar);
 - a change under `skills/` (or the built-in skills folder) → `skills_changed`;
-- a `sessions/*.jsonl` change → `sessions_changed(keys)`, and the engine's cached copy of that session
-  is dropped so the next turn re-reads what, say, the nanobot CLI appended. A session that is busy (a
-  turn or a consolidation holds its in-memory copy) is dropped as soon as it is idle again, never
-  under a running turn; writes the engine made itself are recognised and do not force a re-read;
+- a `sessions/*.jsonl` change is only a hint to the engine's session store (`notice_changes`), which
+  decides whether the file changed outside (the nanobot CLI appended) or is its own write, and
+  publishes `SessionChanged(outside=...)`; the chat and the session list react to that event. No
+  session file is parsed and no file signature is kept here;
 - `cron/jobs.json` beside the config → `engine.cron.reload_if_changed()`.
 The app's own saves are announced to the watcher (`expect_own_write`) so they do not come back.
 """
@@ -17,35 +17,25 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine.config import cron_store_path
-from nanobot_desktop.engine.events import ConsolidationFinished, ConsolidationStarted, Event, SessionChanged
-from nanobot_desktop.engine.sessions.file import parse_header, read_first_line
-from nanobot_desktop.engine.sessions.listing import key_from_stem
+from nanobot_desktop.engine import cron_store_path
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
 APPLIED_WINDOW_S = 5.0
 """An editor that reacts later than this after being told of a change is not reported as applying it."""
-BUSY_RETRY_MS = 100
-"""How often a session waiting for its turn to end is checked again before its cache is dropped."""
 
 
 def _is_within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
-
-
-def _stat_signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 class WorkspaceSync(QObject):
@@ -53,8 +43,6 @@ class WorkspaceSync(QObject):
 
     skills_changed = Signal()
     """Something under workspace/skills or the built-in skills folder changed (re-list the skills)."""
-    sessions_changed = Signal(list)
-    """list[str]: keys of sessions whose file was created, appended to, replaced or removed."""
     cron_changed = Signal()
     """cron/jobs.json changed on disk (the engine has already re-read it)."""
     memory_changed = Signal(list)
@@ -66,7 +54,7 @@ class WorkspaceSync(QObject):
     Emitted once per change and editor, so the time from a write to this signal is the hot-reload
     latency the benchmark measures."""
 
-    def __init__(self, engine: Any, watcher: WorkspaceWatcher, parent: QObject | None = None) -> None:
+    def __init__(self, engine: Engine, watcher: WorkspaceWatcher, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.watcher = watcher
@@ -80,17 +68,7 @@ class WorkspaceSync(QObject):
         self._cron_file = self._prepare_cron_folder(cron_store_path(engine.config_path))
         self._editors: dict[int, MarkdownEditor] = {}
         self._awaiting: dict[int, tuple[Path, float]] = {}
-        self._session_keys: dict[Path, str] = {}
-        self._own_session_writes: dict[Path, tuple[int, int, int] | None] = {}
-        self._consolidating: dict[str, int] = {}
-        self._stale_sessions: set[str] = set()
-        self._retry_timer = QTimer(self)
-        self._retry_timer.setSingleShot(True)
-        self._retry_timer.setInterval(BUSY_RETRY_MS)
-        self._retry_timer.timeout.connect(self._drop_stale_sessions)
         self._closed = False
-        self._unsubscribe: Callable[[], None] | None = engine.bus.subscribe(self._on_engine_event)
-        self.destroyed.connect(self._unsubscribe)  # a plain function: safe to run while Qt deletes us
         watcher.paths_changed.connect(self._on_paths_changed)
         self._watch_folders()
 
@@ -131,18 +109,12 @@ class WorkspaceSync(QObject):
         if self._closed:
             return
         self._closed = True
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        self._stale_sessions.clear()
         self._editors.clear()
         self._awaiting.clear()
-        for stop in (self._retry_timer.stop,
-                     lambda: self.watcher.paths_changed.disconnect(self._on_paths_changed)):
-            try:
-                stop()
-            except (RuntimeError, TypeError):
-                pass  # already deleted or disconnected
+        try:
+            self.watcher.paths_changed.disconnect(self._on_paths_changed)
+        except (RuntimeError, TypeError):
+            pass  # already deleted or disconnected
 
     # ---- editors ----------------------------------------------------------------------------------
     def register_editor(self, editor: MarkdownEditor) -> None:
@@ -183,16 +155,14 @@ class WorkspaceSync(QObject):
         skills = False
         memory: list[Path] = []
         top_level: list[Path] = []
-        sessions: list[str] = []
+        sessions: list[Path] = []
         for path in paths:
             if _is_within(path, self._skills_dir) or _is_within(path, self._builtin_dir):
                 skills = True
             elif path == self._cron_file:
                 self._reload_cron()
             elif path.parent == self._sessions_dir and path.suffix == ".jsonl":
-                key = self._session_changed_on_disk(path)
-                if key not in sessions:
-                    sessions.append(key)
+                sessions.append(path)
             elif _is_within(path, self._memory_dir):
                 memory.append(path)
             elif path.parent == self._root:
@@ -204,7 +174,7 @@ class WorkspaceSync(QObject):
         if top_level:
             self.workspace_files_changed.emit(top_level)
         if sessions:
-            self.sessions_changed.emit(sessions)
+            self.engine.sessions.notice_changes(sessions)  # the engine says what changed, and who did it
 
     def _notify_editors(self, paths: list[Path]) -> None:
         if not self._editors:
@@ -224,70 +194,6 @@ class WorkspaceSync(QObject):
         except Exception:  # a bad jobs.json is reported by the cron service itself
             log.exception("re-reading %s failed", self._cron_file)
         self.cron_changed.emit()
-
-    # ---- sessions ---------------------------------------------------------------------------------
-    def _session_changed_on_disk(self, path: Path) -> str:
-        key = self._session_key_for(path)
-        if path in self._own_session_writes and self._own_session_writes[path] == _stat_signature(path):
-            return key  # the engine wrote exactly this itself; its cached copy is already current
-        self._own_session_writes.pop(path, None)
-        self._stale_sessions.add(key)
-        self._drop_stale_sessions()
-        return key
-
-    def _session_key_for(self, path: Path) -> str:
-        known = self._session_keys.get(path)
-        if known is not None:
-            return known
-        key: str | None = None
-        try:
-            header = parse_header(read_first_line(path))
-            candidate = header.get("key") if header else None
-            key = candidate if isinstance(candidate, str) and candidate else None
-        except OSError:
-            pass
-        paths = getattr(self.engine.sessions, "paths", None)
-        key = key or (paths.key_from_name(path) if paths is not None else None) or key_from_stem(path.stem)
-        self._session_keys[path] = key
-        return key
-
-    def _drop_stale_sessions(self) -> None:
-        """Drop cached sessions that changed outside; a busy one waits until its turn is over."""
-        for key in list(self._stale_sessions):
-            if self._consolidating.get(key) or self.engine.loop.is_busy(key):
-                continue
-            self.engine.sessions.invalidate(key)
-            self._stale_sessions.discard(key)
-        if self._stale_sessions and not self._retry_timer.isActive():
-            self._retry_timer.start()
-
-    @property
-    def sessions_waiting_to_reload(self) -> set[str]:
-        """Keys whose outside change will be picked up once their running turn ends."""
-        return set(self._stale_sessions)
-
-    def _on_engine_event(self, event: Event) -> None:
-        if isinstance(event, ConsolidationStarted):
-            self._consolidating[event.session_key] = self._consolidating.get(event.session_key, 0) + 1
-        elif isinstance(event, ConsolidationFinished):
-            remaining = self._consolidating.get(event.session_key, 0) - 1
-            if remaining > 0:
-                self._consolidating[event.session_key] = remaining
-            else:
-                self._consolidating.pop(event.session_key, None)
-            self._remember_own_session_write(event.session_key)
-        elif isinstance(event, SessionChanged):
-            self._remember_own_session_write(event.session_key)
-
-    def _remember_own_session_write(self, key: str) -> None:
-        if not key:
-            return
-        try:
-            path = Path(self.engine.sessions.path_for(key)).resolve()
-        except ValueError:
-            return
-        self._session_keys[path] = key
-        self._own_session_writes[path] = _stat_signature(path)
 
     # ---- diagnostics ------------------------------------------------------------------------------
     def describe(self) -> str:
