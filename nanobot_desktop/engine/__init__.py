@@ -98,6 +98,12 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.workspace import Workspace as Workspace
     from nanobot_desktop.engine.workspace import atomic_write_bytes as atomic_write_bytes
     from nanobot_desktop.engine.workspace import atomic_write_text as atomic_write_text
+    from nanobot_desktop.engine.mcp import McpServersChanged as McpServersChanged
+    from nanobot_desktop.engine.mcp import McpSpecError as McpSpecError
+    from nanobot_desktop.engine.mcp import ServerStatus as ServerStatus
+    from nanobot_desktop.engine.mcp import entry_from_fields as entry_from_fields
+    from nanobot_desktop.engine.mcp import mcp_settings as mcp_settings
+    from nanobot_desktop.engine.mcp import parse_pasted_servers as parse_pasted_servers
 
 # name -> the module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -132,6 +138,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("ApprovalAnswer", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
     **dict.fromkeys(("SandboxSupport", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
+    **dict.fromkeys(("McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
+                     "parse_pasted_servers"), "mcp"),
 }
 
 # the events module and every name of _EXPORTS
@@ -150,7 +158,9 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalRequest", "Approv
            "discover_local_servers", "dream_settings", "exec_allow_possible", "is_system_job", "load_config",
            "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
            "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "provider_entry",
-           "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save"]
+           "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
+           "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
+           "parse_pasted_servers"]
 
 def __getattr__(name: str) -> Any:
     """Import the defining module on first use of a name, then keep the value here."""

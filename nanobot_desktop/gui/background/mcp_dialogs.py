@@ -25,13 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.mcp import (
-    McpSpecError,
-    entry_from_fields,
-    parse_pasted_servers,
-)
-from nanobot_desktop.engine.mcp import settings as mcp_settings
+from nanobot_desktop.engine import ConfigError, McpSpecError, entry_from_fields, mcp_settings, parse_pasted_servers
 
 TRANSPORT_LABELS = (("stdio", "Local command (stdio)"), ("streamableHttp", "HTTP (streamable)"), ("sse", "HTTP (SSE)"))
 IMPORT_EXAMPLE = '{\n  "mcpServers": {\n    "time": {"command": "uvx", "args": ["mcp-server-time"]}\n  }\n}'

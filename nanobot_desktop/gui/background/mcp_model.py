@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QApplication
 
-from nanobot_desktop.engine.mcp import ServerStatus
+from nanobot_desktop.engine import ServerStatus
 from nanobot_desktop.gui.background.heartbeat_view import error_color, ok_color
 
 Index = QModelIndex | QPersistentModelIndex

@@ -34,9 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nanobot_desktop.engine.events import ToolCallFinished
-from nanobot_desktop.engine.mcp import McpServersChanged, ServerStatus
-from nanobot_desktop.engine.mcp import settings as mcp_settings
+from nanobot_desktop.engine import McpServersChanged, ServerStatus, ToolCallFinished, mcp_settings
 from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
 from nanobot_desktop.gui.background.mcp_model import McpServersModel, state_text
 
