@@ -77,19 +77,29 @@ def _err(message: str) -> None:
 
 def _guarded(coro: Any) -> int:
     """Run a command coroutine; any engine error becomes one line on stderr and a non-zero exit."""
-    from nanobot_desktop.engine import ConfigError
-
     try:
         return asyncio.run(coro)
-    except ConfigError as error:
-        _err(f"Error: {error}")
     except KeyboardInterrupt:
         _err("Interrupted.")
+    except Exception as error:  # noqa: BLE001 - a command line prints one sentence, never a traceback
+        _err(f"Error: {_one_sentence(error)}")
     return EXIT_FAILED
 
 
+def _one_sentence(error: BaseException) -> str:
+    """The error as a person reads it: our own errors already are sentences; OS errors get the file and
+    what to do; anything else (a bug) is named by its type, with the details in the log."""
+    from nanobot_desktop.engine import ConfigError, StorageError, WorkspaceError, storage_error
+
+    if isinstance(error, (ConfigError, WorkspaceError, StorageError)):
+        return str(error)
+    if isinstance(error, OSError) and error.filename:
+        return str(storage_error(Path(error.filename), error))
+    return f"unexpected {type(error).__name__}: {error}"
+
+
 def _onboard(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine import (ConfigError, Workspace, default_config_path, detect_layout, load_config,
+    from nanobot_desktop.engine import (Workspace, default_config_path, detect_layout, load_config,
                                         open_settings_files, patch_config_file, prepare_workspace)
 
     path = Path(args.config).expanduser() if args.config else default_config_path()
@@ -104,14 +114,18 @@ def _onboard(args: argparse.Namespace) -> int:
             config, _ = patch_config_file(path, workspace_patch, environ={})
             config = load_config(path)
             print(f"Config: created {path}")
-    except ConfigError as error:
-        _err(f"Error: {error}")
+    except Exception as error:  # noqa: BLE001 - a config error, a read-only folder, a full disk: one sentence
+        _err(f"Error: {_one_sentence(error)}")
         return EXIT_FAILED
-    workspace = Workspace.at(args.workspace or config.workspace_path)
-    layout = detect_layout(workspace.root, path, config.agents.defaults.model_extra,
-                           new_workspace=getattr(args, "layout", "post4"))
-    existed = workspace.looks_like_nanobot_workspace()
-    created = prepare_workspace(workspace.root, layout.kind)  # missing files only, in the workspace's layout
+    try:
+        workspace = Workspace.at(args.workspace or config.workspace_path)
+        layout = detect_layout(workspace.root, path, config.agents.defaults.model_extra,
+                               new_workspace=getattr(args, "layout", "post4"))
+        existed = workspace.looks_like_nanobot_workspace()
+        created = prepare_workspace(workspace.root, layout.kind)  # missing files only, in the workspace's layout
+    except Exception as error:  # noqa: BLE001 - one sentence, no traceback
+        _err(f"Error: {_one_sentence(error)}")
+        return EXIT_FAILED
     state = ("existing nanobot workspace" if existed else "new workspace") + \
         (", nanobot 0.3 layout" if layout.is_v03 else "")
     print(f"Workspace: {workspace.root} ({state}; {len(created)} missing file(s) created)")
@@ -132,8 +146,13 @@ def _progress_printer(event: Any) -> None:
 
     if isinstance(event, events.Progress):
         _err(f"  ↳ {event.text}")
+    elif isinstance(event, events.WaitingForModel) and int(event.waited_s) % 5 == 0:
+        what = "an answer" if event.phase == "first_byte" else "the rest of the reply"
+        _err(f"  ↳ waiting for {what}… {event.waited_s:.0f} s (gives up after {event.limit_s:g} s)")
     elif isinstance(event, events.ToolCallFinished) and event.status != "ok":
         _err(f"  ↳ {event.name}: {event.status}: {event.result.splitlines()[0] if event.result else ''}")
+    elif isinstance(event, events.ConsolidationFinished) and not event.ok and event.error != "cancelled":
+        _err(f"  ↳ memory was not updated: {event.error}")
     elif isinstance(event, events.SubagentStarted):
         _err(f"  ↳ subagent started: {event.label}")
 
@@ -150,8 +169,12 @@ async def _wait_for_mcp(engine: Any) -> None:
 
 
 async def _agent(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine import ApprovalAnswer, ApprovalRequest
+    from nanobot_desktop.engine import ApprovalAnswer, ApprovalRequest, file_name_problem, safe_key
 
+    problem = file_name_problem(safe_key(args.session), args.session)
+    if problem:
+        _err(f"Error: {problem}")
+        return EXIT_USAGE
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)
     interactive = sys.stdin is not None and sys.stdin.isatty()
@@ -182,6 +205,8 @@ async def _agent(args: argparse.Namespace) -> int:
     finally:
         await engine.shutdown()
     if result.status == "failed":
+        if result.reply:  # a reply cut off by the endpoint, or one the disk would not take: still shown
+            print(result.reply)
         _err(f"Error: {result.error}")
         return EXIT_FAILED
     if result.reply:

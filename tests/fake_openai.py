@@ -11,6 +11,8 @@ Each test scripts the answers it wants, in order:
 
 Every POST /v1/chat/completions takes the next scripted reply (FIFO). When the script is empty the
 server answers 500 "fake server: no scripted response", so a test that forgot a reply fails loudly.
+Endpoint faults: `add_drop` (cut mid-stream), `add_stall` (no byte at all), `add_html` (a 200 HTML
+page), `add_empty_choices`, `add_invalid_chunk` (a `data:` line that is not JSON), `add_trickle`.
 `respond_with(fn)` lets a test decide from the request body instead (fn returns a reply, or None to
 fall back to the script). `server.requests` holds every chat request body (a dict, with `.headers`).
 """
@@ -52,6 +54,11 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     hang: bool = False  # after the deltas, block until the client goes away or the server stops
     drop: bool = False  # after the deltas, cut the connection without finishing the stream
+    # Malformed replies (endpoint faults): see the *_reply helpers below.
+    stall: bool = False  # accept the request, then send nothing at all (not even headers)
+    html: str | None = None  # answer 200 with this text/html page instead of a stream
+    empty_choices: bool = False  # stream chunks whose `choices` is [] (and no usage), then [DONE]
+    bad_chunk: str | None = None  # after the deltas, send this as a `data:` line (not JSON) and stop
 
 
 def _split_text(text: str, chunk_size: int | None) -> list[str]:
@@ -147,6 +154,32 @@ def hang_reply(text: str = "") -> Reply:
 def drop_reply(text: str = "") -> Reply:
     """Stream some text, then cut the connection mid-stream (no finish chunk, no [DONE])."""
     return Reply(deltas=[{"content": p} for p in _split_text(text, None)], drop=True, finish_reason=None)
+
+
+def stall_reply() -> Reply:
+    """Accept the request and send nothing, not even the response headers (a wedged server)."""
+    return Reply(stall=True, finish_reason=None)
+
+
+def html_reply(page: str = "<!DOCTYPE html><html><head><title>Welcome</title></head>"
+                           "<body><h1>It works!</h1></body></html>") -> Reply:
+    """A 200 answer that is an HTML page (a web server or login portal at the URL, not an API)."""
+    return Reply(html=page, finish_reason=None)
+
+
+def empty_choices_reply(chunks: int = 3) -> Reply:
+    """A well-formed stream whose chunks all have `choices: []` — an answer with nothing in it."""
+    return Reply(deltas=[{}] * chunks, empty_choices=True, finish_reason=None)
+
+
+def invalid_chunk_reply(text: str = "", chunk: str = '{"choices": [{"delta": {"content": "x"') -> Reply:
+    """Stream `text`, then a `data:` line that is not JSON, then end the stream."""
+    return Reply(deltas=[{"content": p} for p in _split_text(text, None)], bad_chunk=chunk, finish_reason=None)
+
+
+def trickle_reply(text: str, every_s: float) -> Reply:
+    """One character every `every_s` seconds (a throttled or dying stream)."""
+    return text_reply(text, chunk_size=1, delay_s=every_s)
 
 
 class RecordedRequest(dict):
@@ -257,6 +290,21 @@ class FakeOpenAIServer:
 
     def add_drop(self, text: str = "") -> None:
         self.add(drop_reply(text))
+
+    def add_stall(self) -> None:
+        self.add(stall_reply())
+
+    def add_html(self, page: str | None = None) -> None:
+        self.add(html_reply() if page is None else html_reply(page))
+
+    def add_empty_choices(self) -> None:
+        self.add(empty_choices_reply())
+
+    def add_invalid_chunk(self, text: str = "") -> None:
+        self.add(invalid_chunk_reply(text))
+
+    def add_trickle(self, text: str, every_s: float) -> None:
+        self.add(trickle_reply(text, every_s))
 
     def respond_with(self, fn: Callable[[dict[str, Any]], Reply | None] | None) -> None:
         """Decide replies from the request body; fn returning None falls back to the FIFO script."""
@@ -402,7 +450,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, _error_body(message, "model_not_found"))
             return
         reply = self.fake._next_reply(body)
-        if reply.status != 200:
+        if reply.stall:
+            self._fail_without_answer(Reply(hang=True))
+        elif reply.html is not None:
+            self._send_html(reply.html)
+        elif reply.status != 200:
             self._send_json(reply.status, {"error": reply.error}, reply.headers)
         elif body.get("stream"):
             self._stream(body, reply)
@@ -437,6 +489,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_html(self, page: str) -> None:
+        data = page.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def _stream(self, body: dict[str, Any], reply: Reply) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -446,11 +506,21 @@ class _Handler(BaseHTTPRequestHandler):
         completion_id = f"chatcmpl-fake-{next(_completion_ids)}"
         model = body.get("model", "")
         try:
+            if reply.empty_choices:
+                for _ in reply.deltas:
+                    self._event(_chunk(completion_id, model, None))
+                self._write_chunk(b"data: [DONE]\n\n")
+                self._write_chunk(b"")
+                return
             self._event(_chunk(completion_id, model, {"role": "assistant", "content": ""}))
             for delta in reply.deltas:
                 if reply.delay_s and self.fake._stopping.wait(reply.delay_s):
                     return
                 self._event(_chunk(completion_id, model, delta))
+            if reply.bad_chunk is not None:
+                self._write_chunk(b"data: " + reply.bad_chunk.encode() + b"\n\n")
+                self._write_chunk(b"")
+                return
             if reply.drop:
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)

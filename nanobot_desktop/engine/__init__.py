@@ -98,6 +98,12 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.workspace import Workspace as Workspace
     from nanobot_desktop.engine.workspace import atomic_write_bytes as atomic_write_bytes
     from nanobot_desktop.engine.workspace import atomic_write_text as atomic_write_text
+    from nanobot_desktop.engine.workspace import StorageError as StorageError
+    from nanobot_desktop.engine.workspace import WorkspaceError as WorkspaceError
+    from nanobot_desktop.engine.workspace import storage_error as storage_error
+    from nanobot_desktop.engine.events import WaitingForModel as WaitingForModel
+    from nanobot_desktop.engine.sessions.file import file_name_problem as file_name_problem
+    from nanobot_desktop.engine.sessions.store import safe_key as safe_key
     from nanobot_desktop.engine.mcp import McpServersChanged as McpServersChanged
     from nanobot_desktop.engine.mcp import McpSpecError as McpSpecError
     from nanobot_desktop.engine.mcp import ServerStatus as ServerStatus
@@ -137,6 +143,11 @@ _EXPORTS: dict[str, str] = {
     "CANCELLED_RESULT": "tool_runner",
     **dict.fromkeys(("ApprovalAnswer", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
     **dict.fromkeys(("SandboxSupport", "sandbox_support"), "tools.sandbox"),
+    **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
+                     "atomic_write_text"), "workspace"),
+    "WaitingForModel": "events",
+    "file_name_problem": "sessions.file",
+    "safe_key": "sessions.store",
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
     **dict.fromkeys(("McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
                      "parse_pasted_servers"), "mcp"),
@@ -159,6 +170,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalRequest", "Approv
            "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
            "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "provider_entry",
            "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
+           "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
            "parse_pasted_servers"]
 

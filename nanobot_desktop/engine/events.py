@@ -121,7 +121,24 @@ class TurnFinished(Event):
 class TurnFailed(Event):
     turn_id: str
     error: str
-    kind: str = "other"
+    kind: str = "other"  # a ProviderError kind, "config", "storage" (a write failed) or "other"
+    partial_text: str = ""  # what was shown of a reply the endpoint cut off (kept in the session, marked)
+    unsaved: bool = False  # messages of the turn could not be written: `AgentLoop.retry_save` tries again
+    unsent_text: str = ""  # the person's message when it could not be saved (and so was not sent)
+
+
+@dataclass(frozen=True)
+class WaitingForModel(Event):
+    """The endpoint has sent nothing for a while: shown as "waiting… N s" so a stall is visible.
+
+    `phase` is "first_byte" (no answer yet) or "idle" (the stream paused); `limit_s` is when the
+    call gives up.
+    """
+
+    turn_id: str
+    phase: str
+    waited_s: float
+    limit_s: float
 
 
 @dataclass(frozen=True)

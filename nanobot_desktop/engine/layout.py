@@ -14,7 +14,7 @@ Where the layouts differ (facts read from the released nanobot-ai 0.3.5):
 | what | post4 | 0.3 |
 |---|---|---|
 | sessions | `<workspace>/sessions/<safe key>.jsonl` | `<config dir>/sessions/<workspace id>/<base64url key>.jsonl` |
-| session lock | — | `.session-files.lock` in that folder (an OS file lock, `filelock`) |
+| session lock | `sessions/.session-files.lock` (ours) | `.session-files.lock` in that folder (an OS file lock, `filelock`) |
 | history | `memory/HISTORY.md` (paragraphs) | `memory/history.jsonl` + `memory/.cursor`, `.dream_cursor` |
 | versions of MEMORY.md | `memory/.versions/` (this app's) | the git repository in the workspace (Dream's) |
 | bootstrap files | AGENTS, SOUL, USER, TOOLS | AGENTS, SOUL, USER |
@@ -30,12 +30,13 @@ import os
 import re
 import secrets
 from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.config import ConfigError
+from nanobot_desktop.engine.sessions.lock import LOCK_NAME, session_files_lock
 from nanobot_desktop.engine.workspace import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ log = logging.getLogger(__name__)
 WORKSPACE_STATE_DIR = ".nanobot"
 WORKSPACE_ID_FILE = "workspace-id"
 NAMESPACE_MARKER = ".workspace"
-SESSION_FILES_LOCK = ".session-files.lock"
+SESSION_FILES_LOCK = LOCK_NAME  # ".session-files.lock"
 MIGRATION_LOCK = ".workspace-migration.lock"
 LOCK_TIMEOUT_S = 30.0
 _WORKSPACE_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -118,8 +119,13 @@ class SessionPaths:
         return False
 
     def lock(self) -> AbstractContextManager[Any]:
-        """Held around every write; post4 has no lock of its own."""
-        return nullcontext()
+        """Held around every write: `.session-files.lock` in the sessions folder (sessions/lock.py).
+
+        post4 has no lock of its own; we take one anyway, so two of our processes never lose a line.
+        It is the same OS lock (flock) that 0.3's `filelock` takes, and the session file functions take
+        it too (re-entrant in this process): one mechanism, so they can never wait on each other.
+        """
+        return session_files_lock(self.sessions_dir)
 
     @property
     def header_defaults(self) -> dict[str, Any]:
@@ -134,7 +140,6 @@ class V03SessionPaths(SessionPaths):
 
     def __init__(self, sessions_dir: Path) -> None:
         super().__init__(sessions_dir)
-        self._file_lock: Any = None
 
     def path_for(self, key: str) -> Path:
         if not key:
@@ -156,15 +161,6 @@ class V03SessionPaths(SessionPaths):
     def shadowed(self, path: Path, key: str) -> bool:
         canonical = self.path_for(key)
         return path != canonical and decode_session_stem(path.stem) is None and canonical.exists()
-
-    def lock(self) -> AbstractContextManager[Any]:
-        if self._file_lock is None:
-            from filelock import FileLock
-
-            self.sessions_dir.mkdir(parents=True, exist_ok=True)
-            self._file_lock = FileLock(str(self.sessions_dir / SESSION_FILES_LOCK), timeout=LOCK_TIMEOUT_S,
-                                       thread_local=False)
-        return self._file_lock  # type: ignore[no-any-return]
 
     @property
     def header_defaults(self) -> dict[str, Any]:

@@ -6,7 +6,12 @@ Behaviour follows nanobot 0.1.4.post4 (reference §6) with these deliberate diff
 - turns publish typed events (events.py) instead of progress strings;
 - one turn at a time *per session*; different sessions run concurrently;
 - `/stop` cancels the session's turn, its running tool process and its subagents, and the partial
-  turn is saved marked `"stopped": true`.
+  turn is saved marked `"stopped": true`;
+- a reply the endpoint cuts off is kept, marked `"cut_off": <kind>`; a write the disk refuses leaves the
+  file as it was, and the messages wait in memory for `retry_save` (or the session's next write).
+
+(Longer than the usual ~400 lines: a turn's steps, how each step is saved and how each can fail are
+one story, and splitting them would scatter it.)
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from nanobot_desktop.engine.events import (
     TurnFailed,
     TurnFinished,
     TurnStarted,
+    WaitingForModel,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.history_journal import history_session
@@ -45,7 +51,7 @@ from nanobot_desktop.engine.token_window import (
 )
 from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT, ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
-from nanobot_desktop.engine.workspace import Workspace
+from nanobot_desktop.engine.workspace import StorageError, Workspace
 
 if TYPE_CHECKING:  # subagents imports this module
     from nanobot_desktop.engine.subagents import SubagentManager
@@ -107,6 +113,8 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
         response = await provider.chat(
             messages, tools, model=model, temperature=settings.temperature, max_tokens=settings.max_tokens,
             reasoning_effort=settings.reasoning_effort, on_text_delta=on_text, on_reasoning_delta=on_reasoning,
+            on_wait=lambda phase, waited, limit: bus.publish(WaitingForModel(
+                session_key, turn_id=turn_id, phase=phase, waited_s=waited, limit_s=limit)),
         )
     except ProviderError as error:
         bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
@@ -138,6 +146,7 @@ class TurnResult:
     status: str  # "ok" | "failed" | "cancelled" | "command"
     reply: str | None
     error: str | None = None
+    kind: str = ""  # the failure's kind (see TurnFailed), "" when it did not fail
 
 
 @dataclass
@@ -146,6 +155,7 @@ class _TurnState:
     session: Session
     streamed: list[str] = field(default_factory=list)
     pending_tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (call id, name) not yet answered
+    reply: str | None = None  # the final reply, once there is one (kept when saving it fails)
 
 
 class AgentLoop:
@@ -180,6 +190,8 @@ class AgentLoop:
         self._active: dict[str, set[asyncio.Task[Any]]] = {}
         self._consolidation_locks: dict[str, asyncio.Lock] = {}
         self._consolidation_tasks: dict[str, asyncio.Task[Any]] = {}
+        # Messages a failed write could not save, per session; written before anything else next time.
+        self._unsaved: dict[str, list[dict[str, Any]]] = {}
         self._models_without_images: set[str] = set()  # endpoints that refused a tool's images
 
     # --- public API --------------------------------------------------------------------------------
@@ -307,24 +319,39 @@ class AgentLoop:
         if command == "/new":
             return await self._new_session(session_key, turn_id)
 
-        session = self.sessions.get_or_create(session_key)
+        try:
+            session = self.sessions.get_or_create(session_key)
+        except (ValueError, OSError) as error:  # an unusable key, or a session file that cannot be read
+            message = str(error) if isinstance(error, ValueError) else \
+                f"Cannot read the session file {error.filename}: {error.strerror or error}."
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="session",
+                                        unsent_text=text))
+            return TurnResult(turn_id, "failed", None, message, kind="session")
         settings = self._settings()
         if not system_origin:
             self._maybe_start_consolidation(session, settings)
         state = _TurnState(turn_id=turn_id, session=session)
-        prompt_sections = self.context.system_sections()
-        if settings.context_window_tokens > 0:  # a nanobot 0.3 workspace
-            summary = archived_summary(session.metadata)
-            if summary:  # 0.3 compacted this session: its summary stands in for the archived messages
-                prompt_sections.append(PromptSection("archived_summary", summary))
-            budget = history_budget(settings.context_window_tokens, settings.max_tokens,
-                                    sum(section.chars for section in prompt_sections))
-            history = fit_history(session.get_history(0), budget)
-        else:
-            history = session.get_history(settings.memory_window)
-        messages = self.context.build_messages(history, text, media, channel, chat_id, sections=prompt_sections)
-        sizes = tuple((section.name, section.chars) for section in prompt_sections)
-        self._save(state, [messages[-1]])
+        try:
+            self._save(state, [])  # first what an earlier failed write left unsaved, so the model sees it
+            prompt_sections = self.context.system_sections()
+            if settings.context_window_tokens > 0:  # a nanobot 0.3 workspace
+                summary = archived_summary(session.metadata)
+                if summary:  # 0.3 compacted this session: its summary stands in for the archived messages
+                    prompt_sections.append(PromptSection("archived_summary", summary))
+                budget = history_budget(settings.context_window_tokens, settings.max_tokens,
+                                        sum(section.chars for section in prompt_sections))
+                history = fit_history(session.get_history(0), budget)
+            else:
+                history = session.get_history(settings.memory_window)
+            messages = self.context.build_messages(history, text, media, channel, chat_id,
+                                                   sections=prompt_sections)
+            sizes = tuple((section.name, section.chars) for section in prompt_sections)
+            self._save(state, [messages[-1]], keep_on_failure=False)
+        except StorageError as error:  # nothing was sent yet; the text stays in the composer / the shell
+            message = error.sentence("your message was not saved and was not sent")
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
+                                        unsaved=self.has_unsaved(session_key), unsent_text=text))
+            return TurnResult(turn_id, "failed", None, message, kind="storage")
         ctx = self._tool_context(session_key, channel, chat_id, in_cron_job)
         try:
             reply = await self._run_iterations(state, messages, ctx, settings, sizes)
@@ -333,8 +360,13 @@ class AgentLoop:
             self.bus.publish(TurnCancelled(session_key, turn_id=turn_id, partial_text="".join(state.streamed)))
             raise
         except ProviderError as error:
-            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=error.message, kind=error.kind))
-            return TurnResult(turn_id, "failed", None, error.message)
+            return self._fail_with_partial(state, error)
+        except StorageError as error:
+            shown = "the reply is shown but was not saved" if state.reply is not None else "this turn stopped"
+            message = error.sentence(shown)  # the window offers Retry save (has_unsaved / retry_save)
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
+                                        partial_text="".join(state.streamed), unsaved=True))
+            return TurnResult(turn_id, "failed", state.reply, message, kind="storage")
         except ConfigError as error:  # e.g. no provider configured yet: the user's to fix, not a bug
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=str(error), kind="config"))
             return TurnResult(turn_id, "failed", None, str(error))
@@ -388,6 +420,7 @@ class AgentLoop:
             response = await self._call_llm(state, provider, messages, tools, settings, sections)
             if not response.has_tool_calls:
                 final = strip_think(response.content)
+                state.reply = final
                 self._save(state, [self._assistant_message(final, None, response)])
                 return final
             thought = strip_think(response.content)
@@ -458,8 +491,50 @@ class AgentLoop:
             message["reasoning_content"] = response.reasoning_content
         return message
 
-    def _save(self, state: _TurnState, messages: list[dict[str, Any]]) -> None:
-        """Append messages to the session file in the reference's shapes (runtime block stripped)."""
+    def _fail_with_partial(self, state: _TurnState, error: ProviderError) -> TurnResult:
+        """An endpoint fault: keep what was streamed (marked cut off) and say precisely what happened."""
+        key, turn_id = state.session.key, state.turn_id
+        partial = strip_think("".join(state.streamed))
+        message = error.message
+        unsaved = False
+        if partial:
+            try:
+                self._save(state, [{"role": "assistant", "content": partial, "cut_off": error.kind}])
+                message = f"{message} The partial reply was kept, marked as cut off."
+            except StorageError as storage:
+                unsaved = True
+                message = f"{message} {storage.sentence('the partial reply was not saved')}"
+        self.bus.publish(TurnFailed(key, turn_id=turn_id, error=message, kind=error.kind, partial_text=partial,
+                                    unsaved=unsaved))
+        return TurnResult(turn_id, "failed", partial or None, message, kind=error.kind)
+
+    def has_unsaved(self, session_key: str) -> bool:
+        """Whether messages of this session wait to be written (a write failed; see `retry_save`)."""
+        return bool(self._unsaved.get(session_key))
+
+    async def retry_save(self, session_key: str) -> int:
+        """Write the messages a failed write left unsaved; returns how many. Raises StorageError again
+        (with the same kind of sentence) when the disk still refuses; nothing is lost either way."""
+        lock = self._session_locks.setdefault(session_key, asyncio.Lock())
+        async with lock:
+            pending = self._unsaved.pop(session_key, [])
+            if not pending:
+                return 0
+            session = self.sessions.get_or_create(session_key)
+            try:
+                self.sessions.append(session, pending)  # publishes SessionChanged
+            except StorageError:
+                self._unsaved[session_key] = pending
+                raise
+            return len(pending)
+
+    def _save(self, state: _TurnState, messages: list[dict[str, Any]], *, keep_on_failure: bool = True) -> None:
+        """Append messages to the session file in the reference's shapes (runtime block stripped).
+
+        Messages an earlier failed write left unsaved go first. When this write fails, the file is as it
+        was (the store's append is all or nothing) and the messages wait in `_unsaved` for
+        `retry_save` — unless `keep_on_failure` is False (the user's message: it stays in the composer).
+        """
         to_write: list[dict[str, Any]] = []
         for message in messages:
             entry = dict(message)
@@ -475,8 +550,15 @@ class AgentLoop:
                     and len(entry["content"]) > TOOL_RESULT_SAVE_LIMIT:
                 entry["content"] = entry["content"][:TOOL_RESULT_SAVE_LIMIT] + "\n... (truncated)"
             to_write.append(entry)
-        if to_write:
-            self.sessions.append(state.session, to_write, turn_id=state.turn_id)  # publishes SessionChanged
+        key = state.session.key
+        pending = self._unsaved.pop(key, [])
+        if not to_write and not pending:
+            return
+        try:  # publishes SessionChanged
+            self.sessions.append(state.session, pending + to_write, turn_id=state.turn_id)
+        except StorageError:
+            self._unsaved[key] = pending + (to_write if keep_on_failure else [])
+            raise
 
     def _save_stopped(self, state: _TurnState) -> None:
         """Keep what the stopped turn produced: unanswered tool calls get a 'cancelled' result."""
@@ -545,7 +627,12 @@ class AgentLoop:
                                                        error=result.error or "the model did not save memory"))
                 return False
             if not archive_all and offset != session.last_consolidated:
-                self.sessions.set_last_consolidated(session, offset)
+                try:
+                    self.sessions.set_last_consolidated(session, offset)
+                except StorageError as error:
+                    self.bus.publish(ConsolidationFinished(session.key, ok=False, error=error.sentence(
+                        "the summary was written but the session still counts those messages as new")))
+                    return False
             self.bus.publish(ConsolidationFinished(session.key, ok=True))
             return True
 
@@ -557,6 +644,11 @@ class AgentLoop:
             ok = await self._consolidate(session, settings, archive_all=True)
             if not ok:
                 return self._finish(session_key, turn_id, ARCHIVE_FAILED_TEXT, status="command")
-        self.sessions.clear(session)  # publishes SessionChanged(reason="cleared")
+        try:
+            self.sessions.clear(session)  # publishes SessionChanged(reason="cleared")
+        except StorageError as error:
+            message = error.sentence("the conversation was not cleared")
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage"))
+            return TurnResult(turn_id, "failed", None, message, kind="storage")
         self.sessions.invalidate(session_key)
         return self._finish(session_key, turn_id, NEW_SESSION_TEXT, status="command")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,7 +23,9 @@ from nanobot_desktop.engine.history_journal import HistoryJournal, current_histo
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
 from nanobot_desktop.engine.memory_git import GitMemoryMixin, MemoryGit, MemoryVersion
-from nanobot_desktop.engine.workspace import Workspace, append_text, atomic_write_bytes
+from nanobot_desktop.engine.workspace import (
+    StorageError, Workspace, append_text, atomic_write_bytes, storage_error,
+)
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +100,16 @@ class MemoryStore(GitMemoryMixin):
             current = None
         if current == new_data:
             return
-        if current is not None:
-            self._save_version(current, source)
-        atomic_write_bytes(self.memory_file, new_data)
+        try:
+            version = self._save_version(current, source) if current is not None else None
+        except OSError as error:  # told as a MEMORY.md problem: that is what the person was saving
+            raise StorageError(self.memory_file, getattr(error, "cause", error)) from error
+        try:
+            atomic_write_bytes(self.memory_file, new_data)
+        except OSError:
+            if version is not None:  # MEMORY.md did not change: the copy of it is not a version
+                version.unlink(missing_ok=True)
+            raise
 
     def _save_version(self, data: bytes, source: str) -> Path:
         stamp = datetime.now()
@@ -158,6 +168,36 @@ class MemoryStore(GitMemoryMixin):
             self.journal.append(text, session_key=current_history_session())
             return
         append_text(self.history_file, self._separator_needed() + text + "\n\n")
+
+    def commit_consolidation(self, entry: str | None, memory_update: str | None) -> None:
+        """Append the history entry and replace MEMORY.md as one step: both happen, or neither.
+
+        The entry goes first (an append can be undone by truncating); if MEMORY.md then cannot be
+        written, HISTORY.md is cut back to its length before, so a retry does not log the entry twice.
+        """
+        try:
+            history_before: int | None = self.history_file.stat().st_size
+        except FileNotFoundError:
+            history_before = None
+        if entry:
+            self.append_history(entry)
+        if memory_update is None:
+            return
+        try:
+            self.write_long_term(memory_update, source="consolidation")
+        except OSError:
+            if entry:
+                self._undo_history_append(history_before)
+            raise
+
+    def _undo_history_append(self, length: int | None) -> None:
+        try:
+            if length is None:
+                self.history_file.unlink(missing_ok=True)
+            else:
+                os.truncate(self.history_file, length)
+        except OSError:
+            log.exception("could not undo the history entry appended to %s", self.history_file)
 
     def _separator_needed(self) -> str:
         """Extra newlines so a hand-edited file that lost its trailing blank line keeps entries apart."""
@@ -377,13 +417,11 @@ async def consolidate_detailed(
     update = _as_text(args["memory_update"]) if args.get("memory_update") else None
     changed = update is not None and update != current_memory
     try:
-        if entry:
-            memory.append_history(entry)
-        if changed and update is not None:
-            memory.write_long_term(update, source="consolidation")
+        memory.commit_consolidation(entry, update if changed else None)
     except OSError as exc:
         log.warning("memory consolidation could not write: %s", exc)
-        return ConsolidationResult(offset=None, error=f"could not write memory files: {exc}")
+        failure = storage_error(Path(getattr(exc, "filename", None) or memory.memory_file), exc)
+        return ConsolidationResult(offset=None, error=failure.sentence("memory was left as it was"))
     return ConsolidationResult(
         offset=new_offset, summarised=len(old), history_entry=entry, memory_changed=changed
     )

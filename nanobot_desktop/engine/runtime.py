@@ -146,14 +146,18 @@ class Engine:
         from nanobot_desktop.engine.llm.provider import make_provider
 
         resolved = resolve_provider(self.config)  # ConfigError tells the user what to set
+        desktop = self.app_settings
         key = (resolved.name, resolved.api_key, resolved.api_base, resolved.model,
-               tuple(sorted((resolved.extra_headers or {}).items())))
+               tuple(sorted((resolved.extra_headers or {}).items())),
+               desktop.model_first_byte_timeout, desktop.model_idle_timeout)
         if self._provider is None or key != self._provider_key:
             release = getattr(self._provider, "release", None)  # the old endpoint's connection is let go
             if release is not None:
                 release()
             self._provider = make_provider(resolved.name, resolved.api_key, resolved.api_base, resolved.model,
-                                           resolved.extra_headers)
+                                           resolved.extra_headers,
+                                           first_byte_timeout_s=desktop.model_first_byte_timeout,
+                                           idle_timeout_s=desktop.model_idle_timeout)
             self._provider_key = key
         return self._provider
 

@@ -220,6 +220,9 @@ class AppSettings(_Base):
     background_tool_approval: dict[str, ApprovalPolicy] = Field(default_factory=dict)
     background_approval_expiry_s: float = Field(default=1800, gt=0)  # an unanswered background ask then denies
     missed_runs: dict[str, Literal["run_once", "skip"]] = Field(default_factory=dict)  # cron job id -> rule
+    # Seconds before a model call is given up: nothing at all arrived / the stream stopped progressing.
+    model_first_byte_timeout: float = Field(default=45.0, gt=0)
+    model_idle_timeout: float = Field(default=30.0, gt=0)
 
     _source_path: Path | None = PrivateAttr(default=None)
 

@@ -8,6 +8,10 @@ Why it looks like this:
 - The SDK's own retries are off; we retry here, and only while nothing has reached the callbacks,
   so a person never sees the same text twice.
 - Every failure leaves as a `ProviderError` with one line a person can act on (never the API key).
+- A stalled endpoint is given up on: nothing within `first_byte_timeout_s`, or a stream that makes no
+  real progress (fewer than 16 characters) for `idle_timeout_s`; while waiting, `on_wait` is told
+  every second so the window can show it. Malformed replies (cut off, an HTML page, no choices, a
+  chunk that is not JSON) each get their own message (stream_faults.py).
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError, TextCallback, ToolCallRequest, Usage
 from nanobot_desktop.engine.llm.payload import keeps_reasoning_content, parse_tool_arguments, sanitize_messages
+from nanobot_desktop.engine.llm.stream_faults import StallWatch, empty_reply_error, malformed_chunk_error
+from nanobot_desktop.engine.llm.types import (
+    LLMResponse, ProviderError, TextCallback, ToolCallRequest, Usage, WaitCallback,
+)
 
 __all__ = ["OpenAICompatProvider", "make_provider", "parse_tool_arguments", "sanitize_messages",
            "keeps_reasoning_content"]
@@ -58,6 +65,9 @@ class _Assembly:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     delivered: bool = False  # something reached a callback: a retry would repeat it
+    chunks: int = 0  # stream chunks received
+    chunks_with_choices: int = 0
+    chars: int = 0  # characters of text, reasoning and tool arguments received
 
     def add_tool_call_delta(self, part: Any) -> None:
         index = getattr(part, "index", None)
@@ -111,6 +121,8 @@ class OpenAICompatProvider:
         timeout_s: float = 120.0,
         retry_base_delay_s: float = 0.5,
         keep_reasoning: bool | None = None,
+        first_byte_timeout_s: float = 45.0,
+        idle_timeout_s: float = 30.0,
     ) -> None:
         self.api_key = api_key
         self.api_base = api_base.rstrip("/")
@@ -119,6 +131,8 @@ class OpenAICompatProvider:
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self.retry_base_delay_s = retry_base_delay_s
+        self.first_byte_timeout_s = first_byte_timeout_s
+        self.idle_timeout_s = idle_timeout_s
         self.keep_reasoning = keeps_reasoning_content(api_base) if keep_reasoning is None else keep_reasoning
         self._client: Any = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -185,6 +199,7 @@ class OpenAICompatProvider:
         tool_choice: Any = None,
         on_text_delta: TextCallback | None = None,
         on_reasoning_delta: TextCallback | None = None,
+        on_wait: WaitCallback | None = None,
     ) -> LLMResponse:
         model = model or self.default_model
         request: dict[str, Any] = {
@@ -208,7 +223,7 @@ class OpenAICompatProvider:
             self._apply_adaptations(request)
             assembly = _Assembly(model=model)
             try:
-                await self._stream_once(request, assembly, on_text_delta, on_reasoning_delta)
+                await self._stream_once(request, assembly, on_text_delta, on_reasoning_delta, on_wait)
                 return assembly.response(time.monotonic() - started)
             except asyncio.CancelledError:
                 raise
@@ -218,6 +233,9 @@ class OpenAICompatProvider:
                 if not assembly.delivered and self._adapt_to_refused_parameter(exc, model, request):
                     continue
                 delay = self._retry_delay(exc, attempt)
+                cut = assembly.chunks > 0 and _is_connection_error(exc) and not _is_timeout(exc)
+                if cut and (delay is None or assembly.delivered):
+                    raise self._cut_off_error(assembly) from None
                 if delay is None or assembly.delivered:
                     raise self._provider_error(exc, model, attempt + 1) from None
                 attempt += 1
@@ -225,33 +243,68 @@ class OpenAICompatProvider:
                          self.max_retries, delay)
                 await self._sleep(delay)
 
-    async def _stream_once(self, request: dict[str, Any], assembly: _Assembly,
-                           on_text: TextCallback | None, on_reasoning: TextCallback | None) -> None:
-        stream = await self._get_client().chat.completions.create(**request)
-        async with stream:  # closes the HTTP response on cancel or error
-            async for chunk in stream:
-                assembly.model = getattr(chunk, "model", None) or assembly.model
-                if getattr(chunk, "usage", None) is not None:
-                    prompt, completion = chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
-                    assembly.usage = Usage(prompt, completion, chunk.usage.total_tokens or prompt + completion)
-                for choice in chunk.choices or ():
-                    delta = choice.delta
-                    if delta is not None:
-                        reasoning = _reasoning_of(delta)
-                        if reasoning:
-                            assembly.reasoning.append(reasoning)
-                            if on_reasoning is not None:
-                                assembly.delivered = True
-                                on_reasoning(reasoning)
-                        if delta.content:
-                            assembly.text.append(delta.content)
-                            if on_text is not None:
-                                assembly.delivered = True
-                                on_text(delta.content)
-                        for part in delta.tool_calls or ():
-                            assembly.add_tool_call_delta(part)
-                    if choice.finish_reason:
-                        assembly.finish_reason = choice.finish_reason
+    async def _stream_once(self, request: dict[str, Any], assembly: _Assembly, on_text: TextCallback | None,
+                           on_reasoning: TextCallback | None, on_wait: WaitCallback | None) -> None:
+        client = self._get_client()  # first: importing the SDK must not eat into the endpoint's time
+        watch = StallWatch(self.first_byte_timeout_s, self.idle_timeout_s, on_wait)
+        try:
+            async with asyncio.timeout_at(watch.deadline()) as scope:
+                watch.start(scope)
+                stream = await client.chat.completions.create(**request)
+                content_type = stream.response.headers.get("content-type", "")
+                async with stream:  # closes the HTTP response on cancel or error
+                    async for chunk in stream:
+                        self._take_chunk(chunk, assembly, on_text, on_reasoning)
+                        watch.progress(assembly.chars)
+        except TimeoutError:
+            raise ProviderError(self._one_line(watch.message(self.api_base, assembly.chars)),
+                                kind=watch.kind()) from None
+        except ValueError as exc:  # json.JSONDecodeError from the SDK's stream decoder
+            raise ProviderError(self._one_line(malformed_chunk_error(exc, assembly.chars)), kind="malformed") from None
+        finally:
+            watch.stop()
+        if not assembly.chunks_with_choices and not assembly.text and not assembly.calls:
+            message, kind = empty_reply_error(self.api_base, content_type, assembly.chunks)
+            raise ProviderError(self._one_line(message), kind=kind)
+
+    @staticmethod
+    def _take_chunk(chunk: Any, assembly: _Assembly, on_text: TextCallback | None,
+                    on_reasoning: TextCallback | None) -> None:
+        assembly.chunks += 1
+        assembly.model = getattr(chunk, "model", None) or assembly.model
+        if getattr(chunk, "usage", None) is not None:
+            prompt, completion = chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
+            assembly.usage = Usage(prompt, completion, chunk.usage.total_tokens or prompt + completion)
+        if chunk.choices:
+            assembly.chunks_with_choices += 1
+        for choice in chunk.choices or ():
+            delta = choice.delta
+            if delta is not None:
+                reasoning = _reasoning_of(delta)
+                if reasoning:
+                    assembly.reasoning.append(reasoning)
+                    assembly.chars += len(reasoning)
+                    if on_reasoning is not None:
+                        assembly.delivered = True
+                        on_reasoning(reasoning)
+                if delta.content:
+                    assembly.text.append(delta.content)
+                    assembly.chars += len(delta.content)
+                    if on_text is not None:
+                        assembly.delivered = True
+                        on_text(delta.content)
+                for part in delta.tool_calls or ():
+                    assembly.add_tool_call_delta(part)
+                    function = getattr(part, "function", None)
+                    assembly.chars += len(getattr(function, "arguments", None) or "") + 1
+            if choice.finish_reason:
+                assembly.finish_reason = choice.finish_reason
+
+    def _cut_off_error(self, assembly: _Assembly) -> ProviderError:
+        shown = sum(len(piece) for piece in assembly.text)
+        text = (f"The endpoint closed the connection mid-reply after {shown} characters "
+                "(the stream was cut off before it finished).")
+        return ProviderError(self._one_line(text), kind="cut")
 
     # ---- models ----------------------------------------------------------------------------------
 
@@ -422,7 +475,8 @@ def _connection_failure(exc: BaseException) -> str:
 
 
 def make_provider(name: str, api_key: str, api_base: str, model: str,
-                  extra_headers: dict[str, str] | None = None) -> OpenAICompatProvider:
+                  extra_headers: dict[str, str] | None = None, *, first_byte_timeout_s: float = 45.0,
+                  idle_timeout_s: float = 30.0) -> OpenAICompatProvider:
     """The provider for a resolved config entry (config.resolve_provider gives these values:
     the base URL already defaulted, the model already stripped of its routing prefix)."""
     if not api_base:
@@ -432,4 +486,5 @@ def make_provider(name: str, api_key: str, api_base: str, model: str,
         headers.setdefault("api-key", api_key)  # Azure's v1 endpoint authenticates with this header
     keep_reasoning = True if name in ("deepseek", "moonshot") else None  # else: judged from the URL
     return OpenAICompatProvider(api_key=api_key, api_base=api_base, default_model=model, extra_headers=headers,
-                                keep_reasoning=keep_reasoning)
+                                keep_reasoning=keep_reasoning, first_byte_timeout_s=first_byte_timeout_s,
+                                idle_timeout_s=idle_timeout_s)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
 
 TextCallback = Callable[[str], None]
+# on_wait(phase, waited_s, limit_s): the endpoint has been silent for `waited_s` ("first_byte" or "idle").
+WaitCallback = Callable[[str, float, float], None]
 
 
 @dataclass
@@ -65,7 +67,9 @@ class ProviderError(Exception):
     """A failed LLM call, with a one-line message a person can act on.
 
     `kind` is one of: "auth", "model_not_found", "unreachable", "timeout", "rate_limit", "server",
-    "bad_request", "cancelled", "other".
+    "bad_request", "cancelled", "other", and for malformed or stalled replies: "cut" (stream cut off),
+    "stalled" (no progress mid-stream), "malformed" (a chunk that is not JSON), "not_an_api" (e.g. an
+    HTML page), "empty" (no choices).
     """
 
     def __init__(self, message: str, kind: str = "other", status: int | None = None) -> None:
@@ -95,6 +99,7 @@ class ChatProvider(Protocol):
         tool_choice: Any = None,
         on_text_delta: TextCallback | None = None,
         on_reasoning_delta: TextCallback | None = None,
+        on_wait: WaitCallback | None = None,
     ) -> LLMResponse:
         """Stream one completion; raise ProviderError on failure (never a raw SDK exception)."""
         ...

@@ -13,12 +13,19 @@ reported in `ParsedSession.warnings`; the bytes stay in the file.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.workspace import append_text, atomic_write_bytes
+from nanobot_desktop.engine.sessions.lock import session_files_lock
+from nanobot_desktop.engine.workspace import (
+    append_to_fd, atomic_write_bytes, storage_error,
+    truncate_back,
+)
+
+log = logging.getLogger(__name__)
 
 METADATA_TYPE = "metadata"
 # The post4 metadata line: exactly these keys, in this order. Anything else a newer nanobot wrote
@@ -37,6 +44,20 @@ class ParsedSession:
     header: dict[str, Any] | None
     messages: list[dict[str, Any]]
     warnings: list[str] = field(default_factory=list)
+
+
+MAX_FILE_NAME_BYTES = 255 - len(".jsonl")  # what most file systems allow for one name
+
+
+def file_name_problem(name: str, key: str) -> str | None:
+    """Why the session key `key` (file name `name`) cannot name a session file, or None."""
+    if not name:
+        return f"The session key {key!r} is empty (or only spaces and punctuation): use one like cli:direct."
+    size = len(name.encode("utf-8"))
+    if size > MAX_FILE_NAME_BYTES:
+        return (f"The session key is too long ({len(key)} characters, {size} bytes as a file name; at most "
+                f"{MAX_FILE_NAME_BYTES} bytes): use a shorter one.")
+    return None
 
 
 def encode_line(obj: dict[str, Any]) -> str:
@@ -113,11 +134,71 @@ def parse_session_bytes(data: bytes, source: str = "session") -> ParsedSession:
             continue
         if record_type is not None:
             continue  # other record kinds of later nanobot versions (e.g. provider_state) are not messages
-        if not isinstance(obj.get("role"), str):
-            warnings.append(f"{source}: line {number} has no \"role\"; skipped")
+        problem = message_problem(obj)
+        if problem:
+            warnings.append(f"{source}: line {number} {problem}; skipped")
             continue
         messages.append(obj)
     return ParsedSession(header, messages, warnings)
+
+
+_ROLES = ("system", "user", "assistant", "tool")
+
+
+def message_problem(obj: dict[str, Any]) -> str | None:
+    """Why a message line cannot be replayed to a model (None when it can).
+
+    A line the agent (via exec) or another program wrote in a wrong shape must not make every later
+    turn of the session fail at the endpoint, so loading skips it like an unreadable line.
+    """
+    role = obj.get("role")
+    if not isinstance(role, str):
+        return "has no \"role\"" if role is None else f"has a \"role\" that is not a string ({_kind(role)})"
+    if role not in _ROLES:
+        return f"has an unknown role {role[:40]!r}"
+    content = obj.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        return f"has \"content\" that is neither text nor a list of parts ({_kind(content)})"
+    if isinstance(content, list) and not all(isinstance(part, dict) for part in content):
+        return "has a \"content\" list with an entry that is not an object"
+    calls = obj.get("tool_calls")
+    if calls is not None:
+        if role != "assistant":
+            return f"has \"tool_calls\" on a {role} message"
+        if not isinstance(calls, list):
+            return f"has \"tool_calls\" that is not a list ({_kind(calls)})"
+        for position, call in enumerate(calls, start=1):
+            problem = _tool_call_problem(call)
+            if problem:
+                return f"has a malformed tool call #{position} ({problem})"
+    for name in ("tool_call_id", "name"):
+        if name in obj and not isinstance(obj[name], str):
+            return f"has a \"{name}\" that is not a string ({_kind(obj[name])})"
+    if role == "tool" and not isinstance(obj.get("tool_call_id"), str):
+        return "is a tool result without a \"tool_call_id\""
+    return None
+
+
+def _tool_call_problem(call: Any) -> str | None:
+    if not isinstance(call, dict):
+        return f"{_kind(call)} instead of an object"
+    if not isinstance(call.get("id"), str) or not call["id"]:
+        return "no \"id\""
+    function = call.get("function")
+    if not isinstance(function, dict):
+        return f"\"function\" is {_kind(function)}, not an object"
+    if not isinstance(function.get("name"), str) or not function["name"]:
+        return "no function name"
+    arguments = function.get("arguments", "")
+    if not isinstance(arguments, (str, dict)):
+        return f"arguments are {_kind(arguments)}"
+    return None
+
+
+def _kind(value: Any) -> str:
+    names = {str: "a string", list: "a list", dict: "an object", bool: "a boolean", int: "a number",
+             float: "a number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def read_first_line(path: Path) -> bytes:
@@ -125,25 +206,46 @@ def read_first_line(path: Path) -> bytes:
         return handle.readline(_FIRST_LINE_LIMIT)
 
 
-def ensure_trailing_newline(path: Path) -> bool:
-    """Terminate a half-written last line so the next append starts on a line of its own."""
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        if size == 0:
-            return False
-        handle.seek(size - 1)
-        last = handle.read(1)
-    if last == b"\n":
-        return False
-    append_text(path, "\n")
-    return True
-
-
 def create_file(path: Path, header: dict[str, Any], messages: list[dict[str, Any]]) -> None:
     """Write a new session file in one atomic step (padded metadata line, then the messages)."""
     body = "".join(encode_line(message) for message in messages).encode("utf-8")
-    atomic_write_bytes(path, header_line(header) + body)
+    with session_files_lock(path.parent):
+        atomic_write_bytes(path, header_line(header) + body)
+
+
+def create_file_if_missing(path: Path, header: dict[str, Any], messages: list[dict[str, Any]]) -> bool:
+    """`create_file` unless another writer created the file first; True when this call created it."""
+    with session_files_lock(path.parent):
+        if path.exists():
+            return False
+        create_file(path, header, messages)
+        return True
+
+
+def append_lines(path: Path, data: bytes, header: dict[str, Any]) -> int:
+    """Append whole lines and put `header` on line 1, under the lock, all or nothing.
+
+    A torn last line (a crash mid-write) gets its newline in the same write as the new lines. If the
+    append or the metadata update fails, the file is truncated back to its length before the call
+    (truncating needs no free space), so the file is exactly as it was, and a StorageError is raised.
+    """
+    with session_files_lock(path.parent):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0))
+        except OSError as error:
+            raise storage_error(path, error) from error
+        try:
+            before = os.fstat(fd).st_size
+            if append_to_fd(fd, path, data, repair_tail=True) > len(data):
+                log.warning("%s ended mid-line (an interrupted write); new lines start after it", path)
+            try:
+                update_header(path, header)
+            except OSError as error:
+                truncate_back(fd, before)
+                raise storage_error(path, error) from error
+        finally:
+            os.close(fd)
+    return len(data)
 
 
 def update_header(path: Path, header: dict[str, Any]) -> bool:
@@ -153,34 +255,50 @@ def update_header(path: Path, header: dict[str, Any]) -> bool:
     that many bytes are overwritten at offset 0 (pwrite + fsync). Nothing after line 1 moves, so an
     append-only file stays append-only. Otherwise (a line written unpadded by the nanobot CLI, a
     header that outgrew its width, a file with no metadata line) the file is rewritten once,
-    atomically, with a larger padded line 1 and every other byte kept verbatim.
+    atomically, with a larger padded line 1 and every other byte kept verbatim. Both happen under
+    the session-files lock, so a concurrent append can never land in a file that is being replaced.
     """
-    first = read_first_line(path)
-    body = json.dumps(header, ensure_ascii=False).encode("utf-8")
-    padded = first.endswith(b" \n") and parse_header(first) is not None
-    if padded and len(body) + 2 <= len(first):
-        line = body + b" " * (len(first) - len(body) - 1) + b"\n"
-        _overwrite_at_start(path, line)
-        return True
-    _rewrite_header(path, header)
-    return False
+    with session_files_lock(path.parent):
+        first = read_first_line(path)
+        body = json.dumps(header, ensure_ascii=False).encode("utf-8")
+        padded = first.endswith(b" \n") and parse_header(first) is not None
+        if padded and len(body) + 2 <= len(first):
+            line = body + b" " * (len(first) - len(body) - 1) + b"\n"
+            _overwrite_at_start(path, line, first)
+            return True
+        _rewrite_header(path, header)
+        return False
 
 
-def _overwrite_at_start(path: Path, data: bytes) -> None:
+def _overwrite_at_start(path: Path, data: bytes, previous: bytes) -> None:
     # No O_APPEND here: on Linux, pwrite on an O_APPEND descriptor writes at the end.
-    fd = os.open(path, os.O_WRONLY | getattr(os, "O_BINARY", 0))
     try:
-        offset = 0
-        while offset < len(data):
-            if hasattr(os, "pwrite"):
-                written = os.pwrite(fd, data[offset:], offset)
-            else:  # Windows
-                os.lseek(fd, offset, os.SEEK_SET)
-                written = os.write(fd, data[offset:])
-            offset += written
-        os.fsync(fd)
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_BINARY", 0))
+    except OSError as error:
+        raise storage_error(path, error) from error
+    try:
+        try:
+            _write_at(fd, data, 0)
+            os.fsync(fd)
+        except OSError as error:
+            try:  # the same bytes in the same place: needs no new space
+                _write_at(fd, previous, 0)
+            except OSError:
+                pass
+            raise storage_error(path, error) from error
     finally:
         os.close(fd)
+
+
+def _write_at(fd: int, data: bytes, start: int) -> None:
+    offset = 0
+    while offset < len(data):
+        if hasattr(os, "pwrite"):
+            written = os.pwrite(fd, data[offset:], start + offset)
+        else:  # Windows
+            os.lseek(fd, start + offset, os.SEEK_SET)
+            written = os.write(fd, data[offset:])
+        offset += written
 
 
 def _rewrite_header(path: Path, header: dict[str, Any]) -> None:

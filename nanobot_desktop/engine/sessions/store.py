@@ -35,7 +35,8 @@ from nanobot_desktop.engine.layout import SessionPaths, post4_file_stem
 from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
 from nanobot_desktop.engine.sessions.export import render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
-    HEADER_KEYS, create_file, encode_line, ensure_trailing_newline, parse_session_bytes, update_header,
+    HEADER_KEYS, append_lines, create_file, create_file_if_missing, encode_line, file_name_problem,
+    parse_session_bytes, update_header,
 )
 from nanobot_desktop.engine.sessions.listing import (
     SessionInfo, file_signature, mtime_iso, search_file, sort_time, summarize,
@@ -45,7 +46,6 @@ from nanobot_desktop.engine.sessions.trash import (
     ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash,
     trash_entries,
 )
-from nanobot_desktop.engine.workspace import append_text
 
 __all__ = ["INTERRUPTED_TOOL_RESULT", "Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "TrashEntry",
            "safe_key"]
@@ -104,11 +104,18 @@ class SessionStore:
         return self.sessions_dir / ".archive"
 
     def path_for(self, key: str) -> Path:
-        return self.paths.path_for(key)
+        try:
+            path: Path | None = self.paths.path_for(key)
+        except ValueError:
+            path = None
+        problem = file_name_problem(path.stem if path is not None else "", key)
+        if problem or path is None:
+            raise ValueError(problem)
+        return path
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Held around every write: our thread lock, and the layout's file lock (0.3's `.session-files.lock`)."""
+        """Held around every write: our thread lock, and the layout's file lock (`.session-files.lock`)."""
         with self._lock, self.paths.lock():
             yield
 
@@ -281,14 +288,17 @@ class SessionStore:
         if not entries:
             return 0
         with self._writing():
+            # All or nothing (file.append_lines): on a StorageError the file and `session` are unchanged.
             events = self._before_write(session)
-            self._ensure_file(session)
-            if ensure_trailing_newline(session.path):
-                log.warning("%s ended mid-line (an interrupted write); new lines start after it", session.path)
-            written = append_text(session.path, "".join(lines))
+            self._own_path(session)
+            header = {**session.header(), "updated_at": now()}
+            data = "".join(lines).encode("utf-8")
+            if create_file_if_missing(session.path, header, session.messages + entries):
+                written = len(data)
+            else:
+                written = append_lines(session.path, data, header)
             session.messages.extend(entries)
-            session.updated_at = now()
-            self._write_header(session)
+            session.updated_at = header["updated_at"]
             self._adopt(session)
             events.append(self._after_write(session, "appended", turn_id))
         self._publish(events)
@@ -300,16 +310,20 @@ class SessionStore:
             raise ValueError(f"last_consolidated must be an int in 0..{len(session.messages)}, got {n!r}")
         with self._writing():
             events = self._before_write(session)
-            session.last_consolidated = n
             target = session
             cached = self._cache.get(session.key)
             if cached is not None and cached is not session and n <= len(cached.messages):
                 # The session was re-read (it changed outside) while this consolidation ran: the offset
                 # still counts the same first messages, and the copy the next turn uses must keep it.
-                cached.last_consolidated = n
                 target = cached
-            self._ensure_file(target)
-            self._write_header(target)
+            previous = (session.last_consolidated, target.last_consolidated)
+            session.last_consolidated = target.last_consolidated = n
+            try:
+                self._ensure_file(target)
+                self._write_header(target)
+            except OSError:  # the offset moves only when it is on disk
+                session.last_consolidated, target.last_consolidated = previous
+                raise
             events.append(self._after_write(target, "metadata"))
         self._publish(events)
 

@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from nanobot_desktop.engine import (ApprovalAnswer, ApprovalRequest, ApprovalRequested, ConsolidationFinished,
                                     ConsolidationStarted, Event, OutboundMessage, ReasoningDelta, SessionChanged,
                                     TextDelta, ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed,
-                                    TurnFinished, TurnStarted)
+                                    TurnFinished, TurnStarted, WaitingForModel)
 from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
 from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
 from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
@@ -50,6 +50,12 @@ class ChatController(QObject):
     """(key, tool): a tool call waits for the person's answer in that session's chat."""
     reply_finished = Signal(str)
     """(key): a turn of that session ended (finished, failed or stopped)."""
+    message_returned = Signal(str, str)
+    """(key, text): the person's message could not be saved (nor sent): it goes back to the composer."""
+    waiting_changed = Signal(str, str)
+    """(key, text): "Waiting for the model… 12 s" while the endpoint is silent, "" when it speaks again."""
+    save_retried = Signal(str, bool, str)
+    """(key, ok, message): the outcome of *Retry save*."""
 
     def __init__(self, engine: Engine, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
                  parent: QObject | None = None) -> None:
@@ -73,6 +79,9 @@ class ChatController(QObject):
         engine.approver = self.approve
         bridge.event.connect(self.on_event)
         chat_view.approval_answered.connect(self.answer_approval)
+        chat_view.retry_save_requested.connect(lambda: self.retry_save(self._current_key))
+        self._waiting: set[str] = set()
+        self._unsaved_shown: set[str] = set()  # sessions showing a reply marked "Not saved"
 
     # --- sessions ----------------------------------------------------------------------------------
 
@@ -218,6 +227,32 @@ class ChatController(QObject):
         if key not in self._models or (not self._has_live_state(key) and self.reload_session(key)):
             self._reload_when_idle.discard(key)
 
+    def retry_save(self, key: str) -> "asyncio.Task[Any] | None":
+        """*Retry save*: write what a failed write left unsaved in session `key` (see AgentLoop.retry_save)."""
+        if not key or not self.engine.loop.has_unsaved(key):
+            return None
+        task = asyncio.ensure_future(self._retry_save(key))
+        self._track(task)
+        return task
+
+    async def _retry_save(self, key: str) -> None:
+        from nanobot_desktop.engine import StorageError
+
+        try:
+            await self.engine.loop.retry_save(key)
+        except StorageError as error:
+            message = error.sentence("still not saved; free some space and retry")
+            model = self._models.get(key)
+            if model is not None:
+                model.append(Notice(message, "error"))
+            self.save_retried.emit(key, False, message)
+            return
+        model = self._models.get(key)
+        if model is not None:
+            model.mark_saved()
+            self._notice(key, model, "Saved to the session file.")
+        self.save_retried.emit(key, True, "Saved to the session file.")
+
     def stop_current(self) -> "asyncio.Task[Any] | None":
         """Cancel the shown session's turn, its tool process and its subagents."""
         key = self._current_key
@@ -315,13 +350,29 @@ class ChatController(QObject):
             if not self.reload_session(key) and key in self._models:
                 self._reload_when_idle.add(key)  # never under a live turn: read it once that is over
             return
+        elif isinstance(event, (SessionChanged, ConsolidationFinished)) and key in self._models:
+            if key in self._unsaved_shown and not self.engine.loop.has_unsaved(key):
+                self._unsaved_shown.discard(key)  # a later write took the waiting messages along
+                self._models[key].mark_saved()
         if isinstance(event, TurnStarted):
             self._running[key] = self._running.get(key, 0) + 1
         elif isinstance(event, _END_EVENTS):
             self._running[key] = max(0, self._running.get(key, 0) - 1)
             if isinstance(event, TurnFailed):
                 kind = failure_kind(event)
+                if event.unsaved:
+                    self._unsaved_shown.add(key)
+                if event.unsent_text:
+                    self.message_returned.emit(key, event.unsent_text)
                 self.turn_failed.emit(key, self._failure_text(event, kind), kind)
+        if isinstance(event, WaitingForModel):
+            self._waiting.add(key)
+            what = "an answer" if event.phase == "first_byte" else "the rest of the reply"
+            self.waiting_changed.emit(key, f"Waiting for {what}… {event.waited_s:.0f} s "
+                                           f"(gives up after {event.limit_s:g} s)")
+        elif key in self._waiting and isinstance(event, (TextDelta, ReasoningDelta, ToolCallStarted, *_END_EVENTS)):
+            self._waiting.discard(key)
+            self.waiting_changed.emit(key, "")
         model = self._models.get(key)
         if model is not None:
             if key in self._loading:
@@ -357,7 +408,8 @@ class ChatController(QObject):
         elif isinstance(event, TurnFinished):
             self._on_turn_finished(model, event)
         elif isinstance(event, TurnFailed):
-            model.finish_assistant()
+            model.finish_assistant(cut=bool(event.partial_text) and event.kind != "storage",
+                                   unsaved=event.unsaved and event.kind == "storage")
             self._flush_deferred(key, model)
             model.append(Notice(self._failure_text(event, failure_kind(event)), "error"))
         elif isinstance(event, TurnCancelled):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_SETTINGS_KINDS = ("auth", "model_not_found", "unreachable", "timeout", "bad_request", "config")
+_SETTINGS_KINDS = ("auth", "model_not_found", "unreachable", "timeout", "bad_request", "config", "not_an_api")
 
 
 def failure_hint(kind: str, api_base: str | None = None) -> str:

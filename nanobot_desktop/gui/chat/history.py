@@ -95,7 +95,7 @@ def _add_assistant(items: list[ChatItem], cards: dict[str, ToolCard], message: d
         items.append(Notice(STOPPED_TEXT, "stopped"))
     elif text or (isinstance(reasoning, str) and reasoning.strip()):
         items.append(AssistantMessage(text=text, reasoning=reasoning if isinstance(reasoning, str) else "",
-                                      stopped=stopped))
+                                      stopped=stopped, cut=bool(message.get("cut_off"))))
     for call in message.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue

@@ -177,6 +177,9 @@ class AssistantWidget(ItemWidget):
     """Markdown reply. While streaming, completed blocks are appended to the document once and
     only the growing tail is replaced, so each flush costs the size of the tail, not the message."""
 
+    retry_save_requested = Signal()
+    """The person pressed *Retry save* on a reply the disk would not take."""
+
     def __init__(self, item: AssistantMessage, renderer: MarkdownRenderer,
                  on_render: Callable[[int], None] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(item, parent)
@@ -205,12 +208,18 @@ class AssistantWidget(ItemWidget):
         footer = QHBoxLayout()
         footer.setContentsMargins(0, 0, 0, 0)
         self.status_label = plain_label(selectable=False)
+        self.status_label.setWordWrap(False)  # a few words ("Cut off by the endpoint · Not saved"): one line
         self.copy_button = QToolButton()
         self.copy_button.setText("Copy")
         self.copy_button.setAutoRaise(True)
         self.copy_button.setToolTip("Copy the message's Markdown source")
         self.copy_button.clicked.connect(self.copy_message)
+        self.retry_button = QToolButton()
+        self.retry_button.setText("Retry save")
+        self.retry_button.setToolTip("Write this reply to the session file again (after freeing space)")
+        self.retry_button.clicked.connect(lambda: self.retry_save_requested.emit())
         footer.addWidget(self.status_label)
+        footer.addWidget(self.retry_button)
         footer.addStretch(1)
         footer.addWidget(self.copy_button)
         layout.addWidget(self.reasoning_button, 0, Qt.AlignmentFlag.AlignLeft)
@@ -321,10 +330,15 @@ class AssistantWidget(ItemWidget):
             status = "Writing…"
         elif message.stopped:
             status = "Stopped"
+        elif message.cut:
+            status = "Cut off by the endpoint"
         else:
             status = ""
+        if message.unsaved and not message.streaming:
+            status = f"{status} · Not saved" if status else "Not saved"
         self.status_label.setText(status)
         self.status_label.setVisible(bool(status))
+        self.retry_button.setVisible(message.unsaved and not message.streaming)
         self.copy_button.setVisible(not message.streaming and bool(message.text))
 
     def apply_colors(self, colors: PaletteColors) -> None:

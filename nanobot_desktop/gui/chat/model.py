@@ -47,6 +47,8 @@ class AssistantMessage:
     reasoning: str = ""
     streaming: bool = False
     stopped: bool = False
+    cut: bool = False  # the endpoint cut the reply off (a fault, not the person's Stop)
+    unsaved: bool = False  # shown, but the disk would not take it: the widget offers Retry save
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "assistant"
 
@@ -259,16 +261,20 @@ class ChatModel(QAbstractListModel):
         self._streaming_tail().reasoning += text
         self._changed(len(self._items) - 1, [])
 
-    def finish_assistant(self, *, stopped: bool = False, final_text: str | None = None) -> None:
+    def finish_assistant(self, *, stopped: bool = False, final_text: str | None = None, cut: bool = False,
+                         unsaved: bool = False) -> None:
         """End the streaming message (if any). `final_text` replaces the text when the engine's final
-        reply differs from the streamed deltas; `stopped` marks a reply cut short by the user."""
+        reply differs from the streamed deltas; `stopped` marks a reply cut short by the user, `cut` one
+        the endpoint cut off, `unsaved` one the disk would not take."""
         if not self._items or not isinstance(self._items[-1], AssistantMessage) or not self._items[-1].streaming:
             if final_text is not None:
-                self.append(AssistantMessage(text=final_text, stopped=stopped))
+                self.append(AssistantMessage(text=final_text, stopped=stopped, cut=cut, unsaved=unsaved))
             return
         tail = self._items[-1]
         tail.streaming = False
         tail.stopped = stopped
+        tail.cut = cut
+        tail.unsaved = unsaved
         if final_text is not None:
             tail.text = final_text
         self._changed(len(self._items) - 1, [StreamingRole, TextRole, Qt.ItemDataRole.DisplayRole])
@@ -316,6 +322,16 @@ class ChatModel(QAbstractListModel):
         if row < 0:
             raise KeyError(f"no {kind} card for tool call {call_id!r}")
         return row
+
+    def mark_saved(self) -> int:
+        """Clear every "not saved" mark (a retried save went through); returns how many there were."""
+        count = 0
+        for row, item in enumerate(self._items):
+            if isinstance(item, AssistantMessage) and item.unsaved:
+                item.unsaved = False
+                count += 1
+                self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
+        return count
 
     def _changed(self, row: int, roles: list[int]) -> None:
         index = self.index(row, 0)

@@ -45,6 +45,8 @@ EMPTY_CHAT_HINT = ("Start a conversation: type a message below.\n\n"
 class ChatView(QWidget):
     """Shows a ChatModel; emits the user's decisions, never touches the engine itself."""
 
+    retry_save_requested = Signal()
+    """*Retry save* was pressed on a reply of the session shown."""
     approval_answered = Signal(str, str)
     """(call_id, answer): the user answered an approval card ("allow_once", "allow_always", "deny")."""
     tool_card_clicked = Signal(str)
@@ -174,7 +176,9 @@ class ChatView(QWidget):
     def _make_widget(self, item: ChatItem) -> ItemWidget:
         widget: ItemWidget
         if isinstance(item, AssistantMessage):
-            widget = AssistantWidget(item, self._renderer, self._count_render)
+            assistant_widget = AssistantWidget(item, self._renderer, self._count_render)
+            assistant_widget.retry_save_requested.connect(self.retry_save_requested)
+            widget = assistant_widget
         elif isinstance(item, UserMessage):
             widget = UserBubble(item)
         elif isinstance(item, ToolCard):

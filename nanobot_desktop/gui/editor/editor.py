@@ -21,7 +21,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QWidget
 
-from nanobot_desktop.engine import atomic_write_text
+from nanobot_desktop.engine import StorageError, atomic_write_text
 from nanobot_desktop.gui.editor.code_edit import ViewState
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
 from nanobot_desktop.gui.editor.diff_view import unified_diff
@@ -265,7 +265,9 @@ class MarkdownEditor(EditorFrame):
         self._saving = False
         if generation == self._generation and self._snapshot is not None:
             if error is not None or result is None:
-                message = f"Could not save {display_name(path)}: {error}"
+                reason = error.sentence("nothing on disk changed, and your text stays here") \
+                    if isinstance(error, StorageError) else f"{error}"
+                message = f"Could not save {display_name(path)}: {reason}"
                 self.error_bar.show_message(BarKind.ERROR, message)
                 self.save_failed.emit(message)
             elif result[0] == "conflict":

@@ -105,11 +105,13 @@ class _Relay(QObject):
 
     def __init__(self) -> None:
         super().__init__()
+        self.closed = False  # set by the runner's shutdown: results still queued then are dropped
         self.ready.connect(self._run, Qt.ConnectionType.QueuedConnection)
 
     @Slot(object)
     def _run(self, callback: Callable[[], None]) -> None:
-        callback()
+        if not self.closed:  # the owner shut down (and its widgets may be gone): nobody to tell
+            callback()
 
 
 class BackgroundRunner:
@@ -161,6 +163,7 @@ class BackgroundRunner:
         """Finish queued work and stop the thread (callbacks that arrive afterwards are dropped)."""
         self._closed = True
         self._executor.shutdown(wait=True)
+        self._relay.closed = True
 
 
 def file_notices(snap: DiskSnapshot, *, deleted: bool = False) -> tuple[str, list[str]]:

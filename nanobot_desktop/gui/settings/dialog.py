@@ -131,6 +131,11 @@ class SettingsDialog(QDialog):
         self.restrict_check = QCheckBox("Keep file and shell tools inside the workspace folder", page)
         self.restrict_check.setChecked(self._config.tools.restrict_to_workspace)
         self.exec_timeout_spin = _spin(page, 1, 86_400, self._config.tools.exec.timeout, " s")
+        desktop = self._engine.app_settings
+        self.first_byte_spin = _spin(page, 1, 3_600, round(desktop.model_first_byte_timeout), " s")
+        self.first_byte_spin.setToolTip("Give up on a model call when the endpoint sends nothing for this long")
+        self.idle_spin = _spin(page, 1, 3_600, round(desktop.model_idle_timeout), " s")
+        self.idle_spin.setToolTip("Give up on a reply that stops (or slows to a trickle) for this long")
         form.addRow("Temperature:", self.temperature_spin)
         form.addRow("Max tokens per reply:", self.max_tokens_spin)
         form.addRow("Max tool iterations:", self.max_iterations_spin)
@@ -142,6 +147,8 @@ class SettingsDialog(QDialog):
                                                "(Settings → Workspace) instead")
         form.addRow("Reasoning effort:", self.reasoning_combo)
         form.addRow("Shell command timeout:", self.exec_timeout_spin)
+        form.addRow("Wait for an answer:", self.first_byte_spin)
+        form.addRow("Wait when a reply stalls:", self.idle_spin)
         form.addRow("", self.restrict_check)
 
         def at(path: str) -> Callable[[Any], Patch]:
@@ -155,6 +162,9 @@ class SettingsDialog(QDialog):
                     lambda v: {"agents.defaults.reasoningEffort": None if v == "none" else v})
         self._field("restrict", self.restrict_check.isChecked, at("tools.restrictToWorkspace"))
         self._field("exec_timeout", self.exec_timeout_spin.value, at("tools.exec.timeout"))
+        self._field("model_first_byte_timeout", self.first_byte_spin.value,
+                    lambda v: {"app.modelFirstByteTimeout": float(v)})
+        self._field("model_idle_timeout", self.idle_spin.value, lambda v: {"app.modelIdleTimeout": float(v)})
         return page
 
     def _tools_page(self) -> QWidget:

@@ -22,7 +22,9 @@ from PySide6.QtCore import QSocketNotifier
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
-from nanobot_desktop.gui.shell.single_instance import InstanceServer, apply_instance_command, send_command, server_name
+from nanobot_desktop.gui.shell.single_instance import (
+    InstanceEndpointError, InstanceServer, apply_instance_command, endpoint_problem, send_command, server_name,
+)
 from nanobot_desktop.gui.shell.theme import apply_theme
 
 __all__ = ["APP_NAME", "LaunchOptions", "Lifecycle", "WindowFactory", "apply_instance_command",
@@ -62,12 +64,20 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
         from nanobot_desktop.gui.window.main_window import create_main_window
         window_factory = create_main_window
     app = create_application(argv)
-    name = server_name(config)
-    if send_command(name, "toggle" if toggle else "show"):
+    try:
+        name = server_name(config)
+        problem = endpoint_problem(name)
+    except InstanceEndpointError as error:
+        name, problem = "", str(error)
+    if problem:  # a foreign or unsafe endpoint: say so, and run without single-instance support
+        log.error("%s", problem)
+        print(f"nanobot-desktop: {problem} Continuing without single-instance support.", file=sys.stderr,
+              flush=True)
+    elif send_command(name, "toggle" if toggle else "show"):
         log.info("nanobot Desktop already runs for this config; asked it to %s", "toggle" if toggle else "show")
         return 0
     server = InstanceServer(name)
-    if not server.listen():
+    if problem or not server.listen():
         log.warning("continuing without single-instance support")
 
     loop = qasync.QEventLoop(app)

@@ -2,8 +2,14 @@
 
 The first launch listens on a local socket; a later launch connects, sends one command line
 ("show" or "toggle") and exits. The name is derived from the user and the config path, so two
-configs (two agents) can run side by side. Where `XDG_RUNTIME_DIR` exists the socket lives there
-(a per-user, private folder); otherwise Qt puts it in the temp folder.
+configs (two agents) can run side by side.
+
+The socket always lives in a folder only this user can use: `XDG_RUNTIME_DIR` when it is ours and
+private, else `~/.cache/nanobot-desktop/run` (made 0700), else — when that path is too long for a
+socket — `<tmp>/nanobot-desktop-<uid>` (0700, and checked to be ours). A name in a shared folder
+could be taken by another user, who would then receive our "show" and make a launch exit with no
+window; so before talking to a socket we check that it belongs to us (`endpoint_problem`), and a
+foreign one is reported in a sentence instead of being trusted.
 
 A crashed instance leaves its socket file behind, which makes `listen()` fail. The file is only
 removed after checking that nobody answers on it, so a live instance is never cut off.
@@ -16,6 +22,8 @@ import hashlib
 import logging
 import os
 import re
+import stat
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,23 +71,99 @@ def _user_name() -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "user"
 
 
+_SOCKET_PATH_LIMIT = 100  # sun_path holds 104-108 bytes depending on the system
+
+
+class InstanceEndpointError(Exception):
+    """The single-instance socket or its folder is not safely ours; the text says what to do."""
+
+
 def server_name(config_path: str | os.PathLike[str] | None) -> str:
-    """The local-socket name for this user and config file (stable across launches)."""
+    """The local-socket name for this user and config file (stable across launches).
+
+    On POSIX a full path in a private folder (see the module docstring); raises InstanceEndpointError
+    when no private folder can be had. On Windows a plain pipe name.
+    """
     path = Path(config_path).expanduser() if config_path else default_config_path()
     path = path.absolute().resolve(strict=False)
     user = _user_name()
     digest = hashlib.sha256(f"{user}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = f"nanobot-desktop-{user}-{digest}"
+    if os.name != "posix":
+        return name
+    return str(private_folder(len(name)) / name)
+
+
+def private_folder(name_length: int = 40) -> Path:
+    """A folder only this user can use, short enough to hold a socket name of `name_length`."""
     runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime_dir and os.path.isdir(runtime_dir):
-        return str(Path(runtime_dir) / name)
-    return name
+    if runtime_dir and os.path.isdir(runtime_dir) and _folder_problem(Path(runtime_dir)) is None:
+        return Path(runtime_dir)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    candidates = [cache / "nanobot-desktop" / "run", Path(tempfile.gettempdir()) / f"nanobot-desktop-{os.geteuid()}"]
+    for folder in candidates:
+        if len(str(folder)) + 1 + name_length > _SOCKET_PATH_LIMIT:
+            continue
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as error:
+            raise InstanceEndpointError(f"Cannot create the private folder {folder} for the single-instance "
+                                        f"socket ({error.strerror}).") from error
+        problem = _folder_problem(folder, fix=True)
+        if problem:
+            raise InstanceEndpointError(problem)
+        return folder
+    raise InstanceEndpointError("No private folder with a path short enough for the single-instance socket: "
+                                "set XDG_RUNTIME_DIR to a private folder (mode 0700) with a short path.")
+
+
+def _folder_problem(folder: Path, fix: bool = False) -> str | None:
+    """Why `folder` is not private to this user (None when it is); `fix` tightens our own folder's mode."""
+    try:
+        info = os.lstat(folder)
+    except OSError as error:
+        return f"Cannot check the folder {folder} ({error.strerror})."
+    if not stat.S_ISDIR(info.st_mode):
+        return (f"{folder} should be a private folder for the single-instance socket but is not a folder "
+                "(a symlink or a file): remove it and start again.")
+    if info.st_uid != os.geteuid():
+        return (f"The folder {folder} for the single-instance socket belongs to another user (uid "
+                f"{info.st_uid}): someone may be trying to intercept nanobot Desktop. Remove it (as an "
+                "administrator) or set XDG_RUNTIME_DIR to a private folder.")
+    if info.st_mode & 0o077:
+        if not fix:
+            return f"The folder {folder} can be used by other users (mode {stat.S_IMODE(info.st_mode):o})."
+        os.chmod(folder, 0o700)
+    return None
+
+
+def endpoint_problem(name: str) -> str | None:
+    """Why the socket at `name` must not be trusted (another user's, not a socket), or None."""
+    if os.name != "posix" or not os.path.isabs(name):
+        return None
+    folder_problem = _folder_problem(Path(name).parent)
+    if folder_problem:
+        return folder_problem
+    try:
+        info = os.lstat(name)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"Cannot check the single-instance socket {name} ({error.strerror})."
+    if info.st_uid != os.geteuid():
+        return (f"The single-instance socket {name} belongs to another user (uid {info.st_uid}); nanobot "
+                "Desktop will not talk to it. Remove it, then start nanobot Desktop again.")
+    if not stat.S_ISSOCK(info.st_mode):
+        return f"{name} is in the place of the single-instance socket but is not a socket: remove it."
+    return None
 
 
 def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
     """Deliver `command` to a running instance. False when none answers (then we are the first)."""
     if command not in COMMANDS:
         raise ValueError(f"unknown instance command {command!r}; expected one of {', '.join(COMMANDS)}")
+    if endpoint_problem(name):
+        return False  # never hand a command to someone else's socket
     socket = QLocalSocket()
     socket.connectToServer(name)
     if not socket.waitForConnected(timeout_ms):
@@ -122,6 +206,10 @@ class InstanceServer(QObject):
     def listen(self) -> bool:
         """Start listening, replacing a crashed instance's leftover socket. False if another instance
         answers on the name (Qt would otherwise silently take the name over from it)."""
+        problem = endpoint_problem(self.name)
+        if problem:
+            log.error("%s", problem)
+            return False
         if _someone_listens(self.name):
             log.info("another instance already listens on %s", self.name)
             return False

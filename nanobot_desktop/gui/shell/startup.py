@@ -33,9 +33,17 @@ async def open_engine_for_gui(config: str | None, workspace: str | None) -> tupl
         log.info("first-run setup wrote %s (workspace %s)", config_path, chosen_workspace)
     from nanobot_desktop.engine import Engine
 
+    from nanobot_desktop.engine import StorageError, WorkspaceError, storage_error
+
     try:
         engine = Engine.open(config_path, workspace)
+    except (WorkspaceError, StorageError) as error:
+        log.error("cannot start: %s", error)
+        await show_error("nanobot cannot start", f"The workspace could not be opened:\n\n{error}")
+        return None
     except (ConfigError, OSError) as error:
+        if isinstance(error, OSError) and error.filename:
+            error = storage_error(Path(error.filename), error)
         log.error("cannot start: %s", error)
         await show_error("nanobot cannot start",
                          f"The configuration could not be loaded:\n\n{error}\n\n"

@@ -221,6 +221,9 @@ class MainWindow(QMainWindow):
         self.composer.attachment_failed.connect(lambda message: self.notice_bar.show_notice(message, "warning"))
         self.chat.busy_changed.connect(self._on_busy_changed)
         self.chat.turn_failed.connect(self._on_turn_failed)
+        self.chat.message_returned.connect(self._on_message_returned)
+        self.chat.waiting_changed.connect(self._on_waiting_changed)
+        self.chat.save_retried.connect(self._on_save_retried)
         self.chat.session_loaded.connect(lambda _key: self._update_title())
         self.chat_view.tool_card_clicked.connect(self.show_tool_call)
 
@@ -325,7 +328,28 @@ class MainWindow(QMainWindow):
         if key != self.current_key:
             return  # a background run's failure: its session is marked in the list, the tray tells
         actions = [("Open Settings", self.open_settings)] if needs_settings(kind) else []
+        if kind == "storage" and self.engine.loop.has_unsaved(key):
+            actions.append(("Retry save", lambda: self.chat.retry_save(key)))
         self.notice_bar.show_notice(message, "error", actions)
+
+    def _on_message_returned(self, key: str, text: str) -> None:
+        """The message could not be saved, so it was not sent: it goes back where it was typed."""
+        if key == self.current_key and not self.composer.text().strip():
+            self.composer.set_text(text)
+
+    def _on_save_retried(self, key: str, ok: bool, message: str) -> None:
+        if key != self.current_key:
+            return
+        if ok:
+            self.notice_bar.show_notice(message, "info")
+        else:
+            self.notice_bar.show_notice(message, "error", [("Retry save", lambda: self.chat.retry_save(key))])
+
+    def _on_waiting_changed(self, key: str, text: str) -> None:
+        if key == self.current_key:
+            self.busy_label.setText(f"● {text}  (Esc to stop)" if text else "")
+            if not text:
+                self._update_status()
 
     # --- status ------------------------------------------------------------------------------------
 
