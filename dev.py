@@ -121,6 +121,48 @@ def ensure_reference_clis() -> Path:
     return root
 
 
+MCP_TEST_SERVERS_PY = {"time": "mcp-server-time"}  # real MCP servers from the package index, one venv each
+MCP_TEST_SERVERS_NPM = {"everything": "@modelcontextprotocol/server-everything"}  # where npm is available
+
+
+def ensure_mcp_test_servers() -> Path:
+    """Install the real MCP servers the tests run into <cache>/nanobot-desktop/mcp-servers/<name> once.
+
+    Each gets its own environment (its own version of the MCP SDK, as a user's server would). A failed
+    install is reported and leaves no stamp; the tests that need that server then skip with the reason.
+    """
+    root = reference_cli_root().parent / "mcp-servers"
+    for name, package in MCP_TEST_SERVERS_PY.items():
+        home = root / name
+        if (home / ".installed").exists():
+            continue
+        _say(f"installing the MCP server {package} into {home} (first use only)")
+        try:
+            venv.EnvBuilder(with_pip=True, clear=True).create(home)
+            python = home / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+            subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", package],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        except (subprocess.CalledProcessError, OSError) as error:
+            _say(f"could not install {package}: {(getattr(error, 'stderr', '') or str(error)).strip()[-300:]}")
+            continue
+        (home / ".installed").write_text(package)
+    npm = shutil.which("npm")
+    for name, package in MCP_TEST_SERVERS_NPM.items():
+        home = root / name
+        if npm is None or (home / ".installed").exists():
+            continue
+        _say(f"installing the MCP server {package} into {home} with npm (first use only)")
+        home.mkdir(parents=True, exist_ok=True)
+        try:
+            subprocess.run([npm, "install", "--prefix", str(home), "--no-audit", "--no-fund", "--silent", package],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=600)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as error:
+            _say(f"could not install {package}: {(getattr(error, 'stderr', '') or str(error)).strip()[-300:]}")
+            continue
+        (home / ".installed").write_text(package)
+    return root
+
+
 # Run before pytest, in this order; each prints its one-line summary ("All checks passed!",
 # "Success: no issues found in N source files"). Their configuration is in pyproject.toml.
 LINT_COMMANDS = [("ruff", ["-m", "ruff", "check", "."]), ("mypy", ["-m", "mypy"])]
@@ -161,7 +203,8 @@ def run_tests(args: list[str]) -> int:
         return lint_code
     ensure_test_debian_packages()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1",
-               NANOBOT_DESKTOP_REFERENCE_CLIS=str(ensure_reference_clis()))
+               NANOBOT_DESKTOP_REFERENCE_CLIS=str(ensure_reference_clis()),
+               NANOBOT_DESKTOP_MCP_SERVERS=str(ensure_mcp_test_servers()))
     code = subprocess.run([str(python), "-m", "pytest", *args], cwd=ROOT, env=env).returncode
     if code == PYTEST_NO_TESTS_COLLECTED:
         _say("no test was executed: that is a failure")

@@ -161,6 +161,17 @@ def _progress_printer(event: Any) -> None:
         _err(f"  ↳ subagent started: {event.label}")
 
 
+MCP_WAIT_S = 20.0  # the headless turn waits this long at most for the MCP servers to come up
+
+
+async def _wait_for_mcp(engine: Any) -> None:
+    """Start the MCP servers and wait for them (bounded); say which did not come up, then go on."""
+    engine.start_mcp()
+    for status in await engine.mcp.wait_ready(MCP_WAIT_S):
+        reason = status.error or f"still {status.state} after {MCP_WAIT_S:g}s"
+        _err(f"  ↳ MCP server '{status.name}' is not available: {reason}")
+
+
 async def _agent(args: argparse.Namespace) -> int:
     from nanobot_desktop.engine import ApprovalAnswer, ApprovalRequest, file_name_problem, safe_key
 
@@ -183,7 +194,8 @@ async def _agent(args: argparse.Namespace) -> int:
             _err(request.diff)
         import asyncio
 
-        answer = await asyncio.to_thread(input, f"Allow {request.tool}: {summary[:200]}? [y/N/a(lways)] ")
+        origin = f" ({request.origin})" if request.origin else ""
+        answer = await asyncio.to_thread(input, f"Allow {request.tool}{origin}: {summary[:200]}? [y/N/a(lways)] ")
         choice = answer.strip().lower()
         if choice in {"a", "always"}:
             return ApprovalAnswer.ALLOW_ALWAYS
@@ -191,6 +203,7 @@ async def _agent(args: argparse.Namespace) -> int:
 
     engine.approver = approve
     try:
+        await _wait_for_mcp(engine)
         channel, _, chat_id = args.session.partition(":")
         result = await engine.loop.process(args.session, args.message, channel=channel or "cli",
                                            chat_id=chat_id or "direct")
@@ -211,6 +224,7 @@ async def _heartbeat_once(args: argparse.Namespace) -> int:
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)
     try:
+        await _wait_for_mcp(engine)
         tick = await engine.heartbeat.trigger_now()
     finally:
         await engine.shutdown()

@@ -104,6 +104,12 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import WaitingForModel as WaitingForModel
     from nanobot_desktop.engine.sessions.file import file_name_problem as file_name_problem
     from nanobot_desktop.engine.sessions.store import safe_key as safe_key
+    from nanobot_desktop.engine.mcp import McpServersChanged as McpServersChanged
+    from nanobot_desktop.engine.mcp import McpSpecError as McpSpecError
+    from nanobot_desktop.engine.mcp import ServerStatus as ServerStatus
+    from nanobot_desktop.engine.mcp import entry_from_fields as entry_from_fields
+    from nanobot_desktop.engine.mcp import mcp_settings as mcp_settings
+    from nanobot_desktop.engine.mcp import parse_pasted_servers as parse_pasted_servers
 
 # name -> the module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -142,6 +148,9 @@ _EXPORTS: dict[str, str] = {
     "WaitingForModel": "events",
     "file_name_problem": "sessions.file",
     "safe_key": "sessions.store",
+    **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
+    **dict.fromkeys(("McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
+                     "parse_pasted_servers"), "mcp"),
 }
 
 # the events module and every name of _EXPORTS
@@ -161,7 +170,9 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalRequest", "Approv
            "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
            "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "provider_entry",
            "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
-           "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error"]
+           "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
+           "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
+           "parse_pasted_servers"]
 
 def __getattr__(name: str) -> Any:
     """Import the defining module on first use of a name, then keep the value here."""

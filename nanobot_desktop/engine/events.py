@@ -83,6 +83,7 @@ class ToolCallStarted(Event):
     call_id: str
     name: str
     arguments: dict[str, Any]
+    origin: str = ""  # where a non-built-in tool comes from, e.g. "MCP server 'time'"
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class ApprovalRequested(Event):
     name: str
     arguments: dict[str, Any]
     diff: str | None = None
+    origin: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ class ToolCallFinished(Event):
     result: str
     status: str
     duration_s: float
+    origin: str = ""
+    media: tuple[str, ...] = ()  # files the tool returned besides its text (MCP images)
 
 
 @dataclass(frozen=True)

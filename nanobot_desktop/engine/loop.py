@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.context import ContextBuilder, PromptSection, strip_runtime_for_save
+from nanobot_desktop.engine.context import ContextBuilder, PromptSection, _image_block, strip_runtime_for_save
 from nanobot_desktop.engine.events import (
     ConsolidationFinished,
     ConsolidationStarted,
@@ -70,12 +70,19 @@ HELP_TEXT = (
 )
 NO_RESPONSE_TEXT = "I've completed processing but have no response to give."
 ARCHIVE_FAILED_TEXT = "Memory archival failed, session not cleared. Please try again."
+TOOL_IMAGES_TEXT = "[Images returned by the tool calls above]"
 NEW_SESSION_TEXT = "New session started."
 _THINK_RE = re.compile(r"<think>[\s\S]*?</think>")
 
 
 def strip_think(text: str | None) -> str:
     return _THINK_RE.sub("", text or "").strip()
+
+
+def _image_block_of(path: str) -> dict[str, Any] | None:
+    from pathlib import Path
+
+    return _image_block(Path(path))
 
 
 def tool_hint(calls: list[Any]) -> str:
@@ -185,6 +192,7 @@ class AgentLoop:
         self._consolidation_tasks: dict[str, asyncio.Task[Any]] = {}
         # Messages a failed write could not save, per session; written before anything else next time.
         self._unsaved: dict[str, list[dict[str, Any]]] = {}
+        self._models_without_images: set[str] = set()  # endpoints that refused a tool's images
 
     # --- public API --------------------------------------------------------------------------------
 
@@ -426,6 +434,7 @@ class AgentLoop:
             state.pending_tool_ids = [(call.id, call.name) for call in response.tool_calls]
             self._save(state, [assistant])
             state.streamed = []  # that text is saved with the assistant message; a stop must not repeat it
+            images: list[dict[str, Any]] = []
             for call in response.tool_calls:
                 outcome = await self.runner.run(call, ctx, state.turn_id)
                 tool_message = {"role": "tool", "tool_call_id": call.id, "name": call.name,
@@ -433,6 +442,11 @@ class AgentLoop:
                 messages.append(tool_message)
                 state.pending_tool_ids.pop(0)
                 self._save(state, [tool_message])
+                images += [block for block in map(_image_block_of, outcome.media) if block is not None]
+            if images and settings.model not in self._models_without_images:
+                # Tool messages carry text only; images a tool returned go to the model as a user message
+                # (not saved: the tool result names the files). Dropped again if the endpoint refuses them.
+                messages.append({"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_TEXT}, *images]})
         limit_text = (f"I reached the maximum number of tool call iterations ({settings.max_iterations}) "
                       "without completing the task. You can try breaking the task into smaller steps.")
         self._save(state, [{"role": "assistant", "content": limit_text}])
@@ -451,8 +465,21 @@ class AgentLoop:
         def on_reasoning(delta: str) -> None:
             self.bus.publish(ReasoningDelta(key, turn_id=state.turn_id, text=delta))
 
-        return await chat_with_events(self.bus, provider, key, state.turn_id, messages, tools, settings,
-                                      sections=sections, on_text=on_text, on_reasoning=on_reasoning)
+        try:
+            return await chat_with_events(self.bus, provider, key, state.turn_id, messages, tools, settings,
+                                          sections=sections, on_text=on_text, on_reasoning=on_reasoning)
+        except ProviderError as error:
+            last = messages[-1] if messages else {}
+            has_images = last.get("role") == "user" and isinstance(last.get("content"), list) \
+                and last["content"][:1] == [{"type": "text", "text": TOOL_IMAGES_TEXT}]
+            if not has_images or error.kind != "bad_request":
+                raise
+            log.info("the endpoint refused the images of a tool result (%s); going on without them", error.message)
+            self._models_without_images.add(settings.model)
+            messages.pop()
+            state.streamed = []
+            return await chat_with_events(self.bus, provider, key, state.turn_id, messages, tools, settings,
+                                          sections=sections, on_text=on_text, on_reasoning=on_reasoning)
 
     @staticmethod
     def _assistant_message(content: str | None, tool_calls: list[dict[str, Any]] | None,

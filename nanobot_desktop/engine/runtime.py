@@ -10,7 +10,7 @@ import asyncio
 import logging
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collections.abc import Mapping
 
@@ -22,6 +22,7 @@ from nanobot_desktop.engine.config import (
     default_config_path,
     load_app_settings,
     load_config,
+    logs_dir,
     migrate_app_keys,
     patch_settings,
 )
@@ -47,6 +48,9 @@ from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import Approver, Decision, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
 from nanobot_desktop.engine.workspace import Workspace
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine.mcp import McpManager
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +97,7 @@ class Engine:
         self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus,
                                 missed_rule=self.missed_rule)
         self.tools.register(CronTool())
+        self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
         self.loop = AgentLoop(
             workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
             context=self.context, runner=self.runner, bus=self.bus, settings=self.settings,
@@ -180,6 +185,8 @@ class Engine:
         self.policy.replace(self.app_settings.tool_approval)
         self.background_policy.replace(self.app_settings.background_tool_approval)
         self._configure_tools()
+        if self._mcp is not None:
+            self._mcp.configure(self.config.tools.mcp_servers, self.app_settings.mcp_disabled)
         self.skills.set_disabled(self._disabled_skills())
         self.heartbeat.set_interval(self.config.gateway.heartbeat.interval_s)
         self._apply_heartbeat_switch(self.config.gateway.heartbeat.enabled)
@@ -243,9 +250,24 @@ class Engine:
 
     # --- services ----------------------------------------------------------------------------------------
 
+    @property
+    def mcp(self) -> "McpManager":
+        """The MCP servers of `tools.mcpServers` (connected by `start_mcp`, not by building this)."""
+        if self._mcp is None:
+            from nanobot_desktop.engine.mcp import McpManager
+
+            self._mcp = McpManager(self.bus, self.tools, logs_dir(self.config_path))
+            self._mcp.configure(self.config.tools.mcp_servers, self.app_settings.mcp_disabled)
+        return self._mcp
+
+    def start_mcp(self) -> None:
+        """Connect the MCP servers in the background; their tools appear as each one is ready."""
+        self.mcp.start()
+
     async def start_services(self) -> None:
-        """Start cron and the heartbeat (the desktop app runs them from start to quit)."""
+        """Start the MCP servers (in the background), cron and the heartbeat (the app runs them until quit)."""
         self._services_started = True
+        self.start_mcp()
         await self.coexistence.start()
         await self.cron.start()
         await self.heartbeat.start()
@@ -257,6 +279,8 @@ class Engine:
         await self.coexistence.stop()
         await self.subagents.shutdown()
         await self.loop.shutdown()
+        if self._mcp is not None:
+            await self._mcp.shutdown()
         if self._provider is not None:
             close = getattr(self._provider, "close", None)
             if close is not None:

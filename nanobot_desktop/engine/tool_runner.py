@@ -33,6 +33,7 @@ CANCELLED_RESULT = "Error: the tool call was cancelled by the user (stopped)."
 class ToolOutcome:
     result: str
     status: str  # "ok" | "error" | "denied" | "cancelled"
+    media: tuple[str, ...] = ()
 
 
 class ToolRunner:
@@ -61,7 +62,7 @@ class ToolRunner:
     async def run(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
         started = time.perf_counter()
         self.bus.publish(ToolCallStarted(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
-                                         arguments=dict(call.arguments)))
+                                         arguments=dict(call.arguments), origin=self._origin(call.name)))
         try:
             outcome = await self._decide_and_execute(call, ctx, turn_id)
         except asyncio.CancelledError:
@@ -70,11 +71,16 @@ class ToolRunner:
         self._finish(call, ctx, turn_id, outcome, started)
         return outcome
 
+    def _origin(self, name: str) -> str:
+        tool = self.registry.get(name)
+        return getattr(tool, "origin", "") if tool is not None else ""
+
     def _finish(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, outcome: ToolOutcome,
                 started: float) -> None:
         self.bus.publish(ToolCallFinished(
             ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name, arguments=dict(call.arguments),
             result=outcome.result, status=outcome.status, duration_s=time.perf_counter() - started,
+            origin=self._origin(call.name), media=outcome.media,
         ))
 
     async def _decide_and_execute(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
@@ -99,8 +105,8 @@ class ToolRunner:
                 text = (f"Error: '{call.name}' was not run: {why}." if why
                         else f"Error: the user denied running '{call.name}' with these arguments.")
                 return ToolOutcome(text + ERROR_HINT, "denied")
-        result = await self.registry.execute(call.name, call.arguments, ctx)
-        return ToolOutcome(result, "error" if result.startswith("Error") else "ok")
+        ran = await self.registry.run(call.name, call.arguments, ctx)
+        return ToolOutcome(ran.text, "error" if ran.text.startswith("Error") else "ok", ran.media)
 
     async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool) -> tuple[bool, str]:
         approver = self._approver()
@@ -108,7 +114,8 @@ class ToolRunner:
             return False, ""
         request = await build_approval_request(tool, dict(call.arguments), ctx)
         self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
-                                           arguments=dict(call.arguments), diff=request.diff))
+                                           arguments=dict(call.arguments), diff=request.diff,
+                                           origin=request.origin))
         answer = await approver(request)
         if answer == ApprovalAnswer.ALLOW_ALWAYS:
             try:
@@ -126,7 +133,8 @@ class ToolRunner:
         assert self.background is not None
         request = await build_approval_request(tool, dict(call.arguments), ctx)
         self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
-                                           arguments=dict(call.arguments), diff=request.diff))
+                                           arguments=dict(call.arguments), diff=request.diff,
+                                           origin=request.origin))
         answer, why = await self.background.ask(request, source, call_id=call.id, card=self._approver())
         if answer == ApprovalAnswer.ALLOW_ALWAYS:
             if self.background_policy is not None:

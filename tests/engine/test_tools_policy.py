@@ -15,7 +15,7 @@ from nanobot_desktop.engine.tools.shell import ExecTool
 @pytest.mark.parametrize(
     ("name", "decision"),
     [("exec", "ask"), ("write_file", "ask"), ("edit_file", "ask"), ("read_file", "allow"),
-     ("list_dir", "allow"), ("web_fetch", "allow"), ("message", "allow"), ("mcp_x_y", "allow")],
+     ("list_dir", "allow"), ("web_fetch", "allow"), ("message", "allow"), ("mcp_x_y", "ask")],
 )
 def test_defaults(name: str, decision: str) -> None:
     assert ToolPolicy().decision_for(name) == decision

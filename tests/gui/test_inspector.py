@@ -7,7 +7,7 @@ import json
 
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QFontInfo, QGuiApplication
+from PySide6.QtGui import QFontMetrics, QGuiApplication
 
 from nanobot_desktop.engine.context import SECTION_SEPARATOR
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer
@@ -150,7 +150,8 @@ def test_selecting_the_tool_row_shows_pretty_arguments_and_the_result(env, fake_
     detail = panel.tool_detail
     assert panel.details.currentWidget() is detail
     assert detail.arguments_view.toPlainText() == '{\n  "path": "."\n}'
-    assert QFontInfo(detail.arguments_view.font()).fixedPitch()  # monospace
+    metrics = QFontMetrics(detail.arguments_view.font())  # monospace: every glyph as wide as the next
+    assert metrics.horizontalAdvance("iiii") == metrics.horizontalAdvance("WWWW")
     result = detail.result_view.toPlainText()
     for name in ("AGENTS.md", "SOUL.md", "memory", "skills"):
         assert name in result

@@ -215,6 +215,7 @@ class AppSettings(_Base):
     local_servers: dict[str, LocalServer] = Field(default_factory=dict)  # provider entry -> what it is
     exec_sandbox_always: bool = False  # OS sandbox for exec even with tools.restrictToWorkspace off
     exec_network: bool = True  # may sandboxed commands reach the network
+    mcp_disabled: list[str] = Field(default_factory=list)  # MCP servers switched off here (the CLI still runs them)
     # the same as tool_approval, for tool calls of background work (heartbeat, cron jobs, subagents)
     background_tool_approval: dict[str, ApprovalPolicy] = Field(default_factory=dict)
     background_approval_expiry_s: float = Field(default=1800, gt=0)  # an unanswered background ask then denies

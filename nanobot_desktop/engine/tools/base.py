@@ -33,14 +33,26 @@ class ToolContext:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ToolResult:
+    """A result with files besides its text (images an MCP tool returned): shown in the app, sent to the model."""
+
+    text: str
+    media: tuple[str, ...] = ()
+
+
 class Tool:
-    """Base class: subclasses set `name`, `description`, `parameters` and implement `execute`."""
+    """Base class: subclasses set `name`, `description`, `parameters` and implement `execute`.
+
+    `origin` names where a tool comes from when it is not built in (e.g. "MCP server 'time'"), for the
+    approval card and the inspector."""
 
     name: ClassVar[str]
     description: ClassVar[str]
     parameters: ClassVar[dict[str, Any]]
+    origin: str = ""
 
-    async def execute(self, ctx: ToolContext, *args: Any, **kwargs: Any) -> str:  # pragma: no cover - abstract
+    async def execute(self, ctx: ToolContext, *args: Any, **kwargs: Any) -> str | ToolResult:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:

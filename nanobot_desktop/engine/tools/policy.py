@@ -18,6 +18,8 @@ Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[str, ...] = get_args(Decision)
 
 DEFAULT_DECISIONS: dict[str, Decision] = {"exec": "ask", "write_file": "ask", "edit_file": "ask"}
+MCP_PREFIX = "mcp_"  # tools of the user's MCP servers: they can do anything, so they ask by default
+WILDCARD = "*"  # a key ending in "*" sets every tool whose name starts with the rest ("mcp_time_*": a server)
 
 
 def _checked(name: str, decision: str) -> Decision:
@@ -57,10 +59,22 @@ class ToolPolicy:
         return self.overrides
 
     def decision_for(self, name: str) -> Decision:
-        decision = self._overrides.get(name) or DEFAULT_DECISIONS.get(name, "allow")
+        """The tool's own setting, else the longest matching wildcard (a server's), else the default."""
+        decision = self._overrides.get(name)
+        if decision is None:
+            prefixes = [key for key in self._overrides if key.endswith(WILDCARD) and name.startswith(key[:-1])]
+            if prefixes:
+                decision = self._overrides[max(prefixes, key=len)]
+            else:
+                decision = DEFAULT_DECISIONS.get(name) or ("ask" if name.startswith(MCP_PREFIX) else "allow")
         if name == "exec" and decision == "allow" and not exec_allow_possible():
             return "ask"  # a config written elsewhere may say allow; without a sandbox we still ask
         return decision
+
+    def clear(self, name: str) -> dict[str, Decision]:
+        """Forget one tool's (or wildcard's) setting, so the default applies again; returns the overrides."""
+        self._overrides.pop(name, None)
+        return self.overrides
 
     def allow_always(self, name: str) -> dict[str, Decision]:
         """Remember "always allow" for this run; returns the mapping the app saves as `tools.approval`."""
@@ -82,6 +96,7 @@ class ApprovalRequest:
     working_dir: str | None
     session_key: str
     sandbox: str | None = None  # exec only: "sandboxed (…)" or "not sandboxed: why"
+    origin: str = ""  # e.g. "MCP server 'time'" for a tool that is not built in
 
 
 class ApprovalAnswer(Enum):
@@ -114,4 +129,5 @@ async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: Too
         except (OSError, ValueError):
             working_dir = str(raw_dir)
     return ApprovalRequest(tool=tool.name, arguments=arguments, diff=diff, command=command,
-                           working_dir=working_dir, session_key=ctx.session_key, sandbox=sandbox)
+                           working_dir=working_dir, session_key=ctx.session_key, sandbox=sandbox,
+                           origin=tool.origin)

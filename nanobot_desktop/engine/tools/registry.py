@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
+from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.config import AppSettings, ToolsConfig
@@ -225,16 +225,20 @@ class ToolRegistry:
 
     async def execute(self, name: str, params: Any, ctx: ToolContext) -> str:
         """Run tool `name`; every failure becomes an `Error...` text. Cancellation propagates."""
+        return (await self.run(name, params, ctx)).text
+
+    async def run(self, name: str, params: Any, ctx: ToolContext) -> ToolResult:
+        """As `execute`, keeping the files a tool returned besides its text (MCP images)."""
         prepared = self.prepare(name, params)
         if isinstance(prepared, str):
-            return prepared
+            return ToolResult(prepared)
         try:
             result = await prepared.tool.execute(ctx, **prepared.arguments)
         except Exception as exc:  # noqa: BLE001 - CancelledError is a BaseException and passes through
-            return with_hint(f"Error executing {name}: {exc}")
-        if not isinstance(result, str):
-            result = str(result)
-        return with_hint(result)
+            return ToolResult(with_hint(f"Error executing {name}: {exc}"))
+        if isinstance(result, ToolResult):
+            return ToolResult(with_hint(result.text), result.media)
+        return ToolResult(with_hint(result if isinstance(result, str) else str(result)))
 
 
 def build_default_registry(

@@ -37,7 +37,8 @@ class ApprovalCardWidget(ItemWidget):
         layout.setContentsMargins(14, 10, 14, 10)
         layout.setSpacing(6)
 
-        self.title_label = plain_label(f"Allow the tool “{card.tool}” to run?")
+        origin = f" from {card.origin}" if card.origin else ""
+        self.title_label = plain_label(f"Allow the tool “{card.tool}”{origin} to run?")
         title_font = QFont(self.title_label.font())
         title_font.setBold(True)
         self.title_label.setFont(title_font)

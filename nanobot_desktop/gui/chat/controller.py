@@ -299,7 +299,8 @@ class ChatController(QObject):
         if loading is not None:
             await asyncio.shield(loading)
         card = ApprovalCard(call_id=call_id, tool=request.tool, arguments=dict(request.arguments), diff=request.diff,
-                            command=request.command, working_dir=request.working_dir, sandbox=request.sandbox)
+                            command=request.command, working_dir=request.working_dir, sandbox=request.sandbox,
+                            origin=request.origin)
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = (future, key)
         model.append(card)

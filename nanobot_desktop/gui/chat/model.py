@@ -83,6 +83,7 @@ class ApprovalCard:
     sandbox: str | None = None  # exec: whether and how the command is contained
     state: str = "pending"
     answer: str | None = None
+    origin: str = ""  # "MCP server 'time'" for a tool that is not built in
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "approval"
 

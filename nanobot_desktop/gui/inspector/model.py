@@ -192,13 +192,15 @@ class TimelineModel(QAbstractTableModel):
             self._finish_llm(event)
         elif isinstance(event, ev.ToolCallStarted):
             turn = self._turn(event.session_key, event.turn_id, "", event.at)
-            self._append(turn, ToolCall(event.call_id, event.turn_id, event.name, dict(event.arguments), event.at))
+            self._append(turn, ToolCall(event.call_id, event.turn_id, event.name, dict(event.arguments), event.at,
+                                        origin=event.origin))
         elif isinstance(event, ev.ApprovalRequested):
             self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
                               event.at, status="awaiting approval", diff=event.diff)
         elif isinstance(event, ev.ToolCallFinished):
             self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
-                              event.at, status=event.status, result=event.result, duration_s=event.duration_s)
+                              event.at, status=event.status, result=event.result, duration_s=event.duration_s,
+                              origin=event.origin, media=event.media)
         elif isinstance(event, ev.TurnFinished):
             self._end_turn(event.session_key, event.turn_id, "ok", None, event.at)
         elif isinstance(event, ev.TurnFailed):
@@ -260,7 +262,7 @@ class TimelineModel(QAbstractTableModel):
 
     def _update_tool(self, session_key: str, turn_id: str, call_id: str, name: str, arguments: dict[str, Any],
                      at: float, *, status: str, result: str | None = None, duration_s: float | None = None,
-                     diff: str | None = None) -> None:
+                     diff: str | None = None, origin: str = "", media: tuple[str, ...] = ()) -> None:
         turn = self._turn(session_key, turn_id, "", at)
         row = turn.find("tool", call_id)
         if row < 0 or turn.entries[row].status not in ("running", "awaiting approval"):
@@ -275,6 +277,8 @@ class TimelineModel(QAbstractTableModel):
             call.duration_s = duration_s
         if diff is not None:
             call.diff = diff
+        call.origin = origin or call.origin
+        call.media = media or call.media
         self._changed(turn, row)
 
     def _end_turn(self, session_key: str, turn_id: str, status: str, error: str | None, at: float) -> None:

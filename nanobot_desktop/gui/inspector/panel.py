@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.palette import palette_colors, set_text_color
+from nanobot_desktop.gui.common.tool_images import ToolImages
 from nanobot_desktop.gui.common.widgets import DiffHighlighter, FitTextView, monospace_font, plain_label
 from nanobot_desktop.gui.inspector.context_view import ContextView
 from nanobot_desktop.gui.inspector.model import NAME_COLUMN, STATUS_COLUMN, SUMMARY_COLUMN, TIME_COLUMN, TimelineModel
@@ -121,12 +122,14 @@ class ToolCallDetail(QWidget):
         self.result_view.setFont(monospace_font())
         self.result_view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         layout.addWidget(self.result_view, 1)
+        self.images = ToolImages()  # images an MCP tool returned
+        layout.addWidget(self.images)
 
     def set_call(self, call: ToolCall, *, keep_expanded: bool = False) -> None:
         if not keep_expanded or call is not self.call:
             self.expanded = False
         self.call = call
-        self.title_label.setText(f"{call.name}  ·  {call.call_id}")
+        self.title_label.setText(f"{call.title}  ·  {call.call_id}")
         duration = format_duration(call.duration_s, missing="")
         self.status_label.setText(call.status + (f" · {duration}" if duration else ""))
         set_text_color(self.status_label, _status_color(self.palette(), call.status))
@@ -140,6 +143,7 @@ class ToolCallDetail(QWidget):
             shown = first if len(first) <= 300 else first[:300] + "…"
             self.error_label.setText(f"{call.status}: {shown}")
             set_text_color(self.error_label, palette_colors(self.palette()).error)
+        self.images.set_paths(call.media)
         self.diff_title.setVisible(bool(call.diff))
         self.diff_view.setVisible(bool(call.diff))
         if call.diff and self.diff_view.toPlainText() != call.diff:

@@ -67,11 +67,13 @@ class ToolCall:
     result: str | None = None
     duration_s: float | None = None
     diff: str | None = None  # the change an approval request showed, when there was one
+    origin: str = ""  # "MCP server 'time'" for an MCP tool; "" for built-in tools
+    media: tuple[str, ...] = ()  # images the tool returned (MCP), shown under the result
     kind: ClassVar[str] = "tool"
 
     @property
     def title(self) -> str:
-        return self.name
+        return f"{self.name}  [{self.origin}]" if self.origin else self.name
 
     @property
     def summary(self) -> str:

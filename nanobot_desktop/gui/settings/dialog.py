@@ -169,7 +169,7 @@ class SettingsDialog(QDialog):
 
     def _tools_page(self) -> QWidget:
         page = QWidget(self)
-        names = list(self._engine.tools.names())
+        names = [n for n in self._engine.tools.names() if not n.startswith("mcp_")]  # MCP tools: the MCP panel
         self.policy_table = QTableWidget(len(names), 3, page)
         self.policy_table.setHorizontalHeaderLabels(["Tool", "When the agent calls it", "Default"])
         self.policy_table.verticalHeader().hide()

@@ -133,7 +133,7 @@ def build_menus(menu_bar: QMenuBar, actions: ActionRegistry) -> dict[str, QMenu]
                            None, a.settings, None, a.show_hide, a.quit]),
         "session": ("&Session", [a.stop, None, a.rename_session, a.delete_session, a.undo_delete]),
         "agent": ("&Agent", [a.run_heartbeat, a.pause_heartbeat, None]
-                  + [a.dock_toggles[name] for name in ("heartbeatDock", "scheduledDock", "subagentsDock")
+                  + [a.dock_toggles[name] for name in ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock")
                      if name in a.dock_toggles]),
         "view": ("&View", list(a.dock_toggles.values())),
         "help": ("&Help", [a.open_log_folder, a.about]),

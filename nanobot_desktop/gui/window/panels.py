@@ -89,6 +89,12 @@ def _subagents(context: PanelContext) -> QWidget:
     return SubagentsView(context.engine, context.bridge)
 
 
+def _mcp(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.background.mcp_view import McpView
+
+    return McpView(context.engine, context.bridge)
+
+
 # In build order after the first paint: what a default layout shows first; the hidden bottom docks
 # last. Docks of one area are tabbed together, in this order. The session list (left, Ctrl+1) is
 # not in the table: it is part of the window's frame and built with the engine.
@@ -103,6 +109,7 @@ PANELS: tuple[PanelSpec, ...] = (
               hidden=True),
     PanelSpec("subagents_view", "subagentsDock", "Subagents", Area.BottomDockWidgetArea, "Ctrl+7", "subagents",
               _subagents, hidden=True),
+    PanelSpec("mcp_view", "mcpDock", "MCP", Area.BottomDockWidgetArea, "Ctrl+8", "MCP servers", _mcp, hidden=True),
 )
 PANELS_BY_NAME = {spec.name: spec for spec in PANELS}
 SESSIONS_DOCK = "sessionsDock"
