@@ -15,6 +15,8 @@ written and `memory/.dream_cursor` how far Dream has read. So that Dream and the
 from __future__ import annotations
 
 import json
+import logging
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -30,6 +32,8 @@ from nanobot_desktop.engine.workspace import (
     atomic_write_bytes,
     atomic_write_text,
 )
+
+log = logging.getLogger(__name__)
 
 MAX_ENTRY_CHARS = 64_000  # 0.3.5 truncates longer entries the same way
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
@@ -104,7 +108,7 @@ class HistoryJournal:
 
     def __init__(self, memory_dir: Path) -> None:
         self.memory_dir = Path(memory_dir)
-        self._lock = threading.Lock()  # cursor choice + append must not interleave within this process
+        self._lock = threading.RLock()  # cursor choice + append must not interleave within this process
 
     @property
     def file(self) -> Path:
@@ -173,9 +177,45 @@ class HistoryJournal:
             line = json.dumps(record, ensure_ascii=False) + "\n"
             if self._needs_newline():
                 line = "\n" + line  # a hand-edited file without a final newline keeps its last line whole
-            append_text(self.file, line)
-            atomic_write_text(self.cursor_file, str(cursor))
+            before = self.snapshot()
+            append_text(self.file, line)  # all or nothing
+            try:
+                atomic_write_text(self.cursor_file, str(cursor))
+            except OSError:
+                self.restore(before)  # the entry and its cursor land together, or neither
+                raise
         return HistoryEntry(cursor, stamp, text, {"session_key": session_key} if session_key else {})
+
+    def snapshot(self) -> tuple[int | None, bytes | None]:
+        """What `restore` needs to undo later appends: the journal's length and the cursor file's bytes."""
+        try:
+            length: int | None = self.file.stat().st_size
+        except FileNotFoundError:
+            length = None
+        try:
+            cursor = self.cursor_file.read_bytes()
+        except FileNotFoundError:
+            cursor = None
+        return length, cursor
+
+    def restore(self, snapshot: tuple[int | None, bytes | None]) -> None:
+        """Undo appends made since `snapshot` (a failed consolidation leaves the journal as it was).
+
+        Truncating and rewriting the small cursor file need no new space, so this works on a full disk.
+        """
+        length, cursor = snapshot
+        with self._lock:
+            try:
+                if length is None:
+                    self.file.unlink(missing_ok=True)
+                else:
+                    os.truncate(self.file, length)
+                if cursor is None:
+                    self.cursor_file.unlink(missing_ok=True)
+                elif self.cursor_file.read_bytes() != cursor:
+                    atomic_write_bytes(self.cursor_file, cursor)
+            except OSError:
+                log.exception("could not undo the history entry appended to %s", self.file)
 
     def _needs_newline(self) -> bool:
         try:

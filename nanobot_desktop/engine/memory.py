@@ -175,6 +175,7 @@ class MemoryStore(GitMemoryMixin):
         The entry goes first (an append can be undone by truncating); if MEMORY.md then cannot be
         written, HISTORY.md is cut back to its length before, so a retry does not log the entry twice.
         """
+        journal_before = self.journal.snapshot() if self.journal is not None else None
         try:
             history_before: int | None = self.history_file.stat().st_size
         except FileNotFoundError:
@@ -186,7 +187,9 @@ class MemoryStore(GitMemoryMixin):
         try:
             self.write_long_term(memory_update, source="consolidation")
         except OSError:
-            if entry:
+            if entry and self.journal is not None and journal_before is not None:
+                self.journal.restore(journal_before)  # history.jsonl and .cursor as they were
+            elif entry:
                 self._undo_history_append(history_before)
             raise
 

@@ -308,3 +308,50 @@ async def test_a_0_3_job_bound_to_a_chat_runs_in_that_chat(make_engine, fake_ope
     saved = json.loads(store.read_text())["jobs"][0]["payload"]
     assert saved["originMetadata"] == {"x": 1} and saved["sessionKey"] == "telegram:42"  # kept as 0.3 wrote it
     await engine.shutdown()
+
+
+def _v03_memory(tmp_path: Path):
+    from nanobot_desktop.engine.memory import MemoryStore
+    from nanobot_desktop.engine.workspace import Workspace
+
+    root = tmp_path / "ws"
+    prepare_workspace(root, LayoutKind.V03)
+    memory = MemoryStore(Workspace.at(root), detect_layout(root, tmp_path / "config.json"))
+    assert memory.journal is not None
+    memory.journal.append("an earlier entry")
+    return memory
+
+
+def test_a_failed_consolidation_leaves_history_jsonl_and_its_cursor_byte_identical(tmp_path, monkeypatch):
+    import errno
+
+    memory = _v03_memory(tmp_path)
+    journal_file, cursor_file = memory.journal.file, memory.journal.cursor_file
+    before = (journal_file.read_bytes(), cursor_file.read_bytes(), memory.memory_file.read_bytes())
+
+    def disk_full(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(memory.memory_file))
+
+    monkeypatch.setattr(memory, "write_long_term", disk_full)
+    with pytest.raises(OSError):
+        memory.commit_consolidation("a summary that must not stay", "new facts")
+    assert (journal_file.read_bytes(), cursor_file.read_bytes(), memory.memory_file.read_bytes()) == before
+    assert not (memory.workspace.memory_dir / "HISTORY.md").exists()
+
+
+def test_a_journal_entry_whose_cursor_cannot_be_written_is_taken_back(tmp_path, monkeypatch):
+    import errno
+
+    from nanobot_desktop.engine import history_journal
+
+    memory = _v03_memory(tmp_path)
+    journal = memory.journal
+    before = (journal.file.read_bytes(), journal.cursor_file.read_bytes())
+
+    def disk_full(path, *_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(history_journal, "atomic_write_text", disk_full)
+    with pytest.raises(OSError):
+        journal.append("an entry without its cursor")
+    assert (journal.file.read_bytes(), journal.cursor_file.read_bytes()) == before
