@@ -196,14 +196,6 @@ class WorkspaceLayout:
         return self.memory_dir / ("history.jsonl" if self.is_v03 else "HISTORY.md")
 
     @property
-    def cursor_file(self) -> Path:
-        return self.memory_dir / ".cursor"
-
-    @property
-    def dream_cursor_file(self) -> Path:
-        return self.memory_dir / ".dream_cursor"
-
-    @property
     def workspace_id_file(self) -> Path:
         return self.root / WORKSPACE_STATE_DIR / WORKSPACE_ID_FILE
 

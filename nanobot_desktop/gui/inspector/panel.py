@@ -41,6 +41,17 @@ def collapsed_text(text: str) -> tuple[str, bool]:
     return shown, len(shown) < len(text.rstrip("\n"))
 
 
+def _title_row(layout: QVBoxLayout) -> tuple[QLabel, QLabel]:
+    """A detail pane's first row: the call's title in bold, its status right-aligned."""
+    title, status = _bold(plain_label()), plain_label()
+    status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    head = QHBoxLayout()
+    head.addWidget(title, 1)
+    head.addWidget(status)
+    layout.addLayout(head)
+    return title, status
+
+
 def _bold(label: QLabel) -> QLabel:
     font = QFont(label.font())
     font.setBold(True)
@@ -74,13 +85,7 @@ class ToolCallDetail(QWidget):
         self.expanded = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
-        head = QHBoxLayout()
-        self.title_label = _bold(plain_label())
-        self.status_label = plain_label()
-        self.status_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        head.addWidget(self.title_label, 1)
-        head.addWidget(self.status_label)
-        layout.addLayout(head)
+        self.title_label, self.status_label = _title_row(layout)
 
         args_bar = QHBoxLayout()
         args_bar.addWidget(_bold(plain_label("Arguments", selectable=False)), 1)
@@ -202,13 +207,7 @@ class LLMCallDetail(QWidget):
         self.call: LLMCall | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
-        head = QHBoxLayout()
-        self.title_label = _bold(plain_label())
-        self.status_label = plain_label()
-        self.status_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        head.addWidget(self.title_label, 1)
-        head.addWidget(self.status_label)
-        layout.addLayout(head)
+        self.title_label, self.status_label = _title_row(layout)
         self.numbers_label = plain_label()
         self.numbers_label.setObjectName("llmNumbers")
         layout.addWidget(self.numbers_label)
