@@ -33,6 +33,14 @@ class SessionInfo:
     updated_at: str
     message_count: int
     preview: str
+    branch_of: str = ""
+    """The key of the session this one branched from ("" for none): `metadata.branch_of.key`."""
+    branch_at: int = 0
+    """How many of the origin's messages the branch copied (`metadata.branch_of.at`)."""
+
+
+NEW_CHAT_TITLE = "New chat"
+"""The title of a session without a title and without messages yet (its key means nothing to a person)."""
 
 
 def key_from_stem(stem: str) -> str:
@@ -68,6 +76,16 @@ def custom_title(header: dict[str, Any] | None) -> str:
     metadata = header.get("metadata") if header else None
     title = metadata.get("title") if isinstance(metadata, dict) else None
     return shorten(title, 200) if isinstance(title, str) and title.strip() else ""
+
+
+def branch_origin(header: dict[str, Any] | None) -> tuple[str, int]:
+    """(origin key, messages copied) from `metadata.branch_of`; ("", 0) when not a branch (or malformed)."""
+    metadata = header.get("metadata") if header else None
+    branch = metadata.get("branch_of") if isinstance(metadata, dict) else None
+    if not isinstance(branch, dict) or not isinstance(branch.get("key"), str) or not branch["key"]:
+        return "", 0
+    at = branch.get("at")
+    return branch["key"], at if isinstance(at, int) and not isinstance(at, bool) and at >= 0 else 0
 
 
 def _forward_lines(data: bytes, start: int) -> Iterator[bytes]:
@@ -143,8 +161,10 @@ def summarize(path: Path, fallback_key: str | None = None) -> SessionInfo:
         created = created if isinstance(created, str) else fallback
         updated = updated if isinstance(updated, str) else fallback
     count = max(0, _count_lines(data) - (1 if header is not None else 0))
-    return SessionInfo(key=key, path=path, title=title or key, channel=channel_of(key), created_at=created,
-                       updated_at=updated, message_count=count, preview=preview)
+    origin, at = branch_origin(header)
+    return SessionInfo(key=key, path=path, title=title or (key if count else NEW_CHAT_TITLE), channel=channel_of(key),
+                       created_at=created, updated_at=updated, message_count=count, preview=preview,
+                       branch_of=origin if origin != key else "", branch_at=at)
 
 
 def file_signature(stat: os.stat_result) -> tuple[int, ...]:

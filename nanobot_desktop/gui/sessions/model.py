@@ -13,7 +13,7 @@ over (2,000 files must not block the window).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from typing import Any, Callable
@@ -79,6 +79,39 @@ class _Group:
     channel: str
     rows: list[SessionInfo] = field(default_factory=list)
     uid: int = field(default_factory=lambda: next(_group_ids))
+    branches: dict[str, list[SessionInfo]] = field(default_factory=dict)  # origin key → its branches
+
+
+def arrange(infos: list[SessionInfo]) -> tuple[list[SessionInfo], dict[str, list[SessionInfo]]]:
+    """(top-level rows, origin key → branches) from a listing ordered newest first.
+
+    A branch goes under the top-level session it descends from (a branch of a branch too: the tree
+    is two levels deep); a branch whose origin is not listed (deleted) stays top-level. A family
+    takes the place of its most recently active member; branches are in the order they were made.
+    """
+    by_key: dict[str, SessionInfo] = {}
+    for info in infos:
+        by_key.setdefault(info.key, info)
+    roots: dict[str, str] = {}
+    for key, info in by_key.items():
+        root, seen = key, {key}
+        while (origin := by_key[root].branch_of) and origin in by_key and origin not in seen:
+            seen.add(origin)
+            root = origin
+        roots[key] = root
+    top: list[SessionInfo] = []
+    placed: set[str] = set()
+    branches: dict[str, list[SessionInfo]] = {}
+    for key, info in by_key.items():
+        root = roots[key]
+        if root not in placed:
+            placed.add(root)
+            top.append(by_key[root])
+        if root != key:
+            branches.setdefault(root, []).append(info)
+    for children in branches.values():
+        children.sort(key=lambda info: (info.created_at, info.key))
+    return top, branches
 
 
 def _same_row(a: SessionInfo, b: SessionInfo) -> bool:
@@ -117,6 +150,8 @@ class SessionListModel(QAbstractItemModel):
         self._renamer = renamer
         self._busy: set[str] = set()
         self._unread: set[str] = set()
+        self._origin_uids: dict[str, int] = {}  # origin key → the internal id of its branch rows
+        self._uid_origins: dict[int, str] = {}
 
     # --- Qt model interface ----------------------------------------------------------------------
 
@@ -125,7 +160,13 @@ class SessionListModel(QAbstractItemModel):
             return QModelIndex()
         if not parent.isValid():
             return self.createIndex(row, 0, 0) if row < len(self._groups) else QModelIndex()
-        if parent.internalId() != 0 or not 0 <= parent.row() < len(self._groups):
+        if parent.internalId() != 0:
+            origin = self._info_at(parent)
+            if origin is None or parent.internalId() in self._uid_origins:
+                return QModelIndex()
+            count = len(self._branches_of(origin.key))
+            return self.createIndex(row, 0, self._origin_uid(origin.key)) if row < count else QModelIndex()
+        if not 0 <= parent.row() < len(self._groups):
             return QModelIndex()
         group = self._groups[parent.row()]
         return self.createIndex(row, 0, group.uid) if row < len(group.rows) else QModelIndex()
@@ -133,13 +174,23 @@ class SessionListModel(QAbstractItemModel):
     def parent(self, child: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not child.isValid() or child.internalId() == 0:
             return QModelIndex()
+        origin = self._uid_origins.get(child.internalId())
+        if origin is not None:
+            return self.index_of_key(origin)
         row = self._group_row_by_uid(child.internalId())
         return self.createIndex(row, 0, 0) if row >= 0 else QModelIndex()
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
         if not parent.isValid():
             return len(self._groups)
-        if parent.column() != 0 or parent.internalId() != 0 or not 0 <= parent.row() < len(self._groups):
+        if parent.column() != 0:
+            return 0
+        if parent.internalId() != 0:
+            if parent.internalId() in self._uid_origins:
+                return 0
+            origin = self._info_at(parent)
+            return len(self._branches_of(origin.key)) if origin is not None else 0
+        if not 0 <= parent.row() < len(self._groups):
             return 0
         return len(self._groups[parent.row()].rows)
 
@@ -154,7 +205,9 @@ class SessionListModel(QAbstractItemModel):
             return Qt.ItemFlag.NoItemFlags
         if index.internalId() == 0:
             return Qt.ItemFlag.ItemIsEnabled
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.internalId() in self._uid_origins:
+            flags |= Qt.ItemFlag.ItemNeverHasChildren
         if self._renamer is not None:
             flags |= Qt.ItemFlag.ItemIsEditable
         return flags
@@ -181,8 +234,7 @@ class SessionListModel(QAbstractItemModel):
         except (OSError, ValueError) as error:
             self.rename_failed.emit(info.key, f"Could not rename “{info.title}”: {error}")
             return False
-        group = self._groups[self._group_row_by_uid(index.internalId())]
-        group.rows[index.row()] = updated if updated is not None else _retitled(info, title or info.key)
+        self._rows_of(index)[index.row()] = updated if updated is not None else _retitled(info, title or info.key)
         self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, TitleRole,
                                              InfoRole])
         return True
@@ -240,22 +292,30 @@ class SessionListModel(QAbstractItemModel):
     # --- reading ---------------------------------------------------------------------------------
 
     def keys(self) -> list[str]:
-        """Every session key, in display order (groups in order, newest first inside each)."""
-        return [info.key for group in self._groups for info in group.rows]
+        """Every session key, in display order (groups in order, newest first inside each, each
+        session's branches right after it)."""
+        return [key for group in self._groups for info in group.rows
+                for key in [info.key, *(branch.key for branch in group.branches.get(info.key, []))]]
 
     def info(self, key: str) -> SessionInfo | None:
-        for group in self._groups:
-            for info in group.rows:
-                if info.key == key:
-                    return info
-        return None
+        index = self.index_of_key(key)
+        return self._info_at(index) if index.isValid() else None
 
     def index_of_key(self, key: str) -> QModelIndex:
         for group in self._groups:
             for row, info in enumerate(group.rows):
                 if info.key == key:
                     return self.createIndex(row, 0, group.uid)
+            for origin, branches in group.branches.items():
+                for row, info in enumerate(branches):
+                    if info.key == key:
+                        return self.createIndex(row, 0, self._origin_uid(origin))
         return QModelIndex()
+
+    def branch_origin(self, key: str) -> str:
+        """The key of the row a branch is shown under ("" for a top-level row)."""
+        index = self.index_of_key(key)
+        return self._uid_origins.get(index.internalId(), "") if index.isValid() else ""
 
     def channels(self) -> list[str]:
         return [group.channel for group in self._groups]
@@ -290,17 +350,20 @@ class SessionListModel(QAbstractItemModel):
     def set_sessions(self, infos: list[SessionInfo]) -> None:
         """Show `infos` (newest first), changing only what differs from what is shown."""
         wanted: dict[str, list[SessionInfo]] = {}
-        seen: set[str] = set()
-        for info in infos:
-            if info.key in seen:  # two files mapping to one key (post4's name collisions): show the newest
-                continue
-            seen.add(info.key)
+        # Two files mapping to one key (post4's name collisions): `arrange` shows the newest.
+        top, branches = arrange(infos)
+        for info in top:
             wanted.setdefault(info.channel, []).append(info)
-        if any(_moves_needed([i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])])
-               > MAX_MOVES for group in self._groups):
-            # A big reshuffle (a clock change, a restored backup): one reset beats thousands of moves.
+        shown_branches = {origin: [b.key for b in rows] for group in self._groups for origin, rows in group.branches.items()}
+        if shown_branches != {origin: [b.key for b in rows] for origin, rows in branches.items()} or any(
+                _moves_needed([i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])])
+                > MAX_MOVES for group in self._groups):
+            # A big reshuffle (a clock change, a restored backup) or a new branch: one reset beats
+            # thousands of moves, and branches come and go rarely.
             self.beginResetModel()
             self._groups = [_Group(channel, list(wanted[channel])) for channel in sorted(wanted, key=_group_rank)]
+            for group in self._groups:
+                group.branches = {info.key: branches[info.key] for info in group.rows if info.key in branches}
             self.endResetModel()
             return
         for row in range(len(self._groups) - 1, -1, -1):
@@ -316,6 +379,13 @@ class SessionListModel(QAbstractItemModel):
             self.endInsertRows()
         for row, group in enumerate(self._groups):
             self._sync_group(row, group, wanted[group.channel])
+            for origin, rows in group.branches.items():  # the same branches (else the reset above)
+                parent = self.index_of_key(origin)
+                for position, info in enumerate(branches[origin]):
+                    if not _same_row(rows[position], info):
+                        rows[position] = info
+                        index = self.index(position, 0, parent)
+                        self.dataChanged.emit(index, index, [])
         # Busy and unread marks are kept even for keys not listed (yet): a new session's turn runs,
         # and may ask for approval, before its file shows up in a listing.
 
@@ -374,11 +444,29 @@ class SessionListModel(QAbstractItemModel):
                 return row
         return -1
 
-    def _info_at(self, index: _Index) -> SessionInfo | None:
+    def _origin_uid(self, origin: str) -> int:
+        uid = self._origin_uids.get(origin)
+        if uid is None:
+            uid = self._origin_uids[origin] = next(_group_ids)
+            self._uid_origins[uid] = origin
+        return uid
+
+    def _branches_of(self, origin: str) -> list[SessionInfo]:
+        for group in self._groups:
+            if origin in group.branches:
+                return group.branches[origin]
+        return []
+
+    def _rows_of(self, index: _Index) -> list[SessionInfo]:
+        """The list a session index points into: its group's rows, or its origin's branches."""
+        origin = self._uid_origins.get(index.internalId())
+        if origin is not None:
+            return self._branches_of(origin)
         group_row = self._group_row_by_uid(index.internalId())
-        if group_row < 0:
-            return None
-        rows = self._groups[group_row].rows
+        return self._groups[group_row].rows if group_row >= 0 else []
+
+    def _info_at(self, index: _Index) -> SessionInfo | None:
+        rows = self._rows_of(index)
         return rows[index.row()] if 0 <= index.row() < len(rows) else None
 
 
@@ -402,5 +490,4 @@ def _moves_needed(shown: list[str], wanted: list[str], limit: int = MAX_MOVES) -
 
 
 def _retitled(info: SessionInfo, title: str) -> SessionInfo:
-    return SessionInfo(key=info.key, path=info.path, title=title, channel=info.channel, created_at=info.created_at,
-                       updated_at=info.updated_at, message_count=info.message_count, preview=info.preview)
+    return replace(info, title=title)

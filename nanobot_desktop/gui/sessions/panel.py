@@ -1,9 +1,13 @@
 """The session list panel: search box, channel-grouped list, context menu, delete with undo, export.
 
-The model (sessions_model.py) only shows what it is given; this panel decides when to look at the
-disk. Listing and message search run in an executor and their results come back to the GUI thread,
-so neither 2,000 session files nor a slow disk can freeze the window. Refreshes are coalesced: a turn
-appends several lines (one `SessionChanged` each) but causes one listing.
+The model (model.py) only shows what it is given; this panel decides when to look at the disk.
+Listing and search go through the engine's session index (engine/sessions/index.py) in an executor
+and their results come back to the GUI thread, so neither 20,000 session files nor a slow disk can
+freeze the window; after a listing the index catches up on message text in the background. Refreshes
+are coalesced: a turn appends several lines (one `SessionChanged` each) but causes one listing.
+
+Only a person picks the chat: the list's current row changes when a filter hides rows or a listing
+moves them, and those changes never open a session (`_quiet`).
 """
 
 from __future__ import annotations
@@ -11,11 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
 
 from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionChanged, SessionInfo, TurnCancelled,
@@ -73,6 +79,7 @@ class SessionsPanel(QWidget):
         self._selecting = False
         self._work = OwnedWork(self)
         self._refresh_task: asyncio.Task[Any] | None = None
+        self._text_task: asyncio.Task[Any] | None = None
         self._refresh_again = False
         self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
         self.export_dialog: QFileDialog | None = None
@@ -88,15 +95,18 @@ class SessionsPanel(QWidget):
         self.search_box.setClearButtonEnabled(True)
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.returnPressed.connect(self._open_first_match)
+        clear_search = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search_box)
+        clear_search.setContext(Qt.ShortcutContext.WidgetShortcut)
+        clear_search.activated.connect(self.search_box.clear)
 
         self.view = QTreeView()
         self.view.setObjectName("session_list")
         self.view.setModel(self.proxy)
         self.view.setHeaderHidden(True)
-        self.view.setRootIsDecorated(False)
-        self.view.setItemsExpandable(False)
+        self.view.setRootIsDecorated(False)  # channel groups: headings, always open
+        self.view.setItemsExpandable(True)  # a session with branches opens and closes (its arrow)
         self.view.setExpandsOnDoubleClick(False)
-        self.view.setIndentation(0)
+        self.view.setIndentation(14)
         self.view.setUniformRowHeights(False)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
@@ -160,19 +170,26 @@ class SessionsPanel(QWidget):
         key = index.data(KeyRole) if index.isValid() else ""
         return key or (self._current_key if self.model.info(self._current_key) is not None else "")
 
+    @contextmanager
+    def _quiet(self) -> Iterator[None]:
+        """Changes of the current row made by the panel itself (filtering, a listing, re-selecting the
+        open chat) select nothing for the chat."""
+        was, self._selecting = self._selecting, True
+        try:
+            yield
+        finally:
+            self._selecting = was
+
     def _select(self, key: str) -> None:
         source = self.model.index_of_key(key)
         index = self.proxy.mapFromSource(source) if source.isValid() else QModelIndex()
-        self._selecting = True
-        try:
+        with self._quiet():
             if index.isValid():
                 self.view.setCurrentIndex(index)
                 self.view.scrollTo(index)
             else:
                 self.view.selectionModel().clearSelection()
                 self.view.setCurrentIndex(QModelIndex())
-        finally:
-            self._selecting = False
 
     def focus_search(self) -> None:
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -198,17 +215,28 @@ class SessionsPanel(QWidget):
     async def _refresh(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.sessions.list_sessions)
+            infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.session_index.list_sessions)
         except OSError as error:
             self.error.emit(f"Could not list the sessions in {self.engine.sessions.sessions_dir}: {error}")
             return
-        self.model.set_sessions(infos)
+        with self._quiet():
+            self.model.set_sessions(infos)
         self._select(self._current_key)
         self._update_actions()
         self.refreshed.emit()
         if self._refresh_again:
             self._refresh_again = False
             self._start_refresh()
+        elif self._text_task is None or self._text_task.done():
+            self._text_task = self._spawn(self._index_text())
+
+    async def _index_text(self) -> None:
+        """Let the index catch up on message text while nobody searches (the first search would wait)."""
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, self.engine.session_index.update_text)
+        except OSError as error:
+            log.warning("could not index the session text: %s", error)
 
     def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         return self._work.spawn(coroutine)  # cancelled if the panel is deleted first
@@ -237,8 +265,9 @@ class SessionsPanel(QWidget):
     # --- search ------------------------------------------------------------------------------------
 
     def _on_search_text(self, text: str) -> None:
-        self.proxy.set_query(text)
-        self.view.expandAll()
+        with self._quiet():
+            self.proxy.set_query(text)
+            self.view.expandAll()
         if text.strip():
             self._search_timer.start()
         else:
@@ -251,21 +280,23 @@ class SessionsPanel(QWidget):
     async def _search_messages(self, query: str) -> None:
         loop = asyncio.get_running_loop()
         try:
-            hits = await loop.run_in_executor(None, self.engine.sessions.search, query)
+            hits = await loop.run_in_executor(None, self.engine.session_index.search, query)
         except OSError as error:
             self.error.emit(f"Searching the sessions failed: {error}")
             return
         if query != self.search_box.text():
             return  # the person typed on; a newer search is on its way
-        self.proxy.set_message_hits(query, hits)
-        self.view.expandAll()
+        with self._quiet():
+            self.proxy.set_message_hits(query, hits)
+            self.view.expandAll()
+        self._select(self._current_key)
         self.search_finished.emit(query)
 
     def _open_first_match(self) -> None:
         for group_row in range(self.proxy.rowCount()):
             first = self.proxy.index(0, 0, self.proxy.index(group_row, 0))
             if first.isValid():
-                self.view.setCurrentIndex(first)
+                self.view.setCurrentIndex(first)  # Return in the search box: a person's pick
                 self.view.setFocus()
                 return
 
@@ -351,7 +382,8 @@ class SessionsPanel(QWidget):
             self.error.emit(f"Could not delete “{title}”: {error}")
             return
         self._deleted.append((trash_id, key, title))
-        self.model.set_sessions([i for i in self._listed() if i.key != key])
+        with self._quiet():
+            self.model.set_sessions([i for i in self._listed() if i.key != key])
         self.undo_bar.show_notice(f"Session “{title}” deleted.", "info", [("Undo", self.undo_delete)])
         self._update_actions()
         self.session_deleted.emit(key)
