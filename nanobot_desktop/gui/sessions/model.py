@@ -137,6 +137,13 @@ def format_when(stamp: str, now: datetime | None = None) -> str:
 
 Renamer = Callable[[str, str], SessionInfo | None]
 
+# Precomputed: Qt asks for every row's flags when it lays out 20,000 rows, and enum arithmetic is slow.
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
+_EDITABLE = Qt.ItemFlag.ItemIsEditable
+_ORIGIN_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _EDITABLE
+_SESSION_FLAGS = _ORIGIN_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
+
 
 class SessionListModel(QAbstractItemModel):
     """Channel groups (top level) with their sessions (children), newest first in each group."""
@@ -152,6 +159,8 @@ class SessionListModel(QAbstractItemModel):
         self._unread: set[str] = set()
         self._origin_uids: dict[str, int] = {}  # origin key → the internal id of its branch rows
         self._uid_origins: dict[int, str] = {}
+        self._origin_keys: set[str] = set()  # sessions shown with branches under them
+        self._lists: dict[int, list[SessionInfo]] = {}  # internal id → the list its rows index (Qt asks often)
 
     # --- Qt model interface ----------------------------------------------------------------------
 
@@ -202,15 +211,15 @@ class SessionListModel(QAbstractItemModel):
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if index.internalId() == 0:
-            return Qt.ItemFlag.ItemIsEnabled
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if index.internalId() in self._uid_origins:
-            flags |= Qt.ItemFlag.ItemNeverHasChildren
-        if self._renamer is not None:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        return flags
+            return _NO_FLAGS
+        uid = index.internalId()
+        if uid == 0:
+            return _GROUP_FLAGS
+        if self._origin_keys and uid not in self._uid_origins:  # a session has children when it has branches
+            info = self._info_at(index)
+            if info is not None and info.key in self._origin_keys:
+                return _ORIGIN_FLAGS if self._renamer is not None else _ORIGIN_FLAGS & ~_EDITABLE
+        return _SESSION_FLAGS if self._renamer is not None else _SESSION_FLAGS & ~_EDITABLE
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -364,6 +373,8 @@ class SessionListModel(QAbstractItemModel):
             self._groups = [_Group(channel, list(wanted[channel])) for channel in sorted(wanted, key=_group_rank)]
             for group in self._groups:
                 group.branches = {info.key: branches[info.key] for info in group.rows if info.key in branches}
+            self._lists = {}
+            self._origin_keys = set(branches)
             self.endResetModel()
             return
         for row in range(len(self._groups) - 1, -1, -1):
@@ -453,17 +464,40 @@ class SessionListModel(QAbstractItemModel):
 
     def _branches_of(self, origin: str) -> list[SessionInfo]:
         for group in self._groups:
-            if origin in group.branches:
+            if group.branches and origin in group.branches:
                 return group.branches[origin]
         return []
 
     def _rows_of(self, index: _Index) -> list[SessionInfo]:
         """The list a session index points into: its group's rows, or its origin's branches."""
-        origin = self._uid_origins.get(index.internalId())
-        if origin is not None:
-            return self._branches_of(origin)
-        group_row = self._group_row_by_uid(index.internalId())
-        return self._groups[group_row].rows if group_row >= 0 else []
+        uid = index.internalId()
+        rows = self._lists.get(uid)
+        if rows is None:
+            origin = self._uid_origins.get(uid)
+            if origin is not None:
+                rows = self._branches_of(origin)
+            else:
+                group_row = self._group_row_by_uid(uid)
+                rows = self._groups[group_row].rows if group_row >= 0 else []
+            if rows:  # the same list object for the life of its group or branch set (a reset drops them all)
+                self._lists[uid] = rows
+        return rows
+
+    def branches_of(self, origin: str) -> list[SessionInfo]:
+        """The branches shown under `origin` (empty for most sessions)."""
+        return self._branches_of(origin)
+
+    def group_rows(self, group: _Index) -> list[SessionInfo]:
+        """The top-level sessions of a group row."""
+        return self._groups[group.row()].rows if group.isValid() and 0 <= group.row() < len(self._groups) else []
+
+    def origins(self) -> list[str]:
+        """Keys of the sessions that have branches (their rows open to show them)."""
+        return [origin for group in self._groups for origin in group.branches]
+
+    def info_at(self, index: _Index) -> SessionInfo | None:
+        """The session an index of this model shows (None for a group row): no Qt data() round trip."""
+        return self._info_at(index) if index.isValid() and index.internalId() != 0 else None
 
     def _info_at(self, index: _Index) -> SessionInfo | None:
         rows = self._rows_of(index)

@@ -116,8 +116,8 @@ class SessionsPanel(QWidget):
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
         self.view.activated.connect(self._on_index_activated)
         self.proxy.rowsInserted.connect(self._expand_new_groups)
-        self.proxy.modelReset.connect(self.view.expandAll)
-        self.proxy.layoutChanged.connect(self.view.expandAll)
+        self.proxy.modelReset.connect(self._expand)
+        self.proxy.layoutChanged.connect(self._expand)
 
         self.undo_bar = NoticeBar(self)
         self.undo_bar.setObjectName("session_undo_bar")
@@ -267,7 +267,7 @@ class SessionsPanel(QWidget):
     def _on_search_text(self, text: str) -> None:
         with self._quiet():
             self.proxy.set_query(text)
-            self.view.expandAll()
+            self._expand()
         if text.strip():
             self._search_timer.start()
         else:
@@ -288,7 +288,7 @@ class SessionsPanel(QWidget):
             return  # the person typed on; a newer search is on its way
         with self._quiet():
             self.proxy.set_message_hits(query, hits)
-            self.view.expandAll()
+            self._expand()
         self._select(self._current_key)
         self.search_finished.emit(query)
 
@@ -314,6 +314,17 @@ class SessionsPanel(QWidget):
         key = index.data(KeyRole)
         if key:
             self.session_activated.emit(key)
+
+    def _expand(self) -> None:
+        """Open every channel group and every session with branches (not expandAll: that asks each of
+        20,000 rows for children)."""
+        for group_row in range(self.proxy.rowCount()):
+            self.view.expand(self.proxy.index(group_row, 0))
+        for origin in self.model.origins():
+            source = self.model.index_of_key(origin)
+            index = self.proxy.mapFromSource(source) if source.isValid() else QModelIndex()
+            if index.isValid():
+                self.view.expand(index)
 
     def _expand_new_groups(self, parent: QModelIndex, first: int, last: int) -> None:
         if not parent.isValid():
