@@ -8,7 +8,9 @@ messages, every 500th a long one of 2,000 messages) in a temporary workspace; th
 (`XDG_CACHE_HOME`, where the session index lives) is a temporary folder too.
 - Listing: a fresh Engine and the app's SessionsPanel (it lists through the engine's session index in
   an executor and syncs its SessionListModel) shown offscreen; the clock runs from `refresh_now()` to
-  the first paint of the list after it shows the sessions. The first run ever (no index: every file is
+  the first paint of the list after it shows the sessions. That first listing shows the index as the
+  app left it; the panel lists again at once comparing every file with it (reported beside: files
+  changed while the app was closed are corrected then). The first run ever (no index: every file is
   read) is reported in the note; the row is the median of 3 later starts (new Engine and panel each
   time, the index on disk from the run before, every file stat'ed against it).
 - Search: in the listed panel, a query is typed into the search box (`setText`, as a paste would); the
@@ -67,14 +69,16 @@ def _close(panel: Any) -> None:
     process_events_for(0.05)
 
 
-def _list_s(panel: Any) -> tuple[float, float]:
-    """(seconds to the model showing the listing, seconds to the first paint after it)."""
+def _list_s(panel: Any) -> tuple[float, float, float]:
+    """(seconds to the model showing the listing, to the first paint after it, to the end of the
+    second listing: the one that compares every file with the index)."""
     refreshed: list[float] = []
     probe = PaintProbe(panel.view)
 
     def listed() -> None:
         refreshed.append(time.perf_counter())
-        probe.arm()  # the paint that counts is the first one showing the listing
+        if len(refreshed) == 1:
+            probe.arm()  # the paint that counts is the first one showing the listing
 
     panel.refreshed.connect(listed)
     started = time.perf_counter()
@@ -83,10 +87,11 @@ def _list_s(panel: Any) -> tuple[float, float]:
     wait_until(lambda: probe.painted, 10)
     assert probe.painted_at is not None
     probe.close()
+    wait_until(lambda: len(refreshed) >= 2, 120)
     shown = len(panel.model.keys())
     if shown != SESSIONS:
         raise RuntimeError(f"the panel shows {shown} sessions, expected {SESSIONS}")
-    return refreshed[0] - started, probe.painted_at - started
+    return refreshed[0] - started, probe.painted_at - started, refreshed[-1] - started
 
 
 def _search_s(panel: Any, query: str) -> tuple[float, int]:
@@ -105,14 +110,18 @@ def _search_s(panel: Any, query: str) -> tuple[float, int]:
     panel._search_timer.timeout.connect(lambda: asked.append(time.perf_counter()))
     panel.search_box.setText(query)
     wait_until(lambda: bool(finished), 60)
-    wait_until(lambda: probe.painted, 10)
-    assert probe.painted_at is not None and asked
+    try:
+        wait_until(lambda: probe.painted, 2)
+        painted = probe.painted_at
+    except TimeoutError:  # the results change nothing on screen (none found, the title filter showed them)
+        painted = finished[0]
+    assert painted is not None and asked
     probe.close()
     panel.search_finished.disconnect()
     panel._search_timer.timeout.disconnect()
     panel._search_timer.timeout.connect(panel._start_message_search)
     shown = sum(panel.proxy.rowCount(panel.proxy.index(row, 0)) for row in range(panel.proxy.rowCount()))
-    return probe.painted_at - asked[0], shown
+    return painted - asked[0], shown
 
 
 def run() -> list[BenchResult]:
@@ -131,7 +140,7 @@ def run() -> list[BenchResult]:
             config = write_config(workdir / "config.json", "http://127.0.0.1:9/v1", workdir / "ws")
             log("session list: the first start (no index yet)")
             engine, panel = _open_panel(config)
-            _cold_modelled, cold_s = _list_s(panel)
+            _cold_modelled, cold_s, _cold_checked = _list_s(panel)
             started = time.perf_counter()
             engine.session_index.update_text()
             text_s = time.perf_counter() - started
@@ -155,17 +164,19 @@ def run() -> list[BenchResult]:
             else:
                 os.environ["XDG_CACHE_HOME"] = previous_cache
     close_asyncio_on_qt(loop)
-    shown_s = [painted for _modelled, painted in runs]
+    shown_s = [painted for _modelled, painted, _checked in runs]
     total = median(shown_s)
-    modelled = median([modelled for modelled, _painted in runs])
+    modelled = median([modelled for modelled, _painted, _checked in runs])
+    checked = median([checked for _modelled, _painted, checked in runs])
     slowest = max(seconds for seconds, _shown in searches.values())
     listing = BenchResult(
         f"List {SESSIONS:,} sessions", f"{total * 1000:.0f} ms to listed and painted (in the model at "
         f"{modelled * 1000:.0f} ms)", f"≤ {TARGET_S:g} s", verdict(total <= TARGET_S),
         note=(f"SessionsPanel over the session index, {megabytes:.0f} MB of session files; median of "
-              f"{len(shown_s)} starts with the index on disk: {[round(s * 1000) for s in shown_s]} ms; the first "
-              f"start ever (no index, every file read) {cold_s * 1000:.0f} ms"),
-        numbers={"shown_s": shown_s, "modelled_s": modelled, "cold_s": cold_s})
+              f"{len(shown_s)} starts with the index on disk: {[round(s * 1000) for s in shown_s]} ms (the list as the "
+              f"index holds it; the listing that stats every file against it followed at {checked * 1000:.0f} ms); "
+              f"the first start ever (no index, every file read) {cold_s * 1000:.0f} ms"),
+        numbers={"shown_s": shown_s, "modelled_s": modelled, "checked_s": checked, "cold_s": cold_s})
     search = BenchResult(
         f"Search {SESSIONS:,} sessions", f"{slowest * 1000:.0f} ms to first results painted (slowest query)",
         f"≤ {SEARCH_TARGET_S * 1000:g} ms", verdict(slowest <= SEARCH_TARGET_S),

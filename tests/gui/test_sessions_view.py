@@ -187,9 +187,9 @@ def test_listing_runs_off_the_gui_thread_and_groups_sessions(qtbot, panel):
     threads = []
     original = panel.engine.session_index.list_sessions
 
-    def spy():
+    def spy(*args):
         threads.append(threading.current_thread())
-        return original()
+        return original(*args)
 
     panel.engine.session_index.list_sessions = spy
     with qtbot.waitSignal(panel.refreshed, timeout=WAIT_MS):

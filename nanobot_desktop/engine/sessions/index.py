@@ -189,11 +189,16 @@ class SessionIndex:
 
     # --- the list ------------------------------------------------------------------------------------
 
-    def list_sessions(self) -> list[SessionInfo]:
-        """Every session file, newest `updated_at` first: each file stat'ed, only changed ones read."""
+    def list_sessions(self, check: bool = True) -> list[SessionInfo]:
+        """Every session file, newest `updated_at` first: each file stat'ed, only changed ones read.
+
+        `check=False` answers from the index as it is when it has been filled before (the app's first
+        listing at start: 20,000 stat calls cost more than the rest); the caller then lists again with
+        the check, which corrects whatever changed while the app was closed."""
         with self._lock:
             db = self._connection()
-            self._scan(db)
+            if check or not self._rows:
+                self._scan(db)
             rows = [row for row in self._rows.values() if not self._shadowed(row.info.path, row.info.key)]
         rows.sort(key=lambda row: (row.sort_ts, row.info.key), reverse=True)
         return [row.info for row in rows]

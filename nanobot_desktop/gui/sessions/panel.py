@@ -80,6 +80,7 @@ class SessionsPanel(QWidget):
         self._work = OwnedWork(self)
         self._refresh_task: asyncio.Task[Any] | None = None
         self._text_task: asyncio.Task[Any] | None = None
+        self._checked = False  # a listing has compared every file with the index
         self._refresh_again = False
         self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
         self.export_dialog: QFileDialog | None = None
@@ -215,7 +216,10 @@ class SessionsPanel(QWidget):
     async def _refresh(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.session_index.list_sessions)
+            # The first listing shows the index as the app left it; the next one (at once) checks every file.
+            check = self._checked
+            infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.session_index.list_sessions,
+                                                                  check)
         except OSError as error:
             self.error.emit(f"Could not list the sessions in {self.engine.sessions.sessions_dir}: {error}")
             return
@@ -223,6 +227,8 @@ class SessionsPanel(QWidget):
             self.model.set_sessions(infos)
         self._select(self._current_key)
         self._update_actions()
+        if not check:
+            self._checked = self._refresh_again = True
         self.refreshed.emit()
         if self._refresh_again:
             self._refresh_again = False
