@@ -162,3 +162,50 @@ def test_a_new_chat_is_titled_new_chat_until_its_first_message_is_written(qtbot,
     qtbot.waitUntil(turn.done, timeout=WAIT_MS)
     turn.result()
     qtbot.waitUntil(lambda: panel.model.info(key).title == "Which plants like shade?", timeout=WAIT_MS)
+
+
+def test_a_session_changed_while_the_app_was_closed_is_corrected_right_after_the_first_paint(qtbot, qloop,
+                                                                                              make_engine):
+    engine = make_engine()
+    folder = engine.sessions.sessions_dir
+    _write(folder, "desktop:trip", "2026-11-22T18:00:00", ["Book the train to Lyon", "Done."])
+    engine.session_index.list_sessions()  # the last run of the app left this in its index
+    engine.session_index.close()
+    _write(folder, "desktop:trip", "2026-11-23T18:00:00", ["Book the train to Marseille", "Done."])  # app closed
+    bridge = EngineBridge(engine)
+    widget = SessionsPanel(engine, bridge)
+    qtbot.addWidget(widget)
+    widget.show()
+    with qtbot.waitSignal(widget.refreshed, timeout=WAIT_MS):
+        widget.refresh_now()
+    assert widget.model.info("desktop:trip").title == "Book the train to Lyon"  # at once, from the index
+    qtbot.waitUntil(lambda: widget.model.info("desktop:trip").title == "Book the train to Marseille",
+                    timeout=WAIT_MS)  # then every file is compared with it
+    bridge.detach()
+
+
+def test_a_conversation_new_put_aside_stays_reachable_and_continues_in_a_new_chat(qtbot, panel):
+    store = panel.engine.sessions
+    session = store.get_or_create("desktop:trip")
+    archived = store.clear(session)  # what /new does: the old conversation goes to sessions/.archive/
+    assert archived is not None
+    before = archived.read_bytes()
+    with qtbot.waitSignal(panel.refreshed, timeout=WAIT_MS):
+        panel.refresh_now()
+    rows = _visible_rows(panel)
+    assert rows[-2:] == [(0, "Archived"), (1, f"archived:{archived.name}")]
+    assert panel.model.info("desktop:trip").title == NEW_CHAT_TITLE
+    archived_row = panel.model.info(f"archived:{archived.name}")
+    assert archived_row.title == "Book the train to Lyon" and archived_row.message_count == 2
+    activated: list[str] = []
+    panel.session_activated.connect(activated.append)
+    _click(qtbot, panel, f"archived:{archived.name}")  # selecting it opens nothing
+    assert activated == []
+    index = panel.proxy.mapFromSource(panel.model.index_of_key(f"archived:{archived.name}"))
+    qtbot.mouseDClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=panel.view.visualRect(index).center())
+    assert len(activated) == 1 and activated[0].startswith("desktop:") and activated[0] != "desktop:trip"
+    continued = store.load(activated[0])
+    assert [m["content"] for m in continued.messages] == ["Book the train to Lyon", "Done: 08:12 from Paris."]
+    assert continued.metadata["title"] == "Book the train to Lyon"
+    assert archived.read_bytes() == before  # the archive is never rewritten
+    qtbot.waitUntil(lambda: panel.model.info(activated[0]) is not None, timeout=WAIT_MS)

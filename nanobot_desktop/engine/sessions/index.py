@@ -78,7 +78,8 @@ class _Row:
 
 
 def _sig_text(stat: os.stat_result) -> str:
-    return "%d,%d,%d,%d" % file_signature(stat)
+    inode, size, mtime, ctime = file_signature(stat)
+    return f"{inode},{size},{mtime},{ctime}"
 
 
 def _info_values(info: SessionInfo) -> tuple[Any, ...]:
@@ -343,7 +344,6 @@ class SessionIndex:
         folded = needle.casefold()
         with self._lock:
             db = self._connection()
-            by_id = {row.file_id: row for row in self._rows.values()}
             if len(needle) >= 3:  # rowids only: the text is read for the hits shown, not for every match
                 found: Iterable[tuple[int]] = db.execute("SELECT rowid FROM msg WHERE msg MATCH ?",
                                                          ('"' + needle.replace('"', '""') + '"',))

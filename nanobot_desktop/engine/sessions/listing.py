@@ -37,6 +37,8 @@ class SessionInfo:
     """The key of the session this one branched from ("" for none): `metadata.branch_of.key`."""
     branch_at: int = 0
     """How many of the origin's messages the branch copied (`metadata.branch_of.at`)."""
+    archived: str = ""
+    """For a conversation `/new` archived: its file name in `sessions/.archive/` (see archived.py)."""
 
 
 NEW_CHAT_TITLE = "New chat"

@@ -1,4 +1,5 @@
-"""The session list as a two-level item model: channel groups, each holding its sessions newest first.
+"""The session list as a tree: channel groups, each holding its sessions newest first, and under a
+session the branches made from it (`SessionInfo.branch_of`; see rows.arrange).
 
 Why a tree and an in-place sync: the list is refreshed after every turn (the engine appends a few
 lines, a file's `updated_at` moves), and a reset would lose the selection, the scroll position and
@@ -14,29 +15,16 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from enum import IntEnum
 from typing import Any, Callable
 
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine import SessionInfo
+from nanobot_desktop.gui.sessions.rows import (MAX_MOVES, arrange, format_when, group_rank,
+                                               group_title, moves_needed)
 
 _Index = QModelIndex | QPersistentModelIndex
-
-GROUP_ORDER = ("desktop", "cli", "heartbeat", "cron", "subagent", "system")
-GROUP_TITLES = {"desktop": "Desktop", "cli": "Command line", "heartbeat": "Heartbeat", "cron": "Scheduled",
-                "subagent": "Subagents", "system": "System"}
-
-
-def group_title(channel: str) -> str:
-    """Heading of a channel's group; channels the nanobot CLI writes (telegram, slack, ...) get their name."""
-    return GROUP_TITLES.get(channel) or (channel[:1].upper() + channel[1:] if channel else "Other")
-
-
-def _group_rank(channel: str) -> tuple[int, str]:
-    return (GROUP_ORDER.index(channel) if channel in GROUP_ORDER else len(GROUP_ORDER), channel)
-
 
 class SessionRole(IntEnum):
     KeyRole = Qt.ItemDataRole.UserRole + 1  # session key ("" for a group row)
@@ -69,9 +57,6 @@ _ROLE_NAMES = {KeyRole: b"key", ChannelRole: b"channel", TitleRole: b"title", Up
                IsGroupRole: b"isGroup", BusyRole: b"busy", UnreadRole: b"unread", InfoRole: b"info"}
 
 _group_ids = itertools.count(1)
-MAX_MOVES = 2
-"""More row moves than this in one listing and the model resets instead: through the filter proxy a
-move re-lays out the whole view (about 60 ms at 2,000 sessions), a reset costs about two moves."""
 
 
 @dataclass(eq=False)
@@ -82,57 +67,9 @@ class _Group:
     branches: dict[str, list[SessionInfo]] = field(default_factory=dict)  # origin key → its branches
 
 
-def arrange(infos: list[SessionInfo]) -> tuple[list[SessionInfo], dict[str, list[SessionInfo]]]:
-    """(top-level rows, origin key → branches) from a listing ordered newest first.
-
-    A branch goes under the top-level session it descends from (a branch of a branch too: the tree
-    is two levels deep); a branch whose origin is not listed (deleted) stays top-level. A family
-    takes the place of its most recently active member; branches are in the order they were made.
-    """
-    by_key: dict[str, SessionInfo] = {}
-    for info in infos:
-        by_key.setdefault(info.key, info)
-    roots: dict[str, str] = {}
-    for key, info in by_key.items():
-        root, seen = key, {key}
-        while (origin := by_key[root].branch_of) and origin in by_key and origin not in seen:
-            seen.add(origin)
-            root = origin
-        roots[key] = root
-    top: list[SessionInfo] = []
-    placed: set[str] = set()
-    branches: dict[str, list[SessionInfo]] = {}
-    for key, info in by_key.items():
-        root = roots[key]
-        if root not in placed:
-            placed.add(root)
-            top.append(by_key[root])
-        if root != key:
-            branches.setdefault(root, []).append(info)
-    for children in branches.values():
-        children.sort(key=lambda info: (info.created_at, info.key))
-    return top, branches
-
-
 def _same_row(a: SessionInfo, b: SessionInfo) -> bool:
     return (a.title, a.updated_at, a.preview, a.message_count, a.path, a.created_at) == \
         (b.title, b.updated_at, b.preview, b.message_count, b.path, b.created_at)
-
-
-def format_when(stamp: str, now: datetime | None = None) -> str:
-    """"14:05" today, "Mon 14:05" this week, "2026-03-08" before (for the list's right column)."""
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except (TypeError, ValueError):
-        return ""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone().replace(tzinfo=None)
-    now = now or datetime.now()
-    if moment.date() == now.date():
-        return moment.strftime("%H:%M")
-    if 0 < (now.date() - moment.date()).days < 7:
-        return moment.strftime("%a %H:%M")
-    return moment.strftime("%Y-%m-%d")
 
 
 Renamer = Callable[[str, str], SessionInfo | None]
@@ -235,7 +172,7 @@ class SessionListModel(QAbstractItemModel):
                 or index.internalId() == 0:
             return False
         info = self._info_at(index)
-        if info is None:
+        if info is None or info.archived:  # an archived conversation is not a session to rename
             return False
         title = str(value or "").strip()
         try:
@@ -293,6 +230,8 @@ class SessionListModel(QAbstractItemModel):
             return info.key in self._unread
         if role == InfoRole:
             return info
+        if role == Qt.ItemDataRole.ToolTipRole and info.archived:
+            return "This conversation was put aside by /new. Double-click it to continue it in a new chat."
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"{info.title}\n{info.key} · {info.message_count} message(s)\n"
                     f"updated {format_when(info.updated_at)} · {info.path.name}")
@@ -365,12 +304,12 @@ class SessionListModel(QAbstractItemModel):
             wanted.setdefault(info.channel, []).append(info)
         shown_branches = {origin: [b.key for b in rows] for group in self._groups for origin, rows in group.branches.items()}
         if shown_branches != {origin: [b.key for b in rows] for origin, rows in branches.items()} or any(
-                _moves_needed([i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])])
+                moves_needed([i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])])
                 > MAX_MOVES for group in self._groups):
             # A big reshuffle (a clock change, a restored backup) or a new branch: one reset beats
             # thousands of moves, and branches come and go rarely.
             self.beginResetModel()
-            self._groups = [_Group(channel, list(wanted[channel])) for channel in sorted(wanted, key=_group_rank)]
+            self._groups = [_Group(channel, list(wanted[channel])) for channel in sorted(wanted, key=group_rank)]
             for group in self._groups:
                 group.branches = {info.key: branches[info.key] for info in group.rows if info.key in branches}
             self._lists = {}
@@ -382,7 +321,7 @@ class SessionListModel(QAbstractItemModel):
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self._groups[row]
                 self.endRemoveRows()
-        for row, channel in enumerate(sorted(wanted, key=_group_rank)):
+        for row, channel in enumerate(sorted(wanted, key=group_rank)):
             if row < len(self._groups) and self._groups[row].channel == channel:
                 continue
             self.beginInsertRows(QModelIndex(), row, row)
@@ -502,25 +441,6 @@ class SessionListModel(QAbstractItemModel):
     def _info_at(self, index: _Index) -> SessionInfo | None:
         rows = self._rows_of(index)
         return rows[index.row()] if 0 <= index.row() < len(rows) else None
-
-
-def _moves_needed(shown: list[str], wanted: list[str], limit: int = MAX_MOVES) -> int:
-    """How many row moves the in-place sync would make (counting stops just past `limit`)."""
-    if not shown:
-        return 0
-    wanted_keys = set(wanted)
-    rows = [key for key in shown if key in wanted_keys]
-    present = set(rows)
-    moves = 0
-    for position, key in enumerate(wanted):
-        if key not in present:
-            rows.insert(position, key)
-        elif rows[position] != key:
-            rows.insert(position, rows.pop(rows.index(key, position + 1)))
-            moves += 1
-            if moves > limit:
-                break
-    return moves
 
 
 def _retitled(info: SessionInfo, title: str) -> SessionInfo:

@@ -8,6 +8,9 @@ are coalesced: a turn appends several lines (one `SessionChanged` each) but caus
 
 Only a person picks the chat: the list's current row changes when a filter hides rows or a listing
 moves them, and those changes never open a session (`_quiet`).
+
+(About 470 lines: every action of the list — refresh, search, rename, delete and undo, export — goes
+through the one selection and engine hand-off here; split, each part would need all of it.)
 """
 
 from __future__ import annotations
@@ -25,12 +28,13 @@ from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
 
 from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionChanged, SessionInfo, TurnCancelled,
-                                    TurnFailed, TurnFinished, TurnStarted, atomic_write_text)
+                                    TurnFailed, TurnFinished, TurnStarted, atomic_write_text, continue_archived,
+                                    list_archived)
 from nanobot_desktop.gui.window.actions import ActionRegistry
 from nanobot_desktop.gui.common.notice_bar import NoticeBar
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
 from nanobot_desktop.gui.sessions.filter import SessionFilterProxy
-from nanobot_desktop.gui.sessions.model import IsGroupRole, KeyRole, SessionListModel, SessionRole
+from nanobot_desktop.gui.sessions.model import InfoRole, IsGroupRole, SessionListModel, SessionRole
 from nanobot_desktop.gui.common.owned import OwnedWork
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
@@ -166,9 +170,11 @@ class SessionsPanel(QWidget):
         self._update_actions()
 
     def selected_key(self) -> str:
-        """The session the list's actions apply to: the selected row, else the one shown in the chat."""
+        """The session the list's actions apply to: the selected row, else the one shown in the chat
+        (an archived conversation is not a session the actions could change)."""
         index = self.view.currentIndex()
-        key = index.data(KeyRole) if index.isValid() else ""
+        info = index.data(InfoRole) if index.isValid() else None
+        key = info.key if isinstance(info, SessionInfo) and not info.archived else ""
         return key or (self._current_key if self.model.info(self._current_key) is not None else "")
 
     @contextmanager
@@ -220,6 +226,7 @@ class SessionsPanel(QWidget):
             check = self._checked
             infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.session_index.list_sessions,
                                                                   check)
+            infos += await loop.run_in_executor(None, list_archived, self.engine.sessions.archive_dir)
         except OSError as error:
             self.error.emit(f"Could not list the sessions in {self.engine.sessions.sessions_dir}: {error}")
             return
@@ -232,7 +239,7 @@ class SessionsPanel(QWidget):
         self.refreshed.emit()
         if self._refresh_again:
             self._refresh_again = False
-            self._start_refresh()
+            self.refresh()  # after this task ends (started from inside it, it would only set the flag again)
         elif self._text_task is None or self._text_task.done():
             self._text_task = self._spawn(self._index_text())
 
@@ -312,14 +319,26 @@ class SessionsPanel(QWidget):
         self._update_actions()
         if self._selecting or not current.isValid():
             return
-        key = current.data(KeyRole)
-        if key and key != self._current_key:
-            self.session_activated.emit(key)
+        info = current.data(InfoRole)
+        if isinstance(info, SessionInfo) and not info.archived and info.key != self._current_key:
+            self.session_activated.emit(info.key)
 
     def _on_index_activated(self, index: QModelIndex) -> None:
-        key = index.data(KeyRole)
-        if key:
-            self.session_activated.emit(key)
+        info = index.data(InfoRole)
+        if isinstance(info, SessionInfo) and info.archived:
+            self.continue_archived(info.archived)
+        elif isinstance(info, SessionInfo):
+            self.session_activated.emit(info.key)
+
+    def continue_archived(self, name: str) -> None:
+        """Copy an archived conversation into a new session and open it (the archive stays as it is)."""
+        try:
+            key = continue_archived(self.engine.sessions, name, self.engine.new_session_key())
+        except (OSError, ValueError) as error:
+            self.error.emit(f"Could not continue the archived conversation: {error}")
+            return
+        self.session_activated.emit(key)
+        self.refresh()
 
     def _expand(self) -> None:
         """Open every channel group and every session with branches (not expandAll: that asks each of
@@ -350,6 +369,14 @@ class SessionsPanel(QWidget):
         self.view.setCurrentIndex(index)
         menu = QMenu(self)
         menu.setObjectName("session_context_menu")
+        info = index.data(InfoRole)
+        if isinstance(info, SessionInfo) and info.archived:
+            name = info.archived
+            menu.addAction("Continue in a new chat", lambda: self.continue_archived(name))
+            menu.aboutToHide.connect(menu.deleteLater)
+            self.context_menu = menu
+            menu.popup(self.view.viewport().mapToGlobal(position))
+            return
         menu.addAction(self.actions.rename_session)
         menu.addAction(self.actions.delete_session)
         menu.addSeparator()
