@@ -205,7 +205,7 @@ async def test_new_does_not_clear_when_archiving_fails(make_engine, fake_openai)
     result = await engine.loop.process("desktop:newfail", "/new")
     assert result.status == "failed" and result.kind == "new_blocked"
     assert result.error == ("The conversation was not cleared, because saving it to memory failed: the model did "
-                            "not save memory. Nothing was lost; you can try again or start a new chat and keep this one.")
+                            "not call save_memory. Nothing was lost; you can try again or start a new chat and keep this one.")
     assert len(session_lines(engine, "desktop:newfail")) == 5
     assert engine.memory.read_history() == ""
 

@@ -59,7 +59,7 @@ class BranchPoint:
     index: int
 
 
-def read_branch_records(files: Iterable[tuple[Path, str]]) -> list[BranchRecord]:
+def read_branch_records(files: Iterable[tuple[Path, str | None]]) -> list[BranchRecord]:
     """The branches among `files` ((path, key from its name) pairs), from their metadata lines only."""
     records: list[BranchRecord] = []
     for path, name_key in files:
@@ -73,6 +73,8 @@ def read_branch_records(files: Iterable[tuple[Path, str]]) -> list[BranchRecord]
         if pointer is None:
             continue
         key = header.get("key") if isinstance(header.get("key"), str) else name_key
+        if not key:
+            continue
         created = header.get("created_at")
         records.append(BranchRecord(str(key), pointer[0], pointer[1], created if isinstance(created, str) else ""))
     return records
