@@ -208,6 +208,16 @@ class ChatController(QObject):
             return None
         channel, chat_id = self.engine.loop.route_for_user_turn(key)
         task = self.engine.loop.submit(key, text, list(media or []), channel=channel, chat_id=chat_id)
+        return self._follow(key, task)
+
+    def resend(self, key: str) -> "asyncio.Future[Any] | None":
+        """*Retry* / *Regenerate*: answer the last message saved in `key` again, without a second copy of it."""
+        if not key:
+            return None
+        channel, chat_id = self.engine.loop.route_for_user_turn(key)
+        return self._follow(key, self.engine.loop.resend(key, channel=channel, chat_id=chat_id))
+
+    def _follow(self, key: str, task: "asyncio.Future[Any]") -> "asyncio.Future[Any]":
         self._submitted.setdefault(key, set()).add(task)
         task.add_done_callback(functools.partial(self._on_submitted_done, key))
         self._emit_busy()
@@ -427,6 +437,8 @@ class ChatController(QObject):
             model.clear()
 
     def _on_turn_started(self, model: ChatModel, event: TurnStarted) -> None:
+        if event.resend:
+            return  # Retry / Regenerate: the message is in the chat (and the file) already
         text = event.user_text
         if is_system_origin(text):
             model.append(Notice(system_notice_text(text)))
