@@ -159,3 +159,20 @@ async def test_the_cli_035_continues_a_branch_in_a_03_workspace(fake_openai, tmp
     assert history[-1][1].endswith("and Spain?")
     assert "Berlin." not in json.dumps(fake_openai.requests[-1])
     assert lines_of(branch_path)[0]["metadata"]["branch_of"] == {"key": "cli:origin", "at": 2}
+
+
+def test_branch_points_follow_the_line_of_origins():
+    from nanobot_desktop.engine.sessions.branches import BranchRecord, branch_points
+
+    records = [BranchRecord("b1", "o", 2, "2026-11-24T10:00"), BranchRecord("b0", "o", 2, "2026-11-24T09:00"),
+               BranchRecord("b2", "b1", 3, "2026-11-24T11:00"), BranchRecord("far", "b1", 5, "2026-11-24T12:00")]
+    point = {"branch_of": {"key": "b1", "at": 3}}
+    # b2 shows its own fork (3: b1 or b2) and, inside what it copied, b1's fork off o (2: o, b0 or b1's line)
+    assert [(p.at, p.keys, p.index) for p in branch_points("b2", point, records)] == [
+        (2, ("o", "b0", "b2"), 2), (3, ("b1", "b2"), 1)]
+    assert [(p.at, p.keys, p.index) for p in branch_points("o", {}, records)] == [(2, ("o", "b0", "b1"), 0)]
+    assert [(p.at, p.keys, p.index) for p in branch_points("b1", {"branch_of": {"key": "o", "at": 2}}, records)] == [
+        (2, ("o", "b0", "b1"), 2), (3, ("b1", "b2"), 0), (5, ("b1", "far"), 0)]
+    loop = [BranchRecord("x", "y", 1, ""), BranchRecord("y", "x", 0, "")]
+    assert [(p.at, p.keys) for p in branch_points("x", {"branch_of": {"key": "y", "at": 1}}, loop)] == [
+        (0, ("x", "y")), (1, ("y", "x"))]

@@ -83,22 +83,32 @@ def read_branch_records(files: Iterable[tuple[Path, str | None]]) -> list[Branch
 def branch_points(key: str, metadata: dict[str, Any], records: list[BranchRecord]) -> list[BranchPoint]:
     """The forks to show in session `key` (whose metadata is `metadata`), by position, oldest first.
 
-    Two kinds: the point where `key` itself branched off its origin, and each point where other
-    sessions branched off `key`.
+    Three kinds: each point where other sessions branched off `key`; the point where `key` branched off
+    its origin; and, up the line of origins, each earlier fork inside the messages `key` copied (there
+    `key` stands in the place of the ancestor it descends from).
     """
     groups: dict[tuple[str, int], list[BranchRecord]] = {}
+    by_key = {record.key: record for record in records}
     for record in records:
         groups.setdefault((record.origin, record.at), []).append(record)
+    wanted: list[tuple[str, int, str]] = [(key, at, key) for (origin, at) in groups if origin == key]
+    pointer, member, limit = branch_of(metadata), key, None
+    seen = {key}
+    while pointer is not None and (limit is None or pointer[1] < limit):
+        wanted.append((pointer[0], pointer[1], member))  # `member` holds `key`'s place at this fork
+        member, limit = pointer[0], pointer[1]
+        if member in seen:
+            break  # pointers that go round in a circle (edited by hand)
+        seen.add(member)
+        parent = by_key.get(member)
+        pointer = (parent.origin, parent.at) if parent is not None else None
     points: dict[int, BranchPoint] = {}
-    own = branch_of(metadata)
-    wanted = [(key, at) for (origin, at) in groups if origin == key]
-    if own is not None:
-        wanted.append(own)
-    for origin, at in wanted:
+    for origin, at, shown in wanted:
         members = sorted(groups.get((origin, at), []), key=lambda r: (r.created_at, r.key))
-        keys = (origin, *[member.key for member in members])
-        if key in keys and len(keys) > 1 and at not in points:
-            points[at] = BranchPoint(at, keys, keys.index(key))
+        keys = (origin, *[m.key for m in members])
+        if shown in keys and len(keys) > 1 and at not in points:
+            index = keys.index(shown)
+            points[at] = BranchPoint(at, keys[:index] + (key,) + keys[index + 1:] if shown != key else keys, index)
     return [points[at] for at in sorted(points)]
 
 
