@@ -119,6 +119,7 @@ class ToolCallFinished(Event):
 class TurnFinished(Event):
     turn_id: str
     reply: str | None  # None when the message tool already delivered the reply
+    continued_in: str = ""  # a /new in an app chat: the conversation goes on in this new session
 
 
 @dataclass(frozen=True)

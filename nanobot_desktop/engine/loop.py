@@ -21,6 +21,7 @@ import logging
 import re
 import time
 import uuid
+from datetime import datetime
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -75,6 +76,11 @@ ARCHIVE_FAILED_TEXT = ("The conversation was not cleared, because saving it to m
 NEW_BLOCKED_KIND = "new_blocked"  # TurnFailed.kind of a /new that memory archival stopped
 TOOL_IMAGES_TEXT = "[Images returned by the tool calls above]"
 NEW_SESSION_TEXT = "New session started."
+
+
+def new_session_key(channel: str = "desktop") -> str:
+    """A fresh key in `channel`, named by the time it was made ("desktop:20261124-195728-170")."""
+    return f"{channel}:{datetime.now().strftime('%Y%m%d-%H%M%S-%f')[:-3]}"
 _THINK_RE = re.compile(r"<think>[\s\S]*?</think>")
 
 
@@ -407,6 +413,22 @@ class AgentLoop:
                 return message_text(message.get("content"))
         return ""
 
+    def _continue_in_new_session(self, session: Session, turn_id: str) -> TurnResult:
+        """`/new` in one of the app's own chats: this conversation stays as it is, in the session list
+        (its messages now count as summarised), and the talk goes on in a new session, titled by its
+        own first message. A chat channel's session keeps its key instead (`SessionStore.clear`)."""
+        try:
+            self.sessions.set_last_consolidated(session, len(session.messages))
+        except StorageError as error:
+            message = error.sentence("the conversation was saved to memory, but no new one was started")
+            self.bus.publish(TurnFailed(session.key, turn_id=turn_id, error=message, kind="storage"))
+            return TurnResult(turn_id, "failed", None, message, kind="storage")
+        new_key = new_session_key(session.channel)
+        while self.sessions.path_for(new_key).exists():
+            new_key = new_session_key(session.channel)
+        self.bus.publish(TurnFinished(session.key, turn_id=turn_id, reply=NEW_SESSION_TEXT, continued_in=new_key))
+        return TurnResult(turn_id, "command", NEW_SESSION_TEXT)
+
     def _finish(self, session_key: str, turn_id: str, reply: str | None, status: str = "ok") -> TurnResult:
         self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
         return TurnResult(turn_id, status, reply)
@@ -675,6 +697,8 @@ class AgentLoop:
                 message = ARCHIVE_FAILED_TEXT.format(reason=why.rstrip("."))
                 self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind=NEW_BLOCKED_KIND))
                 return TurnResult(turn_id, "failed", None, message, kind=NEW_BLOCKED_KIND)
+        if session.channel == "desktop" and session.messages:
+            return self._continue_in_new_session(session, turn_id)
         try:
             self.sessions.clear(session)  # publishes SessionChanged(reason="cleared")
         except StorageError as error:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +36,7 @@ from nanobot_desktop.engine.heartbeat import SESSION_KEY as HEARTBEAT_SESSION
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
-from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings
+from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.sessions.branches import BranchPoint, branch_points
 from nanobot_desktop.engine.sessions.store import SessionStore
@@ -289,7 +288,7 @@ class Engine:
 
     @staticmethod
     def new_session_key(channel: str = "desktop") -> str:
-        return f"{channel}:{datetime.now().strftime('%Y%m%d-%H%M%S-%f')[:-3]}"
+        return new_session_key(channel)
 
     def branch_session(self, key: str, at: int) -> str:
         """Start a branch of session `key` holding its first `at` messages (Edit and resend, Regenerate);

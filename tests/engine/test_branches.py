@@ -176,3 +176,28 @@ def test_branch_points_follow_the_line_of_origins():
     loop = [BranchRecord("x", "y", 1, ""), BranchRecord("y", "x", 0, "")]
     assert [(p.at, p.keys) for p in branch_points("x", {"branch_of": {"key": "y", "at": 1}}, loop)] == [
         (0, ("x", "y")), (1, ("y", "x"))]
+
+
+async def test_new_in_an_app_chat_keeps_it_listed_and_goes_on_in_a_new_session(make_engine, fake_openai):
+    engine = make_engine()
+    seen: list[ev.Event] = []
+    engine.bus.subscribe(seen.append)
+    await two_turns(engine, fake_openai, "desktop:old")
+    path = engine.sessions.path_for("desktop:old")
+    before = path.read_bytes()
+    fake_openai.add_tool_calls([("save_memory", {"history_entry": "[2026-11-24 10:00] Capitals.",
+                                                 "memory_update": "# Memory\nLikes capitals."})])
+    result = await engine.loop.process("desktop:old", "/new")
+    assert result.status == "command" and result.reply == "New session started."
+    finished = [e for e in seen if isinstance(e, ev.TurnFinished)][-1]
+    assert finished.continued_in.startswith("desktop:") and finished.continued_in != "desktop:old"
+    after = path.read_bytes()
+    assert after[512:] == before[512:]  # the messages are untouched; only the metadata line changed
+    assert lines_of(path)[0]["last_consolidated"] == 4
+    assert "desktop:old" in [info.key for info in engine.sessions.list_sessions()]
+    assert not (engine.sessions.sessions_dir / ".archive").exists()
+    fake_openai.add_text("Hello again.")
+    await engine.loop.process(finished.continued_in, "let us talk about rivers")
+    titles = {info.key: info.title for info in engine.sessions.list_sessions()}
+    assert titles[finished.continued_in] == "let us talk about rivers"
+    assert titles["desktop:old"] == "capital of France?"

@@ -173,7 +173,7 @@ def test_new_with_a_failing_consolidation_offers_start_anyway_and_try_again(qtbo
 
 
 @pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")  # the / command popup, offscreen
-def test_try_again_clears_the_conversation_once_memory_is_saved(qtbot, open_window, fake_openai):
+def test_try_again_starts_the_new_chat_once_memory_is_saved(qtbot, open_window, fake_openai):
     window = open_window()
     origin = two_turns(qtbot, window, fake_openai)
     fake_openai.add_text("I will not call the tool")
@@ -182,9 +182,34 @@ def test_try_again_clears_the_conversation_once_memory_is_saved(qtbot, open_wind
     wait_idle(qtbot, window)
     fake_openai.add_tool_calls([("save_memory", {"history_entry": "[2026-11-24 10:00] Capitals.",
                                                  "memory_update": "# Memory\nLikes capitals."})])
+    before = window.engine.sessions.path_for(origin).read_bytes()
     qtbot.mouseClick(window.notice_bar.button("Try again"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.engine.memory.read_long_term() == "# Memory\nLikes capitals.", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.current_key != origin, timeout=WAIT_MS)
     wait_idle(qtbot, window)
-    assert window.current_key == origin
-    assert session_lines(window)[1:] == []
     assert "not cleared" not in window.notice_bar.text()
+    assert window.chat.model.rowCount() == 0
+    lines = session_lines(window, origin)  # kept, with its messages counted as saved to memory
+    assert lines[0]["last_consolidated"] == 4 and len(lines) == 5
+    assert window.engine.sessions.path_for(origin).read_bytes()[512:] == before[512:]
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")  # the / command popup, offscreen
+def test_new_that_works_opens_a_new_chat_and_the_old_one_stays_listed(qtbot, open_window, fake_openai):
+    window = open_window()
+    origin = two_turns(qtbot, window, fake_openai)
+    fake_openai.add_tool_calls([("save_memory", {"history_entry": "[2026-11-24 10:00] Capitals.",
+                                                 "memory_update": "# Memory\nLikes capitals."})])
+    send(qtbot, window, "/new")
+    qtbot.waitUntil(lambda: window.current_key != origin, timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    assert window.chat.model.rowCount() == 0
+    assert window.engine.memory.read_long_term() == "# Memory\nLikes capitals."
+    fake_openai.add_text("Rivers, then.")
+    send(qtbot, window, "let us talk about rivers")
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: window.windowTitle() == "nanobot — let us talk about rivers", timeout=WAIT_MS)
+    assert origin in window.sessions_panel.model.keys()
+    window.open_session(origin)
+    qtbot.waitUntil(lambda: ("assistant", "Berlin.") in chat_texts(window), timeout=WAIT_MS)
+    assert chat_texts(window)[-1] == ("assistant", "Berlin.")  # no "/new" line was written into it

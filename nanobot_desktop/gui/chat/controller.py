@@ -57,6 +57,8 @@ class ChatController(QObject):
     """(key, text): "Waiting for the model… 12 s" while the endpoint is silent, "" when it speaks again."""
     save_retried = Signal(str, bool, str)
     """(key, ok, message): the outcome of *Retry save*."""
+    continued = Signal(str, str)
+    """(key, new key): after `/new` the conversation of `key` goes on in the new session (it stays listed)."""
 
     def __init__(self, engine: Engine, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
                  parent: QObject | None = None) -> None:
@@ -385,6 +387,9 @@ class ChatController(QObject):
                 self._buffered.setdefault(key, []).append(event)
             else:
                 self._apply(model, event)
+        if isinstance(event, TurnFinished) and event.continued_in:
+            self._reload_when_idle.add(key)  # its "/new" exchange is not in the file: show the file again
+            self.continued.emit(key, event.continued_in)
         if isinstance(event, (TurnStarted, *_END_EVENTS)):
             self._emit_busy()
             if isinstance(event, _END_EVENTS):

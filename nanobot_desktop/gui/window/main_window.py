@@ -185,6 +185,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.chat.session_loaded.connect(lambda _key: self._update_title())
         self.chat_view.tool_card_clicked.connect(self.show_tool_call)
         self.branches.open_requested.connect(self.open_session)
+        self.chat.continued.connect(lambda old, new: self.open_session(new) if old == self.current_key else None)
         self.branches.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
 
         panel = self.sessions_panel
