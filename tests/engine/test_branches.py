@@ -148,6 +148,7 @@ async def test_the_cli_035_continues_a_branch_in_a_03_workspace(fake_openai, tmp
     fake_openai.add_text("Rome.")
     await engine.loop.process(key, "capital of Italy?")
     branch_path = engine.sessions.path_for(key)
+    assert [(p.at, p.keys) for p in engine.branch_points(key)] == [(2, ("cli:origin", key))]
     await engine.shutdown()
     fake_openai.add_text("Madrid.")
     done = run_reference_cli(V035, ["agent", "-m", "and Spain?", "-s", key, "--no-markdown"], home=home)

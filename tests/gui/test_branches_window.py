@@ -151,6 +151,10 @@ def test_new_with_a_failing_consolidation_offers_start_anyway_and_try_again(qtbo
     qtbot.waitUntil(lambda: window.notice_bar.button("Start anyway") is not None, timeout=WAIT_MS)
     wait_idle(qtbot, window)
     assert "because saving it to memory failed: the model did not call save_memory" in window.notice_bar.text()
+    command = row_widget(window, UserMessage, 2)
+    assert command.item.text == "/new" and not command.message_actions.edit_button.isVisibleTo(command)
+    typed = row_widget(window, UserMessage, 1)
+    assert typed.message_actions.edit_button.isVisibleTo(typed)
     assert window.notice_bar.button("Try again") is not None
     assert path.read_bytes() == before
     # Try again: this time the model saves memory, and the conversation is cleared

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from nanobot_desktop.engine import BranchPoint, message_text
 from nanobot_desktop.gui.chat.history import is_system_origin
+from nanobot_desktop.gui.chat.message_actions import UNSAVED_COMMANDS
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, UserMessage
 from nanobot_desktop.gui.common.owned import OwnedWork
 
@@ -29,13 +30,12 @@ if TYPE_CHECKING:
     from nanobot_desktop.gui.chat.controller import ChatController
     from nanobot_desktop.gui.chat.view import ChatView
 
-_UNSAVED_COMMANDS = ("/new", "/help", "/stop")  # handled before anything is written
 _NOT_SAVED = "This message is not in the session file (it was not saved), so the conversation cannot branch here."
 
 
 def _counts(text: str) -> bool:
     """Whether a message the person typed is one of the user lines of the session file."""
-    return bool(text.strip()) and text.strip().lower() not in _UNSAVED_COMMANDS and not is_system_origin(text)
+    return bool(text.strip()) and text.strip().lower() not in UNSAVED_COMMANDS and not is_system_origin(text)
 
 
 def user_line_indexes(messages: list[dict[str, Any]]) -> list[int]:

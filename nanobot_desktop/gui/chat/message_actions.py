@@ -13,6 +13,9 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 
+UNSAVED_COMMANDS = ("/new", "/help", "/stop")  # the engine handles them before anything is written
+
+
 class ForkSwitcher(QWidget):
     """"‹ 2/3 ›": which of the conversations that fork here is shown, with steps to its neighbours."""
 
@@ -117,7 +120,9 @@ class UserActions(QWidget):
         self._text = ""
 
     def set_text(self, text: str) -> None:
+        """The message's text; a command that is never saved (`/new`, `/help`) has nothing to branch from."""
         self._text = text
+        self.edit_button.setVisible(text.strip().lower() not in UNSAVED_COMMANDS)
 
     def start_edit(self) -> None:
         self.edit_box.setPlainText(self._text)
