@@ -130,7 +130,7 @@ class UserBubble(ItemWidget):
 
 # --- tool card ---------------------------------------------------------------------------------
 
-_STATUS_GLYPHS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■"}
+_STATUS_GLYPHS = {"waiting": "?", "running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■"}
 
 
 class ToolCardWidget(ItemWidget):
@@ -181,7 +181,9 @@ class ToolCardWidget(ItemWidget):
         self.status_label.setToolTip(card.status)
         self.name_label.setText(card.name)
         self.summary_label.setText(card.summary)
-        if card.status == "running":
+        if card.status == "waiting":
+            self.duration_label.setText("waiting for your approval")
+        elif card.status == "running":
             self.duration_label.setText("running…")
         elif card.duration_s is not None:
             self.duration_label.setText(f"{card.status} · {format_duration(card.duration_s)}")
@@ -199,7 +201,8 @@ class ToolCardWidget(ItemWidget):
 
     def _color_status(self) -> None:
         status = self.card.status
-        color = {"ok": self._colors.ok, "error": self._colors.error}.get(status, self._colors.muted)
+        color = {"ok": self._colors.ok, "error": self._colors.error,
+                 "waiting": self._colors.accent}.get(status, self._colors.muted)
         set_text_color(self.status_label, color)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
