@@ -119,7 +119,8 @@ class ApprovalCardWidget(ItemWidget):
         layout.addWidget(self.arguments_view)
 
         self.reason_edit = QLineEdit()
-        self.reason_edit.setPlaceholderText("Why not? (optional: the agent reads it when you deny)")
+        self.reason_edit.setPlaceholderText("Reason for denying (optional)")
+        self.reason_edit.setToolTip("If you deny, the agent reads this reason and can adjust its plan.")
         self.reason_edit.setClearButtonEnabled(True)
         self.reason_edit.returnPressed.connect(lambda: self._answer("deny"))
         layout.addWidget(self.reason_edit)
@@ -204,7 +205,7 @@ class ApprovalCardWidget(ItemWidget):
             self.details_button.setText("Hide details ▴" if card.expanded else "Show details ▾")
             self.state_label.setText(ANSWER_LABELS.get(card.answer or "", "Allowed" if card.state == "allowed"
                                                        else "Denied"))
-        self.state_label.setVisible(pending)
+        self.state_label.setVisible(False)  # the tool card says "waiting…"; the folded line says the answer
         self.apply_colors(self._colors)
 
     def apply_colors(self, colors: PaletteColors) -> None:
