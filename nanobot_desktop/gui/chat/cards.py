@@ -182,7 +182,7 @@ class ApprovalCardWidget(ItemWidget):
         """The folded card's line: the answer, the tool, what it was called on, and the reason if any."""
         card = self.card
         answer = ANSWER_LABELS.get(card.answer or "", "Allowed" if card.state == "allowed" else "Denied")
-        target = card.command if card.command is not None else summarize_arguments(card.arguments)
+        target = card.command if card.command is not None else summarize_arguments(card.arguments, limit=200)
         target = " ".join((target or "").split())
         line = f"{answer}: {card.tool} {target}".rstrip()
         return f"{line} — “{card.reason}”" if card.reason else line

@@ -164,7 +164,8 @@ class ChatController(QObject):
         try:
             size, items = await loop.run_in_executor(None, read)
         except (OSError, ValueError) as error:
-            size, items = 0, [Notice(f"Could not read this session: {error}", "error")]
+            size, items = 0, [Notice(f"Could not read this session ({error}). Its file was left as it is; "
+                                     "open it again once it can be read.", "error")]
         finally:
             self._loading.pop(key, None)
         if self._models.get(key) is not model:

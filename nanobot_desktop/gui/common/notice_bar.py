@@ -21,6 +21,15 @@ from nanobot_desktop.gui.common.widgets import plain_label
 LEVELS = ("info", "warning", "error")
 
 
+def reason_of(error: BaseException | str) -> str:
+    """An error's own words on one line, for the parentheses of "Could not save x (reason)."."""
+    if isinstance(error, OSError) and error.strerror:
+        text = error.strerror + (f": {error.filename}" if error.filename else "")
+    else:
+        text = str(error) or type(error).__name__
+    return " ".join(text.split()).rstrip(".")
+
+
 class NoticeBar(QFrame):
     """Message + action buttons + close; hidden until `show_notice`."""
 

@@ -311,7 +311,7 @@ class MemoryView(QWidget):
         def show(diff: str | None, error: BaseException | None) -> None:
             if generation != self._diff_generation or not shiboken6.isValid(self.memory_editor):
                 return  # a newer diff is on its way, or the view was closed meanwhile
-            text = diff if error is None else f"Could not compare: {error}"
+            text = diff if error is None else f"Could not compare the versions ({error}). Select the version again."
             self.memory_editor.diff_view.show_diff(f"Version of {when} → current", text or "")
 
         self._runner.submit(build, show)
