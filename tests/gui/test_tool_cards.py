@@ -90,7 +90,7 @@ def test_an_answered_card_folds_to_one_line_and_unfolds(qtbot, open_window, fake
     card = window.chat.model.item(row)
     assert isinstance(card, ApprovalCard) and card.state == "allowed" and not card.expanded
     assert widget.summary_row.isVisible() and widget.body.isHidden()
-    assert widget.summary_label.text() == f"Allowed once: write_file {notes}"
+    assert widget.summary_label.full_text == f"Allowed once: write_file {notes}"
     assert widget.sizeHint().height() < 3 * widget.fontMetrics().height() + 30  # one line, not the whole card
     qtbot.wait(50)
     window.grab().save(str(tmp_path / "collapsed-card.png"))
@@ -126,7 +126,7 @@ def test_deny_with_a_reason_reaches_the_models_next_request(qtbot, open_window, 
     saved = [m for m in session_lines(window) if m.get("role") == "tool"][-1]
     assert "“those notes are my diary”" in saved["content"]
     assert window.chat.model.item(window.chat.model.row_of_call(call_id, "tool")).status == "denied"
-    assert widget.summary_label.text() == f"Denied: write_file {notes} — “those notes are my diary”"
+    assert widget.summary_label.full_text == f"Denied: write_file {notes} — “those notes are my diary”"
 
 
 def test_deny_without_a_reason_says_only_that(qtbot, open_window, fake_openai):
@@ -141,4 +141,4 @@ def test_deny_without_a_reason_says_only_that(qtbot, open_window, fake_openai):
     tool_messages = [m for m in fake_openai.requests[-1]["messages"] if m.get("role") == "tool"]
     assert tool_messages[-1]["content"].startswith("Error: the user denied running 'exec' with these arguments.")
     assert "said" not in tool_messages[-1]["content"]
-    assert widget.summary_label.text() == "Denied: exec rm -rf build"
+    assert widget.summary_label.full_text == "Denied: exec rm -rf build"

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QTextEdit, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextEdit, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from nanobot_desktop.engine import exec_allow_possible
 from nanobot_desktop.gui.chat.model import ApprovalCard, summarize_arguments
-from nanobot_desktop.gui.chat.widgets import CardFrame, ItemWidget
+from nanobot_desktop.gui.chat.widgets import CardFrame, ElidedLabel, ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import DiffHighlighter, FitTextView, monospace_font, plain_label
 
@@ -51,9 +51,7 @@ class ApprovalCardWidget(ItemWidget):
         summary_layout.setContentsMargins(0, 0, 0, 0)
         summary_layout.setSpacing(8)
         self.summary_glyph = plain_label(selectable=False)
-        self.summary_label = plain_label(selectable=False)
-        self.summary_label.setWordWrap(False)
-        self.summary_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.summary_label = ElidedLabel()
         self.details_button = QToolButton()
         self.details_button.setAutoRaise(True)
         self.details_button.clicked.connect(self._toggle_details)
@@ -200,8 +198,7 @@ class ApprovalCardWidget(ItemWidget):
             self.state_label.setText("Waiting for your answer")
         else:
             self.summary_glyph.setText(_STATE_GLYPHS.get(card.state, ""))
-            self.summary_label.setText(self.summary_text())
-            self.summary_label.setToolTip(self.summary_text())
+            self.summary_label.set_full_text(self.summary_text())
             self.details_button.setText("Hide details ▴" if card.expanded else "Show details ▾")
             self.state_label.setText(ANSWER_LABELS.get(card.answer or "", "Allowed" if card.state == "allowed"
                                                        else "Denied"))
