@@ -48,8 +48,9 @@ class ChatView(QWidget):
 
     retry_save_requested = Signal()
     """*Retry save* was pressed on a reply of the session shown."""
-    approval_answered = Signal(str, str)
-    """(call_id, answer): the user answered an approval card ("allow_once", "allow_always", "deny")."""
+    approval_answered = Signal(str, str, str)
+    """(call_id, answer, reason): the user answered an approval card ("allow_once", "allow_always", "deny");
+    `reason` is what they wrote when denying ("" otherwise)."""
     tool_card_clicked = Signal(str)
     """(call_id): the user opened a tool card (the inspector shows that call)."""
     edit_submitted = Signal(int, str)
@@ -200,6 +201,7 @@ class ChatView(QWidget):
         elif isinstance(item, ApprovalCard):
             approval_widget = ApprovalCardWidget(item)
             approval_widget.answered.connect(self._on_approval_answered)
+            approval_widget.expand_requested.connect(self._on_approval_expand)
             widget = approval_widget
         elif isinstance(item, Notice):
             widget = NoticeWidget(item)
@@ -269,11 +271,15 @@ class ChatView(QWidget):
             else:
                 widget.update_item(item)
 
-    def _on_approval_answered(self, call_id: str, answer: str) -> None:
+    def _on_approval_answered(self, call_id: str, answer: str, reason: str) -> None:
         if self._model is not None and self._model.row_of_call(call_id, "approval") >= 0:
             state = "denied" if answer == "deny" else "allowed"
-            self._model.set_approval_state(call_id, state, answer)
-        self.approval_answered.emit(call_id, answer)
+            self._model.set_approval_state(call_id, state, answer, reason=reason)
+        self.approval_answered.emit(call_id, answer, reason)
+
+    def _on_approval_expand(self, call_id: str, expanded: bool) -> None:
+        if self._model is not None and self._model.row_of_call(call_id, "approval") >= 0:
+            self._model.set_approval_expanded(call_id, expanded)
 
     # --- paging --------------------------------------------------------------------------------
 
