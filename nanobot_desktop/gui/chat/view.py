@@ -36,6 +36,8 @@ def render_style_for(palette: QPalette) -> RenderStyle:
         dark=colors.dark,
         border=mix(colors.base, colors.text, 0.25).name(),
         inline_code_background=mix(colors.base, colors.text, 0.10).name(),
+        quote_bar=mix(colors.base, colors.text, 0.35).name(),
+        muted=colors.muted.name(),
     )
 
 
