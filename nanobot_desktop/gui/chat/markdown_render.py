@@ -311,10 +311,11 @@ class IncrementalMessage:
                 new_blocks.append(self._render(remainder))
             block_start = len(text)
         elif open_fence is not None:
-            header, _, code = remainder.lstrip("\n").partition("\n")
-            info = _FENCE_OPEN.match(header)
-            language = _fence_language(info.group(2)) if info else ""
-            self.open_code = OpenCode(language=language, code=code, index=self._code_count)
+            header, header_done, code = remainder.lstrip("\n").partition("\n")
+            if header_done:  # until the fence line is whole, its language (the box's label) may still grow
+                info = _FENCE_OPEN.match(header)
+                language = _fence_language(info.group(2)) if info else ""
+                self.open_code = OpenCode(language=language, code=code, index=self._code_count)
         elif remainder.strip():
             self.tail = self.renderer.render_block(remainder, self._code_count)
         self._consumed = block_start
