@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
@@ -289,26 +290,46 @@ class IncrementalMessage:
     _consumed: int = 0  # characters of the text covered by `blocks`
     _consumed_text: str = ""
     _code_count: int = 0
+    _returned: int = 0  # blocks already handed to the caller by `update`
+    _reset_pending: bool = False  # the text was replaced; not yet reported (a partial update ran)
+    _closing_streamed_code: bool = False  # the first new block is the code block that was streaming
 
-    def update(self, text: str, *, final: bool) -> RenderUpdate:
-        reset = not text.startswith(self._consumed_text)
-        if reset:
+    def update(self, text: str, *, final: bool, budget_s: float | None = None) -> RenderUpdate | None:
+        """Render what `text` completed since the last update, and its unfinished tail.
+
+        With `budget_s`, stop after the block that used up the budget and return None: the caller
+        comes back (with the same or a longer text) in a later event-loop step, so a flush that
+        completes many blocks never holds the loop for all of them at once. Blocks rendered by such
+        partial calls are returned together by the call that finishes.
+        """
+        deadline = None if budget_s is None else time.perf_counter() + budget_s
+        if not text.startswith(self._consumed_text):
             self.blocks, self._consumed, self._consumed_text, self._code_count = [], 0, "", 0
-        was_streaming_code = self.open_code is not None and not reset
+            self._returned, self._reset_pending, self._closing_streamed_code = 0, True, False
+        if self._returned == len(self.blocks) and not self._reset_pending:
+            self._closing_streamed_code = self.open_code is not None  # a fresh update: was code streaming?
         boundaries, open_fence = split_blocks(text, self._consumed)
-        new_blocks: list[RenderedBlock] = []
         block_start = self._consumed
+        rendered_any = False
         for boundary in boundaries:
+            if rendered_any and deadline is not None and time.perf_counter() > deadline:
+                self._pause(text, block_start)
+                return None
             source = text[block_start:boundary]
             if source.strip():
-                keep_streamed = was_streaming_code and not new_blocks and len(source) > KEEP_STREAMED_CODE_OVER
-                new_blocks.append(self._add_code_unrendered(source) if keep_streamed else self._render(source))
+                keep_streamed = self._closing_streamed_code and len(source) > KEEP_STREAMED_CODE_OVER
+                self._add_code_unrendered(source) if keep_streamed else self._render(source)
+                self._closing_streamed_code = False
+                rendered_any = True
             block_start = boundary
+        if rendered_any and deadline is not None and time.perf_counter() > deadline:
+            self._pause(text, block_start)
+            return None
         remainder = text[block_start:]
         self.tail = self.open_code = None
         if final:
             if remainder.strip():
-                new_blocks.append(self._render(remainder))
+                self._render(remainder)
             block_start = len(text)
         elif open_fence is not None:
             header, header_done, code = remainder.lstrip("\n").partition("\n")
@@ -320,7 +341,13 @@ class IncrementalMessage:
             self.tail = self.renderer.render_block(remainder, self._code_count)
         self._consumed = block_start
         self._consumed_text = text[:block_start]
-        return RenderUpdate(reset, new_blocks, self.tail, self.open_code)
+        update = RenderUpdate(self._reset_pending, self.blocks[self._returned:], self.tail, self.open_code)
+        self._returned, self._reset_pending, self._closing_streamed_code = len(self.blocks), False, False
+        return update
+
+    def _pause(self, text: str, block_start: int) -> None:
+        self._consumed = block_start
+        self._consumed_text = text[:block_start]
 
     def _render(self, source: str) -> RenderedBlock:
         block = self.renderer.render_block(source, self._code_count)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor, QDesktopServices, QFont, QGuiApplication, QResizeEvent, QTextBlockFormat, QTextCharFormat,
     QTextCursor, QTextDocument, QTextOption, QWheelEvent,
@@ -24,10 +24,14 @@ from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
 from nanobot_desktop.gui.chat.markdown_render import (
-    COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderStyle, highlight_lines,
+    COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderStyle, RenderUpdate,
+    highlight_lines,
 )
 
 OPENABLE_SCHEMES = ("http", "https", "mailto")
+# While streaming, one event-loop step renders blocks for at most about this long, then yields
+# (bench/stream_stall.py: a 10 ms timer must never wait more than 16 ms).
+STREAM_STEP_BUDGET_S = 0.003
 
 
 class MessageBrowser(QTextBrowser):
@@ -192,6 +196,8 @@ class AssistantWidget(ItemWidget):
         self._stable_end = 0
         self._code: StreamingCode | None = None
         self._rendered_state: tuple[str, bool] | None = None
+        self._continue_pending = False
+        self._queued: RenderUpdate | None = None  # a streamed update waiting for its own loop step
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -255,7 +261,10 @@ class AssistantWidget(ItemWidget):
         self._rendered_state = None
         self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, budget_s: float | None = None) -> None:
+        """Show the message's current state. While it streams, `budget_s` bounds one step's
+        rendering: past it, the rest is rendered in following event-loop steps (the view's flush
+        timer passes STREAM_STEP_BUDGET_S; a direct call renders everything now)."""
         message = self.message
         self._refresh_reasoning(message)
         self._refresh_status(message)
@@ -264,21 +273,53 @@ class AssistantWidget(ItemWidget):
             return
         self._rendered_state = state
         final = not message.streaming
-        update = self._incremental.update(message.text, final=final)
-        if self._live and not update.reset:
+        update = self._incremental.update(message.text, final=final, budget_s=None if final else budget_s)
+        if update is None:  # more blocks to render: go on in the next event-loop step
+            self._rendered_state = None
+            if not self._continue_pending:
+                self._continue_pending = True
+                QTimer.singleShot(0, self, self._continue_render)
+            return
+        if self._live and not update.reset and not final and budget_s is not None:
+            # Stepwise: the document edit (and the paint it causes) is a loop step of its own, so
+            # a waiting timer runs between rendering and painting.
+            self._queue_apply(update)
+        elif self._live and not update.reset:
+            self._apply_queued()
             self._apply_live(update.blocks, update.tail, update.open_code)
         elif not final:  # the first render of a streaming message (or its text was replaced)
+            self._queued = None
             self.browser.document().clear()
             self._stable_end = 0
             self._code = None
             self._live = True
             self._apply_live(list(self._incremental.blocks), update.tail, update.open_code)
         else:  # a message loaded from history, or replaced by the final text: one O(n) pass
+            self._queued = None
             self.browser.setHtml(self._incremental.html())
         if final:
             self._live = False  # the streamed document stays: re-rendering it all would stall
         if self._on_render is not None:
             self._on_render(self.uid)
+
+    def _queue_apply(self, update: RenderUpdate) -> None:
+        """Keep an update for the next loop step; one that comes first is merged into it (blocks
+        append, the newer tail replaces the older)."""
+        queued = self._queued
+        if queued is None:
+            QTimer.singleShot(0, self, self._apply_queued)
+        else:
+            update = update._replace(blocks=queued.blocks + update.blocks)
+        self._queued = update
+
+    def _apply_queued(self) -> None:
+        queued, self._queued = self._queued, None
+        if queued is not None and self._live:
+            self._apply_live(queued.blocks, queued.tail, queued.open_code)
+
+    def _continue_render(self) -> None:
+        self._continue_pending = False
+        self.refresh(STREAM_STEP_BUDGET_S)
 
     def _apply_live(self, blocks: list[RenderedBlock], tail: RenderedBlock | None, open_code: OpenCode | None) -> None:
         """Append completed blocks once, then replace the tail (or extend a streaming code block)."""
