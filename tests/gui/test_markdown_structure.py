@@ -13,7 +13,8 @@ Inline: **bold**, *italic*, `code`, [text](href).
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QFont, QTextBlock, QTextDocument, QTextFrame, QTextListFormat, QTextTable
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QTextBlock, QTextCursor, QTextDocument, QTextFrame, QTextListFormat, QTextTable
 
 from nanobot_desktop.gui.chat.message import AssistantWidget
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatModel
@@ -218,3 +219,37 @@ def test_there_are_enough_cases_and_every_kind_of_construct_is_covered():
     assert len(CASES) >= 25
     assert {"h", "p", "ul", "ol", "task", "code", "row"} <= kinds
     assert any(line.startswith(">>") for _, _, expected in CASES for line in expected)
+
+
+def block_formats(document: QTextDocument) -> list[tuple]:
+    """Every block, empty ones too, with what sets its look: text, table, list, background, margins."""
+    shapes = []
+    block = document.begin()
+    while block.isValid():
+        block_format = block.blockFormat()
+        background = block_format.background()
+        shapes.append((block.text(), QTextCursor(block).currentTable() is not None, block.textList() is not None,
+                       background.color().name() if background.style() != Qt.BrushStyle.NoBrush else "",
+                       block_format.topMargin(), block_format.bottomMargin()))
+        block = block.next()
+    return shapes
+
+
+ALL_CONSTRUCTS = "\n\n".join(markdown for _, markdown, _ in CASES)
+
+
+@pytest.mark.parametrize("markdown", [ALL_CONSTRUCTS, *(case[1] for case in CASES)], ids=["all", *(c[0] for c in CASES)])
+def test_a_streamed_document_has_the_blocks_and_formats_of_one_rendered_whole(qtbot, markdown):
+    """No empty blocks between lists, no format left behind by a replaced tail, paragraph margins kept."""
+    whole = AssistantWidget(AssistantMessage(text=markdown), MarkdownRenderer())
+    qtbot.addWidget(whole)
+    model = ChatModel()
+    view = ChatView(model)
+    qtbot.addWidget(view)
+    model.begin_assistant()
+    for start in range(0, len(markdown), 5):
+        model.append_text_delta(markdown[start:start + 5])
+        view.flush_now()
+    model.finish_assistant()
+    view.flush_now()
+    assert block_formats(view.widget_for_row(0).browser.document()) == block_formats(whole.browser.document())

@@ -86,7 +86,7 @@ class MessageBrowser(QTextBrowser):
             QDesktopServices.openUrl(url)
 
 
-_OWN_BLOCK_TAGS = ("<table", "<ol", "<ul", "<hr")  # Qt starts a new block for these by itself
+_OWN_BLOCK_TAGS = ("<table", "<ol", "<ul")  # Qt starts a new block for these by itself
 
 
 def _append_html(cursor: QTextCursor, fragment: str) -> None:
@@ -107,15 +107,42 @@ def _append_html(cursor: QTextCursor, fragment: str) -> None:
         cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
     start = cursor.position()
     cursor.insertHtml(fragment)
-    if not fragment.startswith(("<p>", *_OWN_BLOCK_TAGS)):
+    if needs_block and fragment.startswith(("<ol", "<ul")):
+        _drop_empty_block_before_list(cursor.document(), start)
+    if not fragment.startswith(_OWN_BLOCK_TAGS):
         # The fragment's first paragraph was merged into the block it was inserted into and lost
-        # its own format (alignment, background, margins of a code box or heading): give it back.
-        parsed = QTextDocument()
-        parsed.setHtml(fragment)
-        if parsed.begin().textList() is None:
+        # its own format (margins of a paragraph or heading, a code box's background): give it back.
+        first_format = _first_block_format(fragment[:fragment.find(">") + 1], fragment)
+        if first_format is not None:
             fixer = QTextCursor(cursor.document())
             fixer.setPosition(start)
-            fixer.setBlockFormat(parsed.begin().blockFormat())
+            fixer.setBlockFormat(first_format)
+
+
+_first_formats: dict[str, QTextBlockFormat | None] = {}
+
+
+def _first_block_format(first_tag: str, fragment: str) -> QTextBlockFormat | None:
+    """The block format Qt gives the fragment's first paragraph (None for a list item), parsed once
+    per opening tag: it depends on the tag and its style only."""
+    if first_tag not in _first_formats:
+        parsed = QTextDocument()
+        parsed.setHtml(fragment)
+        first = parsed.begin()
+        _first_formats[first_tag] = None if first.textList() is not None else QTextBlockFormat(first.blockFormat())
+    return _first_formats[first_tag]
+
+
+def _drop_empty_block_before_list(document: QTextDocument, start: int) -> None:
+    """insertHtml puts a list after the empty block that separates it from the previous list
+    (setHtml of the whole has no such gap): merge that empty block into the one before it."""
+    empty = document.findBlock(start)
+    following = empty.next()
+    if empty.length() == 1 and empty.textList() is None and following.isValid() and following.textList() is not None:
+        joiner = QTextCursor(document)
+        joiner.setPosition(start - 1)
+        joiner.setPosition(start, QTextCursor.MoveMode.KeepAnchor)
+        joiner.removeSelectedText()
 
 
 class StreamingCode:
@@ -194,6 +221,7 @@ class AssistantWidget(ItemWidget):
         self._incremental = IncrementalMessage(renderer)
         self._live = False  # the document holds stable blocks + a replaceable tail
         self._stable_end = 0
+        self._stable_format = QTextBlockFormat()  # the block format at _stable_end when it was set
         self._code: StreamingCode | None = None
         self._rendered_state: tuple[str, bool] | None = None
         self._continue_pending = False
@@ -291,6 +319,7 @@ class AssistantWidget(ItemWidget):
             self._queued = None
             self.browser.document().clear()
             self._stable_end = 0
+            self._stable_format = self.browser.document().begin().blockFormat()
             self._code = None
             self._live = True
             self._apply_live(list(self._incremental.blocks), update.tail, update.open_code)
@@ -339,17 +368,20 @@ class AssistantWidget(ItemWidget):
             self._code.extend(OpenCode(self._code.language, blocks[0].codes[0] + "\n", blocks[0].code_offset))
             cursor.movePosition(QTextCursor.MoveOperation.End)
             self._stable_end = cursor.position()
+            self._stable_format = cursor.blockFormat()
             self._code = None
             blocks = blocks[1:]
         if blocks or open_code is None or self._code is None:
             cursor.setPosition(self._stable_end)
             cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
+            cursor.setBlockFormat(self._stable_format)  # not the removed tail's (it can leave its own)
             self._code = None
             for block in blocks:
                 _append_html(cursor, self._incremental.html_of(block))
             cursor.movePosition(QTextCursor.MoveOperation.End)
             self._stable_end = cursor.position()
+            self._stable_format = cursor.blockFormat()
         if tail is not None and tail.html is not None:
             _append_html(cursor, tail.html)
         elif open_code is not None:
