@@ -24,7 +24,10 @@ from typing import Any
 from markdown import Extension, Markdown
 from markdown.blockprocessors import BlockProcessor
 from markdown.treeprocessors import Treeprocessor
-from mdx_truly_sane_lists.mdx_truly_sane_lists import TrulySaneOListProcessor, TrulySaneUListProcessor
+from mdx_truly_sane_lists.mdx_truly_sane_lists import (
+    TrulySaneListExtension, TrulySaneOListProcessor, TrulySaneUListProcessor,
+)
+from pymdownx.tasklist import TasklistExtension
 
 NESTED_INDENT = 2
 CHECKED_GLYPH = "\u2611"  # ☑
@@ -106,13 +109,14 @@ def _widen_list_indent(md: Markdown) -> None:
 
 def build_converter(pygments_style: str, quote_bar_color: str) -> Markdown:
     """The chat's configured converter, with raw HTML switched off (the model's text is untrusted)."""
+    # The companions are passed as instances (not by name) so that packagers see the imports.
     converter = Markdown(
-        extensions=["fenced_code", "tables", "codehilite", "mdx_truly_sane_lists", "pymdownx.tasklist",
+        extensions=["fenced_code", "tables", "codehilite",
+                    TrulySaneListExtension(nested_indent=NESTED_INDENT, truly_sane=False),
+                    TasklistExtension(custom_checkbox=False, clickable_checkbox=False),
                     ChatDialectExtension(quote_bar_color=quote_bar_color)],
         extension_configs={
             "codehilite": {"noclasses": True, "guess_lang": False, "pygments_style": pygments_style},
-            "mdx_truly_sane_lists": {"nested_indent": NESTED_INDENT, "truly_sane": False},
-            "pymdownx.tasklist": {"custom_checkbox": False, "clickable_checkbox": False},
         },
         output_format="html",
     )
