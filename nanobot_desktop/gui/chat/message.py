@@ -14,8 +14,7 @@ from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
-    QColor, QDesktopServices, QFont, QGuiApplication, QResizeEvent, QTextBlockFormat, QTextCharFormat,
-    QTextCursor, QTextDocument, QTextOption, QWheelEvent,
+    QDesktopServices, QGuiApplication, QResizeEvent, QTextBlockFormat, QTextCursor, QTextOption, QWheelEvent,
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
@@ -23,9 +22,9 @@ from nanobot_desktop.gui.chat.model import AssistantMessage
 from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
+from nanobot_desktop.gui.chat.live_document import StreamingCode, append_html
 from nanobot_desktop.gui.chat.markdown_render import (
-    COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderStyle, RenderUpdate,
-    highlight_lines,
+    COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderUpdate,
 )
 
 OPENABLE_SCHEMES = ("http", "https", "mailto")
@@ -84,126 +83,6 @@ class MessageBrowser(QTextBrowser):
                 pass
         elif url.scheme() in OPENABLE_SCHEMES:
             QDesktopServices.openUrl(url)
-
-
-_OWN_BLOCK_TAGS = ("<table", "<ol", "<ul")  # Qt starts a new block for these by itself
-
-
-def _append_html(cursor: QTextCursor, fragment: str) -> None:
-    """Append rendered HTML as new paragraphs, laid out as `setHtml` of the whole would lay them out
-    (insertHtml alone merges the fragment's first paragraph into the document's last block)."""
-    cursor.movePosition(QTextCursor.MoveOperation.End)
-    block = cursor.block()
-    if fragment.startswith(("<ol", "<ul")):
-        needs_block = block.length() > 1 and block.textList() is not None  # or the lists would merge
-    elif fragment.startswith(_OWN_BLOCK_TAGS):
-        needs_block = False
-    elif block.length() > 1:
-        needs_block = True
-    else:  # an empty last block: after a table, setHtml keeps it as a gap before the next paragraph
-        previous = block.previous()
-        needs_block = previous.isValid() and QTextCursor(previous).currentTable() is not None
-    if needs_block:
-        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-    start = cursor.position()
-    cursor.insertHtml(fragment)
-    if needs_block and fragment.startswith(("<ol", "<ul")):
-        _drop_empty_block_before_list(cursor.document(), start)
-    if not fragment.startswith(_OWN_BLOCK_TAGS):
-        # The fragment's first paragraph was merged into the block it was inserted into and lost
-        # its own format (margins of a paragraph or heading, a code box's background): give it back.
-        first_format = _first_block_format(fragment[:fragment.find(">") + 1], fragment)
-        if first_format is not None:
-            fixer = QTextCursor(cursor.document())
-            fixer.setPosition(start)
-            fixer.setBlockFormat(first_format)
-
-
-_first_formats: dict[str, QTextBlockFormat | None] = {}
-
-
-def _first_block_format(first_tag: str, fragment: str) -> QTextBlockFormat | None:
-    """The block format Qt gives the fragment's first paragraph (None for a list item), parsed once
-    per opening tag: it depends on the tag and its style only."""
-    if first_tag not in _first_formats:
-        parsed = QTextDocument()
-        parsed.setHtml(fragment)
-        first = parsed.begin()
-        _first_formats[first_tag] = None if first.textList() is not None else QTextBlockFormat(first.blockFormat())
-    return _first_formats[first_tag]
-
-
-def _drop_empty_block_before_list(document: QTextDocument, start: int) -> None:
-    """insertHtml puts a list after the empty block that separates it from the previous list
-    (setHtml of the whole has no such gap): merge that empty block into the one before it."""
-    empty = document.findBlock(start)
-    following = empty.next()
-    if empty.length() == 1 and empty.textList() is None and following.isValid() and following.textList() is not None:
-        joiner = QTextCursor(document)
-        joiner.setPosition(start - 1)
-        joiner.setPosition(start, QTextCursor.MoveMode.KeepAnchor)
-        joiner.removeSelectedText()
-
-
-class StreamingCode:
-    """A fenced code block that is still streaming: its box is inserted once at the end of the
-    document, then each flush appends only the newly completed lines, highlighted line by line.
-    Code blocks are paragraphs with a background (not a table): Qt lays out root-frame paragraphs
-    incrementally, but re-lays out a whole table whenever a cell changes."""
-
-    def __init__(self, document: QTextDocument, style: RenderStyle, language: str) -> None:
-        self._document = document
-        self.language = language
-        self._style = style
-        self._shown = 0  # characters of the code already in the document
-        self._formats: dict[tuple[object, ...], QTextCharFormat] = {}
-
-    @classmethod
-    def start(cls, cursor: QTextCursor, renderer: MarkdownRenderer, code: OpenCode) -> "StreamingCode":
-        fence = "~~~" if "```" in code.code else "```"
-        # A placeholder character keeps the code paragraph (and its monospace format) in the HTML.
-        skeleton = renderer.render_block(f"{fence}{code.language}\nx\n{fence}", code.index)
-        _append_html(cursor, skeleton.html or "")
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.deletePreviousChar()
-        return cls(cursor.document(), renderer.style, code.language)
-
-    def extend(self, code: OpenCode) -> None:
-        complete = code.code.rfind("\n") + 1  # whole lines only: the last one may still change
-        if complete <= self._shown:
-            return
-        cursor = QTextCursor(self._document)
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        base = cursor.charFormat()
-        inner_block = QTextBlockFormat(cursor.blockFormat())
-        inner_block.setTopMargin(0)
-        inner_block.setBottomMargin(0)
-        last_block = QTextBlockFormat(cursor.blockFormat())
-        last_block.setTopMargin(0)
-        new_text = code.code[self._shown:complete - 1]
-        if self._shown:
-            new_text = "\n" + new_text
-        for text, style in highlight_lines(self.language, new_text, self._style):
-            lines = text.split("\n")
-            for number, line in enumerate(lines):
-                if number:  # a new line of the box; only its last line keeps the bottom margin
-                    cursor.setBlockFormat(inner_block)
-                    cursor.insertBlock(last_block, base)
-                if line:
-                    cursor.insertText(line, self._format(base, style))
-        self._shown = complete
-
-    def _format(self, base: QTextCharFormat, style: dict[str, object]) -> QTextCharFormat:
-        key = (style.get("color"), style.get("bold"), style.get("italic"))
-        text_format = self._formats.get(key)
-        if text_format is None:
-            text_format = QTextCharFormat(base)
-            if style.get("color"):
-                text_format.setForeground(QColor(f"#{style['color']}"))
-            text_format.setFontWeight(QFont.Weight.Bold if style.get("bold") else QFont.Weight.Normal)
-            text_format.setFontItalic(bool(style.get("italic")))
-            self._formats[key] = text_format
-        return text_format
 
 
 class AssistantWidget(ItemWidget):
@@ -312,8 +191,9 @@ class AssistantWidget(ItemWidget):
             # Stepwise: the document edit (and the paint it causes) is a loop step of its own, so
             # a waiting timer runs between rendering and painting.
             self._queue_apply(update)
+            return  # _on_render is told when the document has changed
         elif self._live and not update.reset:
-            self._apply_queued()
+            self._apply_queued(notify=False)
             self._apply_live(update.blocks, update.tail, update.open_code)
         elif not final:  # the first render of a streaming message (or its text was replaced)
             self._queued = None
@@ -341,10 +221,12 @@ class AssistantWidget(ItemWidget):
             update = update._replace(blocks=queued.blocks + update.blocks)
         self._queued = update
 
-    def _apply_queued(self) -> None:
+    def _apply_queued(self, notify: bool = True) -> None:
         queued, self._queued = self._queued, None
         if queued is not None and self._live:
             self._apply_live(queued.blocks, queued.tail, queued.open_code)
+            if notify and self._on_render is not None:
+                self._on_render(self.uid)
 
     def _continue_render(self) -> None:
         self._continue_pending = False
@@ -378,12 +260,12 @@ class AssistantWidget(ItemWidget):
             cursor.setBlockFormat(self._stable_format)  # not the removed tail's (it can leave its own)
             self._code = None
             for block in blocks:
-                _append_html(cursor, self._incremental.html_of(block))
+                append_html(cursor, self._incremental.html_of(block))
             cursor.movePosition(QTextCursor.MoveOperation.End)
             self._stable_end = cursor.position()
             self._stable_format = cursor.blockFormat()
         if tail is not None and tail.html is not None:
-            _append_html(cursor, tail.html)
+            append_html(cursor, tail.html)
         elif open_code is not None:
             if self._code is None:
                 self._code = StreamingCode.start(cursor, self._renderer, open_code)
