@@ -18,7 +18,7 @@ from PySide6.QtGui import QFont, QTextBlock, QTextCursor, QTextDocument, QTextFr
 
 from nanobot_desktop.gui.chat.message import AssistantWidget
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatModel
-from nanobot_desktop.gui.chat.markdown_render import MarkdownRenderer
+from nanobot_desktop.gui.chat.markdown_render import IncrementalMessage, MarkdownRenderer
 from nanobot_desktop.gui.chat.view import ChatView
 
 CASES: list[tuple[str, str, list[str]]] = [
@@ -253,3 +253,32 @@ def test_a_streamed_document_has_the_blocks_and_formats_of_one_rendered_whole(qt
     model.finish_assistant()
     view.flush_now()
     assert block_formats(view.widget_for_row(0).browser.document()) == block_formats(whole.browser.document())
+
+
+def test_a_budgeted_update_renders_block_by_block_and_ends_as_one_pass_would():
+    one_pass = IncrementalMessage(MarkdownRenderer()).update(ALL_CONSTRUCTS, final=False)
+    stepwise = IncrementalMessage(MarkdownRenderer())
+    steps = 1
+    while (update := stepwise.update(ALL_CONSTRUCTS, final=False, budget_s=0.0)) is None:
+        steps += 1
+    assert one_pass is not None
+    assert steps >= len(CASES)  # a zero budget renders one block per step
+    assert [block.html for block in update.blocks] == [block.html for block in one_pass.blocks]
+    assert update.tail == one_pass.tail and not update.reset
+
+
+def test_a_flush_with_a_budget_finishes_in_later_loop_steps(qtbot):
+    model = ChatModel()
+    view = ChatView(model)
+    qtbot.addWidget(view)
+    model.begin_assistant()
+    model.append_text_delta(ALL_CONSTRUCTS[: len(ALL_CONSTRUCTS) // 2])
+    view.flush_now()
+    model.append_text_delta(ALL_CONSTRUCTS[len(ALL_CONSTRUCTS) // 2:])
+    view.flush_now(step_budget_s=0.0)  # one block now, the rest in following event-loop steps
+    document = view.widget_for_row(0).browser.document()
+    whole = AssistantWidget(AssistantMessage(text=ALL_CONSTRUCTS), MarkdownRenderer())
+    qtbot.addWidget(whole)
+    expected = outline(whole.browser.document())
+    assert outline(document) != expected
+    qtbot.waitUntil(lambda: outline(document) == expected, timeout=5000)

@@ -9,7 +9,8 @@ Links are rendered but never followed by the renderer; the widget decides which 
 
 Streaming: a message is split into blocks at blank lines outside code fences. Completed blocks are
 rendered once and cached; each update re-renders only the last, growing block, so a reply costs
-O(length) overall instead of O(length²).
+O(length) overall instead of O(length²). With a time budget, the blocks one update completes are
+rendered over several event-loop steps (`IncrementalMessage.update(..., budget_s=...)`).
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ class MarkdownRenderer:
         converter.reset()
         body = self._qt_html(converter.convert(source))
         fenced = _fenced_code_blocks(source)
+        # Labels only when every code box is a fenced block (an indented block has no fence to name it).
+        labelled = len(fenced) == len(_CODEHILITE_BLOCK.findall(body))
         rendered_codes: list[str] = []
 
         def code_box(match: re.Match[str]) -> str:
@@ -105,7 +108,7 @@ class MarkdownRenderer:
             rendered_codes.append(html.unescape(_TAG.sub("", inner)).removesuffix("\n"))
             number = len(rendered_codes) - 1
             index = code_offset + number
-            language = fenced[number][0] if len(fenced) > number else ""
+            language = fenced[number][0] if labelled else ""
             label = (f'<span style="color:{self.style.muted};">{html.escape(language)}</span>'
                      '&nbsp;&nbsp;&nbsp;' if language else "")
             # Paragraphs with a background rather than a table: see chat_message.StreamingCode.
