@@ -76,6 +76,12 @@ CASES: list[tuple[str, str, list[str]]] = [
      ["p " + ("word " * 300).strip()]),
     ("paragraph then list after a blank line", "Steps:\n\n1. first\n2. second",
      ["p Steps:", "ol1 first", "ol1 second"]),
+    ("list right under a line of text", "Steps:\n- first\n- second\n\nDone.",
+     ["p Steps:", "ul1 first", "ul1 second", "p Done."]),
+    ("numbered list right under a line of text", "Do this:\n1. one\n2. two",
+     ["p Do this:", "ol1 one", "ol1 two"]),
+    ("diff in a fence keeps its minus lines", "Change:\n```diff\n context\n- old\n+ new\n```",
+     ["p Change:", "p diff [Copy](copy:0)", "code  context", "code - old", "code + new"]),
     ("horizontal rule between paragraphs", "above\n\n---\n\nbelow",
      ["p above", "p below"]),
 ]
@@ -282,3 +288,13 @@ def test_a_flush_with_a_budget_finishes_in_later_loop_steps(qtbot):
     expected = outline(whole.browser.document())
     assert outline(document) != expected
     qtbot.waitUntil(lambda: outline(document) == expected, timeout=5000)
+
+
+def test_a_fenced_diff_keeps_its_lines_together() -> None:
+    """A "- removed" line inside a fence is code: no blank line is added before it (the outline
+    above skips empty lines, so this looks at the converter's output itself)."""
+    from nanobot_desktop.gui.chat.markdown_extensions import build_converter
+
+    html = build_converter("default", "#888888").convert("Change:\n```diff\n context\n- old\n+ new\n```")
+    code = html[html.index("<pre"):]
+    assert "context\n" in code and "\n\n" not in code.split("</pre>")[0]

@@ -8,6 +8,9 @@ and adapts their output to Qt's rich-text subset (Qt-free itself: plain strings 
   accepts only 2–3 spaces; `_WideIndentMixin` widens it to any indentation of 2 or more, so 4-space
   nesting (Python-Markdown's own default) keeps working too; the level follows the relative
   indentation, as on GitHub.
+- Lists right under a line of text ("Steps:\n- a"), as models write them and GitHub renders
+  them: `mdx_breakless_lists` adds the blank line Python-Markdown wants. It is registered after
+  `fenced_code` has set code blocks aside, so a diff's "- removed" line inside a fence stays code.
 - Task lists: `pymdownx.tasklist` marks `- [ ]` / `- [x]` items with `<input>` tags, which Qt
   does not draw; `qt_html` turns them into checkbox glyphs and removes the bullet of such lists.
   Only the extension can produce those tags: raw HTML from the model is escaped before this.
@@ -27,12 +30,14 @@ from markdown.treeprocessors import Treeprocessor
 from mdx_truly_sane_lists.mdx_truly_sane_lists import (
     TrulySaneListExtension, TrulySaneOListProcessor, TrulySaneUListProcessor,
 )
+from mdx_breakless_lists.mdx_breakless_lists import BreaklessLists
 from pymdownx.tasklist import TasklistExtension
 
 NESTED_INDENT = 2
 CHECKED_GLYPH = "\u2611"  # ☑
 UNCHECKED_GLYPH = "\u2610"  # ☐
 QUOTE_BAR_WIDTH = 3
+BREAKLESS_PRIORITY = 24
 
 
 class QuoteBarTreeprocessor(Treeprocessor):
@@ -114,13 +119,15 @@ def build_converter(pygments_style: str, quote_bar_color: str) -> Markdown:
         extensions=["fenced_code", "tables", "codehilite",
                     TrulySaneListExtension(nested_indent=NESTED_INDENT, truly_sane=False),
                     TasklistExtension(custom_checkbox=False, clickable_checkbox=False),
-                    ChatDialectExtension(quote_bar_color=quote_bar_color)],
+                    ChatDialectExtension(quote_bar_color=quote_bar_color), BreaklessLists()],
         extension_configs={
             "codehilite": {"noclasses": True, "guess_lang": False, "pygments_style": pygments_style},
         },
         output_format="html",
     )
     converter.preprocessors.deregister("html_block")
+    # After fenced_code (25) has stashed code blocks, not before it (the extension's own 27).
+    converter.preprocessors.register(converter.preprocessors["breakless_lists"], "breakless_lists", BREAKLESS_PRIORITY)
     converter.inlinePatterns.deregister("html")
     return converter
 
