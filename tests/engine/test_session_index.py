@@ -151,7 +151,7 @@ def test_a_branch_file_says_which_session_it_came_from(tmp_path):
     _write_by_hand(folder, "desktop_branch.jsonl", "desktop:branch", "2026-11-21T10:00:00", ["One", "Other"],
                    {"branch_of": {"key": "desktop:origin", "at": 1}})
     _write_by_hand(folder, "desktop_odd.jsonl", "desktop:odd", "2026-11-19T10:00:00", ["x"],
-                   {"branch_of": "not a pointer"})
+                   {"branch_of": {"key": "desktop:origin", "at": -1}})
     index = SessionIndex(folder, tmp_path / "index.sqlite3")
     listed = {info.key: (info.branch_of, info.branch_at) for info in index.list_sessions()}
     assert listed == {"desktop:origin": ("", 0), "desktop:branch": ("desktop:origin", 1), "desktop:odd": ("", 0)}

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
+from nanobot_desktop.engine.sessions.branches import branch_of
 from nanobot_desktop.engine.sessions.export import derive_title, message_text, preview_text, shorten, snippet
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS
 from nanobot_desktop.engine.sessions.file import parse_header, parse_session_bytes
@@ -81,13 +82,10 @@ def custom_title(header: dict[str, Any] | None) -> str:
 
 
 def branch_origin(header: dict[str, Any] | None) -> tuple[str, int]:
-    """(origin key, messages copied) from `metadata.branch_of`; ("", 0) when not a branch (or malformed)."""
-    metadata = header.get("metadata") if header else None
-    branch = metadata.get("branch_of") if isinstance(metadata, dict) else None
-    if not isinstance(branch, dict) or not isinstance(branch.get("key"), str) or not branch["key"]:
-        return "", 0
-    at = branch.get("at")
-    return branch["key"], at if isinstance(at, int) and not isinstance(at, bool) and at >= 0 else 0
+    """(origin key, messages copied) from the metadata line's `branch_of` (sessions/branches.py's rule);
+    ("", 0) when the session is not a branch."""
+    pointer = branch_of(header.get("metadata")) if header else None
+    return pointer if pointer is not None else ("", 0)
 
 
 def _forward_lines(data: bytes, start: int) -> Iterator[bytes]:
