@@ -22,10 +22,9 @@ class SessionDelegate(QStyledItemDelegate):
     PADDING = 6
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
-        metrics = QFontMetrics(option.font)
-        if index.data(IsGroupRole):
-            return QSize(120, metrics.height() + 2 * self.PADDING + 4)
-        return QSize(160, 2 * metrics.height() + 2 * self.PADDING + 2)
+        """One height for every row, headings included: the view then lays out 20,000 rows without
+        asking each its size (setUniformRowHeights), and the painted list does not depend on their number."""
+        return QSize(160, 2 * QFontMetrics(option.font).height() + 2 * self.PADDING + 2)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         opt = QStyleOptionViewItem(option)
@@ -41,7 +40,8 @@ class SessionDelegate(QStyledItemDelegate):
             font.setPointSizeF(max(6.0, font.pointSizeF() * 0.85))
             painter.setFont(font)
             painter.setPen(colors.muted)
-            painter.drawText(rect.adjusted(0, 4, 0, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            # At the bottom of its (session-high) row, so the space above separates it from the group before.
+            painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
                              str(index.data(Qt.ItemDataRole.DisplayRole) or "").upper())
             painter.restore()
             return

@@ -112,7 +112,7 @@ class SessionsPanel(QWidget):
         self.view.setItemsExpandable(True)  # a session with branches opens and closes (its arrow)
         self.view.setExpandsOnDoubleClick(False)
         self.view.setIndentation(14)
-        self.view.setUniformRowHeights(False)
+        self.view.setUniformRowHeights(True)  # the delegate gives every row one height: no per-row sizeHint
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
         self.view.setItemDelegate(SessionDelegate(self.view))
