@@ -54,9 +54,17 @@ class SessionFilterProxy(QSortFilterProxyModel):
         found: dict[str, str] = {}
         for key, snippet in hits:
             found.setdefault(key, snippet)
-        self.beginFilterChange()
-        self._hits = found
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        model = self.sourceModel()
+        changed = set(found).symmetric_difference(self._hits)
+        if isinstance(model, SessionListModel):
+            # Only the rows that gained or lost a hit are judged again (dynamic filtering re-judges
+            # a changed row): re-filtering all 20,000 rows for 200 hits took seconds.
+            self._hits = found
+            model.touch(changed)
+        else:
+            self.beginFilterChange()
+            self._hits = found
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
         self._previews_changed()
 
     def _previews_changed(self) -> None:
