@@ -146,7 +146,7 @@ def run() -> list[BenchResult]:
             config = write_config(workdir / "config.json", "http://127.0.0.1:9/v1", workdir / "ws")
             log("session list: the first start (no index yet)")
             engine, panel = _open_panel(config)
-            _cold_modelled, cold_s, _cold_checked = _list_s(panel)
+            _cold_modelled, cold_s, _cold_checked, _cold_cpu = _list_s(panel)
             started = time.perf_counter()
             engine.session_index.update_text()
             text_s = time.perf_counter() - started

@@ -14,7 +14,10 @@ updates are SQLite transactions.
 
 Search: a query of three or more characters uses the trigram index (substring match, any case); a
 shorter one (e.g. the two-character 记忆: SQLite 3.40's trigram LIKE misses two-character CJK queries)
-scans the indexed text. Tool output is not indexed: it is the files the agent read, not the talk.
+scans the indexed text, newest session first, and stops at the number of results asked for (such a
+query matches most sessions). Tool output is not indexed: it is the files the agent read, not the talk.
+
+(About 400 lines: opening, listing, text indexing and search share the one connection and row table.)
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -345,24 +348,9 @@ class SessionIndex:
         with self._lock:
             db = self._connection()
             if len(needle) >= 3:  # rowids only: the text is read for the hits shown, not for every match
-                found: Iterable[tuple[int]] = db.execute("SELECT rowid FROM msg WHERE msg MATCH ?",
-                                                         ('"' + needle.replace('"', '""') + '"',))
-            else:  # the trigram index cannot answer fewer than three characters: scan the text
-                found = db.execute("SELECT rowid FROM msg WHERE instr(lower(text), ?) > 0", (needle.lower(),))
-            firsts: dict[int, int] = {}
-            for (rowid,) in found:
-                file_id = rowid >> _SEQ_BITS
-                if rowid < firsts.get(file_id, rowid + 1):
-                    firsts[file_id] = rowid
-            chosen: list[tuple[float, str, str | int]] = []
-            for row in self._rows.values():
-                info = row.info
-                if self._shadowed(info.path, info.key):
-                    continue
-                if folded in info.title.casefold():
-                    chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))
-                elif row.file_id in firsts:
-                    chosen.append((row.sort_ts, info.key, firsts[row.file_id]))
+                chosen = self._chosen_indexed(db, needle, folded)
+            else:  # the trigram index cannot answer fewer than three characters: scan, newest first
+                chosen = self._chosen_scanned(db, needle.lower(), folded, limit)
             chosen.sort(reverse=True)
             chosen = chosen[:limit]
             wanted = [found_at for _when, _key, found_at in chosen if isinstance(found_at, int)]
@@ -379,3 +367,45 @@ class SessionIndex:
                 message = texts.get(found_at, "")
                 hits.append((key, snippet(message, max(0, message.casefold().find(folded)), len(needle))))
         return hits
+
+    def _chosen_indexed(self, db: sqlite3.Connection, needle: str, folded: str) -> list[tuple[float, str, str | int]]:
+        """(sort time, key, title or the rowid of the first matching message) of every match, from
+        the trigram index."""
+        firsts: dict[int, int] = {}
+        for (rowid,) in db.execute("SELECT rowid FROM msg WHERE msg MATCH ?", ('"' + needle.replace('"', '""') + '"',)):
+            file_id = rowid >> _SEQ_BITS
+            if rowid < firsts.get(file_id, rowid + 1):
+                firsts[file_id] = rowid
+        chosen: list[tuple[float, str, str | int]] = []
+        for row in self._rows.values():
+            info = row.info
+            if self._shadowed(info.path, info.key):
+                continue
+            if folded in info.title.casefold():
+                chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))
+            elif row.file_id in firsts:
+                chosen.append((row.sort_ts, info.key, firsts[row.file_id]))
+        return chosen
+
+    def _chosen_scanned(self, db: sqlite3.Connection, lowered: str, folded: str,
+                        limit: int) -> list[tuple[float, str, str | int]]:
+        """The same for a query too short for the trigram index: sessions newest first, each file's
+        messages scanned until its first match, stopping at `limit` sessions. A one- or two-letter
+        query matches most sessions, so this reads a few hundred files' text instead of all 20,000."""
+        chosen: list[tuple[float, str, str | int]] = []
+        for row in sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True):
+            info = row.info
+            if self._shadowed(info.path, info.key):
+                continue
+            if folded in info.title.casefold():
+                chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))
+            else:
+                first = db.execute("SELECT rowid FROM msg WHERE rowid BETWEEN ? AND ? AND instr(lower(text), ?) > 0 "
+                                   "ORDER BY rowid LIMIT 1", (row.file_id << _SEQ_BITS,
+                                                             ((row.file_id + 1) << _SEQ_BITS) - 1, lowered)).fetchone()
+                if first is None:
+                    continue
+                chosen.append((row.sort_ts, info.key, first[0]))
+            if len(chosen) >= limit:
+                break
+        return chosen
