@@ -63,6 +63,17 @@ def test_chinese_text_is_found_by_a_two_and_a_three_character_substring(tmp_path
     assert index.search("记住了") == [("desktop:zh", "好的，我已经记住了。")]
 
 
+def test_a_two_letter_search_answers_the_newest_matching_sessions_up_to_the_limit(tmp_path):
+    store, index = _store(tmp_path)
+    for name in ("a", "b", "c", "d"):
+        _say(store, f"desktop:{name}", f"Question {name}", f"Ok, {name}.", f"Ok again, {name}.")
+    _say(store, "desktop:none", "Nothing here", "Fine.")
+    newest = [info.key for info in index.list_sessions() if info.key != "desktop:none"]
+    assert [key for key, _snippet in index.search("ok")] == newest
+    assert index.search("OK", limit=2) == [(key, f"Ok, {key[-1]}.") for key in newest[:2]]  # each one's first match
+    assert index.search("th", limit=1) == [("desktop:none", "Nothing here")]  # a title match counts too
+
+
 def test_an_append_by_the_store_is_searchable_at_once_and_only_the_new_lines_are_read(tmp_path):
     store, index = _store(tmp_path)
     _say(store, "desktop:a", "First question", "First answer")
