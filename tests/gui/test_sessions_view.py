@@ -215,6 +215,21 @@ def test_search_finds_message_text_not_only_titles(qtbot, panel):
     assert len(_proxy_keys(panel.proxy)) == 4
 
 
+def test_a_two_letter_query_is_answered_by_the_engine_search_not_the_title_filter(qtbot, panel):
+    while_typing = []  # what the list shows right after each keystroke (connected after the panel)
+    panel.search_box.textChanged.connect(lambda _text: while_typing.append(_proxy_keys(panel.proxy)))
+    panel.search_box.setFocus()
+    with qtbot.waitSignal(panel.search_finished, timeout=WAIT_MS) as blocker:
+        qtbot.keyClicks(panel.search_box, "ay")
+    assert blocker.args == ["ay"]
+    assert [len(keys) for keys in while_typing] == [4, 4]  # no scan of every title on the GUI thread
+    assert _proxy_keys(panel.proxy) == ["desktop:20260301-100000-000"]  # "Tomatoes go in May."
+    first = panel.proxy.index(0, 0, panel.proxy.index(0, 0))
+    assert "May" in first.data(SessionRole.PreviewRole)
+    panel.search_box.clear()
+    assert len(_proxy_keys(panel.proxy)) == 4
+
+
 def test_f2_renames_inline_and_the_title_reaches_the_file(qtbot, panel):
     activated = []
     panel.session_activated.connect(activated.append)

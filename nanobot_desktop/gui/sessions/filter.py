@@ -1,5 +1,6 @@
 """Filtering the session list while the person types: titles at once, message text when the search
-(run by the panel in an executor) comes back.
+(run by the panel in an executor) comes back; a one- or two-character query only by that search
+(SHORT_QUERY: it matches nearly everything, and the engine answers with the newest matches).
 
 Built for 20,000 sessions: a row is judged from the SessionInfo the model holds (no data() round
 trips), and a group or a session with branches is judged by looking at its children directly rather
@@ -16,6 +17,11 @@ from nanobot_desktop.engine import SessionInfo
 from nanobot_desktop.gui.sessions.model import KeyRole, PreviewRole, SessionListModel
 
 _Index = QModelIndex | QPersistentModelIndex
+
+SHORT_QUERY = 3
+"""A query shorter than this (one or two characters match nearly every session) is not matched
+against 20,000 titles on the GUI thread: the list keeps what it shows until the engine's search (in an
+executor, titles and text, the newest matches up to its limit) answers, and then shows those."""
 
 
 class SessionFilterProxy(QSortFilterProxyModel):
@@ -40,10 +46,14 @@ class SessionFilterProxy(QSortFilterProxyModel):
         if query == self._query:
             return
         had_hits = bool(self._hits)
-        self.beginFilterChange()
-        self._query = query
-        self._hits = {}
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        if _is_short(query):  # judged when the engine's answer comes (set_message_hits)
+            self._query = query
+            self._hits = {}
+        else:
+            self.beginFilterChange()
+            self._query = query
+            self._hits = {}
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
         if had_hits:
             self._previews_changed()
 
@@ -56,7 +66,7 @@ class SessionFilterProxy(QSortFilterProxyModel):
             found.setdefault(key, snippet)
         model = self.sourceModel()
         changed = set(found).symmetric_difference(self._hits)
-        if isinstance(model, SessionListModel):
+        if isinstance(model, SessionListModel) and not _is_short(self._query):
             # Only the rows that gained or lost a hit are judged again (dynamic filtering re-judges
             # a changed row): re-filtering all 20,000 rows for 200 hits took seconds.
             self._hits = found
@@ -92,7 +102,9 @@ class SessionFilterProxy(QSortFilterProxyModel):
         return self._matches(info) or any(self._matches(branch) for branch in model.branches_of(info.key))
 
     def _matches(self, info: SessionInfo) -> bool:
-        return info.key in self._hits or self._query in f"{info.title}\n{info.preview}\n{info.key}".casefold()
+        if info.key in self._hits:
+            return True
+        return not _is_short(self._query) and self._query in f"{info.title}\n{info.preview}\n{info.key}".casefold()
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == PreviewRole and self._hits and index.isValid():
@@ -100,3 +112,7 @@ class SessionFilterProxy(QSortFilterProxyModel):
             if snippet:
                 return snippet
         return super().data(index, role)
+
+
+def _is_short(query: str) -> bool:
+    return 0 < len(query) < SHORT_QUERY
