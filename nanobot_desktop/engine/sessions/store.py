@@ -138,6 +138,11 @@ class SessionStore:
             self._changes.loaded(session.path, key, signature)
             return session
 
+    def cached(self, key: str) -> Session | None:
+        """The session this store holds for `key` (None when it has not been read); never reads the file."""
+        with self._lock:
+            return self._cache.get(key)
+
     def load(self, key: str) -> Session | None:
         """A fresh read of the session's file (the cache and its record are left alone); None when there
         is no file."""
