@@ -10,7 +10,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from tests.gui.window_fixtures import WAIT_MS, open_window, send, session_lines, wait_idle  # noqa: F401
+from tests.gui.window_fixtures import WAIT_MS, open_window, send, session_lines, wait_idle
+
+__all__ = ["open_window"]  # the fixture
 
 LEFT = Qt.MouseButton.LeftButton
 CUSTOM = "Custom (OpenAI-compatible)"
@@ -44,14 +46,15 @@ def test_a_model_picked_in_the_switcher_is_sent_remembered_and_only_for_that_cha
     fake_openai.models = ["fake-model", "big-model"]
     window = open_window()
     switcher = window.composer.model_switcher
-    assert switcher.button.text() == f"fake-model · {CUSTOM}"  # the config's model by default
+    assert switcher.button.text() == f"fake-model · {CUSTOM} ▾"  # the config's model by default
     first = window.current_key
 
     menu = open_switcher(qtbot, window)
     assert menu.actions()[0].text() == "Default model: fake-model" and menu.actions()[0].isChecked()
     pick(qtbot, menu, "big-model")
     qtbot.waitUntil(lambda: switcher.session_model == "big-model", timeout=WAIT_MS)
-    assert switcher.button.text() == f"big-model · {CUSTOM}"
+    assert switcher.button.text() == f"big-model · {CUSTOM} ▾"
+    assert window.model_label.text() == "Model: big-model"  # the status bar follows the chat's model
     assert "served by Custom (OpenAI-compatible) at " + fake_openai.base_url in switcher.button.toolTip()
     assert not window.engine.sessions.path_for(first).exists()  # no empty chat in the list for a choice
 
@@ -64,7 +67,7 @@ def test_a_model_picked_in_the_switcher_is_sent_remembered_and_only_for_that_cha
     window.new_chat()  # another chat keeps the config's model
     second = window.current_key
     assert second != first
-    qtbot.waitUntil(lambda: switcher.button.text() == f"fake-model · {CUSTOM}", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: switcher.button.text() == f"fake-model · {CUSTOM} ▾", timeout=WAIT_MS)
     fake_openai.add_text("from the default")
     send(qtbot, window, "and here?")
     wait_idle(qtbot, window)
@@ -72,7 +75,7 @@ def test_a_model_picked_in_the_switcher_is_sent_remembered_and_only_for_that_cha
     assert "model" not in session_lines(window, second)[0]["metadata"]
 
     window.open_session(first)  # reopened: the choice is read back from its metadata line
-    qtbot.waitUntil(lambda: switcher.button.text() == f"big-model · {CUSTOM}", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: switcher.button.text() == f"big-model · {CUSTOM} ▾", timeout=WAIT_MS)
     menu = open_switcher(qtbot, window)
     assert [a.text() for a in switcher.choice_actions() if a.isChecked()] == ["big-model"]
     pick(qtbot, menu, "Default model: fake-model")  # back to the default: the field goes away
@@ -89,10 +92,11 @@ def test_a_provider_that_cannot_be_reached_says_so_in_the_menu(qtbot, open_windo
                                  "providers.openrouter.apiBase": unreachable})
     menu = open_switcher(qtbot, window)
     assert any(action.text() == "Loading the model lists…" for action in menu.actions())
-    qtbot.waitUntil(lambda: any(a.text().startswith("Cannot list the models of OpenRouter:") for a in menu.actions()),
+    qtbot.waitUntil(lambda: any(a.text().startswith("Cannot list its models:") for a in menu.actions()),
                     timeout=WAIT_MS)
-    problem = next(a for a in menu.actions() if a.text().startswith("Cannot list the models of OpenRouter:"))
-    assert not problem.isEnabled() and "connection refused" in problem.toolTip()
+    problem = next(a for a in menu.actions() if a.text().startswith("Cannot list its models:"))
+    assert not problem.isEnabled() and problem.toolTip().startswith("Cannot list the models of OpenRouter: ")
+    assert "connection refused" in problem.toolTip()
     sections = [a.text() for a in menu.actions() if a.isSeparator() and a.text()]
     assert sections == [CUSTOM, "OpenRouter"]
     assert action_named(menu, "qwen3:8b") is not None  # the reachable one is listed all the same

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtGui import QAction, QActionGroup, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QSizePolicy, QToolButton, QWidget
 
 from nanobot_desktop.gui.common.owned import OwnedWork
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MAX_BUTTON_WIDTH = 320
-MAX_ERROR_CHARS = 90
+MAX_ERROR_WIDTH = 360  # pixels; an endpoint's error can be long
 
 
 class ModelSwitcher(QWidget):
@@ -36,6 +36,8 @@ class ModelSwitcher(QWidget):
     """(session key, model): the session's own model was saved ("" = back to the config's model)."""
     failed = Signal(str)
     """The choice could not be saved (the message says why); the chat keeps its previous model."""
+    shown = Signal(str)
+    """The model the button shows now (the chat's own, or the config's), as sent to the endpoint."""
 
     def __init__(self, engine: "Engine", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -44,6 +46,7 @@ class ModelSwitcher(QWidget):
         self._work = OwnedWork(self)
         self.session_key = ""
         self.session_model: str | None = None  # the session's own model; None: the config's
+        self._full_text = ""
         self._loading: asyncio.Task[None] | None = None
         self.fetch_task: asyncio.Task[None] | None = None
 
@@ -92,9 +95,8 @@ class ModelSwitcher(QWidget):
 
     def _show_current(self) -> None:
         option = self.current_option()
-        text = f"{option.label} · {option.served_by}" if option.served_by else option.label
-        metrics = self.button.fontMetrics()
-        self.button.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, MAX_BUTTON_WIDTH))
+        self._full_text = f"{option.label} · {option.served_by}" if option.served_by else option.label
+        self._elide()
         if not option.served_by:
             tip = f"No configured provider can serve {option.model}. Click to choose another model."
         elif self.session_model is None:
@@ -104,6 +106,17 @@ class ModelSwitcher(QWidget):
             tip = (f"This chat uses {option.model}, served by {option.served_by} at {option.api_base}. "
                    "Click to choose another model for this chat.")
         self.button.setToolTip(tip)
+        self.shown.emit(option.label)
+
+    def _elide(self) -> None:
+        """The button's text, shortened in the middle to what the composer's width leaves for it."""
+        room = min(MAX_BUTTON_WIDTH, max(60, self.width() - 40)) if self.isVisible() else MAX_BUTTON_WIDTH
+        metrics = self.button.fontMetrics()
+        self.button.setText(metrics.elidedText(self._full_text, Qt.TextElideMode.ElideMiddle, room) + " ▾")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
 
     def choose(self, model: str | None) -> "asyncio.Task[None]":
         """Make `model` this chat's model (None: the config's); saved in an executor."""
@@ -176,11 +189,11 @@ class ModelSwitcher(QWidget):
             loading.setEnabled(False)
         for listing in listings or []:
             self.menu.addSection(listing.label)
-            if listing.error is not None:
-                problem = f"Cannot list the models of {listing.label}: {listing.error}"
-                shown = problem if len(problem) <= MAX_ERROR_CHARS else problem[:MAX_ERROR_CHARS - 1] + "…"
-                item = self.menu.addAction(shown)
-                item.setToolTip(problem)
+            if listing.error is not None:  # the section names the provider; the tooltip says it all
+                text = self.fontMetrics().elidedText(f"Cannot list its models: {listing.error}",
+                                                     Qt.TextElideMode.ElideRight, MAX_ERROR_WIDTH)
+                item = self.menu.addAction(text)
+                item.setToolTip(f"Cannot list the models of {listing.label}: {listing.error}")
                 item.setEnabled(False)
             elif not listing.options:
                 self.menu.addAction(f"{listing.label} lists no models.").setEnabled(False)

@@ -177,6 +177,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.composer.attachment_failed.connect(lambda message: self.notice_bar.show_notice(message, "warning"))
         if self.composer.model_switcher is not None:
             self.composer.model_switcher.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
+            self.composer.model_switcher.shown.connect(lambda _model: self._update_status())
         self.chat.busy_changed.connect(self._on_busy_changed)
         self.chat.turn_failed.connect(self._on_turn_failed)
         self.chat.message_returned.connect(self._on_message_returned)
