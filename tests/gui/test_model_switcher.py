@@ -102,3 +102,12 @@ def test_a_provider_that_cannot_be_reached_says_so_in_the_menu(qtbot, open_windo
     assert action_named(menu, "qwen3:8b") is not None  # the reachable one is listed all the same
     assert not any(a.text() == "Loading the model lists…" for a in menu.actions())
     menu.close()
+
+
+def test_a_new_default_model_from_the_settings_shows_in_a_chat_without_its_own(qtbot, open_window, fake_openai):
+    window = open_window()
+    switcher = window.composer.model_switcher
+    config = window.engine.update_config({"agents.defaults.model": "other-model"}) and window.engine.config
+    window._on_settings_applied(config)  # what the Settings dialog's Apply ends with
+    assert switcher.button.text() == f"other-model · {CUSTOM} ▾"
+    assert window.model_label.text() == "Model: other-model"

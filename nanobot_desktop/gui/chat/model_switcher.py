@@ -64,7 +64,7 @@ class ModelSwitcher(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.button)
         layout.addStretch(1)
-        self._show_current()
+        self.show_current()
 
     # --- the session's choice ------------------------------------------------------------------------
 
@@ -72,7 +72,7 @@ class ModelSwitcher(QWidget):
         """Show `key`'s model (read in an executor: only its metadata line is read)."""
         self.session_key = key
         self.session_model = None
-        self._show_current()
+        self.show_current()
         self._loading = self._work.spawn(self._load(key))
         return self._loading
 
@@ -85,7 +85,7 @@ class ModelSwitcher(QWidget):
             model = None
         if shiboken6.isValid(self) and key == self.session_key:
             self.session_model = model
-            self._show_current()
+            self.show_current()
 
     def current_option(self) -> "ModelOption":
         catalog = self.engine.session_models.catalog
@@ -93,7 +93,8 @@ class ModelSwitcher(QWidget):
             return catalog.default_option()
         return catalog.option_for(self.session_model)
 
-    def _show_current(self) -> None:
+    def show_current(self) -> None:
+        """Show the chat's model and its provider (again: e.g. after the settings changed the default)."""
         option = self.current_option()
         self._full_text = f"{option.label} · {option.served_by}" if option.served_by else option.label
         self._elide()
@@ -135,7 +136,7 @@ class ModelSwitcher(QWidget):
         saved = self.engine.session_models.get(key)  # the cached session: no file read
         if key == self.session_key:
             self.session_model = saved
-            self._show_current()
+            self.show_current()
         self.model_changed.emit(key, saved or "")
 
     # --- the menu ------------------------------------------------------------------------------------

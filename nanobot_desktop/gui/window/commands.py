@@ -96,6 +96,8 @@ class WindowCommands(WindowBase):
             update_secrets(config)
         except ImportError:
             pass
+        if self.composer.model_switcher is not None:  # the default model or its provider may have changed
+            self.composer.model_switcher.show_current()
         self._update_status()
         if self._check_config() and self.notice_bar.level == "warning":
             self.notice_bar.dismiss()
