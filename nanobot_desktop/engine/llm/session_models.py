@@ -65,12 +65,7 @@ class SessionModels:
         if model == self._config().agents.defaults.model:
             model = None
         session = self._sessions.get_or_create(key)
-        if session.path.exists():
-            self._sessions.update_metadata(session, **{METADATA_FIELD: model})
-        elif model is None:
-            session.metadata.pop(METADATA_FIELD, None)
-        else:
-            session.metadata[METADATA_FIELD] = model  # written with the session's first line
+        self._sessions.note_metadata(session, **{METADATA_FIELD: model})  # no file yet: kept for its first line
 
     # --- for the loop -----------------------------------------------------------------------------------
 

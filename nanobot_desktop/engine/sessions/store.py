@@ -342,6 +342,26 @@ class SessionStore:
             events = self._set_metadata(session, metadata_fields)
         self._publish(events)
 
+    def note_metadata(self, session: Session, **metadata_fields: Any) -> bool:
+        """Like `update_metadata`, but a session with no file yet only takes the fields in memory: its first
+        written line carries them (no empty file is made). Returns whether the file's metadata line changed."""
+        try:
+            json.dumps(metadata_fields, ensure_ascii=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
+        with self._writing():
+            self._own_path(session)
+            if not session.path.exists():
+                for name, value in metadata_fields.items():
+                    if value is None:
+                        session.metadata.pop(name, None)
+                    else:
+                        session.metadata[name] = value
+                return False
+            events = self._set_metadata(session, metadata_fields)
+        self._publish(events)
+        return True
+
     def _set_metadata(self, session: Session, metadata_fields: dict[str, Any]) -> list[SessionChanged]:
         events = self._before_write(session)
         cached = self._cache.get(session.key)
