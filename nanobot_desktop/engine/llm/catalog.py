@@ -1,8 +1,9 @@
 """The models a person can switch to: what each configured endpoint lists at `/models`, and who serves each.
 
 Every endpoint the CLI's provider rules could use (`registry.configured_endpoints`) is asked for its
-model list, all at once, with no retries and a short time limit: a provider that cannot be reached is
-reported as such (its `error`), never waited for. Lists are cached per endpoint until `refresh`, and
+model list, all at once, with no retries and a short time limit, on an event loop of its own in a
+worker thread (the window's loop is not slowed, not even by the first import of the openai SDK):
+a provider that cannot be reached is reported as such (its `error`), never waited for. Lists are cached per endpoint until `refresh`, and
 each choice is named by the string that goes into a session's `metadata["model"]` — the model id
 itself, or `<provider>/<id>` when only that prefix makes the CLI's rules pick the endpoint that
 listed it. `served_by` is what `resolve_provider` says for that string: the provider the turn will
@@ -74,7 +75,7 @@ class ModelCatalog:
         """Every configured endpoint with its models (asked now when not cached or when `refresh`)."""
         endpoints = configured_endpoints(self._config())
         missing = [e for e in endpoints if refresh or _cache_key(e) not in self._cache]
-        answers = await asyncio.gather(*(_list_models(endpoint) for endpoint in missing))
+        answers = await asyncio.to_thread(_ask_all, missing) if missing else []
         for endpoint, answer in zip(missing, answers, strict=True):
             self._cache[_cache_key(endpoint)] = answer
         return [self._listing(endpoint, self._cache[_cache_key(endpoint)]) for endpoint in endpoints]
@@ -98,6 +99,13 @@ class ModelCatalog:
             if resolved.name == endpoint.name:
                 return ModelOption(candidate, model, resolved.label, resolved.api_base)
         return self.option_for(model)
+
+
+def _ask_all(endpoints: list[ResolvedProvider]) -> list[list[str] | str]:
+    """In a worker thread: every endpoint asked at once on a loop of this thread's own."""
+    async def ask() -> list[list[str] | str]:
+        return list(await asyncio.gather(*(_list_models(endpoint) for endpoint in endpoints)))
+    return asyncio.run(ask())
 
 
 def _cache_key(endpoint: ResolvedProvider) -> tuple[str, str, str]:
