@@ -195,7 +195,8 @@ class AgentLoop:
         self._unsaved: dict[str, list[dict[str, Any]]] = {}
         self._models_without_images: set[str] = set()  # endpoints that refused a tool's images
         # Set by the Engine: a session's own model (`metadata["model"]`) as its settings and endpoint, or None
-        # when the session uses the config's model. Consolidation and the heartbeat keep the config's model.
+        # when the session uses the config's model. Consolidation and the heartbeat's decision (`plain_chat`)
+        # keep the config's model.
         self.session_endpoint: Callable[[Session], tuple[AgentSettings, Callable[[], ChatProvider]] | None] | None = None
 
     # --- public API --------------------------------------------------------------------------------
