@@ -46,7 +46,7 @@ class ModelSwitcher(QWidget):
         self._work = OwnedWork(self)
         self.session_key = ""
         self.session_model: str | None = None  # the session's own model; None: the config's
-        self._full_text = ""
+        self._shown = ("", "")  # (model, provider) the button shows
         self._loading: asyncio.Task[None] | None = None
         self.fetch_task: asyncio.Task[None] | None = None
 
@@ -96,7 +96,7 @@ class ModelSwitcher(QWidget):
     def show_current(self) -> None:
         """Show the chat's model and its provider (again: e.g. after the settings changed the default)."""
         option = self.current_option()
-        self._full_text = f"{option.label} · {option.served_by}" if option.served_by else option.label
+        self._shown = (option.label, option.served_by)
         self._elide()
         if not option.served_by:
             tip = f"No configured provider can serve {option.model}. Click to choose another model."
@@ -113,7 +113,12 @@ class ModelSwitcher(QWidget):
         """The button's text, shortened in the middle to what the composer's width leaves for it."""
         room = min(MAX_BUTTON_WIDTH, max(60, self.width() - 40)) if self.isVisible() else MAX_BUTTON_WIDTH
         metrics = self.button.fontMetrics()
-        self.button.setText(metrics.elidedText(self._full_text, Qt.TextElideMode.ElideMiddle, room) + " ▾")
+        model, provider = self._shown
+        text = f"{model} · {provider}" if provider else model
+        if provider and metrics.horizontalAdvance(text) > room:  # the model stays whole; the provider gives way
+            left = room - metrics.horizontalAdvance(f"{model} · ")
+            text = f"{model} · {metrics.elidedText(provider, Qt.TextElideMode.ElideRight, left)}" if left > 40 else model
+        self.button.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, room) + " ▾")
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
