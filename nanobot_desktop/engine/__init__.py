@@ -118,6 +118,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.mcp import entry_from_fields as entry_from_fields
     from nanobot_desktop.engine.mcp import mcp_settings as mcp_settings
     from nanobot_desktop.engine.mcp import parse_pasted_servers as parse_pasted_servers
+    from nanobot_desktop.engine.llm.catalog import ModelOption as ModelOption
+    from nanobot_desktop.engine.llm.catalog import ProviderModels as ProviderModels
 
 # name -> the module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -141,6 +143,7 @@ _EXPORTS: dict[str, str] = {
                      "prepare_workspace"), "layout"),
     **dict.fromkeys(("DEFAULT_CANDIDATES", "LocalServer", "discover_local_servers"), "llm.discovery"),
     "make_provider": "llm.provider",
+    **dict.fromkeys(("ModelOption", "ProviderModels"), "llm.catalog"),
     **dict.fromkeys(("PROVIDER_PRESETS", "ProviderPreset", "local_preset_for_base", "provider_entry",
                      "resolve_provider"), "llm.registry"),
     "ProviderError": "llm.types",
@@ -184,7 +187,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
-           "parse_pasted_servers"]
+           "parse_pasted_servers", "ModelOption", "ProviderModels"]
 
 def __getattr__(name: str) -> Any:
     """Import the defining module on first use of a name, then keep the value here."""
