@@ -5,8 +5,8 @@
 
 `bare` is the yardstick: a QApplication and an empty QMainWindow, nothing else. `app` is nanobot
 Desktop started exactly as `python -m nanobot_desktop ARGS` starts it (`nanobot_desktop.cli.main`),
-with one difference: the QApplication is created a moment earlier, here, so that an application
-event filter can see the first paint event of a widget inside a QMainWindow. (`run_gui` adopts an
+with one difference: the QApplication is created a moment earlier, here, and `QMainWindow.show`
+puts an event filter on the window being shown, which sees its first paint event. (`run_gui` adopts an
 existing QApplication.) On that paint the probe prints `FIRST-PAINT <time.time()>` and exits at once.
 """
 
@@ -20,19 +20,31 @@ PREFIX = "FIRST-PAINT "
 
 
 def _install_first_paint_hook(app: object) -> None:
+    """Watch the first paint of a QMainWindow through a filter on that window alone.
+
+    An application-wide Python event filter would be called for every event of every widget
+    (~1,500 before the app's first paint against ~30 for the bare window) and charge the app tens
+    of milliseconds of measuring overhead; a filter on the window sees only its own events. It is
+    installed as `QMainWindow.show` runs, which both programs call on their window.
+    """
     from PySide6.QtCore import QEvent, QObject
-    from PySide6.QtWidgets import QMainWindow, QWidget
+    from PySide6.QtWidgets import QMainWindow
 
     class FirstPaint(QObject):
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-            if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget) \
-                    and isinstance(watched.window(), QMainWindow):
+            if event.type() == QEvent.Type.Paint:
                 print(f"{PREFIX}{time.time():.6f}", flush=True)
                 os._exit(0)  # the measurement is over; shutting down is not part of it
             return False
 
     hook = FirstPaint()
-    app.installEventFilter(hook)  # type: ignore[attr-defined]
+    original_show = QMainWindow.show
+
+    def show_watched(window: QMainWindow) -> None:
+        window.installEventFilter(hook)
+        original_show(window)
+
+    QMainWindow.show = show_watched  # type: ignore[method-assign]
     app._first_paint_hook = hook  # type: ignore[attr-defined]  # keep it alive
 
 

@@ -36,6 +36,7 @@ BENCHMARKS = [
     ("engine_overhead", "Engine overhead per turn"),
     ("session_append", "Append a turn to a 10,000-msg session"),
     ("memory_peak", "Peak RSS, 2,000-msg session rendered"),
+    ("window_rss", "Empty window RSS"),
     ("mcp_servers", "MCP servers: start to ready, per-call overhead"),
 ]
 TIMEOUT_S = 240

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.config import logs_dir as logs_dir
     from nanobot_desktop.engine.config import patch_config_file as patch_config_file
     from nanobot_desktop.engine.config import patch_settings as patch_settings
+    from nanobot_desktop.engine.config import saved_theme as saved_theme
     from nanobot_desktop.engine.events import ApprovalAnswered as ApprovalAnswered
     from nanobot_desktop.engine.events import ApprovalRequested as ApprovalRequested
     from nanobot_desktop.engine.events import RetryScheduled as RetryScheduled
@@ -117,12 +118,15 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.mcp import entry_from_fields as entry_from_fields
     from nanobot_desktop.engine.mcp import mcp_settings as mcp_settings
     from nanobot_desktop.engine.mcp import parse_pasted_servers as parse_pasted_servers
+    from nanobot_desktop.engine.llm.catalog import ModelOption as ModelOption
+    from nanobot_desktop.engine.llm.catalog import ProviderModels as ProviderModels
 
 # name -> the module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Engine", "open_settings_files"), "runtime"),
     **dict.fromkeys(("AppSettings", "Config", "ConfigError", "LOCAL_KEY_PLACEHOLDER", "cron_store_path",
-                     "default_config_path", "load_config", "logs_dir", "patch_config_file", "patch_settings"), "config"),
+                     "default_config_path", "load_config", "logs_dir", "patch_config_file", "patch_settings",
+                     "saved_theme"), "config"),
     **dict.fromkeys(("ApprovalRequested", "BackgroundApprovalPending", "BackgroundApprovalResolved",
                      "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
                      "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
@@ -139,6 +143,7 @@ _EXPORTS: dict[str, str] = {
                      "prepare_workspace"), "layout"),
     **dict.fromkeys(("DEFAULT_CANDIDATES", "LocalServer", "discover_local_servers"), "llm.discovery"),
     "make_provider": "llm.provider",
+    **dict.fromkeys(("ModelOption", "ProviderModels"), "llm.catalog"),
     **dict.fromkeys(("PROVIDER_PRESETS", "ProviderPreset", "local_preset_for_base", "provider_entry",
                      "resolve_provider"), "llm.registry"),
     "ProviderError": "llm.types",
@@ -178,11 +183,11 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "check_frontmatter", "continue_archived", "cron_store_path", "default_config_path", "describe_schedule", "detect_layout",
            "discover_local_servers", "dream_settings", "exec_allow_possible", "is_system_job", "load_config",
            "list_archived", "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
-           "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "provider_entry",
+           "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "saved_theme", "provider_entry",
            "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
-           "parse_pasted_servers"]
+           "parse_pasted_servers", "ModelOption", "ProviderModels"]
 
 def __getattr__(name: str) -> Any:
     """Import the defining module on first use of a name, then keep the value here."""

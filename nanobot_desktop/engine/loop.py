@@ -168,6 +168,7 @@ class _TurnState:
     streamed: list[str] = field(default_factory=list)
     pending_tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (call id, name) not yet answered
     reply: str | None = None  # the final reply, once there is one (kept when saving it fails)
+    provider: Callable[[], ChatProvider] | None = None  # the session's own model's endpoint; None: the config's
 
 
 class AgentLoop:
@@ -205,6 +206,10 @@ class AgentLoop:
         # Messages a failed write could not save, per session; written before anything else next time.
         self._unsaved: dict[str, list[dict[str, Any]]] = {}
         self._models_without_images: set[str] = set()  # endpoints that refused a tool's images
+        # Set by the Engine: a session's own model (`metadata["model"]`) as its settings and endpoint, or None
+        # when the session uses the config's model. Consolidation and the heartbeat's decision (`plain_chat`)
+        # keep the config's model.
+        self.session_endpoint: Callable[[Session], tuple[AgentSettings, Callable[[], ChatProvider]] | None] | None = None
 
     # --- public API --------------------------------------------------------------------------------
 
@@ -356,6 +361,9 @@ class AgentLoop:
         if not system_origin:
             self._maybe_start_consolidation(session, settings)
         state = _TurnState(turn_id=turn_id, session=session)
+        own = self.session_endpoint(session) if self.session_endpoint is not None else None
+        if own is not None:
+            settings, state.provider = own
         try:
             self._save(state, [])  # first what an earlier failed write left unsaved, so the model sees it
             prompt_sections = self.context.system_sections()
@@ -467,7 +475,7 @@ class AgentLoop:
 
     async def _run_iterations(self, state: _TurnState, messages: list[dict[str, Any]], ctx: ToolContext,
                               settings: AgentSettings, sections: tuple[tuple[str, int], ...]) -> str | None:
-        provider = self._provider()
+        provider = state.provider() if state.provider is not None else self._provider()
         tools = self.runner.registry.get_definitions()
         for _ in range(settings.max_iterations):
             response = await self._call_llm(state, provider, messages, tools, settings, sections)

@@ -27,6 +27,7 @@ from nanobot_desktop.engine.config import (
 )
 from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 from nanobot_desktop.engine.llm.registry import resolve_provider
+from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.coexistence import Coexistence
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
@@ -112,6 +113,10 @@ class Engine:
             restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, announce=self._announce,
         )
         self.loop.subagents = self.subagents
+        # Sessions' own models (`metadata["model"]`, set in the composer's switcher); the default stays the config's.
+        self.session_models = SessionModels(lambda: self.config, lambda: self.app_settings, self.sessions,
+                                            self.settings, self.provider)
+        self.loop.session_endpoint = self.session_models.endpoint_for
         heartbeat = config.gateway.heartbeat
         self.heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat, on_execute=self._run_heartbeat_tasks,
                                           interval_s=heartbeat.interval_s, enabled=heartbeat.enabled, bus=self.bus)
@@ -284,6 +289,7 @@ class Engine:
         await self.loop.shutdown()
         if self._mcp is not None:
             await self._mcp.shutdown()
+        await self.session_models.close()
         if self._provider is not None:
             close = getattr(self._provider, "close", None)
             if close is not None:

@@ -117,7 +117,8 @@ def test_discovery_finds_the_local_server_and_choosing_it_fills_the_form(qtbot, 
     dialog = make_dialog(qtbot, tmp_path / "config.json", candidates=candidates)
     assert dialog._scan_task is None  # nothing is probed before the model page is shown
     scan_on_model_page(qtbot, dialog)
-    assert dialog.scan_status.text().startswith("Found 1 server.")
+    assert dialog.scan_status.text() == ("Found llama.cpp on this computer and selected it. "
+                                         "You can enter another endpoint below instead.")
     assert dialog.server_list.count() == 1
     item = dialog.server_list.item(0)
     assert item.text() == f"llama.cpp — {fake_openai.base_url} — 2 models: fake-model, qwen3:8b"
@@ -128,6 +129,36 @@ def test_discovery_finds_the_local_server_and_choosing_it_fills_the_form(qtbot, 
     assert dialog.provider_form.preset_combo.currentText() == "llama.cpp"  # saved as providers.custom
     combo = dialog.provider_form.model_combo
     assert [combo.itemText(i) for i in range(combo.count())] == ["fake-model", "qwen3:8b"]
+
+
+def test_the_one_server_found_is_preselected_and_finish_uses_it_at_once(qtbot, qloop, fake_openai, tmp_path):
+    fake_openai.models = ["qwen3:8b", "llama3.2:3b"]
+    config_path = tmp_path / "config.json"
+    candidates = [("Ollama", fake_openai.base_url), ("LM Studio", f"http://127.0.0.1:{closed_port()}/v1"),
+                  ("vLLM", f"http://127.0.0.1:{closed_port()}/v1")]
+    dialog = make_dialog(qtbot, config_path, workspace=tmp_path / "ws", candidates=candidates)
+    form = dialog.provider_form
+    assert form.choice().name == "openai" and not form.choice().api_key  # what the page shows before the scan
+    scan_on_model_page(qtbot, dialog)
+    assert dialog.server_list.currentRow() == 0 and dialog.server_list.currentItem().isSelected()
+    choice = form.choice()
+    assert (choice.name, choice.base_url, choice.model) == ("ollama", fake_openai.base_url, "qwen3:8b")
+    assert form.preset_combo.currentText() == "Ollama" and choice.api_key == ""  # a local server needs no key
+    with qtbot.waitSignal(dialog.finished_setup, timeout=5000):
+        qtbot.mouseClick(dialog.finish_button, LEFT)  # nothing else chosen or typed
+    resolved = resolve_provider(load_config(config_path))
+    assert (resolved.name, resolved.api_base, resolved.model) == ("custom", fake_openai.base_url, "qwen3:8b")
+
+
+def test_a_form_the_person_already_filled_is_not_overridden_by_the_scan(qtbot, qloop, fake_openai, tmp_path):
+    dialog = make_dialog(qtbot, tmp_path / "config.json", candidates=[("Ollama", fake_openai.base_url)])
+    qtbot.mouseClick(dialog.next_button, LEFT)
+    retype(qtbot, dialog.provider_form.api_key_edit, "sk-typed-before-the-scan-ended")
+    qtbot.waitUntil(lambda: dialog._scan_task is not None and dialog._scan_task.done(), timeout=10_000)
+    assert dialog.server_list.count() == 1 and dialog.server_list.currentRow() == -1
+    assert dialog.scan_status.text().startswith("Found 1 server.")
+    assert dialog.provider_form.choice().name == "openai"
+    assert dialog.provider_form.choice().api_key == "sk-typed-before-the-scan-ended"
 
 
 def test_no_local_server_says_so_and_scan_again_finds_a_new_one(qtbot, qloop, fake_openai, tmp_path):

@@ -207,6 +207,13 @@ def resolve_provider(config: Config, model: str | None = None) -> ResolvedProvid
                 f"apiKey \"{LOCAL_KEY_PLACEHOLDER}\" and agents.defaults.provider \"custom\"",
                 field="providers", path=source)
         spec = found
+    return _endpoint(config, spec, model)
+
+
+def _endpoint(config: Config, spec: _ProviderSpec, model: str) -> ResolvedProvider:
+    """`spec`'s configured endpoint serving `model`; ConfigError when its entry cannot be used."""
+    source = config.source_path or default_config_path()
+    where = display_path(source)
     entry, alias = provider_entry(config, spec.name)
     entry = entry or ProviderConfig()
     if spec.oauth:
@@ -223,3 +230,29 @@ def resolve_provider(config: Config, model: str | None = None) -> ResolvedProvid
     return ResolvedProvider(name=spec.name, api_key=api_key or LOCAL_KEY_PLACEHOLDER, api_base=api_base,
                             model=_model_for(spec, model), extra_headers=dict(entry.extra_headers or {}),
                             label=spec.label, entry=f"providers.{alias}")
+
+
+def configured_endpoints(config: Config) -> list[ResolvedProvider]:
+    """Every endpoint the CLI's rules could send a model to (a key, or 0.3.x's local server with a base
+    URL), in registry order, model left empty: the endpoints whose `/models` the model switcher lists.
+    A provider forced by `agents.defaults.provider` is the only one, since every model goes to it."""
+    if config.agents.defaults.provider.strip().lower() != "auto":
+        forced = _provider_name(config.agents.defaults.provider)
+        specs = [_SPECS[forced]] if forced is not None else []
+    else:
+        specs = [spec for spec in _REGISTRY if not spec.oauth and _could_serve(config, spec)]
+    found: list[ResolvedProvider] = []
+    for spec in specs:
+        try:
+            found.append(_endpoint(config, spec, ""))
+        except ConfigError:
+            continue  # an entry that cannot be used lists nothing; resolve_provider says why when chosen
+    return found
+
+
+def _could_serve(config: Config, spec: _ProviderSpec) -> bool:
+    """The condition `_match` puts on a provider: a key (post4), or a base URL for 0.3.x's local servers."""
+    entry, _ = provider_entry(config, spec.name)
+    if entry is None:
+        return False
+    return bool(entry.api_key.get_secret_value()) or (spec.extra and bool(entry.api_base))

@@ -139,6 +139,11 @@ class SessionStore:
             self._changes.loaded(session.path, key, signature)
             return session
 
+    def cached(self, key: str) -> Session | None:
+        """The session this store holds for `key` (None when it has not been read); never reads the file."""
+        with self._lock:
+            return self._cache.get(key)
+
     def load(self, key: str) -> Session | None:
         """A fresh read of the session's file (the cache and its record are left alone); None when there
         is no file."""
@@ -337,6 +342,26 @@ class SessionStore:
         with self._writing():
             events = self._set_metadata(session, metadata_fields)
         self._publish(events)
+
+    def note_metadata(self, session: Session, **metadata_fields: Any) -> bool:
+        """Like `update_metadata`, but a session with no file yet only takes the fields in memory: its first
+        written line carries them (no empty file is made). Returns whether the file's metadata line changed."""
+        try:
+            json.dumps(metadata_fields, ensure_ascii=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
+        with self._writing():
+            self._own_path(session)
+            if not session.path.exists():
+                for name, value in metadata_fields.items():
+                    if value is None:
+                        session.metadata.pop(name, None)
+                    else:
+                        session.metadata[name] = value
+                return False
+            events = self._set_metadata(session, metadata_fields)
+        self._publish(events)
+        return True
 
     def _set_metadata(self, session: Session, metadata_fields: dict[str, Any]) -> list[SessionChanged]:
         events = self._before_write(session)

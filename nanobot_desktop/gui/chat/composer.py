@@ -13,7 +13,7 @@ import asyncio
 import logging
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent, QPixmap, QStandardItem, QStandardItemModel
@@ -23,7 +23,11 @@ from nanobot_desktop.engine import atomic_write_bytes
 from nanobot_desktop.gui.common.notice_bar import reason_of
 from nanobot_desktop.gui.chat.attachments import (IMAGE_SUFFIXES, Attachment, AttachmentChip, copy_into_uploads,
                                                       unique_path)
+from nanobot_desktop.gui.chat.model_switcher import ModelSwitcher
 from nanobot_desktop.gui.common.owned import OwnedWork
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +82,7 @@ class ComposerEdit(QPlainTextEdit):
 
 
 class Composer(QWidget):
-    """Input box + attachment chips + Send / Stop."""
+    """Input box + attachment chips + Send / Stop, and (given the engine) the chat's model switcher."""
 
     send_requested = Signal(str, list)
     """(text, media paths): the person sent a message (attachment lines already in the text)."""
@@ -88,7 +92,8 @@ class Composer(QWidget):
     """A dropped or pasted file could not be attached (the message says why)."""
     attachments_changed = Signal()
 
-    def __init__(self, workspace: Path | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: Path | None = None, parent: QWidget | None = None, *,
+                 engine: "Engine | None" = None) -> None:
         super().__init__(parent)
         self.setObjectName("composer")
         self.workspace = Path(workspace) if workspace is not None else None
@@ -153,6 +158,9 @@ class Composer(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.chips_row)
         layout.addLayout(row)
+        self.model_switcher = ModelSwitcher(engine, self) if engine is not None else None
+        if self.model_switcher is not None:
+            layout.addWidget(self.model_switcher)
         self.setAcceptDrops(True)
         self._fit_height()
 
@@ -174,6 +182,11 @@ class Composer(QWidget):
     def set_text(self, text: str) -> None:
         self.edit.setPlainText(text)
         self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
+
+    def set_session(self, key: str) -> None:
+        """The chat shown now: the model switcher shows (and changes) its model."""
+        if self.model_switcher is not None:
+            self.model_switcher.set_session(key)
 
     def focus_input(self) -> None:
         self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -378,4 +391,6 @@ class Composer(QWidget):
             self.remove_attachment(attachment)
 
     async def shutdown(self) -> None:
+        if self.model_switcher is not None:
+            await self.model_switcher.shutdown()
         await self._work.shutdown()

@@ -267,7 +267,12 @@ class OnboardingDialog(QDialog):
             item = QListWidgetItem(f"{server.name} — {server.base_url} — {detail}", self.server_list)
             item.setData(ServerRole, server)
             item.setToolTip("\n".join([server.base_url, *server.models]))
-        if servers:
+        if len(servers) == 1 and self._form_untouched():
+            # The one server there is: chosen for the person, the form filled for it (provider, URL, a model).
+            self.server_list.setCurrentRow(0)
+            self.scan_status.setText(f"Found {servers[0].name} on this computer and selected it. "
+                                     "You can enter another endpoint below instead.")
+        elif servers:
             self.scan_status.setText(f"Found {_plural(len(servers), 'server')}. Choose one to use it, "
                                      "or enter an endpoint below.")
         else:
@@ -275,6 +280,11 @@ class OnboardingDialog(QDialog):
             self.scan_status.setText(f"No local model server found{f' (looked for {looked})' if looked else ''}. "
                                      "Enter an endpoint and key below.")
         self.server_list.setVisible(bool(servers))
+
+    def _form_untouched(self) -> bool:
+        """The endpoint form still shows what the dialog started with (OpenAI, no key, no model typed)."""
+        choice = self.provider_form.choice()
+        return choice.name == "openai" and not choice.api_key and not choice.model
 
     def _server_chosen(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None = None) -> None:
         if item is None:

@@ -40,7 +40,9 @@ class WindowCommands(WindowBase):
             return
         busy = self.chat.is_busy(self.current_key) if self.current_key else False
         self.busy_label.setText("● Working…  (Esc to stop)" if busy else "")
-        model = self.engine.settings().model or "no model configured"
+        switcher = self.composer.model_switcher if getattr(self, "composer", None) is not None else None
+        shown = switcher.current_option().label if switcher is not None else self.engine.settings().model
+        model = shown or "no model configured"  # the chat's own model, or the config's
         self.model_label.setText(f"Model: {model}")
         root = str(self.engine.workspace.root)
         self.workspace_label.setText(f"Workspace: {root}")
@@ -153,6 +155,8 @@ class WindowCommands(WindowBase):
             update_secrets(config)
         except ImportError:
             pass
+        if self.composer.model_switcher is not None:  # the default model or its provider may have changed
+            self.composer.model_switcher.show_current()
         self._update_status()
         self._check_config()  # shows or clears the "no model" notice
 

@@ -103,7 +103,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.chat_model = ChatModel(self)
         self.chat_view = ChatView(self.chat_model)
         self.chat_view.setObjectName("chatView")
-        self.composer = Composer(Path(engine.workspace.root))
+        self.composer = Composer(Path(engine.workspace.root), engine=engine)
         side_docks = [dock for dock in (self.sessions_dock, self._first_right_dock) if dock is not None]
         widths = [dock.width() for dock in side_docks]  # as laid out (and maybe painted) around the placeholder
         self.setCentralWidget(ChatPane(self.notice_bar, self.chat_view, self.composer))
@@ -178,6 +178,11 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.composer.stop_requested.connect(self.stop_current)
         self.composer.attachment_failed.connect(
             lambda message: self.notice_bar.show_notice(message, "warning", timeout_ms=10_000, topic="attachment"))
+        if self.composer.model_switcher is not None:
+            switcher = self.composer.model_switcher
+            switcher.failed.connect(lambda message: self.notice_bar.show_notice(message, "error", topic="model-choice"))
+            switcher.model_changed.connect(lambda _key, _model: self.notice_bar.clear("model-choice"))
+            switcher.shown.connect(lambda _model: self._update_status())
         self.chat.busy_changed.connect(self._on_busy_changed)
         self.chat.turn_failed.connect(self._on_turn_failed)
         self.chat.message_returned.connect(self._on_message_returned)
@@ -206,6 +211,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         if not key:
             return
         self.chat.show_session(key)
+        self.composer.set_session(key)
         self.sessions_panel.set_current_key(key)
         built = self._panels.built if self._panels is not None else {}
         for panel in built.values():  # one built later gets the current session then (_wire_panel)
