@@ -91,8 +91,10 @@ class WindowLayout(WindowBase):
         for area in (Area.LeftDockWidgetArea, Area.RightDockWidgetArea):
             shown = [dock for dock in self.docks.values()
                      if self.dockWidgetArea(dock) == area and dock.isVisible() and not dock.isFloating()]
-            if shown:
-                groups.append(shown[0])
+            # A tab that is not the current one counts as visible but sits outside the window, unsized.
+            current = [dock for dock in shown if not dock.visibleRegion().isEmpty()]
+            if current or shown:
+                groups.append((current or shown)[0])
         return groups
 
     def _docked(self, area: Area) -> list[QDockWidget]:
