@@ -207,6 +207,8 @@ def test_the_skill_name_field_has_a_usable_width(qtbot, open_window):
         window.actions.dock_toggles["skills"].trigger()
         skills = window.files_view.skills_view
         qtbot.waitUntil(lambda s=skills: s.isVisible())
+        # Opened from the menu in a narrow window, the panel still leaves the chat its usable width.
+        qtbot.waitUntil(lambda: window.pages.width() >= window.chat_min_width, timeout=3000)
         qtbot.mouseClick(skills.new_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda s=skills: s.name_field.isVisible())
         field = skills.name_field

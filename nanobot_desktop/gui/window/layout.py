@@ -18,7 +18,7 @@ A mixin of MainWindow (window/main_window.py), like lifetime.py.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
@@ -68,6 +68,12 @@ class WindowLayout(WindowBase):
             self._page_actions[spec.name] = action
         self.pages.page_changed.connect(self._on_page_changed)
         self.actions.reset_layout.triggered.connect(self.reset_layout)
+        for dock in self.docks.values():  # a dock shown from the View menu must not squeeze the chat either
+            dock.visibilityChanged.connect(self._schedule_balance)
+
+    def _schedule_balance(self, visible: bool = True) -> None:
+        if visible and self.isVisible():
+            QTimer.singleShot(0, self, self.balance_docks)
 
     # --- measures ----------------------------------------------------------------------------------
 
@@ -155,6 +161,12 @@ class WindowLayout(WindowBase):
             taken = min(spare, deficit)
             widths[index] -= taken
             deficit -= taken
+        sessions = self.docks[SESSIONS_DOCK]
+        if deficit > 0 and len(groups) > 1 and groups[0] is sessions:
+            # Even at their usable widths both sides leave the chat too little (a panel was opened in a
+            # narrow window): the session list gives way to the panel just asked for.
+            self._give_way([sessions])
+            return
         if groups and widths != [dock.width() for dock in groups]:
             self.resizeDocks(groups, widths, Qt.Orientation.Horizontal)
 
