@@ -130,7 +130,8 @@ class WindowLayout(WindowBase):
             self._come_back(waiting)
 
     def _give_way(self, docks: list[QDockWidget]) -> None:
-        for dock in docks:
+        # The tab in front first: it is the one raised when they come back.
+        for dock in sorted(docks, key=lambda dock: dock.visibleRegion().isEmpty()):
             if dock not in self._given_way:
                 self._given_way.append(dock)
             dock.hide()
