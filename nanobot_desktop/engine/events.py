@@ -27,9 +27,13 @@ class Event:
 
 @dataclass(frozen=True)
 class TurnStarted(Event):
+    """`resend`: the turn answers the user message already saved last (Retry, Regenerate); no new
+    user line is written, so the chat adds no new bubble either."""
+
     turn_id: str
     user_text: str
     media: tuple[str, ...] = ()
+    resend: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,8 +101,22 @@ class ApprovalRequested(Event):
 
 
 @dataclass(frozen=True)
+class ApprovalAnswered(Event):
+    """The person answered an approval (`answer` "allow_once", "allow_always" or "deny"); an allowed call
+    runs from here on. `reason` is what they wrote when denying (the model receives it too)."""
+
+    turn_id: str
+    call_id: str
+    name: str
+    answer: str
+    reason: str = ""
+    waited_s: float = 0.0
+
+
+@dataclass(frozen=True)
 class ToolCallFinished(Event):
-    """`status` is "ok", "error", "denied" or "cancelled"."""
+    """`status` is "ok", "error", "denied" or "cancelled". `duration_s` is the tool's own time: the time
+    spent waiting for the person's approval is not in it but in `waited_s`."""
 
     turn_id: str
     call_id: str
@@ -109,12 +127,14 @@ class ToolCallFinished(Event):
     duration_s: float
     origin: str = ""
     media: tuple[str, ...] = ()  # files the tool returned besides its text (MCP images)
+    waited_s: float = 0.0  # how long the call waited for the person's answer
 
 
 @dataclass(frozen=True)
 class TurnFinished(Event):
     turn_id: str
     reply: str | None  # None when the message tool already delivered the reply
+    continued_in: str = ""  # a /new in an app chat: the conversation goes on in this new session
 
 
 @dataclass(frozen=True)
@@ -142,6 +162,19 @@ class WaitingForModel(Event):
 
 
 @dataclass(frozen=True)
+class RetryScheduled(Event):
+    """A model call failed in a way worth retrying: attempt `attempt` of `max_attempts` starts in
+    `delay_s` seconds (`attempt` counts the first call, so the first retry is attempt 2). `reason`
+    says what failed ("server error 500"); Stop cancels the turn while it waits."""
+
+    turn_id: str
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class TurnCancelled(Event):
     turn_id: str
     partial_text: str = ""
@@ -152,7 +185,7 @@ class SessionChanged(Event):
     """A session's file changed on disk: the one event for every change, whoever made it.
 
     The session store publishes it after each of its own writes (`outside` False: "appended",
-    "metadata", "cleared", "deleted", "restored") and when it notices a change it did not make
+    "metadata", "cleared", "deleted", "restored", "branched": a new branch's file) and when it notices a change it did not make
     (`outside` True: "changed" or "removed" — the nanobot CLI appended, someone edited the file).
     `turn_id` names the turn whose lines were appended; `size` is the file's size in bytes after the
     change (0 when it is gone): a reader that read `size` bytes or more already holds this change.

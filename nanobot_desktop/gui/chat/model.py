@@ -21,7 +21,7 @@ from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersist
 
 _uids = itertools.count(1)
 
-TOOL_STATUSES = ("running", "ok", "error", "denied", "cancelled")
+TOOL_STATUSES = ("waiting", "running", "ok", "error", "denied", "cancelled")  # waiting: for the person's answer
 APPROVAL_STATES = ("pending", "allowed", "denied")
 APPROVAL_ANSWERS = ("allow_once", "allow_always", "deny")
 NOTICE_LEVELS = ("info", "error", "stopped")
@@ -35,6 +35,7 @@ def _new_uid() -> int:
 class UserMessage:
     text: str
     attachments: tuple[str, ...] = ()
+    fork: tuple[int, int] | None = None  # "‹ 2/3 ›": the conversation forks here (gui/chat/branching.py)
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "user"
 
@@ -49,6 +50,7 @@ class AssistantMessage:
     stopped: bool = False
     cut: bool = False  # the endpoint cut the reply off (a fault, not the person's Stop)
     unsaved: bool = False  # shown, but the disk would not take it: the widget offers Retry save
+    fork: tuple[int, int] | None = None  # "‹ 2/3 ›": the conversation forks here (gui/chat/branching.py)
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "assistant"
 
@@ -84,6 +86,8 @@ class ApprovalCard:
     state: str = "pending"
     answer: str | None = None
     origin: str = ""  # "MCP server 'time'" for a tool that is not built in
+    reason: str = ""  # what the person wrote when denying (the model receives it)
+    expanded: bool = False  # a resolved card shows one line until the person expands it
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "approval"
 
@@ -291,7 +295,7 @@ class ChatModel(QAbstractListModel):
         card.duration_s = duration_s
         self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
 
-    def set_approval_state(self, call_id: str, state: str, answer: str | None = None) -> None:
+    def set_approval_state(self, call_id: str, state: str, answer: str | None = None, *, reason: str = "") -> None:
         if state not in APPROVAL_STATES:
             raise ValueError(f"unknown approval state {state!r}; expected one of {', '.join(APPROVAL_STATES)}")
         if answer is not None and answer not in APPROVAL_ANSWERS:
@@ -301,7 +305,17 @@ class ChatModel(QAbstractListModel):
         assert isinstance(card, ApprovalCard)
         card.state = state
         card.answer = answer
+        card.reason = " ".join(reason.split())
         self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
+
+    def set_approval_expanded(self, call_id: str, expanded: bool) -> None:
+        """Show a resolved approval card whole (`expanded`) or as its one-line summary."""
+        row = self._require_row(call_id, "approval")
+        card = self._items[row]
+        assert isinstance(card, ApprovalCard)
+        if card.expanded != expanded:
+            card.expanded = expanded
+            self._changed(row, [])
 
     # --- internals -----------------------------------------------------------------------------
 
@@ -332,6 +346,10 @@ class ChatModel(QAbstractListModel):
                 count += 1
                 self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
         return count
+
+    def refresh_row(self, row: int) -> None:
+        """Announce that the item at `row` changed in place (e.g. its `fork`)."""
+        self._changed(row, [])
 
     def _changed(self, row: int, roles: list[int]) -> None:
         index = self.index(row, 0)

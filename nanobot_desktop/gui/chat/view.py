@@ -48,10 +48,17 @@ class ChatView(QWidget):
 
     retry_save_requested = Signal()
     """*Retry save* was pressed on a reply of the session shown."""
-    approval_answered = Signal(str, str)
-    """(call_id, answer): the user answered an approval card ("allow_once", "allow_always", "deny")."""
+    approval_answered = Signal(str, str, str)
+    """(call_id, answer, reason): the user answered an approval card ("allow_once", "allow_always", "deny");
+    `reason` is what they wrote when denying ("" otherwise)."""
     tool_card_clicked = Signal(str)
     """(call_id): the user opened a tool card (the inspector shows that call)."""
+    edit_submitted = Signal(int, str)
+    """(uid, text): a user message was edited and sent as a new branch."""
+    regenerate_requested = Signal(int)
+    """(uid): *Regenerate* on an assistant reply."""
+    fork_step_requested = Signal(int, int)
+    """(uid, -1 or +1): the "‹ 2/3 ›" switcher of that item was used."""
 
     PAGE_SIZE = 50
     FLUSH_INTERVAL_MS = 40
@@ -179,9 +186,14 @@ class ChatView(QWidget):
         if isinstance(item, AssistantMessage):
             assistant_widget = AssistantWidget(item, self._renderer, self._count_render)
             assistant_widget.retry_save_requested.connect(self.retry_save_requested)
+            assistant_widget.regenerate_requested.connect(self.regenerate_requested)
+            assistant_widget.fork_stepped.connect(self.fork_step_requested)
             widget = assistant_widget
         elif isinstance(item, UserMessage):
-            widget = UserBubble(item)
+            bubble = UserBubble(item)
+            bubble.edit_submitted.connect(self.edit_submitted)
+            bubble.fork_stepped.connect(self.fork_step_requested)
+            widget = bubble
         elif isinstance(item, ToolCard):
             tool_widget = ToolCardWidget(item)
             tool_widget.clicked.connect(self.tool_card_clicked)
@@ -189,6 +201,7 @@ class ChatView(QWidget):
         elif isinstance(item, ApprovalCard):
             approval_widget = ApprovalCardWidget(item)
             approval_widget.answered.connect(self._on_approval_answered)
+            approval_widget.expand_requested.connect(self._on_approval_expand)
             widget = approval_widget
         elif isinstance(item, Notice):
             widget = NoticeWidget(item)
@@ -258,11 +271,15 @@ class ChatView(QWidget):
             else:
                 widget.update_item(item)
 
-    def _on_approval_answered(self, call_id: str, answer: str) -> None:
+    def _on_approval_answered(self, call_id: str, answer: str, reason: str) -> None:
         if self._model is not None and self._model.row_of_call(call_id, "approval") >= 0:
             state = "denied" if answer == "deny" else "allowed"
-            self._model.set_approval_state(call_id, state, answer)
-        self.approval_answered.emit(call_id, answer)
+            self._model.set_approval_state(call_id, state, answer, reason=reason)
+        self.approval_answered.emit(call_id, answer, reason)
+
+    def _on_approval_expand(self, call_id: str, expanded: bool) -> None:
+        if self._model is not None and self._model.row_of_call(call_id, "approval") >= 0:
+            self._model.set_approval_expanded(call_id, expanded)
 
     # --- paging --------------------------------------------------------------------------------
 
