@@ -27,7 +27,7 @@ from nanobot_desktop.gui.editor.conflict_bar import BarKind
 from nanobot_desktop.gui.editor.diff_view import unified_diff
 from nanobot_desktop.gui.editor.frame import EditorFrame
 from nanobot_desktop.gui.editor.file_io import (HIGHLIGHT_LIMIT_BYTES, BackgroundRunner, DiskSnapshot, content_digest,
-                                           display_name, encode_for_disk, file_notices, read_snapshot)
+                                           display_name, file_notices, read_snapshot)
 from nanobot_desktop.gui.common.text_loader import ChunkedTextLoader
 
 SaveHandler = Callable[[Path, str], None]
@@ -209,7 +209,7 @@ class MarkdownEditor(EditorFrame):
         text = self.text_edit.toPlainText()
         if not self._validate(text):
             return False
-        disk_text = encode_for_disk(text, newline=snap.newline, bom=snap.bom)
+        disk_text = snap.disk_text(text)
         data = disk_text.encode("utf-8")
         new_digest = content_digest(data)
         expected_digest = self._disk_digest

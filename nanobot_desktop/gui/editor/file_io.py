@@ -46,13 +46,24 @@ class DiskSnapshot:
     mixed_newlines: bool = False
     error: str | None = None
 
+    @property
+    def final_newline(self) -> bool:
+        """Whether the file ended with a line break (a save keeps it, as text editors do)."""
+        return self.text.endswith("\n")
+
     def disk_text(self, editor_text: str) -> str:
         """Turn the editor's `\\n` text back into the file's own newline style (and BOM)."""
-        return encode_for_disk(editor_text, newline=self.newline, bom=self.bom)
+        return encode_for_disk(editor_text, newline=self.newline, bom=self.bom, final_newline=self.final_newline)
 
 
-def encode_for_disk(editor_text: str, *, newline: str = "\n", bom: bool = False) -> str:
-    """Editor text (always `\\n`) → the text to write, in the file's line-ending style."""
+def encode_for_disk(editor_text: str, *, newline: str = "\n", bom: bool = False, final_newline: bool = False) -> str:
+    """Editor text (always `\\n`) → the text to write, in the file's line-ending style.
+
+    With `final_newline` (the file ended with one), non-empty text gets its last line ended: typing
+    on the empty line after the final line break must not leave the file without one.
+    """
+    if final_newline and editor_text and not editor_text.endswith("\n"):
+        editor_text += "\n"
     text = editor_text.replace("\n", newline) if newline != "\n" else editor_text
     return _BOM + text if bom else text
 
