@@ -588,14 +588,14 @@ class AgentLoop:
                                    temperature=settings.temperature, max_tokens=settings.max_tokens)
 
     def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
-        unconsolidated = len(session.messages) - session.last_consolidated
+        unconsolidated = session.count - session.last_consolidated
         running = self._consolidation_tasks.get(session.key)
         if running is not None and not running.done():
             return
         if settings.context_window_tokens > 0:
             budget = history_budget(settings.context_window_tokens, settings.max_tokens,
                                     len(self.context.build_system_prompt()))
-            window = consolidation_window(session.messages[session.last_consolidated:], budget)
+            window = consolidation_window(session.since(session.last_consolidated), budget)
             if window is None:
                 return
             settings = replace(settings, memory_window=window)
@@ -607,14 +607,15 @@ class AgentLoop:
     async def _consolidate(self, session: Session, settings: AgentSettings, *, archive_all: bool) -> bool:
         lock = self._consolidation_locks.setdefault(session.key, asyncio.Lock())
         async with lock:
-            count = len(session.messages) - session.last_consolidated
+            count = session.count - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
                 with history_session(session.key):  # 0.3's history.jsonl entries name their session
-                    result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
-                                                        self.plain_chat, archive_all=archive_all,
+                    base = session.base  # only the loaded tail is summarised; it starts at the offset
+                    result = await consolidate_detailed(session.messages, session.last_consolidated - base,
+                                                        self.memory, self.plain_chat, archive_all=archive_all,
                                                         memory_window=settings.memory_window)
-                offset = result.offset
+                offset = None if result.offset is None else result.offset + base
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
                 raise
@@ -640,7 +641,7 @@ class AgentLoop:
         session = self.sessions.get_or_create(session_key)
         settings = self._settings()
         await self.wait_for_consolidation(session_key)
-        if len(session.messages) > session.last_consolidated:
+        if session.count > session.last_consolidated:
             ok = await self._consolidate(session, settings, archive_all=True)
             if not ok:
                 return self._finish(session_key, turn_id, ARCHIVE_FAILED_TEXT, status="command")
