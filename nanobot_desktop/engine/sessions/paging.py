@@ -98,6 +98,8 @@ def read_page(path: Path, end: int | None = None, min_messages: int = 100) -> Se
                 if message is not None:
                     collected.append(message)
                     if len(collected) >= min_messages and message.get("role") == "user":
+                        if position == 0 and not any(map(_message_of, buffer[:line_start].split(b"\n"))):
+                            line_start = 0  # only the metadata line is left: nothing older
                         return SessionPage(collected[::-1], line_start, end)
                 line_end = line_start - 1  # the newline before this line
             boundary = position + first_whole
