@@ -312,6 +312,7 @@ class ChatView(QWidget):
         self._widgets[:0] = new_widgets
         self._first_loaded = new_first
         self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=False)
+        QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
         return count
 
     def load_newer(self, count: int | None = None) -> int:
@@ -329,6 +330,7 @@ class ChatView(QWidget):
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
         self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
+        QTimer.singleShot(0, self, self._hold_anchor)
         return count
 
     def _drop_widgets(self, count: int, *, from_top: bool) -> None:
@@ -382,6 +384,12 @@ class ChatView(QWidget):
             self.scroll_area.verticalScrollBar().setValue(value)
         finally:
             self._adjusting = False
+
+    def _hold_anchor(self) -> None:
+        """Keep the anchored widget where it was on screen once the layout has placed the new widgets."""
+        if self._anchor is not None:
+            widget, offset = self._anchor
+            self._set_scroll(widget.y() - offset)
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._anchor is not None:
