@@ -58,8 +58,8 @@ class ChatView(QWidget):
     older_requested = Signal()
     """The user reached the oldest row of the model and the session file has older history."""
 
-    PAGE_SIZE = 50
-    SCROLL_STEP = 8  # widgets made per step while scrolling (a few milliseconds of work)
+    PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
+    SCROLL_STEP = 4  # widgets made per step while scrolling: well under a frame of work
     MAX_WIDGETS = 240
     FLUSH_INTERVAL_MS = 40
 
