@@ -184,14 +184,18 @@ class ChatController(QObject):
         if model is None or model.older_end <= 0 or key in self._loading:
             return
         end = model.older_end
+
+        def read() -> tuple[list[Any], int]:
+            page = self.engine.sessions.read_page(key, end, HISTORY_PAGE_MESSAGES)
+            return items_from_messages(page.messages), page.start
+
         try:
-            page = await asyncio.get_running_loop().run_in_executor(
-                None, self.engine.sessions.read_page, key, end, HISTORY_PAGE_MESSAGES)
+            items, start = await asyncio.get_running_loop().run_in_executor(None, read)
         except (OSError, ValueError) as error:
             log.warning("cannot read older messages of %s: %s", key, error)
             return
         if self.view.model() is model and model.older_end == end:  # not reloaded or switched meanwhile
-            model.prepend(items_from_messages(page.messages), page.start)
+            model.prepend(items, start)
 
     def _has_live_state(self, key: str) -> bool:
         return self.is_busy(key) or any(session == key for _future, session in self._pending.values())

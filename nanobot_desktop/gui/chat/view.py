@@ -59,8 +59,8 @@ class ChatView(QWidget):
     """The user reached the oldest row of the model and the session file has older history."""
 
     PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
-    SCROLL_STEP = 4  # widgets made per step while scrolling: well under a frame of work
-    MAX_WIDGETS = 240
+    SCROLL_STEP = 2  # widgets made per step while scrolling: one Markdown answer costs ~6 ms to build
+    MAX_WIDGETS = 64  # a few screenfuls: every step lays out all of them again
     FLUSH_INTERVAL_MS = 40
 
     def __init__(self, model: ChatModel | None = None, parent: QWidget | None = None) -> None:
