@@ -264,6 +264,8 @@ class ChatView(QWidget):
             position = row - self._first_loaded
             self._widgets.insert(position, widget)
             self._items_layout.insertWidget(position, widget)
+        if self._following:  # a long live session: the oldest widgets go (made again when scrolled to)
+            self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
 
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int]) -> None:
         model = self._model
@@ -339,7 +341,8 @@ class ChatView(QWidget):
             return
         if from_top:
             keep = self._widgets[count]
-            self._anchor = (keep, keep.y() - self.scroll_area.verticalScrollBar().value())
+            if not self._following:  # (following, the view stays at the bottom by itself)
+                self._anchor = (keep, keep.y() - self.scroll_area.verticalScrollBar().value())
             dropped, self._widgets = self._widgets[:count], self._widgets[count:]
             self._first_loaded += count
         else:
