@@ -85,6 +85,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.memory_git import MemoryVersion as MemoryVersion
     from nanobot_desktop.engine.sessions.export import message_text as message_text
     from nanobot_desktop.engine.sessions.listing import SessionInfo as SessionInfo
+    from nanobot_desktop.engine.sessions.branches import BranchPoint as BranchPoint
+    from nanobot_desktop.engine.sessions.branches import branch_of as branch_of
     from nanobot_desktop.engine.skills import SKILL_FILE as SKILL_FILE
     from nanobot_desktop.engine.skills import SkillInfo as SkillInfo
     from nanobot_desktop.engine.skills import check_frontmatter as check_frontmatter
@@ -139,6 +141,7 @@ _EXPORTS: dict[str, str] = {
     "MemoryVersion": "memory_git",
     "message_text": "sessions.export",
     "SessionInfo": "sessions.listing",
+    **dict.fromkeys(("BranchPoint", "branch_of"), "sessions.branches"),
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
     "CANCELLED_RESULT": "tool_runner",
     **dict.fromkeys(("ApprovalAnswer", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
@@ -162,7 +165,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalRequest", "Approv
            "HistoryJournal", "LLMCallFinished", "LLMCallStarted", "LOCAL_KEY_PLACEHOLDER", "LayoutKind",
            "LocalServer", "MISSED_RULES", "MISSED_RULE_WORDS", "MemoryVersion", "OutboundMessage", "PROVIDER_PRESETS",
            "Progress", "ProviderError", "ProviderPreset", "ReasoningDelta", "SECTION_SEPARATOR", "SKILL_FILE",
-           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "SkillInfo", "SubagentFinished",
+           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "BranchPoint", "branch_of", "SkillInfo", "SubagentFinished",
            "SubagentStarted", "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed",
            "TurnFinished", "TurnStarted", "Workspace", "analyse", "atomic_write_bytes", "atomic_write_text",
            "check_frontmatter", "cron_store_path", "default_config_path", "describe_schedule", "detect_layout",

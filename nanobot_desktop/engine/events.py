@@ -27,9 +27,13 @@ class Event:
 
 @dataclass(frozen=True)
 class TurnStarted(Event):
+    """`resend`: the turn answers the user message already saved last (Retry, Regenerate); no new
+    user line is written, so the chat adds no new bubble either."""
+
     turn_id: str
     user_text: str
     media: tuple[str, ...] = ()
+    resend: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class ToolCallFinished(Event):
 class TurnFinished(Event):
     turn_id: str
     reply: str | None  # None when the message tool already delivered the reply
+    continued_in: str = ""  # a /new in an app chat: the conversation goes on in this new session
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ class SessionChanged(Event):
     """A session's file changed on disk: the one event for every change, whoever made it.
 
     The session store publishes it after each of its own writes (`outside` False: "appended",
-    "metadata", "cleared", "deleted", "restored") and when it notices a change it did not make
+    "metadata", "cleared", "deleted", "restored", "branched": a new branch's file) and when it notices a change it did not make
     (`outside` True: "changed" or "removed" — the nanobot CLI appended, someone edited the file).
     `turn_id` names the turn whose lines were appended; `size` is the file's size in bytes after the
     change (0 when it is gone): a reader that read `size` bytes or more already holds this change.

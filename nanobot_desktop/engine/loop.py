@@ -21,6 +21,7 @@ import logging
 import re
 import time
 import uuid
+from datetime import datetime
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -45,6 +46,7 @@ from nanobot_desktop.engine.events import (
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.history_journal import history_session
 from nanobot_desktop.engine.memory import MemoryStore, consolidate_detailed
+from nanobot_desktop.engine.sessions.export import message_text
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.token_window import (
     archived_summary, consolidation_window, fit_history, history_budget,
@@ -69,9 +71,16 @@ HELP_TEXT = (
     "/help — show these commands"
 )
 NO_RESPONSE_TEXT = "I've completed processing but have no response to give."
-ARCHIVE_FAILED_TEXT = "Memory archival failed, session not cleared. Please try again."
+ARCHIVE_FAILED_TEXT = ("The conversation was not cleared, because saving it to memory failed: {reason}. "
+                       "Nothing was lost; you can try again or start a new chat and keep this one.")
+NEW_BLOCKED_KIND = "new_blocked"  # TurnFailed.kind of a /new that memory archival stopped
 TOOL_IMAGES_TEXT = "[Images returned by the tool calls above]"
 NEW_SESSION_TEXT = "New session started."
+
+
+def new_session_key(channel: str = "desktop") -> str:
+    """A fresh key in `channel`, named by the time it was made ("desktop:20261124-195728-170")."""
+    return f"{channel}:{datetime.now().strftime('%Y%m%d-%H%M%S-%f')[:-3]}"
 _THINK_RE = re.compile(r"<think>[\s\S]*?</think>")
 
 
@@ -203,6 +212,12 @@ class AgentLoop:
             return asyncio.ensure_future(self._stop_command(session_key))
         return self._start_turn(session_key, text, media, channel, chat_id, False, False)
 
+    def resend(self, session_key: str, *, channel: str | None = None,
+               chat_id: str | None = None) -> "asyncio.Task[TurnResult]":
+        """Answer the session's last saved user message again, without writing it a second time: *Retry*
+        after a failed turn, and *Regenerate* in a branch that ends with that message."""
+        return self._start_turn(session_key, "", None, channel, chat_id, False, False, resend=True)
+
     async def process(self, session_key: str, text: str, media: list[str] | None = None, *,
                       channel: str | None = None, chat_id: str | None = None,
                       in_cron_job: bool = False, system_origin: bool = False) -> TurnResult:
@@ -223,18 +238,19 @@ class AgentLoop:
             return TurnResult("", "cancelled", None, "stopped by the user")
 
     def _start_turn(self, session_key: str, text: str, media: list[str] | None, channel: str | None,
-                    chat_id: str | None, in_cron_job: bool, system_origin: bool) -> "asyncio.Task[TurnResult]":
+                    chat_id: str | None, in_cron_job: bool, system_origin: bool,
+                    resend: bool = False) -> "asyncio.Task[TurnResult]":
         channel, chat_id = self._route(session_key, channel, chat_id)
         task = asyncio.ensure_future(self._locked_turn(session_key, text, media or [], channel, chat_id,
-                                                       in_cron_job, system_origin))
+                                                       in_cron_job, system_origin, resend))
         self._track(session_key, task)
         return task
 
     async def _locked_turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,
-                           in_cron_job: bool, system_origin: bool) -> TurnResult:
+                           in_cron_job: bool, system_origin: bool, resend: bool = False) -> TurnResult:
         lock = self._session_locks.setdefault(session_key, asyncio.Lock())
         async with lock:
-            return await self._turn(session_key, text, media, channel, chat_id, in_cron_job, system_origin)
+            return await self._turn(session_key, text, media, channel, chat_id, in_cron_job, system_origin, resend)
 
     async def stop(self, session_key: str) -> int:
         """Cancel the session's running turns and subagents; returns how many tasks were stopped."""
@@ -310,10 +326,16 @@ class AgentLoop:
         return TurnResult(turn_id, "command", reply)
 
     async def _turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,
-                    in_cron_job: bool, system_origin: bool) -> TurnResult:
+                    in_cron_job: bool, system_origin: bool, resend: bool = False) -> TurnResult:
         turn_id = uuid.uuid4().hex[:12]
-        self.bus.publish(TurnStarted(session_key, turn_id=turn_id, user_text=text, media=tuple(media)))
-        command = text.strip().lower()
+        if resend:
+            text = self._saved_prompt(session_key)
+        self.bus.publish(TurnStarted(session_key, turn_id=turn_id, user_text=text, media=tuple(media), resend=resend))
+        if resend and not text:
+            message = "There is no saved message in this conversation to send again."
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="session"))
+            return TurnResult(turn_id, "failed", None, message, kind="session")
+        command = "" if resend else text.strip().lower()
         if command == "/help":
             return self._finish(session_key, turn_id, HELP_TEXT, status="command")
         if command == "/new":
@@ -340,13 +362,14 @@ class AgentLoop:
                     prompt_sections.append(PromptSection("archived_summary", summary))
                 budget = history_budget(settings.context_window_tokens, settings.max_tokens,
                                         sum(section.chars for section in prompt_sections))
-                history = fit_history(session.get_history(0), budget)
+                history = fit_history(_before_prompt(session.get_history(0), resend), budget)
             else:
-                history = session.get_history(settings.memory_window)
+                history = _before_prompt(session.get_history(settings.memory_window), resend)
             messages = self.context.build_messages(history, text, media, channel, chat_id,
                                                    sections=prompt_sections)
             sizes = tuple((section.name, section.chars) for section in prompt_sections)
-            self._save(state, [messages[-1]], keep_on_failure=False)
+            if not resend:  # a resent prompt is on disk already
+                self._save(state, [messages[-1]], keep_on_failure=False)
         except StorageError as error:  # nothing was sent yet; the text stays in the composer / the shell
             message = error.sentence("your message was not saved and was not sent")
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
@@ -378,6 +401,33 @@ class AgentLoop:
         if ctx.extra.get("message_sent_to_current_chat"):
             return self._finish(session_key, turn_id, None)
         return self._finish(session_key, turn_id, reply or NO_RESPONSE_TEXT)
+
+    def _saved_prompt(self, session_key: str) -> str:
+        """The text of the session's last saved user message ("" when there is none or it cannot be read)."""
+        try:
+            session = self.sessions.get_or_create(session_key)
+        except (ValueError, OSError):
+            return ""
+        for message in reversed(session.messages):
+            if message.get("role") == "user" and not message.get("_command"):
+                return message_text(message.get("content"))
+        return ""
+
+    def _continue_in_new_session(self, session: Session, turn_id: str) -> TurnResult:
+        """`/new` in one of the app's own chats: this conversation stays as it is, in the session list
+        (its messages now count as summarised), and the talk goes on in a new session, titled by its
+        own first message. A chat channel's session keeps its key instead (`SessionStore.clear`)."""
+        try:
+            self.sessions.set_last_consolidated(session, session.count)
+        except StorageError as error:
+            message = error.sentence("the conversation was saved to memory, but no new one was started")
+            self.bus.publish(TurnFailed(session.key, turn_id=turn_id, error=message, kind="storage"))
+            return TurnResult(turn_id, "failed", None, message, kind="storage")
+        new_key = new_session_key(session.channel)
+        while self.sessions.path_for(new_key).exists():
+            new_key = new_session_key(session.channel)
+        self.bus.publish(TurnFinished(session.key, turn_id=turn_id, reply=NEW_SESSION_TEXT, continued_in=new_key))
+        return TurnResult(turn_id, "command", NEW_SESSION_TEXT)
 
     def _finish(self, session_key: str, turn_id: str, reply: str | None, status: str = "ok") -> TurnResult:
         self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
@@ -604,7 +654,8 @@ class AgentLoop:
         task = asyncio.ensure_future(self._consolidate(session, settings, archive_all=False))
         self._consolidation_tasks[session.key] = task
 
-    async def _consolidate(self, session: Session, settings: AgentSettings, *, archive_all: bool) -> bool:
+    async def _consolidate(self, session: Session, settings: AgentSettings, *, archive_all: bool) -> str:
+        """Summarise messages into memory; returns "" when it worked, else why it did not."""
         lock = self._consolidation_locks.setdefault(session.key, asyncio.Lock())
         async with lock:
             count = session.count - session.last_consolidated
@@ -622,29 +673,33 @@ class AgentLoop:
             except Exception as error:  # consolidate reports failures as None; this is a safety net
                 log.exception("consolidation of %s failed", session.key)
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
-                return False
+                return str(error) or type(error).__name__
             if offset is None:
-                self.bus.publish(ConsolidationFinished(session.key, ok=False,
-                                                       error=result.error or "the model did not save memory"))
-                return False
+                why = result.error or "the model did not save memory"
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error=why))
+                return why
             if not archive_all and offset != session.last_consolidated:
                 try:
                     self.sessions.set_last_consolidated(session, offset)
                 except StorageError as error:
-                    self.bus.publish(ConsolidationFinished(session.key, ok=False, error=error.sentence(
-                        "the summary was written but the session still counts those messages as new")))
-                    return False
+                    why = error.sentence("the summary was written but the session still counts those messages as new")
+                    self.bus.publish(ConsolidationFinished(session.key, ok=False, error=why))
+                    return why
             self.bus.publish(ConsolidationFinished(session.key, ok=True))
-            return True
+            return ""
 
     async def _new_session(self, session_key: str, turn_id: str) -> TurnResult:
         session = self.sessions.get_or_create(session_key)
         settings = self._settings()
         await self.wait_for_consolidation(session_key)
         if session.count > session.last_consolidated:
-            ok = await self._consolidate(session, settings, archive_all=True)
-            if not ok:
-                return self._finish(session_key, turn_id, ARCHIVE_FAILED_TEXT, status="command")
+            why = await self._consolidate(session, settings, archive_all=True)
+            if why:  # the window offers "Start anyway" (a new chat; this one stays) and "Try again"
+                message = ARCHIVE_FAILED_TEXT.format(reason=why.rstrip("."))
+                self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind=NEW_BLOCKED_KIND))
+                return TurnResult(turn_id, "failed", None, message, kind=NEW_BLOCKED_KIND)
+        if session.channel == "desktop" and session.count:
+            return self._continue_in_new_session(session, turn_id)
         try:
             self.sessions.clear(session)  # publishes SessionChanged(reason="cleared")
         except StorageError as error:
@@ -653,3 +708,14 @@ class AgentLoop:
             return TurnResult(turn_id, "failed", None, message, kind="storage")
         self.sessions.invalidate(session_key)
         return self._finish(session_key, turn_id, NEW_SESSION_TEXT, status="command")
+
+
+def _before_prompt(history: list[dict[str, Any]], resend: bool) -> list[dict[str, Any]]:
+    """For a resent turn, the history before its prompt (the last user message, which the turn sends
+    again, and whatever a failed attempt left after it, e.g. a reply marked cut off)."""
+    if not resend:
+        return history
+    for index in range(len(history) - 1, -1, -1):
+        if history[index].get("role") == "user":
+            return history[:index]
+    return history

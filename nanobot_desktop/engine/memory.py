@@ -359,8 +359,13 @@ def _gate_key(messages: list[dict[str, Any]], start: int) -> str:
     return f"{start}:{first.get('role')}:{first.get('timestamp')}:{str(first.get('content'))[:200]}"
 
 
-def _failed(memory: MemoryStore, key: str, total: int, retry_after: int, error: str) -> ConsolidationResult:
+def _failed(memory: MemoryStore, key: str, total: int, retry_after: int, error: str,
+            archive_all: bool = False) -> ConsolidationResult:
+    """A failed attempt: remembered, so the same request is not resent on every turn (/new, which the
+    person asked for, always tries again, so its error says only what went wrong)."""
     memory.failed_consolidations[key] = (total, error)
+    if archive_all:
+        return ConsolidationResult(offset=None, error=error)
     return ConsolidationResult(offset=None, error=f"{error}; not retried until the conversation has "
                                                   f"{retry_after} more messages (or at /new)")
 
@@ -408,12 +413,13 @@ async def consolidate_detailed(
         raise
     except Exception as exc:  # noqa: BLE001 - ProviderError or anything a chat function may raise
         log.warning("memory consolidation failed: %s", exc)
-        return _failed(memory, gate_key, total, retry_after, f"the model call failed: {exc}")
+        return _failed(memory, gate_key, total, retry_after, f"the model call failed: {exc}", archive_all)
 
     args, reason = _save_memory_arguments(response)
     if args is None:
         log.warning("memory consolidation failed: %s", reason)
-        return _failed(memory, gate_key, total, retry_after, reason or "the model did not save memory")
+        return _failed(memory, gate_key, total, retry_after, reason or "the model did not save memory",
+                       archive_all)
     memory.failed_consolidations.pop(gate_key, None)
 
     entry = _as_text(args["history_entry"]) if args.get("history_entry") else None

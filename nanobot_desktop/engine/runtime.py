@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +36,9 @@ from nanobot_desktop.engine.heartbeat import SESSION_KEY as HEARTBEAT_SESSION
 from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
-from nanobot_desktop.engine.loop import AgentLoop, AgentSettings
+from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
 from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.sessions.branches import BranchPoint, branch_points
 from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
@@ -288,7 +288,24 @@ class Engine:
 
     @staticmethod
     def new_session_key(channel: str = "desktop") -> str:
-        return f"{channel}:{datetime.now().strftime('%Y%m%d-%H%M%S-%f')[:-3]}"
+        return new_session_key(channel)
+
+    def branch_session(self, key: str, at: int) -> str:
+        """Start a branch of session `key` holding its first `at` messages (Edit and resend, Regenerate);
+        returns the branch's key. The origin's file is only read (engine/sessions/branches.py)."""
+        channel = key.partition(":")[0] if ":" in key else ""
+        channel = channel if channel in APP_CHANNELS else "desktop"  # a chat channel's id would be made up
+        new_key = self.new_session_key(channel)
+        while self.sessions.path_for(new_key).exists() or self.sessions.load(new_key) is not None:
+            new_key = self.new_session_key(channel)
+        self.sessions.branch(key, at, new_key)
+        return new_key
+
+    def branch_points(self, key: str) -> list[BranchPoint]:
+        """Where session `key` forks from or into other sessions: the chat's "‹ 2/3 ›" switchers."""
+        session = self.sessions.load(key)
+        metadata = session.metadata if session is not None else {}
+        return branch_points(key, metadata, self.sessions.branch_records())
 
     # --- callbacks wired into the services -----------------------------------------------------------
 

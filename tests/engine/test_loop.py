@@ -186,14 +186,14 @@ def _fill_session(engine, key: str, count: int) -> None:
 
 async def test_new_archives_into_memory_then_clears(make_engine, fake_openai):
     engine = make_engine()
-    _fill_session(engine, "desktop:new", 6)
+    _fill_session(engine, "telegram:new", 6)  # a chat channel's session keeps its key (the gateway's)
     fake_openai.add_tool_calls([("save_memory", {"history_entry": "[2026-11-22 10:00] Talked about m0-m5.",
                                                  "memory_update": "# Memory\nUser likes m."})])
-    result = await engine.loop.process("desktop:new", "/new")
+    result = await engine.loop.process("telegram:new", "/new")
     assert result.reply == "New session started."
     assert engine.memory.read_history() == "[2026-11-22 10:00] Talked about m0-m5.\n\n"
     assert engine.memory.read_long_term() == "# Memory\nUser likes m."
-    assert session_lines(engine, "desktop:new")[1:] == []
+    assert session_lines(engine, "telegram:new")[1:] == []
     archived = list((engine.workspace.sessions_dir / ".archive").glob("*.jsonl"))
     assert len(archived) == 1 and len(archived[0].read_text().splitlines()) == 7
 
@@ -203,7 +203,9 @@ async def test_new_does_not_clear_when_archiving_fails(make_engine, fake_openai)
     _fill_session(engine, "desktop:newfail", 4)
     fake_openai.add_text("I will not call the tool")
     result = await engine.loop.process("desktop:newfail", "/new")
-    assert result.reply == "Memory archival failed, session not cleared. Please try again."
+    assert result.status == "failed" and result.kind == "new_blocked"
+    assert result.error == ("The conversation was not cleared, because saving it to memory failed: the model did "
+                            "not call save_memory. Nothing was lost; you can try again or start a new chat and keep this one.")
     assert len(session_lines(engine, "desktop:newfail")) == 5
     assert engine.memory.read_history() == ""
 

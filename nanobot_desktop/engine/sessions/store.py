@@ -32,6 +32,7 @@ from typing import Any
 
 from nanobot_desktop.engine.events import EventBus, SessionChanged
 from nanobot_desktop.engine.layout import SessionPaths, post4_file_stem
+from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD, BranchRecord, read_branch_records, session_files
 from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
 from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
@@ -411,6 +412,32 @@ class SessionStore:
             events.append(self._after_write(session, "cleared"))
         self._publish(events)
         return archived
+
+    def branch(self, origin_key: str, at: int, new_key: str) -> Session:
+        """A new session `new_key`: the origin's messages [0:at] copied as they are, and a `branch_of`
+        pointer in its metadata (sessions/branches.py). The origin's file is only read, never written."""
+        origin = self.load(origin_key)
+        if origin is None:
+            raise SessionNotFoundError(f"no session {origin_key!r} to branch from")
+        if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= len(origin.messages):
+            raise ValueError(f"a branch of {origin_key!r} copies 0..{len(origin.messages)} messages, not {at!r}")
+        metadata = {name: value for name, value in origin.metadata.items() if name != "title"}
+        metadata[BRANCH_FIELD] = {"key": origin_key, "at": at}
+        branch = Session(key=new_key, path=self.path_for(new_key), messages=[dict(m) for m in origin.messages[:at]],
+                         metadata=metadata, last_consolidated=min(origin.last_consolidated, at),
+                         header_extra=dict(origin.header_extra))
+        with self._writing():
+            if not create_file_if_missing(branch.path, branch.header(), branch.messages):
+                raise ValueError(f"a session {new_key!r} already exists; a branch needs a new key")
+            self._adopt(branch)
+            events = [self._after_write(branch, "branched")]
+        self._publish(events)
+        return branch
+
+    def branch_records(self) -> list[BranchRecord]:
+        """Every session file of the workspace that is a branch (read from metadata lines only)."""
+        files = session_files(self.sessions_dir)
+        return read_branch_records((path, self.paths.key_from_name(path)) for path in files)
 
     def _ensure_file(self, session: Session) -> None:
         """Create the file on first write; if it vanished, write what we still hold, so nothing is lost."""

@@ -57,6 +57,8 @@ class ChatController(QObject):
     """(key, text): "Waiting for the model… 12 s" while the endpoint is silent, "" when it speaks again."""
     save_retried = Signal(str, bool, str)
     """(key, ok, message): the outcome of *Retry save*."""
+    continued = Signal(str, str)
+    """(key, new key): after `/new` the conversation of `key` goes on in the new session (it stays listed)."""
 
     def __init__(self, engine: Engine, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
                  parent: QObject | None = None) -> None:
@@ -228,6 +230,16 @@ class ChatController(QObject):
             return None
         channel, chat_id = self.engine.loop.route_for_user_turn(key)
         task = self.engine.loop.submit(key, text, list(media or []), channel=channel, chat_id=chat_id)
+        return self._follow(key, task)
+
+    def resend(self, key: str) -> "asyncio.Future[Any] | None":
+        """*Retry* / *Regenerate*: answer the last message saved in `key` again, without a second copy of it."""
+        if not key:
+            return None
+        channel, chat_id = self.engine.loop.route_for_user_turn(key)
+        return self._follow(key, self.engine.loop.resend(key, channel=channel, chat_id=chat_id))
+
+    def _follow(self, key: str, task: "asyncio.Future[Any]") -> "asyncio.Future[Any]":
         self._submitted.setdefault(key, set()).add(task)
         task.add_done_callback(functools.partial(self._on_submitted_done, key))
         self._emit_busy()
@@ -395,6 +407,9 @@ class ChatController(QObject):
                 self._buffered.setdefault(key, []).append(event)
             else:
                 self._apply(model, event)
+        if isinstance(event, TurnFinished) and event.continued_in:
+            self._reload_when_idle.add(key)  # its "/new" exchange is not in the file: show the file again
+            self.continued.emit(key, event.continued_in)
         if isinstance(event, (TurnStarted, *_END_EVENTS)):
             self._emit_busy()
             if isinstance(event, _END_EVENTS):
@@ -447,6 +462,8 @@ class ChatController(QObject):
             model.clear()
 
     def _on_turn_started(self, model: ChatModel, event: TurnStarted) -> None:
+        if event.resend:
+            return  # Retry / Regenerate: the message is in the chat (and the file) already
         text = event.user_text
         if is_system_origin(text):
             model.append(Notice(system_notice_text(text)))

@@ -19,6 +19,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.chat.message_actions import ReplyActions
 from nanobot_desktop.gui.chat.model import AssistantMessage
 from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
@@ -181,6 +182,10 @@ class AssistantWidget(ItemWidget):
 
     retry_save_requested = Signal()
     """The person pressed *Retry save* on a reply the disk would not take."""
+    regenerate_requested = Signal(int)
+    """(uid): *Regenerate* (a new reply in a branch; gui/chat/branching.py)."""
+    fork_stepped = Signal(int, int)
+    """(uid, -1 or +1): the "‹ 2/3 ›" switcher was used."""
 
     def __init__(self, item: AssistantMessage, renderer: MarkdownRenderer,
                  on_render: Callable[[int], None] | None = None, parent: QWidget | None = None) -> None:
@@ -223,6 +228,10 @@ class AssistantWidget(ItemWidget):
         footer.addWidget(self.status_label)
         footer.addWidget(self.retry_button)
         footer.addStretch(1)
+        self.message_actions = ReplyActions()
+        self.message_actions.regenerate_requested.connect(lambda: self.regenerate_requested.emit(self.uid))
+        self.message_actions.switcher.stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
+        footer.addWidget(self.message_actions)
         footer.addWidget(self.copy_button)
         layout.addWidget(self.reasoning_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.reasoning_label)
@@ -342,6 +351,8 @@ class AssistantWidget(ItemWidget):
         self.status_label.setVisible(bool(status))
         self.retry_button.setVisible(message.unsaved and not message.streaming)
         self.copy_button.setVisible(not message.streaming and bool(message.text))
+        self.message_actions.setVisible(not message.streaming)
+        self.message_actions.switcher.set_fork(message.fork)
 
     def apply_colors(self, colors: PaletteColors) -> None:
         set_text_color(self.reasoning_label, colors.muted)

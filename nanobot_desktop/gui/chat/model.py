@@ -35,6 +35,7 @@ def _new_uid() -> int:
 class UserMessage:
     text: str
     attachments: tuple[str, ...] = ()
+    fork: tuple[int, int] | None = None  # "‹ 2/3 ›": the conversation forks here (gui/chat/branching.py)
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "user"
 
@@ -49,6 +50,7 @@ class AssistantMessage:
     stopped: bool = False
     cut: bool = False  # the endpoint cut the reply off (a fault, not the person's Stop)
     unsaved: bool = False  # shown, but the disk would not take it: the widget offers Retry save
+    fork: tuple[int, int] | None = None  # "‹ 2/3 ›": the conversation forks here (gui/chat/branching.py)
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "assistant"
 
@@ -350,6 +352,10 @@ class ChatModel(QAbstractListModel):
                 count += 1
                 self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
         return count
+
+    def refresh_row(self, row: int) -> None:
+        """Announce that the item at `row` changed in place (e.g. its `fork`)."""
+        self._changed(row, [])
 
     def _changed(self, row: int, roles: list[int]) -> None:
         index = self.index(row, 0)

@@ -57,6 +57,12 @@ class ChatView(QWidget):
     """(call_id): the user opened a tool card (the inspector shows that call)."""
     older_requested = Signal()
     """The user reached the oldest row of the model and the session file has older history."""
+    edit_submitted = Signal(int, str)
+    """(uid, text): a user message was edited and sent as a new branch."""
+    regenerate_requested = Signal(int)
+    """(uid): *Regenerate* on an assistant reply."""
+    fork_step_requested = Signal(int, int)
+    """(uid, -1 or +1): the "‹ 2/3 ›" switcher of that item was used."""
 
     PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
     SCROLL_STEP = 2  # widgets made per step while scrolling: one Markdown answer costs ~6 ms to build
@@ -195,9 +201,14 @@ class ChatView(QWidget):
         if isinstance(item, AssistantMessage):
             assistant_widget = AssistantWidget(item, self._renderer, self._count_render)
             assistant_widget.retry_save_requested.connect(self.retry_save_requested)
+            assistant_widget.regenerate_requested.connect(self.regenerate_requested)
+            assistant_widget.fork_stepped.connect(self.fork_step_requested)
             widget = assistant_widget
         elif isinstance(item, UserMessage):
-            widget = UserBubble(item)
+            bubble = UserBubble(item)
+            bubble.edit_submitted.connect(self.edit_submitted)
+            bubble.fork_stepped.connect(self.fork_step_requested)
+            widget = bubble
         elif isinstance(item, ToolCard):
             tool_widget = ToolCardWidget(item)
             tool_widget.clicked.connect(self.tool_card_clicked)

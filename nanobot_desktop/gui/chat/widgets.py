@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPen, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.chat.message_actions import UserActions
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
@@ -90,9 +91,22 @@ class BubbleLabel(QLabel):
 
 
 class UserBubble(ItemWidget):
+    edit_submitted = Signal(int, str)
+    """(uid, edited text): *Edit* → *Send as a new branch* (gui/chat/message_actions.py)."""
+    fork_stepped = Signal(int, int)
+    """(uid, -1 or +1): the "‹ 2/3 ›" switcher was used."""
+
     def __init__(self, item: UserMessage, parent: QWidget | None = None) -> None:
         super().__init__(item, parent)
-        row = QHBoxLayout(self)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        row = QHBoxLayout()
+        column.addLayout(row)
+        self.message_actions = UserActions()
+        self.message_actions.edit_submitted.connect(lambda text: self.edit_submitted.emit(self.uid, text))
+        self.message_actions.switcher.stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
+        column.addWidget(self.message_actions)
         row.setContentsMargins(48, 0, 0, 0)
         row.addStretch(1)
         self.bubble = CardFrame()
@@ -116,6 +130,8 @@ class UserBubble(ItemWidget):
         names = [path.replace("\\", "/").rsplit("/", 1)[-1] for path in item.attachments]
         self.attachments_label.setText("Attached: " + ", ".join(names) if names else "")
         self.attachments_label.setVisible(bool(names))
+        self.message_actions.set_text(item.text)
+        self.message_actions.switcher.set_fork(item.fork)
 
     def apply_colors(self, colors: PaletteColors) -> None:
         self.bubble.set_colors(colors.bubble, QColor())

@@ -44,6 +44,7 @@ class WindowBase(_QtBase):
     notice_bar: Any
     bridge: Any
     chat: Any
+    branches: Any  # gui/chat/branching.py: Edit and resend, Regenerate, the "‹ 2/3 ›" switcher
     chat_view: Any
     composer: Any
     sessions_panel: Any

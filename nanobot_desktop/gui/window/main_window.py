@@ -80,6 +80,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
 
     def attach_engine(self, engine: Engine, lifecycle: Lifecycle, *, log_folder: Path | None = None) -> None:
         """Build what needs the engine: chat, composer, session list; then the panels after a paint."""
+        from nanobot_desktop.gui.chat.branching import BranchActions
         from nanobot_desktop.gui.chat.composer import Composer
         from nanobot_desktop.gui.chat.controller import ChatController
         from nanobot_desktop.gui.chat.model import ChatModel
@@ -107,6 +108,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         widths = [dock.width() for dock in side_docks]  # as laid out (and maybe painted) around the placeholder
         self.setCentralWidget(ChatPane(self.notice_bar, self.chat_view, self.composer))
         self.chat = ChatController(engine, self.bridge, self.chat_model, self.chat_view, self)
+        self.branches = BranchActions(engine, self.chat, self.chat_view, self)
         self.watcher = self._watcher_given if self._watcher_given is not None else WorkspaceWatcher(self)
         self.sessions_panel = SessionsPanel(engine, self.bridge, self.actions)
         set_dock_panel(self.sessions_dock, self.sessions_panel)
@@ -182,6 +184,9 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.chat.save_retried.connect(self._on_save_retried)
         self.chat.session_loaded.connect(lambda _key: self._update_title())
         self.chat_view.tool_card_clicked.connect(self.show_tool_call)
+        self.branches.open_requested.connect(self.open_session)
+        self.chat.continued.connect(lambda old, new: self.open_session(new) if old == self.current_key else None)
+        self.branches.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
 
         panel = self.sessions_panel
         panel.session_activated.connect(self.open_session)
@@ -288,7 +293,16 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         actions = [("Open Settings", self.open_settings)] if needs_settings(kind) else []
         if kind == "storage" and self.engine.loop.has_unsaved(key):
             actions.append(("Retry save", lambda: self.chat.retry_save(key)))
+        elif kind == "new_blocked":  # /new could not save the conversation to memory: never a dead end
+            actions = [("Start anyway", self.new_chat), ("Try again", lambda: self._send_to(key, "/new"))]
+        elif kind not in ("storage", "session"):  # the message is saved: send it again, not a copy of it
+            actions.append(("Retry", lambda: self._send_to(key, None)))
         self.notice_bar.show_notice(message, "error", actions)
+
+    def _send_to(self, key: str, text: str | None) -> None:
+        """Send `text` into session `key` (None: answer its last saved message again), if it is still shown."""
+        if key == self.current_key and not self.chat.is_busy(key):
+            self.chat.send(text) if text is not None else self.chat.resend(key)
 
     def _on_message_returned(self, key: str, text: str) -> None:
         """The message could not be saved, so it was not sent: it goes back where it was typed."""

@@ -1,0 +1,163 @@
+"""What a person can do with a message besides reading it: switch between branches, edit and resend, regenerate.
+
+The widgets here only say what was asked (signals carrying the item's uid); gui/chat/branching.py turns
+that into new session files through the engine. A user bubble gets `UserActions` (Edit, and the "‹ 2/3 ›"
+switcher when the conversation forks at that message); an assistant reply gets `ReplyActions`
+(Regenerate and the switcher).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
+
+
+UNSAVED_COMMANDS = ("/new", "/help", "/stop")  # the engine handles them before anything is written
+
+
+class ForkSwitcher(QWidget):
+    """"‹ 2/3 ›": which of the conversations that fork here is shown, with steps to its neighbours."""
+
+    stepped = Signal(int)
+    """-1 (the previous sibling) or +1 (the next one)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        self.previous_button = self._arrow("‹", "Show the previous version of the conversation from here", -1)
+        self.position_label = QLabel()
+        self.position_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.next_button = self._arrow("›", "Show the next version of the conversation from here", 1)
+        row.addWidget(self.previous_button)
+        row.addWidget(self.position_label)
+        row.addWidget(self.next_button)
+        self.set_fork(None)
+
+    def _arrow(self, glyph: str, tip: str, step: int) -> QToolButton:
+        button = QToolButton()
+        button.setText(glyph)
+        button.setAutoRaise(True)
+        button.setToolTip(tip)
+        button.clicked.connect(lambda: self.stepped.emit(step))
+        return button
+
+    def set_fork(self, fork: tuple[int, int] | None) -> None:
+        """(position from 1, count) of the version shown, or None when the conversation does not fork here."""
+        self.setVisible(fork is not None)
+        if fork is None:
+            return
+        position, count = fork
+        self.position_label.setText(f"{position}/{count}")
+        self.position_label.setToolTip(f"Version {position} of {count} of the conversation from this message")
+        self.previous_button.setEnabled(position > 1)
+        self.next_button.setEnabled(position < count)
+
+
+class _EditBox(QPlainTextEdit):
+    """Ctrl+Enter sends, Escape cancels (Enter alone adds a line, as in a longer edit one expects)."""
+
+    submitted = Signal()
+    cancelled = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.submitted.emit()
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            self.cancelled.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class UserActions(QWidget):
+    """Below a user bubble: the switcher and *Edit*; editing opens an inline editor pre-filled with the text."""
+
+    edit_submitted = Signal(str)
+    """The edited text: send it in a new branch that forks at this message."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addStretch(1)
+        self.switcher = ForkSwitcher()
+        self.edit_button = QToolButton()
+        self.edit_button.setText("Edit")
+        self.edit_button.setAutoRaise(True)
+        self.edit_button.setToolTip("Edit this message and send it again; the conversation so far stays as it is")
+        self.edit_button.clicked.connect(self.start_edit)
+        bar.addWidget(self.switcher)
+        bar.addWidget(self.edit_button)
+        layout.addLayout(bar)
+        self.editor = QWidget()
+        editor_layout = QVBoxLayout(self.editor)
+        editor_layout.setContentsMargins(48, 0, 0, 0)
+        self.edit_box = _EditBox()
+        self.edit_box.setTabChangesFocus(True)
+        self.edit_box.setFixedHeight(self.edit_box.fontMetrics().lineSpacing() * 5 + 12)
+        self.edit_box.submitted.connect(self._submit)
+        self.edit_box.cancelled.connect(self.cancel_edit)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_edit)
+        self.send_button = QPushButton("Send as a new branch")
+        self.send_button.setToolTip("Start a new version of the conversation from here with the edited text "
+                                    "(Ctrl+Enter)")
+        self.send_button.clicked.connect(self._submit)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.send_button)
+        editor_layout.addWidget(self.edit_box)
+        editor_layout.addLayout(buttons)
+        layout.addWidget(self.editor)
+        self.editor.hide()
+        self._text = ""
+
+    def set_text(self, text: str) -> None:
+        """The message's text; a command that is never saved (`/new`, `/help`) has nothing to branch from."""
+        self._text = text
+        self.edit_button.setVisible(text.strip().lower() not in UNSAVED_COMMANDS)
+
+    def start_edit(self) -> None:
+        self.edit_box.setPlainText(self._text)
+        self.editor.show()
+        self.edit_button.setEnabled(False)
+        self.edit_box.setFocus()
+        self.edit_box.moveCursor(self.edit_box.textCursor().MoveOperation.End)
+
+    def cancel_edit(self) -> None:
+        self.editor.hide()
+        self.edit_button.setEnabled(True)
+
+    def _submit(self) -> None:
+        text = self.edit_box.toPlainText()
+        if not text.strip():
+            return
+        self.cancel_edit()
+        self.edit_submitted.emit(text)
+
+
+class ReplyActions(QWidget):
+    """In an assistant reply's footer: the switcher and *Regenerate*."""
+
+    regenerate_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        self.switcher = ForkSwitcher()
+        self.regenerate_button = QToolButton()
+        self.regenerate_button.setText("Regenerate")
+        self.regenerate_button.setAutoRaise(True)
+        self.regenerate_button.setToolTip("Ask for a new reply to the same message; this reply stays as it is")
+        self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit())
+        row.addWidget(self.switcher)
+        row.addWidget(self.regenerate_button)
