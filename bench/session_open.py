@@ -13,11 +13,12 @@ reads the file again). Targets: 10k ≤ 150 ms, 100k ≤ 0.5 s.
 How (scroll): with the 100k session open, a driver moves the scrollbar up by SCROLL_PX every 16 ms
 (a fast, steady flick of the wheel) for SCROLL_SECONDS; whenever it reaches the top the view makes a
 few more widgets above (keeping what is on screen in place), and when the rows it has run out, the
-controller reads the file's previous page in an executor. A 2 ms precise QTimer records its ticks meanwhile: the largest gap between ticks is the
-longest the loop was ever busy (target: never more than 16 ms). For scale, the largest gap of the
-same timer in 2 s of the idle window before. Scrolling all 100,000 messages this way would take
-minutes (it is a person's pace), so the row also reports, for the whole file, reading every page
-from the newest to the oldest as the controller does (in the executor, not on the loop).
+controller reads the file's previous page in an executor. A 2 ms precise QTimer records its ticks
+meanwhile: the largest gap between ticks is the longest the loop was ever busy (target: never more
+than 16 ms). For scale, the largest gap of the same timer in 2 s of the idle window before.
+Scrolling all 100,000 messages this way would take minutes (it is a person's pace), so the row also
+reports, for the whole file, reading every page from the newest to the oldest as the controller does
+(in the executor, not on the loop).
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ Why it is built this way (measured facts in the Qt reference §3):
   once and scrolling never blocks the loop for long. At most `MAX_WIDGETS` exist: the far end is
   dropped and made again when scrolled back to. When the model's rows run out but the session file
   has older history (`ChatModel.older_end`), the view asks for it with `older_requested`.
+- (Over 400 lines: the widget window, its paging at both ends and the scroll anchoring that keeps
+  the screen still while widgets come and go are one mechanism, kept in one class.)
 - While the view is scrolled to the bottom it follows new content; scrolling up stops that, and
   scrolling back to the bottom resumes it.
 """
