@@ -1,0 +1,406 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Language</name>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>Allow</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>Ask first (notify me)</source>
+        <translation>先询问（通知我）</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>In background work</source>
+        <translation>后台任务中</translation>
+    </message>
+    <message>
+        <source>Heartbeat, scheduled tasks and subagents, while you may be away: ask = a notification</source>
+        <translation>心跳、定时任务和子代理在你可能不在时运行：询问 = 发送一条通知</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>Background work never waits for ever: the tool call is then denied, and the run goes on</source>
+        <translation>后台任务不会无限期等待：超时后该工具调用被拒绝，运行继续进行</translation>
+    </message>
+    <message>
+        <source>Background work: an unanswered ask counts as Deny after</source>
+        <translation>后台任务：询问无人回应时视为拒绝，等待</translation>
+    </message>
+    <message>
+        <source>Ask first</source>
+        <translation>先询问</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>代理</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>The OpenAI-compatible endpoint the agent talks to. Pick a preset, paste the key, then choose a model from the endpoint&apos;s list.</source>
+        <translation>代理所连接的 OpenAI 兼容端点。选择一个预设，粘贴密钥，然后从端点的列表中选择模型。</translation>
+    </message>
+    <message>
+        <source>Keep file and shell tools inside the workspace folder</source>
+        <translation>将文件和命令行工具限制在工作区文件夹内</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Give up on a model call when the endpoint sends nothing for this long</source>
+        <translation>端点在这段时间内没有任何响应时，放弃本次模型调用</translation>
+    </message>
+    <message>
+        <source>Give up on a reply that stops (or slows to a trickle) for this long</source>
+        <translation>回复停止（或变得极慢）达到这段时间时，放弃该回复</translation>
+    </message>
+    <message>
+        <source>Temperature:</source>
+        <translation>温度：</translation>
+    </message>
+    <message>
+        <source>Max tokens per reply:</source>
+        <translation>每次回复的最大 token 数：</translation>
+    </message>
+    <message>
+        <source>Max tool iterations:</source>
+        <translation>最大工具调用轮数：</translation>
+    </message>
+    <message>
+        <source>Memory window (messages):</source>
+        <translation>记忆窗口（消息数）：</translation>
+    </message>
+    <message>
+        <source>A nanobot 0.3 workspace uses the context window in tokens (Settings → Workspace) instead</source>
+        <translation>nanobot 0.3 工作区改用以 token 计的上下文窗口（设置 → 工作区）</translation>
+    </message>
+    <message>
+        <source>Reasoning effort:</source>
+        <translation>推理强度：</translation>
+    </message>
+    <message>
+        <source>Shell command timeout:</source>
+        <translation>命令超时：</translation>
+    </message>
+    <message>
+        <source>Wait for an answer:</source>
+        <translation>等待响应：</translation>
+    </message>
+    <message>
+        <source>Wait when a reply stalls:</source>
+        <translation>回复停滞时等待：</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>When the agent calls it</source>
+        <translation>代理调用时</translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>&quot;Ask first&quot; shows an approval card with the full arguments before the tool runs; for background work also a notification.</source>
+        <translation>“先询问”会在工具运行前显示一张包含完整参数的批准卡片；后台任务还会发送通知。</translation>
+    </message>
+    <message>
+        <source>Check HEARTBEAT.md periodically and run the tasks it lists</source>
+        <translation>定期检查 HEARTBEAT.md 并运行其中列出的任务</translation>
+    </message>
+    <message>
+        <source>Each check reads HEARTBEAT.md; when it lists no tasks nothing is sent to the model.</source>
+        <translation>每次检查都会读取 HEARTBEAT.md；其中没有任务时不会向模型发送任何内容。</translation>
+    </message>
+    <message>
+        <source>Check every:</source>
+        <translation>检查间隔：</translation>
+    </message>
+    <message>
+        <source>Keep running in the tray when the window is closed</source>
+        <translation>关闭窗口后在托盘中继续运行</translation>
+    </message>
+    <message>
+        <source>Notify me when a heartbeat or scheduled task has a result</source>
+        <translation>心跳或定时任务有结果时通知我</translation>
+    </message>
+    <message>
+        <source>The language changes the next time nanobot Desktop starts.</source>
+        <translation>语言将在 nanobot Desktop 下次启动时更改。</translation>
+    </message>
+    <message>
+        <source>Theme:</source>
+        <translation>主题：</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>Fix the problems shown on the Provider page before saving.</source>
+        <translation>请先修正“服务商”页面上显示的问题，再保存。</translation>
+    </message>
+    <message>
+        <source>The settings were not saved: {reason}</source>
+        <translation>设置未保存：{reason}</translation>
+    </message>
+    <message>
+        <source>Enter the endpoint&apos;s base URL, e.g. http://localhost:11434/v1</source>
+        <translation>请输入端点的基础 URL，例如 http://localhost:11434/v1</translation>
+    </message>
+    <message>
+        <source>The base URL must start with http:// or https://</source>
+        <translation>基础 URL 必须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <source>The port in the base URL is not a number between 1 and 65535</source>
+        <translation>基础 URL 中的端口不是 1 到 65535 之间的数字</translation>
+    </message>
+    <message>
+        <source>The base URL needs a host name after http:// or https://</source>
+        <translation>基础 URL 在 http:// 或 https:// 之后需要主机名</translation>
+    </message>
+    <message>
+        <source>No provider entry can serve the model yet: {reason}</source>
+        <translation>目前没有可提供该模型的服务商条目：{reason}</translation>
+    </message>
+    <message>
+        <source>{entry} serves {model} (agents.defaults.provider is &quot;{provider}&quot;), in the app and in the nanobot CLI.</source>
+        <translation>{entry} 提供 {model}（agents.defaults.provider 为 &quot;{provider}&quot;），在本应用和 nanobot CLI 中都是如此。</translation>
+    </message>
+    <message>
+        <source>{entry} serves {model} (chosen by the model name), in the app and in the nanobot CLI.</source>
+        <translation>{entry} 提供 {model}（按模型名称选择），在本应用和 nanobot CLI 中都是如此。</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Show or hide the API key</source>
+        <translation>显示或隐藏 API 密钥</translation>
+    </message>
+    <message>
+        <source>Model id, e.g. gpt-4.1-mini</source>
+        <translation>模型 ID，例如 gpt-4.1-mini</translation>
+    </message>
+    <message>
+        <source>Refresh models</source>
+        <translation>刷新模型</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Provider:</source>
+        <translation>服务商：</translation>
+    </message>
+    <message>
+        <source>Base URL:</source>
+        <translation>基础 URL：</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API 密钥：</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Saved as:</source>
+        <translation>保存为：</translation>
+    </message>
+    <message>
+        <source>{provider} needs an API key (or choose a local server preset)</source>
+        <translation>{provider} 需要 API 密钥（或选择本地服务器预设）</translation>
+    </message>
+    <message>
+        <source>Enter a model id, or pick one after &quot;Refresh models&quot;</source>
+        <translation>请输入模型 ID，或在“刷新模型”后选择一个</translation>
+    </message>
+    <message>
+        <source>Not needed for a local server (optional)</source>
+        <translation>本地服务器无需填写（可选）</translation>
+    </message>
+    <message>
+        <source>providers.{entry} with agents.defaults.provider &quot;{entry}&quot; — a form both the app and the nanobot CLI run (a local server gets the placeholder key &quot;no-key&quot;)</source>
+        <translation>providers.{entry}，agents.defaults.provider 为 &quot;{entry}&quot;——本应用和 nanobot CLI 都能运行的形式（本地服务器使用占位密钥 &quot;no-key&quot;）</translation>
+    </message>
+    <message>
+        <source>providers.{entry} with agents.defaults.provider &quot;{entry}&quot; — a form both the app and the nanobot CLI run</source>
+        <translation>providers.{entry}，agents.defaults.provider 为 &quot;{entry}&quot;——本应用和 nanobot CLI 都能运行的形式</translation>
+    </message>
+    <message>
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Testing the connection…</source>
+        <translation>正在测试连接…</translation>
+    </message>
+    <message>
+        <source>Loading models…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <source>The endpoint check failed: {reason}</source>
+        <translation>端点检查失败：{reason}</translation>
+    </message>
+    <message>
+        <source>Connected: 0 models (the server has none yet; for Ollama run `ollama pull &lt;model&gt;` first)</source>
+        <translation>已连接：0 个模型（服务器上还没有模型；Ollama 请先运行 `ollama pull &lt;model&gt;`）</translation>
+    </message>
+    <message>
+        <source>Loaded 0 models from the endpoint (the server has none yet; for Ollama run `ollama pull &lt;model&gt;` first)</source>
+        <translation>已从端点加载 0 个模型（服务器上还没有模型；Ollama 请先运行 `ollama pull &lt;model&gt;`）</translation>
+    </message>
+    <message>
+        <source>Connected: %n model(s)</source>
+        <translation>已连接：%n 个模型</translation>
+    </message>
+    <message>
+        <source>Loaded %n model(s) from the endpoint</source>
+        <translation>已从端点加载 %n 个模型</translation>
+    </message>
+    <message>
+        <source>{result}; &apos;{model}&apos; is not one of them</source>
+        <translation>{result}；其中没有“{model}”</translation>
+    </message>
+    <message>
+        <source>Shell command sandbox</source>
+        <translation>命令沙箱</translation>
+    </message>
+    <message>
+        <source>. With the workspace restriction on, commands can write only inside the workspace.</source>
+        <translation>。开启工作区限制后，命令只能在工作区内写入。</translation>
+    </message>
+    <message>
+        <source>. Shell commands always ask first.</source>
+        <translation>。执行命令前总是先询问。</translation>
+    </message>
+    <message>
+        <source>Sandbox shell commands even when the workspace restriction is off</source>
+        <translation>即使关闭工作区限制，也在沙箱中运行命令</translation>
+    </message>
+    <message>
+        <source>Sandboxed commands may use the network</source>
+        <translation>沙箱中的命令可以访问网络</translation>
+    </message>
+    <message>
+        <source>Sessions are kept in the workspace&apos;s sessions/ folder and the history log in memory/HISTORY.md, as nanobot 0.1.4 keeps them.</source>
+        <translation>会话保存在工作区的 sessions/ 文件夹中，历史日志保存在 memory/HISTORY.md 中，与 nanobot 0.1.4 的方式相同。</translation>
+    </message>
+    <message>
+        <source>(Decided because {reason}.)</source>
+        <translation>（判断依据：{reason}。）</translation>
+    </message>
+    <message>
+        <source>Sessions are kept in {folder}, the history log in memory/history.jsonl, and Dream&apos;s versions of MEMORY.md, SOUL.md and USER.md in the workspace&apos;s git repository, as nanobot 0.3 keeps them. (Decided because {reason}.)</source>
+        <translation>会话保存在 {folder}，历史日志保存在 memory/history.jsonl，Dream 对 MEMORY.md、SOUL.md 和 USER.md 的各个版本保存在工作区的 git 仓库中，与 nanobot 0.3 的方式相同。（判断依据：{reason}。）</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个 token</translation>
+    </message>
+    <message>
+        <source>How much of the model&apos;s context the conversation may fill before older messages are summarised into history.jsonl</source>
+        <translation>对话可占用模型上下文的大小，超出后较早的消息会被总结到 history.jsonl 中</translation>
+    </message>
+    <message>
+        <source>Context window:</source>
+        <translation>上下文窗口：</translation>
+    </message>
+    <message>
+        <source>Dream rewrites MEMORY.md, SOUL.md and USER.md from the history log</source>
+        <translation>Dream 根据历史日志重写 MEMORY.md、SOUL.md 和 USER.md</translation>
+    </message>
+    <message>
+        <source> h</source>
+        <translation> 小时</translation>
+    </message>
+    <message>
+        <source>the agent&apos;s model</source>
+        <translation>代理的模型</translation>
+    </message>
+    <message>
+        <source>A model preset name for Dream runs (agents.defaults.dream.modelOverride)</source>
+        <translation>Dream 运行时使用的模型预设名称（agents.defaults.dream.modelOverride）</translation>
+    </message>
+    <message>
+        <source>Dream:</source>
+        <translation>Dream：</translation>
+    </message>
+    <message>
+        <source>Dream every:</source>
+        <translation>Dream 间隔：</translation>
+    </message>
+    <message>
+        <source>Dream model:</source>
+        <translation>Dream 模型：</translation>
+    </message>
+    <message>
+        <source>Dream itself runs in the nanobot 0.3 gateway; each of its edits appears as a version in the Memory view, and your own saves there are committed the same way.</source>
+        <translation>Dream 本身在 nanobot 0.3 网关中运行；它的每次修改都会在“记忆”视图中显示为一个版本，你在那里保存的内容也会以同样方式提交。</translation>
+    </message>
+</context>
+</TS>
