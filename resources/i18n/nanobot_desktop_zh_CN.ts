@@ -2,6 +2,224 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Duration</name>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{s} s</source>
+        <translation>{s} 秒</translation>
+    </message>
+    <message>
+        <source>{min} min {s} s</source>
+        <translation>{min} 分 {s} 秒</translation>
+    </message>
+    <message>
+        <source>{h} h {min} min</source>
+        <translation>{h} 小时 {min} 分</translation>
+    </message>
+</context>
+<context>
+    <name>Editor</name>
+    <message>
+        <source>Close the comparison</source>
+        <translation>关闭对比</translation>
+    </message>
+    <message>
+        <source>(no differences)</source>
+        <translation>（没有差异）</translation>
+    </message>
+    <message>
+        <source>cannot read the file: {error}</source>
+        <translation>无法读取文件：{error}</translation>
+    </message>
+    <message>
+        <source>Loading {name}… {percent}%</source>
+        <translation>正在加载 {name}… {percent}%</translation>
+    </message>
+    <message>
+        <source>{name} is not UTF-8</source>
+        <translation>{name} 不是 UTF-8 编码</translation>
+    </message>
+    <message>
+        <source>Saving is disabled: {reason}.</source>
+        <translation>已禁止保存：{reason}。</translation>
+    </message>
+    <message>
+        <source>the check before saving failed: {error}</source>
+        <translation>保存前的检查失败：{error}</translation>
+    </message>
+    <message>
+        <source>Go to line {line}</source>
+        <translation>转到第 {line} 行</translation>
+    </message>
+    <message>
+        <source>Not saved: {problem}</source>
+        <translation>未保存：{problem}</translation>
+    </message>
+    <message>
+        <source>Could not save {name}: {reason}</source>
+        <translation>无法保存 {name}：{reason}</translation>
+    </message>
+    <message>
+        <source>{name} changed on disk; not saved</source>
+        <translation>{name} 在磁盘上已被修改；未保存</translation>
+    </message>
+    <message>
+        <source>The file changed on disk but cannot be read: {reason}</source>
+        <translation>文件在磁盘上已被修改，但无法读取：{reason}</translation>
+    </message>
+    <message>
+        <source>Not saved: this file changed on disk. You have unsaved edits in {name}.</source>
+        <translation>未保存：此文件在磁盘上已被修改。你在 {name} 中有未保存的编辑。</translation>
+    </message>
+    <message>
+        <source>This file changed on disk. You have unsaved edits in {name}.</source>
+        <translation>此文件在磁盘上已被修改。你在 {name} 中有未保存的编辑。</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>重新加载</translation>
+    </message>
+    <message>
+        <source>Keep mine</source>
+        <translation>保留我的</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Load the version on disk and discard my edits</source>
+        <translation>加载磁盘上的版本并丢弃我的编辑</translation>
+    </message>
+    <message>
+        <source>Keep my text; the next save overwrites the file</source>
+        <translation>保留我的文本；下次保存时覆盖该文件</translation>
+    </message>
+    <message>
+        <source>Show what differs between the disk and my text</source>
+        <translation>显示磁盘上的内容与我的文本之间的差异</translation>
+    </message>
+    <message>
+        <source>{name} (on disk)</source>
+        <translation>{name}（磁盘上）</translation>
+    </message>
+    <message>
+        <source>{name} (yours, unsaved)</source>
+        <translation>{name}（你的，未保存）</translation>
+    </message>
+    <message>
+        <source>Could not compare: {error}</source>
+        <translation>无法对比：{error}</translation>
+    </message>
+    <message>
+        <source>Changes from the file on disk to your unsaved text — {name}</source>
+        <translation>从磁盘上的文件到你未保存文本的更改 — {name}</translation>
+    </message>
+    <message>
+        <source>Loading {name}…</source>
+        <translation>正在加载 {name}…</translation>
+    </message>
+    <message>
+        <source>No file</source>
+        <translation>没有文件</translation>
+    </message>
+    <message>
+        <source>Cannot open {name}: {error}. Saving is disabled.</source>
+        <translation>无法打开 {name}：{error}。已禁止保存。</translation>
+    </message>
+    <message>
+        <source>{name} was deleted on disk. Saving will recreate it.</source>
+        <translation>{name} 已从磁盘上删除。保存时将重新创建它。</translation>
+    </message>
+    <message>
+        <source>{name} does not exist yet; saving will create it.</source>
+        <translation>{name} 还不存在；保存时将创建它。</translation>
+    </message>
+    <message>
+        <source>{name} is not UTF-8: shown with replacement characters, saving disabled.</source>
+        <translation>{name} 不是 UTF-8 编码：以替换字符显示，已禁止保存。</translation>
+    </message>
+    <message>
+        <source>This file mixes line-ending styles; saving will write every line break as LF.</source>
+        <translation>此文件混用了多种换行符；保存时所有换行都将写为 LF。</translation>
+    </message>
+    <message>
+        <source>Large file ({size}): syntax highlighting is off.</source>
+        <translation>文件较大（{size}）：已关闭语法高亮。</translation>
+    </message>
+    <message>
+        <source>{size} MB</source>
+        <translation>{size} MB</translation>
+    </message>
+    <message>
+        <source>{size} KB</source>
+        <translation>{size} KB</translation>
+    </message>
+    <message>
+        <source>%n byte(s)</source>
+        <translation>%n 字节</translation>
+    </message>
+    <message>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>{current} of {total}</source>
+        <translation>第 {current} 个，共 {total} 个</translation>
+    </message>
+    <message>
+        <source>%n match(es)</source>
+        <translation>%n 个匹配</translation>
+    </message>
+    <message>
+        <source>Find in file (Ctrl+F)</source>
+        <translation>在文件中查找（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation>预览</translation>
+    </message>
+    <message>
+        <source>Rendered preview (Ctrl+Shift+P)</source>
+        <translation>渲染预览（Ctrl+Shift+P）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save (Ctrl+S)</source>
+        <translation>保存（Ctrl+S）</translation>
+    </message>
+    <message>
+        <source>Too large to preview ({size}).</source>
+        <translation>文件太大，无法预览（{size}）。</translation>
+    </message>
+    <message>
+        <source>{name} — unsaved changes</source>
+        <translation>{name} — 有未保存的更改</translation>
+    </message>
+</context>
+<context>
     <name>Language</name>
     <message>
         <source>Follow the system</source>
@@ -197,6 +415,30 @@
     <message>
         <source>The settings were not saved: {reason}</source>
         <translation>设置未保存：{reason}</translation>
+    </message>
+    <message>
+        <source>Custom (OpenAI-compatible)</source>
+        <translation>自定义（OpenAI 兼容）</translation>
+    </message>
+    <message>
+        <source>Moonshot (Kimi)</source>
+        <translation>月之暗面（Kimi）</translation>
+    </message>
+    <message>
+        <source>Zhipu (GLM)</source>
+        <translation>智谱（GLM）</translation>
+    </message>
+    <message>
+        <source>DashScope (Qwen)</source>
+        <translation>阿里云百炼（通义千问）</translation>
+    </message>
+    <message>
+        <source>SiliconFlow</source>
+        <translation>硅基流动</translation>
+    </message>
+    <message>
+        <source>VolcEngine</source>
+        <translation>火山引擎</translation>
     </message>
     <message>
         <source>Enter the endpoint&apos;s base URL, e.g. http://localhost:11434/v1</source>
@@ -401,6 +643,13 @@
     <message>
         <source>Dream itself runs in the nanobot 0.3 gateway; each of its edits appears as a version in the Memory view, and your own saves there are committed the same way.</source>
         <translation>Dream 本身在 nanobot 0.3 网关中运行；它的每次修改都会在“记忆”视图中显示为一个版本，你在那里保存的内容也会以同样方式提交。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolImages</name>
+    <message>
+        <source>[image: {name}]</source>
+        <translation>[图片：{name}]</translation>
     </message>
 </context>
 </TS>

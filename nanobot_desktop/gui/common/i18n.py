@@ -34,12 +34,14 @@ _installed: list[QTranslator] = []
 _ENGLISH_PLURAL = re.compile(r"(\w)\((s|es)\)")
 
 
-def translate(context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str:
+def translate(context: str, source: object, disambiguation: str | None = None, n: int = -1) -> str:
     """`QCoreApplication.translate` under the name pyside6-lupdate looks for; `%n` in `source` is `n`.
 
     English needs no catalog: a plural source untranslated (English, or a string not translated yet)
     gets English plurals from its "(s)"/"(es)" suffixes: "%n model(s)" is "1 model" or "3 models".
+    `source` is a str; typed `object` because that is what PySide6's stubs give QT_TRANSLATE_NOOP.
     """
+    source = str(source)
     text = QCoreApplication.translate(context, source, disambiguation, n)
     if n >= 0 and text == source.replace("%n", str(n)):
         text = _ENGLISH_PLURAL.sub(r"\1" if n == 1 else r"\1\2", text)

@@ -271,7 +271,6 @@ class SettingsDialog(QDialog):
             self.language_combo.addItem(name, code)
         self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(desktop.language)))
         language_note = QLabel(translate("Settings", "The language changes the next time nanobot Desktop starts."), page)
-        language_note.setWordWrap(True)
         form.addRow(translate("Settings", "Theme:"), self.theme_combo)
         form.addRow(translate("Settings", "Language:"), self.language_combo)
         form.addRow("", language_note)

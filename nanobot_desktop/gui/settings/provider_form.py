@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import shiboken6
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLayout, QLineEdit, QProgressBar, QPushButton, QStyle, QToolButton,
     QVBoxLayout, QWidget,
@@ -30,6 +30,18 @@ log = logging.getLogger(__name__)
 
 CHECK_TIMEOUT_S = 15.0
 PRESETS: dict[str, ProviderPreset] = {preset.name: preset for preset in PROVIDER_PRESETS}
+# Preset labels that are words rather than brand names, or that Chinese users know by a Chinese name.
+PRESET_LABELS = {"Custom (OpenAI-compatible)": QT_TRANSLATE_NOOP("Settings", "Custom (OpenAI-compatible)"),
+                 "Moonshot (Kimi)": QT_TRANSLATE_NOOP("Settings", "Moonshot (Kimi)"),
+                 "Zhipu (GLM)": QT_TRANSLATE_NOOP("Settings", "Zhipu (GLM)"),
+                 "DashScope (Qwen)": QT_TRANSLATE_NOOP("Settings", "DashScope (Qwen)"),
+                 "SiliconFlow": QT_TRANSLATE_NOOP("Settings", "SiliconFlow"),
+                 "VolcEngine": QT_TRANSLATE_NOOP("Settings", "VolcEngine")}
+
+
+def preset_label(preset: ProviderPreset) -> str:
+    """The preset's name as shown: translated where PRESET_LABELS has it, else the brand name."""
+    return translate("Settings", PRESET_LABELS[preset.label]) if preset.label in PRESET_LABELS else preset.label
 
 # ----------------------------------------------------------------------------------------- helpers
 
@@ -217,7 +229,7 @@ class ProviderForm(QWidget):
 
         self.preset_combo = QComboBox(self)
         for preset in PROVIDER_PRESETS:
-            self.preset_combo.addItem(preset.label, preset.name)
+            self.preset_combo.addItem(preset_label(preset), preset.name)
         self.base_url_edit = QLineEdit(self)
         self.base_url_edit.setPlaceholderText("https://…/v1")
         self.base_url_error = InlineError(self)
@@ -311,7 +323,7 @@ class ProviderForm(QWidget):
         key_problem = None
         if need_key and PRESETS[choice.name].needs_key and not choice.api_key:
             key_problem = translate("Settings", "{provider} needs an API key (or choose a local server preset)").format(
-                provider=PRESETS[choice.name].label)
+                provider=preset_label(PRESETS[choice.name]))
         model_problem = None
         if need_model and not choice.model:
             model_problem = translate("Settings", "Enter a model id, or pick one after \"Refresh models\"")
