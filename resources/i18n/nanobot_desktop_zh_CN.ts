@@ -220,6 +220,275 @@
     </message>
 </context>
 <context>
+    <name>Inspector</name>
+    <message>
+        <source>part {number}</source>
+        <translation>第 {number} 部分</translation>
+    </message>
+    <message>
+        <source>[image: {mime}, {size} KB inline]</source>
+        <translation>[图片：{mime}，内嵌 {size} KB]</translation>
+    </message>
+    <message>
+        <source>[image: {url}]</source>
+        <translation>[图片：{url}]</translation>
+    </message>
+    <message>
+        <source>{role} (this turn)</source>
+        <translation>{role}（本轮）</translation>
+    </message>
+    <message>
+        <source>The section sizes reported for this call do not match the prompt text; shown split at separators.</source>
+        <translation>此次调用报告的各部分大小与提示词文本不符；已按分隔符拆分显示。</translation>
+    </message>
+    <message>
+        <source>System prompt (%n section(s))</source>
+        <translation>系统提示词（%n 个部分）</translation>
+    </message>
+    <message>
+        <source>Messages ({count})</source>
+        <translation>消息（{count}）</translation>
+    </message>
+    <message>
+        <source>Tools ({count})</source>
+        <translation>工具（{count}）</translation>
+    </message>
+    <message>
+        <source>system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>%n message(s)</source>
+        <translation>%n 条消息</translation>
+    </message>
+    <message>
+        <source>%n tool(s)</source>
+        <translation>%n 个工具</translation>
+    </message>
+    <message>
+        <source>Sent: {parts} — {total} characters (system {system} · messages {messages} · tools {tools})</source>
+        <translation>已发送：{parts} — 共 {total} 个字符（系统 {system} · 消息 {messages} · 工具 {tools}）</translation>
+    </message>
+    <message>
+        <source>{tokens} prompt tokens</source>
+        <translation>{tokens} 个提示 token</translation>
+    </message>
+    <message>
+        <source>Sent to the model</source>
+        <translation>发送给模型的内容</translation>
+    </message>
+    <message>
+        <source>Characters</source>
+        <translation>字符数</translation>
+    </message>
+    <message>
+        <source>Select a part to see its text</source>
+        <translation>选择一个部分以查看其文本</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy this part&apos;s text</source>
+        <translation>复制此部分的文本</translation>
+    </message>
+    <message>
+        <source>{part} — {count} characters</source>
+        <translation>{part} — {count} 个字符</translation>
+    </message>
+    <message>
+        <source>{count} more characters: select one part</source>
+        <translation>还有 {count} 个字符：请选择单个部分</translation>
+    </message>
+    <message>
+        <source>Call</source>
+        <translation>调用</translation>
+    </message>
+    <message>
+        <source>Tokens / argument</source>
+        <translation>Token / 参数</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>LLM call to {model}: {status}</source>
+        <translation>对 {model} 的 LLM 调用：{status}</translation>
+    </message>
+    <message>
+        <source>{prompt} prompt + {completion} completion tokens</source>
+        <translation>提示 {prompt} + 补全 {completion} 个 token</translation>
+    </message>
+    <message>
+        <source>finish reason: {reason}</source>
+        <translation>结束原因：{reason}</translation>
+    </message>
+    <message>
+        <source>error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <source>{name}: {status} in {duration}</source>
+        <translation>{name}：{status}，用时 {duration}</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Copy the arguments as JSON</source>
+        <translation>以 JSON 格式复制参数</translation>
+    </message>
+    <message>
+        <source>Change shown for approval</source>
+        <translation>待批准的更改</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>展开</translation>
+    </message>
+    <message>
+        <source>Copy the whole result</source>
+        <translation>复制完整结果</translation>
+    </message>
+    <message>
+        <source>(waiting for the user&apos;s answer)</source>
+        <translation>（等待用户答复）</translation>
+    </message>
+    <message>
+        <source>(still running)</source>
+        <translation>（仍在运行）</translation>
+    </message>
+    <message>
+        <source>%n line(s)</source>
+        <translation>%n 行</translation>
+    </message>
+    <message>
+        <source>{count} characters</source>
+        <translation>{count} 个字符</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <source>(%n more line(s): Expand)</source>
+        <translation>（还有 %n 行：展开）</translation>
+    </message>
+    <message>
+        <source>LLM call · {model}</source>
+        <translation>LLM 调用 · {model}</translation>
+    </message>
+    <message>
+        <source>Waiting for the model…</source>
+        <translation>正在等待模型…</translation>
+    </message>
+    <message>
+        <source>Tokens: {sent} in · {received} out    Latency: {latency}    Finish: {reason}</source>
+        <translation>Token：输入 {sent} · 输出 {received}    延迟：{latency}    结束：{reason}</translation>
+    </message>
+    <message>
+        <source>Error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Turn</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Turns of this session since the app started; the newest follows new turns</source>
+        <translation>本次启动以来此会话的轮次；最新的一项会跟随新轮次</translation>
+    </message>
+    <message>
+        <source>No turns yet</source>
+        <translation>还没有轮次</translation>
+    </message>
+    <message>
+        <source>No turns in this session since the app started.
+The calls of its next turn will appear here.</source>
+        <translation>本次启动以来此会话还没有轮次。
+下一轮的调用将显示在这里。</translation>
+    </message>
+    <message>
+        <source>No session selected.</source>
+        <translation>未选择会话。</translation>
+    </message>
+    <message>
+        <source>Select a call above to see its details.</source>
+        <translation>在上方选择一个调用以查看详情。</translation>
+    </message>
+    <message>
+        <source>%n LLM call(s)</source>
+        <translation>%n 次 LLM 调用</translation>
+    </message>
+    <message>
+        <source>{sent} → {received} tokens</source>
+        <translation>{sent} → {received} 个 token</translation>
+    </message>
+    <message>
+        <source>%n tool call(s)</source>
+        <translation>%n 次工具调用</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>awaiting approval</source>
+        <translation>等待批准</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>LLM · {model}</source>
+        <translation>LLM · {model}</translation>
+    </message>
+    <message>
+        <source>(subagent)</source>
+        <translation>（子代理）</translation>
+    </message>
+    <message>
+        <source>(no text)</source>
+        <translation>（无文本）</translation>
+    </message>
+    <message>
+        <source>Turn {number} · {clock} · {text}</source>
+        <translation>第 {number} 轮 · {clock} · {text}</translation>
+    </message>
+</context>
+<context>
     <name>Language</name>
     <message>
         <source>Follow the system</source>

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from PySide6.QtCore import QLocale
 
-from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.i18n import translate, ui_locale
 
 NO_VALUE = "—"
 
@@ -24,7 +24,7 @@ def format_duration(seconds: float | None, *, missing: str = NO_VALUE) -> str:
     if seconds < 0.9995:  # 0.9996 s would read "1000 ms"
         return translate("Duration", "{ms} ms").format(ms=round(seconds * 1000))
     if seconds < 9.95:  # below this, one decimal still rounds to under 10.0
-        return translate("Duration", "{s} s").format(s=QLocale().toString(seconds, "f", 1))
+        return translate("Duration", "{s} s").format(s=ui_locale().toString(seconds, "f", 1))
     if seconds < 89.5:
         return translate("Duration", "{s} s").format(s=round(seconds))
     minutes, rest = divmod(round(seconds), 60)
@@ -42,6 +42,6 @@ def format_clock(moment: datetime | None, now: datetime | None = None) -> str:
     if days == 0:
         return moment.strftime("%H:%M:%S")
     if days < 7:
-        weekday = QLocale().dayName(moment.isoweekday(), QLocale.FormatType.ShortFormat)
+        weekday = ui_locale().dayName(moment.isoweekday(), QLocale.FormatType.ShortFormat)
         return f"{weekday} {moment.strftime('%H:%M')}"
     return moment.strftime("%Y-%m-%d %H:%M")

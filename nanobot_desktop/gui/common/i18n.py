@@ -116,6 +116,14 @@ def install_saved_language(app: QCoreApplication, config_path: str | Path | None
     return install_translators(app, saved_language(config_path))
 
 
-def format_number(value: int | float) -> str:
-    """A count or size with the locale's digit grouping (1,234 / 1 234)."""
-    return QLocale().toString(value)
+def ui_locale() -> QLocale:
+    """The locale numbers and dates are written in: the UI's; the "C" locale (no locale set) reads as English."""
+    locale = QLocale()
+    if locale.language() == QLocale.Language.C:
+        return QLocale("en_US")
+    return locale
+
+
+def format_number(value: int) -> str:
+    """A count or size with the locale's digit grouping (1,234 / 1.234)."""
+    return ui_locale().toString(value)

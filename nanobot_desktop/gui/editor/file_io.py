@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLocale, QObject
+from PySide6.QtCore import QObject
 
-from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.i18n import translate, ui_locale
 from nanobot_desktop.gui.common.owned import OwnedWork
 
 _BOM = "\ufeff"
@@ -182,7 +182,7 @@ def file_notices(snap: DiskSnapshot, *, deleted: bool = False) -> tuple[str, lis
 def file_size_label(size: int) -> str:
     """Human-readable size for notices ("20.0 MB")."""
     if size >= 1024 * 1024:
-        return translate("Editor", "{size} MB").format(size=QLocale().toString(size / (1024 * 1024), "f", 1))
+        return translate("Editor", "{size} MB").format(size=ui_locale().toString(size / (1024 * 1024), "f", 1))
     if size >= 1024:
         return translate("Editor", "{size} KB").format(size=round(size / 1024))
     return translate("Editor", "%n byte(s)", None, size)
