@@ -1,5 +1,5 @@
 """Hot-reload latency: a file written outside the app → the new text painted in an open editor
-(SPEC §5: under 300 ms).
+(issue 17: at most 100 ms; SPEC §5 had 300 ms).
 
     python bench/hot_reload.py
 
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BenchResult, bench_main, log, median, verdict, write_config
 from qt_support import PaintProbe, application, optional_class, process_events_for, wait_until
 
-TARGET_MS = 300.0
+TARGET_MS = 100.0
 WRITES = 20
 
 
@@ -85,7 +85,7 @@ def run() -> list[BenchResult]:
             watcher.stop()
     middle = median(latencies)
     figure = f"median {middle:.0f} ms (min {min(latencies):.0f}, max {max(latencies):.0f}) over {WRITES} writes"
-    return [BenchResult("Hot reload: outside write → editor", figure, f"< {TARGET_MS:g} ms", verdict(middle < TARGET_MS),
+    return [BenchResult("Hot reload: outside write → editor", figure, f"median ≤ {TARGET_MS:g} ms", verdict(middle <= TARGET_MS),
                         note=how, numbers={"latencies_ms": [round(v, 1) for v in latencies]})]
 
 

@@ -1,19 +1,23 @@
-"""Event-loop stalls while a long reply streams (SPEC §5: never more than 50 ms).
+"""Event-loop stalls while a long reply streams (issue 17: never more than 16 ms, one frame at 60 Hz).
 
     python bench/stream_stall.py
 
 How: the real MainWindow (offscreen) on a qasync loop, with the real Engine, sends one message
 through the window (`send_message`, as the composer does); the fake endpoint, in its own process,
-streams back an 8,000-character Markdown reply in 2,000 chunks, 5 ms apart. A 10 ms precise QTimer
+streams back a 64,000-character Markdown reply (headings, lists, quotes, fenced code blocks and
+tables, as bench/render_cost.py makes it) in 2,000 chunks of 32 characters, 5 ms apart. A 10 ms precise QTimer
 records its ticks meanwhile; the gaps between ticks from the first text delta to the end of the
 turn show how long the loop was ever busy. Reported: max and p99 gap (and the median, ~10 ms), and,
 for scale, the largest gap of the same timer in 2 s of the idle window just before (what the
 machine's own scheduling adds: on a busy 2-core machine that alone can be tens of milliseconds).
+The note also gives the CPU time the loop's thread used between two ticks (`time.thread_time`), at
+most and inside the worst gap: the app's own share of a stall, which other processes cannot inflate.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import tempfile
 import time
@@ -27,10 +31,10 @@ from qt_support import application, process_events_for, wait_until
 from render_cost import markdown_reply
 
 CHUNKS = 2_000
-CHUNK_CHARS = 4
+CHUNK_CHARS = 32
 DELAY_MS = 5
 TICK_MS = 10
-TARGET_MS = 50.0
+TARGET_MS = 16.0
 NAME = "Event-loop stall while streaming"
 
 
@@ -43,7 +47,7 @@ def run() -> list[BenchResult]:
     from window_support import open_window
 
     reply = markdown_reply(CHUNKS * CHUNK_CHARS)
-    target = f"max < {TARGET_MS:g} ms"
+    target = f"max ≤ {TARGET_MS:g} ms"
     with tempfile.TemporaryDirectory(prefix="nanobot-bench-stream-") as tmp, \
             fake_server_process(text=reply, chunk_size=CHUNK_CHARS, delay_ms=DELAY_MS) as base_url:
         workdir = Path(tmp)
@@ -66,14 +70,16 @@ def run() -> list[BenchResult]:
 
         window.bridge.event.connect(on_event)
         ticks: list[float] = []
+        cpu: list[float] = []  # the GUI thread's CPU time at each tick
         ticker = QTimer()
         ticker.setTimerType(Qt.TimerType.PreciseTimer)
         ticker.setInterval(TICK_MS)
-        ticker.timeout.connect(lambda: ticks.append(time.perf_counter()))
+        ticker.timeout.connect(lambda: (ticks.append(time.perf_counter()), cpu.append(time.thread_time())))
         ticker.start()
         process_events_for(2.0)
         idle = [(b - a) * 1000 for a, b in pairwise(ticks)]
         ticks.clear()
+        cpu.clear()
         log(f"stream stall: {CHUNKS} chunks {DELAY_MS} ms apart into the main window")
         try:
             window.send_message("Explain how the configuration is loaded, step by step, in detail.", [])
@@ -87,16 +93,22 @@ def run() -> list[BenchResult]:
         finally:
             ticker.stop()
             opened.close()
-    inside = [t for t in ticks if marks["first_delta"] <= t <= marks["end"]]
-    gaps = [(b - a) * 1000 for a, b in pairwise(inside)]
+    inside = [(t, c) for t, c in zip(ticks, cpu, strict=True) if marks["first_delta"] <= t <= marks["end"]]
+    gaps = [(b - a) * 1000 for (a, _), (b, _) in pairwise(inside)]
+    busy = [(d - c) * 1000 for (_, c), (_, d) in pairwise(inside)]  # CPU the loop's thread used per gap
+    worst_at = gaps.index(max(gaps))
     worst, p99 = max(gaps), percentile(gaps, 0.99)
     figure = (f"max {worst:.0f} ms, p99 {p99:.0f} ms (median {median(gaps):.1f} ms; {deltas[0]} deltas in "
               f"{marks['end'] - marks['first_delta']:.1f} s)")
-    return [BenchResult(NAME, figure, target, verdict(worst < TARGET_MS),
+    return [BenchResult(NAME, figure, target, verdict(worst <= TARGET_MS),
                         note=f"MainWindow + Engine, {CHUNKS} chunks × {CHUNK_CHARS} chars, {DELAY_MS} ms apart; "
-                             f"{TICK_MS} ms precise timer; idle window before the stream: max gap {max(idle):.0f} ms",
+                             f"{TICK_MS} ms precise timer; idle window before the stream: max gap {max(idle):.0f} ms; "
+                             f"the loop's own CPU time between two ticks: max {max(busy):.1f} ms, "
+                             f"{busy[worst_at]:.1f} ms in the worst gap (the rest of a gap is the machine's "
+                             f"other load); load average {os.getloadavg()[0]:.1f}",
                         numbers={"max_ms": worst, "p99_ms": p99, "median_ms": median(gaps), "ticks": len(inside),
-                                 "deltas": deltas[0], "idle_max_ms": max(idle)})]
+                                 "deltas": deltas[0], "idle_max_ms": max(idle),
+                                 "busy_max_ms": max(busy), "busy_in_worst_gap_ms": busy[worst_at]})]
 
 
 if __name__ == "__main__":

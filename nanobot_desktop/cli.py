@@ -153,6 +153,8 @@ def _progress_printer(event: Any) -> None:
     elif isinstance(event, events.WaitingForModel) and int(event.waited_s) % 5 == 0:
         what = "an answer" if event.phase == "first_byte" else "the rest of the reply"
         _err(f"  ↳ waiting for {what}… {event.waited_s:.0f} s (gives up after {event.limit_s:g} s)")
+    elif isinstance(event, events.RetryScheduled):
+        _err(f"  ↳ retrying ({event.attempt}/{event.max_attempts}) in {round(event.delay_s, 1):g} s…")
     elif isinstance(event, events.ToolCallFinished) and event.status != "ok":
         _err(f"  ↳ {event.name}: {event.status}: {event.result.splitlines()[0] if event.result else ''}")
     elif isinstance(event, events.ConsolidationFinished) and not event.ok and event.error != "cancelled":

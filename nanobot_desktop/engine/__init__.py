@@ -26,7 +26,9 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.config import logs_dir as logs_dir
     from nanobot_desktop.engine.config import patch_config_file as patch_config_file
     from nanobot_desktop.engine.config import patch_settings as patch_settings
+    from nanobot_desktop.engine.events import ApprovalAnswered as ApprovalAnswered
     from nanobot_desktop.engine.events import ApprovalRequested as ApprovalRequested
+    from nanobot_desktop.engine.events import RetryScheduled as RetryScheduled
     from nanobot_desktop.engine.events import BackgroundApprovalPending as BackgroundApprovalPending
     from nanobot_desktop.engine.events import BackgroundApprovalResolved as BackgroundApprovalResolved
     from nanobot_desktop.engine.events import BackgroundOwnerChanged as BackgroundOwnerChanged
@@ -92,6 +94,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.skills import check_frontmatter as check_frontmatter
     from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT as CANCELLED_RESULT
     from nanobot_desktop.engine.tools.policy import ApprovalAnswer as ApprovalAnswer
+    from nanobot_desktop.engine.tools.policy import ApprovalReply as ApprovalReply
     from nanobot_desktop.engine.tools.policy import ApprovalRequest as ApprovalRequest
     from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS as DEFAULT_DECISIONS
     from nanobot_desktop.engine.tools.policy import exec_allow_possible as exec_allow_possible
@@ -144,11 +147,11 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("BranchPoint", "branch_of"), "sessions.branches"),
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
     "CANCELLED_RESULT": "tool_runner",
-    **dict.fromkeys(("ApprovalAnswer", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
+    **dict.fromkeys(("ApprovalAnswer", "ApprovalReply", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
     **dict.fromkeys(("SandboxSupport", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
                      "atomic_write_text"), "workspace"),
-    "WaitingForModel": "events",
+    **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled"), "events"),
     "file_name_problem": "sessions.file",
     "safe_key": "sessions.store",
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
@@ -157,7 +160,8 @@ _EXPORTS: dict[str, str] = {
 }
 
 # the events module and every name of _EXPORTS
-__all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalRequest", "ApprovalRequested",
+__all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "ApprovalReply", "ApprovalRequest",
+           "ApprovalRequested", "RetryScheduled",
            "BackgroundApprovalPending", "BackgroundApprovalResolved", "BackgroundOwnerChanged", "CANCELLED_RESULT",
            "Config", "ConfigChanged", "ConfigError", "ConsolidationFinished", "ConsolidationStarted", "CronJobRan",
            "CronSchedule", "DEFAULT_CANDIDATES", "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS",

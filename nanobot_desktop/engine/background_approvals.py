@@ -23,7 +23,7 @@ from typing import Callable
 
 from nanobot_desktop.engine.background_log import short_arguments
 from nanobot_desktop.engine.events import BackgroundApprovalPending, BackgroundApprovalResolved, EventBus
-from nanobot_desktop.engine.tools.policy import ApprovalAnswer, Approver, ApprovalRequest
+from nanobot_desktop.engine.tools.policy import ApprovalAnswer, Approver, ApprovalReply, ApprovalRequest, as_reply
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class PendingApproval:
     request: ApprovalRequest
     asked_at: datetime
     expires_at: datetime
-    future: asyncio.Future[tuple[ApprovalAnswer, str]] = field(repr=False)
+    future: asyncio.Future[tuple[ApprovalReply, str]] = field(repr=False)
     call_id: str = ""
 
     @property
@@ -89,20 +89,23 @@ class BackgroundApprovals:
         return self._pending.get(approval_id)
 
     async def ask(self, request: ApprovalRequest, source: str, *, call_id: str = "",
-                  card: Approver | None = None) -> tuple[ApprovalAnswer, str]:
+                  card: Approver | None = None) -> tuple[ApprovalReply, str]:
         """Wait for an answer from the GUI, the session's approval `card`, or the expiry.
 
-        Returns (answer, why): why is "" for a person's answer, else the reason it was denied.
+        Returns (reply, why): why is "" for a person's answer (whose own reason is in the reply), else
+        the reason it was denied.
         """
         if not self.interactive:
             if card is not None:  # a terminal front end (the CLI's prompt, --yes)
-                answer, why, via = await card(request), "", "the terminal"
+                reply, why, via = as_reply(await card(request)), "", "the terminal"
             else:
-                answer, why, via = ApprovalAnswer.DENY, "approval needed and nobody to ask (headless run: ask counts as deny)", ""
+                reply, why, via = (ApprovalReply(ApprovalAnswer.DENY),
+                                   "approval needed and nobody to ask (headless run: ask counts as deny)", "")
             self._bus.publish(BackgroundApprovalResolved(
                 request.session_key, approval_id="", call_id=call_id, tool=request.tool,
-                summary=short_arguments(request.tool, request.arguments), answer=answer.value, reason=why, via=via))
-            return answer, why
+                summary=short_arguments(request.tool, request.arguments), answer=reply.answer.value, reason=why,
+                via=via))
+            return reply, why
         loop = asyncio.get_running_loop()
         expiry = max(0.0, float(self._expiry_s()))
         now = datetime.now().astimezone()
@@ -131,10 +134,11 @@ class BackgroundApprovals:
         """The person answered (notification button, tray menu). False when it is no longer pending."""
         return self._resolve(approval_id, ApprovalAnswer(answer), "", via)
 
-    def _card_answered(self, approval_id: str, task: asyncio.Future[ApprovalAnswer]) -> None:
+    def _card_answered(self, approval_id: str, task: "asyncio.Future[ApprovalAnswer | ApprovalReply]") -> None:
         if task.cancelled() or task.exception() is not None:
             return
-        self._resolve(approval_id, task.result(), "", "the approval card")
+        reply = as_reply(task.result())
+        self._resolve(approval_id, reply.answer, "", "the approval card", reply.reason)
 
     def _expire(self, approval_id: str) -> None:
         pending = self._pending.get(approval_id)
@@ -144,11 +148,12 @@ class BackgroundApprovals:
         waited = f"{seconds:g} s" if seconds < 90 else f"{round(seconds / 60)} min"
         self._resolve(approval_id, ApprovalAnswer.DENY, f"nobody answered within {waited}, so it expired and counts as deny")
 
-    def _resolve(self, approval_id: str, answer: ApprovalAnswer, why: str, via: str = "") -> bool:
+    def _resolve(self, approval_id: str, answer: ApprovalAnswer, why: str, via: str = "",
+                 person_reason: str = "") -> bool:
         pending = self._pending.get(approval_id)
         if pending is None or pending.future.done():
             return False
-        pending.future.set_result((answer, why))
+        pending.future.set_result((ApprovalReply(answer, person_reason), why))
         log.info("background approval %s (%s %s): %s%s", approval_id, pending.tool, pending.summary,
                  answer.value, f" — {why}" if why else "")
         self._bus.publish(BackgroundApprovalResolved(

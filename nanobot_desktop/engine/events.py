@@ -101,8 +101,22 @@ class ApprovalRequested(Event):
 
 
 @dataclass(frozen=True)
+class ApprovalAnswered(Event):
+    """The person answered an approval (`answer` "allow_once", "allow_always" or "deny"); an allowed call
+    runs from here on. `reason` is what they wrote when denying (the model receives it too)."""
+
+    turn_id: str
+    call_id: str
+    name: str
+    answer: str
+    reason: str = ""
+    waited_s: float = 0.0
+
+
+@dataclass(frozen=True)
 class ToolCallFinished(Event):
-    """`status` is "ok", "error", "denied" or "cancelled"."""
+    """`status` is "ok", "error", "denied" or "cancelled". `duration_s` is the tool's own time: the time
+    spent waiting for the person's approval is not in it but in `waited_s`."""
 
     turn_id: str
     call_id: str
@@ -113,6 +127,7 @@ class ToolCallFinished(Event):
     duration_s: float
     origin: str = ""
     media: tuple[str, ...] = ()  # files the tool returned besides its text (MCP images)
+    waited_s: float = 0.0  # how long the call waited for the person's answer
 
 
 @dataclass(frozen=True)
@@ -144,6 +159,19 @@ class WaitingForModel(Event):
     phase: str
     waited_s: float
     limit_s: float
+
+
+@dataclass(frozen=True)
+class RetryScheduled(Event):
+    """A model call failed in a way worth retrying: attempt `attempt` of `max_attempts` starts in
+    `delay_s` seconds (`attempt` counts the first call, so the first retry is attempt 2). `reason`
+    says what failed ("server error 500"); Stop cancels the turn while it waits."""
+
+    turn_id: str
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from nanobot_desktop.engine.events import (
     OutboundMessage,
     Progress,
     ReasoningDelta,
+    RetryScheduled,
     TextDelta,
     TurnCancelled,
     TurnFailed,
@@ -124,6 +125,8 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
             reasoning_effort=settings.reasoning_effort, on_text_delta=on_text, on_reasoning_delta=on_reasoning,
             on_wait=lambda phase, waited, limit: bus.publish(WaitingForModel(
                 session_key, turn_id=turn_id, phase=phase, waited_s=waited, limit_s=limit)),
+            on_retry=lambda attempt, attempts, delay, reason: bus.publish(RetryScheduled(
+                session_key, turn_id=turn_id, attempt=attempt, max_attempts=attempts, delay_s=delay, reason=reason)),
         )
     except ProviderError as error:
         bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,

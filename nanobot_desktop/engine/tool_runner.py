@@ -11,15 +11,24 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from nanobot_desktop.engine.events import ApprovalRequested, EventBus, ToolCallFinished, ToolCallStarted
+from nanobot_desktop.engine.events import (
+    ApprovalAnswered,
+    ApprovalRequested,
+    EventBus,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from nanobot_desktop.engine.llm.types import ToolCallRequest
 from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
 from nanobot_desktop.engine.tools.policy import (
     ApprovalAnswer,
     Approver,
+    ApprovalReply,
     Decision,
     ToolPolicy,
+    as_reply,
     build_approval_request,
+    denial_text,
 )
 from nanobot_desktop.engine.tools.registry import ToolRegistry
 
@@ -34,6 +43,17 @@ class ToolOutcome:
     result: str
     status: str  # "ok" | "error" | "denied" | "cancelled"
     media: tuple[str, ...] = ()
+
+
+class _Clock:
+    """A call's time, less the time it waited for the person (their clicking is not the tool's time)."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.waited = 0.0
+
+    def tool_time(self) -> float:
+        return max(0.0, time.perf_counter() - self.started - self.waited)
 
 
 class ToolRunner:
@@ -60,15 +80,15 @@ class ToolRunner:
         self.on_background_policy_changed: Callable[[dict[str, Decision]], None] | None = None
 
     async def run(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
-        started = time.perf_counter()
+        clock = _Clock()
         self.bus.publish(ToolCallStarted(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
                                          arguments=dict(call.arguments), origin=self._origin(call.name)))
         try:
-            outcome = await self._decide_and_execute(call, ctx, turn_id)
+            outcome = await self._decide_and_execute(call, ctx, turn_id, clock)
         except asyncio.CancelledError:
-            self._finish(call, ctx, turn_id, ToolOutcome(CANCELLED_RESULT, "cancelled"), started)
+            self._finish(call, ctx, turn_id, ToolOutcome(CANCELLED_RESULT, "cancelled"), clock)
             raise
-        self._finish(call, ctx, turn_id, outcome, started)
+        self._finish(call, ctx, turn_id, outcome, clock)
         return outcome
 
     def _origin(self, name: str) -> str:
@@ -76,14 +96,15 @@ class ToolRunner:
         return getattr(tool, "origin", "") if tool is not None else ""
 
     def _finish(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, outcome: ToolOutcome,
-                started: float) -> None:
+                clock: _Clock) -> None:
         self.bus.publish(ToolCallFinished(
             ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name, arguments=dict(call.arguments),
-            result=outcome.result, status=outcome.status, duration_s=time.perf_counter() - started,
-            origin=self._origin(call.name), media=outcome.media,
+            result=outcome.result, status=outcome.status, duration_s=clock.tool_time(),
+            origin=self._origin(call.name), media=outcome.media, waited_s=clock.waited,
         ))
 
-    async def _decide_and_execute(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
+    async def _decide_and_execute(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str,
+                                  clock: _Clock) -> ToolOutcome:
         if call.parse_error:
             return ToolOutcome(f"Error: the arguments of '{call.name}' could not be read: {call.parse_error}"
                                + ERROR_HINT, "error")
@@ -99,50 +120,56 @@ class ToolRunner:
             which = "background tool policy" if policy is not self.policy else "tool policy"
             return ToolOutcome(f"Error: the user's {which} does not allow '{call.name}'." + ERROR_HINT, "denied")
         if decision == "ask":
-            allowed, why = await (self._ask_background(call, ctx, turn_id, tool, source) if source
-                                  else self._ask(call, ctx, turn_id, tool))
-            if not allowed:
-                text = (f"Error: '{call.name}' was not run: {why}." if why
-                        else f"Error: the user denied running '{call.name}' with these arguments.")
+            asked = time.perf_counter()
+            try:
+                reply, why = await (self._ask_background(call, ctx, turn_id, tool, source) if source
+                                    else self._ask(call, ctx, turn_id, tool))
+            finally:
+                clock.waited = time.perf_counter() - asked
+            self.bus.publish(ApprovalAnswered(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
+                                              answer=reply.answer.value, reason=reply.reason or why,
+                                              waited_s=clock.waited))
+            if reply.answer == ApprovalAnswer.DENY:
+                text = (f"Error: '{call.name}' was not run: {why}." if why and not reply.reason
+                        else denial_text(call.name, reply.reason))
                 return ToolOutcome(text + ERROR_HINT, "denied")
         ran = await self.registry.run(call.name, call.arguments, ctx)
         return ToolOutcome(ran.text, "error" if ran.text.startswith("Error") else "ok", ran.media)
 
-    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool) -> tuple[bool, str]:
+    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str,
+                   tool: Tool) -> tuple[ApprovalReply, str]:
+        """The person's reply and, for a denial nobody gave, why it counts as denied."""
         approver = self._approver()
         if approver is None:
-            return False, ""
+            return ApprovalReply(ApprovalAnswer.DENY), ""
         request = await build_approval_request(tool, dict(call.arguments), ctx)
         self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
                                            arguments=dict(call.arguments), diff=request.diff,
                                            origin=request.origin))
-        answer = await approver(request)
-        if answer == ApprovalAnswer.ALLOW_ALWAYS:
+        reply = as_reply(await approver(request))
+        if reply.answer == ApprovalAnswer.ALLOW_ALWAYS:
             try:
                 mapping = self.policy.allow_always(call.name)
             except ValueError:  # exec without a sandbox: allowed this once, still asked next time
-                return True, ""
+                return reply, ""
             if self._on_policy_changed is not None:
                 self._on_policy_changed(mapping)
-            return True, ""
-        return answer == ApprovalAnswer.ALLOW_ONCE, ""
+        return reply, ""
 
     async def _ask_background(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool,
-                              source: str) -> tuple[bool, str]:
+                              source: str) -> tuple[ApprovalReply, str]:
         """Ask for background work: notify, accept any answer (card, notification, tray), expire."""
         assert self.background is not None
         request = await build_approval_request(tool, dict(call.arguments), ctx)
         self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
                                            arguments=dict(call.arguments), diff=request.diff,
                                            origin=request.origin))
-        answer, why = await self.background.ask(request, source, call_id=call.id, card=self._approver())
-        if answer == ApprovalAnswer.ALLOW_ALWAYS:
-            if self.background_policy is not None:
-                try:
-                    mapping = self.background_policy.allow_always(call.name)
-                except ValueError:  # exec without a sandbox: allowed this once, still asked next time
-                    return True, ""
-                if self.on_background_policy_changed is not None:
-                    self.on_background_policy_changed(mapping)
-            return True, ""
-        return answer == ApprovalAnswer.ALLOW_ONCE, why
+        reply, why = await self.background.ask(request, source, call_id=call.id, card=self._approver())
+        if reply.answer == ApprovalAnswer.ALLOW_ALWAYS and self.background_policy is not None:
+            try:
+                mapping = self.background_policy.allow_always(call.name)
+            except ValueError:  # exec without a sandbox: allowed this once, still asked next time
+                return reply, ""
+            if self.on_background_policy_changed is not None:
+                self.on_background_policy_changed(mapping)
+        return reply, why

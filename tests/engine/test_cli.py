@@ -44,6 +44,16 @@ def test_agent_exit_code_and_one_line_error_when_endpoint_fails(fake_openai, tmp
     assert last.startswith("Error: ") and "API key" in last and "Traceback" not in done.stderr
 
 
+def test_agent_prints_each_retry_and_the_reply_after_it(fake_openai, tmp_path):
+    config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
+    fake_openai.add_error(503, "Overloaded")
+    fake_openai.add_text("made it")
+    done = run_cli("agent", "-m", "hello", "--config", str(config), home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "  ↳ retrying (2/4) in 0.5 s…" in done.stderr.splitlines()  # the back-off starts at half a second
+    assert done.stdout == "made it\n"
+
+
 def test_agent_without_terminal_denies_asked_tools_and_yes_allows(fake_openai, tmp_path):
     config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
     fake_openai.add_tool_calls([("write_file", {"path": "out.txt", "content": "x"})])

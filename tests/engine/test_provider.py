@@ -262,8 +262,8 @@ async def test_500_forever_gives_a_server_error_after_the_retries(fake_openai) -
         await provider.close()
 
     assert caught.value.kind == "server" and caught.value.status == 500
-    assert str(caught.value) == ("The endpoint had a server error (500) after 3 attempts: "
-                                 "The server had an error while processing your request.")
+    assert str(caught.value) == ("The endpoint had a server error (500) after 3 attempts; it said: "
+                                 "“The server had an error while processing your request”. Try again in a moment.")
     assert len(fake_openai.requests) == 3
     assert recorded == [1.0, 2.0]  # exponential back-off
 
@@ -340,7 +340,7 @@ async def test_a_wrong_key_is_an_auth_error_without_the_key(fake_openai) -> None
     finally:
         await provider.close()
     assert caught.value.kind == "auth" and caught.value.status == 401
-    assert str(caught.value) == "The endpoint rejected the API key (401). Check the key in Settings."
+    assert str(caught.value) == "The endpoint rejected the API key (401). Check the API key in Settings."
     assert listing.value.kind == "auth"
     assert len(fake_openai.requests) == 1  # not retried
 
@@ -350,7 +350,7 @@ async def test_an_unknown_model_names_the_model(provider, fake_openai) -> None:
     with pytest.raises(ProviderError) as caught:
         await provider.chat(USER, model="gpt-nope")
     assert caught.value.kind == "model_not_found" and caught.value.status == 404
-    assert "'gpt-nope'" in str(caught.value) and "model list" in str(caught.value)
+    assert "'gpt-nope'" in str(caught.value) and "Pick a model from the endpoint's list" in str(caught.value)
 
 
 async def test_a_wrong_base_path_says_to_check_the_url(fake_openai) -> None:
@@ -369,8 +369,8 @@ async def test_a_bad_request_carries_the_servers_message(provider, fake_openai) 
     with pytest.raises(ProviderError) as caught:
         await provider.chat(USER)
     assert caught.value.kind == "bad_request" and caught.value.status == 400
-    assert str(caught.value) == ("The endpoint rejected the request (400): "
-                                 "Invalid 'messages[1].content': string too long.")
+    assert str(caught.value) == ("The endpoint rejected the request (400); it said: “Invalid "
+                                 "'messages[1].content': string too long”. Check the model and the endpoint in Settings.")
 
 
 async def test_an_empty_script_fails_loudly(provider, fake_openai) -> None:
@@ -389,7 +389,8 @@ async def test_a_closed_port_is_unreachable_and_names_the_url() -> None:
     finally:
         await provider.close()
     assert caught.value.kind == "unreachable" and caught.value.status is None
-    assert str(caught.value) == f"Could not connect to {url} (connection refused) after 2 attempts. Is the server running?"
+    assert str(caught.value) == (f"Could not connect to {url} (connection refused) after 2 attempts. "
+                                 "Check that the server is running and that its URL in Settings is right.")
 
 
 async def test_an_endpoint_that_stops_answering_times_out(fake_openai) -> None:
@@ -401,7 +402,8 @@ async def test_an_endpoint_that_stops_answering_times_out(fake_openai) -> None:
     finally:
         await provider.close()
     assert caught.value.kind == "timeout"
-    assert str(caught.value) == f"{fake_openai.base_url} did not answer within 0.3 s."
+    assert str(caught.value) == (f"{fake_openai.base_url} did not answer within 0.3 s. "
+                                 "Try again, or check the endpoint and its timeouts in Settings.")
 
 
 # ---- cancellation ----------------------------------------------------------------------------------

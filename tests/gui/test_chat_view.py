@@ -325,7 +325,7 @@ def test_approval_buttons_emit_the_answer_and_the_card_shows_its_final_state(qtb
     assert card.diff_view is not None and "+new" in card.diff_view.toPlainText()
     with qtbot.waitSignal(view.approval_answered, timeout=5000) as answered:
         qtbot.mouseClick(getattr(card, button), Qt.MouseButton.LeftButton)
-    assert answered.args == ["call-7", answer]
+    assert answered.args == ["call-7", answer, ""]
     assert (model.item(0).state, model.item(0).answer) == (state, answer)
     assert card.state_label.text() == label
     assert all(b.isHidden() for b in (card.allow_once_button, card.allow_always_button, card.deny_button))

@@ -129,7 +129,8 @@ def test_no_provider_configured_shows_a_notice_with_settings(qtbot, open_window,
     config["agents"]["defaults"]["model"] = "gpt-4o"
     config_path.write_text(json.dumps(config), encoding="utf-8")
     window = open_window(Engine.open(config_path))
-    assert "No model is configured yet — open Settings" in window.notice_bar.text()
+    assert window.notice_bar.text().startswith("No model can be used yet (")
+    assert window.notice_bar.text().endswith("Open Settings to choose a provider and a model.")
     qtbot.mouseClick(window.notice_bar.button("Open Settings"), Qt.MouseButton.LeftButton)
     assert window.settings_dialog is not None and window.settings_dialog.isVisible()
     assert window.open_settings() is window.settings_dialog  # one dialog at a time

@@ -160,7 +160,7 @@ def test_test_connection_gives_specific_messages_for_bad_endpoints(qtbot, qloop,
     ok, message = test_with(root)  # forgot the /v1
     assert not ok and message.startswith(f"{root} answered 404 Not Found")
     ok, message = test_with(f"http://127.0.0.1:{closed_port()}/v1")
-    assert not ok and "(connection refused). Is the server running?" in message
+    assert not ok and "(connection refused). Check that the server is running" in message
     assert test_with(fake_openai.base_url) == (True, "Connected: 1 model")
     assert "Traceback" not in form.status.text()
 

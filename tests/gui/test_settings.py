@@ -213,7 +213,8 @@ def test_an_unreachable_endpoint_says_it_could_not_connect(qtbot, qloop, make_en
     retype(qtbot, dialog.provider_form.base_url_edit, url)
     ok, message = run_check(qtbot, dialog, dialog.provider_form.test_button)
     assert not ok
-    assert message == f"Could not connect to {url} (connection refused). Is the server running?"
+    assert message == (f"Could not connect to {url} (connection refused). "
+                       "Check that the server is running and that its URL in Settings is right.")
 
 
 def test_refresh_models_fills_the_model_list_and_keeps_the_typed_model(qtbot, qloop, fake_openai, make_engine):

@@ -28,7 +28,7 @@ from typing import Any
 from nanobot_desktop.engine.llm.payload import keeps_reasoning_content, parse_tool_arguments, sanitize_messages
 from nanobot_desktop.engine.llm.stream_faults import StallWatch, empty_reply_error, malformed_chunk_error
 from nanobot_desktop.engine.llm.types import (
-    LLMResponse, ProviderError, TextCallback, ToolCallRequest, Usage, WaitCallback,
+    LLMResponse, ProviderError, RetryCallback, TextCallback, ToolCallRequest, Usage, WaitCallback,
 )
 
 __all__ = ["OpenAICompatProvider", "make_provider", "parse_tool_arguments", "sanitize_messages",
@@ -200,6 +200,7 @@ class OpenAICompatProvider:
         on_text_delta: TextCallback | None = None,
         on_reasoning_delta: TextCallback | None = None,
         on_wait: WaitCallback | None = None,
+        on_retry: RetryCallback | None = None,
     ) -> LLMResponse:
         model = model or self.default_model
         request: dict[str, Any] = {
@@ -241,6 +242,8 @@ class OpenAICompatProvider:
                 attempt += 1
                 log.info("LLM call failed (%s); retry %d/%d in %.1f s", type(exc).__name__, attempt,
                          self.max_retries, delay)
+                if on_retry is not None:
+                    on_retry(attempt + 1, self.max_retries + 1, delay, _retry_reason(exc))
                 await self._sleep(delay)
 
     async def _stream_once(self, request: dict[str, Any], assembly: _Assembly, on_text: TextCallback | None,
@@ -375,33 +378,39 @@ class OpenAICompatProvider:
     # ---- errors ----------------------------------------------------------------------------------
 
     def _provider_error(self, exc: Exception, model: str | None, attempts: int) -> ProviderError:
+        """One sentence of what happened (the server's own words quoted as such), one of what to do."""
         status = getattr(exc, "status_code", None)
-        server = _server_message(exc)
+        said = _quoted(_server_message(exc))
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         if status in (401, 403):
-            kind, text = "auth", f"The endpoint rejected the API key ({status}). Check the key in Settings."
-        elif status == 404 and model and (_error_code(exc) == "model_not_found" or "model" in server.lower()):
-            kind, text = "model_not_found", (f"The endpoint does not know the model '{model}' (404). "
-                                             "Check the model name against the endpoint's model list in Settings.")
+            kind, text = "auth", f"The endpoint rejected the API key ({status}). Check the API key in Settings."
+        elif status == 404 and model and (_error_code(exc) == "model_not_found" or "model" in said.lower()):
+            kind, text = "model_not_found", (f"The endpoint does not know the model '{model}' (404){said}. "
+                                             "Pick a model from the endpoint's list in Settings.")
         elif status == 404:
-            kind, text = "other", (f"{self.api_base} answered 404 Not Found: {server or 'no such path'}. "
-                                   "Check the base URL (it usually ends in /v1).")
+            kind, text = "other", (f"{self.api_base} answered 404 Not Found{said}. "
+                                   "Check the base URL in Settings (it usually ends in /v1).")
         elif status == 429:
             quota = _error_code(exc) == "insufficient_quota"
-            kind, text = "rate_limit", (f"The endpoint is rate-limiting requests (429){tries}: {server}. "
+            kind, text = "rate_limit", (f"The endpoint is rate-limiting requests (429){tries}{said}. "
                                         + ("Check the account's quota or billing." if quota
-                                           else "Wait a moment and try again."))
+                                           else "Wait a moment, then send again."))
         elif status is not None and status >= 500:
-            kind, text = "server", f"The endpoint had a server error ({status}){tries}: {server}"
+            kind, text = "server", (f"The endpoint had a server error ({status}){tries}{said}. "
+                                    "Try again in a moment.")
         elif status is not None:
-            kind, text = "bad_request", f"The endpoint rejected the request ({status}): {server}"
+            kind, text = "bad_request", (f"The endpoint rejected the request ({status}){said}. "
+                                         "Check the model and the endpoint in Settings.")
         elif _is_timeout(exc):
-            kind, text = "timeout", (f"{self.api_base} did not answer within {self.timeout_s:g} s{tries}.")
+            kind, text = "timeout", (f"{self.api_base} did not answer within {self.timeout_s:g} s{tries}. "
+                                     "Try again, or check the endpoint and its timeouts in Settings.")
         elif _is_connection_error(exc):
             why = _connection_failure(exc)
-            kind, text = "unreachable", f"Could not connect to {self.api_base} ({why}){tries}. Is the server running?"
+            kind, text = "unreachable", (f"Could not connect to {self.api_base} ({why}){tries}. "
+                                         "Check that the server is running and that its URL in Settings is right.")
         else:
-            kind, text = "server", f"The endpoint reported an error: {server or type(exc).__name__}"
+            kind, text = "server", (f"The endpoint reported an error{said or ' (' + type(exc).__name__ + ')'}. "
+                                    "Try again in a moment.")
         return ProviderError(self._one_line(text), kind=kind, status=status)
 
     def _one_line(self, text: str) -> str:
@@ -409,6 +418,22 @@ class OpenAICompatProvider:
         if self.api_key and len(self.api_key) >= 4:
             text = text.replace(self.api_key, "***")
         return text if len(text) <= 400 else text[:399] + "…"
+
+
+def _quoted(server: str) -> str:
+    """The endpoint's own message as a quotation to append to our sentence ("" when it said nothing)."""
+    server = " ".join(server.split()).rstrip(".")
+    return f"; it said: “{server}”" if server else ""
+
+
+def _retry_reason(exc: Exception) -> str:
+    """A few words on why a call is retried, for "Retrying (2/4) in 3 s…"."""
+    status = getattr(exc, "status_code", None)
+    if status == 429:
+        return "rate limited (429)"
+    if status is not None:
+        return f"server error {status}"
+    return "timed out" if _is_timeout(exc) else "connection failed"
 
 
 def _is_openai_error(exc: Exception) -> bool:

@@ -13,6 +13,9 @@ from typing import Any, Awaitable, Callable, Protocol
 TextCallback = Callable[[str], None]
 # on_wait(phase, waited_s, limit_s): the endpoint has been silent for `waited_s` ("first_byte" or "idle").
 WaitCallback = Callable[[str, float, float], None]
+# on_retry(attempt, max_attempts, delay_s, reason): a failed call is tried again as `attempt` (2 = the
+# first retry) of `max_attempts` after `delay_s` seconds; `reason` is short ("server error 503").
+RetryCallback = Callable[[int, int, float, str], None]
 
 
 @dataclass
@@ -100,6 +103,7 @@ class ChatProvider(Protocol):
         on_text_delta: TextCallback | None = None,
         on_reasoning_delta: TextCallback | None = None,
         on_wait: WaitCallback | None = None,
+        on_retry: RetryCallback | None = None,
     ) -> LLMResponse:
         """Stream one completion; raise ProviderError on failure (never a raw SDK exception)."""
         ...

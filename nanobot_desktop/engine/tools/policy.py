@@ -105,7 +105,28 @@ class ApprovalAnswer(Enum):
     DENY = "deny"
 
 
-Approver = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
+@dataclass(frozen=True)
+class ApprovalReply:
+    """An answer with the person's words: a Deny may say why, and the model reads it in the tool result."""
+
+    answer: ApprovalAnswer
+    reason: str = ""
+
+
+Approver = Callable[[ApprovalRequest], Awaitable["ApprovalAnswer | ApprovalReply"]]
+
+
+def as_reply(value: "ApprovalAnswer | ApprovalReply") -> ApprovalReply:
+    """An approver may answer with a bare ApprovalAnswer (the CLI) or an ApprovalReply (the GUI's card)."""
+    return value if isinstance(value, ApprovalReply) else ApprovalReply(ApprovalAnswer(value))
+
+
+def denial_text(tool: str, reason: str = "") -> str:
+    """What the model reads when the person denied a call: their reason, quoted, when they gave one."""
+    reason = " ".join(reason.split())
+    if reason:
+        return f"Error: the user denied running '{tool}' with these arguments and said: “{reason}”."
+    return f"Error: the user denied running '{tool}' with these arguments."
 
 
 async def build_approval_request(tool: Tool, arguments: dict[str, Any], ctx: ToolContext) -> ApprovalRequest:

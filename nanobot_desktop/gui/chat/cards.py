@@ -1,30 +1,38 @@
-"""The inline approval card: everything the user needs to decide, and the three answers.
+"""The inline approval card: everything the user needs to decide, the three answers, and a reason.
 
 Non-modal on purpose: the engine awaits a future that the card's answer resolves, so the chat
 (and every other task) keeps running while the question is open.
+
+Once answered, the card folds to one line ("Allowed once: write_file notes.md", or "Denied: exec …
+— “not now”") with *Show details* to unfold it: a long diff that was already decided stays out of
+the way. Where the card shows a diff or a command, the raw arguments (which repeat the same thing)
+sit behind *Show arguments*; everything is still there, never truncated.
 """
 
 from __future__ import annotations
 
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextEdit, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from nanobot_desktop.engine import exec_allow_possible
-from nanobot_desktop.gui.chat.model import ApprovalCard
-from nanobot_desktop.gui.chat.widgets import CardFrame, ItemWidget
+from nanobot_desktop.gui.chat.model import ApprovalCard, summarize_arguments
+from nanobot_desktop.gui.chat.widgets import CardFrame, ElidedLabel, ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import DiffHighlighter, FitTextView, monospace_font, plain_label
 
 ANSWER_LABELS = {"allow_once": "Allowed once", "allow_always": "Always allowed", "deny": "Denied"}
+_STATE_GLYPHS = {"allowed": "✓", "denied": "⊘"}
 
 
 class ApprovalCardWidget(ItemWidget):
-    """Tool, command and working folder (for exec), full arguments, the diff, and the answer buttons."""
+    """Tool, command and working folder (for exec), the diff, the arguments, and the answer buttons."""
 
-    answered = Signal(str, str)
-    """(call_id, answer) with answer in "allow_once", "allow_always", "deny"."""
+    answered = Signal(str, str, str)
+    """(call_id, answer, reason) with answer in "allow_once", "allow_always", "deny"; reason only for deny."""
+    expand_requested = Signal(str, bool)
+    """(call_id, expanded): the person unfolded or folded a resolved card."""
 
     def __init__(self, item: ApprovalCard, parent: QWidget | None = None) -> None:
         super().__init__(item, parent)
@@ -33,9 +41,30 @@ class ApprovalCardWidget(ItemWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         self.frame = CardFrame()
         outer.addWidget(self.frame)
-        layout = QVBoxLayout(self.frame)
-        layout.setContentsMargins(14, 10, 14, 10)
+        frame_layout = QVBoxLayout(self.frame)
+        frame_layout.setContentsMargins(14, 10, 14, 10)
+        frame_layout.setSpacing(6)
+
+        # The one line a resolved card folds to.
+        self.summary_row = QWidget()
+        summary_layout = QHBoxLayout(self.summary_row)
+        summary_layout.setContentsMargins(0, 0, 0, 0)
+        summary_layout.setSpacing(8)
+        self.summary_glyph = plain_label(selectable=False)
+        self.summary_label = ElidedLabel()
+        self.details_button = QToolButton()
+        self.details_button.setAutoRaise(True)
+        self.details_button.clicked.connect(self._toggle_details)
+        summary_layout.addWidget(self.summary_glyph)
+        summary_layout.addWidget(self.summary_label, 1)
+        summary_layout.addWidget(self.details_button)
+        frame_layout.addWidget(self.summary_row)
+
+        self.body = QWidget()
+        layout = QVBoxLayout(self.body)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
+        frame_layout.addWidget(self.body)
 
         origin = f" from {card.origin}" if card.origin else ""
         self.title_label = plain_label(f"Allow the tool “{card.tool}”{origin} to run?")
@@ -61,10 +90,6 @@ class ApprovalCardWidget(ItemWidget):
             self.sandbox_label.setWordWrap(True)
             layout.addWidget(self.sandbox_label)
 
-        layout.addWidget(self._caption("Arguments"))
-        self.arguments_view = FitTextView(card.arguments_text(), max_lines=12)
-        layout.addWidget(self.arguments_view)
-
         self.diff_view: FitTextView | None = None
         self._highlighter: DiffHighlighter | None = None
         if card.diff:
@@ -74,6 +99,29 @@ class ApprovalCardWidget(ItemWidget):
             self.diff_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
             self._highlighter = DiffHighlighter(self.diff_view.document(), palette_colors(self.palette()))
             layout.addWidget(self.diff_view)
+
+        # The raw arguments: shown as they are when nothing else shows the call, else one click away.
+        self._arguments_repeat = card.diff is not None or card.command is not None
+        self.arguments_button: QToolButton | None = None
+        if self._arguments_repeat:
+            self.arguments_button = QToolButton()
+            self.arguments_button.setAutoRaise(True)
+            self.arguments_button.setCheckable(True)
+            self.arguments_button.setText("Show arguments")
+            self.arguments_button.toggled.connect(self._show_arguments)
+            layout.addWidget(self.arguments_button, 0, Qt.AlignmentFlag.AlignLeft)
+        else:
+            layout.addWidget(self._caption("Arguments"))
+        self.arguments_view = FitTextView(card.arguments_text(), max_lines=12)
+        self.arguments_view.setVisible(not self._arguments_repeat)
+        layout.addWidget(self.arguments_view)
+
+        self.reason_edit = QLineEdit()
+        self.reason_edit.setPlaceholderText("Reason for denying (optional)")
+        self.reason_edit.setToolTip("If you deny, the agent reads this reason and can adjust its plan.")
+        self.reason_edit.setClearButtonEnabled(True)
+        self.reason_edit.returnPressed.connect(lambda: self._answer("deny"))
+        layout.addWidget(self.reason_edit)
 
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
@@ -116,19 +164,45 @@ class ApprovalCardWidget(ItemWidget):
 
     def _answer(self, answer: str) -> None:
         if self.card.state == "pending":
-            self.answered.emit(self.card.call_id, answer)
+            reason = " ".join(self.reason_edit.text().split()) if answer == "deny" else ""
+            self.answered.emit(self.card.call_id, answer, reason)
+
+    def _toggle_details(self) -> None:
+        if self.card.state != "pending":
+            self.expand_requested.emit(self.card.call_id, not self.card.expanded)
+
+    def _show_arguments(self, shown: bool) -> None:
+        self.arguments_view.setVisible(shown)
+        if self.arguments_button is not None:
+            self.arguments_button.setText("Hide arguments" if shown else "Show arguments")
+
+    def summary_text(self) -> str:
+        """The folded card's line: the answer, the tool, what it was called on, and the reason if any."""
+        card = self.card
+        answer = ANSWER_LABELS.get(card.answer or "", "Allowed" if card.state == "allowed" else "Denied")
+        target = card.command if card.command is not None else summarize_arguments(card.arguments, limit=200)
+        target = " ".join((target or "").split())
+        line = f"{answer}: {card.tool} {target}".rstrip()
+        return f"{line} — “{card.reason}”" if card.reason else line
 
     def refresh(self) -> None:
         card = self.card
         pending = card.state == "pending"
         for button in (self.allow_once_button, self.allow_always_button, self.deny_button):
             button.setVisible(pending)
+        self.reason_edit.setVisible(pending)
+        self.summary_row.setVisible(not pending)
+        self.body.setVisible(pending or card.expanded)
+        self.title_label.setVisible(pending)
         if pending:
             self.state_label.setText("Waiting for your answer")
-        elif card.answer in ANSWER_LABELS:
-            self.state_label.setText(ANSWER_LABELS[card.answer])
         else:
-            self.state_label.setText("Allowed" if card.state == "allowed" else "Denied")
+            self.summary_glyph.setText(_STATE_GLYPHS.get(card.state, ""))
+            self.summary_label.set_full_text(self.summary_text())
+            self.details_button.setText("Hide details ▴" if card.expanded else "Show details ▾")
+            self.state_label.setText(ANSWER_LABELS.get(card.answer or "", "Allowed" if card.state == "allowed"
+                                                       else "Denied"))
+        self.state_label.setVisible(False)  # the tool card says "waiting…"; the folded line says the answer
         self.apply_colors(self._colors)
 
     def apply_colors(self, colors: PaletteColors) -> None:
@@ -140,6 +214,7 @@ class ApprovalCardWidget(ItemWidget):
             set_text_color(caption, colors.muted)
         state_color = {"allowed": colors.ok, "denied": colors.error}.get(card.state, colors.muted)
         set_text_color(self.state_label, state_color)
+        set_text_color(self.summary_glyph, state_color)
         if self.sandbox_label is not None:
             contained = not (card.sandbox or "").startswith("not sandboxed")
             set_text_color(self.sandbox_label, colors.muted if contained else colors.error)

@@ -20,6 +20,7 @@ from PySide6.QtGui import QImage, QKeyEvent, QPixmap, QStandardItem, QStandardIt
 from PySide6.QtWidgets import QCompleter, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.engine import atomic_write_bytes
+from nanobot_desktop.gui.common.notice_bar import reason_of
 from nanobot_desktop.gui.chat.attachments import (IMAGE_SUFFIXES, Attachment, AttachmentChip, copy_into_uploads,
                                                       unique_path)
 from nanobot_desktop.gui.common.owned import OwnedWork
@@ -317,20 +318,23 @@ class Composer(QWidget):
         try:
             attachment = await loop.run_in_executor(None, copy_into_uploads, path, self.workspace)
         except OSError as error:
-            self.attachment_failed.emit(f"Could not attach {path.name}: {error}")
+            self.attachment_failed.emit(f"Could not attach {path.name} ({reason_of(error)}). "
+                                        "Check that the file exists and can be read, then attach it again.")
             return
         self._add_attachment(attachment)
 
     def add_image_data(self, image: QImage) -> Attachment | None:
         """Save pasted image data as `<workspace>/media/desktop/<timestamp>.png` and attach it."""
         if self.workspace is None:
-            self.attachment_failed.emit("There is no workspace to save the pasted image in")
+            self.attachment_failed.emit("The pasted image was not attached because no workspace is open. "
+                                        "Choose a workspace in Settings, then paste again.")
             return None
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # QIODevice overload missing from the stubs
-            self.attachment_failed.emit("The pasted image could not be converted to PNG")
+            self.attachment_failed.emit("The pasted image could not be converted to PNG. "
+                                        "Save it as a file and attach that instead.")
             return None
         buffer.close()
         folder = self.workspace / "media" / "desktop"
@@ -339,7 +343,8 @@ class Composer(QWidget):
             target = unique_path(folder, datetime.now().strftime("%Y%m%d-%H%M%S-%f") + ".png")
             atomic_write_bytes(target, bytes(data.data()))
         except OSError as error:
-            self.attachment_failed.emit(f"Could not save the pasted image: {error}")
+            self.attachment_failed.emit(f"Could not save the pasted image ({reason_of(error)}). "
+                                        "Free some disk space, then paste again.")
             return None
         attachment = Attachment(target, "image")
         self._add_attachment(attachment)

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine import (ApprovalAnswer, ApprovalRequest, ApprovalRequested, ConsolidationFinished,
-                                    ConsolidationStarted, Event, OutboundMessage, ReasoningDelta, SessionChanged,
-                                    TextDelta, ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed,
-                                    TurnFinished, TurnStarted, WaitingForModel)
+from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalReply, ApprovalRequest,
+                                    ApprovalRequested, ConsolidationFinished, ConsolidationStarted, Event,
+                                    OutboundMessage, ReasoningDelta, RetryScheduled, SessionChanged, TextDelta,
+                                    ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed, TurnFinished,
+                                    TurnStarted, WaitingForModel)
 from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
 from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
 from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
@@ -59,6 +60,8 @@ class ChatController(QObject):
     """(key, ok, message): the outcome of *Retry save*."""
     continued = Signal(str, str)
     """(key, new key): after `/new` the conversation of `key` goes on in the new session (it stays listed)."""
+    retry_changed = Signal(str, int, int, float)
+    """(key, attempt, max attempts, delay s): a model call is retried; (key, 0, 0, 0) when that is over."""
 
     def __init__(self, engine: Engine, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
                  parent: QObject | None = None) -> None:
@@ -75,13 +78,14 @@ class ChatController(QObject):
         self._buffered: dict[str, list[Event]] = {}
         self._deferred: dict[str, list[Notice]] = {}
         self._last_approval_event: dict[str, ApprovalRequested] = {}
-        self._pending: dict[str, tuple[asyncio.Future[str], str]] = {}
+        self._pending: dict[str, tuple[asyncio.Future[tuple[str, str]], str]] = {}
+        self._retrying: set[str] = set()  # sessions whose model call waits to be retried
         self._work = OwnedWork(self)
         self._busy_shown: bool | None = None
         self._reload_when_idle: set[str] = set()  # changed outside while a turn or approval was live
         engine.approver = self.approve
         bridge.event.connect(self.on_event)
-        chat_view.approval_answered.connect(self.answer_approval)
+        chat_view.approval_answered.connect(self.answer_approval)  # (call_id, answer, reason)
         chat_view.retry_save_requested.connect(lambda: self.retry_save(self._current_key))
         self._waiting: set[str] = set()
         self._unsaved_shown: set[str] = set()  # sessions showing a reply marked "Not saved"
@@ -162,7 +166,8 @@ class ChatController(QObject):
         try:
             size, items = await loop.run_in_executor(None, read)
         except (OSError, ValueError) as error:
-            size, items = 0, [Notice(f"Could not read this session: {error}", "error")]
+            size, items = 0, [Notice(f"Could not read this session ({error}). Its file was left as it is; "
+                                     "open it again once it can be read.", "error")]
         finally:
             self._loading.pop(key, None)
         if self._models.get(key) is not model:
@@ -291,15 +296,16 @@ class ChatController(QObject):
         """Deny waiting approvals and cancel loads (the engine's own shutdown stops the turns)."""
         for future, _key in list(self._pending.values()):
             if not future.done():
-                future.set_result("deny")
+                future.set_result(("deny", ""))
         await self._work.shutdown()
         if self.engine.approver == self.approve:
             self.engine.approver = None
 
     # --- approvals -----------------------------------------------------------------------------------
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
-        """The engine's approver: a card in the session's chat, answered by its buttons."""
+    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
+        """The engine's approver: a card in the session's chat, answered by its buttons (a Deny may
+        carry the person's reason, which the model reads in the tool result)."""
         key = request.session_key
         event = self._last_approval_event.pop(key, None)
         call_id = event.call_id if event is not None and event.name == request.tool else f"ask-{uuid.uuid4().hex[:8]}"
@@ -313,22 +319,22 @@ class ChatController(QObject):
         card = ApprovalCard(call_id=call_id, tool=request.tool, arguments=dict(request.arguments), diff=request.diff,
                             command=request.command, working_dir=request.working_dir, sandbox=request.sandbox,
                             origin=request.origin)
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = (future, key)
         model.append(card)
         self.approval_requested.emit(key, request.tool)
         try:
-            answer = await future
+            answer, reason = await future
         except asyncio.CancelledError:
             if card.state == "pending" and model.row_of_call(call_id, "approval") >= 0:
                 model.set_approval_state(call_id, "denied")
             raise
         finally:
             self._pending.pop(call_id, None)
-        return ApprovalAnswer(answer)
+        return ApprovalReply(ApprovalAnswer(answer), reason if answer == "deny" else "")
 
-    def answer_approval(self, call_id: str, answer: str) -> None:
-        """Resolve a waiting approval ("allow_once", "allow_always" or "deny")."""
+    def answer_approval(self, call_id: str, answer: str, reason: str = "") -> None:
+        """Resolve a waiting approval ("allow_once", "allow_always" or "deny"; a deny may give a reason)."""
         entry = self._pending.get(call_id)
         if entry is None:
             return
@@ -338,9 +344,10 @@ class ChatController(QObject):
         if model is not None and model.row_of_call(call_id, "approval") >= 0:
             card = model.item(model.row_of_call(call_id, "approval"))
             if isinstance(card, ApprovalCard) and card.state == "pending":
-                model.set_approval_state(call_id, "denied" if answer == "deny" else "allowed", answer)
+                model.set_approval_state(call_id, "denied" if answer == "deny" else "allowed", answer,
+                                         reason=reason if answer == "deny" else "")
         if not future.done():
-            future.set_result(answer)
+            future.set_result((answer, reason.strip()))
 
     def pending_approvals(self, key: str | None = None) -> list[str]:
         """Call ids of approval cards waiting for an answer (in `key`, or anywhere)."""
@@ -381,6 +388,12 @@ class ChatController(QObject):
         elif key in self._waiting and isinstance(event, (TextDelta, ReasoningDelta, ToolCallStarted, *_END_EVENTS)):
             self._waiting.discard(key)
             self.waiting_changed.emit(key, "")
+        if isinstance(event, RetryScheduled):
+            self._retrying.add(key)
+            self.retry_changed.emit(key, event.attempt, event.max_attempts, event.delay_s)
+        elif key in self._retrying and isinstance(event, (TextDelta, ReasoningDelta, ToolCallStarted, *_END_EVENTS)):
+            self._retrying.discard(key)  # the retry got an answer, or the turn ended: the status goes
+            self.retry_changed.emit(key, 0, 0, 0.0)
         model = self._models.get(key)
         if model is not None:
             if key in self._loading:
@@ -411,6 +424,12 @@ class ChatController(QObject):
             if not event.turn_id.startswith("subagent-") and model.row_of_call(event.call_id, "tool") < 0:
                 self._flush_deferred(key, model)
                 model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
+        elif isinstance(event, ApprovalRequested):
+            if model.row_of_call(event.call_id, "tool") >= 0:  # the card waits for the person, not the tool
+                model.update_tool(event.call_id, "waiting")
+        elif isinstance(event, ApprovalAnswered):
+            if event.answer != "deny" and model.row_of_call(event.call_id, "tool") >= 0:
+                model.update_tool(event.call_id, "running")
         elif isinstance(event, ToolCallFinished):
             if not event.turn_id.startswith("subagent-"):
                 if model.row_of_call(event.call_id, "tool") < 0:

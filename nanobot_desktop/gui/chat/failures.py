@@ -1,8 +1,11 @@
-"""What a failed turn tells the person: the engine's one-line error plus what to do about it.
+"""What a failed turn tells the person: one sentence of what happened and one of what to do.
 
-The engine already says what went wrong ("The endpoint rejected the API key (401)"); this adds the
-way out for the kind of failure (which setting to check, which URL to look at), and tells the main
-window whether the fix lives in Settings, so its notice bar can offer the button.
+The engine's provider errors already are both sentences ("The endpoint rejected the API key (401).
+Check the API key in Settings."), with the server's own words quoted as such; adding our own hint
+after them is what once produced "Check the key in Settings. Check the API key in Settings.". So a
+hint is added only where the engine's text has none: a configuration problem (no provider yet) and
+an unexpected error (a bug). The main window asks `needs_settings` whether its notice bar should offer
+the Settings button.
 """
 
 from __future__ import annotations
@@ -10,24 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 _SETTINGS_KINDS = ("auth", "model_not_found", "unreachable", "timeout", "bad_request", "config", "not_an_api")
+_ENGINE_SAYS_WHAT_TO_DO = ("auth", "model_not_found", "unreachable", "timeout", "rate_limit", "server",
+                           "bad_request", "not_an_api", "empty", "storage")
 
 
-def failure_hint(kind: str, api_base: str | None = None) -> str:
-    """What the person can do about a failed turn, by the provider's error kind."""
-    if kind == "auth":
-        return "Check the API key in Settings."
-    if kind == "model_not_found":
-        return "Pick a model the endpoint offers in Settings."
-    if kind == "unreachable":
-        return f"Is the server running at {api_base}?" if api_base else "Is the server running?"
-    if kind == "timeout":
-        return "The endpoint did not answer in time: try again, or check the endpoint in Settings."
-    if kind == "rate_limit":
-        return "Wait a moment, then send again."
+def failure_hint(kind: str) -> str:
+    """What the person can do, for failures whose engine text does not say it."""
     if kind == "config":
         return "Open Settings to choose a provider and model."
-    if kind == "server":
-        return "The endpoint had a problem: try again in a moment."
+    if kind in ("cut", "stalled", "malformed"):
+        return "Send the message again to get a whole reply."
+    if kind == "unexpected":
+        return "Try again; if it happens again, the log (Help → Open log folder) has the details."
     return ""
 
 
@@ -44,20 +41,17 @@ def needs_settings(kind: str) -> bool:
 
 
 def failure_text(error: str, kind: str, config: Any = None) -> str:
-    """The error with its hint; for "unreachable" the hint names the endpoint's URL from `config`."""
-    api_base = None
-    if kind == "unreachable" and config is not None:
-        try:
-            from nanobot_desktop.engine import resolve_provider
-
-            api_base = resolve_provider(config).api_base
-        except Exception:  # noqa: BLE001 - the hint is a courtesy; the error itself is already clear
-            api_base = None
+    """The error with what to do (`config` is accepted for callers; the engine's text names the URL)."""
     if kind == "config" and "ConfigError: " in error:  # not a bug: drop the "Unexpected error" wording
         error = error.split("ConfigError: ", 1)[1]
-    hint = failure_hint(kind, api_base)
-    if not hint or hint.rstrip("?.").lower() in error.lower():
+    error = error.strip()
+    if error and error[-1] not in ".?!”)":
+        error += "."
+    if kind == "other" and error.startswith("Unexpected error"):
+        kind = "unexpected"
+    if kind in _ENGINE_SAYS_WHAT_TO_DO:
         return error
-    if kind == "unreachable" and "Is the server running?" in error and api_base:
-        return error.replace("Is the server running?", hint)
+    hint = failure_hint(kind)
+    if not hint or hint.rstrip(".").lower() in error.lower():
+        return error
     return f"{error} {hint}"

@@ -9,16 +9,18 @@ Links are rendered but never followed by the renderer; the widget decides which 
 
 Streaming: a message is split into blocks at blank lines outside code fences. Completed blocks are
 rendered once and cached; each update re-renders only the last, growing block, so a reply costs
-O(length) overall instead of O(length²).
+O(length) overall instead of O(length²). With a time budget, the blocks one update completes are
+rendered over several event-loop steps (`IncrementalMessage.update(..., budget_s=...)`).
 """
 
 from __future__ import annotations
 
 import html
 import re
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -40,6 +42,8 @@ class RenderStyle:
     dark: bool = False
     border: str = "#c8c8c8"
     inline_code_background: str = "#ececec"
+    quote_bar: str = "#b0b0b0"
+    muted: str = "#707070"  # a code block's language label
 
     @property
     def pygments_style(self) -> str:
@@ -61,13 +65,14 @@ class RenderedBlock:
 
 
 class MarkdownRenderer:
-    """One configured converter (fenced_code, tables, codehilite with inline styles, sane_lists)."""
+    """One configured converter (the chat dialect of markdown_extensions, codehilite with inline styles)."""
 
     def __init__(self, style: RenderStyle | None = None) -> None:
         self.style = style or RenderStyle()
         self.chars_rendered = 0  # total characters ever converted: lets tests check the O(n) promise
         self._md: Any = None  # the markdown converter, made by the first render (see _converter)
         self._code_background = self._code_foreground = ""
+        self._qt_html: Callable[[str], str] = str
 
     def warm_up(self) -> None:
         """Import and configure the converter and Pygments' lexers now, at idle, not in the middle of
@@ -77,17 +82,10 @@ class MarkdownRenderer:
 
     def _converter(self) -> Any:
         if self._md is None:
-            import markdown
+            from nanobot_desktop.gui.chat.markdown_extensions import build_converter, qt_html
 
-            converter = markdown.Markdown(
-                extensions=["fenced_code", "tables", "codehilite", "sane_lists"],
-                extension_configs={"codehilite": {
-                    "noclasses": True, "guess_lang": False, "pygments_style": self.style.pygments_style,
-                }},
-                output_format="html",
-            )
-            converter.preprocessors.deregister("html_block")
-            converter.inlinePatterns.deregister("html")
+            self._qt_html = qt_html
+            converter = build_converter(self.style.pygments_style, self.style.quote_bar)
             self._code_background, self._code_foreground = _code_colors(self.style.pygments_style)
             self._md = converter
         return self._md
@@ -97,8 +95,10 @@ class MarkdownRenderer:
         self.chars_rendered += len(source)
         converter = self._converter()
         converter.reset()
-        body = converter.convert(source)
-        fenced = _fenced_code_sources(source)
+        body = self._qt_html(converter.convert(source))
+        fenced = _fenced_code_blocks(source)
+        # Labels only when every code box is a fenced block (an indented block has no fence to name it).
+        labelled = len(fenced) == len(_CODEHILITE_BLOCK.findall(body))
         rendered_codes: list[str] = []
 
         def code_box(match: re.Match[str]) -> str:
@@ -106,12 +106,16 @@ class MarkdownRenderer:
             inner = re.sub(r"^(<span></span>)?<code>", "", inner)
             inner = re.sub(r"</code>$", "", inner)
             rendered_codes.append(html.unescape(_TAG.sub("", inner)).removesuffix("\n"))
-            index = code_offset + len(rendered_codes) - 1
+            number = len(rendered_codes) - 1
+            index = code_offset + number
+            language = fenced[number][0] if labelled else ""
+            label = (f'<span style="color:{self.style.muted};">{html.escape(language)}</span>'
+                     '&nbsp;&nbsp;&nbsp;' if language else "")
             # Paragraphs with a background rather than a table: see chat_message.StreamingCode.
             background = f"background-color:{self._code_background};"
             return (
-                f'<p align="right" style="{background} margin-top:6px; margin-bottom:0px;">'
-                f'<a href="{COPY_SCHEME}:{index}">Copy</a></p>'
+                f'<p style="{background} margin-top:6px; margin-bottom:0px;">'
+                f'{label}<a href="{COPY_SCHEME}:{index}">Copy</a></p>'
                 f'<pre style="{background} color:{self._code_foreground}; margin-top:0px; margin-bottom:6px; '
                 f'white-space:pre-wrap;">{inner.rstrip()}</pre>'
             )
@@ -119,7 +123,7 @@ class MarkdownRenderer:
         body = _CODEHILITE_BLOCK.sub(code_box, body)
         # Fenced blocks are copied from the source (exact: tabs kept); indented blocks only exist in
         # the HTML, so when the counts disagree the HTML text is the safe choice for all of them.
-        codes = tuple(fenced) if len(fenced) == len(rendered_codes) else tuple(rendered_codes)
+        codes = tuple(code for _, code in fenced) if len(fenced) == len(rendered_codes) else tuple(rendered_codes)
         body = body.replace("<code>", f'<code style="background-color:{self.style.inline_code_background};">')
         body = body.replace(
             "<table>",
@@ -160,23 +164,30 @@ def _fence_close(line: str, fence: str) -> bool:
             and set(stripped) == {fence[0]})
 
 
-def _fenced_code_sources(source: str) -> list[str]:
-    """The exact text inside each fenced code block of `source` (unclosed fence: up to the end)."""
-    codes: list[str] = []
+def _fence_language(info: str) -> str:
+    """The language of a fence's info string ("python title=x" → "python"; "{.py}" style → "")."""
+    words = info.strip().split()
+    return words[0] if words and words[0][0].isalnum() else ""
+
+
+def _fenced_code_blocks(source: str) -> list[tuple[str, str]]:
+    """(language, exact text) of each fenced code block of `source` (unclosed fence: up to the end)."""
+    codes: list[tuple[str, str]] = []
     fence: str | None = None
+    language = ""
     lines: list[str] = []
     for line in source.split("\n"):
         if fence is None:
             opened = _FENCE_OPEN.match(line)
             if opened:
-                fence, lines = opened.group(1), []
+                fence, language, lines = opened.group(1), _fence_language(opened.group(2)), []
         elif _fence_close(line, fence):
-            codes.append("\n".join(lines))
+            codes.append((language, "\n".join(lines)))
             fence = None
         else:
             lines.append(line)
     if fence is not None:
-        codes.append("\n".join(lines))
+        codes.append((language, "\n".join(lines)))
     return codes
 
 
@@ -282,37 +293,64 @@ class IncrementalMessage:
     _consumed: int = 0  # characters of the text covered by `blocks`
     _consumed_text: str = ""
     _code_count: int = 0
+    _returned: int = 0  # blocks already handed to the caller by `update`
+    _reset_pending: bool = False  # the text was replaced; not yet reported (a partial update ran)
+    _closing_streamed_code: bool = False  # the first new block is the code block that was streaming
 
-    def update(self, text: str, *, final: bool) -> RenderUpdate:
-        reset = not text.startswith(self._consumed_text)
-        if reset:
+    def update(self, text: str, *, final: bool, budget_s: float | None = None) -> RenderUpdate | None:
+        """Render what `text` completed since the last update, and its unfinished tail.
+
+        With `budget_s`, stop after the block that used up the budget and return None: the caller
+        comes back (with the same or a longer text) in a later event-loop step, so a flush that
+        completes many blocks never holds the loop for all of them at once. Blocks rendered by such
+        partial calls are returned together by the call that finishes.
+        """
+        deadline = None if budget_s is None else time.perf_counter() + budget_s
+        if not text.startswith(self._consumed_text):
             self.blocks, self._consumed, self._consumed_text, self._code_count = [], 0, "", 0
-        was_streaming_code = self.open_code is not None and not reset
+            self._returned, self._reset_pending, self._closing_streamed_code = 0, True, False
+        if self._returned == len(self.blocks) and not self._reset_pending:
+            self._closing_streamed_code = self.open_code is not None  # a fresh update: was code streaming?
         boundaries, open_fence = split_blocks(text, self._consumed)
-        new_blocks: list[RenderedBlock] = []
         block_start = self._consumed
+        rendered_any = False
         for boundary in boundaries:
+            if rendered_any and deadline is not None and time.perf_counter() > deadline:
+                self._pause(text, block_start)
+                return None
             source = text[block_start:boundary]
             if source.strip():
-                keep_streamed = was_streaming_code and not new_blocks and len(source) > KEEP_STREAMED_CODE_OVER
-                new_blocks.append(self._add_code_unrendered(source) if keep_streamed else self._render(source))
+                keep_streamed = self._closing_streamed_code and len(source) > KEEP_STREAMED_CODE_OVER
+                self._add_code_unrendered(source) if keep_streamed else self._render(source)
+                self._closing_streamed_code = False
+                rendered_any = True
             block_start = boundary
+        if rendered_any and deadline is not None and time.perf_counter() > deadline:
+            self._pause(text, block_start)
+            return None
         remainder = text[block_start:]
         self.tail = self.open_code = None
         if final:
             if remainder.strip():
-                new_blocks.append(self._render(remainder))
+                self._render(remainder)
             block_start = len(text)
         elif open_fence is not None:
-            header, _, code = remainder.lstrip("\n").partition("\n")
-            info = _FENCE_OPEN.match(header)
-            language = info.group(2).strip().split()[0] if info and info.group(2).strip() else ""
-            self.open_code = OpenCode(language=language, code=code, index=self._code_count)
+            header, header_done, code = remainder.lstrip("\n").partition("\n")
+            if header_done:  # until the fence line is whole, its language (the box's label) may still grow
+                info = _FENCE_OPEN.match(header)
+                language = _fence_language(info.group(2)) if info else ""
+                self.open_code = OpenCode(language=language, code=code, index=self._code_count)
         elif remainder.strip():
             self.tail = self.renderer.render_block(remainder, self._code_count)
         self._consumed = block_start
         self._consumed_text = text[:block_start]
-        return RenderUpdate(reset, new_blocks, self.tail, self.open_code)
+        update = RenderUpdate(self._reset_pending, self.blocks[self._returned:], self.tail, self.open_code)
+        self._returned, self._reset_pending, self._closing_streamed_code = len(self.blocks), False, False
+        return update
+
+    def _pause(self, text: str, block_start: int) -> None:
+        self._consumed = block_start
+        self._consumed_text = text[:block_start]
 
     def _render(self, source: str) -> RenderedBlock:
         block = self.renderer.render_block(source, self._code_count)
@@ -321,7 +359,7 @@ class IncrementalMessage:
         return block
 
     def _add_code_unrendered(self, source: str) -> RenderedBlock:
-        block = RenderedBlock(source=source, html=None, codes=tuple(_fenced_code_sources(source)),
+        block = RenderedBlock(source=source, html=None, codes=tuple(code for _, code in _fenced_code_blocks(source)),
                               code_offset=self._code_count)
         self._code_count += len(block.codes)
         self.blocks.append(block)

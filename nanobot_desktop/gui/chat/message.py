@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
-    QColor, QDesktopServices, QFont, QGuiApplication, QResizeEvent, QTextBlockFormat, QTextCharFormat,
-    QTextCursor, QTextDocument, QTextOption, QWheelEvent,
+    QDesktopServices, QGuiApplication, QResizeEvent, QTextBlockFormat, QTextCursor, QTextOption, QWheelEvent,
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
@@ -24,11 +23,15 @@ from nanobot_desktop.gui.chat.model import AssistantMessage
 from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
+from nanobot_desktop.gui.chat.live_document import StreamingCode, append_html
 from nanobot_desktop.gui.chat.markdown_render import (
-    COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderStyle, highlight_lines,
+    COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderUpdate,
 )
 
 OPENABLE_SCHEMES = ("http", "https", "mailto")
+# While streaming, one event-loop step renders blocks for at most about this long, then yields
+# (bench/stream_stall.py: a 10 ms timer must never wait more than 16 ms).
+STREAM_STEP_BUDGET_S = 0.003
 
 
 class MessageBrowser(QTextBrowser):
@@ -83,99 +86,6 @@ class MessageBrowser(QTextBrowser):
             QDesktopServices.openUrl(url)
 
 
-_OWN_BLOCK_TAGS = ("<table", "<ol", "<ul", "<hr")  # Qt starts a new block for these by itself
-
-
-def _append_html(cursor: QTextCursor, fragment: str) -> None:
-    """Append rendered HTML as new paragraphs, laid out as `setHtml` of the whole would lay them out
-    (insertHtml alone merges the fragment's first paragraph into the document's last block)."""
-    cursor.movePosition(QTextCursor.MoveOperation.End)
-    block = cursor.block()
-    if fragment.startswith(("<ol", "<ul")):
-        needs_block = block.length() > 1 and block.textList() is not None  # or the lists would merge
-    elif fragment.startswith(_OWN_BLOCK_TAGS):
-        needs_block = False
-    elif block.length() > 1:
-        needs_block = True
-    else:  # an empty last block: after a table, setHtml keeps it as a gap before the next paragraph
-        previous = block.previous()
-        needs_block = previous.isValid() and QTextCursor(previous).currentTable() is not None
-    if needs_block:
-        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-    start = cursor.position()
-    cursor.insertHtml(fragment)
-    if not fragment.startswith(("<p>", *_OWN_BLOCK_TAGS)):
-        # The fragment's first paragraph was merged into the block it was inserted into and lost
-        # its own format (alignment, background, margins of a code box or heading): give it back.
-        parsed = QTextDocument()
-        parsed.setHtml(fragment)
-        if parsed.begin().textList() is None:
-            fixer = QTextCursor(cursor.document())
-            fixer.setPosition(start)
-            fixer.setBlockFormat(parsed.begin().blockFormat())
-
-
-class StreamingCode:
-    """A fenced code block that is still streaming: its box is inserted once at the end of the
-    document, then each flush appends only the newly completed lines, highlighted line by line.
-    Code blocks are paragraphs with a background (not a table): Qt lays out root-frame paragraphs
-    incrementally, but re-lays out a whole table whenever a cell changes."""
-
-    def __init__(self, document: QTextDocument, style: RenderStyle, language: str) -> None:
-        self._document = document
-        self.language = language
-        self._style = style
-        self._shown = 0  # characters of the code already in the document
-        self._formats: dict[tuple[object, ...], QTextCharFormat] = {}
-
-    @classmethod
-    def start(cls, cursor: QTextCursor, renderer: MarkdownRenderer, code: OpenCode) -> "StreamingCode":
-        fence = "~~~" if "```" in code.code else "```"
-        # A placeholder character keeps the code paragraph (and its monospace format) in the HTML.
-        skeleton = renderer.render_block(f"{fence}{code.language}\nx\n{fence}", code.index)
-        _append_html(cursor, skeleton.html or "")
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.deletePreviousChar()
-        return cls(cursor.document(), renderer.style, code.language)
-
-    def extend(self, code: OpenCode) -> None:
-        complete = code.code.rfind("\n") + 1  # whole lines only: the last one may still change
-        if complete <= self._shown:
-            return
-        cursor = QTextCursor(self._document)
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        base = cursor.charFormat()
-        inner_block = QTextBlockFormat(cursor.blockFormat())
-        inner_block.setTopMargin(0)
-        inner_block.setBottomMargin(0)
-        last_block = QTextBlockFormat(cursor.blockFormat())
-        last_block.setTopMargin(0)
-        new_text = code.code[self._shown:complete - 1]
-        if self._shown:
-            new_text = "\n" + new_text
-        for text, style in highlight_lines(self.language, new_text, self._style):
-            lines = text.split("\n")
-            for number, line in enumerate(lines):
-                if number:  # a new line of the box; only its last line keeps the bottom margin
-                    cursor.setBlockFormat(inner_block)
-                    cursor.insertBlock(last_block, base)
-                if line:
-                    cursor.insertText(line, self._format(base, style))
-        self._shown = complete
-
-    def _format(self, base: QTextCharFormat, style: dict[str, object]) -> QTextCharFormat:
-        key = (style.get("color"), style.get("bold"), style.get("italic"))
-        text_format = self._formats.get(key)
-        if text_format is None:
-            text_format = QTextCharFormat(base)
-            if style.get("color"):
-                text_format.setForeground(QColor(f"#{style['color']}"))
-            text_format.setFontWeight(QFont.Weight.Bold if style.get("bold") else QFont.Weight.Normal)
-            text_format.setFontItalic(bool(style.get("italic")))
-            self._formats[key] = text_format
-        return text_format
-
-
 class AssistantWidget(ItemWidget):
     """Markdown reply. While streaming, completed blocks are appended to the document once and
     only the growing tail is replaced, so each flush costs the size of the tail, not the message."""
@@ -195,8 +105,11 @@ class AssistantWidget(ItemWidget):
         self._incremental = IncrementalMessage(renderer)
         self._live = False  # the document holds stable blocks + a replaceable tail
         self._stable_end = 0
+        self._stable_format = QTextBlockFormat()  # the block format at _stable_end when it was set
         self._code: StreamingCode | None = None
         self._rendered_state: tuple[str, bool] | None = None
+        self._continue_pending = False
+        self._queued: RenderUpdate | None = None  # a streamed update waiting for its own loop step
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -264,7 +177,10 @@ class AssistantWidget(ItemWidget):
         self._rendered_state = None
         self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, budget_s: float | None = None) -> None:
+        """Show the message's current state. While it streams, `budget_s` bounds one step's
+        rendering: past it, the rest is rendered in following event-loop steps (the view's flush
+        timer passes STREAM_STEP_BUDGET_S; a direct call renders everything now)."""
         message = self.message
         self._refresh_reasoning(message)
         self._refresh_status(message)
@@ -273,21 +189,57 @@ class AssistantWidget(ItemWidget):
             return
         self._rendered_state = state
         final = not message.streaming
-        update = self._incremental.update(message.text, final=final)
-        if self._live and not update.reset:
+        update = self._incremental.update(message.text, final=final, budget_s=None if final else budget_s)
+        if update is None:  # more blocks to render: go on in the next event-loop step
+            self._rendered_state = None
+            if not self._continue_pending:
+                self._continue_pending = True
+                QTimer.singleShot(0, self, self._continue_render)
+            return
+        if self._live and not update.reset and not final and budget_s is not None:
+            # Stepwise: the document edit (and the paint it causes) is a loop step of its own, so
+            # a waiting timer runs between rendering and painting.
+            self._queue_apply(update)
+            return  # _on_render is told when the document has changed
+        elif self._live and not update.reset:
+            self._apply_queued(notify=False)
             self._apply_live(update.blocks, update.tail, update.open_code)
         elif not final:  # the first render of a streaming message (or its text was replaced)
+            self._queued = None
             self.browser.document().clear()
             self._stable_end = 0
+            self._stable_format = self.browser.document().begin().blockFormat()
             self._code = None
             self._live = True
             self._apply_live(list(self._incremental.blocks), update.tail, update.open_code)
         else:  # a message loaded from history, or replaced by the final text: one O(n) pass
+            self._queued = None
             self.browser.setHtml(self._incremental.html())
         if final:
             self._live = False  # the streamed document stays: re-rendering it all would stall
         if self._on_render is not None:
             self._on_render(self.uid)
+
+    def _queue_apply(self, update: RenderUpdate) -> None:
+        """Keep an update for the next loop step; one that comes first is merged into it (blocks
+        append, the newer tail replaces the older)."""
+        queued = self._queued
+        if queued is None:
+            QTimer.singleShot(0, self, self._apply_queued)
+        else:
+            update = update._replace(blocks=queued.blocks + update.blocks)
+        self._queued = update
+
+    def _apply_queued(self, notify: bool = True) -> None:
+        queued, self._queued = self._queued, None
+        if queued is not None and self._live:
+            self._apply_live(queued.blocks, queued.tail, queued.open_code)
+            if notify and self._on_render is not None:
+                self._on_render(self.uid)
+
+    def _continue_render(self) -> None:
+        self._continue_pending = False
+        self.refresh(STREAM_STEP_BUDGET_S)
 
     def _apply_live(self, blocks: list[RenderedBlock], tail: RenderedBlock | None, open_code: OpenCode | None) -> None:
         """Append completed blocks once, then replace the tail (or extend a streaming code block)."""
@@ -307,19 +259,22 @@ class AssistantWidget(ItemWidget):
             self._code.extend(OpenCode(self._code.language, blocks[0].codes[0] + "\n", blocks[0].code_offset))
             cursor.movePosition(QTextCursor.MoveOperation.End)
             self._stable_end = cursor.position()
+            self._stable_format = cursor.blockFormat()
             self._code = None
             blocks = blocks[1:]
         if blocks or open_code is None or self._code is None:
             cursor.setPosition(self._stable_end)
             cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
+            cursor.setBlockFormat(self._stable_format)  # not the removed tail's (it can leave its own)
             self._code = None
             for block in blocks:
-                _append_html(cursor, self._incremental.html_of(block))
+                append_html(cursor, self._incremental.html_of(block))
             cursor.movePosition(QTextCursor.MoveOperation.End)
             self._stable_end = cursor.position()
+            self._stable_format = cursor.blockFormat()
         if tail is not None and tail.html is not None:
-            _append_html(cursor, tail.html)
+            append_html(cursor, tail.html)
         elif open_code is not None:
             if self._code is None:
                 self._code = StreamingCode.start(cursor, self._renderer, open_code)

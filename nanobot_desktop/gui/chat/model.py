@@ -21,7 +21,7 @@ from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersist
 
 _uids = itertools.count(1)
 
-TOOL_STATUSES = ("running", "ok", "error", "denied", "cancelled")
+TOOL_STATUSES = ("waiting", "running", "ok", "error", "denied", "cancelled")  # waiting: for the person's answer
 APPROVAL_STATES = ("pending", "allowed", "denied")
 APPROVAL_ANSWERS = ("allow_once", "allow_always", "deny")
 NOTICE_LEVELS = ("info", "error", "stopped")
@@ -86,6 +86,8 @@ class ApprovalCard:
     state: str = "pending"
     answer: str | None = None
     origin: str = ""  # "MCP server 'time'" for a tool that is not built in
+    reason: str = ""  # what the person wrote when denying (the model receives it)
+    expanded: bool = False  # a resolved card shows one line until the person expands it
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "approval"
 
@@ -293,7 +295,7 @@ class ChatModel(QAbstractListModel):
         card.duration_s = duration_s
         self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
 
-    def set_approval_state(self, call_id: str, state: str, answer: str | None = None) -> None:
+    def set_approval_state(self, call_id: str, state: str, answer: str | None = None, *, reason: str = "") -> None:
         if state not in APPROVAL_STATES:
             raise ValueError(f"unknown approval state {state!r}; expected one of {', '.join(APPROVAL_STATES)}")
         if answer is not None and answer not in APPROVAL_ANSWERS:
@@ -303,7 +305,17 @@ class ChatModel(QAbstractListModel):
         assert isinstance(card, ApprovalCard)
         card.state = state
         card.answer = answer
+        card.reason = " ".join(reason.split())
         self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
+
+    def set_approval_expanded(self, call_id: str, expanded: bool) -> None:
+        """Show a resolved approval card whole (`expanded`) or as its one-line summary."""
+        row = self._require_row(call_id, "approval")
+        card = self._items[row]
+        assert isinstance(card, ApprovalCard)
+        if card.expanded != expanded:
+            card.expanded = expanded
+            self._changed(row, [])
 
     # --- internals -----------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from nanobot_desktop.gui.chat.cards import ApprovalCardWidget
 from nanobot_desktop.gui.chat.model import (
     ApprovalCard, AssistantMessage, ChatItem, ChatModel, Notice, ToolCard, UserMessage,
 )
-from nanobot_desktop.gui.chat.message import AssistantWidget
+from nanobot_desktop.gui.chat.message import STREAM_STEP_BUDGET_S, AssistantWidget
 from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble
 from nanobot_desktop.gui.common.palette import mix, palette_colors
 from nanobot_desktop.gui.chat.markdown_render import MarkdownRenderer, RenderStyle
@@ -36,6 +36,8 @@ def render_style_for(palette: QPalette) -> RenderStyle:
         dark=colors.dark,
         border=mix(colors.base, colors.text, 0.25).name(),
         inline_code_background=mix(colors.base, colors.text, 0.10).name(),
+        quote_bar=mix(colors.base, colors.text, 0.35).name(),
+        muted=colors.muted.name(),
     )
 
 
@@ -48,8 +50,9 @@ class ChatView(QWidget):
 
     retry_save_requested = Signal()
     """*Retry save* was pressed on a reply of the session shown."""
-    approval_answered = Signal(str, str)
-    """(call_id, answer): the user answered an approval card ("allow_once", "allow_always", "deny")."""
+    approval_answered = Signal(str, str, str)
+    """(call_id, answer, reason): the user answered an approval card ("allow_once", "allow_always", "deny");
+    `reason` is what they wrote when denying ("" otherwise)."""
     tool_card_clicked = Signal(str)
     """(call_id): the user opened a tool card (the inspector shows that call)."""
     edit_submitted = Signal(int, str)
@@ -79,7 +82,7 @@ class ChatView(QWidget):
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(self.FLUSH_INTERVAL_MS)
-        self._flush_timer.timeout.connect(self.flush_now)
+        self._flush_timer.timeout.connect(lambda: self.flush_now(STREAM_STEP_BUDGET_S))
 
         self.scroll_area = QScrollArea()
         self.scroll_area.setWidgetResizable(True)
@@ -167,13 +170,17 @@ class ChatView(QWidget):
 
     # --- streaming flush -----------------------------------------------------------------------
 
-    def flush_now(self) -> None:
-        """Render the pending streaming changes now (the timer calls this; so can tests)."""
+    def flush_now(self, step_budget_s: float | None = None) -> None:
+        """Render the pending streaming changes now (tests call this; the timer calls it with a
+        budget, so a message completing many blocks at once renders them over several loop steps)."""
         self._flush_timer.stop()
         dirty, self._dirty = self._dirty, set()
         for widget in self._widgets:
             if widget.uid in dirty:
-                widget.refresh()
+                if isinstance(widget, AssistantWidget):
+                    widget.refresh(step_budget_s)
+                else:
+                    widget.refresh()
 
     def _count_render(self, uid: int) -> None:
         self.render_counts[uid] += 1
@@ -200,6 +207,7 @@ class ChatView(QWidget):
         elif isinstance(item, ApprovalCard):
             approval_widget = ApprovalCardWidget(item)
             approval_widget.answered.connect(self._on_approval_answered)
+            approval_widget.expand_requested.connect(self._on_approval_expand)
             widget = approval_widget
         elif isinstance(item, Notice):
             widget = NoticeWidget(item)
@@ -269,11 +277,15 @@ class ChatView(QWidget):
             else:
                 widget.update_item(item)
 
-    def _on_approval_answered(self, call_id: str, answer: str) -> None:
+    def _on_approval_answered(self, call_id: str, answer: str, reason: str) -> None:
         if self._model is not None and self._model.row_of_call(call_id, "approval") >= 0:
             state = "denied" if answer == "deny" else "allowed"
-            self._model.set_approval_state(call_id, state, answer)
-        self.approval_answered.emit(call_id, answer)
+            self._model.set_approval_state(call_id, state, answer, reason=reason)
+        self.approval_answered.emit(call_id, answer, reason)
+
+    def _on_approval_expand(self, call_id: str, expanded: bool) -> None:
+        if self._model is not None and self._model.row_of_call(call_id, "approval") >= 0:
+            self._model.set_approval_expanded(call_id, expanded)
 
     # --- paging --------------------------------------------------------------------------------
 

@@ -63,6 +63,32 @@ class ItemWidget(QWidget):
             self.apply_colors(palette_colors(self.palette()))
 
 
+class ElidedLabel(QLabel):
+    """One line of plain text that shortens itself with "…" in the middle to the width it gets, so a
+    path keeps its file name; the whole text is in the tooltip."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.full_text = ""
+        self.set_full_text(text)
+
+    def set_full_text(self, text: str) -> None:
+        self.full_text = text
+        self.setToolTip(text)
+        self._elide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideMiddle, max(0, self.width()))
+        if shown != self.text():
+            self.setText(shown)
+
+
 # --- user message ------------------------------------------------------------------------------
 
 class BubbleLabel(QLabel):
@@ -146,7 +172,7 @@ class UserBubble(ItemWidget):
 
 # --- tool card ---------------------------------------------------------------------------------
 
-_STATUS_GLYPHS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■"}
+_STATUS_GLYPHS = {"waiting": "?", "running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■"}
 
 
 class ToolCardWidget(ItemWidget):
@@ -172,9 +198,7 @@ class ToolCardWidget(ItemWidget):
         bold = QFont(self.name_label.font())
         bold.setBold(True)
         self.name_label.setFont(bold)
-        self.summary_label = plain_label(selectable=False)
-        self.summary_label.setWordWrap(False)
-        self.summary_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.summary_label = ElidedLabel()
         self.duration_label = plain_label(selectable=False)
         self.duration_label.setWordWrap(False)
         row.addWidget(self.status_label)
@@ -196,8 +220,10 @@ class ToolCardWidget(ItemWidget):
         self.status_label.setText(_STATUS_GLYPHS.get(card.status, "?"))
         self.status_label.setToolTip(card.status)
         self.name_label.setText(card.name)
-        self.summary_label.setText(card.summary)
-        if card.status == "running":
+        self.summary_label.set_full_text(card.summary)
+        if card.status == "waiting":
+            self.duration_label.setText("waiting for your approval")
+        elif card.status == "running":
             self.duration_label.setText("running…")
         elif card.duration_s is not None:
             self.duration_label.setText(f"{card.status} · {format_duration(card.duration_s)}")
@@ -215,7 +241,8 @@ class ToolCardWidget(ItemWidget):
 
     def _color_status(self) -> None:
         status = self.card.status
-        color = {"ok": self._colors.ok, "error": self._colors.error}.get(status, self._colors.muted)
+        color = {"ok": self._colors.ok, "error": self._colors.error,
+                 "waiting": self._colors.accent}.get(status, self._colors.muted)
         set_text_color(self.status_label, color)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802

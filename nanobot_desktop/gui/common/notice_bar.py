@@ -1,7 +1,10 @@
 """A slim bar above a pane for things the person should know and can act on, without a modal dialog.
 
 Used for "Session deleted — Undo", "No model is configured yet — Open Settings" and endpoint errors.
-A bar never blocks anything; it stays until dismissed, replaced, or its timeout runs out.
+A bar never blocks anything. Each notice has a lifetime: it goes when dismissed, replaced, its timeout
+runs out, or — the usual case — when the condition it reports ends: the code that shows it gives it a
+`topic` ("turn-failed:<session>", "retry:<session>", "no-model") and calls `clear(topic)` when that
+condition is over, which hides the bar only if that notice is still the one shown.
 """
 
 from __future__ import annotations
@@ -18,6 +21,15 @@ from nanobot_desktop.gui.common.widgets import plain_label
 LEVELS = ("info", "warning", "error")
 
 
+def reason_of(error: BaseException | str) -> str:
+    """An error's own words on one line, for the parentheses of "Could not save x (reason)."."""
+    if isinstance(error, OSError) and error.strerror:
+        text = error.strerror + (f": {error.filename}" if error.filename else "")
+    else:
+        text = str(error) or type(error).__name__
+    return " ".join(text.split()).rstrip(".")
+
+
 class NoticeBar(QFrame):
     """Message + action buttons + close; hidden until `show_notice`."""
 
@@ -28,6 +40,8 @@ class NoticeBar(QFrame):
         super().__init__(parent)
         self.setObjectName("notice_bar")
         self.level = "info"
+        self.topic = ""
+        """What the shown notice is about ("" for none); `clear(topic)` hides it when that ends."""
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 4, 6, 4)
         layout.setSpacing(8)
@@ -51,11 +65,19 @@ class NoticeBar(QFrame):
 
     def show_notice(self, text: str, level: str = "info",
                     actions: list[tuple[str, Callable[[], object]]] | None = None,
-                    timeout_ms: int = 0) -> None:
-        """Show `text`; each action is (button text, callback) and dismisses the bar after running."""
+                    timeout_ms: int = 0, topic: str = "") -> None:
+        """Show `text`; each action is (button text, callback) and dismisses the bar after running.
+        `topic` names the condition, for `clear`; showing the same text and topic again changes nothing."""
         if level not in LEVELS:
             raise ValueError(f"unknown notice level {level!r}; expected one of {', '.join(LEVELS)}")
+        captions = [caption for caption, _callback in actions or []]
+        if (not self.isHidden() and topic and topic == self.topic and text == self.label.text()
+                and level == self.level and captions == [b.text() for b in self.buttons]):
+            if timeout_ms > 0:
+                self._timer.start(timeout_ms)
+            return  # the same notice again: no flicker, no repeat
         self.level = level
+        self.topic = topic
         self.label.setText(text)
         for button in self.buttons:
             self._buttons_layout.removeWidget(button)
@@ -80,10 +102,29 @@ class NoticeBar(QFrame):
         """The shown message ("" while hidden)."""
         return "" if self.isHidden() else self.label.text()
 
+    def update_text(self, text: str, topic: str) -> bool:
+        """Change the text of the notice about `topic` in place (a countdown); False if it is not shown."""
+        if self.isHidden() or self.topic != topic:
+            return False
+        self.label.setText(text)
+        return True
+
+    def clear(self, topic: str) -> bool:
+        """The condition `topic` ended: hide its notice if it is the one shown. True if it was."""
+        if self.isHidden() or not topic or self.topic != topic:
+            return False
+        self.dismiss()
+        return True
+
+    def clear_matching(self, prefix: str) -> bool:
+        """Like `clear`, for every topic starting with `prefix` ("turn-failed:")."""
+        return self.clear(self.topic) if self.topic.startswith(prefix) else False
+
     def dismiss(self) -> None:
         self._timer.stop()
         if not self.isHidden():
             self.hide()
+            self.topic = ""
             self.dismissed.emit()
 
     def _run(self, callback: Callable[[], object]) -> None:

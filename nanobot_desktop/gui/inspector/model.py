@@ -205,6 +205,8 @@ class TimelineModel(QAbstractTableModel):
         elif isinstance(event, ev.ApprovalRequested):
             self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
                               event.at, status="awaiting approval", diff=event.diff)
+        elif isinstance(event, ev.ApprovalAnswered) and event.answer != "deny":
+            self._approved(event)
         elif isinstance(event, ev.ToolCallFinished):
             self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
                               event.at, status=event.status, result=event.result, duration_s=event.duration_s,
@@ -267,6 +269,15 @@ class TimelineModel(QAbstractTableModel):
         call.error = event.error
         call.status = "error" if event.error else "ok"
         self._changed(turn, row)
+
+    def _approved(self, event: ev.ApprovalAnswered) -> None:
+        """An allowed call runs from now on: "awaiting approval" becomes "running"."""
+        turn = self._turn(event.session_key, event.turn_id, "", event.at)
+        row = turn.find("tool", event.call_id)
+        call = turn.entries[row] if row >= 0 else None
+        if isinstance(call, ToolCall) and call.status == "awaiting approval":
+            call.status = "running"
+            self._changed(turn, row)
 
     def _update_tool(self, session_key: str, turn_id: str, call_id: str, name: str, arguments: dict[str, Any],
                      at: float, *, status: str, result: str | None = None, duration_s: float | None = None,

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine import SessionInfo
+from nanobot_desktop.gui.common.notice_bar import reason_of
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -179,7 +180,8 @@ class SessionListModel(QAbstractItemModel):
         try:
             updated = self._renamer(info.key, title)
         except (OSError, ValueError) as error:
-            self.rename_failed.emit(info.key, f"Could not rename “{info.title}”: {error}")
+            self.rename_failed.emit(info.key, f"Could not rename “{info.title}” ({reason_of(error)}). "
+                                              "Try another name.")
             return False
         group = self._groups[self._group_row_by_uid(index.internalId())]
         group.rows[index.row()] = updated if updated is not None else _retitled(info, title or info.key)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, 
 from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionChanged, SessionInfo, TurnCancelled,
                                     TurnFailed, TurnFinished, TurnStarted, atomic_write_text)
 from nanobot_desktop.gui.window.actions import ActionRegistry
-from nanobot_desktop.gui.common.notice_bar import NoticeBar
+from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
 from nanobot_desktop.gui.sessions.filter import SessionFilterProxy
 from nanobot_desktop.gui.sessions.model import IsGroupRole, KeyRole, SessionListModel, SessionRole
@@ -200,7 +200,8 @@ class SessionsPanel(QWidget):
         try:
             infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.sessions.list_sessions)
         except OSError as error:
-            self.error.emit(f"Could not list the sessions in {self.engine.sessions.sessions_dir}: {error}")
+            self.error.emit(f"Could not list the sessions in {self.engine.sessions.sessions_dir} "
+                            f"({reason_of(error)}). Check that the folder exists and can be read.")
             return
         self.model.set_sessions(infos)
         self._select(self._current_key)
@@ -253,7 +254,7 @@ class SessionsPanel(QWidget):
         try:
             hits = await loop.run_in_executor(None, self.engine.sessions.search, query)
         except OSError as error:
-            self.error.emit(f"Searching the sessions failed: {error}")
+            self.error.emit(f"Searching the sessions failed ({reason_of(error)}). Try the search again.")
             return
         if query != self.search_box.text():
             return  # the person typed on; a newer search is on its way
@@ -348,11 +349,14 @@ class SessionsPanel(QWidget):
         try:
             trash_id = self.engine.sessions.delete(key)
         except (OSError, ValueError) as error:
-            self.error.emit(f"Could not delete “{title}”: {error}")
+            self.error.emit(f"Could not delete “{title}” ({reason_of(error)}). "
+                            "Check that the sessions folder can be written.")
             return
         self._deleted.append((trash_id, key, title))
         self.model.set_sessions([i for i in self._listed() if i.key != key])
-        self.undo_bar.show_notice(f"Session “{title}” deleted.", "info", [("Undo", self.undo_delete)])
+        # Lifetime: 30 s, Undo, or the next delete (Ctrl+Z in the list still undoes after that).
+        self.undo_bar.show_notice(f"Session “{title}” deleted.", "info", [("Undo", self.undo_delete)],
+                                  timeout_ms=30_000, topic=f"deleted:{key}")
         self._update_actions()
         self.session_deleted.emit(key)
         self.refresh()
@@ -365,7 +369,8 @@ class SessionsPanel(QWidget):
         try:
             restored = self.engine.sessions.restore(trash_id)
         except (OSError, ValueError) as error:
-            self.error.emit(f"Could not restore “{title}”: {error}")
+            self.error.emit(f"Could not restore “{title}” ({reason_of(error)}). "
+                            "Its file is still in the sessions folder's .trash.")
             self._update_actions()
             return
         self.undo_bar.dismiss()
@@ -411,7 +416,7 @@ class SessionsPanel(QWidget):
             text = await loop.run_in_executor(None, render, key)
             await loop.run_in_executor(None, atomic_write_text, path, text)
         except (OSError, ValueError) as error:
-            self.error.emit(f"Could not export to {path}: {error}")
+            self.error.emit(f"Could not export to {path} ({reason_of(error)}). Choose another folder.")
             return
         self.export_finished.emit(str(path))
 

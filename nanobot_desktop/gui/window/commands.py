@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QMessageBox
 
@@ -56,6 +56,61 @@ class WindowCommands(WindowBase):
             if not text:
                 self._update_status()
 
+    # --- notices about the chat shown: each one's lifetime ------------------------------------------
+    #   turn-failed:<key>  until a new turn starts in that session, or another session is shown
+    #   retry:<key>        while the engine waits to retry a model call; ends with an answer or the turn
+    #   attachment         10 s, or until the next send
+    #   save:<key>         "Saved" for 6 s; a failed retry until the next try
+    #   no-model           until the config names a usable provider (checked after Settings)
+
+    def _on_retry_changed(self, key: str, attempt: int, attempts: int, delay_s: float) -> None:
+        """ "Retrying (2/4) in 3 s…" with Stop while a model call waits to be retried; gone when it is over."""
+        if key != self.current_key:
+            return
+        topic = f"retry:{key}"
+        timer = self._retry_timer()
+        if attempt <= 0:
+            timer.stop()
+            self.notice_bar.clear(topic)
+            self._update_status()
+            return
+        self._retry_state = (key, attempt, attempts, max(0, round(delay_s)))
+        self.notice_bar.show_notice(self._retry_text(), "warning", [("Stop", self.actions.stop.trigger)], topic=topic)
+        self.busy_label.setText(f"● {self._retry_text()}  (Esc to stop)")
+        timer.start()
+
+    def _retry_timer(self) -> QTimer:
+        timer = self.__dict__.get("_retry_countdown")
+        if timer is None:
+            timer = QTimer(self)
+            timer.setInterval(1000)
+            timer.timeout.connect(self._retry_tick)
+            self._retry_countdown = timer
+        return timer
+
+    def _retry_text(self) -> str:
+        _key, attempt, attempts, seconds = self._retry_state
+        if seconds > 0:
+            return f"Retrying ({attempt}/{attempts}) in {seconds} s…"
+        return f"Retrying ({attempt}/{attempts})…"
+
+    def _retry_tick(self) -> None:
+        key, attempt, attempts, seconds = self._retry_state
+        self._retry_state = (key, attempt, attempts, max(0, seconds - 1))
+        if not self.notice_bar.update_text(self._retry_text(), f"retry:{key}"):
+            self._retry_countdown.stop()
+            return
+        self.busy_label.setText(f"● {self._retry_text()}  (Esc to stop)")
+        if seconds <= 1:
+            self._retry_countdown.stop()
+
+    def _clear_chat_notices(self, keep_key: str = "") -> None:
+        """Notices about another session's turn do not belong over the chat shown now."""
+        for prefix in ("turn-failed:", "retry:", "save:"):
+            topic = str(getattr(self.notice_bar, "topic", ""))
+            if topic.startswith(prefix) and topic != f"{prefix}{keep_key}":
+                self.notice_bar.clear(topic)
+
     def _check_config(self) -> bool:
         """A missing provider is the first thing a new user meets: say so, with the way out."""
         from nanobot_desktop.engine import ConfigError, resolve_provider
@@ -63,9 +118,12 @@ class WindowCommands(WindowBase):
         try:
             resolve_provider(self.engine.config)
         except ConfigError as error:
-            self.notice_bar.show_notice(f"No model is configured yet — open Settings. ({error})", "warning",
-                                        [("Open Settings", self.open_settings)])
+            detail = str(error).rstrip(".")
+            self.notice_bar.show_notice(f"No model can be used yet ({detail}). Open Settings to choose a provider "
+                                        "and a model.", "warning", [("Open Settings", self.open_settings)],
+                                        topic="no-model")
             return False
+        self.notice_bar.clear("no-model")  # lifetime: until the config names a usable provider
         return True
 
     def open_settings(self) -> Any:
@@ -77,7 +135,8 @@ class WindowCommands(WindowBase):
         try:
             from nanobot_desktop.gui.settings.dialog import SettingsDialog
         except ImportError as error:
-            self.notice_bar.show_notice(f"Settings are not available: {error}", "error")
+            self.notice_bar.show_notice(f"Settings could not be opened ({error}). Reinstall the app with "
+                                        "python3 dev.py, then try again.", "error")
             return None
         dialog = SettingsDialog(self.engine, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -95,8 +154,7 @@ class WindowCommands(WindowBase):
         except ImportError:
             pass
         self._update_status()
-        if self._check_config() and self.notice_bar.level == "warning":
-            self.notice_bar.dismiss()
+        self._check_config()  # shows or clears the "no model" notice
 
     def run_heartbeat_now(self) -> None:
         if self.tray is not None:

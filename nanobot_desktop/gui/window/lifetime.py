@@ -88,7 +88,8 @@ class WindowLifetime(WindowBase):
     def _all_panels_built(self) -> None:
         errors = self._panels.errors if self._panels is not None else []
         if errors:
-            self.notice_bar.show_notice("Some panels could not be loaded: " + "; ".join(errors), "error")
+            self.notice_bar.show_notice(f"Some panels could not be loaded ({'; '.join(errors)}). The chat works "
+                                        "without them; the log (Help → Open log folder) has the details.", "error")
         QTimer.singleShot(0, self, self._warm_up_rendering)  # then Markdown, before any reply streams in
         if self._services_pending:  # after the panels, so they see the services' first events
             self._services_pending = False
@@ -126,7 +127,8 @@ class WindowLifetime(WindowBase):
         try:
             await self.engine.start_services()
         except (ConfigError, OSError, ValueError) as error:
-            self.notice_bar.show_notice(f"Heartbeat and scheduled jobs did not start: {error}", "error")
+            self.notice_bar.show_notice(f"The heartbeat and scheduled jobs did not start ({error}). Fix the "
+                                        "problem named there, then restart the app.", "error")
 
     async def shutdown(self) -> None:
         """Save the layout, stop the engine, then the panels and the watcher (the lifecycle calls this)."""

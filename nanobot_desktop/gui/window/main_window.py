@@ -176,11 +176,13 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
 
         self.composer.send_requested.connect(self.send_message)
         self.composer.stop_requested.connect(self.stop_current)
-        self.composer.attachment_failed.connect(lambda message: self.notice_bar.show_notice(message, "warning"))
+        self.composer.attachment_failed.connect(
+            lambda message: self.notice_bar.show_notice(message, "warning", timeout_ms=10_000, topic="attachment"))
         self.chat.busy_changed.connect(self._on_busy_changed)
         self.chat.turn_failed.connect(self._on_turn_failed)
         self.chat.message_returned.connect(self._on_message_returned)
         self.chat.waiting_changed.connect(self._on_waiting_changed)
+        self.chat.retry_changed.connect(self._on_retry_changed)
         self.chat.save_retried.connect(self._on_save_retried)
         self.chat.session_loaded.connect(lambda _key: self._update_title())
         self.chat_view.tool_card_clicked.connect(self.show_tool_call)
@@ -210,6 +212,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             if panel is not None and hasattr(panel, "set_session"):
                 panel.set_session(key)
         self.settings_store.setValue(SESSION_KEY, key)
+        self._clear_chat_notices(keep_key=key)
         self._update_title()
         self._on_busy_changed(self.chat.is_busy(key))
 
@@ -256,6 +259,8 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         if not media and self.chat.warn_before_sending(self.current_key):
             self.composer.edit.setPlainText(text)  # kept: the next Send goes through
             return
+        self.notice_bar.clear("attachment")
+        self.notice_bar.clear(f"turn-failed:{self.current_key}")
         self.chat.send(text, media)
 
     def stop_current(self) -> None:
@@ -281,6 +286,8 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             dock.raise_()
 
     def _on_busy_changed(self, busy: bool) -> None:
+        if busy:  # a new turn (sent, retried, regenerated): the last one's failure is over
+            self.notice_bar.clear(f"turn-failed:{self.current_key}")
         self.composer.set_busy(busy)
         self.actions.stop.setEnabled(busy)
         self._update_status()
@@ -297,7 +304,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             actions = [("Start anyway", self.new_chat), ("Try again", lambda: self._send_to(key, "/new"))]
         elif kind not in ("storage", "session"):  # the message is saved: send it again, not a copy of it
             actions.append(("Retry", lambda: self._send_to(key, None)))
-        self.notice_bar.show_notice(message, "error", actions)
+        self.notice_bar.show_notice(message, "error", actions, topic=f"turn-failed:{key}")
 
     def _send_to(self, key: str, text: str | None) -> None:
         """Send `text` into session `key` (None: answer its last saved message again), if it is still shown."""
@@ -313,9 +320,10 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         if key != self.current_key:
             return
         if ok:
-            self.notice_bar.show_notice(message, "info")
+            self.notice_bar.show_notice(message, "info", timeout_ms=6000, topic=f"save:{key}")
         else:
-            self.notice_bar.show_notice(message, "error", [("Retry save", lambda: self.chat.retry_save(key))])
+            self.notice_bar.show_notice(message, "error", [("Retry save", lambda: self.chat.retry_save(key))],
+                                        topic=f"save:{key}")
 
 
 async def create_main_window(lifecycle: Lifecycle, frame: MainWindow | None = None) -> MainWindow | None:

@@ -126,6 +126,11 @@ class MemoryView(QWidget):
         self._runner = BackgroundRunner(self, "memory-view")
         self._consolidating: set[str] = set()
         self._diff_generation = 0
+        self.status_topic = ""
+        """What the status line reports, so it goes when that ends: "consolidation-failed" (until a
+        consolidation succeeds), "restored" (until MEMORY.md changes again: a save, the agent, another
+        program), "versions-error" (until a listing works), "restore-error" (until a restore works)."""
+        self._restored_signature: tuple[int, int] | None = None  # MEMORY.md's (mtime_ns, size) after a restore
 
         self.memory_editor = MarkdownEditor(self, save_handler=self._save_memory)
         self.memory_editor.setObjectName("memoryEditor")
@@ -189,7 +194,7 @@ class MemoryView(QWidget):
             if self.history_editor is not None:
                 sync.register_editor(self.history_editor)
             sync.memory_changed.connect(self._on_memory_files_changed)
-        self.memory_editor.saved.connect(lambda _path: self.refresh_versions())
+        self.memory_editor.saved.connect(lambda _path: self._memory_changed())
         self.memory_editor.open_file(self.memory.memory_file)
         if self.history_editor is not None:
             self.history_editor.open_file(self.memory.history_file)
@@ -261,8 +266,10 @@ class MemoryView(QWidget):
         if not shiboken6.isValid(self.versions_table):
             return  # the view was closed while the versions were read
         if error is not None or versions is None:
-            self.set_status(f"Could not list the versions of {self.versions_name}: {error}")
+            self.set_status(f"Could not list the versions of {self.versions_name}: {error}. "
+                            "The list is read again at the next change.", "versions-error")
             return
+        self.clear_status("versions-error")
         selected = self.selected_version()
         if not self.versions_model.set_versions(versions):
             return
@@ -304,7 +311,7 @@ class MemoryView(QWidget):
         def show(diff: str | None, error: BaseException | None) -> None:
             if generation != self._diff_generation or not shiboken6.isValid(self.memory_editor):
                 return  # a newer diff is on its way, or the view was closed meanwhile
-            text = diff if error is None else f"Could not compare: {error}"
+            text = diff if error is None else f"Could not compare the versions ({error}). Select the version again."
             self.memory_editor.diff_view.show_diff(f"Version of {when} → current", text or "")
 
         self._runner.submit(build, show)
@@ -316,20 +323,28 @@ class MemoryView(QWidget):
             return
         self.restore_button.setEnabled(False)
         unsaved = self.memory_editor.is_dirty
-        self._runner.submit(lambda: self.memory.restore_version(version),
-                            lambda _result, error: self._on_restored(version, unsaved, error))
+        target = version.path if version.commit else Path(self.memory.memory_file)
 
-    def _on_restored(self, version: MemoryVersion, unsaved: bool, error: BaseException | None) -> None:
+        def restore() -> tuple[int, int] | None:
+            self.memory.restore_version(version)
+            return _signature(target)
+
+        self._runner.submit(restore, lambda signature, error: self._on_restored(version, unsaved, error, signature))
+
+    def _on_restored(self, version: MemoryVersion, unsaved: bool, error: BaseException | None,
+                     signature: tuple[int, int] | None = None) -> None:
         if not shiboken6.isValid(self.restore_button):
             return  # the view was closed while the version was put back
         self.restore_button.setEnabled(self.selected_version() is not None)
         when = version_time(version)
         if error is not None:
-            self.set_status(f"Could not restore the version of {when}: {error}")
+            self.set_status(f"Could not restore the version of {when}: {error}. Try again, or copy the text "
+                            "from the diff below.", "restore-error")
             return
         note = " Your unsaved edits are kept: the bar above them lets you choose." if unsaved else ""
         name = version.path.name if version.commit else "MEMORY.md"
-        self.set_status(f"Restored {name} as of {when}. The text it replaced is kept as a version.{note}")
+        self._restored_signature = signature
+        self.set_status(f"Restored {name} as of {when}. The text it replaced is kept as a version.{note}", "restored")
         self.memory_editor.on_file_changed_on_disk()
         self.refresh_versions()
         self.show_version_diff(version)
@@ -341,6 +356,8 @@ class MemoryView(QWidget):
                 getattr(self.memory, "uses_git_versions", False)
                 and Path(self.memory.memory_file).resolve() in paths):
             self.refresh_versions()  # (0.3: a Dream edit of MEMORY.md is a new commit)
+        if Path(self.memory.memory_file).resolve() in paths:
+            self._memory_changed(refresh_versions=False)
         if Path(self.memory.history_file).resolve() in paths:
             self.history_search.history_file_changed()
 
@@ -353,22 +370,43 @@ class MemoryView(QWidget):
             self.consolidating_badge.setVisible(bool(self._consolidating))
             if not event.ok and event.error != "cancelled":
                 self.set_status(f"Memory consolidation failed ({event.error}); MEMORY.md and HISTORY.md "
-                                "were left as they were.")
+                                "were left as they were.", "consolidation-failed")
+            elif event.ok:
+                self.clear_status("consolidation-failed")  # a later consolidation worked: the failure is over
             # Do not wait for the watcher: show the agent's writes now (a dirty editor gets its bar).
             self.memory_editor.on_file_changed_on_disk()
             if self.history_editor is not None:
                 self.history_editor.on_file_changed_on_disk()
             self.history_search.history_file_changed()
+            self._memory_changed()
+
+    def _memory_changed(self, refresh_versions: bool = True) -> None:
+        """MEMORY.md may have changed (saved here, written by the agent, edited elsewhere): list the
+        versions again, compare the selected version with the new text, and end a "Restored" status
+        once the file is no longer what the restore wrote."""
+        if refresh_versions:
             self.refresh_versions()
+        version = self.selected_version()
+        if version is not None:
+            self.show_version_diff(version)
+        if self.status_topic == "restored" and _signature(Path(self.memory.memory_file)) != self._restored_signature:
+            self.clear_status("restored")
 
     @property
     def is_consolidating(self) -> bool:
         return bool(self._consolidating)
 
-    def set_status(self, text: str) -> None:
+    def set_status(self, text: str, topic: str = "") -> None:
+        """Show `text` under the versions; `topic` says what ends it (see `status_topic`)."""
+        self.status_topic = topic if text else ""
         self.status_label.setText(text)
         self.status_label.setToolTip(text)
         self.status_label.setVisible(bool(text))
+
+    def clear_status(self, topic: str) -> None:
+        """The condition `topic` is over: hide its status, if that is what the line shows."""
+        if self.status_topic == topic:
+            self.set_status("")
 
     # ---- the main window's needs --------------------------------------------------------------
     def editors(self) -> list[MarkdownEditor]:
@@ -398,3 +436,12 @@ class MemoryView(QWidget):
                  f" padding: 1px 8px; color: {palette.color(QPalette.ColorRole.WindowText).name()}; }}")
         if self.consolidating_badge.styleSheet() != sheet:
             self.consolidating_badge.setStyleSheet(sheet)
+
+
+def _signature(path: Path) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a file, None when it cannot be read: enough to tell "changed since"."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size

@@ -181,8 +181,10 @@ class SkillsView(QWidget):
         try:
             skills = self.engine.skills.list_skills()
         except OSError as exc:
-            self.set_status(f"Could not list the skills: {exc}")
+            self.set_status(f"Could not list the skills ({exc}). The list is read again at the next change.",
+                            "list-error")
             return
+        self.clear_status("list-error")  # listing works again: that status is over
         self.model.set_skills(skills)
         if selected is not None:
             self.select_skill(selected.name)
@@ -206,9 +208,15 @@ class SkillsView(QWidget):
         skill = self.selected_skill()
         self.copy_button.setVisible(skill is not None and skill.source == "builtin")
 
-    def set_status(self, text: str) -> None:
+    def set_status(self, text: str, topic: str = "") -> None:
+        """Show `text`; `topic` names the condition whose end hides it again (`clear_status`)."""
+        self._status_topic = topic if text else ""
         self.status_label.setText(text)
         self.status_label.setVisible(bool(text))
+
+    def clear_status(self, topic: str) -> None:
+        if getattr(self, "_status_topic", "") == topic:
+            self.set_status("")
 
     def _on_event(self, event: Any) -> None:
         if isinstance(event, ConfigChanged) and event.touches("app.disabledSkills"):
@@ -222,7 +230,8 @@ class SkillsView(QWidget):
         try:
             self.engine.update_config({"app.disabledSkills": disabled})
         except (OSError, ConfigError, ValueError) as exc:
-            self.set_status(f"Could not save the setting for '{name}': {exc}")
+            self.set_status(f"Could not save the setting for '{name}' ({exc}). Check that desktop.json beside "
+                            "the config can be written, then try again.")
             self.refresh()
             return False
         self.set_status("")
