@@ -496,6 +496,301 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Scheduled</name>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>hours</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>days</source>
+        <translation>天</translation>
+    </message>
+    <message>
+        <source>milliseconds</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>Run once now</source>
+        <translation>立即运行一次</translation>
+    </message>
+    <message>
+        <source>Skip</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>New job</source>
+        <translation>新建任务</translation>
+    </message>
+    <message>
+        <source>e.g. Morning summary (optional)</source>
+        <translation>例如：早间摘要（可选）</translation>
+    </message>
+    <message>
+        <source>Every …</source>
+        <translation>每隔 …</translation>
+    </message>
+    <message>
+        <source>Cron expression</source>
+        <translation>Cron 表达式</translation>
+    </message>
+    <message>
+        <source>Once at …</source>
+        <translation>仅一次，于 …</translation>
+    </message>
+    <message>
+        <source>IANA zone, e.g. Europe/Berlin (empty: this computer&apos;s)</source>
+        <translation>IANA 时区，例如 Asia/Shanghai（留空：使用本机时区）</translation>
+    </message>
+    <message>
+        <source>Delete the job after it ran</source>
+        <translation>运行后删除该任务</translation>
+    </message>
+    <message>
+        <source>Default ({rule})</source>
+        <translation>默认（{rule}）</translation>
+    </message>
+    <message>
+        <source>Runs missed while the app was closed or the computer slept: run the job once as soon as that is noticed, or skip them (they are listed either way)</source>
+        <translation>应用关闭或电脑休眠期间错过的运行：一发现就运行一次，或者跳过（两种情况都会列出）</translation>
+    </message>
+    <message>
+        <source>What the agent should do when the job fires</source>
+        <translation>任务触发时代理要做的事</translation>
+    </message>
+    <message>
+        <source>Add job</source>
+        <translation>添加任务</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行方式</translation>
+    </message>
+    <message>
+        <source>Every</source>
+        <translation>间隔</translation>
+    </message>
+    <message>
+        <source>Time zone</source>
+        <translation>时区</translation>
+    </message>
+    <message>
+        <source>If runs were missed</source>
+        <translation>错过运行时</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Expression</source>
+        <translation>表达式</translation>
+    </message>
+    <message>
+        <source>At</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Edit “{name}”</source>
+        <translation>编辑“{name}”</translation>
+    </message>
+    <message>
+        <source>Save changes</source>
+        <translation>保存更改</translation>
+    </message>
+    <message>
+        <source>due now</source>
+        <translation>即将运行</translation>
+    </message>
+    <message>
+        <source>in {count} s ({time})</source>
+        <translation>{count} 秒后（{time}）</translation>
+    </message>
+    <message>
+        <source>in {count} min ({time})</source>
+        <translation>{count} 分钟后（{time}）</translation>
+    </message>
+    <message>
+        <source>in {count} h ({time})</source>
+        <translation>{count} 小时后（{time}）</translation>
+    </message>
+    <message>
+        <source>{missed}, skipped — {time}</source>
+        <translation>{missed}，已跳过 — {time}</translation>
+    </message>
+    <message>
+        <source>{missed}, running once now — {time}</source>
+        <translation>{missed}，正在运行一次 — {time}</translation>
+    </message>
+    <message>
+        <source>never ran</source>
+        <translation>从未运行</translation>
+    </message>
+    <message>
+        <source>(no reply)</source>
+        <translation>（无回复）</translation>
+    </message>
+    <message>
+        <source>run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>catch-up</source>
+        <translation>补运行</translation>
+    </message>
+    <message>
+        <source>tools: {tools}</source>
+        <translation>工具：{tools}</translation>
+    </message>
+    <message>
+        <source>waited for your approval: {tools}</source>
+        <translation>等待过你的批准：{tools}</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>Next run</source>
+        <translation>下次运行</translation>
+    </message>
+    <message>
+        <source>Last run</source>
+        <translation>上次运行</translation>
+    </message>
+    <message>
+        <source>Enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>This job will never run: {reason}.</source>
+        <translation>此任务永远不会运行：{reason}。</translation>
+    </message>
+    <message>
+        <source>by the nanobot 0.3 gateway</source>
+        <translation>由 nanobot 0.3 网关运行</translation>
+    </message>
+    <message>
+        <source>catching up a missed run now</source>
+        <translation>正在补运行错过的一次</translation>
+    </message>
+    <message>
+        <source>never — {reason}</source>
+        <translation>永不 — {reason}</translation>
+    </message>
+    <message>
+        <source>A protected system job of nanobot 0.3: its gateway runs it (heartbeat: HEARTBEAT.md; dream: Dream&apos;s memory rewrite). The app leaves it as it is; turn it off in the config.</source>
+        <translation>nanobot 0.3 受保护的系统任务：由其网关运行（heartbeat：HEARTBEAT.md；dream：Dream 的记忆重写）。本应用不会改动它；如需关闭，请在配置中关闭。</translation>
+    </message>
+    <message>
+        <source>Scheduled</source>
+        <translation>定时任务</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Disable</source>
+        <translation>停用</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>No scheduled jobs. Add one here, or ask the agent (“remind me every morning at 9 to …”).</source>
+        <translation>还没有定时任务。在这里添加一个，或者告诉代理（“每天早上 9 点提醒我……”）。</translation>
+    </message>
+    <message>
+        <source>Times are in this computer&apos;s time zone. Runs missed while the app was closed or the computer slept are listed in the job&apos;s history; by default the job then runs once now (Edit… to skip them instead).</source>
+        <translation>时间均为本机时区。应用关闭或电脑休眠期间错过的运行会列在任务历史中；默认会随即运行一次（可通过“编辑…”改为跳过）。</translation>
+    </message>
+    <message>
+        <source>Times are in this computer&apos;s time zone. Runs missed while the app was closed or the computer slept are listed in the job&apos;s history; by default they are skipped (Edit… to run the job once instead).</source>
+        <translation>时间均为本机时区。应用关闭或电脑休眠期间错过的运行会列在任务历史中；默认会跳过（可通过“编辑…”改为运行一次）。</translation>
+    </message>
+    <message>
+        <source>Select a job to see its message and this session&apos;s runs.</source>
+        <translation>选择一个任务以查看其消息和本次会话中的运行记录。</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>jobs.json cannot be used, so no job runs and nothing is saved until it is fixed: {error}</source>
+        <translation>jobs.json 无法使用，在修复之前不会运行任何任务，也不会保存任何内容：{error}</translation>
+    </message>
+    <message>
+        <source>The app does not run these jobs now: {reason}.</source>
+        <translation>本应用目前不运行这些任务：{reason}。</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>正在运行…</translation>
+    </message>
+    <message>
+        <source>Enable</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>If runs were missed: {rule}</source>
+        <translation>错过运行时：{rule}</translation>
+    </message>
+    <message>
+        <source>If runs were missed: {rule} (the default)</source>
+        <translation>错过运行时：{rule}（默认）</translation>
+    </message>
+    <message>
+        <source>Next run: {when}</source>
+        <translation>下次运行：{when}</translation>
+    </message>
+    <message>
+        <source>Last error: {error}</source>
+        <translation>上次错误：{error}</translation>
+    </message>
+    <message>
+        <source>History since the app started (newest first):</source>
+        <translation>本次启动以来的历史（最新的在前）：</translation>
+    </message>
+    <message>
+        <source>Click again to delete</source>
+        <translation>再次点击以删除</translation>
+    </message>
+</context>
+<context>
     <name>Settings</name>
     <message>
         <source>Allow</source>
