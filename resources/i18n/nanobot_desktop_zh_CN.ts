@@ -220,6 +220,209 @@
     </message>
 </context>
 <context>
+    <name>Heartbeat</name>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>model: nothing to do</source>
+        <translation>模型：无事可做</translation>
+    </message>
+    <message>
+        <source>ran</source>
+        <translation>已运行</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>no HEARTBEAT.md</source>
+        <translation>没有 HEARTBEAT.md</translation>
+    </message>
+    <message>
+        <source>file empty</source>
+        <translation>文件为空</translation>
+    </message>
+    <message>
+        <source>template only</source>
+        <translation>只有模板</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>another program runs it</source>
+        <translation>由其他程序运行</translation>
+    </message>
+    <message>
+        <source>manual</source>
+        <translation>手动</translation>
+    </message>
+    <message>
+        <source>timer</source>
+        <translation>定时</translation>
+    </message>
+    <message>
+        <source>Tools: {tools}</source>
+        <translation>工具：{tools}</translation>
+    </message>
+    <message>
+        <source>Waited for your approval: {tools}</source>
+        <translation>等待过你的批准：{tools}</translation>
+    </message>
+    <message>
+        <source>Started by: you (Run now); took {duration}</source>
+        <translation>启动者：你（立即运行）；用时 {duration}</translation>
+    </message>
+    <message>
+        <source>Started by: the timer; took {duration}</source>
+        <translation>启动者：定时器；用时 {duration}</translation>
+    </message>
+    <message>
+        <source>Late: {note}.</source>
+        <translation>延迟：{note}。</translation>
+    </message>
+    <message>
+        <source>Why: {reason}.</source>
+        <translation>原因：{reason}。</translation>
+    </message>
+    <message>
+        <source>The model was not asked.</source>
+        <translation>没有询问模型。</translation>
+    </message>
+    <message>
+        <source>The model read HEARTBEAT.md and answered:</source>
+        <translation>模型读取了 HEARTBEAT.md 并答复：</translation>
+    </message>
+    <message>
+        <source>Tasks:</source>
+        <translation>任务：</translation>
+    </message>
+    <message>
+        <source>Error:</source>
+        <translation>错误：</translation>
+    </message>
+    <message>
+        <source>Result:</source>
+        <translation>结果：</translation>
+    </message>
+    <message>
+        <source>The run finished without a reply (a message may have been sent instead).</source>
+        <translation>运行已结束，没有回复（可能改为发送了一条消息）。</translation>
+    </message>
+    <message>
+        <source>the model found nothing to do</source>
+        <translation>模型认为无事可做</translation>
+    </message>
+    <message>
+        <source>Tasks: {tasks}</source>
+        <translation>任务：{tasks}</translation>
+    </message>
+    <message>
+        <source>The next check sends this file to the model, because of the %n tinted line(s) you wrote (line(s) {numbers}). The model decides whether there is something to do.</source>
+        <translation>下次检查会把此文件发送给模型，因为你写了 %n 行带底色的内容（第 {numbers} 行）。由模型判断是否有事要做。</translation>
+    </message>
+    <message>
+        <source>The next check skips without asking the model: {reason}. Write a task anywhere in the file to have it read.</source>
+        <translation>下次检查将跳过，不询问模型：{reason}。在文件中任意位置写下任务，它就会被读取。</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>Check HEARTBEAT.md now and run the tasks the model finds</source>
+        <translation>立即检查 HEARTBEAT.md 并运行模型找到的任务</translation>
+    </message>
+    <message>
+        <source>Enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <source>Check HEARTBEAT.md periodically while the app runs (saved in config.json)</source>
+        <translation>应用运行时定期检查 HEARTBEAT.md（保存在 config.json 中）</translation>
+    </message>
+    <message>
+        <source>every </source>
+        <translation>每隔 </translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>No heartbeat yet this session. “Run now” checks HEARTBEAT.md at once.</source>
+        <translation>本次还没有心跳。“立即运行”会马上检查 HEARTBEAT.md。</translation>
+    </message>
+    <message>
+        <source>Select a tick to see its tasks and result.</source>
+        <translation>选择一次心跳以查看其任务和结果。</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>Show the heartbeat&apos;s conversation in the chat</source>
+        <translation>在对话中显示心跳的会话</translation>
+    </message>
+    <message>
+        <source>nanobot 0.3 workspace: its gateway runs the heartbeat too, as its protected “heartbeat” job (Scheduled view), from the same HEARTBEAT.md. This heartbeat is the app&apos;s own, while the app runs.</source>
+        <translation>nanobot 0.3 工作区：其网关也会根据同一个 HEARTBEAT.md 运行心跳，作为受保护的“heartbeat”任务（见“定时任务”视图）。这里的心跳属于本应用，仅在应用运行时进行。</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md — what each check reads. Write periodic tasks anywhere in it.</source>
+        <translation>HEARTBEAT.md — 每次检查读取的内容。可在其中任意位置写下周期性任务。</translation>
+    </message>
+    <message>
+        <source>Not saved: {error}</source>
+        <translation>未保存：{error}</translation>
+    </message>
+    <message>
+        <source>Saving HEARTBEAT.md, then checking…</source>
+        <translation>正在保存 HEARTBEAT.md，然后检查…</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md could not be saved, so nothing was run (see the editor).</source>
+        <translation>HEARTBEAT.md 无法保存，因此没有运行任何任务（见编辑器）。</translation>
+    </message>
+    <message>
+        <source>Waiting for your approval: {tools} — answer in the notification, the tray menu or the heartbeat session (Open session).</source>
+        <translation>等待你的批准：{tools} — 请在通知、托盘菜单或心跳会话（打开会话）中答复。</translation>
+    </message>
+    <message>
+        <source>Checking HEARTBEAT.md now…</source>
+        <translation>正在检查 HEARTBEAT.md…</translation>
+    </message>
+    <message>
+        <source>The periodic check is off; “Run now” still works.</source>
+        <translation>定期检查已关闭；“立即运行”仍然可用。</translation>
+    </message>
+    <message>
+        <source>Paused (from the tray): timer ticks are skipped; “Run now” still works.</source>
+        <translation>已暂停（从托盘）：定时检查会被跳过；“立即运行”仍然可用。</translation>
+    </message>
+    <message>
+        <source>Not checked by the app: {reason}. “Run now” still works.</source>
+        <translation>本应用不做检查：{reason}。“立即运行”仍然可用。</translation>
+    </message>
+    <message>
+        <source>The periodic check starts with the app&apos;s background services.</source>
+        <translation>定期检查会随应用的后台服务一起启动。</translation>
+    </message>
+    <message>
+        <source>Next check at {time} (in {minutes} min).</source>
+        <translation>下次检查于 {time}（{minutes} 分钟后）。</translation>
+    </message>
+</context>
+<context>
     <name>Inspector</name>
     <message>
         <source>part {number}</source>
@@ -1207,6 +1410,89 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>Dream itself runs in the nanobot 0.3 gateway; each of its edits appears as a version in the Memory view, and your own saves there are committed the same way.</source>
         <translation>Dream 本身在 nanobot 0.3 网关中运行；它的每次修改都会在“记忆”视图中显示为一个版本，你在那里保存的内容也会以同样方式提交。</translation>
+    </message>
+</context>
+<context>
+    <name>Subagents</name>
+    <message>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>用时</translation>
+    </message>
+    <message>
+        <source>{label} (id {id}), started {time}</source>
+        <translation>{label}（ID {id}），开始于 {time}</translation>
+    </message>
+    <message>
+        <source>(%n more character(s))</source>
+        <translation>（还有 %n 个字符）</translation>
+    </message>
+    <message>
+        <source>result ({status}): {result}</source>
+        <translation>结果（{status}）：{result}</translation>
+    </message>
+    <message>
+        <source>cancelled before it finished</source>
+        <translation>在完成前已取消</translation>
+    </message>
+    <message>
+        <source>Subagents</source>
+        <translation>子代理</translation>
+    </message>
+    <message>
+        <source>No subagents yet. The agent starts one with the spawn tool for long background work; it shows up here while it runs.</source>
+        <translation>还没有子代理。代理会用 spawn 工具为耗时的后台工作启动子代理；子代理运行时会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Select a subagent to see what it did.</source>
+        <translation>选择一个子代理以查看它做了什么。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the selected subagent (its session is told it was cancelled)</source>
+        <translation>停止所选子代理（会告知其会话已取消）</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>Show the conversation that started this subagent</source>
+        <translation>显示启动此子代理的对话</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
     </message>
 </context>
 <context>
