@@ -699,6 +699,253 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>MCP</name>
+    <message>
+        <source>Local command (stdio)</source>
+        <translation>本地命令（stdio）</translation>
+    </message>
+    <message>
+        <source>HTTP (streamable)</source>
+        <translation>HTTP（可流式）</translation>
+    </message>
+    <message>
+        <source>Edit MCP server</source>
+        <translation>编辑 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Add MCP server</source>
+        <translation>添加 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>letters, digits, _ and - (part of the tool names)</source>
+        <translation>字母、数字、_ 和 -（会成为工具名称的一部分）</translation>
+    </message>
+    <message>
+        <source>e.g. uvx, npx, or a full path</source>
+        <translation>例如 uvx、npx 或完整路径</translation>
+    </message>
+    <message>
+        <source>e.g. mcp-server-time --local-timezone &quot;Europe/Paris&quot;</source>
+        <translation>例如 mcp-server-time --local-timezone &quot;Asia/Shanghai&quot;</translation>
+    </message>
+    <message>
+        <source>NAME=value, one per line</source>
+        <translation>NAME=value，每行一个</translation>
+    </message>
+    <message>
+        <source>Name: value, one per line (e.g. Authorization: Bearer …)</source>
+        <translation>Name: value，每行一个（例如 Authorization: Bearer …）</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>Tool timeout</source>
+        <translation>工具超时</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>Start the server with these settings, list its tools, stop it again</source>
+        <translation>用这些设置启动服务器，列出其工具，然后再停止</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Testing: starting the server and listing its tools…</source>
+        <translation>正在测试：启动服务器并列出其工具…</translation>
+    </message>
+    <message>
+        <source>no tools</source>
+        <translation>没有工具</translation>
+    </message>
+    <message>
+        <source>Connected: %n tool(s) ({names}).</source>
+        <translation>已连接：%n 个工具（{names}）。</translation>
+    </message>
+    <message>
+        <source>Could not connect: {error}</source>
+        <translation>无法连接：{error}</translation>
+    </message>
+    <message>
+        <source>Not saved: {error}</source>
+        <translation>未保存：{error}</translation>
+    </message>
+    <message>
+        <source>Import MCP servers</source>
+        <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Paste the JSON of one or more servers, in the mcpServers shape:</source>
+        <translation>粘贴一个或多个服务器的 JSON，格式同 mcpServers：</translation>
+    </message>
+    <message>
+        <source>disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Ask first</source>
+        <translation>先询问</translation>
+    </message>
+    <message>
+        <source>Allow</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Add server…</source>
+        <translation>添加服务器…</translation>
+    </message>
+    <message>
+        <source>Enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重启</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Before its tools run:</source>
+        <translation>运行其工具之前：</translation>
+    </message>
+    <message>
+        <source>Same as the server</source>
+        <translation>与服务器相同</translation>
+    </message>
+    <message>
+        <source>This tool:</source>
+        <translation>此工具：</translation>
+    </message>
+    <message>
+        <source>Input schema</source>
+        <translation>输入 schema</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>local command</source>
+        <translation>本地命令</translation>
+    </message>
+    <message>
+        <source>failed — {error}</source>
+        <translation>失败 — {error}</translation>
+    </message>
+    <message>
+        <source>State: {state}</source>
+        <translation>状态：{state}</translation>
+    </message>
+    <message>
+        <source>Last lines of its stderr:</source>
+        <translation>其 stderr 的最后几行：</translation>
+    </message>
+    <message>
+        <source>{tool}  (not offered: enabledTools)</source>
+        <translation>{tool}  （未提供：enabledTools）</translation>
+    </message>
+    <message>
+        <source>No tools listed yet.</source>
+        <translation>还没有列出工具。</translation>
+    </message>
+    <message>
+        <source>(nothing logged yet: a local server&apos;s stderr appears here)</source>
+        <translation>（还没有日志：本地服务器的 stderr 会显示在这里）</translation>
+    </message>
+    <message>
+        <source>Remove MCP server</source>
+        <translation>移除 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Remove the MCP server “{name}” from the config? Its tools go away at once.</source>
+        <translation>要从配置中移除 MCP 服务器“{name}”吗？它的工具会立即消失。</translation>
+    </message>
+    <message>
+        <source>Testing {name}: starting it separately and listing its tools…</source>
+        <translation>正在测试 {name}：单独启动它并列出其工具…</translation>
+    </message>
+    <message>
+        <source>Test of {name}: connected, %n tool(s).</source>
+        <translation>{name} 测试：已连接，%n 个工具。</translation>
+    </message>
+    <message>
+        <source>Test of {name}: could not connect: {error}</source>
+        <translation>{name} 测试：无法连接：{error}</translation>
+    </message>
+    <message>
+        <source>Restarting {name}…</source>
+        <translation>正在重启 {name}…</translation>
+    </message>
+</context>
+<context>
     <name>Scheduled</name>
     <message>
         <source>seconds</source>
