@@ -817,6 +817,10 @@ The calls of its next turn will appear here.</source>
         <translation>粘贴一个或多个服务器的 JSON，格式同 mcpServers：</translation>
     </message>
     <message>
+        <source>Not imported: {error}</source>
+        <translation>未导入：{error}</translation>
+    </message>
+    <message>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
@@ -847,6 +851,14 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>Add server…</source>
         <translation>添加服务器…</translation>
+    </message>
+    <message>
+        <source>Import JSON…</source>
+        <translation>导入 JSON…</translation>
+    </message>
+    <message>
+        <source>No MCP servers yet. Add one, or import the JSON another app uses.</source>
+        <translation>还没有 MCP 服务器。添加一个，或者导入其他应用使用的 JSON。</translation>
     </message>
     <message>
         <source>Enabled</source>
@@ -994,6 +1006,10 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>Once at …</source>
         <translation>仅一次，于 …</translation>
+    </message>
+    <message>
+        <source>minute hour day month weekday, e.g. 0 9 * * 1-5</source>
+        <translation>分 时 日 月 星期，例如 0 9 * * 1-5</translation>
     </message>
     <message>
         <source>IANA zone, e.g. Europe/Berlin (empty: this computer&apos;s)</source>

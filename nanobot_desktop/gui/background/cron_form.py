@@ -57,7 +57,7 @@ class CronJobForm(QGroupBox):
         every_layout.addWidget(self.every_unit, 1)
         self.expr_edit = QLineEdit()
         self.expr_edit.setObjectName("cronExpr")
-        self.expr_edit.setPlaceholderText("minute hour day month weekday, e.g. 0 9 * * 1-5")
+        self.expr_edit.setPlaceholderText(translate("Scheduled", "minute hour day month weekday, e.g. 0 9 * * 1-5"))
         self.at_edit = QDateTimeEdit()
         self.at_edit.setObjectName("cronAt")
         self.at_edit.setCalendarPopup(True)

@@ -228,7 +228,7 @@ class McpImportDialog(QDialog):
             servers = parse_pasted_servers(self.text_edit.toPlainText())
             names = mcp_settings.add_servers(self.engine, servers)
         except (McpSpecError, ConfigError, ValueError, OSError) as error:
-            self.message_label.setText(f"Not imported: {error}")
+            self.message_label.setText(translate("MCP", "Not imported: {error}").format(error=error))
             self.message_label.setStyleSheet("color: #d1242f;")
             return
         self.imported.emit(names)

@@ -69,7 +69,7 @@ class McpView(QWidget):
         self.model = McpServersModel(self)
 
         self.add_button = QPushButton(translate("MCP", "Add server…"))
-        self.import_button = QPushButton("Import JSON…")
+        self.import_button = QPushButton(translate("MCP", "Import JSON…"))
         top = QHBoxLayout()
         top.addWidget(self.add_button)
         top.addWidget(self.import_button)
@@ -83,7 +83,7 @@ class McpView(QWidget):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         self.table.horizontalHeader().setSectionResizeMode(self.model.STATE, QHeaderView.ResizeMode.Stretch)
-        self.empty_label = QLabel("No MCP servers yet. Add one, or import the JSON another app uses.")
+        self.empty_label = QLabel(translate("MCP", "No MCP servers yet. Add one, or import the JSON another app uses."))
         self.empty_label.setWordWrap(True)
 
         self.detail = self._build_detail()
