@@ -322,6 +322,18 @@
         <translation>任务：{tasks}</translation>
     </message>
     <message>
+        <source>HEARTBEAT.md does not exist</source>
+        <translation>HEARTBEAT.md 不存在</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md is empty</source>
+        <translation>HEARTBEAT.md 为空</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md holds only headings, comments and template lines</source>
+        <translation>HEARTBEAT.md 只有标题、注释和模板行</translation>
+    </message>
+    <message>
         <source>The next check sends this file to the model, because of the %n tinted line(s) you wrote (line(s) {numbers}). The model decides whether there is something to do.</source>
         <translation>下次检查会把此文件发送给模型，因为你写了 %n 行带底色的内容（第 {numbers} 行）。由模型判断是否有事要做。</translation>
     </message>

@@ -37,6 +37,16 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 log = logging.getLogger(__name__)
 
 
+# The engine's SKIP_WORDS as the GUI shows them (the engine's own words stay English for its log).
+SKIP_SENTENCES = {"missing": QT_TRANSLATE_NOOP("Heartbeat", "HEARTBEAT.md does not exist"),
+                  "empty": QT_TRANSLATE_NOOP("Heartbeat", "HEARTBEAT.md is empty"),
+                  "template": QT_TRANSLATE_NOOP("Heartbeat", "HEARTBEAT.md holds only headings, comments and template lines")}
+
+
+def skip_words(reason: str) -> str:
+    """Why the next check skips, in the UI language."""
+    return translate("Heartbeat", SKIP_SENTENCES[reason]) if reason in SKIP_SENTENCES else SKIP_WORDS[reason]
+
 class NextTickHint(QLabel):
     """Says, live, whether the next tick will ask the model about the editor's text, and tints the
     lines that make it do so (the same `heartbeat_rule.analyse` the tick uses)."""
@@ -67,7 +77,7 @@ class NextTickHint(QLabel):
                                    "something to do.", None, count).format(numbers=numbers))
         else:
             self.setText(translate("Heartbeat", "The next check skips without asking the model: {reason}. Write a task "
-                                   "anywhere in the file to have it read.").format(reason=SKIP_WORDS[reason]))
+                                   "anywhere in the file to have it read.").format(reason=skip_words(reason)))
         self._tint(content.text_lines)
 
     def _tint(self, lines: tuple[int, ...]) -> None:
