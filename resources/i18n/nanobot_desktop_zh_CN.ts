@@ -1631,6 +1631,18 @@ The calls of its next turn will appear here.</source>
         <translation>沙箱中的命令可以访问网络</translation>
     </message>
     <message>
+        <source>nanobot workspace</source>
+        <translation>nanobot 工作区</translation>
+    </message>
+    <message>
+        <source>nanobot 0.3 workspace</source>
+        <translation>nanobot 0.3 工作区</translation>
+    </message>
+    <message>
+        <source>nanobot 0.1.4 workspace</source>
+        <translation>nanobot 0.1.4 工作区</translation>
+    </message>
+    <message>
         <source>Sessions are kept in the workspace&apos;s sessions/ folder and the history log in memory/HISTORY.md, as nanobot 0.1.4 keeps them.</source>
         <translation>会话保存在工作区的 sessions/ 文件夹中，历史日志保存在 memory/HISTORY.md 中，与 nanobot 0.1.4 的方式相同。</translation>
     </message>

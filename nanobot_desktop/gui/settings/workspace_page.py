@@ -43,7 +43,11 @@ def workspace_page(engine: Engine, config: Config, add_field: FieldAdder, parent
     page = QWidget(parent)
     layout = getattr(engine, "layout", None)
     page_layout = QVBoxLayout(page)
-    title = QLabel(f"<b>{layout.label if layout else 'nanobot workspace'}</b>", page)
+    if layout is None:
+        label = translate("Settings", "nanobot workspace")
+    else:
+        label = translate("Settings", "nanobot 0.3 workspace") if layout.is_v03 else translate("Settings", "nanobot 0.1.4 workspace")
+    title = QLabel(f"<b>{label}</b>", page)
     title.setObjectName("layoutTitle")
     page_layout.addWidget(title)
     explain = QLabel(page)
