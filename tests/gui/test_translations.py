@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QLocale, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractButton, QApplication, QComboBox, QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QTableView,
     QTableWidget, QTabWidget, QTreeView, QWidget,
@@ -29,7 +30,9 @@ from PySide6.QtWidgets import (
 from nanobot_desktop.engine import PROVIDER_PRESETS
 from nanobot_desktop.engine.config.models import AppSettings
 from nanobot_desktop.engine.runtime import Engine
-from nanobot_desktop.gui.common.i18n import LANGUAGES, install_translators, remove_translators, translations_dir
+from nanobot_desktop.gui.common.formatting import format_duration
+from nanobot_desktop.gui.common.i18n import (LANGUAGES, format_number, install_translators, remove_translators,
+                                             resolve_language, saved_language, translate, translations_dir)
 from nanobot_desktop.gui.background.cron_view import CronView
 from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
 from nanobot_desktop.gui.background.mcp_dialogs import McpServerDialog
@@ -216,3 +219,52 @@ def test_the_same_walk_in_english_finds_the_source_strings(qtbot, area_env, area
     texts = [text for _where, text in visible_texts(HARNESS_AREAS[area](qtbot, *area_env))]
     assert not any(CJK.search(text) for text in texts if text != "简体中文")  # the language's own name
     assert sum(text in sources for text in texts) >= 3
+
+
+# ------------------------------------------------------------------------------------ the setting
+
+
+def test_the_language_is_chosen_in_settings_and_saved_in_desktop_json(qtbot, area_env) -> None:
+    engine = area_env[0]
+    dialog = _settings(qtbot, engine, area_env[1], area_env[2])
+    dialog.tabs.setCurrentIndex(4)  # Appearance
+    combo = dialog.language_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == list(LANGUAGES)
+    assert [combo.itemText(i) for i in range(1, combo.count())] == ["English", "简体中文"]
+    combo.setCurrentIndex(combo.findData("zh_CN"))
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    desktop_json = engine.config.source_path.parent / "desktop.json"
+    assert json.loads(desktop_json.read_text(encoding="utf-8"))["language"] == "zh_CN"
+    assert saved_language(engine.config.source_path) == "zh_CN"
+
+
+def test_the_saved_language_is_read_without_the_settings_models(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    assert saved_language(config) == "system"  # no desktop.json
+    for content, expected in (('{"language": "zh_CN"}', "zh_CN"), ('{"language": "en", "theme": "dark"}', "en"),
+                              ('{"language": "fr"}', "system"), ("[1, 2]", "system"), ("{not json", "system")):
+        (tmp_path / "desktop.json").write_text(content, encoding="utf-8")
+        assert saved_language(config) == expected
+
+
+def test_the_system_locale_picks_chinese_or_english() -> None:
+    assert resolve_language("system", QLocale("zh_CN")) == "zh_CN"
+    assert resolve_language("system", QLocale("zh_TW")) == "zh_CN"
+    assert resolve_language("system", QLocale("de_DE")) == "en"
+    assert resolve_language("en", QLocale("zh_CN")) == "en"
+
+
+def test_plurals_and_numbers_in_english_and_chinese(qapp: QApplication) -> None:
+    count = 1
+    assert translate("Settings", "Connected: %n model(s)", None, count) == "Connected: 1 model"
+    count = 3
+    assert translate("Settings", "Connected: %n model(s)", None, count) == "Connected: 3 models"
+    assert format_number(1234567) in ("1,234,567", "1.234.567", "1 234 567", "1\u00a0234\u00a0567")
+    try:
+        install_translators(qapp, "zh_CN")
+        assert translate("Settings", "Connected: %n model(s)", None, count) == "已连接：3 个模型"
+        assert format_number(1234567) == "1,234,567"
+        assert format_duration(2.4) == "2.4 秒" and format_duration(185) == "3 分 05 秒"
+    finally:
+        remove_translators(qapp)
+    assert format_duration(185) == "3 min 05 s"
