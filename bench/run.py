@@ -31,11 +31,12 @@ BENCHMARKS = [
     ("stream_stall", "Event-loop stall while streaming"),
     ("render_cost", "Streamed render cost vs length"),
     ("session_open", "Open + paint a 10,000-msg session"),
-    ("session_list", "List 2,000 sessions"),
+    ("session_list", "List and search 20,000 sessions"),
     ("hot_reload", "Hot reload: outside write → editor"),
     ("engine_overhead", "Engine overhead per turn"),
     ("session_append", "Append a turn to a 10,000-msg session"),
     ("memory_peak", "Peak RSS, 2,000-msg session rendered"),
+    ("window_rss", "Empty window RSS"),
     ("mcp_servers", "MCP servers: start to ready, per-call overhead"),
 ]
 TIMEOUT_S = 240

@@ -11,7 +11,7 @@ import json
 import os
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ANSWER = (
     "Here is what I found in **notes.md**:\n\n"
@@ -62,8 +62,10 @@ def write_session(sessions_dir: Path, key: str, count: int, **kwargs: Any) -> Pa
     return store.path_for(key)
 
 
-def write_many_sessions(sessions_dir: Path, count: int, messages_each: int = 20) -> None:
+def write_many_sessions(sessions_dir: Path, count: int, messages_each: int | Callable[[int], int] = 20) -> None:
     """`count` session files in the engine's exact on-disk format, without an fsync each.
+
+    `messages_each` is a number, or a function of the session's number (sessions of varying sizes).
 
     The bytes come from the engine's own encoder (`create_file`'s header line + message lines);
     only the durability step is skipped, since thousands of fsyncs would make the setup, not the
@@ -78,7 +80,8 @@ def write_many_sessions(sessions_dir: Path, count: int, messages_each: int = 20)
     for number in range(count):
         key = f"{channels[number % len(channels)]}:{number:05d}"
         start = base + timedelta(minutes=37 * number)
-        messages = conversation(messages_each, start=start, topic=f"project-{number}.md")
+        size = messages_each(number) if callable(messages_each) else messages_each
+        messages = conversation(size, start=start, topic=f"project-{number}.md")
         session = Session(key=key, messages=messages, created_at=start.isoformat(),
                           updated_at=(start + timedelta(minutes=5)).isoformat())
         data = header_line(session.header()) + "".join(encode_line(m) for m in messages).encode("utf-8")

@@ -167,7 +167,10 @@ MCP_WAIT_S = 20.0  # the headless turn waits this long at most for the MCP serve
 
 
 async def _wait_for_mcp(engine: Any) -> None:
-    """Start the MCP servers and wait for them (bounded); say which did not come up, then go on."""
+    """Start the MCP servers and wait for them (bounded); say which did not come up, then go on.
+    With none configured there is nothing to wait for, and the MCP modules are not even imported."""
+    if not engine.config.tools.mcp_servers:
+        return
     engine.start_mcp()
     for status in await engine.mcp.wait_ready(MCP_WAIT_S):
         reason = status.error or f"still {status.state} after {MCP_WAIT_S:g}s"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.config import logs_dir as logs_dir
     from nanobot_desktop.engine.config import patch_config_file as patch_config_file
     from nanobot_desktop.engine.config import patch_settings as patch_settings
+    from nanobot_desktop.engine.config import saved_theme as saved_theme
     from nanobot_desktop.engine.events import ApprovalAnswered as ApprovalAnswered
     from nanobot_desktop.engine.events import ApprovalRequested as ApprovalRequested
     from nanobot_desktop.engine.events import RetryScheduled as RetryScheduled
@@ -85,6 +86,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.llm.types import ProviderError as ProviderError
     from nanobot_desktop.engine.memory import split_history_entries as split_history_entries
     from nanobot_desktop.engine.memory_git import MemoryVersion as MemoryVersion
+    from nanobot_desktop.engine.sessions.archived import continue_archived as continue_archived
+    from nanobot_desktop.engine.sessions.archived import list_archived as list_archived
     from nanobot_desktop.engine.sessions.export import message_text as message_text
     from nanobot_desktop.engine.sessions.listing import SessionInfo as SessionInfo
     from nanobot_desktop.engine.sessions.branches import BranchPoint as BranchPoint
@@ -120,7 +123,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Engine", "open_settings_files"), "runtime"),
     **dict.fromkeys(("AppSettings", "Config", "ConfigError", "LOCAL_KEY_PLACEHOLDER", "cron_store_path",
-                     "default_config_path", "load_config", "logs_dir", "patch_config_file", "patch_settings"), "config"),
+                     "default_config_path", "load_config", "logs_dir", "patch_config_file", "patch_settings",
+                     "saved_theme"), "config"),
     **dict.fromkeys(("ApprovalRequested", "BackgroundApprovalPending", "BackgroundApprovalResolved",
                      "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
                      "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
@@ -142,6 +146,7 @@ _EXPORTS: dict[str, str] = {
     "ProviderError": "llm.types",
     "split_history_entries": "memory",
     "MemoryVersion": "memory_git",
+    **dict.fromkeys(("continue_archived", "list_archived"), "sessions.archived"),
     "message_text": "sessions.export",
     "SessionInfo": "sessions.listing",
     **dict.fromkeys(("BranchPoint", "branch_of"), "sessions.branches"),
@@ -172,10 +177,10 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "BranchPoint", "branch_of", "SkillInfo", "SubagentFinished",
            "SubagentStarted", "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed",
            "TurnFinished", "TurnStarted", "Workspace", "analyse", "atomic_write_bytes", "atomic_write_text",
-           "check_frontmatter", "cron_store_path", "default_config_path", "describe_schedule", "detect_layout",
+           "check_frontmatter", "continue_archived", "cron_store_path", "default_config_path", "describe_schedule", "detect_layout",
            "discover_local_servers", "dream_settings", "exec_allow_possible", "is_system_job", "load_config",
-           "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
-           "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "provider_entry",
+           "list_archived", "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
+           "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "saved_theme", "provider_entry",
            "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",

@@ -39,6 +39,7 @@ from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.sessions.branches import BranchPoint, branch_points
+from nanobot_desktop.engine.sessions.index import SessionIndex
 from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
@@ -79,6 +80,8 @@ class Engine:
         self.sessions = SessionStore(paths=self.layout.session_paths(), bus=self.bus)
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
+        # The session list and search read this index (in the app's cache folder); the files stay the truth.
+        self.session_index = SessionIndex.for_store(self.sessions, self.bus)
         self.memory = MemoryStore(self.workspace, self.layout)
         self.skills = SkillsLoader(self.workspace, disabled=self._disabled_skills())
         self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,10 +127,29 @@ def _parse_yaml(frontmatter: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+_PLAIN_LINE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*:[ \t]+\S")
+
+
+def _line_reading_suffices(frontmatter: str, lines: dict[str, str]) -> bool:
+    """True when YAML could not change `_header_fields`' answer, so PyYAML need not even be imported
+    (the usual header, the built-in skills' included: one `key: value` per line). That holds when every
+    line is a bare key at the start of the line with a value the line reading keeps (not empty, not a
+    block scalar): YAML then has no other top-level key, and the line value wins for each key. An
+    anchor (`&`) could be an alias bomb, which only the YAML reading refuses; an oversized header is
+    refused there too."""
+    if len(frontmatter) > MAX_FRONTMATTER_CHARS or "&" in frontmatter:
+        return False
+    if not all(_PLAIN_LINE.match(line) for line in frontmatter.split("\n") if line.strip()):
+        return False
+    return all(value and value[:1] not in ("|", ">") for value in lines.values())
+
+
 def _header_fields(frontmatter: str) -> dict[str, Any]:
     """What nanobot reads from a header: post4's line values wherever it reads one; YAML's only where
     the line reading has nothing usable (a block scalar `>`/`|`, a mapping spread over lines)."""
     lines = _line_fields(frontmatter)
+    if _line_reading_suffices(frontmatter, lines):
+        return dict(lines)
     parsed = _parse_yaml(frontmatter) or {}
     fields: dict[str, Any] = {}
     for key in {*lines, *(k for k in parsed if isinstance(k, str))}:

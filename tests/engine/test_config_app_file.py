@@ -190,3 +190,23 @@ def test_an_auto_provider_served_by_a_moved_local_entry_becomes_custom(tmp_path:
     assert saved["providers"] == {"custom": {"apiKey": "no-key", "apiBase": "http://127.0.0.1:11434/v1"}}
     resolved = resolve_provider(load_config(path))
     assert (resolved.name, resolved.api_base, resolved.model) == ("custom", "http://127.0.0.1:11434/v1", "llama3.2")
+
+
+def test_the_saved_theme_is_read_without_pydantic_and_agrees_with_the_full_read(tmp_path: Path) -> None:
+    from typing import get_args
+
+    from nanobot_desktop.engine.config import AppSettings, saved_theme
+    from nanobot_desktop.engine.config.peek import THEMES
+
+    assert set(THEMES) == set(get_args(AppSettings.model_fields["theme"].annotation))
+    config = tmp_path / "config.json"
+    assert saved_theme(config) == "system"  # no desktop.json yet
+    for theme in ("dark", "light", "system"):
+        patch_settings(config, {"app.theme": theme})
+        assert saved_theme(config) == theme == load_app_settings(config).theme
+    desktop = tmp_path / "desktop.json"
+    for broken in (b'{"theme": "dark"', b'{"theme": "purple"}', b'["dark"]', b"\xff\xfe"):
+        desktop.write_bytes(broken)  # the full read reports these; the quick one falls back to "system"
+        assert saved_theme(config) == "system"
+    desktop.write_bytes(b'\xef\xbb\xbf{"theme": "dark"}')  # a BOM, as the full read tolerates
+    assert saved_theme(str(config)) == "dark" == load_app_settings(config).theme

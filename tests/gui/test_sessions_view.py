@@ -185,13 +185,13 @@ def panel(qtbot, qloop, make_engine):
 
 def test_listing_runs_off_the_gui_thread_and_groups_sessions(qtbot, panel):
     threads = []
-    original = panel.engine.sessions.list_sessions
+    original = panel.engine.session_index.list_sessions
 
-    def spy():
+    def spy(*args):
         threads.append(threading.current_thread())
-        return original()
+        return original(*args)
 
-    panel.engine.sessions.list_sessions = spy
+    panel.engine.session_index.list_sessions = spy
     with qtbot.waitSignal(panel.refreshed, timeout=WAIT_MS):
         panel.refresh_now()
     assert threads and threads[0] is not threading.main_thread()

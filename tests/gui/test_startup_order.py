@@ -32,7 +32,10 @@ PROBE = textwrap.dedent("""
                 print(json.dumps({"modules": sorted(sys.modules), "title": window.windowTitle(),
                                   "docks": sorted(d.objectName() for d in window.findChildren(QWidget)
                                                   if type(d).__name__ == "QDockWidget"),
-                                  "menus": [a.text() for a in window.menuBar().actions()]}), flush=True)
+                                  "menus": [a.text() for a in window.menuBar().actions()],
+                                  "window_lightness": window.palette().color(window.backgroundRole()).lightness(),
+                                  "text_lightness": window.palette().color(window.foregroundRole()).lightness()}),
+                      flush=True)
                 os._exit(0)
             return False
 
@@ -44,24 +47,52 @@ PROBE = textwrap.dedent("""
 """)
 
 
-def test_the_frame_paints_before_asyncio_the_engine_and_its_config_models_are_imported(tmp_path):
-    config = write_fake_config(tmp_path / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
+def _first_paint(tmp_path: Path, config: Path) -> dict:
+    """Start the app as a person does and report what its first paint showed (see PROBE)."""
     runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+    runtime.mkdir(mode=0o700, exist_ok=True)
     env = {key: value for key, value in os.environ.items() if not key.startswith("NANOBOT_")}
     env.update(QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_RUNTIME_DIR=str(runtime),
                XDG_CONFIG_HOME=str(tmp_path / ".config"))
     result = subprocess.run([sys.executable, "-c", PROBE, "--config", str(config), "--workspace", str(tmp_path / "ws")],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr[-2000:]
-    painted = json.loads(result.stdout.strip().splitlines()[-1])
+    painted: dict = json.loads(result.stdout.strip().splitlines()[-1])
+    return painted
+
+
+# The engine modules the start may load before the first paint: the public surface and the settings
+# paths, to read the saved theme from desktop.json (json only; pydantic stays out, checked below).
+EARLY_ENGINE_MODULES = {"nanobot_desktop.engine", "nanobot_desktop.engine.config", "nanobot_desktop.engine.config.paths",
+                        "nanobot_desktop.engine.config.peek"}
+
+
+def test_the_frame_paints_before_asyncio_the_engine_and_its_config_models_are_imported(tmp_path):
+    config = write_fake_config(tmp_path / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
+    painted = _first_paint(tmp_path, config)
     modules = painted["modules"]
     loaded_too_early = [name for name in modules
                         if name.split(".")[0] in ("asyncio", "qasync", "pydantic", "openai")
-                        or name.startswith(("nanobot_desktop.engine", "nanobot_desktop.gui.chat"))]
+                        or (name.startswith("nanobot_desktop.engine") and name not in EARLY_ENGINE_MODULES)
+                        or name.startswith("nanobot_desktop.gui.chat")]
     assert loaded_too_early == []
     assert "nanobot_desktop.gui.window.main_window" in modules  # the real window, not a stand-in
     # What was painted is the real window's frame: every dock in its place, the menus.
     assert "sessionsDock" in painted["docks"] and "inspectorDock" in painted["docks"]
     assert len(painted["menus"]) >= 4
     assert painted["title"].startswith("nanobot")
+
+
+def test_the_saved_theme_is_applied_before_the_first_paint(tmp_path):
+    """Issue 15: the theme saved in Settings is the one the window first paints in, at every start."""
+    from nanobot_desktop.engine import patch_settings
+
+    config = write_fake_config(tmp_path / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
+    patch_settings(config, {"app.theme": "dark"})  # what Settings saves
+    dark = _first_paint(tmp_path, config)
+    assert dark["window_lightness"] < 100 and dark["text_lightness"] > 180, dark
+
+    patch_settings(config, {"app.theme": "light"})
+    light = _first_paint(tmp_path, config)
+    assert light["window_lightness"] > 180 and light["text_lightness"] < 100, light
+    assert json.loads((config.parent / "desktop.json").read_text(encoding="utf-8"))["theme"] == "light"

@@ -47,8 +47,10 @@ def _none_is_empty(value: Any) -> Any:
 class _Base(BaseModel):
     """camelCase and snake_case both load; unknown keys are kept at every level."""
 
+    # defer_build: a model's validator is built when it is first used, not at import (start-up is
+    # measured); a headless turn then builds only the models its files need.
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow",
-                              validate_assignment=True)
+                              validate_assignment=True, defer_build=True)
 
     def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:  # free-form blocks must not leak into logs
         for name, value in super().__repr_args__():

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
+from nanobot_desktop.engine.sessions.branches import branch_of
 from nanobot_desktop.engine.sessions.export import derive_title, message_text, preview_text, shorten, snippet
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS
 from nanobot_desktop.engine.sessions.file import parse_header, parse_session_bytes
@@ -33,6 +34,16 @@ class SessionInfo:
     updated_at: str
     message_count: int
     preview: str
+    branch_of: str = ""
+    """The key of the session this one branched from ("" for none): `metadata.branch_of.key`."""
+    branch_at: int = 0
+    """How many of the origin's messages the branch copied (`metadata.branch_of.at`)."""
+    archived: str = ""
+    """For a conversation `/new` archived: its file name in `sessions/.archive/` (see archived.py)."""
+
+
+NEW_CHAT_TITLE = "New chat"
+"""The title of a session without a title and without messages yet (its key means nothing to a person)."""
 
 
 def key_from_stem(stem: str) -> str:
@@ -68,6 +79,13 @@ def custom_title(header: dict[str, Any] | None) -> str:
     metadata = header.get("metadata") if header else None
     title = metadata.get("title") if isinstance(metadata, dict) else None
     return shorten(title, 200) if isinstance(title, str) and title.strip() else ""
+
+
+def branch_origin(header: dict[str, Any] | None) -> tuple[str, int]:
+    """(origin key, messages copied) from the metadata line's `branch_of` (sessions/branches.py's rule);
+    ("", 0) when the session is not a branch."""
+    pointer = branch_of(header.get("metadata")) if header else None
+    return pointer if pointer is not None else ("", 0)
 
 
 def _forward_lines(data: bytes, start: int) -> Iterator[bytes]:
@@ -143,8 +161,10 @@ def summarize(path: Path, fallback_key: str | None = None) -> SessionInfo:
         created = created if isinstance(created, str) else fallback
         updated = updated if isinstance(updated, str) else fallback
     count = max(0, _count_lines(data) - (1 if header is not None else 0))
-    return SessionInfo(key=key, path=path, title=title or key, channel=channel_of(key), created_at=created,
-                       updated_at=updated, message_count=count, preview=preview)
+    origin, at = branch_origin(header)
+    return SessionInfo(key=key, path=path, title=title or (key if count else NEW_CHAT_TITLE), channel=channel_of(key),
+                       created_at=created, updated_at=updated, message_count=count, preview=preview,
+                       branch_of=origin if origin != key else "", branch_at=at)
 
 
 def file_signature(stat: os.stat_result) -> tuple[int, ...]:

@@ -9,7 +9,6 @@ a big file never freezes the window.
 from __future__ import annotations
 
 import asyncio
-import difflib
 from typing import Any
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
@@ -55,6 +54,8 @@ def unified_diff_text(old: str | None, new: str, shown: str) -> str:
     prefixed = not shown.startswith("/")
     from_name = "/dev/null" if old is None else (f"a/{shown}" if prefixed else shown)
     to_name = f"b/{shown}" if prefixed else shown
+    import difflib  # on first use: a turn that edits nothing does not import it
+
     lines = difflib.unified_diff((old or "").splitlines(keepends=True), new.splitlines(keepends=True),
                                  from_name, to_name)
     out = []
@@ -64,6 +65,8 @@ def unified_diff_text(old: str | None, new: str, shown: str) -> str:
 
 
 def _lines_equal_diff(expected: list[str], actual: list[str], shown: str, line_no: int) -> str:
+    import difflib
+
     diff = difflib.unified_diff(expected, actual, "old_text (provided)", f"{shown} (actual, line {line_no})",
                                 lineterm="")
     return "\n".join(diff)
@@ -71,6 +74,8 @@ def _lines_equal_diff(expected: list[str], actual: list[str], shown: str, line_n
 
 def _closest_window(content: str, old_text: str) -> tuple[float, int, list[str]]:
     """The run of file lines most similar to `old_text`: (ratio, 1-based line, lines)."""
+    import difflib
+
     lines = content.splitlines()
     if len(lines) > FUZZY_MAX_LINES:
         return 0.0, 0, []

@@ -1,5 +1,7 @@
 """How a session row looks: channel groups as small headings, sessions as title + time over a muted
-preview line, a dot while a turn runs, bold while unread. Colours come from the palette."""
+preview line, a dot while a turn runs, bold while unread, a "↳" before a branch's title (a branch
+starts with its origin's first message, so the titles alike are told apart by the mark and the
+preview). Colours come from the palette."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from nanobot_desktop.gui.common.palette import mix, palette_colors
-from nanobot_desktop.gui.sessions.model import (BusyRole, IsGroupRole, PreviewRole, TitleRole, UnreadRole,
+from nanobot_desktop.gui.sessions.model import (BusyRole, InfoRole, IsGroupRole, PreviewRole, TitleRole, UnreadRole,
                                                 UpdatedAtRole, format_when)
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -61,6 +63,12 @@ class SessionDelegate(QStyledItemDelegate):
             dot = max(6, line // 3)
             painter.drawEllipse(title_rect.left(), title_rect.center().y() - dot // 2, dot, dot)
             title_rect.setLeft(title_rect.left() + dot + 5)
+        info = index.data(InfoRole)
+        if getattr(info, "branch_of", ""):
+            painter.setPen(muted)
+            mark = "↳ "
+            painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, mark)
+            title_rect.setLeft(title_rect.left() + metrics.horizontalAdvance(mark))
         title_font = QFont(opt.font)
         title_font.setBold(bool(index.data(UnreadRole)))
         painter.setFont(title_font)

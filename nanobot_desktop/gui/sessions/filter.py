@@ -1,5 +1,10 @@
 """Filtering the session list while the person types: titles at once, message text when the search
-(run by the panel in an executor) comes back."""
+(run by the panel in an executor) comes back.
+
+Built for 20,000 sessions: a row is judged from the SessionInfo the model holds (no data() round
+trips), and a group or a session with branches is judged by looking at its children directly rather
+than through Qt's recursive filtering, which walks every row's children through the Qt interface.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,8 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
-from nanobot_desktop.gui.sessions.model import KeyRole, PreviewRole, TitleRole
+from nanobot_desktop.engine import SessionInfo
+from nanobot_desktop.gui.sessions.model import KeyRole, PreviewRole, SessionListModel
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -19,7 +25,7 @@ class SessionFilterProxy(QSortFilterProxyModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.setRecursiveFilteringEnabled(True)
+        self.setRecursiveFilteringEnabled(False)  # groups and origins look at their children themselves
         self.setDynamicSortFilter(True)
         self._query = ""
         self._hits: dict[str, str] = {}
@@ -67,15 +73,18 @@ class SessionFilterProxy(QSortFilterProxyModel):
     def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
         if not self._query:
             return True
-        if not source_parent.isValid():
-            return False  # a group is shown through its matching sessions (recursive filtering)
         model = self.sourceModel()
         index = model.index(source_row, 0, source_parent)
-        key = model.data(index, KeyRole) or ""
-        if key in self._hits:
+        if not isinstance(model, SessionListModel):
             return True
-        text = " ".join(str(model.data(index, role) or "") for role in (TitleRole, PreviewRole, KeyRole))
-        return self._query in text.casefold()
+        info = model.info_at(index)
+        if info is None:  # a group: shown while any of its sessions (or their branches) is
+            return any(self._matches(row) or any(self._matches(b) for b in model.branches_of(row.key))
+                       for row in model.group_rows(index))
+        return self._matches(info) or any(self._matches(branch) for branch in model.branches_of(info.key))
+
+    def _matches(self, info: SessionInfo) -> bool:
+        return info.key in self._hits or self._query in f"{info.title}\n{info.preview}\n{info.key}".casefold()
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == PreviewRole and self._hits and index.isValid():

@@ -1,4 +1,5 @@
-"""The session list as a two-level item model: channel groups, each holding its sessions newest first.
+"""The session list as a tree: channel groups, each holding its sessions newest first, and under a
+session the branches made from it (`SessionInfo.branch_of`; see rows.arrange).
 
 Why a tree and an in-place sync: the list is refreshed after every turn (the engine appends a few
 lines, a file's `updated_at` moves), and a reset would lose the selection, the scroll position and
@@ -13,8 +14,7 @@ over (2,000 files must not block the window).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import Any, Callable
 
@@ -22,22 +22,10 @@ from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QObject,
 
 from nanobot_desktop.engine import SessionInfo
 from nanobot_desktop.gui.common.notice_bar import reason_of
+from nanobot_desktop.gui.sessions.rows import (MAX_MOVES, arrange, format_when, group_rank,
+                                               group_title, moves_needed)
 
 _Index = QModelIndex | QPersistentModelIndex
-
-GROUP_ORDER = ("desktop", "cli", "heartbeat", "cron", "subagent", "system")
-GROUP_TITLES = {"desktop": "Desktop", "cli": "Command line", "heartbeat": "Heartbeat", "cron": "Scheduled",
-                "subagent": "Subagents", "system": "System"}
-
-
-def group_title(channel: str) -> str:
-    """Heading of a channel's group; channels the nanobot CLI writes (telegram, slack, ...) get their name."""
-    return GROUP_TITLES.get(channel) or (channel[:1].upper() + channel[1:] if channel else "Other")
-
-
-def _group_rank(channel: str) -> tuple[int, str]:
-    return (GROUP_ORDER.index(channel) if channel in GROUP_ORDER else len(GROUP_ORDER), channel)
-
 
 class SessionRole(IntEnum):
     KeyRole = Qt.ItemDataRole.UserRole + 1  # session key ("" for a group row)
@@ -70,9 +58,6 @@ _ROLE_NAMES = {KeyRole: b"key", ChannelRole: b"channel", TitleRole: b"title", Up
                IsGroupRole: b"isGroup", BusyRole: b"busy", UnreadRole: b"unread", InfoRole: b"info"}
 
 _group_ids = itertools.count(1)
-MAX_MOVES = 2
-"""More row moves than this in one listing and the model resets instead: through the filter proxy a
-move re-lays out the whole view (about 60 ms at 2,000 sessions), a reset costs about two moves."""
 
 
 @dataclass(eq=False)
@@ -80,6 +65,7 @@ class _Group:
     channel: str
     rows: list[SessionInfo] = field(default_factory=list)
     uid: int = field(default_factory=lambda: next(_group_ids))
+    branches: dict[str, list[SessionInfo]] = field(default_factory=dict)  # origin key → its branches
 
 
 def _same_row(a: SessionInfo, b: SessionInfo) -> bool:
@@ -87,23 +73,14 @@ def _same_row(a: SessionInfo, b: SessionInfo) -> bool:
         (b.title, b.updated_at, b.preview, b.message_count, b.path, b.created_at)
 
 
-def format_when(stamp: str, now: datetime | None = None) -> str:
-    """"14:05" today, "Mon 14:05" this week, "2026-03-08" before (for the list's right column)."""
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except (TypeError, ValueError):
-        return ""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone().replace(tzinfo=None)
-    now = now or datetime.now()
-    if moment.date() == now.date():
-        return moment.strftime("%H:%M")
-    if 0 < (now.date() - moment.date()).days < 7:
-        return moment.strftime("%a %H:%M")
-    return moment.strftime("%Y-%m-%d")
-
-
 Renamer = Callable[[str, str], SessionInfo | None]
+
+# Precomputed: Qt asks for every row's flags when it lays out 20,000 rows, and enum arithmetic is slow.
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
+_EDITABLE = Qt.ItemFlag.ItemIsEditable
+_ORIGIN_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _EDITABLE
+_SESSION_FLAGS = _ORIGIN_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
 
 
 class SessionListModel(QAbstractItemModel):
@@ -118,6 +95,10 @@ class SessionListModel(QAbstractItemModel):
         self._renamer = renamer
         self._busy: set[str] = set()
         self._unread: set[str] = set()
+        self._origin_uids: dict[str, int] = {}  # origin key → the internal id of its branch rows
+        self._uid_origins: dict[int, str] = {}
+        self._origin_keys: set[str] = set()  # sessions shown with branches under them
+        self._lists: dict[int, list[SessionInfo]] = {}  # internal id → the list its rows index (Qt asks often)
 
     # --- Qt model interface ----------------------------------------------------------------------
 
@@ -126,7 +107,13 @@ class SessionListModel(QAbstractItemModel):
             return QModelIndex()
         if not parent.isValid():
             return self.createIndex(row, 0, 0) if row < len(self._groups) else QModelIndex()
-        if parent.internalId() != 0 or not 0 <= parent.row() < len(self._groups):
+        if parent.internalId() != 0:
+            origin = self._info_at(parent)
+            if origin is None or parent.internalId() in self._uid_origins:
+                return QModelIndex()
+            count = len(self._branches_of(origin.key))
+            return self.createIndex(row, 0, self._origin_uid(origin.key)) if row < count else QModelIndex()
+        if not 0 <= parent.row() < len(self._groups):
             return QModelIndex()
         group = self._groups[parent.row()]
         return self.createIndex(row, 0, group.uid) if row < len(group.rows) else QModelIndex()
@@ -134,13 +121,23 @@ class SessionListModel(QAbstractItemModel):
     def parent(self, child: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not child.isValid() or child.internalId() == 0:
             return QModelIndex()
+        origin = self._uid_origins.get(child.internalId())
+        if origin is not None:
+            return self.index_of_key(origin)
         row = self._group_row_by_uid(child.internalId())
         return self.createIndex(row, 0, 0) if row >= 0 else QModelIndex()
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
         if not parent.isValid():
             return len(self._groups)
-        if parent.column() != 0 or parent.internalId() != 0 or not 0 <= parent.row() < len(self._groups):
+        if parent.column() != 0:
+            return 0
+        if parent.internalId() != 0:
+            if parent.internalId() in self._uid_origins:
+                return 0
+            origin = self._info_at(parent)
+            return len(self._branches_of(origin.key)) if origin is not None else 0
+        if not 0 <= parent.row() < len(self._groups):
             return 0
         return len(self._groups[parent.row()].rows)
 
@@ -152,13 +149,15 @@ class SessionListModel(QAbstractItemModel):
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if index.internalId() == 0:
-            return Qt.ItemFlag.ItemIsEnabled
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-        if self._renamer is not None:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        return flags
+            return _NO_FLAGS
+        uid = index.internalId()
+        if uid == 0:
+            return _GROUP_FLAGS
+        if self._origin_keys and uid not in self._uid_origins:  # a session has children when it has branches
+            info = self._info_at(index)
+            if info is not None and info.key in self._origin_keys:
+                return _ORIGIN_FLAGS if self._renamer is not None else _ORIGIN_FLAGS & ~_EDITABLE
+        return _SESSION_FLAGS if self._renamer is not None else _SESSION_FLAGS & ~_EDITABLE
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -174,7 +173,7 @@ class SessionListModel(QAbstractItemModel):
                 or index.internalId() == 0:
             return False
         info = self._info_at(index)
-        if info is None:
+        if info is None or info.archived:  # an archived conversation is not a session to rename
             return False
         title = str(value or "").strip()
         try:
@@ -183,8 +182,7 @@ class SessionListModel(QAbstractItemModel):
             self.rename_failed.emit(info.key, f"Could not rename “{info.title}” ({reason_of(error)}). "
                                               "Try another name.")
             return False
-        group = self._groups[self._group_row_by_uid(index.internalId())]
-        group.rows[index.row()] = updated if updated is not None else _retitled(info, title or info.key)
+        self._rows_of(index)[index.row()] = updated if updated is not None else _retitled(info, title or info.key)
         self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, TitleRole,
                                              InfoRole])
         return True
@@ -234,6 +232,8 @@ class SessionListModel(QAbstractItemModel):
             return info.key in self._unread
         if role == InfoRole:
             return info
+        if role == Qt.ItemDataRole.ToolTipRole and info.archived:
+            return "This conversation was put aside by /new. Double-click it to continue it in a new chat."
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"{info.title}\n{info.key} · {info.message_count} message(s)\n"
                     f"updated {format_when(info.updated_at)} · {info.path.name}")
@@ -242,22 +242,30 @@ class SessionListModel(QAbstractItemModel):
     # --- reading ---------------------------------------------------------------------------------
 
     def keys(self) -> list[str]:
-        """Every session key, in display order (groups in order, newest first inside each)."""
-        return [info.key for group in self._groups for info in group.rows]
+        """Every session key, in display order (groups in order, newest first inside each, each
+        session's branches right after it)."""
+        return [key for group in self._groups for info in group.rows
+                for key in [info.key, *(branch.key for branch in group.branches.get(info.key, []))]]
 
     def info(self, key: str) -> SessionInfo | None:
-        for group in self._groups:
-            for info in group.rows:
-                if info.key == key:
-                    return info
-        return None
+        index = self.index_of_key(key)
+        return self._info_at(index) if index.isValid() else None
 
     def index_of_key(self, key: str) -> QModelIndex:
         for group in self._groups:
             for row, info in enumerate(group.rows):
                 if info.key == key:
                     return self.createIndex(row, 0, group.uid)
+            for origin, branches in group.branches.items():
+                for row, info in enumerate(branches):
+                    if info.key == key:
+                        return self.createIndex(row, 0, self._origin_uid(origin))
         return QModelIndex()
+
+    def branch_origin(self, key: str) -> str:
+        """The key of the row a branch is shown under ("" for a top-level row)."""
+        index = self.index_of_key(key)
+        return self._uid_origins.get(index.internalId(), "") if index.isValid() else ""
 
     def channels(self) -> list[str]:
         return [group.channel for group in self._groups]
@@ -292,17 +300,22 @@ class SessionListModel(QAbstractItemModel):
     def set_sessions(self, infos: list[SessionInfo]) -> None:
         """Show `infos` (newest first), changing only what differs from what is shown."""
         wanted: dict[str, list[SessionInfo]] = {}
-        seen: set[str] = set()
-        for info in infos:
-            if info.key in seen:  # two files mapping to one key (post4's name collisions): show the newest
-                continue
-            seen.add(info.key)
+        # Two files mapping to one key (post4's name collisions): `arrange` shows the newest.
+        top, branches = arrange(infos)
+        for info in top:
             wanted.setdefault(info.channel, []).append(info)
-        if any(_moves_needed([i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])])
-               > MAX_MOVES for group in self._groups):
-            # A big reshuffle (a clock change, a restored backup): one reset beats thousands of moves.
+        shown_branches = {origin: [b.key for b in rows] for group in self._groups for origin, rows in group.branches.items()}
+        if shown_branches != {origin: [b.key for b in rows] for origin, rows in branches.items()} or any(
+                moves_needed([i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])])
+                > MAX_MOVES for group in self._groups):
+            # A big reshuffle (a clock change, a restored backup) or a new branch: one reset beats
+            # thousands of moves, and branches come and go rarely.
             self.beginResetModel()
-            self._groups = [_Group(channel, list(wanted[channel])) for channel in sorted(wanted, key=_group_rank)]
+            self._groups = [_Group(channel, list(wanted[channel])) for channel in sorted(wanted, key=group_rank)]
+            for group in self._groups:
+                group.branches = {info.key: branches[info.key] for info in group.rows if info.key in branches}
+            self._lists = {}
+            self._origin_keys = set(branches)
             self.endResetModel()
             return
         for row in range(len(self._groups) - 1, -1, -1):
@@ -310,7 +323,7 @@ class SessionListModel(QAbstractItemModel):
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self._groups[row]
                 self.endRemoveRows()
-        for row, channel in enumerate(sorted(wanted, key=_group_rank)):
+        for row, channel in enumerate(sorted(wanted, key=group_rank)):
             if row < len(self._groups) and self._groups[row].channel == channel:
                 continue
             self.beginInsertRows(QModelIndex(), row, row)
@@ -318,6 +331,13 @@ class SessionListModel(QAbstractItemModel):
             self.endInsertRows()
         for row, group in enumerate(self._groups):
             self._sync_group(row, group, wanted[group.channel])
+            for origin, rows in group.branches.items():  # the same branches (else the reset above)
+                parent = self.index_of_key(origin)
+                for position, info in enumerate(branches[origin]):
+                    if not _same_row(rows[position], info):
+                        rows[position] = info
+                        index = self.index(position, 0, parent)
+                        self.dataChanged.emit(index, index, [])
         # Busy and unread marks are kept even for keys not listed (yet): a new session's turn runs,
         # and may ask for approval, before its file shows up in a listing.
 
@@ -376,33 +396,54 @@ class SessionListModel(QAbstractItemModel):
                 return row
         return -1
 
+    def _origin_uid(self, origin: str) -> int:
+        uid = self._origin_uids.get(origin)
+        if uid is None:
+            uid = self._origin_uids[origin] = next(_group_ids)
+            self._uid_origins[uid] = origin
+        return uid
+
+    def _branches_of(self, origin: str) -> list[SessionInfo]:
+        for group in self._groups:
+            if group.branches and origin in group.branches:
+                return group.branches[origin]
+        return []
+
+    def _rows_of(self, index: _Index) -> list[SessionInfo]:
+        """The list a session index points into: its group's rows, or its origin's branches."""
+        uid = index.internalId()
+        rows = self._lists.get(uid)
+        if rows is None:
+            origin = self._uid_origins.get(uid)
+            if origin is not None:
+                rows = self._branches_of(origin)
+            else:
+                group_row = self._group_row_by_uid(uid)
+                rows = self._groups[group_row].rows if group_row >= 0 else []
+            if rows:  # the same list object for the life of its group or branch set (a reset drops them all)
+                self._lists[uid] = rows
+        return rows
+
+    def branches_of(self, origin: str) -> list[SessionInfo]:
+        """The branches shown under `origin` (empty for most sessions)."""
+        return self._branches_of(origin)
+
+    def group_rows(self, group: _Index) -> list[SessionInfo]:
+        """The top-level sessions of a group row."""
+        return self._groups[group.row()].rows if group.isValid() and 0 <= group.row() < len(self._groups) else []
+
+    def origins(self) -> list[str]:
+        """Keys of the sessions that have branches (their rows open to show them)."""
+        return [origin for group in self._groups for origin in group.branches]
+
+    def info_at(self, index: _Index) -> SessionInfo | None:
+        """The session an index of this model shows (None for a group row): no Qt data() round trip."""
+        return self._info_at(index) if index.isValid() and index.internalId() != 0 else None
+
     def _info_at(self, index: _Index) -> SessionInfo | None:
-        group_row = self._group_row_by_uid(index.internalId())
-        if group_row < 0:
-            return None
-        rows = self._groups[group_row].rows
+        rows = self._rows_of(index)
         return rows[index.row()] if 0 <= index.row() < len(rows) else None
 
 
-def _moves_needed(shown: list[str], wanted: list[str], limit: int = MAX_MOVES) -> int:
-    """How many row moves the in-place sync would make (counting stops just past `limit`)."""
-    if not shown:
-        return 0
-    wanted_keys = set(wanted)
-    rows = [key for key in shown if key in wanted_keys]
-    present = set(rows)
-    moves = 0
-    for position, key in enumerate(wanted):
-        if key not in present:
-            rows.insert(position, key)
-        elif rows[position] != key:
-            rows.insert(position, rows.pop(rows.index(key, position + 1)))
-            moves += 1
-            if moves > limit:
-                break
-    return moves
-
-
 def _retitled(info: SessionInfo, title: str) -> SessionInfo:
-    return SessionInfo(key=info.key, path=info.path, title=title, channel=info.channel, created_at=info.created_at,
-                       updated_at=info.updated_at, message_count=info.message_count, preview=info.preview)
+    return replace(info, title=title)

@@ -1,9 +1,16 @@
 """The session list panel: search box, channel-grouped list, context menu, delete with undo, export.
 
-The model (sessions_model.py) only shows what it is given; this panel decides when to look at the
-disk. Listing and message search run in an executor and their results come back to the GUI thread,
-so neither 2,000 session files nor a slow disk can freeze the window. Refreshes are coalesced: a turn
-appends several lines (one `SessionChanged` each) but causes one listing.
+The model (model.py) only shows what it is given; this panel decides when to look at the disk.
+Listing and search go through the engine's session index (engine/sessions/index.py) in an executor
+and their results come back to the GUI thread, so neither 20,000 session files nor a slow disk can
+freeze the window; after a listing the index catches up on message text in the background. Refreshes
+are coalesced: a turn appends several lines (one `SessionChanged` each) but causes one listing.
+
+Only a person picks the chat: the list's current row changes when a filter hides rows or a listing
+moves them, and those changes never open a session (`_quiet`).
+
+(About 470 lines: every action of the list — refresh, search, rename, delete and undo, export — goes
+through the one selection and engine hand-off here; split, each part would need all of it.)
 """
 
 from __future__ import annotations
@@ -11,20 +18,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
 
 from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionChanged, SessionInfo, TurnCancelled,
-                                    TurnFailed, TurnFinished, TurnStarted, atomic_write_text)
+                                    TurnFailed, TurnFinished, TurnStarted, atomic_write_text, continue_archived,
+                                    list_archived)
 from nanobot_desktop.gui.window.actions import ActionRegistry
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
 from nanobot_desktop.gui.sessions.filter import SessionFilterProxy
-from nanobot_desktop.gui.sessions.model import IsGroupRole, KeyRole, SessionListModel, SessionRole
+from nanobot_desktop.gui.sessions.model import InfoRole, IsGroupRole, SessionListModel, SessionRole
 from nanobot_desktop.gui.common.owned import OwnedWork
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
@@ -73,6 +83,8 @@ class SessionsPanel(QWidget):
         self._selecting = False
         self._work = OwnedWork(self)
         self._refresh_task: asyncio.Task[Any] | None = None
+        self._text_task: asyncio.Task[Any] | None = None
+        self._checked = False  # a listing has compared every file with the index
         self._refresh_again = False
         self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
         self.export_dialog: QFileDialog | None = None
@@ -88,15 +100,18 @@ class SessionsPanel(QWidget):
         self.search_box.setClearButtonEnabled(True)
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.returnPressed.connect(self._open_first_match)
+        clear_search = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search_box)
+        clear_search.setContext(Qt.ShortcutContext.WidgetShortcut)
+        clear_search.activated.connect(self.search_box.clear)
 
         self.view = QTreeView()
         self.view.setObjectName("session_list")
         self.view.setModel(self.proxy)
         self.view.setHeaderHidden(True)
-        self.view.setRootIsDecorated(False)
-        self.view.setItemsExpandable(False)
+        self.view.setRootIsDecorated(False)  # channel groups: headings, always open
+        self.view.setItemsExpandable(True)  # a session with branches opens and closes (its arrow)
         self.view.setExpandsOnDoubleClick(False)
-        self.view.setIndentation(0)
+        self.view.setIndentation(14)
         self.view.setUniformRowHeights(False)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
@@ -106,8 +121,8 @@ class SessionsPanel(QWidget):
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
         self.view.activated.connect(self._on_index_activated)
         self.proxy.rowsInserted.connect(self._expand_new_groups)
-        self.proxy.modelReset.connect(self.view.expandAll)
-        self.proxy.layoutChanged.connect(self.view.expandAll)
+        self.proxy.modelReset.connect(self._expand)
+        self.proxy.layoutChanged.connect(self._expand)
 
         self.undo_bar = NoticeBar(self)
         self.undo_bar.setObjectName("session_undo_bar")
@@ -155,24 +170,33 @@ class SessionsPanel(QWidget):
         self._update_actions()
 
     def selected_key(self) -> str:
-        """The session the list's actions apply to: the selected row, else the one shown in the chat."""
+        """The session the list's actions apply to: the selected row, else the one shown in the chat
+        (an archived conversation is not a session the actions could change)."""
         index = self.view.currentIndex()
-        key = index.data(KeyRole) if index.isValid() else ""
+        info = index.data(InfoRole) if index.isValid() else None
+        key = info.key if isinstance(info, SessionInfo) and not info.archived else ""
         return key or (self._current_key if self.model.info(self._current_key) is not None else "")
+
+    @contextmanager
+    def _quiet(self) -> Iterator[None]:
+        """Changes of the current row made by the panel itself (filtering, a listing, re-selecting the
+        open chat) select nothing for the chat."""
+        was, self._selecting = self._selecting, True
+        try:
+            yield
+        finally:
+            self._selecting = was
 
     def _select(self, key: str) -> None:
         source = self.model.index_of_key(key)
         index = self.proxy.mapFromSource(source) if source.isValid() else QModelIndex()
-        self._selecting = True
-        try:
+        with self._quiet():
             if index.isValid():
                 self.view.setCurrentIndex(index)
                 self.view.scrollTo(index)
             else:
                 self.view.selectionModel().clearSelection()
                 self.view.setCurrentIndex(QModelIndex())
-        finally:
-            self._selecting = False
 
     def focus_search(self) -> None:
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -198,18 +222,35 @@ class SessionsPanel(QWidget):
     async def _refresh(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.sessions.list_sessions)
+            # The first listing shows the index as the app left it; the next one (at once) checks every file.
+            check = self._checked
+            infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.session_index.list_sessions,
+                                                                  check)
+            infos += await loop.run_in_executor(None, list_archived, self.engine.sessions.archive_dir)
         except OSError as error:
             self.error.emit(f"Could not list the sessions in {self.engine.sessions.sessions_dir} "
                             f"({reason_of(error)}). Check that the folder exists and can be read.")
             return
-        self.model.set_sessions(infos)
+        with self._quiet():
+            self.model.set_sessions(infos)
         self._select(self._current_key)
         self._update_actions()
+        if not check:
+            self._checked = self._refresh_again = True
         self.refreshed.emit()
         if self._refresh_again:
             self._refresh_again = False
-            self._start_refresh()
+            self.refresh()  # after this task ends (started from inside it, it would only set the flag again)
+        elif self._text_task is None or self._text_task.done():
+            self._text_task = self._spawn(self._index_text())
+
+    async def _index_text(self) -> None:
+        """Let the index catch up on message text while nobody searches (the first search would wait)."""
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, self.engine.session_index.update_text)
+        except OSError as error:
+            log.warning("could not index the session text: %s", error)
 
     def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         return self._work.spawn(coroutine)  # cancelled if the panel is deleted first
@@ -238,8 +279,9 @@ class SessionsPanel(QWidget):
     # --- search ------------------------------------------------------------------------------------
 
     def _on_search_text(self, text: str) -> None:
-        self.proxy.set_query(text)
-        self.view.expandAll()
+        with self._quiet():
+            self.proxy.set_query(text)
+            self._expand()
         if text.strip():
             self._search_timer.start()
         else:
@@ -252,21 +294,23 @@ class SessionsPanel(QWidget):
     async def _search_messages(self, query: str) -> None:
         loop = asyncio.get_running_loop()
         try:
-            hits = await loop.run_in_executor(None, self.engine.sessions.search, query)
+            hits = await loop.run_in_executor(None, self.engine.session_index.search, query)
         except OSError as error:
             self.error.emit(f"Searching the sessions failed ({reason_of(error)}). Try the search again.")
             return
         if query != self.search_box.text():
             return  # the person typed on; a newer search is on its way
-        self.proxy.set_message_hits(query, hits)
-        self.view.expandAll()
+        with self._quiet():
+            self.proxy.set_message_hits(query, hits)
+            self._expand()
+        self._select(self._current_key)
         self.search_finished.emit(query)
 
     def _open_first_match(self) -> None:
         for group_row in range(self.proxy.rowCount()):
             first = self.proxy.index(0, 0, self.proxy.index(group_row, 0))
             if first.isValid():
-                self.view.setCurrentIndex(first)
+                self.view.setCurrentIndex(first)  # Return in the search box: a person's pick
                 self.view.setFocus()
                 return
 
@@ -276,14 +320,38 @@ class SessionsPanel(QWidget):
         self._update_actions()
         if self._selecting or not current.isValid():
             return
-        key = current.data(KeyRole)
-        if key and key != self._current_key:
-            self.session_activated.emit(key)
+        info = current.data(InfoRole)
+        if isinstance(info, SessionInfo) and not info.archived and info.key != self._current_key:
+            self.session_activated.emit(info.key)
 
     def _on_index_activated(self, index: QModelIndex) -> None:
-        key = index.data(KeyRole)
-        if key:
-            self.session_activated.emit(key)
+        info = index.data(InfoRole)
+        if isinstance(info, SessionInfo) and info.archived:
+            self.continue_archived(info.archived)
+        elif isinstance(info, SessionInfo):
+            self.session_activated.emit(info.key)
+
+    def continue_archived(self, name: str) -> None:
+        """Copy an archived conversation into a new session and open it (the archive stays as it is)."""
+        try:
+            key = continue_archived(self.engine.sessions, name, self.engine.new_session_key())
+        except (OSError, ValueError) as error:
+            self.error.emit(f"Could not continue the archived conversation ({reason_of(error)}). "
+                            "Its file is still in the sessions folder's .archive.")
+            return
+        self.session_activated.emit(key)
+        self.refresh()
+
+    def _expand(self) -> None:
+        """Open every channel group and every session with branches (not expandAll: that asks each of
+        20,000 rows for children)."""
+        for group_row in range(self.proxy.rowCount()):
+            self.view.expand(self.proxy.index(group_row, 0))
+        for origin in self.model.origins():
+            source = self.model.index_of_key(origin)
+            index = self.proxy.mapFromSource(source) if source.isValid() else QModelIndex()
+            if index.isValid():
+                self.view.expand(index)
 
     def _expand_new_groups(self, parent: QModelIndex, first: int, last: int) -> None:
         if not parent.isValid():
@@ -303,6 +371,14 @@ class SessionsPanel(QWidget):
         self.view.setCurrentIndex(index)
         menu = QMenu(self)
         menu.setObjectName("session_context_menu")
+        info = index.data(InfoRole)
+        if isinstance(info, SessionInfo) and info.archived:
+            name = info.archived
+            menu.addAction("Continue in a new chat", lambda: self.continue_archived(name))
+            menu.aboutToHide.connect(menu.deleteLater)
+            self.context_menu = menu
+            menu.popup(self.view.viewport().mapToGlobal(position))
+            return
         menu.addAction(self.actions.rename_session)
         menu.addAction(self.actions.delete_session)
         menu.addSeparator()
@@ -353,7 +429,8 @@ class SessionsPanel(QWidget):
                             "Check that the sessions folder can be written.")
             return
         self._deleted.append((trash_id, key, title))
-        self.model.set_sessions([i for i in self._listed() if i.key != key])
+        with self._quiet():
+            self.model.set_sessions([i for i in self._listed() if i.key != key])
         # Lifetime: 30 s, Undo, or the next delete (Ctrl+Z in the list still undoes after that).
         self.undo_bar.show_notice(f"Session “{title}” deleted.", "info", [("Undo", self.undo_delete)],
                                   timeout_ms=30_000, topic=f"deleted:{key}")

@@ -22,7 +22,7 @@ from nanobot_desktop.gui.common.i18n import install_saved_language
 from nanobot_desktop.gui.shell.single_instance import (
     InstanceEndpointError, InstanceServer, apply_instance_command, endpoint_problem, send_command, server_name,
 )
-from nanobot_desktop.gui.shell.theme import apply_theme
+from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
 
 if TYPE_CHECKING:
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle, WindowFactory
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # asyncio, qasync and the lifecycle are imported in run_gui, after the frame has painted.
 
-__all__ = ["APP_NAME", "apply_instance_command", "create_application", "run_gui"]
+__all__ = ["APP_NAME", "apply_instance_command", "apply_saved_theme", "create_application", "run_gui"]
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +78,20 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
     server = InstanceServer(name)
     if problem or not server.listen():
         log.warning("continuing without single-instance support")
-    apply_theme(app, "system")
+    apply_saved_theme(app, config)
     if window_factory is None:
         window_factory = _paint_frame_first(app)
 
     from nanobot_desktop.gui.shell.event_loop import run_event_loop  # asyncio, qasync: after the paint
 
     return run_event_loop(app, server, window_factory, workspace=workspace, config=config)
+
+
+def apply_saved_theme(app: QApplication, config: str | None) -> None:
+    """The theme saved in desktop.json, applied before anything paints (read without pydantic)."""
+    from nanobot_desktop.engine import saved_theme
+
+    apply_theme(app, saved_theme(config))
 
 
 def _paint_frame_first(app: QApplication) -> "WindowFactory":
@@ -100,6 +107,10 @@ def _paint_frame_first(app: QApplication) -> "WindowFactory":
         if window is None:
             frame.close()
             frame.deleteLater()
+        elif window.engine is not None and window.engine.app_settings.theme != current_theme_mode(app):
+            # the full read can differ from the quick one: keys an older app version kept in config.json
+            # have just moved into desktop.json (open_settings_files)
+            apply_theme(app, window.engine.app_settings.theme)
         return window
 
     return open_into_frame

@@ -1,0 +1,115 @@
+"""Resident memory of the app at rest with an empty workspace (issue 17: ≤ 100 MB).
+
+    python bench/window_rss.py
+
+How: the app is started as a fresh process exactly as `python -m nanobot_desktop --config FILE
+--workspace DIR` starts it (`nanobot_desktop.cli.main`; offscreen, a temporary HOME, a config
+pointing at a loopback address, a fresh empty workspace, no session open). A QTimer in that process
+(this file, run with `--child`) waits until the main window has its engine and every dock panel is
+built, lets the app run for SETTLE_S more (services started, the first listing, the Markdown
+warm-up), then reads VmRSS from /proc/self/status and exits. Three starts; the median is compared
+with the target, and the runs and the peak (VmHWM) are in the note. No model call is made: an empty
+window has not talked to the model yet.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, BenchResult, bench_main, log, median, not_available, verdict, write_config
+
+RUNS = 3
+TARGET_MB = 100.0
+SETTLE_S = 2.0
+NAME = "Empty window RSS"
+PREFIX = "WINDOW-RSS "
+
+
+def _child(argv: list[str]) -> int:
+    """In the measured process: start the app, report VmRSS/VmHWM once it is built and has settled."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMainWindow
+
+    app = QApplication(sys.argv[:1])
+
+    def report() -> None:
+        rows = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+        print(f"{PREFIX}{int(rows['VmRSS'].split()[0]) / 1024:.1f} {int(rows['VmHWM'].split()[0]) / 1024:.1f}",
+              flush=True)
+        os._exit(0)  # the measurement is over; shutting down is not part of it
+
+    def built() -> bool:
+        for window in app.topLevelWidgets():
+            panels = getattr(window, "_panels", None) if isinstance(window, QMainWindow) else None
+            if window.isVisible() and getattr(window, "engine", None) is not None and panels is not None \
+                    and not panels.pending:
+                return True
+        return False
+
+    def wait_for_window() -> None:
+        if built():
+            QTimer.singleShot(int(SETTLE_S * 1000), report)
+        else:
+            QTimer.singleShot(50, wait_for_window)
+
+    QTimer.singleShot(50, wait_for_window)
+    from nanobot_desktop.cli import main
+
+    return main(argv)
+
+
+def _environment(home: Path) -> dict[str, str]:
+    runtime = home / "run"
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith("NANOBOT_") and key != "PYTHONDONTWRITEBYTECODE"}
+    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(home), USERPROFILE=str(home), XDG_RUNTIME_DIR=str(runtime),
+               XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"),
+               XDG_CACHE_HOME=str(home / ".cache"))
+    return env
+
+
+def window_rss(home: Path) -> tuple[float, float]:
+    """(VmRSS, VmHWM) in MB of a freshly started app at rest, with its own HOME and workspace."""
+    home.mkdir()
+    config = write_config(home / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", home / "workspace")
+    result = subprocess.run([sys.executable, __file__, "--child", "--config", str(config),
+                             "--workspace", str(home / "workspace")], cwd=ROOT, env=_environment(home),
+                            capture_output=True, text=True, timeout=120)
+    for line in result.stdout.splitlines():
+        if line.startswith(PREFIX):
+            rss, peak = line[len(PREFIX):].split()
+            return float(rss), float(peak)
+    raise RuntimeError(f"no measurement (exit {result.returncode}): {result.stderr.strip()[-800:]}")
+
+
+def run() -> list[BenchResult]:
+    target = f"≤ {TARGET_MB:g} MB"
+    if not Path("/proc/self/status").exists():
+        return [not_available(NAME, target, "VmRSS is read from /proc (Linux only)")]
+    with tempfile.TemporaryDirectory(prefix="nanobot-bench-rss-") as tmp:
+        try:
+            window_rss(Path(tmp) / "warm-up")  # bytecode and disk caches, as an installed app has them
+        except RuntimeError as error:
+            return [not_available(NAME, target, f"the app did not come up: {error}")]
+        runs: list[tuple[float, float]] = []
+        for number in range(1, RUNS + 1):
+            log(f"window_rss: run {number}/{RUNS}")
+            runs.append(window_rss(Path(tmp) / f"run-{number}"))
+    rss = median([run[0] for run in runs])
+    figure = f"{rss:.0f} MB (median of {RUNS} starts, every panel built, {SETTLE_S:g} s after)"
+    note = (f"runs {[round(run[0]) for run in runs]} MB, peak (VmHWM) {[round(run[1]) for run in runs]} MB; "
+            "the app as started from the command line, empty workspace, no session open")
+    return [BenchResult(NAME, figure, target, verdict(rss <= TARGET_MB), note=note,
+                        numbers={"rss_mb": [run[0] for run in runs], "peak_mb": [run[1] for run in runs]})]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        sys.exit(_child(sys.argv[2:]))
+    sys.exit(bench_main(run))
