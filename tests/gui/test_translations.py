@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine import PROVIDER_PRESETS
 from nanobot_desktop.engine.config.models import AppSettings
+from nanobot_desktop.engine.config.peek import LANGUAGES as PEEKED_LANGUAGES
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.i18n import (LANGUAGES, format_number, install_translators, remove_translators,
@@ -81,7 +82,7 @@ def test_the_shipped_qm_is_the_compiled_ts(tmp_path: Path) -> None:
 
 def test_the_language_choices_are_the_settings_values() -> None:
     field = AppSettings.model_fields["language"]
-    assert typing.get_args(field.annotation) == LANGUAGES and field.default == "system"
+    assert typing.get_args(field.annotation) == LANGUAGES == PEEKED_LANGUAGES and field.default == "system"
 
 
 # ------------------------------------------------------------------------------------ the harness

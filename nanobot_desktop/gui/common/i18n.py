@@ -9,14 +9,13 @@ Why it is built this way:
   Counts use Qt's plural forms: `translate("Ctx", "%n tool call(s)", None, n)`.
 - The translators are installed before any widget exists (gui/shell/app.py), so every string is
   looked up once, when its widget is built; a change of language in Settings applies after a restart.
-- The saved language is read with `json` alone: start-up cannot spend the time to build the
-  validated settings models (pydantic) before the first paint. Anything unreadable means "system";
-  the full read that follows reports a broken file as it always does.
+- The saved language is read by the engine's `saved_language` (config/peek.py) with `json` alone:
+  start-up cannot spend the time to build the validated settings models (pydantic) before the first
+  paint. Anything unreadable means "system"; the full read that follows reports a broken file.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from pathlib import Path
@@ -27,7 +26,7 @@ from nanobot_desktop.data import resources_dir
 
 log = logging.getLogger(__name__)
 
-LANGUAGES = ("system", "en", "zh_CN")  # the values of AppSettings.language (a test checks they agree)
+LANGUAGES = ("system", "en", "zh_CN")  # the values of AppSettings.language (tests check they agree)
 TRANSLATED = ("zh_CN",)  # languages that have a .qm in resources/i18n
 CATALOG = "nanobot_desktop"  # resources/i18n/nanobot_desktop_<lang>.qm
 _installed: list[QTranslator] = []
@@ -55,13 +54,9 @@ def language_names() -> dict[str, str]:
 
 def saved_language(config_path: str | Path | None = None) -> str:
     """The language saved in desktop.json beside this config ("system" when none is saved or readable)."""
-    config = Path(config_path).expanduser() if config_path else Path.home() / ".nanobot" / "config.json"
-    try:
-        data = json.loads((config.parent / "desktop.json").read_bytes().decode("utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
-        return "system"
-    language = data.get("language", "system") if isinstance(data, dict) else "system"
-    return language if language in LANGUAGES else "system"
+    from nanobot_desktop.engine import saved_language as peek  # the engine's json-only read (config/peek.py)
+
+    return peek(config_path)
 
 
 def resolve_language(choice: str, system: QLocale | None = None) -> str:
