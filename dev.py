@@ -9,6 +9,8 @@
                                            that passes only after another shows up this way
     python3 dev.py bench            run the benchmark suite and print its table
     python3 dev.py package          build the one-folder desktop bundle into dist/
+    python3 dev.py translations     extract the GUI's strings into resources/i18n/*.ts (pyside6-lupdate),
+                                    then compile the .qm files the app loads (pyside6-lrelease)
 
 Uses only the standard library, so it can run before anything is installed.
 """
@@ -31,7 +33,9 @@ TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "tr
                         # a private session bus, dbus-monitor/dbus-send, and a notification server with actions
                         "dbus-daemon", "dbus-bin", "dunst",
                         # a StatusNotifierItem tray host over D-Bus (watcher + a GTK tray), as KDE/AppIndicator
-                        "haskell-status-notifier-item-utils", "haskell-gtk-sni-tray-utils"]
+                        "haskell-status-notifier-item-utils", "haskell-gtk-sni-tray-utils",
+                        # Chinese glyphs for the zh_CN screenshots and layout checks under Xvfb
+                        "fonts-wqy-microhei"]
 PYTEST_NO_TESTS_COLLECTED = 5
 # The real nanobot CLIs the compatibility tests run against, each in a cached venv of its own.
 REFERENCE_CLI_VERSIONS = ["0.1.4.post4", "0.3.5"]
@@ -121,8 +125,10 @@ def ensure_venv(extras: str) -> Path:
 
 
 def ensure_test_debian_packages() -> None:
-    """Install Xvfb, a tray host and xdotool when we can (root on Debian); otherwise those tests skip."""
-    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth")):
+    """Install Xvfb, a tray host, xdotool and a CJK font when we can (root on Debian); otherwise those tests skip."""
+    cjk_font = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth")) and (
+            os.name != "posix" or sys.platform == "darwin" or cjk_font.exists()):
         return
     if os.name != "posix" or not shutil.which("apt-get") or os.geteuid() != 0:
         _say("Xvfb/trayer/xdotool are missing and cannot be installed here: the real-window tests will be skipped")
@@ -217,6 +223,46 @@ def ensure_mcp_test_servers() -> Path:
     return root
 
 
+TRANSLATIONS = ROOT / "resources" / "i18n"
+TRANSLATED_LANGUAGES = ["zh_CN"]
+
+
+def qt_tool(python: Path, name: str) -> str:
+    """pyside6-lupdate / pyside6-lrelease from the venv's PySide6."""
+    return str(python.parent / (f"{name}.exe" if os.name == "nt" else name))
+
+
+def translation_sources() -> list[str]:
+    """Every GUI module, relative to the repository (the .ts files then name no absolute path)."""
+    return sorted(str(path.relative_to(ROOT)) for path in (ROOT / "nanobot_desktop" / "gui").rglob("*.py"))
+
+
+def update_translations(python: Path) -> int:
+    """lupdate the GUI's strings into each .ts (strings gone from the code are dropped), then lrelease."""
+    for language in TRANSLATED_LANGUAGES:
+        ts = TRANSLATIONS / f"nanobot_desktop_{language}.ts"
+        code = subprocess.run([qt_tool(python, "pyside6-lupdate"), *translation_sources(), "-ts", str(ts),
+                               "-target-language", language, "-no-obsolete", "-locations", "none"],
+                              cwd=ROOT).returncode
+        if code != 0:
+            return code
+    return compile_translations(python, force=True)
+
+
+def compile_translations(python: Path, force: bool = False) -> int:
+    """Build each .qm from its .ts when it is missing or older (a fresh clone ships them; this keeps them fresh)."""
+    for ts in sorted(TRANSLATIONS.glob("*.ts")):
+        qm = ts.with_suffix(".qm")
+        if not force and qm.exists() and qm.stat().st_mtime >= ts.stat().st_mtime:
+            continue
+        code = subprocess.run([qt_tool(python, "pyside6-lrelease"), "-silent", str(ts), "-qm", str(qm)],
+                              cwd=ROOT).returncode
+        if code != 0:
+            _say(f"could not compile {ts.name}: the app will show English")
+            return code
+    return 0
+
+
 # Run before pytest, in this order; each prints its one-line summary ("All checks passed!",
 # "Success: no issues found in N source files"). Their configuration is in pyproject.toml.
 LINT_COMMANDS = [("ruff", ["-m", "ruff", "check", "."]), ("mypy", ["-m", "mypy"])]
@@ -252,6 +298,7 @@ def order_arguments(args: list[str]) -> list[str]:
 def run_tests(args: list[str]) -> int:
     args = order_arguments(args)
     python = ensure_venv("test")
+    compile_translations(python)
     lint_code = run_lint(python)
     if lint_code != 0:
         return lint_code
@@ -273,10 +320,14 @@ def main(argv: list[str]) -> int:
     if command == "bench":
         python = ensure_venv("test")
         return subprocess.run([str(python), str(ROOT / "bench" / "run.py"), *argv[1:]], cwd=ROOT).returncode
+    if command == "translations":
+        return update_translations(ensure_venv(""))
     if command == "package":
         python = ensure_venv("test,package")
+        compile_translations(python)
         return subprocess.run([str(python), str(ROOT / "packaging" / "build.py"), *argv[1:]], cwd=ROOT).returncode
     python = ensure_venv("")
+    compile_translations(python)
     return subprocess.run([str(python), "-m", "nanobot_desktop", *argv]).returncode
 
 
