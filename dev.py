@@ -9,6 +9,8 @@
                                            that passes only after another shows up this way
     python3 dev.py bench            run the benchmark suite and print its table
     python3 dev.py package          build the one-folder desktop bundle into dist/
+    python3 dev.py translations     extract the GUI's strings into resources/i18n/*.ts (pyside6-lupdate),
+                                    then compile the .qm files the app loads (pyside6-lrelease)
 
 Uses only the standard library, so it can run before anything is installed.
 """
@@ -31,7 +33,9 @@ TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "tr
                         # a private session bus, dbus-monitor/dbus-send, and a notification server with actions
                         "dbus-daemon", "dbus-bin", "dunst",
                         # a StatusNotifierItem tray host over D-Bus (watcher + a GTK tray), as KDE/AppIndicator
-                        "haskell-status-notifier-item-utils", "haskell-gtk-sni-tray-utils"]
+                        "haskell-status-notifier-item-utils", "haskell-gtk-sni-tray-utils",
+                        # Chinese glyphs for the zh_CN screenshots and layout checks under Xvfb
+                        "fonts-wqy-microhei"]
 PYTEST_NO_TESTS_COLLECTED = 5
 # The real nanobot CLIs the compatibility tests run against, each in a cached venv of its own.
 REFERENCE_CLI_VERSIONS = ["0.1.4.post4", "0.3.5"]
@@ -43,6 +47,52 @@ def venv_python() -> Path:
 
 def _say(message: str) -> None:
     print(f"[dev.py] {message}", file=sys.stderr, flush=True)
+
+
+class SetupProgress:
+    """The one line setting up shows: rewritten in place on a terminal (each step replaces the last),
+    printed once elsewhere (a log gets the first step and then only failures).
+
+    Each step's own output is captured and shown only when that step fails, so a first run prints
+    no pip or build-backend chatter; `DEV_VERBOSE=1` passes it through instead.
+    """
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.verbose = os.environ.get("DEV_VERBOSE", "") not in ("", "0")
+        self.shown = False
+
+    def step(self, message: str) -> None:
+        if self.tty:
+            sys.stderr.write(f"\r\033[K[dev.py] {message}")
+            sys.stderr.flush()
+        elif not self.shown:
+            _say(message)
+        self.shown = True
+
+    def run(self, message: str, command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str] | None:
+        """Run one setup command quietly; on failure print its output and return None."""
+        self.step(message)
+        if self.verbose:
+            return subprocess.run(command, text=True, check=False, **kwargs)  # type: ignore[call-overload]
+        result = subprocess.run(command, text=True, check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                **kwargs)  # type: ignore[call-overload]
+        if result.returncode != 0:
+            self.end()
+            sys.stderr.write(result.stdout or "")
+            _say(f"this step failed (exit code {result.returncode}): {' '.join(command)}")
+            return None
+        return result
+
+    def end(self) -> None:
+        """Finish the progress line (a terminal's cursor goes back to column 0)."""
+        if self.tty and self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+        self.shown = False
+
+
+PROGRESS = SetupProgress()
 
 
 def ensure_venv(extras: str) -> Path:
@@ -58,35 +108,38 @@ def ensure_venv(extras: str) -> Path:
         if stamp_hash == project_hash and wanted_extras <= installed_extras:
             return python
         wanted_extras |= installed_extras if stamp_hash == project_hash else set()
-    if not python.exists():
-        _say(f"creating a virtual environment in {VENV} (first use only)")
-        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
     extras_text = ",".join(sorted(wanted_extras))
-    _say(f"installing nanobot Desktop and its dependencies ({extras_text or 'app'}) into .venv ...")
+    if not python.exists():
+        PROGRESS.step(f"setting up .venv (first use only, a few minutes): creating the environment in {VENV}")
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
     target = f".[{extras_text}]" if extras_text else "."
-    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "--upgrade", "pip"], check=True, cwd=ROOT)
-    subprocess.run([*pip, "-e", target], check=True, cwd=ROOT)
+    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
+    steps = [("updating pip", [*pip, "--upgrade", "pip"]),
+             (f"installing nanobot Desktop and its dependencies ({extras_text or 'app'})", [*pip, "-e", target])]
+    for message, command in steps:
+        if PROGRESS.run(f"setting up .venv: {message}", command, cwd=ROOT) is None:
+            sys.exit(1)
+    PROGRESS.end()
     STAMP.write_text(f"{project_hash} {extras_text}")
     return python
 
 
 def ensure_test_debian_packages() -> None:
-    """Install Xvfb, a tray host and xdotool when we can (root on Debian); otherwise those tests skip."""
-    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth")):
+    """Install Xvfb, a tray host, xdotool and a CJK font when we can (root on Debian); otherwise those tests skip."""
+    cjk_font = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth")) and (
+            os.name != "posix" or sys.platform == "darwin" or cjk_font.exists()):
         return
     if os.name != "posix" or not shutil.which("apt-get") or os.geteuid() != 0:
         _say("Xvfb/trayer/xdotool are missing and cannot be installed here: the real-window tests will be skipped")
         return
-    _say("installing Debian packages for the real-window tests: " + " ".join(TEST_DEBIAN_PACKAGES))
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    quiet = {"stdout": subprocess.DEVNULL, "env": env}
-    try:
-        subprocess.run(["apt-get", "update", "-qq"], check=True, **quiet)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *TEST_DEBIAN_PACKAGES],
-                       check=True, **quiet)
-    except subprocess.CalledProcessError as error:
-        _say(f"could not install the Debian packages ({error}); the real-window tests will be skipped")
+    message = "installing Debian packages for the real-window tests (first use only)"
+    ok = PROGRESS.run(message, ["apt-get", "update", "-qq"], env=env) is not None and PROGRESS.run(
+        message, ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *TEST_DEBIAN_PACKAGES], env=env) is not None
+    PROGRESS.end()
+    if not ok:
+        _say("could not install the Debian packages above; the real-window tests will be skipped")
 
 
 def reference_cli_root() -> Path:
@@ -106,19 +159,27 @@ def ensure_reference_clis() -> Path:
         stamp = home / ".installed"
         if stamp.exists():
             continue
-        _say(f"installing the reference CLI nanobot-ai=={version} into {home} (first use only)")
-        try:
-            venv.EnvBuilder(with_pip=True, clear=True).create(home)
-            python = home / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-            subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                            f"nanobot-ai=={version}"], check=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-        except (subprocess.CalledProcessError, OSError) as error:
-            detail = getattr(error, "stderr", "") or str(error)
-            _say(f"could not install nanobot-ai=={version}: {detail.strip().splitlines()[-1:]}")
+        message = f"installing the reference CLI nanobot-ai=={version} for the tests (first use only)"
+        if not _install_into_venv(message, home, [f"nanobot-ai=={version}"]):
+            _say(f"could not install nanobot-ai=={version}; the tests that run it will be skipped")
             continue
         stamp.write_text(version)
+    PROGRESS.end()
     return root
+
+
+def _install_into_venv(message: str, home: Path, packages: list[str]) -> bool:
+    """A fresh venv at `home` with `packages` pip-installed, quietly (the output shows only on failure)."""
+    PROGRESS.step(message)
+    try:
+        venv.EnvBuilder(with_pip=True, clear=True).create(home)
+    except OSError as error:
+        PROGRESS.end()
+        _say(f"could not create {home}: {error}")
+        return False
+    python = home / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    return PROGRESS.run(message, [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+                                  *packages]) is not None
 
 
 MCP_TEST_SERVERS_PY = {"time": "mcp-server-time"}  # real MCP servers from the package index, one venv each
@@ -136,14 +197,8 @@ def ensure_mcp_test_servers() -> Path:
         home = root / name
         if (home / ".installed").exists():
             continue
-        _say(f"installing the MCP server {package} into {home} (first use only)")
-        try:
-            venv.EnvBuilder(with_pip=True, clear=True).create(home)
-            python = home / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-            subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", package],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        except (subprocess.CalledProcessError, OSError) as error:
-            _say(f"could not install {package}: {(getattr(error, 'stderr', '') or str(error)).strip()[-300:]}")
+        if not _install_into_venv(f"installing the MCP server {package} for the tests (first use only)", home, [package]):
+            _say(f"could not install {package}; the tests that run it will be skipped")
             continue
         (home / ".installed").write_text(package)
     npm = shutil.which("npm")
@@ -151,16 +206,61 @@ def ensure_mcp_test_servers() -> Path:
         home = root / name
         if npm is None or (home / ".installed").exists():
             continue
-        _say(f"installing the MCP server {package} into {home} with npm (first use only)")
         home.mkdir(parents=True, exist_ok=True)
         try:
-            subprocess.run([npm, "install", "--prefix", str(home), "--no-audit", "--no-fund", "--silent", package],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=600)
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as error:
-            _say(f"could not install {package}: {(getattr(error, 'stderr', '') or str(error)).strip()[-300:]}")
+            done = PROGRESS.run(f"installing the MCP server {package} with npm for the tests (first use only)",
+                                [npm, "install", "--prefix", str(home), "--no-audit", "--no-fund", "--silent", package],
+                                timeout=600)
+        except (subprocess.TimeoutExpired, OSError) as error:
+            PROGRESS.end()
+            _say(f"could not install {package}: {error}")
+            continue
+        if done is None:
+            _say(f"could not install {package}; the tests that run it will be skipped")
             continue
         (home / ".installed").write_text(package)
+    PROGRESS.end()
     return root
+
+
+TRANSLATIONS = ROOT / "resources" / "i18n"
+TRANSLATED_LANGUAGES = ["zh_CN"]
+
+
+def qt_tool(python: Path, name: str) -> str:
+    """pyside6-lupdate / pyside6-lrelease from the venv's PySide6."""
+    return str(python.parent / (f"{name}.exe" if os.name == "nt" else name))
+
+
+def translation_sources() -> list[str]:
+    """Every GUI module, relative to the repository (the .ts files then name no absolute path)."""
+    return sorted(str(path.relative_to(ROOT)) for path in (ROOT / "nanobot_desktop" / "gui").rglob("*.py"))
+
+
+def update_translations(python: Path) -> int:
+    """lupdate the GUI's strings into each .ts (strings gone from the code are dropped), then lrelease."""
+    for language in TRANSLATED_LANGUAGES:
+        ts = TRANSLATIONS / f"nanobot_desktop_{language}.ts"
+        code = subprocess.run([qt_tool(python, "pyside6-lupdate"), *translation_sources(), "-ts", str(ts),
+                               "-target-language", language, "-no-obsolete", "-locations", "none"],
+                              cwd=ROOT).returncode
+        if code != 0:
+            return code
+    return compile_translations(python, force=True)
+
+
+def compile_translations(python: Path, force: bool = False) -> int:
+    """Build each .qm from its .ts when it is missing or older (a fresh clone ships them; this keeps them fresh)."""
+    for ts in sorted(TRANSLATIONS.glob("*.ts")):
+        qm = ts.with_suffix(".qm")
+        if not force and qm.exists() and qm.stat().st_mtime >= ts.stat().st_mtime:
+            continue
+        code = subprocess.run([qt_tool(python, "pyside6-lrelease"), "-silent", str(ts), "-qm", str(qm)],
+                              cwd=ROOT).returncode
+        if code != 0:
+            _say(f"could not compile {ts.name}: the app will show English")
+            return code
+    return 0
 
 
 # Run before pytest, in this order; each prints its one-line summary ("All checks passed!",
@@ -198,6 +298,7 @@ def order_arguments(args: list[str]) -> list[str]:
 def run_tests(args: list[str]) -> int:
     args = order_arguments(args)
     python = ensure_venv("test")
+    compile_translations(python)
     lint_code = run_lint(python)
     if lint_code != 0:
         return lint_code
@@ -219,10 +320,14 @@ def main(argv: list[str]) -> int:
     if command == "bench":
         python = ensure_venv("test")
         return subprocess.run([str(python), str(ROOT / "bench" / "run.py"), *argv[1:]], cwd=ROOT).returncode
+    if command == "translations":
+        return update_translations(ensure_venv(""))
     if command == "package":
         python = ensure_venv("test,package")
+        compile_translations(python)
         return subprocess.run([str(python), str(ROOT / "packaging" / "build.py"), *argv[1:]], cwd=ROOT).returncode
     python = ensure_venv("")
+    compile_translations(python)
     return subprocess.run([str(python), "-m", "nanobot_desktop", *argv]).returncode
 
 

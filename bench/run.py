@@ -30,13 +30,15 @@ BENCHMARKS = [
     ("startup_headless", "Headless turn (agent -m)"),
     ("stream_stall", "Event-loop stall while streaming"),
     ("render_cost", "Streamed render cost vs length"),
-    ("session_open", "Open + paint a 10,000-msg session"),
+    ("session_open", "Open + paint a 10,000/100,000-msg session; scroll stall"),
     ("session_list", "List and search 20,000 sessions"),
     ("hot_reload", "Hot reload: outside write → editor"),
     ("engine_overhead", "Engine overhead per turn"),
     ("session_append", "Append a turn to a 10,000-msg session"),
     ("memory_peak", "Peak RSS, 2,000-msg session rendered"),
     ("window_rss", "Empty window RSS"),
+    ("long_session_memory", "RSS with a 100,000-msg session; growth over 100 turns"),
+    ("long_session_cli", "Headless turn in a 100,000-msg session vs a 10-msg one"),
     ("mcp_servers", "MCP servers: start to ready, per-call overhead"),
 ]
 TIMEOUT_S = 240

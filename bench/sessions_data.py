@@ -52,13 +52,23 @@ def conversation(count: int, start: datetime | None = None, topic: str = "notes.
     return messages[:count]
 
 
-def write_session(sessions_dir: Path, key: str, count: int, **kwargs: Any) -> Path:
-    """A session file of `count` messages, written by the engine's SessionStore in one append."""
+def write_session(sessions_dir: Path, key: str, count: int, unconsolidated: int | None = None,
+                  **kwargs: Any) -> Path:
+    """A session file of `count` messages, written by the engine's SessionStore in one append.
+
+    With `unconsolidated`, `last_consolidated` is set so that only that many newest messages are
+    still unsummarised (as a long-lived session is: post4 consolidates every `memoryWindow` messages).
+    """
     from nanobot_desktop.engine.sessions.store import SessionStore
 
     store = SessionStore(sessions_dir)
     session = store.get_or_create(key)
     store.append(session, conversation(count, **kwargs))
+    if unconsolidated is not None:
+        cut = max(0, count - unconsolidated)
+        while cut > 0 and session.messages[cut].get("role") != "user":
+            cut -= 1  # consolidation keeps whole turns
+        store.set_last_consolidated(session, cut)
     return store.path_for(key)
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.config import logs_dir as logs_dir
     from nanobot_desktop.engine.config import patch_config_file as patch_config_file
     from nanobot_desktop.engine.config import patch_settings as patch_settings
+    from nanobot_desktop.engine.config import saved_language as saved_language
     from nanobot_desktop.engine.config import saved_theme as saved_theme
     from nanobot_desktop.engine.events import ApprovalAnswered as ApprovalAnswered
     from nanobot_desktop.engine.events import ApprovalRequested as ApprovalRequested
@@ -126,7 +127,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Engine", "open_settings_files"), "runtime"),
     **dict.fromkeys(("AppSettings", "Config", "ConfigError", "LOCAL_KEY_PLACEHOLDER", "cron_store_path",
                      "default_config_path", "load_config", "logs_dir", "patch_config_file", "patch_settings",
-                     "saved_theme"), "config"),
+                     "saved_language", "saved_theme"), "config"),
     **dict.fromkeys(("ApprovalRequested", "BackgroundApprovalPending", "BackgroundApprovalResolved",
                      "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
                      "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
@@ -183,7 +184,8 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "check_frontmatter", "continue_archived", "cron_store_path", "default_config_path", "describe_schedule", "detect_layout",
            "discover_local_servers", "dream_settings", "exec_allow_possible", "is_system_job", "load_config",
            "list_archived", "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
-           "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "saved_theme", "provider_entry",
+           "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "saved_language",
+           "saved_theme", "provider_entry",
            "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",

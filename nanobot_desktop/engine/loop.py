@@ -429,7 +429,7 @@ class AgentLoop:
         (its messages now count as summarised), and the talk goes on in a new session, titled by its
         own first message. A chat channel's session keeps its key instead (`SessionStore.clear`)."""
         try:
-            self.sessions.set_last_consolidated(session, len(session.messages))
+            self.sessions.set_last_consolidated(session, session.count)
         except StorageError as error:
             message = error.sentence("the conversation was saved to memory, but no new one was started")
             self.bus.publish(TurnFailed(session.key, turn_id=turn_id, error=message, kind="storage"))
@@ -649,14 +649,14 @@ class AgentLoop:
                                    temperature=settings.temperature, max_tokens=settings.max_tokens)
 
     def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
-        unconsolidated = len(session.messages) - session.last_consolidated
+        unconsolidated = session.count - session.last_consolidated
         running = self._consolidation_tasks.get(session.key)
         if running is not None and not running.done():
             return
         if settings.context_window_tokens > 0:
             budget = history_budget(settings.context_window_tokens, settings.max_tokens,
                                     len(self.context.build_system_prompt()))
-            window = consolidation_window(session.messages[session.last_consolidated:], budget)
+            window = consolidation_window(session.since(session.last_consolidated), budget)
             if window is None:
                 return
             settings = replace(settings, memory_window=window)
@@ -669,14 +669,15 @@ class AgentLoop:
         """Summarise messages into memory; returns "" when it worked, else why it did not."""
         lock = self._consolidation_locks.setdefault(session.key, asyncio.Lock())
         async with lock:
-            count = len(session.messages) - session.last_consolidated
+            count = session.count - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
                 with history_session(session.key):  # 0.3's history.jsonl entries name their session
-                    result = await consolidate_detailed(session.messages, session.last_consolidated, self.memory,
-                                                        self.plain_chat, archive_all=archive_all,
+                    base = session.base  # only the loaded tail is summarised; it starts at the offset
+                    result = await consolidate_detailed(session.messages, session.last_consolidated - base,
+                                                        self.memory, self.plain_chat, archive_all=archive_all,
                                                         memory_window=settings.memory_window)
-                offset = result.offset
+                offset = None if result.offset is None else result.offset + base
             except asyncio.CancelledError:
                 self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
                 raise
@@ -702,13 +703,13 @@ class AgentLoop:
         session = self.sessions.get_or_create(session_key)
         settings = self._settings()
         await self.wait_for_consolidation(session_key)
-        if len(session.messages) > session.last_consolidated:
+        if session.count > session.last_consolidated:
             why = await self._consolidate(session, settings, archive_all=True)
             if why:  # the window offers "Start anyway" (a new chat; this one stays) and "Try again"
                 message = ARCHIVE_FAILED_TEXT.format(reason=why.rstrip("."))
                 self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind=NEW_BLOCKED_KIND))
                 return TurnResult(turn_id, "failed", None, message, kind=NEW_BLOCKED_KIND)
-        if session.channel == "desktop" and session.messages:
+        if session.channel == "desktop" and session.count:
             return self._continue_in_new_session(session, turn_id)
         try:
             self.sessions.clear(session)  # publishes SessionChanged(reason="cleared")

@@ -132,8 +132,11 @@ def append_text(path: Path, text: str, *, repair_tail: bool = False) -> int:
         os.close(fd)
 
 
-def append_to_fd(fd: int, path: Path, data: bytes, *, repair_tail: bool = False) -> int:
-    """The all-or-nothing append of `append_text` on an open (O_APPEND, readable) descriptor."""
+def append_to_fd(fd: int, path: Path, data: bytes, *, repair_tail: bool = False, sync: bool = True) -> int:
+    """The all-or-nothing append of `append_text` on an open (O_APPEND, readable) descriptor.
+
+    `sync=False` leaves the fsync to the caller, who must fsync the same file before reporting the
+    append as done (session appends: one fsync covers the new lines and the metadata line)."""
     before = os.fstat(fd).st_size
     if repair_tail and before and _byte_at(fd, before - 1) != b"\n":
         data = b"\n" + data
@@ -144,7 +147,8 @@ def append_to_fd(fd: int, path: Path, data: bytes, *, repair_tail: bool = False)
             if written <= 0:
                 raise OSError(errno.EIO, "the write made no progress")
             view = view[written:]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     except OSError as error:
         truncate_back(fd, before)
         raise storage_error(path, error) from error

@@ -524,3 +524,16 @@ def test_export_json_has_metadata_and_messages(post4_sessions: Path) -> None:
     assert document["messages"] == store.load("telegram:12345").messages
     with pytest.raises(SessionNotFoundError):
         store.export_json("cli:missing")
+
+
+def test_the_list_preview_leaves_out_markdown_marks(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    lines = [{"_type": "metadata", "created_at": "2026-11-24T10:00:00", "updated_at": "2026-11-24T10:00:05",
+              "metadata": {}, "last_consolidated": 0},
+             {"role": "user", "content": "Hello", "timestamp": "2026-11-24T10:00:00"},
+             {"role": "assistant", "content": "## Done\nHere is a **reply** with `code` and __more__",
+              "timestamp": "2026-11-24T10:00:05"}]
+    (sessions / "desktop_x.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    [info] = SessionStore(sessions).list_sessions()
+    assert info.preview == "Done Here is a reply with code and more"

@@ -330,7 +330,10 @@ def test_history_loads_as_cards_with_the_newest_page_first(qtbot, open_window, m
     assert task is not None
     qtbot.waitUntil(task.done, timeout=WAIT_MS)
     items = window.chat.model.items()
-    assert len(items) == 240 + 6
+    # Only the newest page of the file is read (HISTORY_PAGE_MESSAGES, starting at a user message):
+    # the 6 messages of the last turns and 72 question/answer pairs before them.
+    assert len(items) == 144 + 6
+    assert items[0].text == "question 48" and window.chat.model.older_end > 0
     tail = items[-6:]
     assert [type(i).__name__ for i in tail] == ["UserMessage", "ToolCard", "ToolCard", "Notice", "Notice",
                                                 "AssistantMessage"]

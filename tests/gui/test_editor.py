@@ -154,7 +154,24 @@ def test_save_handler_receives_path_and_text(qtbot, make_editor, tmp_path):
     type_at_end(qtbot, editor, "new")
     with qtbot.waitSignal(editor.saved):
         assert editor.save()
-    assert written == [(target, "old\nnew")]
+    assert written == [(target, "old\nnew\n")], "the file ended with a line break: the save keeps one"
+
+
+@pytest.mark.parametrize(("original", "typed", "expected"), [
+    (b"first\n", "second", b"first\nsecond\n"),  # typed on the empty line after the final break
+    (b"first\n", "\nthird\n", b"first\n\nthird\n"),
+    (b"first", " line", b"first line"),  # a file without a final break stays without
+    (b"one\r\ntwo\r\n", "three", b"one\r\ntwo\r\nthree\r\n"),
+])
+def test_save_keeps_the_files_final_newline_or_its_absence(qtbot, make_editor, tmp_path, original, typed, expected):
+    target = tmp_path / "NOTES.md"
+    target.write_bytes(original)
+    editor = make_editor()
+    open_and_wait(qtbot, editor, target)
+    type_at_end(qtbot, editor, typed)
+    with qtbot.waitSignal(editor.saved, timeout=5000):
+        qtbot.keyClick(editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert target.read_bytes() == expected
 
 
 def test_crlf_file_keeps_crlf_and_bom_after_save(qtbot, make_editor, tmp_path):

@@ -16,9 +16,13 @@ def test_waiting_for_a_silent_endpoint_is_shown_then_explained(qtbot, open_windo
     engine.app_settings.model_first_byte_timeout = 3.0
     window = open_window(engine)
     fake_openai.add_stall()
+    # The label as it reads right after each waiting update (the window's own slot runs first): a
+    # poll could miss the 2 s in which it shows when the machine is busy.
+    seen: list[str] = []
+    window.chat.waiting_changed.connect(lambda _key, _text: seen.append(window.busy_label.text()))
     send(qtbot, window, "Anyone there?")
     shown = re.compile(r"^● Waiting for an answer… \d s \(gives up after 3 s\)  \(Esc to stop\)$")
-    qtbot.waitUntil(lambda: shown.match(window.busy_label.text()) is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: any(shown.match(text) for text in seen), timeout=WAIT_MS)
     wait_idle(qtbot, window)
     notice = window.chat.model.item(window.chat.model.rowCount() - 1)
     assert isinstance(notice, Notice) and notice.level == "error"

@@ -94,7 +94,7 @@ def test_bootstrap_files_listed_identity_appears_and_saves_reach_the_prompt(qtbo
     assert view.file_list.currentItem().text().startswith("SOUL.md •")
     with qtbot.waitSignal(editor.saved, timeout=5000):
         qtbot.keyClick(editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
-    assert (engine.workspace.root / "SOUL.md").read_bytes() == before + b"Loves puns."
+    assert (engine.workspace.root / "SOUL.md").read_bytes() == before + b"Loves puns.\n"  # the final newline is kept
     assert not view.file_list.currentItem().text().startswith("SOUL.md •")
     assert "Loves puns." in engine.context.build_system_prompt()
 

@@ -221,7 +221,7 @@ def test_files_view_commits_soul_saves_and_hides_tools_md(qtbot, v03_engine):
         qtbot.keyClick(editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     versions = v03_engine.memory.file_versions("SOUL.md")
     assert versions[0].message == "user: edit SOUL.md"
-    assert v03_engine.memory.read_version(versions[0]).endswith("Be brief.")
+    assert v03_engine.memory.read_version(versions[0]).endswith("Be brief.\n")  # the final newline is kept
     view.shutdown()
 
 

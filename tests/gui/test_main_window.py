@@ -30,12 +30,13 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
     window = open_window()
     assert window.panel_errors == []
     assert window.dockWidgetArea(window.sessions_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
-    for name in ("inspectorDock", "memoryDock", "workspaceDock"):
+    for name in ("inspectorDock", "workspaceDock"):
         assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.RightDockWidgetArea
+    assert "memoryDock" not in window.docks and window.pages.page("memory_view") is window.memory_view
     for name in ("heartbeatDock", "scheduledDock", "subagentsDock"):
         assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.BottomDockWidgetArea
     assert window.docks["inspectorDock"].isVisible()
-    assert window.tabifiedDockWidgets(window.docks["inspectorDock"])  # Memory and Workspace share its place
+    assert window.tabifiedDockWidgets(window.docks["inspectorDock"])  # Workspace shares its place
 
     a = window.actions
     assert keys_of(a.new_chat)[0] == "Ctrl+N" and keys_of(a.stop) == ["Esc"] and keys_of(a.rename_session) == ["F2"]
@@ -49,9 +50,9 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
     menu_actions = {action for menu in window.menus.values() for action in menu.actions()}
     for name in ("new_chat", "stop", "rename_session", "delete_session", "undo_delete", "export_markdown",
                  "export_json", "reveal_file", "search_sessions", "settings", "run_heartbeat", "pause_heartbeat",
-                 "show_hide", "quit", "open_log_folder", "about"):
+                 "show_hide", "quit", "open_log_folder", "about", "reset_layout"):
         assert a.get(name) in menu_actions, name
-    for name in ("sessionsDock", "inspectorDock", "memoryDock", "workspaceDock", "heartbeatDock", "scheduledDock",
+    for name in ("sessionsDock", "inspectorDock", "memoryPage", "workspaceDock", "heartbeatDock", "scheduledDock",
                  "subagentsDock", "skills"):
         assert a.dock_toggles[name] in window.menus["view"].actions(), name
     tray = window.tray
@@ -60,8 +61,8 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
     assert tray.actions["heartbeat_run"] is a.run_heartbeat and tray.actions["toggle_window"] is a.show_hide
     assert tray.menu.actions()[0] is a.show_hide
 
-    a.dock_toggles["memoryDock"].trigger()  # toggles hide a shown dock …
-    assert not window.docks["memoryDock"].isVisible()
+    a.dock_toggles["workspaceDock"].trigger()  # toggles hide a shown dock …
+    assert not window.docks["workspaceDock"].isVisible()
     a.dock_toggles["heartbeatDock"].trigger()  # … and show a hidden one
     assert window.docks["heartbeatDock"].isVisible()
     a.dock_toggles["skills"].trigger()

@@ -36,6 +36,8 @@ CASES: list[tuple[str, str, list[str]]] = [
      ["ul1 a", "ul1 b", "p more about b"]),
     ("task list", "- [ ] todo\n- [x] done",
      ["task1 ☐ todo", "task1 ☑ done"]),
+    ("task list mixed with plain items", "- plain\n- [x] done\n- also plain",
+     ["task1 • plain", "task1 ☑ done", "task1 • also plain"]),
     ("nested task list", "- [x] parent\n  - [ ] child",
      ["task1 ☑ parent", "task2 ☐ child"]),
     ("blockquote", "> quoted *text*",

@@ -61,7 +61,7 @@ def test_ctrl_s_writes_exact_bytes_and_keeps_a_user_version(qtbot, memory_setup,
     assert editor.is_dirty
     with qtbot.waitSignal(editor.saved, timeout=5000):
         qtbot.keyClick(editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
-    assert memory_file.read_bytes() == before + b"\n- Prefers green tea."
+    assert memory_file.read_bytes() == before + b"\n- Prefers green tea.\n"  # the file's final newline is kept
     qtbot.waitUntil(lambda: sources(view) == ["user"], timeout=5000)
     version = engine.memory.list_versions()[0]
     assert version.path.read_bytes() == before, "the replaced text is what the version keeps"
@@ -104,7 +104,7 @@ def test_conflict_keep_mine_then_save_overwrites_and_keeps_outside_text_as_versi
     assert not view.memory_editor.conflict_bar.isVisible() and path.read_text() == "from outside\n"
     with qtbot.waitSignal(view.memory_editor.saved, timeout=5000):
         qtbot.keyClick(view.memory_editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
-    assert path.read_text(encoding="utf-8") == mine
+    assert path.read_text(encoding="utf-8") == mine + "\n"  # the file's final newline is kept
     assert engine.memory.read_version(engine.memory.list_versions()[0]) == "from outside\n"
 
 

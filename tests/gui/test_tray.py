@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QColor, QImage, QPainter
+from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from nanobot_desktop.engine.events import CronJobRan, HeartbeatRan, OutboundMessage
@@ -186,11 +187,52 @@ def test_state_priority_and_icons_exist():
     assert tray_state(busy=False, failed=False, paused=True) == "paused"
     assert tray_state(busy=False, failed=False, paused=False) == "idle"
     for state in ("idle", "running", "error", "paused"):
-        for dark in (False, True):
-            svg = tray_icon_path(state, dark_panel=dark).read_text(encoding="utf-8")
-            assert svg.startswith("<svg") and "viewBox" in svg
+        svg = tray_icon_path(state).read_text(encoding="utf-8")
+        assert svg.startswith("<svg") and "viewBox" in svg
     with pytest.raises(ValueError, match="unknown tray state"):
-        tray_icon_path("sleepy", dark_panel=False)
+        tray_icon_path("sleepy")
+
+
+def _luminance(color: QColor) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(color.red()) + 0.7152 * channel(color.green()) + 0.0722 * channel(color.blue())
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio (1 … 21)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _rendered_on(path: Path, background: QColor, size: int) -> QImage:
+    image = QImage(size, size, QImage.Format.Format_RGB32)
+    image.fill(background)
+    painter = QPainter(image)
+    QSvgRenderer(str(path)).render(painter)
+    painter.end()
+    return image
+
+
+@pytest.mark.parametrize("state", ["idle", "running", "error", "paused", "waiting"])
+@pytest.mark.parametrize("size", [22, 32])
+def test_tray_icon_stands_out_on_light_and_dark_panels(qapp, state, size):
+    """The icon does not follow the app's theme (the panel's colour is unknown): rendered on a white, a
+    light grey, a dark grey and a black panel, its outline is seen all round and its face is solid."""
+    path = tray_icon_path(state)
+    for panel in ("#ffffff", "#dcdcdc", "#2d2d2d", "#000000"):
+        background = QColor(panel)
+        image = _rendered_on(path, background, size)
+        pixels = [image.pixelColor(x, y) for y in range(size) for x in range(size)]
+        clear = [pixel for pixel in pixels if _contrast(pixel, background) >= 3.0]
+        assert len(clear) >= 0.20 * size * size, f"{state} on {panel}: only {len(clear)} pixels stand out"
+        # Visible all round: the outermost pixels of the face's outline, left, right, top and bottom.
+        xs = [i % size for i, pixel in enumerate(pixels) if _contrast(pixel, background) >= 3.0]
+        ys = [i // size for i, pixel in enumerate(pixels) if _contrast(pixel, background) >= 3.0]
+        assert min(xs) <= size * 0.2 and max(xs) >= size * 0.8 and min(ys) <= size * 0.2 and max(ys) >= size * 0.8, panel
+
 
 
 def test_tooltip_text():

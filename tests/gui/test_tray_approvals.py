@@ -53,8 +53,7 @@ def entry_actions(tray) -> dict[str, object]:
 def test_waiting_wins_and_has_its_own_icon() -> None:
     assert tray_state(busy=True, failed=True, paused=True, waiting=True) == "waiting"
     assert tray_state(busy=True, failed=False, paused=False, waiting=False) == "running"
-    assert tray_icon_path("waiting", dark_panel=True).is_file()
-    assert tray_icon_path("waiting", dark_panel=False).is_file()
+    assert tray_icon_path("waiting").is_file()
 
 
 def test_a_pending_approval_is_listed_in_the_menu_and_allow_once_finishes_the_task(qtbot, tray_env):

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from nanobot_desktop.engine.config.paths import data_dir as data_dir
     from nanobot_desktop.engine.config.paths import default_config_path as default_config_path
     from nanobot_desktop.engine.config.paths import logs_dir as logs_dir
+    from nanobot_desktop.engine.config.peek import saved_language as saved_language
     from nanobot_desktop.engine.config.peek import saved_theme as saved_theme
 
 # name -> the module of this package that defines it
@@ -56,7 +57,7 @@ _EXPORTS: dict[str, str] = {
                      "LocalServer", "McpServerConfig", "ProviderConfig", "ToolsConfig", "WebToolsConfig"), "models"),
     **dict.fromkeys(("APP_SETTINGS_NAME", "app_settings_path", "cron_store_path", "data_dir", "default_config_path",
                      "logs_dir"), "paths"),
-    "saved_theme": "peek",
+    **dict.fromkeys(("saved_language", "saved_theme"), "peek"),
 }
 
 __all__ = [
@@ -64,7 +65,7 @@ __all__ = [
     "LOCAL_KEY_PLACEHOLDER", "LocalServer", "Migration", "ProviderConfig", "app_settings_path", "config_value",
     "cron_store_path", "data_dir", "default_config_data", "default_config_path", "display_path",
     "load_app_settings", "load_config", "logs_dir", "migrate_app_keys", "patch_app_settings", "patch_config_file",
-    "patch_settings", "saved_theme", "ExecToolConfig", "McpServerConfig", "ToolsConfig", "WebToolsConfig",
+    "patch_settings", "saved_language", "saved_theme", "ExecToolConfig", "McpServerConfig", "ToolsConfig", "WebToolsConfig",
 ]
 
 

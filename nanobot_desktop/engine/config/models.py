@@ -209,6 +209,7 @@ class AppSettings(_Base):
     """desktop.json: what only the desktop app uses. The CLI never reads this file."""
 
     theme: Literal["system", "light", "dark"] = "system"
+    language: Literal["system", "en", "zh_CN"] = "system"  # the UI's; applies at the next start
     close_to_tray: bool = True
     start_at_login: bool = False
     notifications: bool = True

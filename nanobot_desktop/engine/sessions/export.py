@@ -13,6 +13,8 @@ from typing import Any
 TITLE_MAX_CHARS = 60
 PREVIEW_MAX_CHARS = 120
 _WHITESPACE = re.compile(r"\s+")
+# Markdown marks that read as noise in a one-line preview: emphasis, code ticks, heading hashes.
+_PREVIEW_MARKS = re.compile(r"\*\*|__|`+|^#{1,6}\s+", re.MULTILINE)
 
 
 def message_text(content: Any) -> str:
@@ -57,7 +59,7 @@ def preview_text(message: dict[str, Any]) -> str:
     """The list preview of a user or assistant message ("" for tool calls without text, tools, etc.)."""
     if message.get("role") not in ("user", "assistant"):
         return ""
-    return shorten(message_text(message.get("content")), PREVIEW_MAX_CHARS)
+    return shorten(_PREVIEW_MARKS.sub("", message_text(message.get("content"))), PREVIEW_MAX_CHARS)
 
 
 def snippet(text: str, index: int, length: int, before: int = 50, after: int = 70) -> str:

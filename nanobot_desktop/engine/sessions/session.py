@@ -32,7 +32,12 @@ def valid_offset(value: Any, length: int) -> int:
 
 @dataclass
 class Session:
-    """One conversation. `messages` are the dicts exactly as stored; `warnings` come from loading."""
+    """One conversation. `messages` are the dicts exactly as stored; `warnings` come from loading.
+
+    A big session is loaded from its unconsolidated tail only (sessions/paging.py): then `messages`
+    holds the messages from number `base` on, the `base` before them stay in the file, and every
+    index the model side uses (`last_consolidated`, `count`) still counts from the file's start.
+    """
 
     key: str
     messages: list[dict[str, Any]] = field(default_factory=list)
@@ -45,12 +50,25 @@ class Session:
     warnings: list[str] = field(default_factory=list)
     # Metadata-line keys of later nanobot versions (e.g. `last_archived`), written back unchanged.
     header_extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    base: int = 0  # messages before `messages[0]` that are in the file but not loaded
+    head_title: str = ""  # the derived title when the first messages are not loaded
+
+    @property
+    def count(self) -> int:
+        """How many messages the session has (loaded or not)."""
+        return self.base + len(self.messages)
+
+    def since(self, index: int) -> list[dict[str, Any]]:
+        """The messages from number `index` (counted from the file's start) on, as loaded."""
+        return self.messages[max(0, index - self.base):]
 
     @property
     def title(self) -> str:
         custom = self.metadata.get("title")
         if isinstance(custom, str) and custom.strip():
             return custom.strip()
+        if self.base:
+            return self.head_title or self.key
         return derive_title(self.messages) or self.key
 
     @property
@@ -76,7 +94,7 @@ class Session:
         Only `role`, `content` and (when present) `tool_calls`, `tool_call_id`, `name` are kept;
         timestamps and reasoning are not replayed. `max_messages <= 0` means no limit.
         """
-        start = valid_offset(self.last_consolidated, len(self.messages))
+        start = max(0, valid_offset(self.last_consolidated, self.count) - self.base)
         recent = self.messages[start:]
         if max_messages > 0:
             recent = recent[-max_messages:]

@@ -34,21 +34,22 @@ from nanobot_desktop.engine.events import EventBus, SessionChanged
 from nanobot_desktop.engine.layout import SessionPaths, post4_file_stem
 from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD, BranchRecord, read_branch_records, session_files
 from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
-from nanobot_desktop.engine.sessions.export import render_json, render_markdown, shorten
+from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
-    HEADER_KEYS, append_lines, create_file, create_file_if_missing, encode_line, file_name_problem,
+    HEADER_KEYS, ParsedSession, append_lines, create_file, create_file_if_missing, encode_line, file_name_problem,
     parse_session_bytes, update_header,
 )
 from nanobot_desktop.engine.sessions.listing import (
     SessionInfo, file_signature, mtime_iso, search_file, sort_time, summarize,
 )
+from nanobot_desktop.engine.sessions.paging import SessionPage, read_page, read_tail
 from nanobot_desktop.engine.sessions.session import INTERRUPTED_TOOL_RESULT, Session, now, valid_offset
 from nanobot_desktop.engine.sessions.trash import (
     ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash,
     trash_entries,
 )
 
-__all__ = ["INTERRUPTED_TOOL_RESULT", "Session", "SessionInfo", "SessionNotFoundError", "SessionStore", "TrashEntry",
+__all__ = ["INTERRUPTED_TOOL_RESULT", "Session", "SessionInfo", "SessionPage", "SessionNotFoundError", "SessionStore", "TrashEntry",
            "safe_key"]
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,7 @@ class SessionStore:
             cached = self._cache.get(key)
             if cached is not None and not self._changes.is_stale(key):
                 return cached
-            session, signature = self._read(key)
+            session, signature = self._read(key, tail=True)
             if session is None:
                 session = Session(key=key, path=self.path_for(key), header_extra=dict(self.paths.header_defaults))
             self._cache[key] = session
@@ -149,9 +150,11 @@ class SessionStore:
         is no file."""
         return self._read(key)[0]
 
-    def _read(self, key: str) -> tuple[Session | None, Signature | None]:
+    def _read(self, key: str, tail: bool = False) -> tuple[Session | None, Signature | None]:
         """The session on disk and the signature taken just before reading it (so a change made while
-        reading shows up as a change later, never as missed)."""
+        reading shows up as a change later, never as missed). With `tail`, only the messages from
+        `last_consolidated` on are parsed when the file allows it (sessions/paging.py): what a turn
+        needs, at a fraction of the cost for a long session."""
         path = self.path_for(key)
         with self._lock:
             self._migrate_legacy(path)
@@ -161,11 +164,29 @@ class SessionStore:
                     data = candidate.read_bytes()
                 except FileNotFoundError:
                     continue
-                session = self._session_from_bytes(key, candidate, data)
+                quick = read_tail(candidate, data) if tail else None
+                if quick is not None:
+                    session = self._session_from_parsed(key, candidate, quick.parsed, quick.size, quick.base)
+                    session.head_title = derive_title(quick.head_messages)
+                else:
+                    session = self._session_from_bytes(key, candidate, data)
                 session.path = path  # read from a legacy name, written (in full) under the current one
                 # The current file's signature: a legacy name read means the current file is not there yet.
                 return session, signature if candidate == path else None
         return None, None
+
+    def read_page(self, key: str, end: int | None = None, min_messages: int = 100) -> SessionPage:
+        """Messages of the session's file before byte `end` (None: its end), at least `min_messages`
+        and starting at a user message: what the chat shows of a long session, page by page (an empty
+        page when there is no file). Never parses the rest of the file."""
+        with self._lock:
+            self._migrate_legacy(self.path_for(key))
+            for candidate in self.paths.read_candidates(key):
+                try:
+                    return read_page(candidate, end, min_messages)
+                except FileNotFoundError:
+                    continue
+        return SessionPage([], 0, 0)
 
     def invalidate(self, key: str) -> None:
         with self._lock:
@@ -244,7 +265,11 @@ class SessionStore:
 
     @staticmethod
     def _session_from_bytes(key: str, path: Path, data: bytes) -> Session:
-        parsed = parse_session_bytes(data, path.name)
+        return SessionStore._session_from_parsed(key, path, parse_session_bytes(data, path.name), len(data), 0)
+
+    @staticmethod
+    def _session_from_parsed(key: str, path: Path, parsed: ParsedSession, size: int, base: int) -> Session:
+        """A Session of `parsed`, whose messages are numbered from `base` (the loaded tail's first)."""
         warnings = parsed.warnings
         header = parsed.header or {}
         fallback = mtime_iso(path)
@@ -258,14 +283,14 @@ class SessionStore:
         archived = header.get("last_archived")  # nanobot 0.3 reads this name first
         if isinstance(archived, int) and not isinstance(archived, bool):
             raw_offset = archived
-        offset = valid_offset(raw_offset, len(parsed.messages))
+        offset = valid_offset(raw_offset, base + len(parsed.messages))
         if offset != raw_offset:
             warnings.append(f"{path.name}: last_consolidated {raw_offset!r} is out of range for "
-                            f"{len(parsed.messages)} messages; using {offset}")
+                            f"{base + len(parsed.messages)} messages; using {offset}")
         for warning in warnings:
             log.warning("%s", warning)
         return Session(
-            key=key, messages=parsed.messages, size=len(data),
+            key=key, messages=parsed.messages, size=size, base=base,
             created_at=created if isinstance(created, str) else fallback,
             updated_at=updated if isinstance(updated, str) else fallback,
             metadata=metadata, last_consolidated=offset, path=path, warnings=warnings,
@@ -297,6 +322,7 @@ class SessionStore:
             # All or nothing (file.append_lines): on a StorageError the file and `session` are unchanged.
             events = self._before_write(session)
             self._own_path(session)
+            self._rebase_if_missing(session)
             header = {**session.header(), "updated_at": now()}
             data = "".join(lines).encode("utf-8")
             if create_file_if_missing(session.path, header, session.messages + entries):
@@ -312,13 +338,13 @@ class SessionStore:
 
     def set_last_consolidated(self, session: Session, n: int) -> None:
         """Record how many messages are summarised into memory, on disk at once."""
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(session.messages):
-            raise ValueError(f"last_consolidated must be an int in 0..{len(session.messages)}, got {n!r}")
+        if isinstance(n, bool) or not isinstance(n, int) or not session.base <= n <= session.count:
+            raise ValueError(f"last_consolidated must be an int in {session.base}..{session.count}, got {n!r}")
         with self._writing():
             events = self._before_write(session)
             target = session
             cached = self._cache.get(session.key)
-            if cached is not None and cached is not session and n <= len(cached.messages):
+            if cached is not None and cached is not session and cached.base <= n <= cached.count:
                 # The session was re-read (it changed outside) while this consolidation ran: the offset
                 # still counts the same first messages, and the copy the next turn uses must keep it.
                 target = cached
@@ -399,6 +425,8 @@ class SessionStore:
             if session.path.exists():
                 archived = move_aside(session.path, self.archive_dir, ARCHIVE_SEPARATOR)
             session.messages = []
+            session.base = 0
+            session.head_title = ""
             session.last_consolidated = 0
             session.created_at = session.updated_at = now()
             session.metadata.pop("title", None)
@@ -440,7 +468,17 @@ class SessionStore:
         """Create the file on first write; if it vanished, write what we still hold, so nothing is lost."""
         self._own_path(session)
         if not session.path.exists():
+            self._rebase_if_missing(session)
             create_file(session.path, session.header(), session.messages)
+
+    @staticmethod
+    def _rebase_if_missing(session: Session) -> None:
+        """A tail-loaded session whose file vanished is written again from what is loaded: its
+        numbering then starts at the first loaded message."""
+        if session.base and not session.path.exists():
+            log.warning("%s vanished; writing the %d loaded messages again", session.path, len(session.messages))
+            session.last_consolidated = max(0, session.last_consolidated - session.base)
+            session.base = 0
 
     def _own_path(self, session: Session) -> None:
         if session.path == Path():  # a Session built by hand, not by this store

@@ -10,10 +10,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
-from PySide6.QtCore import QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine import describe_schedule, is_system_job, never_fires_reason
 from nanobot_desktop.gui.background.formatting import format_clock, format_duration, format_local_time
+from nanobot_desktop.gui.common.i18n import translate
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -26,13 +27,15 @@ def next_run_text(next_run_at_ms: int | None, now_ms: int) -> str:
     now = datetime.fromtimestamp(now_ms / 1000).astimezone()
     seconds = (next_run_at_ms - now_ms) / 1000
     if seconds <= 0:
-        return "due now"
+        return translate("Scheduled", "due now")
     if seconds < 60:
-        return f"in {int(seconds)} s ({when.strftime('%H:%M:%S %Z')})"
+        return translate("Scheduled", "in {count} s ({time})").format(count=int(seconds), time=when.strftime("%H:%M:%S %Z"))
     if seconds < 90 * 60:
-        return f"in {round(seconds / 60)} min ({format_local_time(when, now)})"
+        return translate("Scheduled", "in {count} min ({time})").format(count=round(seconds / 60),
+                                                                        time=format_local_time(when, now))
     if seconds < 36 * 3600:
-        return f"in {round(seconds / 3600)} h ({format_local_time(when, now)})"
+        return translate("Scheduled", "in {count} h ({time})").format(count=round(seconds / 3600),
+                                                                      time=format_local_time(when, now))
     return format_local_time(when, now)
 
 
@@ -48,11 +51,14 @@ def last_status_text(job: Any, latest: Any = None) -> str:
     state = job.state
     if latest is not None and latest.status == "missed" and (
             not state.last_run_at_ms or latest.started_at.timestamp() * 1000 >= state.last_run_at_ms):
-        count = latest.note.split(" (")[0]  # "missed 4 runs"
-        outcome = "skipped" if latest.note.endswith("skip") else "running once now"
-        return f"{count}, {outcome} — {format_clock(latest.started_at)}"
+        count = latest.note.split(" (")[0]  # "missed 4 runs" (the engine's note, as the log has it)
+        if latest.note.endswith("skip"):
+            text = translate("Scheduled", "{missed}, skipped — {time}")
+        else:
+            text = translate("Scheduled", "{missed}, running once now — {time}")
+        return text.format(missed=count, time=format_clock(latest.started_at))
     if not state.last_status:
-        return "never ran"
+        return translate("Scheduled", "never ran")
     when = format_clock(datetime.fromtimestamp(state.last_run_at_ms / 1000)) if state.last_run_at_ms else ""
     text = state.last_status + (f" at {when}" if when else "")
     return text + (f": {state.last_error}" if state.last_error else "")
@@ -62,23 +68,26 @@ def run_line(run: Any) -> str:
     """One history entry: time, status, how it was started, duration, outcome, tools, approvals."""
     if run.status == "missed":
         return f"  {format_clock(run.started_at)}  MISSED  {run.note}"
-    outcome = run.error if run.error else (run.result or "(no reply)")
-    trigger = {"manual": "run now", "catch-up": "catch-up"}.get(getattr(run, "trigger", "timer"), "")
+    outcome = run.error if run.error else (run.result or translate("Scheduled", "(no reply)"))
+    trigger = {"manual": translate("Scheduled", "run now"),
+               "catch-up": translate("Scheduled", "catch-up")}.get(getattr(run, "trigger", "timer"), "")
     line = (f"  {format_clock(run.started_at)}  {run.status}{f' ({trigger})' if trigger else ''}  "
             f"{format_duration(run.duration_s)}  {' '.join(outcome.split())[:160]}")
     uses = getattr(run, "tools", ()) or ()
     if uses:
-        line += "\n      tools: " + "; ".join(use.describe() for use in uses)
+        line += "\n      " + translate("Scheduled", "tools: {tools}").format(tools="; ".join(use.describe() for use in uses))
     asked = getattr(run, "approvals", ()) or ()
     if asked:
-        line += "\n      waited for your approval: " + "; ".join(asked)
+        line += "\n      " + translate("Scheduled", "waited for your approval: {tools}").format(tools="; ".join(asked))
     return line
 
 
 class CronJobsModel(QAbstractTableModel):
     """One row per job: name, schedule in words, next run, last status, enabled (a checkbox)."""
 
-    COLUMNS = ("Name", "Schedule", "Next run", "Last run", "Enabled")
+    COLUMNS = (QT_TRANSLATE_NOOP("Scheduled", "Name"), QT_TRANSLATE_NOOP("Scheduled", "Schedule"),
+               QT_TRANSLATE_NOOP("Scheduled", "Next run"), QT_TRANSLATE_NOOP("Scheduled", "Last run"),
+               QT_TRANSLATE_NOOP("Scheduled", "Enabled"))  # translated in headerData
     NAME, SCHEDULE, NEXT, LAST, ENABLED = range(5)
     JobRole = Qt.ItemDataRole.UserRole + 1
     JobIdRole = Qt.ItemDataRole.UserRole + 2
@@ -102,7 +111,7 @@ class CronJobsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.COLUMNS):
-            return self.COLUMNS[section]
+            return translate("Scheduled", self.COLUMNS[section])
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -133,14 +142,14 @@ class CronJobsModel(QAbstractTableModel):
             if column == self.LAST:
                 return last_status_text(job, self.latest_run(job.id))
             if column == self.ENABLED:
-                return "on" if job.enabled else "off"
+                return translate("Scheduled", "on") if job.enabled else translate("Scheduled", "off")
         if role == Qt.ItemDataRole.ToolTipRole and column == self.LAST:
             latest = self.latest_run(job.id)
             if latest is not None and latest.status == "missed":
                 return latest.note
         if role == Qt.ItemDataRole.ToolTipRole:
             never = never_fires_reason(job, self.now_ms())
-            warning = f"\n\nThis job will never run: {never}." if never else ""
+            warning = "\n\n" + translate("Scheduled", "This job will never run: {reason}.").format(reason=never) if never else ""
             return f"{job.name}\n{describe_schedule(job.schedule)}\n\n{job.payload.message}{warning}"
         return None
 
@@ -159,14 +168,14 @@ class CronJobsModel(QAbstractTableModel):
 
     def next_text(self, job: Any) -> str:
         if not job.enabled:
-            return "off"
+            return translate("Scheduled", "off")
         if is_system_job(job):
-            return "by the nanobot 0.3 gateway"
+            return translate("Scheduled", "by the nanobot 0.3 gateway")
         if self.catching_up(job.id):
-            return "catching up a missed run now"
+            return translate("Scheduled", "catching up a missed run now")
         never = never_fires_reason(job, self.now_ms())
         if never:
-            return f"never — {never}"
+            return translate("Scheduled", "never — {reason}").format(reason=never)
         return next_run_text(job.state.next_run_at_ms, self.now_ms())
 
     def job_at(self, row: int) -> Any:

@@ -14,16 +14,17 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine import (DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, BackgroundOwnerChanged, CronJobRan,
                                     describe_schedule, is_system_job)
-from nanobot_desktop.gui.background.cron_form import EVERY_UNITS, CronJobForm
+from nanobot_desktop.gui.background.cron_form import EVERY_UNITS, MISSED_RULE_LABELS, CronJobForm
 from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_message, last_status_text,
                                                        next_run_text, run_line)
 from nanobot_desktop.gui.background.formatting import error_color
+from nanobot_desktop.gui.common.i18n import translate
 
 __all__ = ["EVERY_UNITS", "CronJobForm", "CronJobsModel", "CronView", "error_message", "last_status_text",
            "next_run_text"]
@@ -33,14 +34,15 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 log = logging.getLogger(__name__)
 
-SYSTEM_JOB_NOTE = ("A protected system job of nanobot 0.3: its gateway runs it (heartbeat: HEARTBEAT.md; "
-                   "dream: Dream's memory rewrite). The app leaves it as it is; turn it off in the config.")
+SYSTEM_JOB_NOTE = QT_TRANSLATE_NOOP("Scheduled", "A protected system job of nanobot 0.3: its gateway runs it (heartbeat: "
+                                    "HEARTBEAT.md; dream: Dream's memory rewrite). The app leaves it as it is; turn it "
+                                    "off in the config.")  # translated where shown
 
 
 class CronView(QWidget):
     """Jobs table, add/edit form, enable/disable, delete, run now, and the selected job's runs."""
 
-    panel_title = "Scheduled"
+    panel_title = QT_TRANSLATE_NOOP("Scheduled", "Scheduled")  # the dock's title (the window translates it)
     open_session_requested = Signal(str)
     """("cron:<job id>"): show the session a job's runs are written to."""
 
@@ -69,11 +71,11 @@ class CronView(QWidget):
         self.banner.setObjectName("cronStoreError")
         self.banner.setWordWrap(True)
         self.banner.hide()
-        self.add_button = QPushButton("Add…")
-        self.edit_button = QPushButton("Edit…")
-        self.toggle_button = QPushButton("Disable")
-        self.delete_button = QPushButton("Delete")
-        self.run_button = QPushButton("Run now")
+        self.add_button = QPushButton(translate("Scheduled", "Add…"))
+        self.edit_button = QPushButton(translate("Scheduled", "Edit…"))
+        self.toggle_button = QPushButton(translate("Scheduled", "Disable"))
+        self.delete_button = QPushButton(translate("Scheduled", "Delete"))
+        self.run_button = QPushButton(translate("Scheduled", "Run now"))
         for name, button in (("cronAdd", self.add_button), ("cronEdit", self.edit_button),
                              ("cronToggle", self.toggle_button), ("cronDelete", self.delete_button),
                              ("cronRunNow", self.run_button)):
@@ -104,14 +106,19 @@ class CronView(QWidget):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.table.doubleClicked.connect(self._on_double_clicked)
-        self.empty_label = QLabel("No scheduled jobs. Add one here, or ask the agent "
-                                  "(“remind me every morning at 9 to …”).")
+        self.empty_label = QLabel(translate("Scheduled", "No scheduled jobs. Add one here, or ask the agent "
+                                            "(“remind me every morning at 9 to …”)."))
         self.empty_label.setWordWrap(True)
         self.empty_label.setEnabled(False)
-        self.missed_label = QLabel(
-            "Times are in this computer's time zone. Runs missed while the app was closed or the computer "
-            f"slept are listed in the job's history; by default the job then runs "
-            f"{MISSED_RULE_WORDS[DEFAULT_MISSED_RULE].replace('run ', '')} (Edit… to skip them instead).")
+        if DEFAULT_MISSED_RULE == "run_once":
+            missed = translate("Scheduled", "Times are in this computer's time zone. Runs missed while the app was closed "
+                               "or the computer slept are listed in the job's history; by default the job then runs "
+                               "once now (Edit… to skip them instead).")
+        else:
+            missed = translate("Scheduled", "Times are in this computer's time zone. Runs missed while the app was closed "
+                               "or the computer slept are listed in the job's history; by default they are skipped "
+                               "(Edit… to run the job once instead).")
+        self.missed_label = QLabel(missed)
         self.missed_label.setObjectName("cronMissedDefault")
         self.missed_label.setWordWrap(True)
         self.missed_label.setEnabled(False)
@@ -123,8 +130,8 @@ class CronView(QWidget):
         self.details = QPlainTextEdit()
         self.details.setObjectName("cronDetails")
         self.details.setReadOnly(True)
-        self.details.setPlaceholderText("Select a job to see its message and this session's runs.")
-        self.open_session_button = QPushButton("Open session")
+        self.details.setPlaceholderText(translate("Scheduled", "Select a job to see its message and this session's runs."))
+        self.open_session_button = QPushButton(translate("Scheduled", "Open session"))
         self.open_session_button.setObjectName("cronOpenSession")
         self.open_session_button.clicked.connect(self._open_session)
         self.action_error = QLabel()
@@ -179,10 +186,11 @@ class CronView(QWidget):
         held_by = cron.held_by  # a nanobot gateway on this config: see engine/coexistence.py
         self.banner.setVisible(error is not None or bool(held_by))
         if error is not None:
-            self.banner.setText(f"jobs.json cannot be used, so no job runs and nothing is saved until it is fixed: {error}")
+            self.banner.setText(translate("Scheduled", "jobs.json cannot be used, so no job runs and nothing is saved until "
+                                          "it is fixed: {error}").format(error=error))
             self.banner.setStyleSheet(f"color: {error_color(self.palette()).name()}")
         elif held_by:
-            self.banner.setText(f"The app does not run these jobs now: {held_by}.")
+            self.banner.setText(translate("Scheduled", "The app does not run these jobs now: {reason}.").format(reason=held_by))
             self.banner.setStyleSheet("")
         self.add_button.setEnabled(error is None)
         self.empty_label.setVisible(self.model.rowCount() == 0 and error is None)
@@ -206,8 +214,9 @@ class CronView(QWidget):
             button.setEnabled(job is not None and writable and not protected)
         running = job_id is not None and job_id in self._running
         self.run_button.setEnabled(job is not None and not running and not protected)
-        self.run_button.setText("Running…" if running else "Run now")
-        self.toggle_button.setText("Enable" if job is not None and not job.enabled else "Disable")
+        self.run_button.setText(translate("Scheduled", "Running…") if running else translate("Scheduled", "Run now"))
+        self.toggle_button.setText(translate("Scheduled", "Enable") if job is not None and not job.enabled
+                                   else translate("Scheduled", "Disable"))
         self.open_session_button.setEnabled(job is not None)
 
     def _show_details(self) -> None:
@@ -217,16 +226,20 @@ class CronView(QWidget):
             return
         job = self.model.job_at(self.model.row_of(job_id))
         rule = self.engine.missed_rule(job_id)
+        label = MISSED_RULE_LABELS.get(rule)
+        words = translate("Scheduled", label).lower() if label else MISSED_RULE_WORDS.get(rule, rule)
+        if job_id in self.engine.app_settings.missed_runs:
+            missed = translate("Scheduled", "If runs were missed: {rule}").format(rule=words)
+        else:
+            missed = translate("Scheduled", "If runs were missed: {rule} (the default)").format(rule=words)
         lines = [f"{job.name} — {describe_schedule(job.schedule)}",
-                 f"Next run: {self.model.next_text(job)}",
-                 f"If runs were missed: {MISSED_RULE_WORDS.get(rule, rule)}"
-                 + ("" if job_id in self.engine.app_settings.missed_runs else " (the default)"),
-                 "", SYSTEM_JOB_NOTE if is_system_job(job) else job.payload.message]
+                 translate("Scheduled", "Next run: {when}").format(when=self.model.next_text(job)), missed,
+                 "", translate("Scheduled", SYSTEM_JOB_NOTE) if is_system_job(job) else job.payload.message]
         if job.state.last_error:
-            lines += ["", f"Last error: {job.state.last_error}"]
+            lines += ["", translate("Scheduled", "Last error: {error}").format(error=job.state.last_error)]
         runs = self.engine.cron.runs(job_id)
         if runs:
-            lines += ["", "History since the app started (newest first):"]
+            lines += ["", translate("Scheduled", "History since the app started (newest first):")]
             lines += [run_line(run) for run in reversed(runs[-20:])]
         text = "\n".join(lines)
         if self.details.toPlainText() != text:
@@ -309,16 +322,16 @@ class CronView(QWidget):
             return
         if self.delete_button.property("confirmFor") == job_id:
             self.delete_button.setProperty("confirmFor", None)
-            self.delete_button.setText("Delete")
+            self.delete_button.setText(translate("Scheduled", "Delete"))
             self.delete_job(job_id)
             return
         self.delete_button.setProperty("confirmFor", job_id)
-        self.delete_button.setText("Click again to delete")
+        self.delete_button.setText(translate("Scheduled", "Click again to delete"))
         QTimer.singleShot(4000, self._reset_delete_button)
 
     def _reset_delete_button(self) -> None:
         self.delete_button.setProperty("confirmFor", None)
-        self.delete_button.setText("Delete")
+        self.delete_button.setText(translate("Scheduled", "Delete"))
 
     def delete_job(self, job_id: str) -> None:
         if self._write(lambda: self.engine.cron.remove_job(job_id)) \

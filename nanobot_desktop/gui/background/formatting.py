@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from PySide6.QtCore import QLocale
 from PySide6.QtGui import QColor, QPalette
 
 from nanobot_desktop.gui.common.formatting import format_clock, format_duration
+from nanobot_desktop.gui.common.i18n import ui_locale
 from nanobot_desktop.gui.common.palette import error_color, is_dark, muted_color, ok_color
 
 __all__ = ["error_color", "format_clock", "format_duration", "format_local_time", "muted_color", "ok_color",
@@ -29,7 +31,8 @@ def format_local_time(moment: datetime, now: datetime | None = None) -> str:
     if days == 0:
         text = local.strftime("%H:%M")
     elif 0 < days < 7:
-        text = local.strftime("%a %H:%M")
+        weekday = ui_locale().dayName(local.isoweekday(), QLocale.FormatType.ShortFormat)  # the UI language's
+        text = f"{weekday} {local.strftime('%H:%M')}"
     else:
         text = local.strftime("%Y-%m-%d %H:%M")
     return f"{text} {local.strftime('%Z')}".strip()

@@ -10,68 +10,78 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from nanobot_desktop.gui.background.formatting import (error_color, format_clock, format_duration, muted_color,
                                                        ok_color, warning_color)
+from nanobot_desktop.gui.common.i18n import translate
 
 MAX_ROWS = 500
-DECISION_WORDS = {
-    "skipped": "skipped",
-    "skip": "model: nothing to do",
-    "run": "ran",
-    "error": "failed",
+DECISION_WORDS = {  # translated where shown
+    "skipped": QT_TRANSLATE_NOOP("Heartbeat", "skipped"),
+    "skip": QT_TRANSLATE_NOOP("Heartbeat", "model: nothing to do"),
+    "run": QT_TRANSLATE_NOOP("Heartbeat", "ran"),
+    "error": QT_TRANSLATE_NOOP("Heartbeat", "failed"),
 }
-SKIP_SHORT = {"missing": "no HEARTBEAT.md", "empty": "file empty", "template": "template only",
-              "paused": "paused", "external": "another program runs it"}
+SKIP_SHORT = {"missing": QT_TRANSLATE_NOOP("Heartbeat", "no HEARTBEAT.md"), "empty": QT_TRANSLATE_NOOP("Heartbeat", "file empty"),
+              "template": QT_TRANSLATE_NOOP("Heartbeat", "template only"), "paused": QT_TRANSLATE_NOOP("Heartbeat", "paused"),
+              "external": QT_TRANSLATE_NOOP("Heartbeat", "another program runs it")}
 
 Index = QModelIndex | QPersistentModelIndex
 
 
 def decision_text(tick: Any) -> str:
     """"skipped — template only", "model: nothing to do", "ran", "failed"."""
-    words = DECISION_WORDS.get(tick.decision, tick.decision)
+    words = translate("Heartbeat", DECISION_WORDS[tick.decision]) if tick.decision in DECISION_WORDS else tick.decision
     if tick.decision == "skipped":
         reason = getattr(tick, "skip_reason", "")
-        return f"{words} — {SKIP_SHORT.get(reason, reason)}" if reason else words
+        short = translate("Heartbeat", SKIP_SHORT[reason]) if reason in SKIP_SHORT else reason
+        return f"{words} — {short}" if reason else words
     return words
+
+
+def trigger_text(tick: Any) -> str:
+    """"manual" or "timer", as shown."""
+    return translate("Heartbeat", "manual") if tick.trigger == "manual" else translate("Heartbeat", "timer")
 
 
 def tools_text(tick: Any) -> str:
     uses = getattr(tick, "tools", ()) or ()
-    return "Tools: " + "; ".join(use.describe() for use in uses) if uses else ""
+    return translate("Heartbeat", "Tools: {tools}").format(tools="; ".join(use.describe() for use in uses)) if uses else ""
 
 
 def approvals_text(tick: Any) -> str:
     asked = getattr(tick, "approvals", ()) or ()
-    return "Waited for your approval: " + "; ".join(asked) if asked else ""
+    return translate("Heartbeat", "Waited for your approval: {tools}").format(tools="; ".join(asked)) if asked else ""
 
 
 def tick_details(tick: Any) -> str:
     """The full story of one tick, for the details pane and the tooltip."""
     lines = [f"{tick.started_at.strftime('%Y-%m-%d %H:%M:%S %Z').strip()} — {decision_text(tick)}",
-             f"Started by: {'you (Run now)' if tick.trigger == 'manual' else 'the timer'}; "
-             f"took {format_duration(tick.duration_s)}"]
+             (translate("Heartbeat", "Started by: you (Run now); took {duration}") if tick.trigger == "manual"
+              else translate("Heartbeat", "Started by: the timer; took {duration}")).format(
+                 duration=format_duration(tick.duration_s))]
     explanation = getattr(tick, "explanation", "")
     if getattr(tick, "note", ""):
-        lines += ["", f"Late: {tick.note}."]
+        lines += ["", translate("Heartbeat", "Late: {note}.").format(note=tick.note)]
     if tick.decision == "skipped":
-        lines += ["", f"Why: {explanation}.", "The model was not asked."]
+        lines += ["", translate("Heartbeat", "Why: {reason}.").format(reason=explanation),
+                  translate("Heartbeat", "The model was not asked.")]
     elif tick.decision == "skip":
-        lines += ["", "The model read HEARTBEAT.md and answered:", explanation]
+        lines += ["", translate("Heartbeat", "The model read HEARTBEAT.md and answered:"), explanation]
     if tick.tasks:
-        lines += ["", "Tasks:", tick.tasks]
+        lines += ["", translate("Heartbeat", "Tasks:"), tick.tasks]
     for extra in (tools_text(tick), approvals_text(tick)):
         if extra:
             lines += ["", extra]
     if tick.error:
-        lines += ["", "Error:", tick.error]
+        lines += ["", translate("Heartbeat", "Error:"), tick.error]
     elif tick.result:
-        lines += ["", "Result:", tick.result]
+        lines += ["", translate("Heartbeat", "Result:"), tick.result]
     elif tick.decision == "run":
-        lines += ["", "The run finished without a reply (a message may have been sent instead)."]
+        lines += ["", translate("Heartbeat", "The run finished without a reply (a message may have been sent instead).")]
     return "\n".join(lines)
 
 
@@ -93,7 +103,8 @@ class HeartbeatTimelineModel(QAbstractListModel):
             return None
         tick = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{format_clock(tick.started_at)} · {decision_text(tick)} · {tick.trigger} · {format_duration(tick.duration_s)}"
+            return " · ".join((format_clock(tick.started_at), decision_text(tick), trigger_text(tick),
+                               format_duration(tick.duration_s)))
         if role == Qt.ItemDataRole.ToolTipRole:
             return tick_details(tick)
         if role == self.RecordRole:
@@ -151,9 +162,9 @@ class TickDelegate(QStyledItemDelegate):
         if tick.decision == "skipped" and explanation:
             lines.append(("muted", explanation))
         elif tick.decision == "skip":
-            lines.append(("muted", f"“{explanation}”" if explanation else "the model found nothing to do"))
+            lines.append(("muted", f"“{explanation}”" if explanation else translate("Heartbeat", "the model found nothing to do")))
         if tick.tasks:
-            lines.append(("muted", "Tasks: " + tick.tasks.splitlines()[0]))
+            lines.append(("muted", translate("Heartbeat", "Tasks: {tasks}").format(tasks=tick.tasks.splitlines()[0])))
         if tick.error:
             lines.append(("error", tick.error.splitlines()[0]))
         elif tick.result and tick.result.strip():
@@ -192,7 +203,7 @@ class TickDelegate(QStyledItemDelegate):
 
         bold = QFont(option.font)
         bold.setBold(True)
-        right_text = f"{'manual' if tick.trigger == 'manual' else 'timer'} · {format_duration(tick.duration_s)}"
+        right_text = f"{trigger_text(tick)} · {format_duration(tick.duration_s)}"
         right_width = metrics.horizontalAdvance(right_text) + self.PAD
         painter.setFont(bold)
         painter.setPen(text_color)

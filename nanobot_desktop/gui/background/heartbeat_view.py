@@ -14,7 +14,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPalette, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlainTextEdit, QPushButton, QSpinBox,
                                QSplitter, QTextEdit, QVBoxLayout, QWidget)
@@ -25,6 +25,7 @@ from nanobot_desktop.gui.background.formatting import (error_color, format_clock
                                                        format_local_time, ok_color)
 from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, Index, TickDelegate,
                                                             decision_text, tick_details)
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 
 __all__ = ["HeartbeatTimelineModel", "HeartbeatView", "NextTickHint", "decision_text", "format_clock",
@@ -35,6 +36,16 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 log = logging.getLogger(__name__)
 
+
+# The engine's SKIP_WORDS as the GUI shows them (the engine's own words stay English for its log).
+SKIP_SENTENCES = {"missing": QT_TRANSLATE_NOOP("Heartbeat", "HEARTBEAT.md does not exist"),
+                  "empty": QT_TRANSLATE_NOOP("Heartbeat", "HEARTBEAT.md is empty"),
+                  "template": QT_TRANSLATE_NOOP("Heartbeat", "HEARTBEAT.md holds only headings, comments and template lines")}
+
+
+def skip_words(reason: str) -> str:
+    """Why the next check skips, in the UI language."""
+    return translate("Heartbeat", SKIP_SENTENCES[reason]) if reason in SKIP_SENTENCES else SKIP_WORDS[reason]
 
 class NextTickHint(QLabel):
     """Says, live, whether the next tick will ask the model about the editor's text, and tints the
@@ -61,12 +72,12 @@ class NextTickHint(QLabel):
         if reason is None:
             numbers = ", ".join(str(i + 1) for i in content.text_lines[:8]) + ("…" if len(content.text_lines) > 8 else "")
             count = len(content.text_lines)
-            self.setText(f"The next check sends this file to the model, because of the {count} tinted "
-                         f"line{'s' if count != 1 else ''} you wrote (line{'s' if count != 1 else ''} {numbers}). "
-                         "The model decides whether there is something to do.")
+            self.setText(translate("Heartbeat", "The next check sends this file to the model, because of the %n tinted "
+                                   "line(s) you wrote (line(s) {numbers}). The model decides whether there is "
+                                   "something to do.", None, count).format(numbers=numbers))
         else:
-            self.setText(f"The next check skips without asking the model: {SKIP_WORDS[reason]}. "
-                         "Write a task anywhere in the file to have it read.")
+            self.setText(translate("Heartbeat", "The next check skips without asking the model: {reason}. Write a task "
+                                   "anywhere in the file to have it read.").format(reason=skip_words(reason)))
         self._tint(content.text_lines)
 
     def _tint(self, lines: tuple[int, ...]) -> None:
@@ -92,7 +103,7 @@ class NextTickHint(QLabel):
 class HeartbeatView(QWidget):
     """Timeline, Run now, interval and on/off, and the HEARTBEAT.md editor in a splitter."""
 
-    panel_title = "Heartbeat"
+    panel_title = QT_TRANSLATE_NOOP("Heartbeat", "Heartbeat")  # the dock's title (the window translates it)
     open_session_requested = Signal(str)
     """("heartbeat"): show the heartbeat session in the chat."""
     settings_saved = Signal()
@@ -121,19 +132,19 @@ class HeartbeatView(QWidget):
         self.refresh()
 
     def _build(self) -> None:
-        self.run_button = QPushButton("Run now")
+        self.run_button = QPushButton(translate("Heartbeat", "Run now"))
         self.run_button.setObjectName("heartbeatRunNow")
-        self.run_button.setToolTip("Check HEARTBEAT.md now and run the tasks the model finds")
+        self.run_button.setToolTip(translate("Heartbeat", "Check HEARTBEAT.md now and run the tasks the model finds"))
         self.run_button.clicked.connect(self.run_now)
-        self.enabled_box = QCheckBox("Enabled")
+        self.enabled_box = QCheckBox(translate("Heartbeat", "Enabled"))
         self.enabled_box.setObjectName("heartbeatEnabled")
-        self.enabled_box.setToolTip("Check HEARTBEAT.md periodically while the app runs (saved in config.json)")
+        self.enabled_box.setToolTip(translate("Heartbeat", "Check HEARTBEAT.md periodically while the app runs (saved in config.json)"))
         self.enabled_box.toggled.connect(self._on_enabled_toggled)
         self.interval_spin = QSpinBox()
         self.interval_spin.setObjectName("heartbeatInterval")
         self.interval_spin.setRange(1, 24 * 60)
-        self.interval_spin.setPrefix("every ")
-        self.interval_spin.setSuffix(" min")
+        self.interval_spin.setPrefix(translate("Heartbeat", "every "))
+        self.interval_spin.setSuffix(translate("Heartbeat", " min"))
         self.interval_spin.setKeyboardTracking(False)  # typing "45" saves 45, not 4 then 45
         self.interval_spin.valueChanged.connect(self._on_interval_changed)
         self.status_label = QLabel()
@@ -157,17 +168,17 @@ class HeartbeatView(QWidget):
         self.timeline.setUniformItemSizes(False)
         self.timeline.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
         self.timeline.selectionModel().currentChanged.connect(self._show_details)
-        self.empty_label = QLabel("No heartbeat yet this session. “Run now” checks HEARTBEAT.md at once.")
+        self.empty_label = QLabel(translate("Heartbeat", "No heartbeat yet this session. “Run now” checks HEARTBEAT.md at once."))
         self.empty_label.setWordWrap(True)
         self.empty_label.setEnabled(False)
 
         self.details = QPlainTextEdit()
         self.details.setObjectName("heartbeatDetails")
         self.details.setReadOnly(True)
-        self.details.setPlaceholderText("Select a tick to see its tasks and result.")
-        self.open_session_button = QPushButton("Open session")
+        self.details.setPlaceholderText(translate("Heartbeat", "Select a tick to see its tasks and result."))
+        self.open_session_button = QPushButton(translate("Heartbeat", "Open session"))
         self.open_session_button.setObjectName("heartbeatOpenSession")
-        self.open_session_button.setToolTip("Show the heartbeat's conversation in the chat")
+        self.open_session_button.setToolTip(translate("Heartbeat", "Show the heartbeat's conversation in the chat"))
         self.open_session_button.clicked.connect(self._open_session)
         session_row = QHBoxLayout()
         session_row.addStretch(1)
@@ -179,8 +190,9 @@ class HeartbeatView(QWidget):
         left.addLayout(controls)
         layout = getattr(self.engine, "layout", None)
         self.layout_note = QLabel(
-            "nanobot 0.3 workspace: its gateway runs the heartbeat too, as its protected “heartbeat” job "
-            "(Scheduled view), from the same HEARTBEAT.md. This heartbeat is the app's own, while the app runs."
+            translate("Heartbeat", "nanobot 0.3 workspace: its gateway runs the heartbeat too, as its protected "
+                      "“heartbeat” job (Scheduled view), from the same HEARTBEAT.md. This heartbeat is the app's own, "
+                      "while the app runs.")
             if layout is not None and layout.is_v03 else "")
         self.layout_note.setObjectName("heartbeatLayoutNote")
         self.layout_note.setWordWrap(True)
@@ -209,7 +221,7 @@ class HeartbeatView(QWidget):
         editor_pane = QWidget()
         right = QVBoxLayout(editor_pane)
         right.setContentsMargins(0, 0, 0, 0)
-        editor_title = QLabel("HEARTBEAT.md — what each check reads. Write periodic tasks anywhere in it.")
+        editor_title = QLabel(translate("Heartbeat", "HEARTBEAT.md — what each check reads. Write periodic tasks anywhere in it."))
         editor_title.setWordWrap(True)
         self.next_tick_hint = NextTickHint(self.editor)
         right.addWidget(editor_title)
@@ -254,7 +266,7 @@ class HeartbeatView(QWidget):
             self.engine.update_config(patch)
         except Exception as exc:  # noqa: BLE001 - OSError, ConfigError: the person must see why
             log.warning("could not save the heartbeat settings: %s", exc)
-            self.error_label.setText(f"Not saved: {exc}")
+            self.error_label.setText(translate("Heartbeat", "Not saved: {error}").format(error=exc))
             self.error_label.setStyleSheet(f"color: {error_color(self.palette()).name()}")
             self.error_label.show()
             self._load_settings()
@@ -290,10 +302,10 @@ class HeartbeatView(QWidget):
         if self.editor.is_dirty:
             self._run_after_save = True
             if self.editor.save():
-                self.status_label.setText("Saving HEARTBEAT.md, then checking…")
+                self.status_label.setText(translate("Heartbeat", "Saving HEARTBEAT.md, then checking…"))
                 return
             self._run_after_save = False
-            self.status_label.setText("HEARTBEAT.md could not be saved, so nothing was run (see the editor).")
+            self.status_label.setText(translate("Heartbeat", "HEARTBEAT.md could not be saved, so nothing was run (see the editor)."))
             self.refresh()
             return
         self._start_tick()
@@ -346,26 +358,27 @@ class HeartbeatView(QWidget):
     def _status_text(self, busy: bool) -> str:
         heartbeat = self.engine.heartbeat
         if self._run_after_save:
-            return "Saving HEARTBEAT.md, then checking…"
+            return translate("Heartbeat", "Saving HEARTBEAT.md, then checking…")
         waiting = [p for p in self.engine.background_approvals.pending() if p.session_key == "heartbeat"]
         if waiting:
             asked = "; ".join(f"{p.tool} `{p.summary}`" for p in waiting)
-            return (f"Waiting for your approval: {asked} — answer in the notification, the tray menu or "
-                    "the heartbeat session (Open session).")
+            return translate("Heartbeat", "Waiting for your approval: {tools} — answer in the notification, the tray "
+                             "menu or the heartbeat session (Open session).").format(tools=asked)
         if busy:
-            return "Checking HEARTBEAT.md now…"
+            return translate("Heartbeat", "Checking HEARTBEAT.md now…")
         if not heartbeat.enabled:
-            return "The periodic check is off; “Run now” still works."
+            return translate("Heartbeat", "The periodic check is off; “Run now” still works.")
         if heartbeat.paused:
-            return "Paused (from the tray): timer ticks are skipped; “Run now” still works."
+            return translate("Heartbeat", "Paused (from the tray): timer ticks are skipped; “Run now” still works.")
         held_by = heartbeat.held_by
         if held_by:  # a nanobot gateway on this workspace: see engine/coexistence.py
-            return f"Not checked by the app: {held_by}. “Run now” still works."
+            return translate("Heartbeat", "Not checked by the app: {reason}. “Run now” still works.").format(reason=held_by)
         next_at = heartbeat.next_tick_at
         if next_at is None:
-            return "The periodic check starts with the app's background services."
+            return translate("Heartbeat", "The periodic check starts with the app's background services.")
         minutes = max(0, round((next_at - datetime.now(next_at.tzinfo)).total_seconds() / 60))
-        return f"Next check at {format_local_time(next_at)} (in {minutes} min)."
+        return translate("Heartbeat", "Next check at {time} (in {minutes} min).").format(
+            time=format_local_time(next_at), minutes=minutes)
 
     def _open_session(self) -> None:
         self.open_session_requested.emit("heartbeat")

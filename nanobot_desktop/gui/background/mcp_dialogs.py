@@ -10,7 +10,7 @@ import asyncio
 import shlex
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -26,8 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine import ConfigError, McpSpecError, entry_from_fields, mcp_settings, parse_pasted_servers
+from nanobot_desktop.gui.common.i18n import translate
 
-TRANSPORT_LABELS = (("stdio", "Local command (stdio)"), ("streamableHttp", "HTTP (streamable)"), ("sse", "HTTP (SSE)"))
+TRANSPORT_LABELS = (("stdio", QT_TRANSLATE_NOOP("MCP", "Local command (stdio)")),
+                    ("streamableHttp", QT_TRANSLATE_NOOP("MCP", "HTTP (streamable)")),
+                    ("sse", "HTTP (SSE)"))  # translated where shown
 IMPORT_EXAMPLE = '{\n  "mcpServers": {\n    "time": {"command": "uvx", "args": ["mcp-server-time"]}\n  }\n}'
 
 
@@ -58,7 +61,7 @@ class McpServerDialog(QDialog):
         self.engine = engine
         self.original_name = name
         self.setObjectName("mcpServerDialog")
-        self.setWindowTitle("Edit MCP server" if name else "Add MCP server")
+        self.setWindowTitle(translate("MCP", "Edit MCP server") if name else translate("MCP", "Add MCP server"))
         self.setMinimumWidth(520)
         entry: dict[str, Any] = mcp_settings.server_entry(engine.config, name) if name else {}
         self._base = entry
@@ -66,34 +69,35 @@ class McpServerDialog(QDialog):
 
         form = QFormLayout()
         self.name_edit = QLineEdit(name or "")
-        self.name_edit.setPlaceholderText("letters, digits, _ and - (part of the tool names)")
+        self.name_edit.setPlaceholderText(translate("MCP", "letters, digits, _ and - (part of the tool names)"))
         self.type_combo = QComboBox()
         for value, label in TRANSPORT_LABELS:
-            self.type_combo.addItem(label, value)
+            self.type_combo.addItem(translate("MCP", label), value)
         self.command_edit = QLineEdit(str(entry.get("command", "")))
-        self.command_edit.setPlaceholderText("e.g. uvx, npx, or a full path")
+        self.command_edit.setPlaceholderText(translate("MCP", "e.g. uvx, npx, or a full path"))
         self.args_edit = QLineEdit(shlex.join(entry.get("args") or []))
-        self.args_edit.setPlaceholderText('e.g. mcp-server-time --local-timezone "Europe/Paris"')
+        self.args_edit.setPlaceholderText(translate("MCP", 'e.g. mcp-server-time --local-timezone "Europe/Paris"'))
         self.env_edit = QPlainTextEdit(_pairs_text(entry.get("env") or {}, "="))
-        self.env_edit.setPlaceholderText("NAME=value, one per line")
+        self.env_edit.setPlaceholderText(translate("MCP", "NAME=value, one per line"))
         self.env_edit.setFixedHeight(70)
         self.url_edit = QLineEdit(str(entry.get("url", "")))
         self.url_edit.setPlaceholderText("https://host/mcp")
         self.headers_edit = QPlainTextEdit(_pairs_text(entry.get("headers") or {}, ": "))
-        self.headers_edit.setPlaceholderText("Name: value, one per line (e.g. Authorization: Bearer …)")
+        self.headers_edit.setPlaceholderText(translate("MCP", "Name: value, one per line (e.g. Authorization: Bearer …)"))
         self.headers_edit.setFixedHeight(70)
         self.timeout_spin = QSpinBox()
         self.timeout_spin.setRange(1, 3600)
-        self.timeout_spin.setSuffix(" s")
+        self.timeout_spin.setSuffix(translate("MCP", " s"))
         self.timeout_spin.setValue(int(entry.get("toolTimeout") or 30))
-        form.addRow("Name", self.name_edit)
-        form.addRow("Type", self.type_combo)
+        form.addRow(translate("MCP", "Name"), self.name_edit)
+        form.addRow(translate("MCP", "Type"), self.type_combo)
         self._rows: dict[str, list[QWidget]] = {"stdio": [self.command_edit, self.args_edit, self.env_edit],
                                                 "http": [self.url_edit, self.headers_edit]}
-        for label, widget in (("Command", self.command_edit), ("Arguments", self.args_edit),
-                              ("Environment", self.env_edit), ("URL", self.url_edit), ("Headers", self.headers_edit)):
+        for label, widget in ((translate("MCP", "Command"), self.command_edit), (translate("MCP", "Arguments"), self.args_edit),
+                              (translate("MCP", "Environment"), self.env_edit), ("URL", self.url_edit),
+                              (translate("MCP", "Headers"), self.headers_edit)):
             form.addRow(label, widget)
-        form.addRow("Tool timeout", self.timeout_spin)
+        form.addRow(translate("MCP", "Tool timeout"), self.timeout_spin)
         self._form = form
 
         self.message_label = QLabel()
@@ -101,11 +105,11 @@ class McpServerDialog(QDialog):
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(self.message_label.textInteractionFlags()
                                                    | self.message_label.textInteractionFlags().TextSelectableByMouse)
-        self.test_button = QPushButton("Test")
-        self.test_button.setToolTip("Start the server with these settings, list its tools, stop it again")
-        self.save_button = QPushButton("Save")
+        self.test_button = QPushButton(translate("MCP", "Test"))
+        self.test_button.setToolTip(translate("MCP", "Start the server with these settings, list its tools, stop it again"))
+        self.save_button = QPushButton(translate("MCP", "Save"))
         self.save_button.setDefault(True)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(translate("MCP", "Cancel"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.test_button)
         buttons.addStretch(1)
@@ -154,7 +158,7 @@ class McpServerDialog(QDialog):
         except McpSpecError as error:
             self.show_message(str(error), error=True)
             return
-        self.show_message("Testing: starting the server and listing its tools…")
+        self.show_message(translate("MCP", "Testing: starting the server and listing its tools…"))
         self.test_button.setEnabled(False)
         self._task = asyncio.ensure_future(self._run_test(self.name_edit.text().strip() or "test", entry))
 
@@ -164,18 +168,20 @@ class McpServerDialog(QDialog):
         finally:
             self.test_button.setEnabled(True)
         if status.state == "ready":
-            names = ", ".join(tool.name for tool in status.tools) or "no tools"
-            self.show_message(f"Connected: {len(status.tools)} tools ({names}).")
+            names = ", ".join(tool.name for tool in status.tools) or translate("MCP", "no tools")
+            count = len(status.tools)
+            self.show_message(translate("MCP", "Connected: %n tool(s) ({names}).", None, count).format(names=names))
         else:
             tail = "\n".join(status.stderr_tail)
-            self.show_message(f"Could not connect: {status.error}" + (f"\n{tail}" if tail else ""), error=True)
+            self.show_message(translate("MCP", "Could not connect: {error}").format(error=status.error) + (f"\n{tail}" if tail else ""),
+                              error=True)
 
     def _save(self) -> None:
         name = self.name_edit.text().strip()
         try:
             mcp_settings.save_server(self.engine, name, self.entry(), previous=self.original_name)
         except (McpSpecError, ConfigError, ValueError, OSError) as error:
-            self.show_message(f"Not saved: {error}", error=True)
+            self.show_message(translate("MCP", "Not saved: {error}").format(error=error), error=True)
             return
         self.saved.emit(name)
         self.accept()
@@ -196,21 +202,21 @@ class McpImportDialog(QDialog):
         super().__init__(parent)
         self.engine = engine
         self.setObjectName("mcpImportDialog")
-        self.setWindowTitle("Import MCP servers")
+        self.setWindowTitle(translate("MCP", "Import MCP servers"))
         self.setMinimumSize(520, 320)
         self.text_edit = QPlainTextEdit()
         self.text_edit.setPlaceholderText(IMPORT_EXAMPLE)
         self.message_label = QLabel()
         self.message_label.setWordWrap(True)
-        self.import_button = QPushButton("Import")
+        self.import_button = QPushButton(translate("MCP", "Import"))
         self.import_button.setDefault(True)
-        cancel = QPushButton("Cancel")
+        cancel = QPushButton(translate("MCP", "Cancel"))
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(cancel)
         buttons.addWidget(self.import_button)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Paste the JSON of one or more servers, in the mcpServers shape:"))
+        layout.addWidget(QLabel(translate("MCP", "Paste the JSON of one or more servers, in the mcpServers shape:")))
         layout.addWidget(self.text_edit, 1)
         layout.addWidget(self.message_label)
         layout.addLayout(buttons)
@@ -222,7 +228,7 @@ class McpImportDialog(QDialog):
             servers = parse_pasted_servers(self.text_edit.toPlainText())
             names = mcp_settings.add_servers(self.engine, servers)
         except (McpSpecError, ConfigError, ValueError, OSError) as error:
-            self.message_label.setText(f"Not imported: {error}")
+            self.message_label.setText(translate("MCP", "Not imported: {error}").format(error=error))
             self.message_label.setStyleSheet("color: #d1242f;")
             return
         self.imported.emit(names)

@@ -4,25 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QApplication
 
 from nanobot_desktop.engine import ServerStatus
 from nanobot_desktop.gui.background.heartbeat_view import error_color, ok_color
+from nanobot_desktop.gui.common.i18n import translate
 
 Index = QModelIndex | QPersistentModelIndex
 
 
 def state_text(status: ServerStatus) -> str:
     if not status.enabled:
-        return "disabled"
-    return "failed" if status.state == "failed" else status.summary
+        return translate("MCP", "disabled")
+    return translate("MCP", "failed") if status.state == "failed" else status.summary
 
 
 class McpServersModel(QAbstractTableModel):
     """One row per configured server: name and state (where it runs is in the details)."""
 
-    COLUMNS = ("Server", "State")
+    COLUMNS = (QT_TRANSLATE_NOOP("MCP", "Server"), QT_TRANSLATE_NOOP("MCP", "State"))  # translated in headerData
     NAME, STATE = range(2)
 
     def __init__(self, parent: Any = None) -> None:
@@ -37,7 +38,7 @@ class McpServersModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802 - Qt override
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 2:
-            return self.COLUMNS[section]
+            return translate("MCP", self.COLUMNS[section])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

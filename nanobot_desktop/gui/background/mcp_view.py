@@ -14,7 +14,7 @@ import json
 import logging
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -37,11 +37,13 @@ from PySide6.QtWidgets import (
 from nanobot_desktop.engine import McpServersChanged, ServerStatus, ToolCallFinished, mcp_settings
 from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
 from nanobot_desktop.gui.background.mcp_model import McpServersModel, state_text
+from nanobot_desktop.gui.common.i18n import translate
 
 log = logging.getLogger(__name__)
 
 LOG_TAIL_BYTES = 64_000
-DECISION_CHOICES = (("ask", "Ask first"), ("allow", "Allow"), ("deny", "Deny"))
+DECISION_CHOICES = (("ask", QT_TRANSLATE_NOOP("MCP", "Ask first")), ("allow", QT_TRANSLATE_NOOP("MCP", "Allow")),
+                    ("deny", QT_TRANSLATE_NOOP("MCP", "Deny")))  # translated where shown
 
 
 def _decision_combo(default_label: str | None) -> QComboBox:
@@ -49,14 +51,14 @@ def _decision_combo(default_label: str | None) -> QComboBox:
     if default_label is not None:
         combo.addItem(default_label, None)
     for value, label in DECISION_CHOICES:
-        combo.addItem(label, value)
+        combo.addItem(translate("MCP", label), value)
     return combo
 
 
 class McpView(QWidget):
     """The MCP servers panel (a dock of the main window)."""
 
-    panel_title = "MCP"
+    panel_title = "MCP"  # a name: the same in every language
 
     def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,8 +68,8 @@ class McpView(QWidget):
         self._dialog: Any = None
         self.model = McpServersModel(self)
 
-        self.add_button = QPushButton("Add server…")
-        self.import_button = QPushButton("Import JSON…")
+        self.add_button = QPushButton(translate("MCP", "Add server…"))
+        self.import_button = QPushButton(translate("MCP", "Import JSON…"))
         top = QHBoxLayout()
         top.addWidget(self.add_button)
         top.addWidget(self.import_button)
@@ -81,7 +83,7 @@ class McpView(QWidget):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         self.table.horizontalHeader().setSectionResizeMode(self.model.STATE, QHeaderView.ResizeMode.Stretch)
-        self.empty_label = QLabel("No MCP servers yet. Add one, or import the JSON another app uses.")
+        self.empty_label = QLabel(translate("MCP", "No MCP servers yet. Add one, or import the JSON another app uses."))
         self.empty_label.setWordWrap(True)
 
         self.detail = self._build_detail()
@@ -123,11 +125,11 @@ class McpView(QWidget):
         self.error_view.setObjectName("mcpError")
         self.error_view.setReadOnly(True)
         self.error_view.setMaximumHeight(110)
-        self.enabled_check = QCheckBox("Enabled")
-        self.edit_button = QPushButton("Edit…")
-        self.test_button = QPushButton("Test")
-        self.restart_button = QPushButton("Restart")
-        self.remove_button = QPushButton("Remove")
+        self.enabled_check = QCheckBox(translate("MCP", "Enabled"))
+        self.edit_button = QPushButton(translate("MCP", "Edit…"))
+        self.test_button = QPushButton(translate("MCP", "Test"))
+        self.restart_button = QPushButton(translate("MCP", "Restart"))
+        self.remove_button = QPushButton(translate("MCP", "Remove"))
         buttons = QHBoxLayout()
         for widget in (self.enabled_check, self.edit_button, self.test_button, self.restart_button, self.remove_button):
             buttons.addWidget(widget)
@@ -135,7 +137,7 @@ class McpView(QWidget):
         self.server_policy = _decision_combo(None)
         self.server_policy.setObjectName("mcpServerPolicy")
         policy_row = QHBoxLayout()
-        policy_row.addWidget(QLabel("Before its tools run:"))
+        policy_row.addWidget(QLabel(translate("MCP", "Before its tools run:")))
         policy_row.addWidget(self.server_policy)
         policy_row.addStretch(1)
         self.message_label = QLabel()
@@ -147,7 +149,7 @@ class McpView(QWidget):
         self.tool_description = QLabel()
         self.tool_description.setWordWrap(True)
         self.tool_description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.tool_policy = _decision_combo("Same as the server")
+        self.tool_policy = _decision_combo(translate("MCP", "Same as the server"))
         self.tool_policy.setObjectName("mcpToolPolicy")
         self.schema_view = QPlainTextEdit()
         self.schema_view.setObjectName("mcpSchema")
@@ -157,11 +159,11 @@ class McpView(QWidget):
         tool_layout.setContentsMargins(0, 0, 0, 0)
         tool_layout.addWidget(self.tool_description)
         tool_policy_row = QHBoxLayout()
-        tool_policy_row.addWidget(QLabel("This tool:"))
+        tool_policy_row.addWidget(QLabel(translate("MCP", "This tool:")))
         tool_policy_row.addWidget(self.tool_policy)
         tool_policy_row.addStretch(1)
         tool_layout.addLayout(tool_policy_row)
-        tool_layout.addWidget(QLabel("Input schema"))
+        tool_layout.addWidget(QLabel(translate("MCP", "Input schema")))
         tool_layout.addWidget(self.schema_view, 1)
         tools_split = QSplitter(Qt.Orientation.Horizontal)
         tools_split.addWidget(self.tools_list)
@@ -169,14 +171,14 @@ class McpView(QWidget):
         self.log_view = QPlainTextEdit()
         self.log_view.setObjectName("mcpLog")
         self.log_view.setReadOnly(True)
-        self.log_refresh_button = QPushButton("Refresh")
+        self.log_refresh_button = QPushButton(translate("MCP", "Refresh"))
         log_tab = QWidget()
         log_layout = QVBoxLayout(log_tab)
         log_layout.addWidget(self.log_view, 1)
         log_layout.addWidget(self.log_refresh_button, 0, Qt.AlignmentFlag.AlignRight)
         self.tabs = QTabWidget()
-        self.tabs.addTab(tools_split, "Tools")
-        self.tabs.addTab(log_tab, "Log")
+        self.tabs.addTab(tools_split, translate("MCP", "Tools"))
+        self.tabs.addTab(log_tab, translate("MCP", "Log"))
 
         layout = QVBoxLayout(detail)
         layout.setContentsMargins(6, 0, 0, 0)
@@ -232,15 +234,17 @@ class McpView(QWidget):
         self.detail.setVisible(status is not None)
         if status is None:
             return
-        kind = {"stdio": "local command", "sse": "HTTP (SSE)", "streamableHttp": "HTTP"}.get(status.transport or "", "")
+        kind = {"stdio": translate("MCP", "local command"), "sse": "HTTP (SSE)", "streamableHttp": "HTTP"}.get(
+            status.transport or "", "")
         self.name_label.setText(status.name)
         self.target_label.setText(f"{kind}: {status.target}" if kind else status.target)
-        self.state_label.setText("State: " + (state_text(status) if status.state != "failed" or not status.enabled
-                                               else f"failed — {status.error}"))
+        state = state_text(status) if status.state != "failed" or not status.enabled \
+            else translate("MCP", "failed — {error}").format(error=status.error)
+        self.state_label.setText(translate("MCP", "State: {state}").format(state=state))
         failed = status.enabled and status.state == "failed"
         self.error_view.setVisible(failed and bool(status.stderr_tail))
         if failed:
-            self.error_view.setPlainText("Last lines of its stderr:\n" + "\n".join(status.stderr_tail))
+            self.error_view.setPlainText(translate("MCP", "Last lines of its stderr:") + "\n" + "\n".join(status.stderr_tail))
         self.enabled_check.blockSignals(True)
         self.enabled_check.setChecked(status.enabled)
         self.enabled_check.blockSignals(False)
@@ -255,7 +259,8 @@ class McpView(QWidget):
         self.tools_list.clear()
         for tool in status.tools:
             first_line = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
-            item = QListWidgetItem(tool.qualified_name + ("" if tool.offered else "  (not offered: enabledTools)"))
+            item = QListWidgetItem(tool.qualified_name if tool.offered
+                                   else translate("MCP", "{tool}  (not offered: enabledTools)").format(tool=tool.qualified_name))
             item.setToolTip(first_line)
             item.setData(Qt.ItemDataRole.UserRole, tool)
             self.tools_list.addItem(item)
@@ -273,7 +278,7 @@ class McpView(QWidget):
         tool = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
         self.tool_policy.setEnabled(tool is not None)
         if tool is None:
-            self.tool_description.setText("No tools listed yet." if self.selected_status() else "")
+            self.tool_description.setText(translate("MCP", "No tools listed yet.") if self.selected_status() else "")
             self.schema_view.setPlainText("")
             return
         self.tool_description.setText(tool.description)
@@ -292,7 +297,7 @@ class McpView(QWidget):
                     text = handle.read().decode("utf-8", errors="replace")
             except OSError:
                 text = ""
-        self.log_view.setPlainText(text or "(nothing logged yet: a local server's stderr appears here)")
+        self.log_view.setPlainText(text or translate("MCP", "(nothing logged yet: a local server's stderr appears here)"))
         self.log_view.verticalScrollBar().setValue(self.log_view.verticalScrollBar().maximum())
 
     def show_message(self, text: str, error: bool = False) -> None:
@@ -326,7 +331,7 @@ class McpView(QWidget):
             change(self.engine, *args)
         except Exception as error:  # the config could not be saved: say so, nothing changed
             log.exception("MCP settings change failed")
-            self.show_message(f"Not saved: {error}", error=True)
+            self.show_message(translate("MCP", "Not saved: {error}").format(error=error), error=True)
 
     def _set_enabled(self, enabled: bool) -> None:
         name = self.selected_name()
@@ -348,8 +353,9 @@ class McpView(QWidget):
         name = self.selected_name()
         if not name:
             return
-        box = QMessageBox(QMessageBox.Icon.Question, "Remove MCP server",
-                          f"Remove the MCP server “{name}” from the config? Its tools go away at once.",
+        box = QMessageBox(QMessageBox.Icon.Question, translate("MCP", "Remove MCP server"),
+                          translate("MCP", "Remove the MCP server “{name}” from the config? Its tools go away at once.").format(
+                              name=name),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("mcpRemoveConfirm")
         box.accepted.connect(lambda: self._apply(mcp_settings.remove_server, name))
@@ -364,20 +370,22 @@ class McpView(QWidget):
     def _test(self) -> None:
         name = self.selected_name()
         if name:
-            self.show_message(f"Testing {name}: starting it separately and listing its tools…")
+            self.show_message(translate("MCP", "Testing {name}: starting it separately and listing its tools…").format(name=name))
             self._spawn(self._run_test(name))
 
     async def _run_test(self, name: str) -> None:
         status = await self.engine.mcp.test(name, mcp_settings.server_entry(self.engine.config, name))
         if status.state == "ready":
-            self.show_message(f"Test of {name}: connected, {len(status.tools)} tools.")
+            count = len(status.tools)
+            self.show_message(translate("MCP", "Test of {name}: connected, %n tool(s).", None, count).format(name=name))
         else:
-            self.show_message(f"Test of {name}: could not connect: {status.error}", error=True)
+            self.show_message(translate("MCP", "Test of {name}: could not connect: {error}").format(name=name, error=status.error),
+                              error=True)
 
     def _restart(self) -> None:
         name = self.selected_name()
         if name:
-            self.show_message(f"Restarting {name}…")
+            self.show_message(translate("MCP", "Restarting {name}…").format(name=name))
             self._spawn(self._run_restart(name))
 
     async def _run_restart(self, name: str) -> None:

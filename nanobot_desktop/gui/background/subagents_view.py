@@ -12,13 +12,14 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import (QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, QTimer,
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, QTimer,
                             Signal)
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine import SubagentFinished, SubagentStarted
 from nanobot_desktop.gui.background.formatting import error_color, format_clock, format_duration, ok_color
+from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -26,14 +27,22 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 log = logging.getLogger(__name__)
 
 Index = QModelIndex | QPersistentModelIndex
-STATUS_WORDS = {"running": "running…", "ok": "done", "error": "failed", "cancelled": "cancelled"}
+STATUS_WORDS = {"running": QT_TRANSLATE_NOOP("Subagents", "running…"), "ok": QT_TRANSLATE_NOOP("Subagents", "done"),
+                "error": QT_TRANSLATE_NOOP("Subagents", "failed"),
+                "cancelled": QT_TRANSLATE_NOOP("Subagents", "cancelled")}  # translated where shown
 TOOL_RESULT_PREVIEW = 2000
+
+
+def status_words(status: str) -> str:
+    """A subagent's status as shown ("done", "failed", …)."""
+    return translate("Subagents", STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
 
 class SubagentsModel(QAbstractTableModel):
     """One row per subagent, newest first: label, task, status, duration."""
 
-    COLUMNS = ("Label", "Task", "Status", "Duration")
+    COLUMNS = (QT_TRANSLATE_NOOP("Subagents", "Label"), QT_TRANSLATE_NOOP("Subagents", "Task"), QT_TRANSLATE_NOOP("Subagents", "Status"),
+               QT_TRANSLATE_NOOP("Subagents", "Duration"))  # translated in headerData
     LABEL, TASK, STATUS, DURATION = range(4)
     RecordRole = Qt.ItemDataRole.UserRole + 1
     TaskIdRole = Qt.ItemDataRole.UserRole + 2
@@ -51,7 +60,7 @@ class SubagentsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.COLUMNS):
-            return self.COLUMNS[section]
+            return translate("Subagents", self.COLUMNS[section])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -68,11 +77,12 @@ class SubagentsModel(QAbstractTableModel):
             if column == self.TASK:
                 return " ".join(record.task.split())
             if column == self.STATUS:
-                return STATUS_WORDS.get(record.status, record.status)
+                return status_words(record.status)
             if column == self.DURATION:
                 return format_duration(record.duration_s)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{record.label} (id {record.task_id}), started {format_clock(record.started_at)}\n\n{record.task}"
+            return translate("Subagents", "{label} (id {id}), started {time}").format(
+                label=record.label, id=record.task_id, time=format_clock(record.started_at)) + f"\n\n{record.task}"
         if role == Qt.ItemDataRole.ForegroundRole and column == self.STATUS:
             palette = QApplication.palette()  # the model has no widget of its own
             if record.status == "ok":
@@ -125,7 +135,8 @@ def transcript_text(record: Any) -> str:
         if role == "tool":
             text = str(content or "")
             if len(text) > TOOL_RESULT_PREVIEW:
-                text = text[:TOOL_RESULT_PREVIEW] + f"… ({len(text) - TOOL_RESULT_PREVIEW} more characters)"
+                more = len(text) - TOOL_RESULT_PREVIEW
+                text = text[:TOOL_RESULT_PREVIEW] + "… " + translate("Subagents", "(%n more character(s))", None, more)
             blocks.append(f"tool ({message.get('name', '?')}): {text}")
             continue
         lines = [f"{role}: {content}"] if content else []
@@ -140,16 +151,17 @@ def transcript_text(record: Any) -> str:
         if lines:
             blocks.append("\n".join(lines))
     if record.status != "running" and record.result:
-        blocks.append(f"result ({STATUS_WORDS.get(record.status, record.status)}): {record.result}")
+        blocks.append(translate("Subagents", "result ({status}): {result}").format(status=status_words(record.status),
+                                                                                   result=record.result))
     elif record.status == "cancelled":
-        blocks.append("cancelled before it finished")
+        blocks.append(translate("Subagents", "cancelled before it finished"))
     return "\n\n".join(blocks)
 
 
 class SubagentsView(QWidget):
     """Running and finished subagents; the selected one's transcript; Cancel for a running one."""
 
-    panel_title = "Subagents"
+    panel_title = QT_TRANSLATE_NOOP("Subagents", "Subagents")  # the dock's title (the window translates it)
     open_session_requested = Signal(str)
     """(session_key): the session that spawned the selected subagent."""
 
@@ -183,21 +195,21 @@ class SubagentsView(QWidget):
         self.table.setColumnWidth(SubagentsModel.STATUS, 90)
         self.table.setColumnWidth(SubagentsModel.DURATION, 90)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
-        self.empty_label = QLabel("No subagents yet. The agent starts one with the spawn tool for long "
-                                  "background work; it shows up here while it runs.")
+        self.empty_label = QLabel(translate("Subagents", "No subagents yet. The agent starts one with the spawn tool for "
+                                            "long background work; it shows up here while it runs."))
         self.empty_label.setWordWrap(True)
         self.empty_label.setEnabled(False)
         self.transcript = QPlainTextEdit()
         self.transcript.setObjectName("subagentTranscript")
         self.transcript.setReadOnly(True)
-        self.transcript.setPlaceholderText("Select a subagent to see what it did.")
-        self.cancel_button = QPushButton("Cancel")
+        self.transcript.setPlaceholderText(translate("Subagents", "Select a subagent to see what it did."))
+        self.cancel_button = QPushButton(translate("Subagents", "Cancel"))
         self.cancel_button.setObjectName("subagentCancel")
-        self.cancel_button.setToolTip("Stop the selected subagent (its session is told it was cancelled)")
+        self.cancel_button.setToolTip(translate("Subagents", "Stop the selected subagent (its session is told it was cancelled)"))
         self.cancel_button.clicked.connect(self.cancel_selected)
-        self.open_session_button = QPushButton("Open session")
+        self.open_session_button = QPushButton(translate("Subagents", "Open session"))
         self.open_session_button.setObjectName("subagentOpenSession")
-        self.open_session_button.setToolTip("Show the conversation that started this subagent")
+        self.open_session_button.setToolTip(translate("Subagents", "Show the conversation that started this subagent"))
         self.open_session_button.clicked.connect(self._open_session)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -254,7 +266,7 @@ class SubagentsView(QWidget):
         running = record is not None and record.status == "running"
         cancelling = task_id in self._cancelling
         self.cancel_button.setEnabled(running and not cancelling)
-        self.cancel_button.setText("Cancelling…" if cancelling else "Cancel")
+        self.cancel_button.setText(translate("Subagents", "Cancelling…") if cancelling else translate("Subagents", "Cancel"))
         self.open_session_button.setEnabled(record is not None)
         text = transcript_text(record) if record is not None else ""
         if self.transcript.toPlainText() != text:

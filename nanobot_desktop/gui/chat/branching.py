@@ -68,14 +68,18 @@ def fork_rows(items: list[ChatItem], messages: list[dict[str, Any]], points: lis
     whose answer starts at `at` (a regenerated reply)."""
     indexes = user_line_indexes(messages)
     rows = user_rows(items)
+    # The chat may show only the newest pages of a long session: its person's messages are the file's
+    # last ones, so they are matched from the end.
+    skipped = max(0, len(indexes) - len(rows))
     found: dict[int, BranchPoint] = {}
     for point in points:
         if point.at >= len(messages):
             continue
-        turn = sum(1 for index in indexes if index <= point.at) - 1
+        line = sum(1 for index in indexes if index <= point.at) - 1
+        turn = line - skipped
         if not 0 <= turn < len(rows):
             continue
-        if indexes[turn] == point.at:
+        if indexes[line] == point.at:
             found[rows[turn]] = point
             continue
         end = rows[turn + 1] if turn + 1 < len(rows) else len(items)
@@ -140,11 +144,13 @@ class BranchActions(QObject):
         if edited is not None and (not asked or asked[-1] != row):
             self.failed.emit(_NOT_SAVED)
             return
-        ordinal, text = len(asked) - 1, items[asked[-1]].text  # type: ignore[union-attr]
+        # Counted from the newest: the chat may hold only the newest pages of a long session.
+        from_end, text = len(user_rows(items)) - len(asked), items[asked[-1]].text  # type: ignore[union-attr]
         after = 0 if edited is not None else 1  # Regenerate keeps the message it answers
 
         def make() -> str:
             session = self.engine.sessions.load(key)
+            ordinal = len(user_line_indexes(session.messages)) - 1 - from_end if session is not None else -1
             position = user_line_of(session.messages, ordinal, text) if session is not None else None
             if position is None:
                 raise LookupError(_NOT_SAVED)

@@ -26,7 +26,7 @@ from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalRe
                                     ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed, TurnFinished,
                                     TurnStarted, WaitingForModel)
 from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
-from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
+from nanobot_desktop.gui.chat.history import HISTORY_PAGE_MESSAGES, STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
 from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.view import ChatView
 from nanobot_desktop.gui.common.owned import OwnedWork
@@ -86,6 +86,7 @@ class ChatController(QObject):
         engine.approver = self.approve
         bridge.event.connect(self.on_event)
         chat_view.approval_answered.connect(self.answer_approval)  # (call_id, answer, reason)
+        chat_view.older_requested.connect(lambda: self._track(asyncio.ensure_future(self._load_older())))
         chat_view.retry_save_requested.connect(lambda: self.retry_save(self._current_key))
         self._waiting: set[str] = set()
         self._unsaved_shown: set[str] = set()  # sessions showing a reply marked "Not saved"
@@ -158,13 +159,13 @@ class ChatController(QObject):
         loop = asyncio.get_running_loop()
         turn_running = self.is_busy(key)
 
-        def read() -> tuple[int, list[Any]]:
-            session = self.engine.sessions.load(key)
-            size = session.size if session else 0
-            return size, items_from_messages(session.messages if session else [], turn_running=turn_running)
+        def read() -> tuple[int, list[Any], int]:
+            page = self.engine.sessions.read_page(key, None, HISTORY_PAGE_MESSAGES)  # the newest page only
+            return page.end, items_from_messages(page.messages, turn_running=turn_running), page.start
 
+        older_end = 0
         try:
-            size, items = await loop.run_in_executor(None, read)
+            size, items, older_end = await loop.run_in_executor(None, read)
         except (OSError, ValueError) as error:
             size, items = 0, [Notice(f"Could not read this session ({error}). Its file was left as it is; "
                                      "open it again once it can be read.", "error")]
@@ -172,7 +173,7 @@ class ChatController(QObject):
             self._loading.pop(key, None)
         if self._models.get(key) is not model:
             return  # dropped while loading
-        model.set_items(items)
+        model.set_items(items, older_end)
         buffered = self._buffered.pop(key, [])
         covered = _covered_by_read(buffered, size)
         for index, event in enumerate(buffered):
@@ -183,6 +184,25 @@ class ChatController(QObject):
             # It changed outside while it was read: read the new state, now or once no turn is live.
             if not self.reload_session(key):
                 self._reload_when_idle.add(key)
+
+    async def _load_older(self) -> None:
+        """The view reached the oldest row shown: put the file's previous page in front of it."""
+        key, model = self._current_key, self.view.model()
+        if model is None or model.older_end <= 0 or key in self._loading:
+            return
+        end = model.older_end
+
+        def read() -> tuple[list[Any], int]:
+            page = self.engine.sessions.read_page(key, end, HISTORY_PAGE_MESSAGES)
+            return items_from_messages(page.messages), page.start
+
+        try:
+            items, start = await asyncio.get_running_loop().run_in_executor(None, read)
+        except (OSError, ValueError) as error:
+            log.warning("cannot read older messages of %s: %s", key, error)
+            return
+        if self.view.model() is model and model.older_end == end:  # not reloaded or switched meanwhile
+            model.prepend(items, start)
 
     def _has_live_state(self, key: str) -> bool:
         return self.is_busy(key) or any(session == key for _future, session in self._pending.values())

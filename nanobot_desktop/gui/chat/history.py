@@ -14,6 +14,9 @@ from nanobot_desktop.engine import CANCELLED_RESULT, message_text
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, Notice, ToolCard, UserMessage
 
 STOPPED_TEXT = "Stopped"
+# Messages read from the session file per page (the newest page on open, older ones as the user
+# scrolls up); a page starts at a user message, so a tool call and its result are never split.
+HISTORY_PAGE_MESSAGES = 150
 _SYSTEM_PREFIXES = ("[Subagent '", "[System:")
 _DENIED_PREFIXES = ("Error: the user denied running", "Error: the user's tool policy does not allow")
 

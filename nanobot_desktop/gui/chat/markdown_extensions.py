@@ -36,6 +36,7 @@ from pymdownx.tasklist import TasklistExtension
 NESTED_INDENT = 2
 CHECKED_GLYPH = "\u2611"  # ☑
 UNCHECKED_GLYPH = "\u2610"  # ☐
+BULLET_GLYPH = "\u2022"  # •
 QUOTE_BAR_WIDTH = 3
 BREAKLESS_PRIORITY = 24
 
@@ -62,6 +63,19 @@ class QuoteBarTreeprocessor(Treeprocessor):
             cell.extend(children)
 
 
+class PlainItemBulletTreeprocessor(Treeprocessor):
+    """A list that mixes task items with plain ones loses its bullets (`qt_html` hides them for the
+    checkbox glyphs), so each plain item of such a list gets a bullet glyph of its own."""
+
+    def run(self, root: ElementTree.Element) -> None:
+        for task_list in root.iter("ul"):
+            if "task-list" not in (task_list.get("class") or "").split():
+                continue
+            for item in task_list.findall("li"):
+                if "task-list-item" not in (item.get("class") or "").split():
+                    item.text = f"{BULLET_GLYPH}\u00a0{item.text or ''}"
+
+
 class ChatDialectExtension(Extension):
     """The quote bar, and the wide list indent (listed after mdx_truly_sane_lists, so its list
     processors exist when this runs)."""
@@ -72,6 +86,7 @@ class ChatDialectExtension(Extension):
 
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
         md.treeprocessors.register(QuoteBarTreeprocessor(md, self.getConfig("quote_bar_color")), "quote-bar", 5)
+        md.treeprocessors.register(PlainItemBulletTreeprocessor(md), "plain-item-bullet", 4)  # after task-list (25)
         _widen_list_indent(md)
 
 

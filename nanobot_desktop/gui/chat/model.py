@@ -171,11 +171,17 @@ def _status(item: ChatItem) -> str | None:
 
 
 class ChatModel(QAbstractListModel):
-    """Rows of one conversation, oldest first."""
+    """Rows of one conversation, oldest first.
+
+    A long session is not read whole: the rows start with its newest page, and `older_end` is the
+    byte offset in the session file where the part not read yet ends (0: nothing older). Whoever
+    reads the file (the controller) puts older pages in front with `prepend`.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._items: list[ChatItem] = []
+        self.older_end = 0
 
     # --- Qt model interface ------------------------------------------------------------------
 
@@ -242,11 +248,23 @@ class ChatModel(QAbstractListModel):
         self.endInsertRows()
         return first
 
-    def set_items(self, items: Iterable[ChatItem]) -> None:
-        """Replace the whole transcript (switching sessions)."""
+    def set_items(self, items: Iterable[ChatItem], older_end: int = 0) -> None:
+        """Replace the whole transcript (switching sessions); `older_end` > 0 says older history is in
+        the file before that byte offset."""
         self.beginResetModel()
         self._items = list(items)
+        self.older_end = older_end
         self.endResetModel()
+
+    def prepend(self, items: Iterable[ChatItem], older_end: int) -> int:
+        """Put an older page of history in front of the rows (one insert at row 0); returns how many."""
+        new_items = list(items)
+        self.older_end = older_end
+        if new_items:
+            self.beginInsertRows(QModelIndex(), 0, len(new_items) - 1)
+            self._items[:0] = new_items
+            self.endInsertRows()
+        return len(new_items)
 
     def clear(self) -> None:
         self.set_items([])

@@ -3,8 +3,13 @@
 Why it is built this way (measured facts in the Qt reference §3):
 - Streaming deltas only mark the message dirty; a ~40 ms single-shot timer flushes, and each flush
   re-renders only the dirty (last) message's growing tail. Earlier messages are never rebuilt.
-- Only the newest `PAGE_SIZE` items get widgets; older pages are created when the user scrolls to
-  the top, keeping the visible content in place, so a 10,000-item session opens at once.
+- Only the newest `PAGE_SIZE` items get widgets; older ones are created `SCROLL_STEP` at a time when
+  the user scrolls to the top, keeping the visible content in place, so a long session opens at
+  once and scrolling never blocks the loop for long. At most `MAX_WIDGETS` exist: the far end is
+  dropped and made again when scrolled back to. When the model's rows run out but the session file
+  has older history (`ChatModel.older_end`), the view asks for it with `older_requested`.
+- (Over 400 lines: the widget window, its paging at both ends and the scroll anchoring that keeps
+  the screen still while widgets come and go are one mechanism, kept in one class.)
 - While the view is scrolled to the bottom it follows new content; scrolling up stops that, and
   scrolling back to the bottom resumes it.
 """
@@ -55,6 +60,8 @@ class ChatView(QWidget):
     `reason` is what they wrote when denying ("" otherwise)."""
     tool_card_clicked = Signal(str)
     """(call_id): the user opened a tool card (the inspector shows that call)."""
+    older_requested = Signal()
+    """The user reached the oldest row of the model and the session file has older history."""
     edit_submitted = Signal(int, str)
     """(uid, text): a user message was edited and sent as a new branch."""
     regenerate_requested = Signal(int)
@@ -62,7 +69,9 @@ class ChatView(QWidget):
     fork_step_requested = Signal(int, int)
     """(uid, -1 or +1): the "‹ 2/3 ›" switcher of that item was used."""
 
-    PAGE_SIZE = 50
+    PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
+    SCROLL_STEP = 2  # widgets made per step while scrolling: one Markdown answer costs ~6 ms to build
+    MAX_WIDGETS = 64  # a few screenfuls: every step lays out all of them again
     FLUSH_INTERVAL_MS = 40
 
     def __init__(self, model: ChatModel | None = None, parent: QWidget | None = None) -> None:
@@ -72,6 +81,7 @@ class ChatView(QWidget):
         self._model: ChatModel | None = None
         self._widgets: list[ItemWidget] = []  # one per row in [first_loaded_row, rowCount)
         self._first_loaded = 0
+        self._older_pending = False  # older_requested was emitted and its rows have not come yet
         self._dirty: set[int] = set()  # uids of assistant widgets waiting for the flush
         self._following = True
         self._adjusting = False
@@ -150,6 +160,11 @@ class ChatView(QWidget):
     def loaded_widgets(self) -> list[ItemWidget]:
         return list(self._widgets)
 
+    @property
+    def last_loaded_row(self) -> int:
+        """One past the newest row that has a widget."""
+        return self._first_loaded + len(self._widgets)
+
     def widget_for_row(self, row: int) -> ItemWidget | None:
         index = row - self._first_loaded
         return self._widgets[index] if 0 <= index < len(self._widgets) else None
@@ -163,6 +178,9 @@ class ChatView(QWidget):
         return self._following
 
     def scroll_to_bottom(self) -> None:
+        if self._model is not None and self.last_loaded_row < self._model.rowCount():
+            self._rebuild()  # the newest rows lost their widgets while the user was far up
+            return
         self._following = True
         self._anchor = None
         bar = self.scroll_area.verticalScrollBar()
@@ -227,6 +245,7 @@ class ChatView(QWidget):
     def _rebuild(self, *_: object) -> None:
         """Show the newest page of the model (after a reset, removal or move)."""
         self._clear_widgets()
+        self._older_pending = False
         model = self._model
         count = model.rowCount() if model is not None else 0
         self._first_loaded = max(0, count - self.PAGE_SIZE)
@@ -248,9 +267,16 @@ class ChatView(QWidget):
         if model is None or parent.isValid():
             return
         self._update_empty_hint()
+        if first == 0 and self._widgets and last + 1 < model.rowCount():  # an older page put in front
+            self._first_loaded += last - first + 1
+            self._older_pending = False
+            QTimer.singleShot(0, self, self._load_older_if_at_top)
+            return
         if first < self._first_loaded:
             self._first_loaded += last - first + 1  # older rows nobody scrolled to yet
             return
+        if first > self.last_loaded_row:
+            return  # after newer rows that have no widgets now (made when scrolled to)
         if last - first + 1 > self.PAGE_SIZE and last == model.rowCount() - 1:
             self._rebuild()
             return
@@ -259,6 +285,8 @@ class ChatView(QWidget):
             position = row - self._first_loaded
             self._widgets.insert(position, widget)
             self._items_layout.insertWidget(position, widget)
+        if self._following:  # a long live session: the oldest widgets go (made again when scrolled to)
+            self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
 
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int]) -> None:
         model = self._model
@@ -289,12 +317,18 @@ class ChatView(QWidget):
 
     # --- paging --------------------------------------------------------------------------------
 
-    def load_older(self) -> int:
-        """Create widgets for the previous page, keeping what is on screen in place; returns how many."""
+    def load_older(self, count: int | None = None) -> int:
+        """Create widgets for the previous `count` rows (a page), keeping what is on screen in place;
+        returns how many. At the model's first row, asks for older history instead."""
         model = self._model
-        if model is None or self._first_loaded == 0:
+        if model is None:
             return 0
-        count = min(self.PAGE_SIZE, self._first_loaded)
+        if self._first_loaded == 0:
+            if model.older_end > 0 and not self._older_pending:
+                self._older_pending = True
+                self.older_requested.emit()
+            return 0
+        count = min(count or self.PAGE_SIZE, self._first_loaded)
         new_first = self._first_loaded - count
         bar = self.scroll_area.verticalScrollBar()
         if self._widgets:
@@ -304,18 +338,71 @@ class ChatView(QWidget):
             self._items_layout.insertWidget(position, widget)
         self._widgets[:0] = new_widgets
         self._first_loaded = new_first
+        self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=False)
+        QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
         return count
+
+    def load_newer(self, count: int | None = None) -> int:
+        """Create widgets for rows after the newest one that has one (dropped while the user was far
+        up); returns how many."""
+        model = self._model
+        if model is None:
+            return 0
+        first = self.last_loaded_row
+        count = min(count or self.PAGE_SIZE, model.rowCount() - first)
+        if count <= 0:
+            return 0
+        for row in range(first, first + count):
+            widget = self._make_widget(model.item(row))
+            self._widgets.append(widget)
+            self._items_layout.addWidget(widget)
+        self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
+        QTimer.singleShot(0, self, self._hold_anchor)
+        return count
+
+    def _drop_widgets(self, count: int, *, from_top: bool) -> None:
+        """Delete `count` widgets at one end (far from what is on screen), keeping the view in place."""
+        if count <= 0:
+            return
+        if from_top:
+            keep = self._widgets[count]
+            if not self._following:  # (following, the view stays at the bottom by itself)
+                self._anchor = (keep, keep.y() - self.scroll_area.verticalScrollBar().value())
+            dropped, self._widgets = self._widgets[:count], self._widgets[count:]
+            self._first_loaded += count
+        else:
+            dropped, self._widgets = self._widgets[-count:], self._widgets[:-count]
+            self._following = False
+        for widget in dropped:
+            self._items_layout.removeWidget(widget)
+            widget.hide()
+            widget.deleteLater()
+            self._dirty.discard(widget.uid)
 
     def _fill_viewport(self) -> None:
         """With no scrollbar the user cannot reach the top; load older pages until there is one."""
-        if self._first_loaded > 0 and self._container.sizeHint().height() <= self.scroll_area.viewport().height():
+        if self._container.sizeHint().height() > self.scroll_area.viewport().height():
+            return
+        if self._first_loaded > 0:
             self.load_older()
             QTimer.singleShot(0, self, self._fill_viewport)
+        else:
+            self.load_older()  # asks the file for older history, if there is any
 
     def _load_older_if_at_top(self) -> None:
         bar = self.scroll_area.verticalScrollBar()
-        if bar.value() == bar.minimum() and self._first_loaded > 0:
-            self.load_older()
+        if bar.value() == bar.minimum():
+            if self._first_loaded > 0:
+                self.load_older(self.SCROLL_STEP)
+            elif self._container.sizeHint().height() <= self.scroll_area.viewport().height():
+                self._fill_viewport()
+            else:
+                self.load_older()  # asks for older history
+
+    def _load_newer_if_at_bottom(self) -> None:
+        bar = self.scroll_area.verticalScrollBar()
+        if bar.value() == bar.maximum():
+            self.load_newer(self.SCROLL_STEP)
 
     # --- scrolling -----------------------------------------------------------------------------
 
@@ -325,6 +412,12 @@ class ChatView(QWidget):
             self.scroll_area.verticalScrollBar().setValue(value)
         finally:
             self._adjusting = False
+
+    def _hold_anchor(self) -> None:
+        """Keep the anchored widget where it was on screen once the layout has placed the new widgets."""
+        if self._anchor is not None:
+            widget, offset = self._anchor
+            self._set_scroll(widget.y() - offset)
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._anchor is not None:
@@ -338,9 +431,13 @@ class ChatView(QWidget):
             return
         bar = self.scroll_area.verticalScrollBar()
         self._anchor = None  # the user moved: stop holding the old position
-        self._following = value >= bar.maximum() - _FOLLOW_SLACK_PX
-        if value == bar.minimum() and self._first_loaded > 0:
+        model_rows = self._model.rowCount() if self._model is not None else 0
+        at_newest = self.last_loaded_row >= model_rows
+        self._following = at_newest and value >= bar.maximum() - _FOLLOW_SLACK_PX
+        if value == bar.minimum() and (self._first_loaded > 0 or self._model is not None):
             QTimer.singleShot(0, self, self._load_older_if_at_top)
+        elif value == bar.maximum() and not at_newest:
+            QTimer.singleShot(0, self, self._load_newer_if_at_bottom)
 
     # --- theme ---------------------------------------------------------------------------------
 

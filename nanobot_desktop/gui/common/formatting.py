@@ -2,11 +2,16 @@
 
 One `format_duration` for all of them, so "how long did it take" reads the same in the chat, the
 inspector and the heartbeat timeline: "31 ms", "2.4 s", "42 s", "3 min 05 s", "2 h 05 min".
+The units are translated and the decimal point and weekday names follow the UI's QLocale.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+
+from PySide6.QtCore import QLocale
+
+from nanobot_desktop.gui.common.i18n import translate, ui_locale
 
 NO_VALUE = "—"
 
@@ -17,15 +22,15 @@ def format_duration(seconds: float | None, *, missing: str = NO_VALUE) -> str:
         return missing
     seconds = max(0.0, seconds)
     if seconds < 0.9995:  # 0.9996 s would read "1000 ms"
-        return f"{seconds * 1000:.0f} ms"
+        return translate("Duration", "{ms} ms").format(ms=round(seconds * 1000))
     if seconds < 9.95:  # below this, one decimal still rounds to under 10.0
-        return f"{seconds:.1f} s"
+        return translate("Duration", "{s} s").format(s=ui_locale().toString(seconds, "f", 1))
     if seconds < 89.5:
-        return f"{seconds:.0f} s"
+        return translate("Duration", "{s} s").format(s=round(seconds))
     minutes, rest = divmod(round(seconds), 60)
     if minutes < 90:
-        return f"{minutes} min {rest:02d} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
+        return translate("Duration", "{min} min {s} s").format(min=minutes, s=f"{rest:02d}")
+    return translate("Duration", "{h} h {min} min").format(h=minutes // 60, min=f"{minutes % 60:02d}")
 
 
 def format_clock(moment: datetime | None, now: datetime | None = None) -> str:
@@ -37,5 +42,6 @@ def format_clock(moment: datetime | None, now: datetime | None = None) -> str:
     if days == 0:
         return moment.strftime("%H:%M:%S")
     if days < 7:
-        return moment.strftime("%a %H:%M")
+        weekday = ui_locale().dayName(moment.isoweekday(), QLocale.FormatType.ShortFormat)
+        return f"{weekday} {moment.strftime('%H:%M')}"
     return moment.strftime("%Y-%m-%d %H:%M")

@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
+
 THUMBNAIL_PX = 160
 MAX_IMAGE_BYTES = 8 * 1024 * 1024  # larger files are named, not decoded on the GUI thread
 
@@ -55,7 +57,7 @@ class ToolImages(QWidget):
                                            Qt.TransformationMode.FastTransformation)
                 label.setPixmap(pixmap)
             else:
-                label.setText(f"[image: {Path(path).name}]")
+                label.setText(translate("ToolImages", "[image: {name}]").format(name=Path(path).name))
             self._layout.addWidget(label)
             self.labels.append(label)
         self._layout.addStretch(1)

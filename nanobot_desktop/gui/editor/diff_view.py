@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.editor.code_edit import blend
 
 
@@ -52,7 +53,7 @@ class DiffView(QFrame):
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         close = QToolButton(self)
         close.setText("✕")
-        close.setToolTip("Close the comparison")
+        close.setToolTip(translate("Editor", "Close the comparison"))
         close.clicked.connect(self.close_requested)
         header = QHBoxLayout()
         header.setContentsMargins(6, 3, 3, 0)
@@ -70,7 +71,7 @@ class DiffView(QFrame):
 
     def show_diff(self, title: str, diff_text: str) -> None:
         self.title.setText(title)
-        self.text_view.setPlainText(diff_text if diff_text else "(no differences)")
+        self.text_view.setPlainText(diff_text if diff_text else translate("Editor", "(no differences)"))
         self._tint_lines()
         self.show()
 

@@ -22,12 +22,13 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QWidget
 
 from nanobot_desktop.engine import StorageError, atomic_write_text
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.editor.code_edit import ViewState
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
 from nanobot_desktop.gui.editor.diff_view import unified_diff
 from nanobot_desktop.gui.editor.frame import EditorFrame
 from nanobot_desktop.gui.editor.file_io import (HIGHLIGHT_LIMIT_BYTES, BackgroundRunner, DiskSnapshot, content_digest,
-                                           display_name, encode_for_disk, file_notices, read_snapshot)
+                                           display_name, file_notices, read_snapshot)
 from nanobot_desktop.gui.common.text_loader import ChunkedTextLoader
 
 SaveHandler = Callable[[Path, str], None]
@@ -165,7 +166,8 @@ class MarkdownEditor(EditorFrame):
         if generation != self._generation:
             return
         if error is not None or snap is None:
-            snap = DiskSnapshot(path=self._path or Path(), exists=True, error=f"cannot read the file: {error}")
+            reason = translate("Editor", "cannot read the file: {error}").format(error=error)
+            snap = DiskSnapshot(path=self._path or Path(), exists=True, error=reason)
         self._apply_snapshot(snap, restore)
 
     def _apply_snapshot(self, snap: DiskSnapshot, restore: ViewState | None) -> None:
@@ -177,7 +179,8 @@ class MarkdownEditor(EditorFrame):
         self._loader.start(snap.text, highlight=snap.size <= HIGHLIGHT_LIMIT_BYTES)
 
     def _on_load_progress(self, percent: int) -> None:
-        self.show_loading_page(f"Loading {display_name(self._path or Path())}… {percent}%")
+        self.show_loading_page(translate("Editor", "Loading {name}… {percent}%").format(
+            name=display_name(self._path or Path()), percent=percent))
 
     def _finish_load(self) -> None:
         self._loading = False
@@ -200,8 +203,8 @@ class MarkdownEditor(EditorFrame):
         if path is None or self._loading or snap is None:
             return False
         if self.is_read_only:
-            reason = snap.error or f"{display_name(path)} is not UTF-8"
-            self.error_bar.show_message(BarKind.ERROR, f"Saving is disabled: {reason}.")
+            reason = snap.error or translate("Editor", "{name} is not UTF-8").format(name=display_name(path))
+            self.error_bar.show_message(BarKind.ERROR, translate("Editor", "Saving is disabled: {reason}.").format(reason=reason))
             return False
         if self._saving:
             self._save_again = True
@@ -209,7 +212,7 @@ class MarkdownEditor(EditorFrame):
         text = self.text_edit.toPlainText()
         if not self._validate(text):
             return False
-        disk_text = encode_for_disk(text, newline=snap.newline, bom=snap.bom)
+        disk_text = snap.disk_text(text)
         data = disk_text.encode("utf-8")
         new_digest = content_digest(data)
         expected_digest = self._disk_digest
@@ -241,7 +244,7 @@ class MarkdownEditor(EditorFrame):
         try:
             problem = self.validator(text)
         except Exception as exc:  # noqa: BLE001 - a broken validator must not eat the save silently
-            problem = f"the check before saving failed: {exc}"
+            problem = translate("Editor", "the check before saving failed: {error}").format(error=exc)
         if not problem:
             self.error_bar.clear()
             return True
@@ -250,8 +253,8 @@ class MarkdownEditor(EditorFrame):
         if found:
             line = int(found.group(1))
             self.text_edit.mark_line(line)
-            actions.append((f"Go to line {line}", lambda: self._go_to_line(line)))
-        self.error_bar.show_message(BarKind.ERROR, f"Not saved: {problem}", actions)
+            actions.append((translate("Editor", "Go to line {line}").format(line=line), lambda: self._go_to_line(line)))
+        self.error_bar.show_message(BarKind.ERROR, translate("Editor", "Not saved: {problem}").format(problem=problem), actions)
         self.save_failed.emit(problem)
         return False
 
@@ -267,12 +270,12 @@ class MarkdownEditor(EditorFrame):
             if error is not None or result is None:
                 reason = error.sentence("nothing on disk changed, and your text stays here") \
                     if isinstance(error, StorageError) else f"{error}"
-                message = f"Could not save {display_name(path)}: {reason}"
+                message = translate("Editor", "Could not save {name}: {reason}").format(name=display_name(path), reason=reason)
                 self.error_bar.show_message(BarKind.ERROR, message)
                 self.save_failed.emit(message)
             elif result[0] == "conflict":
                 self._set_conflict(result[1], saving=True)
-                self.save_failed.emit(f"{display_name(path)} changed on disk; not saved")
+                self.save_failed.emit(translate("Editor", "{name} changed on disk; not saved").format(name=display_name(path)))
             else:
                 self._snapshot = replace(self._snapshot, exists=True, digest=result[1])
                 self._disk_digest = result[1]
@@ -328,7 +331,8 @@ class MarkdownEditor(EditorFrame):
             return
         if error is not None or snap is None or snap.error:
             reason = snap.error if snap is not None and snap.error else str(error)
-            self.error_bar.show_message(BarKind.ERROR, f"The file changed on disk but cannot be read: {reason}")
+            self.error_bar.show_message(BarKind.ERROR, translate("Editor", "The file changed on disk but cannot be read: {reason}").format(
+                reason=reason))
         elif not snap.exists:
             self._on_deleted_on_disk()
         elif snap.digest != self._disk_digest:
@@ -372,13 +376,18 @@ class MarkdownEditor(EditorFrame):
         if disk_digest is None:
             self.conflict_bar.clear()
         else:
-            lead = "Not saved: this file changed on disk." if saving else "This file changed on disk."
+            if saving:
+                text = translate("Editor", "Not saved: this file changed on disk. You have unsaved edits in {name}.")
+            else:
+                text = translate("Editor", "This file changed on disk. You have unsaved edits in {name}.")
+            reload, keep, compare = (translate("Editor", "Reload"), translate("Editor", "Keep mine"),
+                                     translate("Editor", "Compare"))
             self.conflict_bar.show_message(
-                BarKind.WARNING, f"{lead} You have unsaved edits in {display_name(self._path or Path())}.",
-                [("Reload", self.reload), ("Keep mine", self.keep_mine), ("Compare", self.compare_with_disk)])
-            self.conflict_bar.button("Reload").setToolTip("Load the version on disk and discard my edits")
-            self.conflict_bar.button("Keep mine").setToolTip("Keep my text; the next save overwrites the file")
-            self.conflict_bar.button("Compare").setToolTip("Show what differs between the disk and my text")
+                BarKind.WARNING, text.format(name=display_name(self._path or Path())),
+                [(reload, self.reload), (keep, self.keep_mine), (compare, self.compare_with_disk)])
+            self.conflict_bar.button(reload).setToolTip(translate("Editor", "Load the version on disk and discard my edits"))
+            self.conflict_bar.button(keep).setToolTip(translate("Editor", "Keep my text; the next save overwrites the file"))
+            self.conflict_bar.button(compare).setToolTip(translate("Editor", "Show what differs between the disk and my text"))
         if had_conflict != (disk_digest is not None):
             self.conflict_changed.emit(disk_digest is not None)
 
@@ -399,13 +408,15 @@ class MarkdownEditor(EditorFrame):
         def build() -> str:
             snap = read_snapshot(path)
             disk = snap.text if snap.exists and not snap.error else ""
-            return unified_diff(disk, mine, f"{name} (on disk)", f"{name} (yours, unsaved)")
+            return unified_diff(disk, mine, translate("Editor", "{name} (on disk)").format(name=name),
+                                translate("Editor", "{name} (yours, unsaved)").format(name=name))
 
         def show(diff: str | None, error: BaseException | None) -> None:
             if generation != self._generation:
                 return
-            text = diff if error is None else f"Could not compare: {error}"
-            self.diff_view.show_diff(f"Changes from the file on disk to your unsaved text — {name}", text or "")
+            text = diff if error is None else translate("Editor", "Could not compare: {error}").format(error=error)
+            self.diff_view.show_diff(translate("Editor", "Changes from the file on disk to your unsaved text — {name}").format(name=name),
+                                    text or "")
 
         self._runner.submit(build, show)
 
@@ -415,7 +426,7 @@ class MarkdownEditor(EditorFrame):
             self.show_content_page()
         elif not self._slow_load_timer.isActive():
             if self.pages.currentWidget() is not self.loading_label:
-                self.show_loading_page(f"Loading {display_name(self._path or Path())}…")
+                self.show_loading_page(translate("Editor", "Loading {name}…").format(name=display_name(self._path or Path())))
         # else: a quick load keeps the current page, so a hot reload does not flicker
 
     def _show_notices(self, *, deleted: bool = False) -> None:
@@ -426,7 +437,7 @@ class MarkdownEditor(EditorFrame):
             self.notice_bar.clear()
 
     def _refresh_chrome(self) -> None:
-        name = display_name(self._path) if self._path else "No file"
+        name = display_name(self._path) if self._path else translate("Editor", "No file")
         dirty = self.is_dirty
         self.set_title(name, dirty=dirty, tooltip=str(self._path) if self._path else "")
         ready = self._path is not None and not self._loading

@@ -19,6 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject
 
+from nanobot_desktop.gui.common.i18n import translate, ui_locale
 from nanobot_desktop.gui.common.owned import OwnedWork
 
 _BOM = "\ufeff"
@@ -46,13 +47,24 @@ class DiskSnapshot:
     mixed_newlines: bool = False
     error: str | None = None
 
+    @property
+    def final_newline(self) -> bool:
+        """Whether the file ended with a line break (a save keeps it, as text editors do)."""
+        return self.text.endswith("\n")
+
     def disk_text(self, editor_text: str) -> str:
         """Turn the editor's `\\n` text back into the file's own newline style (and BOM)."""
-        return encode_for_disk(editor_text, newline=self.newline, bom=self.bom)
+        return encode_for_disk(editor_text, newline=self.newline, bom=self.bom, final_newline=self.final_newline)
 
 
-def encode_for_disk(editor_text: str, *, newline: str = "\n", bom: bool = False) -> str:
-    """Editor text (always `\\n`) → the text to write, in the file's line-ending style."""
+def encode_for_disk(editor_text: str, *, newline: str = "\n", bom: bool = False, final_newline: bool = False) -> str:
+    """Editor text (always `\\n`) → the text to write, in the file's line-ending style.
+
+    With `final_newline` (the file ended with one), non-empty text gets its last line ended: typing
+    on the empty line after the final line break must not leave the file without one.
+    """
+    if final_newline and editor_text and not editor_text.endswith("\n"):
+        editor_text += "\n"
     text = editor_text.replace("\n", newline) if newline != "\n" else editor_text
     return _BOM + text if bom else text
 
@@ -159,30 +171,32 @@ def file_notices(snap: DiskSnapshot, *, deleted: bool = False) -> tuple[str, lis
     notes: list[str] = []
     severity = "info"
     if snap.error:
-        notes.append(f"Cannot open {name}: {snap.error}. Saving is disabled.")
+        notes.append(translate("Editor", "Cannot open {name}: {error}. Saving is disabled.").format(name=name, error=snap.error))
         severity = "error"
     elif deleted:
-        notes.append(f"{name} was deleted on disk. Saving will recreate it.")
+        notes.append(translate("Editor", "{name} was deleted on disk. Saving will recreate it.").format(name=name))
         severity = "warning"
     elif not snap.exists:
-        notes.append(f"{name} does not exist yet; saving will create it.")
+        notes.append(translate("Editor", "{name} does not exist yet; saving will create it.").format(name=name))
     if not snap.utf8:
-        notes.append(f"{name} is not UTF-8: shown with replacement characters, saving disabled.")
+        notes.append(translate("Editor", "{name} is not UTF-8: shown with replacement characters, saving disabled.").format(
+            name=name))
         severity = "error" if severity == "error" else "warning"
     elif snap.mixed_newlines:
-        notes.append("This file mixes line-ending styles; saving will write every line break as LF.")
+        notes.append(translate("Editor", "This file mixes line-ending styles; saving will write every line break as LF."))
     if snap.size > HIGHLIGHT_LIMIT_BYTES:
-        notes.append(f"Large file ({file_size_label(snap.size)}): syntax highlighting is off.")
+        notes.append(translate("Editor", "Large file ({size}): syntax highlighting is off.").format(
+            size=file_size_label(snap.size)))
     return severity, notes
 
 
 def file_size_label(size: int) -> str:
     """Human-readable size for notices ("20.0 MB")."""
     if size >= 1024 * 1024:
-        return f"{size / (1024 * 1024):.1f} MB"
+        return translate("Editor", "{size} MB").format(size=ui_locale().toString(size / (1024 * 1024), "f", 1))
     if size >= 1024:
-        return f"{size / 1024:.0f} KB"
-    return f"{size} bytes"
+        return translate("Editor", "{size} KB").format(size=round(size / 1024))
+    return translate("Editor", "%n byte(s)", None, size)
 
 
 def display_name(path: Path) -> str:

@@ -11,6 +11,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
+
 
 class FindBar(QFrame):
     """Searches a QPlainTextEdit; hidden until `open_bar()`."""
@@ -23,20 +25,20 @@ class FindBar(QFrame):
         self._editor = editor
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.field = QLineEdit(self)
-        self.field.setPlaceholderText("Find")
+        self.field.setPlaceholderText(translate("Editor", "Find"))
         self.field.setClearButtonEnabled(True)
         self.field.installEventFilter(self)
         self.count_label = QLabel(self)
         self.count_label.setMinimumWidth(self.fontMetrics().horizontalAdvance("9999 of 9999  "))
         previous = QToolButton(self)
         previous.setText("▲")
-        previous.setToolTip("Previous match (Shift+Enter)")
+        previous.setToolTip(translate("Editor", "Previous match (Shift+Enter)"))
         following = QToolButton(self)
         following.setText("▼")
-        following.setToolTip("Next match (Enter)")
+        following.setToolTip(translate("Editor", "Next match (Enter)"))
         close = QToolButton(self)
         close.setText("✕")
-        close.setToolTip("Close (Esc)")
+        close.setToolTip(translate("Editor", "Close (Esc)"))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 3, 6, 3)
         layout.addWidget(self.field, 1)
@@ -136,11 +138,11 @@ class FindBar(QFrame):
         needle = needle.lower()
         total = text.count(needle)
         if total == 0:
-            self.count_label.setText("No matches")
+            self.count_label.setText(translate("Editor", "No matches"))
             return
         cursor = self._editor.textCursor()
         current = text.count(needle, 0, cursor.selectionEnd())
         if cursor.hasSelection() and cursor.selectedText().lower() == needle:
-            self.count_label.setText(f"{current} of {total}")
+            self.count_label.setText(translate("Editor", "{current} of {total}").format(current=current, total=total))
         else:
-            self.count_label.setText(f"{total} matches")
+            self.count_label.setText(translate("Editor", "%n match(es)", None, total))

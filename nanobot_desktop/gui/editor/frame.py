@@ -14,6 +14,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QSplitter, QStackedWidget, QTextBrowser, QToolButton,
                                QVBoxLayout, QWidget)
 
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.editor.code_edit import CodeEdit
 from nanobot_desktop.gui.editor.conflict_bar import MessageBar
 from nanobot_desktop.gui.editor.diff_view import DiffView
@@ -33,11 +34,12 @@ class EditorFrame(QWidget):
         self._preview_on = False
         self.title_label = QLabel(self)
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.find_button = self._tool_button("Find", "Find in file (Ctrl+F)", self.show_find)
-        self.preview_button = self._tool_button("Preview", "Rendered preview (Ctrl+Shift+P)", None)
+        self.find_button = self._tool_button(translate("Editor", "Find"), translate("Editor", "Find in file (Ctrl+F)"), self.show_find)
+        self.preview_button = self._tool_button(translate("Editor", "Preview"),
+                                                 translate("Editor", "Rendered preview (Ctrl+Shift+P)"), None)
         self.preview_button.setCheckable(True)
         self.preview_button.toggled.connect(self.set_preview_visible)
-        self.save_button = self._tool_button("Save", "Save (Ctrl+S)", self.save)
+        self.save_button = self._tool_button(translate("Editor", "Save"), translate("Editor", "Save (Ctrl+S)"), self.save)
         toolbar = QHBoxLayout()
         toolbar.setContentsMargins(4, 2, 4, 2)
         toolbar.addWidget(self.title_label, 1)
@@ -109,7 +111,8 @@ class EditorFrame(QWidget):
         if visible:
             text = self.text_edit.toPlainText()
             if len(text) > PREVIEW_LIMIT_CHARS:
-                self.preview.setPlainText(f"Too large to preview ({file_size_label(len(text))}).")
+                self.preview.setPlainText(translate("Editor", "Too large to preview ({size}).").format(
+                    size=file_size_label(len(text))))
             else:
                 self.preview.setMarkdown(text)
         if self.pages.currentWidget() is not self.loading_label:
@@ -129,7 +132,7 @@ class EditorFrame(QWidget):
         self.pages.setCurrentWidget(self.preview if self._preview_on else self.text_edit)
 
     def set_title(self, name: str, *, dirty: bool, tooltip: str) -> None:
-        self.title_label.setText(f"{name} — unsaved changes" if dirty else name)
+        self.title_label.setText(translate("Editor", "{name} — unsaved changes").format(name=name) if dirty else name)
         self.title_label.setToolTip(tooltip)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine import SECTION_SEPARATOR, strip_runtime_for_save
+from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.common.widgets import monospace_font
 from nanobot_desktop.gui.inspector.records import LLMCall
 
@@ -71,7 +72,8 @@ def split_system_prompt(content: str, sections: tuple[tuple[str, int], ...]) -> 
                 return parts, True
     pieces = content.split(SECTION_SEPARATOR) if content else []
     names = [name for name, _ in sections] if len(sections) == len(pieces) else []
-    return [(names[i] if names else f"part {i + 1}", piece) for i, piece in enumerate(pieces)], not sections
+    part = translate("Inspector", "part {number}")
+    return [(names[i] if names else part.format(number=i + 1), piece) for i, piece in enumerate(pieces)], not sections
 
 
 def _sub_parts(name: str, text: str) -> list[ContextNode]:
@@ -104,8 +106,9 @@ def _part_text(part: Any) -> tuple[str, int]:
         url = str(image.get("url", "") if isinstance(image, dict) else image or "")
         if url.startswith("data:"):
             mime = url[5:].split(";", 1)[0] or "image"
-            return f"[image: {mime}, {len(url) * 3 // 4 // 1024:,} KB inline]", len(url)
-        return f"[image: {url}]", len(url)
+            size = format_number(len(url) * 3 // 4 // 1024)
+            return translate("Inspector", "[image: {mime}, {size} KB inline]").format(mime=mime, size=size), len(url)
+        return translate("Inspector", "[image: {url}]").format(url=url), len(url)
     text = json.dumps(part, ensure_ascii=False, default=str)
     return text, len(text)
 
@@ -155,7 +158,7 @@ def message_node(message: dict[str, Any], is_current: bool) -> ContextNode:
     elif role == "tool":
         label = f"tool {message.get('name', '')}".rstrip()
     else:
-        label = role + (" (this turn)" if is_current else "")
+        label = translate("Inspector", "{role} (this turn)").format(role=role) if is_current else role
     if first_line:
         label += f": {first_line[:80]}"
     full = "\n\n".join(part for part in [text, *call_lines] if part)
@@ -174,15 +177,18 @@ def build_outline(call: LLMCall) -> ContextOutline:
         system_text, system_chars = content_text(messages.pop(0).get("content"))
         parts, exact = split_system_prompt(system_text, call.system_sections)
         if not exact and call.system_sections:
-            note = "The section sizes reported for this call do not match the prompt text; shown split at separators."
+            note = translate("Inspector", "The section sizes reported for this call do not match the prompt text; shown split "
+                             "at separators.")
         children = [ContextNode(name, len(text), text, _sub_parts(name, text)) for name, text in parts]
-        nodes.append(ContextNode(f"System prompt ({len(children)} sections)", system_chars, system_text,
-                                 children, expanded=True))
+        sections = len(children)
+        nodes.append(ContextNode(translate("Inspector", "System prompt (%n section(s))", None, sections), system_chars,
+                                 system_text, children, expanded=True))
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     history = [message_node(message, i == last_user) for i, message in enumerate(messages)]
     history_chars = sum(node.chars for node in history)
     history_text = "\n\n".join(f"── {node.label.split(':', 1)[0]} ──\n{node.text}" for node in history)
-    nodes.append(ContextNode(f"Messages ({len(history)})", history_chars, history_text, history, expanded=True))
+    nodes.append(ContextNode(translate("Inspector", "Messages ({count})").format(count=len(history)), history_chars,
+                             history_text, history, expanded=True))
     tool_nodes = []
     for tool in call.tools:
         function = tool.get("function", {}) if isinstance(tool, dict) else {}
@@ -196,14 +202,19 @@ def build_outline(call: LLMCall) -> ContextOutline:
         tool_nodes.append(ContextNode(str(function.get("name", "?")), compact, pretty, params))
     tools_chars = sum(node.chars for node in tool_nodes)
     tools_text = json.dumps(list(call.tools), indent=2, ensure_ascii=False, default=str)
-    nodes.append(ContextNode(f"Tools ({len(tool_nodes)})", tools_chars, tools_text, tool_nodes, expanded=True))
+    nodes.append(ContextNode(translate("Inspector", "Tools ({count})").format(count=len(tool_nodes)), tools_chars,
+                             tools_text, tool_nodes, expanded=True))
     total = system_chars + history_chars + tools_chars
-    sent = ["system prompt"] if system_chars else []
-    sent += [f"{len(history)} message{'s' * (len(history) != 1)}", f"{len(tool_nodes)} tool{'s' * (len(tool_nodes) != 1)}"]
-    summary = (f"Sent: {' + '.join(sent)} — {total:,} characters "
-               f"(system {system_chars:,} · messages {history_chars:,} · tools {tools_chars:,})")
+    message_count, tool_count = len(history), len(tool_nodes)
+    sent = [translate("Inspector", "system prompt")] if system_chars else []
+    sent += [translate("Inspector", "%n message(s)", None, message_count),
+             translate("Inspector", "%n tool(s)", None, tool_count)]
+    summary = translate("Inspector", "Sent: {parts} — {total} characters (system {system} · messages {messages} · "
+                        "tools {tools})").format(parts=" + ".join(sent), total=format_number(total),
+                                                 system=format_number(system_chars),
+                                                 messages=format_number(history_chars), tools=format_number(tools_chars))
     if call.prompt_tokens is not None:
-        summary += f" · {call.prompt_tokens:,} prompt tokens"
+        summary += " · " + translate("Inspector", "{tokens} prompt tokens").format(tokens=format_number(call.prompt_tokens))
     return ContextOutline(nodes, total, summary, note)
 
 
@@ -231,7 +242,7 @@ class ContextView(QWidget):
         self.tree = QTreeWidget()
         self.tree.setObjectName("contextTree")
         self.tree.setColumnCount(2)
-        self.tree.setHeaderLabels(["Sent to the model", "Characters"])
+        self.tree.setHeaderLabels([translate("Inspector", "Sent to the model"), translate("Inspector", "Characters")])
         self.tree.setUniformRowHeights(True)
         header = self.tree.header()
         header.setStretchLastSection(False)
@@ -242,11 +253,11 @@ class ContextView(QWidget):
         preview_layout = QVBoxLayout(preview_box)
         preview_layout.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
-        self.preview_title = QLabel("Select a part to see its text")
+        self.preview_title = QLabel(translate("Inspector", "Select a part to see its text"))
         self.preview_title.setTextFormat(Qt.TextFormat.PlainText)
         self.copy_button = QToolButton()
-        self.copy_button.setText("Copy")
-        self.copy_button.setToolTip("Copy this part's text")
+        self.copy_button.setText(translate("Inspector", "Copy"))
+        self.copy_button.setToolTip(translate("Inspector", "Copy this part's text"))
         self.copy_button.clicked.connect(self.copy_preview)
         bar.addWidget(self.preview_title, 1)
         bar.addWidget(self.copy_button)
@@ -269,7 +280,7 @@ class ContextView(QWidget):
         """Show what `call` sent (None clears the view)."""
         self.tree.clear()
         self.preview.clear()
-        self.preview_title.setText("Select a part to see its text")
+        self.preview_title.setText(translate("Inspector", "Select a part to see its text"))
         self.outline = build_outline(call) if call is not None else None
         if self.outline is None:
             self.summary_label.clear()
@@ -285,7 +296,7 @@ class ContextView(QWidget):
         self.tree.resizeColumnToContents(1)
 
     def _item(self, node: ContextNode) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([node.label, f"{node.chars:,}"])
+        item = QTreeWidgetItem([node.label, format_number(node.chars)])
         item.setData(0, Qt.ItemDataRole.UserRole, node)
         item.setToolTip(0, node.label)
         item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -311,10 +322,13 @@ class ContextView(QWidget):
         if not isinstance(node, ContextNode):
             self.preview.clear()
             return
-        self.preview_title.setText(f"{node.label} — {node.chars:,} characters")
+        self.preview_title.setText(translate("Inspector", "{part} — {count} characters").format(
+            part=node.label, count=format_number(node.chars)))
         text = node.text
         if len(text) > PREVIEW_LIMIT and node.children:
-            text = text[:PREVIEW_LIMIT] + f"\n… {len(node.text) - PREVIEW_LIMIT:,} more characters: select one part"
+            more = format_number(len(node.text) - PREVIEW_LIMIT)
+            text = text[:PREVIEW_LIMIT] + "\n… " + translate("Inspector", "{count} more characters: select one part").format(
+                count=more)
         self.preview.setPlainText(text)
 
     def copy_preview(self) -> None:

@@ -16,13 +16,15 @@ from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, QPointF, Qt, Signal,
 )
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 
 from nanobot_desktop.engine import events as ev
 from nanobot_desktop.gui.common.formatting import format_duration
-from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline
+from nanobot_desktop.gui.common.i18n import format_number, translate
+from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, status_text
 
 MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (memory bound)
 
@@ -46,7 +48,8 @@ NameRole = TimelineRole.NameRole
 _ROLE_NAMES = {KindRole: b"kind", EntryRole: b"entry", CallIdRole: b"callId", StatusRole: b"status",
                DurationRole: b"duration", NameRole: b"name"}
 
-COLUMNS = ("", "Call", "Tokens / argument", "Time")
+COLUMNS = ("", QT_TRANSLATE_NOOP("Inspector", "Call"), QT_TRANSLATE_NOOP("Inspector", "Tokens / argument"),
+           QT_TRANSLATE_NOOP("Inspector", "Time"))  # translated in headerData
 STATUS_COLUMN, NAME_COLUMN, SUMMARY_COLUMN, TIME_COLUMN = range(4)
 
 # Fixed hues that read on light and dark backgrounds alike.
@@ -80,23 +83,28 @@ def status_icon(kind: str, status: str) -> QIcon:
 
 def _time_text(entry: TimelineEntry) -> str:
     if entry.status == "running":
-        return "running…"
+        return translate("Inspector", "running…")
     if entry.status == "awaiting approval":
-        return "awaiting approval"
-    return format_duration(entry.duration_s, missing="") or entry.status
+        return status_text("awaiting approval")
+    return format_duration(entry.duration_s, missing="") or status_text(entry.status)
 
 
 def _tooltip(entry: TimelineEntry) -> str:
     if isinstance(entry, LLMCall):
-        lines = [f"LLM call to {entry.model}: {entry.status}"]
+        lines = [translate("Inspector", "LLM call to {model}: {status}").format(model=entry.model,
+                                                                               status=status_text(entry.status))]
         if entry.prompt_tokens is not None:
-            lines.append(f"{entry.prompt_tokens:,} prompt + {entry.completion_tokens or 0:,} completion tokens")
+            lines.append(translate("Inspector", "{prompt} prompt + {completion} completion tokens").format(
+                prompt=format_number(entry.prompt_tokens), completion=format_number(entry.completion_tokens or 0)))
         if entry.finish_reason:
-            lines.append(f"finish reason: {entry.finish_reason}")
+            lines.append(translate("Inspector", "finish reason: {reason}").format(reason=entry.finish_reason))
         if entry.error:
-            lines.append(f"error: {entry.error}")
+            lines.append(translate("Inspector", "error: {error}").format(error=entry.error))
         return "\n".join(lines)
-    return f"{entry.name}: {entry.status}" + (f" in {format_duration(entry.duration_s)}" if entry.duration_s else "")
+    if entry.duration_s:
+        return translate("Inspector", "{name}: {status} in {duration}").format(
+            name=entry.name, status=status_text(entry.status), duration=format_duration(entry.duration_s))
+    return f"{entry.name}: {status_text(entry.status)}"
 
 
 class TimelineModel(QAbstractTableModel):
@@ -319,7 +327,7 @@ class TimelineModel(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
                 and 0 <= section < len(COLUMNS):
-            return COLUMNS[section]
+            return translate("Inspector", COLUMNS[section]) if COLUMNS[section] else ""
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:

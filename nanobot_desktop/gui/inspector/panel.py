@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QSizePolicy, QSplitter,
@@ -18,12 +18,13 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.gui.common.formatting import format_duration
+from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.common.palette import palette_colors, set_text_color
 from nanobot_desktop.gui.common.tool_images import ToolImages
 from nanobot_desktop.gui.common.widgets import DiffHighlighter, FitTextView, monospace_font, plain_label
 from nanobot_desktop.gui.inspector.context_view import ContextView
 from nanobot_desktop.gui.inspector.model import NAME_COLUMN, STATUS_COLUMN, SUMMARY_COLUMN, TIME_COLUMN, TimelineModel
-from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline
+from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, status_text
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -61,7 +62,7 @@ def _bold(label: QLabel) -> QLabel:
 
 def _copy_button(tooltip: str) -> QToolButton:
     button = QToolButton()
-    button.setText("Copy")
+    button.setText(translate("Inspector", "Copy"))
     button.setToolTip(tooltip)
     return button
 
@@ -88,8 +89,8 @@ class ToolCallDetail(QWidget):
         self.title_label, self.status_label = _title_row(layout)
 
         args_bar = QHBoxLayout()
-        args_bar.addWidget(_bold(plain_label("Arguments", selectable=False)), 1)
-        self.copy_arguments_button = _copy_button("Copy the arguments as JSON")
+        args_bar.addWidget(_bold(plain_label(translate("Inspector", "Arguments"), selectable=False)), 1)
+        self.copy_arguments_button = _copy_button(translate("Inspector", "Copy the arguments as JSON"))
         self.copy_arguments_button.clicked.connect(self.copy_arguments)
         args_bar.addWidget(self.copy_arguments_button)
         layout.addLayout(args_bar)
@@ -101,22 +102,22 @@ class ToolCallDetail(QWidget):
         self.error_label.setObjectName("toolError")
         layout.addWidget(self.error_label)
 
-        self.diff_title = _bold(plain_label("Change shown for approval", selectable=False))
+        self.diff_title = _bold(plain_label(translate("Inspector", "Change shown for approval"), selectable=False))
         self.diff_view = FitTextView("", max_lines=12)
         self.diff_highlighter = DiffHighlighter(self.diff_view.document(), palette_colors(self.palette()))
         layout.addWidget(self.diff_title)
         layout.addWidget(self.diff_view)
 
         result_bar = QHBoxLayout()
-        result_bar.addWidget(_bold(plain_label("Result", selectable=False)))
+        result_bar.addWidget(_bold(plain_label(translate("Inspector", "Result"), selectable=False)))
         self.result_info = plain_label(selectable=False)
         result_bar.addWidget(self.result_info, 1)
         self.expand_button = QToolButton()
         self.expand_button.setObjectName("expandResult")
-        self.expand_button.setText("Expand")
+        self.expand_button.setText(translate("Inspector", "Expand"))
         self.expand_button.setCheckable(True)
         self.expand_button.toggled.connect(self.set_expanded)
-        self.copy_result_button = _copy_button("Copy the whole result")
+        self.copy_result_button = _copy_button(translate("Inspector", "Copy the whole result"))
         self.copy_result_button.clicked.connect(self.copy_result)
         result_bar.addWidget(self.expand_button)
         result_bar.addWidget(self.copy_result_button)
@@ -136,7 +137,7 @@ class ToolCallDetail(QWidget):
         self.call = call
         self.title_label.setText(f"{call.title}  ·  {call.call_id}")
         duration = format_duration(call.duration_s, missing="")
-        self.status_label.setText(call.status + (f" · {duration}" if duration else ""))
+        self.status_label.setText(status_text(call.status) + (f" · {duration}" if duration else ""))
         set_text_color(self.status_label, _status_color(self.palette(), call.status))
         arguments = call.arguments_json()
         if self.arguments_view.toPlainText() != arguments:
@@ -146,7 +147,7 @@ class ToolCallDetail(QWidget):
         if error:  # the first line says what went wrong; the whole text is the result below
             first = next((line.strip() for line in error.splitlines() if line.strip()), "")
             shown = first if len(first) <= 300 else first[:300] + "…"
-            self.error_label.setText(f"{call.status}: {shown}")
+            self.error_label.setText(f"{status_text(call.status)}: {shown}")
             set_text_color(self.error_label, palette_colors(self.palette()).error)
         self.images.set_paths(call.media)
         self.diff_title.setVisible(bool(call.diff))
@@ -160,21 +161,25 @@ class ToolCallDetail(QWidget):
         if call is None:
             return
         if call.result is None:
-            waiting = "waiting for the user's answer" if call.status == "awaiting approval" else "still running"
-            self.result_info.setText(f"({waiting})")
+            self.result_info.setText(translate("Inspector", "(waiting for the user's answer)")
+                                     if call.status == "awaiting approval" else translate("Inspector", "(still running)"))
             self.result_view.setPlainText("")
             self.expand_button.hide()
             return
         text = call.result
         preview, cut = collapsed_text(text)
         lines = len(text.splitlines())
-        self.result_info.setText(f"{lines:,} lines · {len(text):,} characters")
+        self.result_info.setText(translate("Inspector", "%n line(s)", None, lines) + " · "
+                                 + translate("Inspector", "{count} characters").format(count=format_number(len(text))))
         self.expand_button.setVisible(cut)
         self.expand_button.blockSignals(True)
         self.expand_button.setChecked(self.expanded and cut)
-        self.expand_button.setText("Collapse" if self.expanded and cut else "Expand")
+        self.expand_button.setText(translate("Inspector", "Collapse") if self.expanded and cut
+                                   else translate("Inspector", "Expand"))
         self.expand_button.blockSignals(False)
-        shown = text if (self.expanded or not cut) else preview + f"\n… ({lines - min(lines, RESULT_PREVIEW_LINES):,} more lines: Expand)"
+        more = lines - min(lines, RESULT_PREVIEW_LINES)
+        shown = text if (self.expanded or not cut) else preview + "\n… " + translate(
+            "Inspector", "(%n more line(s): Expand)", None, more)
         if self.result_view.toPlainText() != shown:
             self.result_view.setPlainText(shown)
 
@@ -218,21 +223,23 @@ class LLMCallDetail(QWidget):
 
     def set_call(self, call: LLMCall) -> None:
         rebuild_context = call is not self.call or self.context_view.outline is None \
-            or (call.prompt_tokens is not None and "prompt tokens" not in self.context_view.outline.summary)
+            or (call.prompt_tokens is not None and translate("Inspector", "{tokens} prompt tokens").format(
+                tokens=format_number(call.prompt_tokens)) not in self.context_view.outline.summary)
         self.call = call
-        self.title_label.setText(f"LLM call · {call.model}")
+        self.title_label.setText(translate("Inspector", "LLM call · {model}").format(model=call.model))
         latency = format_duration(call.latency_s, missing="")
-        self.status_label.setText(call.status + (f" · {latency}" if latency else ""))
+        self.status_label.setText(status_text(call.status) + (f" · {latency}" if latency else ""))
         set_text_color(self.status_label, _status_color(self.palette(), call.status))
         if call.status == "running":
-            self.numbers_label.setText("Waiting for the model…")
+            self.numbers_label.setText(translate("Inspector", "Waiting for the model…"))
         else:
             self.numbers_label.setText(
-                f"Tokens: {call.prompt_tokens or 0:,} in · {call.completion_tokens or 0:,} out    "
-                f"Latency: {latency or '—'}    Finish: {call.finish_reason or '—'}")
+                translate("Inspector", "Tokens: {sent} in · {received} out    Latency: {latency}    Finish: {reason}").format(
+                    sent=format_number(call.prompt_tokens or 0), received=format_number(call.completion_tokens or 0),
+                    latency=latency or "—", reason=call.finish_reason or "—"))
         self.error_label.setVisible(bool(call.error))
         if call.error:
-            self.error_label.setText(f"Error: {call.error}")
+            self.error_label.setText(translate("Inspector", "Error: {error}").format(error=call.error))
             set_text_color(self.error_label, palette_colors(self.palette()).error)
         if rebuild_context:
             self.context_view.set_call(call)
@@ -246,7 +253,7 @@ class LLMCallDetail(QWidget):
 class InspectorPanel(QWidget):
     """Dockable inspector for the selected session's turns (this app run)."""
 
-    panel_title = "Inspector"
+    panel_title = QT_TRANSLATE_NOOP("Inspector", "Inspector")  # the dock's title (the window translates it)
 
     def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -258,12 +265,12 @@ class InspectorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()
-        top.addWidget(plain_label("Turn", selectable=False))
+        top.addWidget(plain_label(translate("Inspector", "Turn"), selectable=False))
         self.turn_selector = QComboBox()
         self.turn_selector.setObjectName("turnSelector")
         self.turn_selector.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.turn_selector.setMinimumContentsLength(16)
-        self.turn_selector.setToolTip("Turns of this session since the app started; the newest follows new turns")
+        self.turn_selector.setToolTip(translate("Inspector", "Turns of this session since the app started; the newest follows new turns"))
         self.turn_selector.activated.connect(self._on_turn_chosen)
         top.addWidget(self.turn_selector, 1)
         layout.addLayout(top)
@@ -351,7 +358,7 @@ class InspectorPanel(QWidget):
             self.turn_selector.setCurrentIndex(turns.index(shown))
         self.turn_selector.setEnabled(bool(turns))
         if not turns:
-            self.turn_selector.addItem("No turns yet")
+            self.turn_selector.addItem(translate("Inspector", "No turns yet"))
         self.turn_selector.blockSignals(False)
 
     def _on_turns_changed(self, session_key: str) -> None:
@@ -374,20 +381,22 @@ class InspectorPanel(QWidget):
         self.summary_label.setText(self._summary(turn))
         if turn is None:
             if self.model.session_key:
-                self.placeholder.setText("No turns in this session since the app started.\n"
-                                         "The calls of its next turn will appear here.")
+                self.placeholder.setText(translate("Inspector", "No turns in this session since the app started.\n"
+                                                   "The calls of its next turn will appear here."))
             else:
-                self.placeholder.setText("No session selected.")
+                self.placeholder.setText(translate("Inspector", "No session selected."))
         else:
-            self.placeholder.setText("Select a call above to see its details.")
+            self.placeholder.setText(translate("Inspector", "Select a call above to see its details."))
 
     @staticmethod
     def _summary(turn: TurnTimeline | None) -> str:
         if turn is None:
             return ""
         llm_calls, tool_calls, tokens_in, tokens_out = turn.totals()
-        parts = [turn.status, f"{llm_calls} LLM call{'s' * (llm_calls != 1)}",
-                 f"{tokens_in:,} → {tokens_out:,} tokens", f"{tool_calls} tool call{'s' * (tool_calls != 1)}"]
+        parts = [status_text(turn.status), translate("Inspector", "%n LLM call(s)", None, llm_calls),
+                 translate("Inspector", "{sent} → {received} tokens").format(sent=format_number(tokens_in),
+                                                                             received=format_number(tokens_out)),
+                 translate("Inspector", "%n tool call(s)", None, tool_calls)]
         if turn.finished_at is not None:
             parts.append(format_duration(max(0.0, turn.finished_at - turn.started_at)))
         text = " · ".join(parts)

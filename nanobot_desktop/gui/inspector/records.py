@@ -11,11 +11,26 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
 from nanobot_desktop.gui.chat.model import summarize_arguments
+from nanobot_desktop.gui.common.i18n import format_number, translate
 
 TOOL_STATUSES = ("running", "awaiting approval", "ok", "error", "denied", "cancelled")
 LLM_STATUSES = ("running", "ok", "error", "cancelled")
 TURN_STATUSES = ("running", "ok", "failed", "cancelled")
+
+
+STATUS_LABELS = {"running": QT_TRANSLATE_NOOP("Inspector", "running"),
+                 "awaiting approval": QT_TRANSLATE_NOOP("Inspector", "awaiting approval"),
+                 "ok": QT_TRANSLATE_NOOP("Inspector", "ok"), "error": QT_TRANSLATE_NOOP("Inspector", "error"),
+                 "denied": QT_TRANSLATE_NOOP("Inspector", "denied"), "cancelled": QT_TRANSLATE_NOOP("Inspector", "cancelled"),
+                 "failed": QT_TRANSLATE_NOOP("Inspector", "failed")}  # every value of the *_STATUSES above
+
+
+def status_text(status: str) -> str:
+    """A call's or turn's status as shown (the records keep the English keys)."""
+    return translate("Inspector", STATUS_LABELS[status]) if status in STATUS_LABELS else status
 
 
 @dataclass(eq=False)
@@ -39,15 +54,17 @@ class LLMCall:
 
     @property
     def title(self) -> str:
-        return f"LLM · {self.model}"
+        return translate("Inspector", "LLM · {model}").format(model=self.model)
 
     @property
     def summary(self) -> str:
         if self.error:
-            return f"error: {' '.join(self.error.split())}"
+            return translate("Inspector", "error: {error}").format(error=" ".join(self.error.split()))
         if self.status == "running":
-            return f"{len(self.messages)} messages, {len(self.tools)} tools"
-        return f"{self.prompt_tokens or 0:,} → {self.completion_tokens or 0:,} tokens"
+            messages, tools = len(self.messages), len(self.tools)
+            return translate("Inspector", "%n message(s)", None, messages) + ", " + translate("Inspector", "%n tool(s)", None, tools)
+        return translate("Inspector", "{sent} → {received} tokens").format(
+            sent=format_number(self.prompt_tokens or 0), received=format_number(self.completion_tokens or 0))
 
     @property
     def duration_s(self) -> float | None:
@@ -112,11 +129,12 @@ class TurnTimeline:
     def label(self) -> str:
         """One line for the turn selector."""
         clock = time.strftime("%H:%M:%S", time.localtime(self.started_at))
-        text = " ".join(self.user_text.split()) or ("(subagent)" if self.is_subagent else "(no text)")
+        text = " ".join(self.user_text.split()) or (
+            translate("Inspector", "(subagent)") if self.is_subagent else translate("Inspector", "(no text)"))
         if len(text) > 40:
             text = text[:39] + "…"
-        state = "" if self.status == "ok" else f" [{self.status}]"
-        return f"Turn {self.number} · {clock} · {text}{state}"
+        line = translate("Inspector", "Turn {number} · {clock} · {text}").format(number=self.number, clock=clock, text=text)
+        return line if self.status == "ok" else f"{line} [{status_text(self.status)}]"
 
     def find(self, kind: str, call_id: str) -> int:
         """The row of the newest entry of `kind` with that id (-1 if none).

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHeaderView, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
 from nanobot_desktop.engine import DEFAULT_DECISIONS, exec_allow_possible
+from nanobot_desktop.gui.common.i18n import translate
 
-LABELS = {"allow": "Allow", "ask": "Ask first (notify me)", "deny": "Deny"}
-HEADER = "In background work"
+LABELS = {"allow": QT_TRANSLATE_NOOP("Settings", "Allow"), "ask": QT_TRANSLATE_NOOP("Settings", "Ask first (notify me)"),
+          "deny": QT_TRANSLATE_NOOP("Settings", "Deny")}  # translated where shown
+HEADER = QT_TRANSLATE_NOOP("Settings", "In background work")
 
 
 def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidget, names: list[str], app: Any,
@@ -27,8 +30,8 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidge
     `field(name, read, patch)` (the patch goes to desktop.json through Engine.update_config)."""
     column = table.columnCount()
     table.setColumnCount(column + 1)
-    header_item = QTableWidgetItem(HEADER)
-    header_item.setToolTip("Heartbeat, scheduled tasks and subagents, while you may be away: ask = a notification")
+    header_item = QTableWidgetItem(translate("Settings", HEADER))
+    header_item.setToolTip(translate("Settings", "Heartbeat, scheduled tasks and subagents, while you may be away: ask = a notification"))
     table.setHorizontalHeaderItem(column, header_item)
     combos: dict[str, QComboBox] = {}
     current = dict(app.background_tool_approval)
@@ -36,7 +39,7 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidge
         combo = QComboBox(table)
         combo.setObjectName(f"backgroundPolicy_{name}")
         for decision, label in LABELS.items():
-            combo.addItem(label, decision)
+            combo.addItem(translate("Settings", label), decision)
         combo.setCurrentIndex(combo.findData(current.get(name, DEFAULT_DECISIONS.get(name, "allow"))))
         if name == "exec" and not exec_allow_possible():  # not sandboxed: exec always asks, here too
             combo.model().item(combo.findData("allow")).setEnabled(False)  # type: ignore[attr-defined]
@@ -46,11 +49,11 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidge
     expiry = QSpinBox(page)
     expiry.setObjectName("backgroundApprovalExpiry")
     expiry.setRange(1, 24 * 60)
-    expiry.setSuffix(" min")
+    expiry.setSuffix(translate("Settings", " min"))
     expiry.setValue(max(1, round(app.background_approval_expiry_s / 60)))
-    expiry.setToolTip("Background work never waits for ever: the tool call is then denied, and the run goes on")
+    expiry.setToolTip(translate("Settings", "Background work never waits for ever: the tool call is then denied, and the run goes on"))
     form = QFormLayout()
-    form.addRow("Background work: an unanswered ask counts as Deny after", expiry)
+    form.addRow(translate("Settings", "Background work: an unanswered ask counts as Deny after"), expiry)
     layout.addLayout(form)
 
     def read() -> dict[str, str]:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
     QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHeaderView,
     QLabel, QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError, exec_allow_possible
+from nanobot_desktop.gui.common.i18n import language_names, translate
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
@@ -36,8 +37,10 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 log = logging.getLogger(__name__)
 
 REASONING_EFFORTS = ("none", "low", "medium", "high")
-DECISION_LABELS = {"allow": "Allow", "ask": "Ask first", "deny": "Deny"}
-THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
+DECISION_LABELS = {"allow": QT_TRANSLATE_NOOP("Settings", "Allow"), "ask": QT_TRANSLATE_NOOP("Settings", "Ask first"),
+                   "deny": QT_TRANSLATE_NOOP("Settings", "Deny")}  # translated where shown
+THEME_LABELS = {"system": QT_TRANSLATE_NOOP("Settings", "Follow the system"), "light": QT_TRANSLATE_NOOP("Settings", "Light"),
+                "dark": QT_TRANSLATE_NOOP("Settings", "Dark")}
 
 # ------------------------------------------------------------------------------------ settings dialog
 
@@ -57,7 +60,7 @@ class SettingsDialog(QDialog):
     def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(translate("Settings", "Settings"))
         self._engine = engine
         self._config: Config = engine.config.model_copy(deep=True)
         self._previewed_theme = False
@@ -68,10 +71,12 @@ class SettingsDialog(QDialog):
 
         self.tabs = QTabWidget(self)
         pages: list[tuple[str, PageBuilder]] = [
-            ("Provider", SettingsDialog._provider_page), ("Agent", SettingsDialog._agent_page),
-            ("Tools", SettingsDialog._tools_page), ("Heartbeat", SettingsDialog._heartbeat_page),
-            ("Appearance", SettingsDialog._appearance_page),
-            ("Workspace", lambda d: workspace_page(d._engine, d._config, d.add_field, d)), *EXTRA_PAGES]
+            (translate("Settings", "Provider"), SettingsDialog._provider_page),
+            (translate("Settings", "Agent"), SettingsDialog._agent_page),
+            (translate("Settings", "Tools"), SettingsDialog._tools_page),
+            (translate("Settings", "Heartbeat"), SettingsDialog._heartbeat_page),
+            (translate("Settings", "Appearance"), SettingsDialog._appearance_page),
+            (translate("Settings", "Workspace"), lambda d: workspace_page(d._engine, d._config, d.add_field, d)), *EXTRA_PAGES]
         for title, build in pages:
             self.tabs.addTab(build(self), title)
         self.save_error = InlineError(self)
@@ -100,8 +105,8 @@ class SettingsDialog(QDialog):
         page = QWidget(self)
         self.provider_form = ProviderForm(page)
         self.provider_form.load(self._config, self._engine.app_settings)
-        intro = QLabel("The OpenAI-compatible endpoint the agent talks to. Pick a preset, paste the key, "
-                       "then choose a model from the endpoint's list.", page)
+        intro = QLabel(translate("Settings", "The OpenAI-compatible endpoint the agent talks to. Pick a preset, paste the key, "
+                       "then choose a model from the endpoint's list."), page)
         intro.setWordWrap(True)
         layout = QVBoxLayout(page)
         layout.addWidget(intro)
@@ -128,27 +133,27 @@ class SettingsDialog(QDialog):
             efforts.append(d.reasoning_effort)
         self.reasoning_combo.addItems(efforts)
         self.reasoning_combo.setCurrentText(d.reasoning_effort or "none")
-        self.restrict_check = QCheckBox("Keep file and shell tools inside the workspace folder", page)
+        self.restrict_check = QCheckBox(translate("Settings", "Keep file and shell tools inside the workspace folder"), page)
         self.restrict_check.setChecked(self._config.tools.restrict_to_workspace)
-        self.exec_timeout_spin = _spin(page, 1, 86_400, self._config.tools.exec.timeout, " s")
+        self.exec_timeout_spin = _spin(page, 1, 86_400, self._config.tools.exec.timeout, translate("Settings", " s"))
         desktop = self._engine.app_settings
-        self.first_byte_spin = _spin(page, 1, 3_600, round(desktop.model_first_byte_timeout), " s")
-        self.first_byte_spin.setToolTip("Give up on a model call when the endpoint sends nothing for this long")
-        self.idle_spin = _spin(page, 1, 3_600, round(desktop.model_idle_timeout), " s")
-        self.idle_spin.setToolTip("Give up on a reply that stops (or slows to a trickle) for this long")
-        form.addRow("Temperature:", self.temperature_spin)
-        form.addRow("Max tokens per reply:", self.max_tokens_spin)
-        form.addRow("Max tool iterations:", self.max_iterations_spin)
-        form.addRow("Memory window (messages):", self.memory_window_spin)
+        self.first_byte_spin = _spin(page, 1, 3_600, round(desktop.model_first_byte_timeout), translate("Settings", " s"))
+        self.first_byte_spin.setToolTip(translate("Settings", "Give up on a model call when the endpoint sends nothing for this long"))
+        self.idle_spin = _spin(page, 1, 3_600, round(desktop.model_idle_timeout), translate("Settings", " s"))
+        self.idle_spin.setToolTip(translate("Settings", "Give up on a reply that stops (or slows to a trickle) for this long"))
+        form.addRow(translate("Settings", "Temperature:"), self.temperature_spin)
+        form.addRow(translate("Settings", "Max tokens per reply:"), self.max_tokens_spin)
+        form.addRow(translate("Settings", "Max tool iterations:"), self.max_iterations_spin)
+        form.addRow(translate("Settings", "Memory window (messages):"), self.memory_window_spin)
         layout = getattr(self._engine, "layout", None)
         if layout is not None and layout.is_v03:  # 0.3 measures its window in tokens (Workspace page)
             self.memory_window_spin.setEnabled(False)
-            self.memory_window_spin.setToolTip("A nanobot 0.3 workspace uses the context window in tokens "
-                                               "(Settings → Workspace) instead")
-        form.addRow("Reasoning effort:", self.reasoning_combo)
-        form.addRow("Shell command timeout:", self.exec_timeout_spin)
-        form.addRow("Wait for an answer:", self.first_byte_spin)
-        form.addRow("Wait when a reply stalls:", self.idle_spin)
+            self.memory_window_spin.setToolTip(translate("Settings", "A nanobot 0.3 workspace uses the context window in tokens "
+                                                         "(Settings → Workspace) instead"))
+        form.addRow(translate("Settings", "Reasoning effort:"), self.reasoning_combo)
+        form.addRow(translate("Settings", "Shell command timeout:"), self.exec_timeout_spin)
+        form.addRow(translate("Settings", "Wait for an answer:"), self.first_byte_spin)
+        form.addRow(translate("Settings", "Wait when a reply stalls:"), self.idle_spin)
         form.addRow("", self.restrict_check)
 
         def at(path: str) -> Callable[[Any], Patch]:
@@ -171,7 +176,8 @@ class SettingsDialog(QDialog):
         page = QWidget(self)
         names = [n for n in self._engine.tools.names() if not n.startswith("mcp_")]  # MCP tools: the MCP panel
         self.policy_table = QTableWidget(len(names), 3, page)
-        self.policy_table.setHorizontalHeaderLabels(["Tool", "When the agent calls it", "Default"])
+        self.policy_table.setHorizontalHeaderLabels([translate("Settings", "Tool"), translate("Settings", "When the agent calls it"),
+                                                   translate("Settings", "Default")])
         self.policy_table.verticalHeader().hide()
         self.policy_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.policy_table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
@@ -182,20 +188,20 @@ class SettingsDialog(QDialog):
             default = DEFAULT_DECISIONS.get(name, "allow")
             combo = QComboBox(self.policy_table)
             for decision, label in DECISION_LABELS.items():
-                combo.addItem(label, decision)
+                combo.addItem(translate("Settings", label), decision)
             combo.setCurrentIndex(combo.findData(approval.get(name, default)))
             if name == "exec" and not exec_allow_possible():  # not sandboxed: exec always asks
                 combo.model().item(combo.findData("allow")).setEnabled(False)  # type: ignore[attr-defined]
             self.policy_combos[name] = combo
             self.policy_table.setItem(row, 0, QTableWidgetItem(name))
             self.policy_table.setCellWidget(row, 1, combo)
-            self.policy_table.setItem(row, 2, QTableWidgetItem(DECISION_LABELS[default]))
+            self.policy_table.setItem(row, 2, QTableWidgetItem(translate("Settings", DECISION_LABELS[default])))
         header = self.policy_table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        note = QLabel("\"Ask first\" shows an approval card with the full arguments before the tool runs; for "
-                      "background work also a notification.", page)
+        note = QLabel(translate("Settings", "\"Ask first\" shows an approval card with the full arguments before the tool runs; "
+                                 "for background work also a notification."), page)
         note.setWordWrap(True)
         layout = QVBoxLayout(page)
         layout.addWidget(note)
@@ -229,15 +235,17 @@ class SettingsDialog(QDialog):
         heartbeat = self._config.gateway.heartbeat
         page = QWidget(self)
         form = _form(page)
-        self.heartbeat_check = QCheckBox("Check HEARTBEAT.md periodically and run the tasks it lists", page)
+        self.heartbeat_check = QCheckBox(translate("Settings", "Check HEARTBEAT.md periodically and run the tasks it lists"), page)
         self.heartbeat_check.setChecked(heartbeat.enabled)
-        self.heartbeat_minutes_spin = _spin(page, 1, 7 * 24 * 60, max(1, round(heartbeat.interval_s / 60)), " min")
+        self.heartbeat_minutes_spin = _spin(page, 1, 7 * 24 * 60, max(1, round(heartbeat.interval_s / 60)),
+                                            translate("Settings", " min"))
         self.heartbeat_minutes_spin.setEnabled(heartbeat.enabled)
         self.heartbeat_check.toggled.connect(self.heartbeat_minutes_spin.setEnabled)
-        note = QLabel("Each check reads HEARTBEAT.md; when it lists no tasks nothing is sent to the model.", page)
+        note = QLabel(translate("Settings", "Each check reads HEARTBEAT.md; when it lists no tasks nothing is sent to the model."),
+                      page)
         note.setWordWrap(True)
         form.addRow("", self.heartbeat_check)
-        form.addRow("Check every:", self.heartbeat_minutes_spin)
+        form.addRow(translate("Settings", "Check every:"), self.heartbeat_minutes_spin)
         form.addRow("", note)
         self._field("heartbeat_enabled", self.heartbeat_check.isChecked,
                     lambda v: {"gateway.heartbeat.enabled": v})
@@ -251,17 +259,25 @@ class SettingsDialog(QDialog):
         form = _form(page)
         self.theme_combo = QComboBox(page)
         for mode in THEME_MODES:
-            self.theme_combo.addItem(THEME_LABELS[mode], mode)
+            self.theme_combo.addItem(translate("Settings", THEME_LABELS[mode]), mode)
         self.theme_combo.setCurrentIndex(self.theme_combo.findData(desktop.theme))
         self.theme_combo.currentIndexChanged.connect(self._preview_theme)
-        self.tray_check = QCheckBox("Keep running in the tray when the window is closed", page)
+        self.tray_check = QCheckBox(translate("Settings", "Keep running in the tray when the window is closed"), page)
         self.tray_check.setChecked(desktop.close_to_tray)
-        self.notifications_check = QCheckBox("Notify me when a heartbeat or scheduled task has a result", page)
+        self.notifications_check = QCheckBox(translate("Settings", "Notify me when a heartbeat or scheduled task has a result"), page)
         self.notifications_check.setChecked(desktop.notifications)
-        form.addRow("Theme:", self.theme_combo)
+        self.language_combo = QComboBox(page)
+        for code, name in language_names().items():
+            self.language_combo.addItem(name, code)
+        self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(desktop.language)))
+        language_note = QLabel(translate("Settings", "The language changes the next time nanobot Desktop starts."), page)
+        form.addRow(translate("Settings", "Theme:"), self.theme_combo)
+        form.addRow(translate("Settings", "Language:"), self.language_combo)
+        form.addRow("", language_note)
         form.addRow("", self.tray_check)
         form.addRow("", self.notifications_check)
         self._field("theme", self.theme_combo.currentData, lambda v: {"app.theme": v})
+        self._field("language", self.language_combo.currentData, lambda v: {"app.language": v})
         self._field("close_to_tray", self.tray_check.isChecked, lambda v: {"app.closeToTray": v})
         self._field("notifications", self.notifications_check.isChecked, lambda v: {"app.notifications": v})
         return page
@@ -290,7 +306,7 @@ class SettingsDialog(QDialog):
         self.save_error.show_error(None)
         if "provider" in self.changed_fields() and not self.provider_form.validate():
             self.tabs.setCurrentIndex(0)
-            self.save_error.show_error("Fix the problems shown on the Provider page before saving.")
+            self.save_error.show_error(translate("Settings", "Fix the problems shown on the Provider page before saving."))
             return False
         try:
             patch = self.build_patch()
@@ -299,7 +315,8 @@ class SettingsDialog(QDialog):
             config = self._engine.config
         except (ConfigError, OSError, ValueError) as error:
             log.warning("settings not saved: %s", error)
-            self.save_error.show_error(f"The settings were not saved: {one_line(error)}")
+            self.save_error.show_error(translate("Settings", "The settings were not saved: {reason}").format(
+                reason=one_line(error)))
             return False
         self._previewed_theme = False  # the new theme stays
         self.applied.emit(config)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import shiboken6
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLayout, QLineEdit, QProgressBar, QPushButton, QStyle, QToolButton,
     QVBoxLayout, QWidget,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, AppSettings, Config, ConfigError,
                                     ProviderError, ProviderPreset, local_preset_for_base, provider_entry,
                                     resolve_provider)
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.palette import is_dark
 
@@ -29,6 +30,18 @@ log = logging.getLogger(__name__)
 
 CHECK_TIMEOUT_S = 15.0
 PRESETS: dict[str, ProviderPreset] = {preset.name: preset for preset in PROVIDER_PRESETS}
+# Preset labels that are words rather than brand names, or that Chinese users know by a Chinese name.
+PRESET_LABELS = {"Custom (OpenAI-compatible)": QT_TRANSLATE_NOOP("Settings", "Custom (OpenAI-compatible)"),
+                 "Moonshot (Kimi)": QT_TRANSLATE_NOOP("Settings", "Moonshot (Kimi)"),
+                 "Zhipu (GLM)": QT_TRANSLATE_NOOP("Settings", "Zhipu (GLM)"),
+                 "DashScope (Qwen)": QT_TRANSLATE_NOOP("Settings", "DashScope (Qwen)"),
+                 "SiliconFlow": QT_TRANSLATE_NOOP("Settings", "SiliconFlow"),
+                 "VolcEngine": QT_TRANSLATE_NOOP("Settings", "VolcEngine")}
+
+
+def preset_label(preset: ProviderPreset) -> str:
+    """The preset's name as shown: translated where PRESET_LABELS has it, else the brand name."""
+    return translate("Settings", PRESET_LABELS[preset.label]) if preset.label in PRESET_LABELS else preset.label
 
 # ----------------------------------------------------------------------------------------- helpers
 
@@ -37,16 +50,16 @@ def base_url_problem(text: str) -> str | None:
     """Why `text` cannot be an endpoint base URL, or None when it can."""
     text = text.strip()
     if not text:
-        return "Enter the endpoint's base URL, e.g. http://localhost:11434/v1"
+        return translate("Settings", "Enter the endpoint's base URL, e.g. http://localhost:11434/v1")
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https"):
-        return "The base URL must start with http:// or https://"
+        return translate("Settings", "The base URL must start with http:// or https://")
     try:
         parts.port  # noqa: B018  (raises ValueError for a bad port)
     except ValueError:
-        return "The port in the base URL is not a number between 1 and 65535"
+        return translate("Settings", "The port in the base URL is not a number between 1 and 65535")
     if not parts.hostname:
-        return "The base URL needs a host name after http:// or https://"
+        return translate("Settings", "The base URL needs a host name after http:// or https://")
     return None
 
 
@@ -169,10 +182,15 @@ def serving_entry_text(config: Config) -> str:
     try:
         resolved = resolve_provider(config)
     except ConfigError as error:
-        return f"No provider entry can serve the model yet: {error.message.split(': ', 1)[-1]}"
+        return translate("Settings", "No provider entry can serve the model yet: {reason}").format(
+            reason=error.message.split(": ", 1)[-1])
     forced = config.agents.defaults.provider
-    why = f'agents.defaults.provider is "{forced}"' if forced.strip().lower() != "auto" else "chosen by the model name"
-    return f"{resolved.entry} serves {config.agents.defaults.model!r} ({why}), in the app and in the nanobot CLI."
+    model = repr(config.agents.defaults.model)
+    if forced.strip().lower() != "auto":
+        return translate("Settings", "{entry} serves {model} (agents.defaults.provider is \"{provider}\"), in the app and in "
+                         "the nanobot CLI.").format(entry=resolved.entry, model=model, provider=forced)
+    return translate("Settings", "{entry} serves {model} (chosen by the model name), in the app and in the nanobot "
+                     "CLI.").format(entry=resolved.entry, model=model)
 
 
 def provider_patch(config: Config, choice: ProviderChoice) -> dict[str, object]:
@@ -211,26 +229,26 @@ class ProviderForm(QWidget):
 
         self.preset_combo = QComboBox(self)
         for preset in PROVIDER_PRESETS:
-            self.preset_combo.addItem(preset.label, preset.name)
+            self.preset_combo.addItem(preset_label(preset), preset.name)
         self.base_url_edit = QLineEdit(self)
         self.base_url_edit.setPlaceholderText("https://…/v1")
         self.base_url_error = InlineError(self)
         self.api_key_edit = QLineEdit(self)
         self.api_key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.show_key_button = QToolButton(self)
-        self.show_key_button.setText("Show")
+        self.show_key_button.setText(translate("Settings", "Show"))
         self.show_key_button.setCheckable(True)
-        self.show_key_button.setToolTip("Show or hide the API key")
+        self.show_key_button.setToolTip(translate("Settings", "Show or hide the API key"))
         self.api_key_error = InlineError(self)
         self.model_combo = QComboBox(self)
         self.model_combo.setEditable(True)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         line_edit = self.model_combo.lineEdit()
         if line_edit is not None:  # always, for an editable combo box
-            line_edit.setPlaceholderText("Model id, e.g. gpt-4.1-mini")
+            line_edit.setPlaceholderText(translate("Settings", "Model id, e.g. gpt-4.1-mini"))
         self.model_error = InlineError(self)
-        self.refresh_button = QPushButton("Refresh models", self)
-        self.test_button = QPushButton("Test connection", self)
+        self.refresh_button = QPushButton(translate("Settings", "Refresh models"), self)
+        self.test_button = QPushButton(translate("Settings", "Test connection"), self)
         self.status = StatusLine(self)
         self.serving_label = QLabel(self)
         self.serving_label.setObjectName("servingEntry")
@@ -245,16 +263,16 @@ class ProviderForm(QWidget):
         model_row.addWidget(self.refresh_button)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Provider:", self.preset_combo)
-        form.addRow("Base URL:", with_error(self.base_url_edit, self.base_url_error))
-        form.addRow("API key:", with_error(key_row, self.api_key_error))
-        form.addRow("Model:", with_error(model_row, self.model_error))
+        form.addRow(translate("Settings", "Provider:"), self.preset_combo)
+        form.addRow(translate("Settings", "Base URL:"), with_error(self.base_url_edit, self.base_url_error))
+        form.addRow(translate("Settings", "API key:"), with_error(key_row, self.api_key_error))
+        form.addRow(translate("Settings", "Model:"), with_error(model_row, self.model_error))
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
         test_row.addStretch(1)
         form.addRow("", test_row)
         form.addRow("", self.status)
-        form.addRow("Saved as:", self.serving_label)
+        form.addRow(translate("Settings", "Saved as:"), self.serving_label)
 
         self.preset_combo.currentIndexChanged.connect(self._preset_changed)
         self.show_key_button.toggled.connect(self._toggle_key_visible)
@@ -304,10 +322,11 @@ class ProviderForm(QWidget):
         url_problem = base_url_problem(choice.base_url)
         key_problem = None
         if need_key and PRESETS[choice.name].needs_key and not choice.api_key:
-            key_problem = f"{PRESETS[choice.name].label} needs an API key (or choose a local server preset)"
+            key_problem = translate("Settings", "{provider} needs an API key (or choose a local server preset)").format(
+                provider=preset_label(PRESETS[choice.name]))
         model_problem = None
         if need_model and not choice.model:
-            model_problem = "Enter a model id, or pick one after \"Refresh models\""
+            model_problem = translate("Settings", "Enter a model id, or pick one after \"Refresh models\"")
         self.base_url_error.show_error(url_problem)
         self.api_key_error.show_error(key_problem)
         self.model_error.show_error(model_problem)
@@ -329,17 +348,21 @@ class ProviderForm(QWidget):
         self.base_url_edit.setText(base_url)
         self.api_key_edit.setText(key)
         needs_key = PRESETS[name].needs_key
-        self.api_key_edit.setPlaceholderText("sk-…" if needs_key else "Not needed for a local server (optional)")
+        self.api_key_edit.setPlaceholderText("sk-…" if needs_key else translate("Settings", "Not needed for a local server (optional)"))
         entry = PRESETS[name].entry
-        self.serving_label.setText(
-            f"providers.{entry} with agents.defaults.provider \"{entry}\" — a form both the app and the nanobot CLI run"
-            + (" (a local server gets the placeholder key \"no-key\")" if entry == "custom" else ""))
+        if entry == "custom":
+            saved_as = translate("Settings", "providers.{entry} with agents.defaults.provider \"{entry}\" — a form both the "
+                                 "app and the nanobot CLI run (a local server gets the placeholder key \"no-key\")")
+        else:
+            saved_as = translate("Settings", "providers.{entry} with agents.defaults.provider \"{entry}\" — a form both the "
+                                 "app and the nanobot CLI run")
+        self.serving_label.setText(saved_as.format(entry=entry))
         for error in (self.base_url_error, self.api_key_error):
             error.show_error(None)
 
     def _toggle_key_visible(self, visible: bool) -> None:
         self.api_key_edit.setEchoMode(QLineEdit.EchoMode.Normal if visible else QLineEdit.EchoMode.Password)
-        self.show_key_button.setText("Hide" if visible else "Show")
+        self.show_key_button.setText(translate("Settings", "Hide") if visible else translate("Settings", "Show"))
 
     # --- endpoint checks ---------------------------------------------------------------------------------
 
@@ -361,14 +384,14 @@ class ProviderForm(QWidget):
         if self._task is not None and not self._task.done():
             self._task.cancel()
             self._set_busy(False)
-            self.status.set_result(False, "Cancelled.")
+            self.status.set_result(False, translate("Settings", "Cancelled."))
 
     def _start(self, *, test: bool) -> asyncio.Task[None] | None:
         if not self.validate(need_model=False, need_key=False):
             return None
         self.cancel_check()
         self._set_busy(True)
-        self.status.set_busy("Testing the connection…" if test else "Loading models…")
+        self.status.set_busy(translate("Settings", "Testing the connection…") if test else translate("Settings", "Loading models…"))
         task = self._work.spawn(self._check(self.choice(), test))
         self._task = task
         return task
@@ -381,7 +404,7 @@ class ProviderForm(QWidget):
             ok, message = False, error.message
         except Exception as error:  # anything else still becomes one line, never a traceback
             log.warning("model list from %s failed", choice.base_url, exc_info=True)
-            ok, message = False, f"The endpoint check failed: {one_line(error)}"
+            ok, message = False, translate("Settings", "The endpoint check failed: {reason}").format(reason=one_line(error))
         else:
             ok, message = True, _describe_models(models, choice.model, test)
         if not shiboken6.isValid(self):  # the dialog was deleted while the endpoint answered
@@ -406,12 +429,19 @@ class ProviderForm(QWidget):
 
 
 def _describe_models(models: list[str], model: str, test: bool) -> str:
-    count = f"{len(models)} model{'' if len(models) == 1 else 's'}"
-    text = f"Connected: {count}" if test else f"Loaded {count} from the endpoint"
     if not models:
-        return text + " (the server has none yet; for Ollama run `ollama pull <model>` first)"
+        if test:
+            return translate("Settings", "Connected: 0 models (the server has none yet; for Ollama run "
+                             "`ollama pull <model>` first)")
+        return translate("Settings", "Loaded 0 models from the endpoint (the server has none yet; for Ollama run "
+                         "`ollama pull <model>` first)")
+    count = len(models)  # pyside6-lupdate sees a plural only when its count is a plain name
+    if test:
+        text = translate("Settings", "Connected: %n model(s)", None, count)
+    else:
+        text = translate("Settings", "Loaded %n model(s) from the endpoint", None, count)
     if model and model not in models:
-        return text + f"; '{model}' is not one of them"
+        return translate("Settings", "{result}; '{model}' is not one of them").format(result=text, model=model)
     return text
 
 

@@ -11,24 +11,25 @@ from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
 from typing import Any
 
 from nanobot_desktop.engine import AppSettings, sandbox_support
+from nanobot_desktop.gui.common.i18n import translate
 
 
 class SandboxBox(QGroupBox):
     """Status line plus the two exec sandbox settings (desktop.json: `execSandboxAlways`, `execNetwork`)."""
 
     def __init__(self, app: AppSettings, parent: QWidget | None = None) -> None:
-        super().__init__("Shell command sandbox", parent)
+        super().__init__(translate("Settings", "Shell command sandbox"), parent)
         support = sandbox_support()
         status = support.summary[:1].upper() + support.summary[1:]
         if support.available:
-            status += ". With the workspace restriction on, commands can write only inside the workspace."
+            status += translate("Settings", ". With the workspace restriction on, commands can write only inside the workspace.")
         else:
-            status += ". Shell commands always ask first."
+            status += translate("Settings", ". Shell commands always ask first.")
         self.status_label = QLabel(status, self)
         self.status_label.setWordWrap(True)
-        self.always_check = QCheckBox("Sandbox shell commands even when the workspace restriction is off", self)
+        self.always_check = QCheckBox(translate("Settings", "Sandbox shell commands even when the workspace restriction is off"), self)
         self.always_check.setChecked(app.exec_sandbox_always)
-        self.network_check = QCheckBox("Sandboxed commands may use the network", self)
+        self.network_check = QCheckBox(translate("Settings", "Sandboxed commands may use the network"), self)
         self.network_check.setChecked(app.exec_network)
         for check in (self.always_check, self.network_check):
             check.setEnabled(support.available)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from PySide6.QtWidgets import QApplication
 
+from nanobot_desktop.gui.common.i18n import install_saved_language
 from nanobot_desktop.gui.shell.single_instance import (
     InstanceEndpointError, InstanceServer, apply_instance_command, endpoint_problem, send_command, server_name,
 )
@@ -61,6 +62,7 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
     window and this call returns 0 at once. `--toggle` with no instance running starts normally.
     """
     app = create_application(argv)
+    install_saved_language(app, config)  # before any widget exists: every string is looked up once
     try:
         name = server_name(config)
         problem = endpoint_problem(name)

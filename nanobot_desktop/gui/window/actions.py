@@ -78,6 +78,8 @@ class ActionRegistry(QObject):
                                "Stop the agent, save everything and quit", role=QAction.MenuRole.QuitRole)
         self.open_log_folder = self._make("open_log_folder", "Open &log folder", [], "folder", _SP.SP_DirIcon,
                                           "Open the folder with the app's log files")
+        self.reset_layout = self._make("reset_layout", "&Reset layout", [], "view-restore", None,
+                                       "Put every panel back where it is on a first start")
         self.about = self._make("about", "&About nanobot Desktop", [], "help-about", _SP.SP_MessageBoxInformation,
                                 "Version and licence", role=QAction.MenuRole.AboutRole)
 
@@ -135,7 +137,7 @@ def build_menus(menu_bar: QMenuBar, actions: ActionRegistry) -> dict[str, QMenu]
         "agent": ("&Agent", [a.run_heartbeat, a.pause_heartbeat, None]
                   + [a.dock_toggles[name] for name in ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock")
                      if name in a.dock_toggles]),
-        "view": ("&View", list(a.dock_toggles.values())),
+        "view": ("&View", [*a.dock_toggles.values(), None, a.reset_layout]),
         "help": ("&Help", [a.open_log_folder, a.about]),
     }
     menus: dict[str, QMenu] = {}

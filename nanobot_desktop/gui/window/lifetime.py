@@ -1,4 +1,4 @@
-"""The window's life: layout saved and restored, panels built after the first paint, closing to the
+"""The window's life: layout saved and restored (the measures are in window/layout.py), panels built after the first paint, closing to the
 tray or quitting, and the ordered shutdown the lifecycle runs.
 
 A mixin of MainWindow (window/main_window.py). Start-up order (SPEC §5, start to first painted
@@ -12,48 +12,40 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QPaintEvent, QShowEvent
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QCloseEvent, QPaintEvent, QResizeEvent, QShowEvent
 
-from nanobot_desktop.gui.window.base import WindowBase
-from nanobot_desktop.gui.window.panels import PANELS, SESSIONS_DOCK
+from nanobot_desktop.gui.window.layout import WindowLayout
+from nanobot_desktop.gui.window.panels import PANELS
 
 # asyncio is imported where it is used: the window's frame paints before asyncio and qasync load.
 
 log = logging.getLogger(__name__)
 
-GEOMETRY_KEY = "mainWindow/geometry"
-STATE_KEY = "mainWindow/state"
 SESSION_KEY = "mainWindow/currentSession"
-STATE_VERSION = 1
 BUILD_PANELS_ANYWAY_MS = 1000  # if no paint comes after showing (e.g. minimised), build the panels then
 
 
-class WindowLifetime(WindowBase):
+class WindowLifetime(WindowLayout):
     """Layout, the build after the first paint, close and shutdown (mixed into MainWindow)."""
 
     # --- window state ------------------------------------------------------------------------------
 
     def save_window_state(self) -> None:
-        self.settings_store.setValue(GEOMETRY_KEY, self.saveGeometry())
-        self.settings_store.setValue(STATE_KEY, self.saveState(STATE_VERSION))
+        self.save_layout()
         if self.current_key:
             self.settings_store.setValue(SESSION_KEY, self.current_key)
         self.settings_store.sync()
 
     def _restore_window_state(self) -> None:
-        geometry = self.settings_store.value(GEOMETRY_KEY)
-        state = self.settings_store.value(STATE_KEY)
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1200, 780)
-        restored = False
-        if isinstance(state, QByteArray) and not state.isEmpty():
-            restored = self.restoreState(state, STATE_VERSION)
-        if not restored:  # first start: the chat gets the most room
-            docks = [self.docks[SESSIONS_DOCK]] + ([self._first_right_dock] if self._first_right_dock else [])
-            self.resizeDocks(docks, [260, 420][:len(docks)], Qt.Orientation.Horizontal)
+        self.restore_layout()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        """Docks give way before the chat is squeezed (window/layout.py); then the widths are balanced."""
+        self.fit_docks_to_width(event.size().width())
+        super().resizeEvent(event)
+        if self._shown_once:
+            QTimer.singleShot(0, self, self.balance_docks)
 
     # --- after the first paint -----------------------------------------------------------------------
 
@@ -65,6 +57,7 @@ class WindowLifetime(WindowBase):
                 self.composer.focus_input()
                 QTimer.singleShot(0, self, self.composer.focus_input)  # after the docks took their focus
             QTimer.singleShot(BUILD_PANELS_ANYWAY_MS, self, self._schedule_panels)
+            QTimer.singleShot(0, self, self.balance_docks)  # the restored widths, checked
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         super().paintEvent(event)

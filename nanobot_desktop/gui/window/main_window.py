@@ -25,7 +25,8 @@ from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.commands import WindowCommands
 from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells
 from nanobot_desktop.gui.window.lifetime import SESSION_KEY, WindowLifetime
-from nanobot_desktop.gui.window.panels import PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels, set_dock_panel
+from nanobot_desktop.gui.window.pages import CentralPages
+from nanobot_desktop.gui.window.panels import PAGES, PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels, set_dock_panel
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is attached
     import asyncio
@@ -66,12 +67,17 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
 
         self.actions = ActionRegistry(self)
         chat_placeholder = PanelPlaceholder(QSize(640, 480), "chatPlaceholder")  # the chat's place
-        self.setCentralWidget(chat_placeholder)
+        self.pages = CentralPages(chat_placeholder)
+        for spec in PAGES:
+            self.pages.add_page(spec.name, spec.title, PanelPlaceholder(QSize(640, 480), f"{spec.dock}Placeholder"),
+                                f"The {spec.title} page ({spec.shortcut})")
+        self.setCentralWidget(self.pages)
         shells = build_dock_shells(self, self.actions, self.show_skills)
         self.docks: dict[str, QDockWidget] = shells.docks
         self.sessions_dock = shells.docks[SESSIONS_DOCK]
         self._first_right_dock = shells.first_right_dock
         self._build_status_bar()
+        self._init_layout()
         self.menus = build_menus(self.menuBar(), self.actions)
         self.menus["agent"].aboutToShow.connect(self._update_heartbeat_actions)
         self._restore_window_state()
@@ -106,7 +112,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.composer = Composer(Path(engine.workspace.root), engine=engine)
         side_docks = [dock for dock in (self.sessions_dock, self._first_right_dock) if dock is not None]
         widths = [dock.width() for dock in side_docks]  # as laid out (and maybe painted) around the placeholder
-        self.setCentralWidget(ChatPane(self.notice_bar, self.chat_view, self.composer))
+        self.pages.set_chat(ChatPane(self.notice_bar, self.chat_view, self.composer))
         self.chat = ChatController(engine, self.bridge, self.chat_model, self.chat_view, self)
         self.branches = BranchActions(engine, self.chat, self.chat_view, self)
         self.watcher = self._watcher_given if self._watcher_given is not None else WorkspaceWatcher(self)
@@ -115,7 +121,8 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         if self.isVisible():  # the real widgets' size hints must not move what the person already sees
             QTimer.singleShot(0, self, lambda: self.resizeDocks(side_docks, widths, Qt.Orientation.Horizontal))
         self._panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
-                                  self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built)
+                                  self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built,
+                                  pages=self.pages)
         self._connect()
         lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
         self._update_status()

@@ -3,7 +3,8 @@
 Adding a panel is one `PanelSpec` in `PANELS`: its name (the window's attribute, `window.<name>`),
 its dock (objectName, title, area, shortcut, hidden at first start or not), a label for error
 messages, and a factory that imports its module on demand. The docks, the View menu's toggles,
-the build order, the window's attribute and the shutdown all read the table.
+the build order, the window's attribute and the shutdown all read the table. A panel with no area
+is a page in the window's centre, a tab beside the chat (window/pages.py), not a dock.
 
 Start-up cost: the docks are created first as empty shells, so the window can restore its saved
 layout and paint at once; the panels, whose modules take ~0.2 s to import, are built into them
@@ -45,8 +46,10 @@ class PanelSpec:
 
     name: str
     dock: str
+    """The dock's objectName (for a page: the page's)."""
     title: str
-    area: Area
+    area: Area | None
+    """Where its dock goes; None: a page in the centre, beside the chat."""
     shortcut: str
     label: str
     factory: Callable[[PanelContext], QWidget]
@@ -100,7 +103,7 @@ def _mcp(context: PanelContext) -> QWidget:
 # not in the table: it is part of the window's frame and built with the engine.
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("inspector", "inspectorDock", "Inspector", Area.RightDockWidgetArea, "Ctrl+2", "inspector", _inspector),
-    PanelSpec("memory_view", "memoryDock", "Memory", Area.RightDockWidgetArea, "Ctrl+3", "memory", _memory),
+    PanelSpec("memory_view", "memoryPage", "Memory", None, "Ctrl+3", "memory", _memory),
     PanelSpec("files_view", "workspaceDock", "Workspace", Area.RightDockWidgetArea, "Ctrl+4", "workspace files",
               _workspace_files),
     PanelSpec("heartbeat_view", "heartbeatDock", "Heartbeat", Area.BottomDockWidgetArea, "Ctrl+5", "heartbeat",
@@ -112,8 +115,10 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("mcp_view", "mcpDock", "MCP", Area.BottomDockWidgetArea, "Ctrl+8", "MCP servers", _mcp, hidden=True),
 )
 PANELS_BY_NAME = {spec.name: spec for spec in PANELS}
+PAGES = tuple(spec for spec in PANELS if spec.area is None)
+"""The panels shown as pages in the window's centre, beside the chat (in tab order)."""
 SESSIONS_DOCK = "sessionsDock"
-DOCK_TITLES = {SESSIONS_DOCK: "Sessions", **{spec.dock: spec.title for spec in PANELS}}
+DOCK_TITLES = {SESSIONS_DOCK: "Sessions", **{spec.dock: spec.title for spec in PANELS if spec.area is not None}}
 """Every dock's title, known before any panel module is imported (a test checks they agree)."""
 
 
@@ -136,10 +141,10 @@ def set_dock_panel(dock: QDockWidget, panel: QWidget) -> None:
         dock.setWidget(panel)
 
 
-def failure_label(dock: QDockWidget, why: str) -> QLabel:
-    """What a dock shows instead of a panel that could not be built."""
-    failure = QLabel(f"The {dock.windowTitle()} panel could not be loaded: {why}")
-    failure.setObjectName(f"{dock.objectName()}Error")
+def failure_label(title: str, object_name: str, why: str) -> QLabel:
+    """What a dock or page shows instead of a panel that could not be built."""
+    failure = QLabel(f"The {title} panel could not be loaded: {why}")
+    failure.setObjectName(f"{object_name}Error")
     failure.setWordWrap(True)
     failure.setTextFormat(Qt.TextFormat.PlainText)
     failure.setContentsMargins(8, 8, 8, 8)
@@ -158,12 +163,14 @@ class LazyPanels:
 
     def __init__(self, window: QMainWindow, engine: Engine, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
                  make_tray: Callable[[], Any] | None, on_built: Callable[[str, Any], None],
-                 on_all_built: Callable[[], None]) -> None:
+                 on_all_built: Callable[[], None], pages: Any = None) -> None:
+        """`pages` is the window's CentralPages, where the panels without a dock area go."""
         self.built: dict[str, Any] = {}
         """Name -> panel (None if it failed) for what has been built so far; see `get` for the rest."""
         self.errors: list[str] = []
         """Panels that could not be built, with why (the window still works without them)."""
         self._window, self._engine, self._bridge, self._watcher, self._docks = window, engine, bridge, watcher, docks
+        self._pages = pages
         self._make_tray = make_tray
         self._on_built = on_built
         self._on_all_built = on_all_built
@@ -215,6 +222,9 @@ class LazyPanels:
     def _build_into_dock(self, spec: PanelSpec) -> Any:
         context = PanelContext(self._engine, self._bridge, self.built.get("sync"))
         panel = build_panel(self.errors, spec.label, lambda: spec.factory(context))
-        dock = self._docks[spec.dock]
-        set_dock_panel(dock, panel if panel is not None else failure_label(dock, self.errors[-1].split(": ", 1)[-1]))
+        shown = panel if panel is not None else failure_label(spec.title, spec.dock, self.errors[-1].split(": ", 1)[-1])
+        if spec.area is None:
+            self._pages.set_page_widget(spec.name, shown)
+        else:
+            set_dock_panel(self._docks[spec.dock], shown)
         return panel

@@ -20,7 +20,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
 
@@ -28,7 +28,6 @@ from nanobot_desktop.engine import (
     CronJobRan, HeartbeatDecided, HeartbeatRan, SubagentFinished, SubagentStarted, TurnCancelled, TurnFailed,
     TurnFinished, TurnStarted,
 )
-from nanobot_desktop.gui.common.palette import is_dark
 from nanobot_desktop.gui.shell.single_instance import apply_instance_command
 from nanobot_desktop.gui.window.tray_approvals import TrayApprovals
 from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATES, Notification, app_icon,
@@ -115,9 +114,6 @@ class TrayController(QObject):
         self._poll.setInterval(self.POLL_INTERVAL_MS)
         self._poll.timeout.connect(self.refresh)
         self._poll.start()
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)
         self.refresh()
         if self.icon is not None:
             self.icon.show()
@@ -243,12 +239,7 @@ class TrayController(QObject):
     def _apply_icon(self) -> None:
         if self.icon is None or not self._state:
             return
-        self.icon.setIcon(QIcon(str(tray_icon_path(self._state, dark_panel=is_dark(QApplication.palette())))))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if event.type() == QEvent.Type.ApplicationPaletteChange and watched is QApplication.instance():
-            self._apply_icon()
-        return False
+        self.icon.setIcon(QIcon(str(tray_icon_path(self._state))))
 
     # --- actions and menu ----------------------------------------------------------------------------
 

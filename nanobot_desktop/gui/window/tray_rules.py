@@ -35,11 +35,15 @@ def tray_state(*, busy: bool, failed: bool, paused: bool, waiting: bool = False)
     return "paused" if paused else "idle"
 
 
-def tray_icon_path(state: str, *, dark_panel: bool) -> Path:
-    """The SVG for `state`, drawn light on a dark panel and dark on a light one."""
+def tray_icon_path(state: str) -> Path:
+    """The SVG for `state`: a dark face with a light outline, so it shows on light and dark panels alike.
+
+    The panel's colour is not the app's theme (a dark app on a light panel is common), and Qt cannot
+    tell it: one icon that works on both is the reliable choice.
+    """
     if state not in TRAY_STATES:
         raise ValueError(f"unknown tray state {state!r}; expected one of {', '.join(TRAY_STATES)}")
-    return resources_dir() / "icons" / f"tray-{state}-{'dark' if dark_panel else 'light'}.svg"
+    return resources_dir() / "icons" / f"tray-{state}.svg"
 
 
 def app_icon() -> QIcon:

@@ -141,12 +141,19 @@ class SkillsView(QWidget):
         new_layout = QVBoxLayout(self.new_row)
         new_layout.setContentsMargins(0, 0, 0, 0)
         new_layout.setSpacing(2)
+        # The field has a row of its own (the buttons go below it): beside them, in a narrow pane,
+        # it was left ~30 px wide. It always fits its placeholder, a typical name.
         field_row = QHBoxLayout()
         field_row.addWidget(QLabel("Name:", self.new_row))
         field_row.addWidget(self.name_field, 1)
-        field_row.addWidget(self.create_button)
-        field_row.addWidget(self.cancel_button)
+        metrics = self.name_field.fontMetrics()
+        self.name_field.setMinimumWidth(metrics.horizontalAdvance(self.name_field.placeholderText()) + 4 * metrics.averageCharWidth())
+        button_row = QHBoxLayout()
+        button_row.addStretch(1)
+        button_row.addWidget(self.create_button)
+        button_row.addWidget(self.cancel_button)
         new_layout.addLayout(field_row)
+        new_layout.addLayout(button_row)
         new_layout.addWidget(self.name_hint)
         self.new_row.hide()
 

@@ -1,0 +1,252 @@
+"""The window's layout: the chat keeps a usable width and the docks give way first; a saved layout is
+checked against the screen it is restored on; View → Reset layout; the centre's pages.
+
+A mixin of MainWindow (window/main_window.py), like lifetime.py.
+
+- **Docks give way.** Below the width where the session list, the right-hand panels and a usable chat
+  all fit, the right-hand panels are hidden, then the session list; they come back when the window
+  is wide enough again. Above it, a chat narrower than its usable width takes room from the docks,
+  down to their own usable widths. Widths are in characters of the window's font, so they hold at
+  any scale.
+- **Restored layouts are checked.** Qt restores dock sizes as saved: a layout saved on a small or
+  scaled screen (QT_SCALE_FACTOR=2 leaves a 70 px session list) would come back unusable. Docks
+  below their usable width get their first-start width again, and a layout saved at another scale
+  keeps which docks are shown and where, but not their sizes.
+- **Pages.** While a page (Memory) is shown, every docked panel steps aside so the page has the whole
+  width; going back to the chat brings the layout back as it was.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget
+
+from nanobot_desktop.gui.window.base import WindowBase
+from nanobot_desktop.gui.window.pages import CHAT_PAGE, CentralPages
+from nanobot_desktop.gui.window.panels import PAGES, SESSIONS_DOCK
+
+GEOMETRY_KEY = "mainWindow/geometry"
+STATE_KEY = "mainWindow/state"
+SCALE_KEY = "mainWindow/scale"
+GIVEN_WAY_KEY = "mainWindow/givenWay"
+STATE_VERSION = 1
+
+# Widths in average characters of the window's font (6–7 px each at 1x).
+CHAT_MIN_CHARS = 70  # a readable line of chat
+SESSIONS_MIN_CHARS = 30  # a session title and its time
+RIGHT_MIN_CHARS = 60  # the inspector's columns without their headers split mid-word
+SESSIONS_DEFAULT_CHARS = 42  # the first-start widths
+RIGHT_DEFAULT_CHARS = 68
+DEFAULT_SIZE = (1200, 780)
+
+Area = Qt.DockWidgetArea
+
+
+class WindowLayout(WindowBase):
+    """Dock widths, giving way, restoring and resetting, and the pages (mixed into MainWindow)."""
+
+    pages: CentralPages
+    _default_state: QByteArray
+    _given_way: list[QDockWidget]
+    _page_state: QByteArray | None
+    _page_actions: dict[str, QAction]
+
+    def _init_layout(self) -> None:
+        """Call once the docks exist, before the saved layout is restored."""
+        self._default_state = self.saveState(STATE_VERSION)
+        self._given_way = []
+        self._page_state = None
+        self._page_actions = {}
+        for spec in PAGES:
+            action = QAction(spec.title, self)
+            action.setObjectName(f"action_page_{spec.name}")
+            action.setCheckable(True)
+            action.setToolTip(f"Show the {spec.title} page in place of the chat (again: back to the chat)")
+            action.toggled.connect(lambda on, name=spec.name: self.show_page(name if on else CHAT_PAGE))
+            self.actions.add_dock_toggle(spec.dock, action, spec.shortcut)
+            self._page_actions[spec.name] = action
+        self.pages.page_changed.connect(self._on_page_changed)
+        self.actions.reset_layout.triggered.connect(self.reset_layout)
+        for dock in self.docks.values():  # a dock shown from the View menu must not squeeze the chat either
+            dock.visibilityChanged.connect(self._schedule_balance)
+
+    def _schedule_balance(self, visible: bool = True) -> None:
+        if visible and self.isVisible():
+            QTimer.singleShot(0, self, self.balance_docks)
+
+    # --- measures ----------------------------------------------------------------------------------
+
+    def _chars(self, count: int) -> int:
+        return count * self.fontMetrics().averageCharWidth()
+
+    @property
+    def chat_min_width(self) -> int:
+        """The narrowest the chat gets while docks can still give way."""
+        return self._chars(CHAT_MIN_CHARS)
+
+    def _usable_width(self, dock: QDockWidget) -> int:
+        return self._chars(SESSIONS_MIN_CHARS if dock.objectName() == SESSIONS_DOCK else RIGHT_MIN_CHARS)
+
+    def _default_width(self, dock: QDockWidget) -> int:
+        return self._chars(SESSIONS_DEFAULT_CHARS if dock.objectName() == SESSIONS_DOCK else RIGHT_DEFAULT_CHARS)
+
+    def _side_groups(self) -> list[QDockWidget]:
+        """One shown dock per side group (tabbed docks share a width): the session list, then the right."""
+        groups: list[QDockWidget] = []
+        for area in (Area.LeftDockWidgetArea, Area.RightDockWidgetArea):
+            shown = [dock for dock in self.docks.values()
+                     if self.dockWidgetArea(dock) == area and dock.isVisible() and not dock.isFloating()]
+            # A tab that is not the current one counts as visible but sits outside the window, unsized.
+            current = [dock for dock in shown if not dock.visibleRegion().isEmpty()]
+            if current or shown:
+                groups.append((current or shown)[0])
+        return groups
+
+    def _docked(self, area: Area) -> list[QDockWidget]:
+        return [dock for dock in self.docks.values()
+                if self.dockWidgetArea(dock) == area and not dock.isHidden() and not dock.isFloating()]
+
+    # --- giving way --------------------------------------------------------------------------------
+
+    def fit_docks_to_width(self, width: int | None = None) -> None:
+        """Hide or bring back docks for a window `width` wide (now by default), so the chat stays usable."""
+        if self._page_state is not None:
+            return  # a page has the whole width; the layout comes back with the chat
+        width = self.width() if width is None else width
+        sessions = self.docks[SESSIONS_DOCK]
+        chat = self.chat_min_width
+        sessions_needs = self._chars(SESSIONS_MIN_CHARS) if (not sessions.isHidden() or sessions in self._given_way) else 0
+        right_needs = self._chars(RIGHT_MIN_CHARS)
+        right = self._docked(Area.RightDockWidgetArea)
+        if right and width < sessions_needs + right_needs + chat:
+            self._give_way(right)
+        if not sessions.isHidden() and not sessions.isFloating() and width < sessions_needs + chat:
+            self._give_way([sessions])
+        if sessions in self._given_way and width >= sessions_needs + chat:
+            self._come_back([sessions])
+        waiting = [dock for dock in self._given_way if self.dockWidgetArea(dock) == Area.RightDockWidgetArea]
+        if waiting and width >= sessions_needs + right_needs + chat:
+            self._come_back(waiting)
+
+    def _give_way(self, docks: list[QDockWidget]) -> None:
+        # The tab in front first: it is the one raised when they come back.
+        for dock in sorted(docks, key=lambda dock: dock.visibleRegion().isEmpty()):
+            if dock not in self._given_way:
+                self._given_way.append(dock)
+            dock.hide()
+
+    def _come_back(self, docks: list[QDockWidget]) -> None:
+        for dock in docks:
+            self._given_way.remove(dock)
+            dock.show()
+        for dock in docks[:1]:
+            dock.raise_()
+
+    def balance_docks(self) -> None:
+        """After a layout pass: docks below their usable width get their first-start width, then a chat
+        narrower than its usable width takes room from the docks (down to their usable widths)."""
+        if self._page_state is not None or not self.isVisible():
+            return
+        groups = self._side_groups()
+        widths = [dock.width() for dock in groups]
+        for index, dock in enumerate(groups):
+            if widths[index] < self._usable_width(dock):
+                widths[index] = self._default_width(dock)
+        chat_after = self.pages.width() + sum(dock.width() - width for dock, width in zip(groups, widths, strict=True))
+        deficit = self.chat_min_width - chat_after
+        for index in reversed(range(len(groups))):  # the right-hand panels give first
+            if deficit <= 0:
+                break
+            spare = max(0, widths[index] - self._usable_width(groups[index]))
+            taken = min(spare, deficit)
+            widths[index] -= taken
+            deficit -= taken
+        sessions = self.docks[SESSIONS_DOCK]
+        if deficit > 0 and len(groups) > 1 and groups[0] is sessions:
+            # Even at their usable widths both sides leave the chat too little (a panel was opened in a
+            # narrow window): the session list gives way to the panel just asked for.
+            self._give_way([sessions])
+            return
+        if groups and widths != [dock.width() for dock in groups]:
+            self.resizeDocks(groups, widths, Qt.Orientation.Horizontal)
+
+    # --- saving, restoring, resetting ----------------------------------------------------------------
+
+    def _screen_scale(self) -> float:
+        screen = self.screen()
+        return round(screen.devicePixelRatio(), 2) if screen is not None else 1.0
+
+    def save_layout(self) -> None:
+        """Geometry, dock state (as on the chat page, given-way docks shown) and the scale they were made at."""
+        store = self.settings_store
+        store.setValue(GEOMETRY_KEY, self.saveGeometry())
+        store.setValue(STATE_KEY, self._page_state if self._page_state is not None else self.saveState(STATE_VERSION))
+        store.setValue(GIVEN_WAY_KEY, [dock.objectName() for dock in self._given_way])
+        store.setValue(SCALE_KEY, self._screen_scale())
+
+    def restore_layout(self) -> None:
+        """The saved geometry and docks, checked: see the module docstring."""
+        store = self.settings_store
+        geometry, state = store.value(GEOMETRY_KEY), store.value(STATE_KEY)
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty() and self.restoreGeometry(geometry):
+            self._fit_geometry_to_screen()  # saved on a larger screen, or at a smaller scale
+        else:
+            self.resize(*DEFAULT_SIZE)
+        restored = isinstance(state, QByteArray) and not state.isEmpty() and self.restoreState(state, STATE_VERSION)
+        if not restored:
+            self._apply_default_widths()
+            return
+        given_way = store.value(GIVEN_WAY_KEY, [], type=list)
+        names = [str(name) for name in given_way] if isinstance(given_way, list) else []
+        self._given_way = [self.docks[name] for name in names if name in self.docks and self.docks[name].isHidden()]
+        try:
+            saved_scale = float(str(store.value(SCALE_KEY, self._screen_scale())))
+        except (TypeError, ValueError):
+            saved_scale = 0.0
+        if abs(saved_scale - self._screen_scale()) > 0.01:
+            self._apply_default_widths()  # sizes made for another scale: keep where the docks are, not how wide
+
+    def _fit_geometry_to_screen(self) -> None:
+        screen = self.screen()
+        if screen is None:
+            return
+        available = screen.availableGeometry()
+        frame = self.frameGeometry()
+        if frame.width() > available.width() or frame.height() > available.height():
+            self.resize(min(self.width(), available.width()), min(self.height(), available.height()))
+        if not available.intersects(self.frameGeometry()):
+            self.move(available.topLeft())
+
+    def _apply_default_widths(self) -> None:
+        groups = [dock for dock in (self.docks[SESSIONS_DOCK], self._first_right_dock) if dock is not None]
+        self.resizeDocks(groups, [self._default_width(dock) for dock in groups], Qt.Orientation.Horizontal)
+
+    def reset_layout(self) -> None:
+        """View → Reset layout: the chat page, every dock where and as wide as on a first start."""
+        self.show_page(CHAT_PAGE)
+        self._given_way = []
+        self.restoreState(self._default_state, STATE_VERSION)
+        self._apply_default_widths()
+        self.fit_docks_to_width()
+
+    # --- pages ----------------------------------------------------------------------------------------
+
+    def show_page(self, name: str) -> None:
+        """Show the chat or a page (Memory) in the centre."""
+        self.pages.show_page(name)
+
+    def _on_page_changed(self, name: str) -> None:
+        for page, action in self._page_actions.items():
+            action.blockSignals(True)
+            action.setChecked(page == name)
+            action.blockSignals(False)
+        if name != CHAT_PAGE and self._page_state is None:
+            self._page_state = self.saveState(STATE_VERSION)
+            for dock in self.docks.values():
+                if not dock.isFloating() and not dock.isHidden():
+                    dock.hide()
+        elif name == CHAT_PAGE and self._page_state is not None:
+            state, self._page_state = self._page_state, None
+            self.restoreState(state, STATE_VERSION)
+            self.fit_docks_to_width()

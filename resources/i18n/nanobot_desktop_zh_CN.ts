@@ -1,0 +1,1792 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Duration</name>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{s} s</source>
+        <translation>{s} 秒</translation>
+    </message>
+    <message>
+        <source>{min} min {s} s</source>
+        <translation>{min} 分 {s} 秒</translation>
+    </message>
+    <message>
+        <source>{h} h {min} min</source>
+        <translation>{h} 小时 {min} 分</translation>
+    </message>
+</context>
+<context>
+    <name>Editor</name>
+    <message>
+        <source>Close the comparison</source>
+        <translation>关闭对比</translation>
+    </message>
+    <message>
+        <source>(no differences)</source>
+        <translation>（没有差异）</translation>
+    </message>
+    <message>
+        <source>cannot read the file: {error}</source>
+        <translation>无法读取文件：{error}</translation>
+    </message>
+    <message>
+        <source>Loading {name}… {percent}%</source>
+        <translation>正在加载 {name}… {percent}%</translation>
+    </message>
+    <message>
+        <source>{name} is not UTF-8</source>
+        <translation>{name} 不是 UTF-8 编码</translation>
+    </message>
+    <message>
+        <source>Saving is disabled: {reason}.</source>
+        <translation>已禁止保存：{reason}。</translation>
+    </message>
+    <message>
+        <source>the check before saving failed: {error}</source>
+        <translation>保存前的检查失败：{error}</translation>
+    </message>
+    <message>
+        <source>Go to line {line}</source>
+        <translation>转到第 {line} 行</translation>
+    </message>
+    <message>
+        <source>Not saved: {problem}</source>
+        <translation>未保存：{problem}</translation>
+    </message>
+    <message>
+        <source>Could not save {name}: {reason}</source>
+        <translation>无法保存 {name}：{reason}</translation>
+    </message>
+    <message>
+        <source>{name} changed on disk; not saved</source>
+        <translation>{name} 在磁盘上已被修改；未保存</translation>
+    </message>
+    <message>
+        <source>The file changed on disk but cannot be read: {reason}</source>
+        <translation>文件在磁盘上已被修改，但无法读取：{reason}</translation>
+    </message>
+    <message>
+        <source>Not saved: this file changed on disk. You have unsaved edits in {name}.</source>
+        <translation>未保存：此文件在磁盘上已被修改。你在 {name} 中有未保存的编辑。</translation>
+    </message>
+    <message>
+        <source>This file changed on disk. You have unsaved edits in {name}.</source>
+        <translation>此文件在磁盘上已被修改。你在 {name} 中有未保存的编辑。</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>重新加载</translation>
+    </message>
+    <message>
+        <source>Keep mine</source>
+        <translation>保留我的</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Load the version on disk and discard my edits</source>
+        <translation>加载磁盘上的版本并丢弃我的编辑</translation>
+    </message>
+    <message>
+        <source>Keep my text; the next save overwrites the file</source>
+        <translation>保留我的文本；下次保存时覆盖该文件</translation>
+    </message>
+    <message>
+        <source>Show what differs between the disk and my text</source>
+        <translation>显示磁盘上的内容与我的文本之间的差异</translation>
+    </message>
+    <message>
+        <source>{name} (on disk)</source>
+        <translation>{name}（磁盘上）</translation>
+    </message>
+    <message>
+        <source>{name} (yours, unsaved)</source>
+        <translation>{name}（你的，未保存）</translation>
+    </message>
+    <message>
+        <source>Could not compare: {error}</source>
+        <translation>无法对比：{error}</translation>
+    </message>
+    <message>
+        <source>Changes from the file on disk to your unsaved text — {name}</source>
+        <translation>从磁盘上的文件到你未保存文本的更改 — {name}</translation>
+    </message>
+    <message>
+        <source>Loading {name}…</source>
+        <translation>正在加载 {name}…</translation>
+    </message>
+    <message>
+        <source>No file</source>
+        <translation>没有文件</translation>
+    </message>
+    <message>
+        <source>Cannot open {name}: {error}. Saving is disabled.</source>
+        <translation>无法打开 {name}：{error}。已禁止保存。</translation>
+    </message>
+    <message>
+        <source>{name} was deleted on disk. Saving will recreate it.</source>
+        <translation>{name} 已从磁盘上删除。保存时将重新创建它。</translation>
+    </message>
+    <message>
+        <source>{name} does not exist yet; saving will create it.</source>
+        <translation>{name} 还不存在；保存时将创建它。</translation>
+    </message>
+    <message>
+        <source>{name} is not UTF-8: shown with replacement characters, saving disabled.</source>
+        <translation>{name} 不是 UTF-8 编码：以替换字符显示，已禁止保存。</translation>
+    </message>
+    <message>
+        <source>This file mixes line-ending styles; saving will write every line break as LF.</source>
+        <translation>此文件混用了多种换行符；保存时所有换行都将写为 LF。</translation>
+    </message>
+    <message>
+        <source>Large file ({size}): syntax highlighting is off.</source>
+        <translation>文件较大（{size}）：已关闭语法高亮。</translation>
+    </message>
+    <message>
+        <source>{size} MB</source>
+        <translation>{size} MB</translation>
+    </message>
+    <message>
+        <source>{size} KB</source>
+        <translation>{size} KB</translation>
+    </message>
+    <message>
+        <source>%n byte(s)</source>
+        <translation>%n 字节</translation>
+    </message>
+    <message>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>{current} of {total}</source>
+        <translation>第 {current} 个，共 {total} 个</translation>
+    </message>
+    <message>
+        <source>%n match(es)</source>
+        <translation>%n 个匹配</translation>
+    </message>
+    <message>
+        <source>Find in file (Ctrl+F)</source>
+        <translation>在文件中查找（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation>预览</translation>
+    </message>
+    <message>
+        <source>Rendered preview (Ctrl+Shift+P)</source>
+        <translation>渲染预览（Ctrl+Shift+P）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save (Ctrl+S)</source>
+        <translation>保存（Ctrl+S）</translation>
+    </message>
+    <message>
+        <source>Too large to preview ({size}).</source>
+        <translation>文件太大，无法预览（{size}）。</translation>
+    </message>
+    <message>
+        <source>{name} — unsaved changes</source>
+        <translation>{name} — 有未保存的更改</translation>
+    </message>
+</context>
+<context>
+    <name>Heartbeat</name>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>model: nothing to do</source>
+        <translation>模型：无事可做</translation>
+    </message>
+    <message>
+        <source>ran</source>
+        <translation>已运行</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>no HEARTBEAT.md</source>
+        <translation>没有 HEARTBEAT.md</translation>
+    </message>
+    <message>
+        <source>file empty</source>
+        <translation>文件为空</translation>
+    </message>
+    <message>
+        <source>template only</source>
+        <translation>只有模板</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>another program runs it</source>
+        <translation>由其他程序运行</translation>
+    </message>
+    <message>
+        <source>manual</source>
+        <translation>手动</translation>
+    </message>
+    <message>
+        <source>timer</source>
+        <translation>定时</translation>
+    </message>
+    <message>
+        <source>Tools: {tools}</source>
+        <translation>工具：{tools}</translation>
+    </message>
+    <message>
+        <source>Waited for your approval: {tools}</source>
+        <translation>等待过你的批准：{tools}</translation>
+    </message>
+    <message>
+        <source>Started by: you (Run now); took {duration}</source>
+        <translation>启动者：你（立即运行）；用时 {duration}</translation>
+    </message>
+    <message>
+        <source>Started by: the timer; took {duration}</source>
+        <translation>启动者：定时器；用时 {duration}</translation>
+    </message>
+    <message>
+        <source>Late: {note}.</source>
+        <translation>延迟：{note}。</translation>
+    </message>
+    <message>
+        <source>Why: {reason}.</source>
+        <translation>原因：{reason}。</translation>
+    </message>
+    <message>
+        <source>The model was not asked.</source>
+        <translation>没有询问模型。</translation>
+    </message>
+    <message>
+        <source>The model read HEARTBEAT.md and answered:</source>
+        <translation>模型读取了 HEARTBEAT.md 并答复：</translation>
+    </message>
+    <message>
+        <source>Tasks:</source>
+        <translation>任务：</translation>
+    </message>
+    <message>
+        <source>Error:</source>
+        <translation>错误：</translation>
+    </message>
+    <message>
+        <source>Result:</source>
+        <translation>结果：</translation>
+    </message>
+    <message>
+        <source>The run finished without a reply (a message may have been sent instead).</source>
+        <translation>运行已结束，没有回复（可能改为发送了一条消息）。</translation>
+    </message>
+    <message>
+        <source>the model found nothing to do</source>
+        <translation>模型认为无事可做</translation>
+    </message>
+    <message>
+        <source>Tasks: {tasks}</source>
+        <translation>任务：{tasks}</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md does not exist</source>
+        <translation>HEARTBEAT.md 不存在</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md is empty</source>
+        <translation>HEARTBEAT.md 为空</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md holds only headings, comments and template lines</source>
+        <translation>HEARTBEAT.md 只有标题、注释和模板行</translation>
+    </message>
+    <message>
+        <source>The next check sends this file to the model, because of the %n tinted line(s) you wrote (line(s) {numbers}). The model decides whether there is something to do.</source>
+        <translation>下次检查会把此文件发送给模型，因为你写了 %n 行带底色的内容（第 {numbers} 行）。由模型判断是否有事要做。</translation>
+    </message>
+    <message>
+        <source>The next check skips without asking the model: {reason}. Write a task anywhere in the file to have it read.</source>
+        <translation>下次检查将跳过，不询问模型：{reason}。在文件中任意位置写下任务，它就会被读取。</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>Check HEARTBEAT.md now and run the tasks the model finds</source>
+        <translation>立即检查 HEARTBEAT.md 并运行模型找到的任务</translation>
+    </message>
+    <message>
+        <source>Enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <source>Check HEARTBEAT.md periodically while the app runs (saved in config.json)</source>
+        <translation>应用运行时定期检查 HEARTBEAT.md（保存在 config.json 中）</translation>
+    </message>
+    <message>
+        <source>every </source>
+        <translation>每隔 </translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>No heartbeat yet this session. “Run now” checks HEARTBEAT.md at once.</source>
+        <translation>本次还没有心跳。“立即运行”会马上检查 HEARTBEAT.md。</translation>
+    </message>
+    <message>
+        <source>Select a tick to see its tasks and result.</source>
+        <translation>选择一次心跳以查看其任务和结果。</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>Show the heartbeat&apos;s conversation in the chat</source>
+        <translation>在对话中显示心跳的会话</translation>
+    </message>
+    <message>
+        <source>nanobot 0.3 workspace: its gateway runs the heartbeat too, as its protected “heartbeat” job (Scheduled view), from the same HEARTBEAT.md. This heartbeat is the app&apos;s own, while the app runs.</source>
+        <translation>nanobot 0.3 工作区：其网关也会根据同一个 HEARTBEAT.md 运行心跳，作为受保护的“heartbeat”任务（见“定时任务”视图）。这里的心跳属于本应用，仅在应用运行时进行。</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md — what each check reads. Write periodic tasks anywhere in it.</source>
+        <translation>HEARTBEAT.md — 每次检查读取的内容。可在其中任意位置写下周期性任务。</translation>
+    </message>
+    <message>
+        <source>Not saved: {error}</source>
+        <translation>未保存：{error}</translation>
+    </message>
+    <message>
+        <source>Saving HEARTBEAT.md, then checking…</source>
+        <translation>正在保存 HEARTBEAT.md，然后检查…</translation>
+    </message>
+    <message>
+        <source>HEARTBEAT.md could not be saved, so nothing was run (see the editor).</source>
+        <translation>HEARTBEAT.md 无法保存，因此没有运行任何任务（见编辑器）。</translation>
+    </message>
+    <message>
+        <source>Waiting for your approval: {tools} — answer in the notification, the tray menu or the heartbeat session (Open session).</source>
+        <translation>等待你的批准：{tools} — 请在通知、托盘菜单或心跳会话（打开会话）中答复。</translation>
+    </message>
+    <message>
+        <source>Checking HEARTBEAT.md now…</source>
+        <translation>正在检查 HEARTBEAT.md…</translation>
+    </message>
+    <message>
+        <source>The periodic check is off; “Run now” still works.</source>
+        <translation>定期检查已关闭；“立即运行”仍然可用。</translation>
+    </message>
+    <message>
+        <source>Paused (from the tray): timer ticks are skipped; “Run now” still works.</source>
+        <translation>已暂停（从托盘）：定时检查会被跳过；“立即运行”仍然可用。</translation>
+    </message>
+    <message>
+        <source>Not checked by the app: {reason}. “Run now” still works.</source>
+        <translation>本应用不做检查：{reason}。“立即运行”仍然可用。</translation>
+    </message>
+    <message>
+        <source>The periodic check starts with the app&apos;s background services.</source>
+        <translation>定期检查会随应用的后台服务一起启动。</translation>
+    </message>
+    <message>
+        <source>Next check at {time} (in {minutes} min).</source>
+        <translation>下次检查于 {time}（{minutes} 分钟后）。</translation>
+    </message>
+</context>
+<context>
+    <name>Inspector</name>
+    <message>
+        <source>part {number}</source>
+        <translation>第 {number} 部分</translation>
+    </message>
+    <message>
+        <source>[image: {mime}, {size} KB inline]</source>
+        <translation>[图片：{mime}，内嵌 {size} KB]</translation>
+    </message>
+    <message>
+        <source>[image: {url}]</source>
+        <translation>[图片：{url}]</translation>
+    </message>
+    <message>
+        <source>{role} (this turn)</source>
+        <translation>{role}（本轮）</translation>
+    </message>
+    <message>
+        <source>The section sizes reported for this call do not match the prompt text; shown split at separators.</source>
+        <translation>此次调用报告的各部分大小与提示词文本不符；已按分隔符拆分显示。</translation>
+    </message>
+    <message>
+        <source>System prompt (%n section(s))</source>
+        <translation>系统提示词（%n 个部分）</translation>
+    </message>
+    <message>
+        <source>Messages ({count})</source>
+        <translation>消息（{count}）</translation>
+    </message>
+    <message>
+        <source>Tools ({count})</source>
+        <translation>工具（{count}）</translation>
+    </message>
+    <message>
+        <source>system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>%n message(s)</source>
+        <translation>%n 条消息</translation>
+    </message>
+    <message>
+        <source>%n tool(s)</source>
+        <translation>%n 个工具</translation>
+    </message>
+    <message>
+        <source>Sent: {parts} — {total} characters (system {system} · messages {messages} · tools {tools})</source>
+        <translation>已发送：{parts} — 共 {total} 个字符（系统 {system} · 消息 {messages} · 工具 {tools}）</translation>
+    </message>
+    <message>
+        <source>{tokens} prompt tokens</source>
+        <translation>{tokens} 个提示 token</translation>
+    </message>
+    <message>
+        <source>Sent to the model</source>
+        <translation>发送给模型的内容</translation>
+    </message>
+    <message>
+        <source>Characters</source>
+        <translation>字符数</translation>
+    </message>
+    <message>
+        <source>Select a part to see its text</source>
+        <translation>选择一个部分以查看其文本</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy this part&apos;s text</source>
+        <translation>复制此部分的文本</translation>
+    </message>
+    <message>
+        <source>{part} — {count} characters</source>
+        <translation>{part} — {count} 个字符</translation>
+    </message>
+    <message>
+        <source>{count} more characters: select one part</source>
+        <translation>还有 {count} 个字符：请选择单个部分</translation>
+    </message>
+    <message>
+        <source>Call</source>
+        <translation>调用</translation>
+    </message>
+    <message>
+        <source>Tokens / argument</source>
+        <translation>Token / 参数</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>LLM call to {model}: {status}</source>
+        <translation>对 {model} 的 LLM 调用：{status}</translation>
+    </message>
+    <message>
+        <source>{prompt} prompt + {completion} completion tokens</source>
+        <translation>提示 {prompt} + 补全 {completion} 个 token</translation>
+    </message>
+    <message>
+        <source>finish reason: {reason}</source>
+        <translation>结束原因：{reason}</translation>
+    </message>
+    <message>
+        <source>error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <source>{name}: {status} in {duration}</source>
+        <translation>{name}：{status}，用时 {duration}</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Copy the arguments as JSON</source>
+        <translation>以 JSON 格式复制参数</translation>
+    </message>
+    <message>
+        <source>Change shown for approval</source>
+        <translation>待批准的更改</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>展开</translation>
+    </message>
+    <message>
+        <source>Copy the whole result</source>
+        <translation>复制完整结果</translation>
+    </message>
+    <message>
+        <source>(waiting for the user&apos;s answer)</source>
+        <translation>（等待用户答复）</translation>
+    </message>
+    <message>
+        <source>(still running)</source>
+        <translation>（仍在运行）</translation>
+    </message>
+    <message>
+        <source>%n line(s)</source>
+        <translation>%n 行</translation>
+    </message>
+    <message>
+        <source>{count} characters</source>
+        <translation>{count} 个字符</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <source>(%n more line(s): Expand)</source>
+        <translation>（还有 %n 行：展开）</translation>
+    </message>
+    <message>
+        <source>LLM call · {model}</source>
+        <translation>LLM 调用 · {model}</translation>
+    </message>
+    <message>
+        <source>Waiting for the model…</source>
+        <translation>正在等待模型…</translation>
+    </message>
+    <message>
+        <source>Tokens: {sent} in · {received} out    Latency: {latency}    Finish: {reason}</source>
+        <translation>Token：输入 {sent} · 输出 {received}    延迟：{latency}    结束：{reason}</translation>
+    </message>
+    <message>
+        <source>Error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Turn</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Turns of this session since the app started; the newest follows new turns</source>
+        <translation>本次启动以来此会话的轮次；最新的一项会跟随新轮次</translation>
+    </message>
+    <message>
+        <source>No turns yet</source>
+        <translation>还没有轮次</translation>
+    </message>
+    <message>
+        <source>No turns in this session since the app started.
+The calls of its next turn will appear here.</source>
+        <translation>本次启动以来此会话还没有轮次。
+下一轮的调用将显示在这里。</translation>
+    </message>
+    <message>
+        <source>No session selected.</source>
+        <translation>未选择会话。</translation>
+    </message>
+    <message>
+        <source>Select a call above to see its details.</source>
+        <translation>在上方选择一个调用以查看详情。</translation>
+    </message>
+    <message>
+        <source>%n LLM call(s)</source>
+        <translation>%n 次 LLM 调用</translation>
+    </message>
+    <message>
+        <source>{sent} → {received} tokens</source>
+        <translation>{sent} → {received} 个 token</translation>
+    </message>
+    <message>
+        <source>%n tool call(s)</source>
+        <translation>%n 次工具调用</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>awaiting approval</source>
+        <translation>等待批准</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>LLM · {model}</source>
+        <translation>LLM · {model}</translation>
+    </message>
+    <message>
+        <source>(subagent)</source>
+        <translation>（子代理）</translation>
+    </message>
+    <message>
+        <source>(no text)</source>
+        <translation>（无文本）</translation>
+    </message>
+    <message>
+        <source>Turn {number} · {clock} · {text}</source>
+        <translation>第 {number} 轮 · {clock} · {text}</translation>
+    </message>
+</context>
+<context>
+    <name>Language</name>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+</context>
+<context>
+    <name>MCP</name>
+    <message>
+        <source>Local command (stdio)</source>
+        <translation>本地命令（stdio）</translation>
+    </message>
+    <message>
+        <source>HTTP (streamable)</source>
+        <translation>HTTP（可流式）</translation>
+    </message>
+    <message>
+        <source>Edit MCP server</source>
+        <translation>编辑 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Add MCP server</source>
+        <translation>添加 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>letters, digits, _ and - (part of the tool names)</source>
+        <translation>字母、数字、_ 和 -（会成为工具名称的一部分）</translation>
+    </message>
+    <message>
+        <source>e.g. uvx, npx, or a full path</source>
+        <translation>例如 uvx、npx 或完整路径</translation>
+    </message>
+    <message>
+        <source>e.g. mcp-server-time --local-timezone &quot;Europe/Paris&quot;</source>
+        <translation>例如 mcp-server-time --local-timezone &quot;Asia/Shanghai&quot;</translation>
+    </message>
+    <message>
+        <source>NAME=value, one per line</source>
+        <translation>NAME=value，每行一个</translation>
+    </message>
+    <message>
+        <source>Name: value, one per line (e.g. Authorization: Bearer …)</source>
+        <translation>Name: value，每行一个（例如 Authorization: Bearer …）</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>Tool timeout</source>
+        <translation>工具超时</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>Start the server with these settings, list its tools, stop it again</source>
+        <translation>用这些设置启动服务器，列出其工具，然后再停止</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Testing: starting the server and listing its tools…</source>
+        <translation>正在测试：启动服务器并列出其工具…</translation>
+    </message>
+    <message>
+        <source>no tools</source>
+        <translation>没有工具</translation>
+    </message>
+    <message>
+        <source>Connected: %n tool(s) ({names}).</source>
+        <translation>已连接：%n 个工具（{names}）。</translation>
+    </message>
+    <message>
+        <source>Could not connect: {error}</source>
+        <translation>无法连接：{error}</translation>
+    </message>
+    <message>
+        <source>Not saved: {error}</source>
+        <translation>未保存：{error}</translation>
+    </message>
+    <message>
+        <source>Import MCP servers</source>
+        <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Paste the JSON of one or more servers, in the mcpServers shape:</source>
+        <translation>粘贴一个或多个服务器的 JSON，格式同 mcpServers：</translation>
+    </message>
+    <message>
+        <source>Not imported: {error}</source>
+        <translation>未导入：{error}</translation>
+    </message>
+    <message>
+        <source>disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Ask first</source>
+        <translation>先询问</translation>
+    </message>
+    <message>
+        <source>Allow</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Add server…</source>
+        <translation>添加服务器…</translation>
+    </message>
+    <message>
+        <source>Import JSON…</source>
+        <translation>导入 JSON…</translation>
+    </message>
+    <message>
+        <source>No MCP servers yet. Add one, or import the JSON another app uses.</source>
+        <translation>还没有 MCP 服务器。添加一个，或者导入其他应用使用的 JSON。</translation>
+    </message>
+    <message>
+        <source>Enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重启</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Before its tools run:</source>
+        <translation>运行其工具之前：</translation>
+    </message>
+    <message>
+        <source>Same as the server</source>
+        <translation>与服务器相同</translation>
+    </message>
+    <message>
+        <source>This tool:</source>
+        <translation>此工具：</translation>
+    </message>
+    <message>
+        <source>Input schema</source>
+        <translation>输入 schema</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>local command</source>
+        <translation>本地命令</translation>
+    </message>
+    <message>
+        <source>failed — {error}</source>
+        <translation>失败 — {error}</translation>
+    </message>
+    <message>
+        <source>State: {state}</source>
+        <translation>状态：{state}</translation>
+    </message>
+    <message>
+        <source>Last lines of its stderr:</source>
+        <translation>其 stderr 的最后几行：</translation>
+    </message>
+    <message>
+        <source>{tool}  (not offered: enabledTools)</source>
+        <translation>{tool}  （未提供：enabledTools）</translation>
+    </message>
+    <message>
+        <source>No tools listed yet.</source>
+        <translation>还没有列出工具。</translation>
+    </message>
+    <message>
+        <source>(nothing logged yet: a local server&apos;s stderr appears here)</source>
+        <translation>（还没有日志：本地服务器的 stderr 会显示在这里）</translation>
+    </message>
+    <message>
+        <source>Remove MCP server</source>
+        <translation>移除 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Remove the MCP server “{name}” from the config? Its tools go away at once.</source>
+        <translation>要从配置中移除 MCP 服务器“{name}”吗？它的工具会立即消失。</translation>
+    </message>
+    <message>
+        <source>Testing {name}: starting it separately and listing its tools…</source>
+        <translation>正在测试 {name}：单独启动它并列出其工具…</translation>
+    </message>
+    <message>
+        <source>Test of {name}: connected, %n tool(s).</source>
+        <translation>{name} 测试：已连接，%n 个工具。</translation>
+    </message>
+    <message>
+        <source>Test of {name}: could not connect: {error}</source>
+        <translation>{name} 测试：无法连接：{error}</translation>
+    </message>
+    <message>
+        <source>Restarting {name}…</source>
+        <translation>正在重启 {name}…</translation>
+    </message>
+</context>
+<context>
+    <name>Scheduled</name>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>hours</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>days</source>
+        <translation>天</translation>
+    </message>
+    <message>
+        <source>milliseconds</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>Run once now</source>
+        <translation>立即运行一次</translation>
+    </message>
+    <message>
+        <source>Skip</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>New job</source>
+        <translation>新建任务</translation>
+    </message>
+    <message>
+        <source>e.g. Morning summary (optional)</source>
+        <translation>例如：早间摘要（可选）</translation>
+    </message>
+    <message>
+        <source>Every …</source>
+        <translation>每隔 …</translation>
+    </message>
+    <message>
+        <source>Cron expression</source>
+        <translation>Cron 表达式</translation>
+    </message>
+    <message>
+        <source>Once at …</source>
+        <translation>仅一次，于 …</translation>
+    </message>
+    <message>
+        <source>minute hour day month weekday, e.g. 0 9 * * 1-5</source>
+        <translation>分 时 日 月 星期，例如 0 9 * * 1-5</translation>
+    </message>
+    <message>
+        <source>IANA zone, e.g. Europe/Berlin (empty: this computer&apos;s)</source>
+        <translation>IANA 时区，例如 Asia/Shanghai（留空：使用本机时区）</translation>
+    </message>
+    <message>
+        <source>Delete the job after it ran</source>
+        <translation>运行后删除该任务</translation>
+    </message>
+    <message>
+        <source>Default ({rule})</source>
+        <translation>默认（{rule}）</translation>
+    </message>
+    <message>
+        <source>Runs missed while the app was closed or the computer slept: run the job once as soon as that is noticed, or skip them (they are listed either way)</source>
+        <translation>应用关闭或电脑休眠期间错过的运行：一发现就运行一次，或者跳过（两种情况都会列出）</translation>
+    </message>
+    <message>
+        <source>What the agent should do when the job fires</source>
+        <translation>任务触发时代理要做的事</translation>
+    </message>
+    <message>
+        <source>Add job</source>
+        <translation>添加任务</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行方式</translation>
+    </message>
+    <message>
+        <source>Every</source>
+        <translation>间隔</translation>
+    </message>
+    <message>
+        <source>Time zone</source>
+        <translation>时区</translation>
+    </message>
+    <message>
+        <source>If runs were missed</source>
+        <translation>错过运行时</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Expression</source>
+        <translation>表达式</translation>
+    </message>
+    <message>
+        <source>At</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Edit “{name}”</source>
+        <translation>编辑“{name}”</translation>
+    </message>
+    <message>
+        <source>Save changes</source>
+        <translation>保存更改</translation>
+    </message>
+    <message>
+        <source>due now</source>
+        <translation>即将运行</translation>
+    </message>
+    <message>
+        <source>in {count} s ({time})</source>
+        <translation>{count} 秒后（{time}）</translation>
+    </message>
+    <message>
+        <source>in {count} min ({time})</source>
+        <translation>{count} 分钟后（{time}）</translation>
+    </message>
+    <message>
+        <source>in {count} h ({time})</source>
+        <translation>{count} 小时后（{time}）</translation>
+    </message>
+    <message>
+        <source>{missed}, skipped — {time}</source>
+        <translation>{missed}，已跳过 — {time}</translation>
+    </message>
+    <message>
+        <source>{missed}, running once now — {time}</source>
+        <translation>{missed}，正在运行一次 — {time}</translation>
+    </message>
+    <message>
+        <source>never ran</source>
+        <translation>从未运行</translation>
+    </message>
+    <message>
+        <source>(no reply)</source>
+        <translation>（无回复）</translation>
+    </message>
+    <message>
+        <source>run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>catch-up</source>
+        <translation>补运行</translation>
+    </message>
+    <message>
+        <source>tools: {tools}</source>
+        <translation>工具：{tools}</translation>
+    </message>
+    <message>
+        <source>waited for your approval: {tools}</source>
+        <translation>等待过你的批准：{tools}</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>Next run</source>
+        <translation>下次运行</translation>
+    </message>
+    <message>
+        <source>Last run</source>
+        <translation>上次运行</translation>
+    </message>
+    <message>
+        <source>Enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>This job will never run: {reason}.</source>
+        <translation>此任务永远不会运行：{reason}。</translation>
+    </message>
+    <message>
+        <source>by the nanobot 0.3 gateway</source>
+        <translation>由 nanobot 0.3 网关运行</translation>
+    </message>
+    <message>
+        <source>catching up a missed run now</source>
+        <translation>正在补运行错过的一次</translation>
+    </message>
+    <message>
+        <source>never — {reason}</source>
+        <translation>永不 — {reason}</translation>
+    </message>
+    <message>
+        <source>A protected system job of nanobot 0.3: its gateway runs it (heartbeat: HEARTBEAT.md; dream: Dream&apos;s memory rewrite). The app leaves it as it is; turn it off in the config.</source>
+        <translation>nanobot 0.3 受保护的系统任务：由其网关运行（heartbeat：HEARTBEAT.md；dream：Dream 的记忆重写）。本应用不会改动它；如需关闭，请在配置中关闭。</translation>
+    </message>
+    <message>
+        <source>Scheduled</source>
+        <translation>定时任务</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Disable</source>
+        <translation>停用</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>No scheduled jobs. Add one here, or ask the agent (“remind me every morning at 9 to …”).</source>
+        <translation>还没有定时任务。在这里添加一个，或者告诉代理（“每天早上 9 点提醒我……”）。</translation>
+    </message>
+    <message>
+        <source>Times are in this computer&apos;s time zone. Runs missed while the app was closed or the computer slept are listed in the job&apos;s history; by default the job then runs once now (Edit… to skip them instead).</source>
+        <translation>时间均为本机时区。应用关闭或电脑休眠期间错过的运行会列在任务历史中；默认会随即运行一次（可通过“编辑…”改为跳过）。</translation>
+    </message>
+    <message>
+        <source>Times are in this computer&apos;s time zone. Runs missed while the app was closed or the computer slept are listed in the job&apos;s history; by default they are skipped (Edit… to run the job once instead).</source>
+        <translation>时间均为本机时区。应用关闭或电脑休眠期间错过的运行会列在任务历史中；默认会跳过（可通过“编辑…”改为运行一次）。</translation>
+    </message>
+    <message>
+        <source>Select a job to see its message and this session&apos;s runs.</source>
+        <translation>选择一个任务以查看其消息和本次会话中的运行记录。</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>jobs.json cannot be used, so no job runs and nothing is saved until it is fixed: {error}</source>
+        <translation>jobs.json 无法使用，在修复之前不会运行任何任务，也不会保存任何内容：{error}</translation>
+    </message>
+    <message>
+        <source>The app does not run these jobs now: {reason}.</source>
+        <translation>本应用目前不运行这些任务：{reason}。</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>正在运行…</translation>
+    </message>
+    <message>
+        <source>Enable</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>If runs were missed: {rule}</source>
+        <translation>错过运行时：{rule}</translation>
+    </message>
+    <message>
+        <source>If runs were missed: {rule} (the default)</source>
+        <translation>错过运行时：{rule}（默认）</translation>
+    </message>
+    <message>
+        <source>Next run: {when}</source>
+        <translation>下次运行：{when}</translation>
+    </message>
+    <message>
+        <source>Last error: {error}</source>
+        <translation>上次错误：{error}</translation>
+    </message>
+    <message>
+        <source>History since the app started (newest first):</source>
+        <translation>本次启动以来的历史（最新的在前）：</translation>
+    </message>
+    <message>
+        <source>Click again to delete</source>
+        <translation>再次点击以删除</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>Allow</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>Ask first (notify me)</source>
+        <translation>先询问（通知我）</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>In background work</source>
+        <translation>后台任务中</translation>
+    </message>
+    <message>
+        <source>Heartbeat, scheduled tasks and subagents, while you may be away: ask = a notification</source>
+        <translation>心跳、定时任务和子代理在你可能不在时运行：询问 = 发送一条通知</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>Background work never waits for ever: the tool call is then denied, and the run goes on</source>
+        <translation>后台任务不会无限期等待：超时后该工具调用被拒绝，运行继续进行</translation>
+    </message>
+    <message>
+        <source>Background work: an unanswered ask counts as Deny after</source>
+        <translation>后台任务：询问无人回应时视为拒绝，等待</translation>
+    </message>
+    <message>
+        <source>Ask first</source>
+        <translation>先询问</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>代理</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>The OpenAI-compatible endpoint the agent talks to. Pick a preset, paste the key, then choose a model from the endpoint&apos;s list.</source>
+        <translation>代理所连接的 OpenAI 兼容端点。选择一个预设，粘贴密钥，然后从端点的列表中选择模型。</translation>
+    </message>
+    <message>
+        <source>Keep file and shell tools inside the workspace folder</source>
+        <translation>将文件和命令行工具限制在工作区文件夹内</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Give up on a model call when the endpoint sends nothing for this long</source>
+        <translation>端点在这段时间内没有任何响应时，放弃本次模型调用</translation>
+    </message>
+    <message>
+        <source>Give up on a reply that stops (or slows to a trickle) for this long</source>
+        <translation>回复停止（或变得极慢）达到这段时间时，放弃该回复</translation>
+    </message>
+    <message>
+        <source>Temperature:</source>
+        <translation>温度：</translation>
+    </message>
+    <message>
+        <source>Max tokens per reply:</source>
+        <translation>每次回复的最大 token 数：</translation>
+    </message>
+    <message>
+        <source>Max tool iterations:</source>
+        <translation>最大工具调用轮数：</translation>
+    </message>
+    <message>
+        <source>Memory window (messages):</source>
+        <translation>记忆窗口（消息数）：</translation>
+    </message>
+    <message>
+        <source>A nanobot 0.3 workspace uses the context window in tokens (Settings → Workspace) instead</source>
+        <translation>nanobot 0.3 工作区改用以 token 计的上下文窗口（设置 → 工作区）</translation>
+    </message>
+    <message>
+        <source>Reasoning effort:</source>
+        <translation>推理强度：</translation>
+    </message>
+    <message>
+        <source>Shell command timeout:</source>
+        <translation>命令超时：</translation>
+    </message>
+    <message>
+        <source>Wait for an answer:</source>
+        <translation>等待响应：</translation>
+    </message>
+    <message>
+        <source>Wait when a reply stalls:</source>
+        <translation>回复停滞时等待：</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>When the agent calls it</source>
+        <translation>代理调用时</translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>&quot;Ask first&quot; shows an approval card with the full arguments before the tool runs; for background work also a notification.</source>
+        <translation>“先询问”会在工具运行前显示一张包含完整参数的批准卡片；后台任务还会发送通知。</translation>
+    </message>
+    <message>
+        <source>Check HEARTBEAT.md periodically and run the tasks it lists</source>
+        <translation>定期检查 HEARTBEAT.md 并运行其中列出的任务</translation>
+    </message>
+    <message>
+        <source>Each check reads HEARTBEAT.md; when it lists no tasks nothing is sent to the model.</source>
+        <translation>每次检查都会读取 HEARTBEAT.md；其中没有任务时不会向模型发送任何内容。</translation>
+    </message>
+    <message>
+        <source>Check every:</source>
+        <translation>检查间隔：</translation>
+    </message>
+    <message>
+        <source>Keep running in the tray when the window is closed</source>
+        <translation>关闭窗口后在托盘中继续运行</translation>
+    </message>
+    <message>
+        <source>Notify me when a heartbeat or scheduled task has a result</source>
+        <translation>心跳或定时任务有结果时通知我</translation>
+    </message>
+    <message>
+        <source>The language changes the next time nanobot Desktop starts.</source>
+        <translation>语言将在 nanobot Desktop 下次启动时更改。</translation>
+    </message>
+    <message>
+        <source>Theme:</source>
+        <translation>主题：</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>Fix the problems shown on the Provider page before saving.</source>
+        <translation>请先修正“服务商”页面上显示的问题，再保存。</translation>
+    </message>
+    <message>
+        <source>The settings were not saved: {reason}</source>
+        <translation>设置未保存：{reason}</translation>
+    </message>
+    <message>
+        <source>Custom (OpenAI-compatible)</source>
+        <translation>自定义（OpenAI 兼容）</translation>
+    </message>
+    <message>
+        <source>Moonshot (Kimi)</source>
+        <translation>月之暗面（Kimi）</translation>
+    </message>
+    <message>
+        <source>Zhipu (GLM)</source>
+        <translation>智谱（GLM）</translation>
+    </message>
+    <message>
+        <source>DashScope (Qwen)</source>
+        <translation>阿里云百炼（通义千问）</translation>
+    </message>
+    <message>
+        <source>SiliconFlow</source>
+        <translation>硅基流动</translation>
+    </message>
+    <message>
+        <source>VolcEngine</source>
+        <translation>火山引擎</translation>
+    </message>
+    <message>
+        <source>Enter the endpoint&apos;s base URL, e.g. http://localhost:11434/v1</source>
+        <translation>请输入端点的基础 URL，例如 http://localhost:11434/v1</translation>
+    </message>
+    <message>
+        <source>The base URL must start with http:// or https://</source>
+        <translation>基础 URL 必须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <source>The port in the base URL is not a number between 1 and 65535</source>
+        <translation>基础 URL 中的端口不是 1 到 65535 之间的数字</translation>
+    </message>
+    <message>
+        <source>The base URL needs a host name after http:// or https://</source>
+        <translation>基础 URL 在 http:// 或 https:// 之后需要主机名</translation>
+    </message>
+    <message>
+        <source>No provider entry can serve the model yet: {reason}</source>
+        <translation>目前没有可提供该模型的服务商条目：{reason}</translation>
+    </message>
+    <message>
+        <source>{entry} serves {model} (agents.defaults.provider is &quot;{provider}&quot;), in the app and in the nanobot CLI.</source>
+        <translation>{entry} 提供 {model}（agents.defaults.provider 为 &quot;{provider}&quot;），在本应用和 nanobot CLI 中都是如此。</translation>
+    </message>
+    <message>
+        <source>{entry} serves {model} (chosen by the model name), in the app and in the nanobot CLI.</source>
+        <translation>{entry} 提供 {model}（按模型名称选择），在本应用和 nanobot CLI 中都是如此。</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Show or hide the API key</source>
+        <translation>显示或隐藏 API 密钥</translation>
+    </message>
+    <message>
+        <source>Model id, e.g. gpt-4.1-mini</source>
+        <translation>模型 ID，例如 gpt-4.1-mini</translation>
+    </message>
+    <message>
+        <source>Refresh models</source>
+        <translation>刷新模型</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Provider:</source>
+        <translation>服务商：</translation>
+    </message>
+    <message>
+        <source>Base URL:</source>
+        <translation>基础 URL：</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API 密钥：</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Saved as:</source>
+        <translation>保存为：</translation>
+    </message>
+    <message>
+        <source>{provider} needs an API key (or choose a local server preset)</source>
+        <translation>{provider} 需要 API 密钥（或选择本地服务器预设）</translation>
+    </message>
+    <message>
+        <source>Enter a model id, or pick one after &quot;Refresh models&quot;</source>
+        <translation>请输入模型 ID，或在“刷新模型”后选择一个</translation>
+    </message>
+    <message>
+        <source>Not needed for a local server (optional)</source>
+        <translation>本地服务器无需填写（可选）</translation>
+    </message>
+    <message>
+        <source>providers.{entry} with agents.defaults.provider &quot;{entry}&quot; — a form both the app and the nanobot CLI run (a local server gets the placeholder key &quot;no-key&quot;)</source>
+        <translation>providers.{entry}，agents.defaults.provider 为 &quot;{entry}&quot;——本应用和 nanobot CLI 都能运行的形式（本地服务器使用占位密钥 &quot;no-key&quot;）</translation>
+    </message>
+    <message>
+        <source>providers.{entry} with agents.defaults.provider &quot;{entry}&quot; — a form both the app and the nanobot CLI run</source>
+        <translation>providers.{entry}，agents.defaults.provider 为 &quot;{entry}&quot;——本应用和 nanobot CLI 都能运行的形式</translation>
+    </message>
+    <message>
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Testing the connection…</source>
+        <translation>正在测试连接…</translation>
+    </message>
+    <message>
+        <source>Loading models…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <source>The endpoint check failed: {reason}</source>
+        <translation>端点检查失败：{reason}</translation>
+    </message>
+    <message>
+        <source>Connected: 0 models (the server has none yet; for Ollama run `ollama pull &lt;model&gt;` first)</source>
+        <translation>已连接：0 个模型（服务器上还没有模型；Ollama 请先运行 `ollama pull &lt;model&gt;`）</translation>
+    </message>
+    <message>
+        <source>Loaded 0 models from the endpoint (the server has none yet; for Ollama run `ollama pull &lt;model&gt;` first)</source>
+        <translation>已从端点加载 0 个模型（服务器上还没有模型；Ollama 请先运行 `ollama pull &lt;model&gt;`）</translation>
+    </message>
+    <message>
+        <source>Connected: %n model(s)</source>
+        <translation>已连接：%n 个模型</translation>
+    </message>
+    <message>
+        <source>Loaded %n model(s) from the endpoint</source>
+        <translation>已从端点加载 %n 个模型</translation>
+    </message>
+    <message>
+        <source>{result}; &apos;{model}&apos; is not one of them</source>
+        <translation>{result}；其中没有“{model}”</translation>
+    </message>
+    <message>
+        <source>Shell command sandbox</source>
+        <translation>命令沙箱</translation>
+    </message>
+    <message>
+        <source>. With the workspace restriction on, commands can write only inside the workspace.</source>
+        <translation>。开启工作区限制后，命令只能在工作区内写入。</translation>
+    </message>
+    <message>
+        <source>. Shell commands always ask first.</source>
+        <translation>。执行命令前总是先询问。</translation>
+    </message>
+    <message>
+        <source>Sandbox shell commands even when the workspace restriction is off</source>
+        <translation>即使关闭工作区限制，也在沙箱中运行命令</translation>
+    </message>
+    <message>
+        <source>Sandboxed commands may use the network</source>
+        <translation>沙箱中的命令可以访问网络</translation>
+    </message>
+    <message>
+        <source>nanobot workspace</source>
+        <translation>nanobot 工作区</translation>
+    </message>
+    <message>
+        <source>nanobot 0.3 workspace</source>
+        <translation>nanobot 0.3 工作区</translation>
+    </message>
+    <message>
+        <source>nanobot 0.1.4 workspace</source>
+        <translation>nanobot 0.1.4 工作区</translation>
+    </message>
+    <message>
+        <source>Sessions are kept in the workspace&apos;s sessions/ folder and the history log in memory/HISTORY.md, as nanobot 0.1.4 keeps them.</source>
+        <translation>会话保存在工作区的 sessions/ 文件夹中，历史日志保存在 memory/HISTORY.md 中，与 nanobot 0.1.4 的方式相同。</translation>
+    </message>
+    <message>
+        <source>(Decided because {reason}.)</source>
+        <translation>（判断依据：{reason}。）</translation>
+    </message>
+    <message>
+        <source>Sessions are kept in {folder}, the history log in memory/history.jsonl, and Dream&apos;s versions of MEMORY.md, SOUL.md and USER.md in the workspace&apos;s git repository, as nanobot 0.3 keeps them. (Decided because {reason}.)</source>
+        <translation>会话保存在 {folder}，历史日志保存在 memory/history.jsonl，Dream 对 MEMORY.md、SOUL.md 和 USER.md 的各个版本保存在工作区的 git 仓库中，与 nanobot 0.3 的方式相同。（判断依据：{reason}。）</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个 token</translation>
+    </message>
+    <message>
+        <source>How much of the model&apos;s context the conversation may fill before older messages are summarised into history.jsonl</source>
+        <translation>对话可占用模型上下文的大小，超出后较早的消息会被总结到 history.jsonl 中</translation>
+    </message>
+    <message>
+        <source>Context window:</source>
+        <translation>上下文窗口：</translation>
+    </message>
+    <message>
+        <source>Dream rewrites MEMORY.md, SOUL.md and USER.md from the history log</source>
+        <translation>Dream 根据历史日志重写 MEMORY.md、SOUL.md 和 USER.md</translation>
+    </message>
+    <message>
+        <source> h</source>
+        <translation> 小时</translation>
+    </message>
+    <message>
+        <source>the agent&apos;s model</source>
+        <translation>代理的模型</translation>
+    </message>
+    <message>
+        <source>A model preset name for Dream runs (agents.defaults.dream.modelOverride)</source>
+        <translation>Dream 运行时使用的模型预设名称（agents.defaults.dream.modelOverride）</translation>
+    </message>
+    <message>
+        <source>Dream:</source>
+        <translation>Dream：</translation>
+    </message>
+    <message>
+        <source>Dream every:</source>
+        <translation>Dream 间隔：</translation>
+    </message>
+    <message>
+        <source>Dream model:</source>
+        <translation>Dream 模型：</translation>
+    </message>
+    <message>
+        <source>Dream itself runs in the nanobot 0.3 gateway; each of its edits appears as a version in the Memory view, and your own saves there are committed the same way.</source>
+        <translation>Dream 本身在 nanobot 0.3 网关中运行；它的每次修改都会在“记忆”视图中显示为一个版本，你在那里保存的内容也会以同样方式提交。</translation>
+    </message>
+</context>
+<context>
+    <name>Subagents</name>
+    <message>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>用时</translation>
+    </message>
+    <message>
+        <source>{label} (id {id}), started {time}</source>
+        <translation>{label}（ID {id}），开始于 {time}</translation>
+    </message>
+    <message>
+        <source>(%n more character(s))</source>
+        <translation>（还有 %n 个字符）</translation>
+    </message>
+    <message>
+        <source>result ({status}): {result}</source>
+        <translation>结果（{status}）：{result}</translation>
+    </message>
+    <message>
+        <source>cancelled before it finished</source>
+        <translation>在完成前已取消</translation>
+    </message>
+    <message>
+        <source>Subagents</source>
+        <translation>子代理</translation>
+    </message>
+    <message>
+        <source>No subagents yet. The agent starts one with the spawn tool for long background work; it shows up here while it runs.</source>
+        <translation>还没有子代理。代理会用 spawn 工具为耗时的后台工作启动子代理；子代理运行时会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Select a subagent to see what it did.</source>
+        <translation>选择一个子代理以查看它做了什么。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the selected subagent (its session is told it was cancelled)</source>
+        <translation>停止所选子代理（会告知其会话已取消）</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>Show the conversation that started this subagent</source>
+        <translation>显示启动此子代理的对话</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+</context>
+<context>
+    <name>ToolImages</name>
+    <message>
+        <source>[image: {name}]</source>
+        <translation>[图片：{name}]</translation>
+    </message>
+</context>
+</TS>
