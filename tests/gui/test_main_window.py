@@ -334,3 +334,32 @@ def test_the_engine_arrives_into_a_frame_that_has_already_painted(qtbot, qloop, 
         qtbot.waitUntil(lambda: lifecycle.is_finished, timeout=20_000)
         frame.close()
         frame.deleteLater()
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")
+def test_the_no_model_notice_goes_once_settings_name_a_usable_provider(qtbot, open_window, fake_openai, tmp_path):
+    config_path = write_test_config(tmp_path / "bare" / "config.json", fake_openai.base_url, tmp_path / "ws2")
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    config["providers"] = {}
+    config["agents"]["defaults"]["provider"] = "auto"
+    config["agents"]["defaults"]["model"] = "fake-model"
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    window = open_window(Engine.open(config_path))
+    assert window.notice_bar.topic == "no-model" and not window.notice_bar.isHidden()
+    dialog = window.open_settings()  # from the menu: the notice's own button would dismiss it on click
+    assert not window.notice_bar.isHidden()
+    form = dialog.provider_form
+    form.preset_combo.setCurrentIndex(form.preset_combo.findData("custom"))
+    for edit, text in ((form.base_url_edit, fake_openai.base_url), (form.api_key_edit, "sk-test")):
+        edit.setFocus()
+        edit.selectAll()
+        qtbot.keyClick(edit, Qt.Key.Key_Delete)
+        qtbot.keyClicks(edit, text)
+    with qtbot.waitSignal(dialog.applied, timeout=WAIT_MS):
+        qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(window.notice_bar.isHidden, timeout=WAIT_MS)
+    fake_openai.add_text("Now I can answer.")
+    send(qtbot, window, "hello")
+    wait_idle(qtbot, window)
+    assert window.notice_bar.isHidden()
+    assert any(getattr(item, "text", "") == "Now I can answer." for item in window.chat.model.items())
