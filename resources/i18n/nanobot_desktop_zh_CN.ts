@@ -2,6 +2,169 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Actions</name>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新建对话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Start a new conversation</source>
+        <translation>开始一段新对话</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Stop the running reply, its tool and its subagents (Esc)</source>
+        <translation>停止正在生成的回复、它的工具和子代理（Esc）</translation>
+    </message>
+    <message>
+        <source>&amp;Rename session…</source>
+        <translation>重命名会话(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Give the selected session a title (F2)</source>
+        <translation>为选中的会话设置标题（F2）</translation>
+    </message>
+    <message>
+        <source>&amp;Delete session</source>
+        <translation>删除会话(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Move the selected session to the trash (it can be restored)</source>
+        <translation>把选中的会话移到回收站（可以恢复）</translation>
+    </message>
+    <message>
+        <source>&amp;Undo delete</source>
+        <translation>撤销删除(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Restore the session deleted last</source>
+        <translation>恢复最近删除的会话</translation>
+    </message>
+    <message>
+        <source>Export as &amp;Markdown…</source>
+        <translation>导出为 &amp;Markdown…</translation>
+    </message>
+    <message>
+        <source>Save the session as a readable Markdown transcript</source>
+        <translation>把会话保存为易读的 Markdown 记录</translation>
+    </message>
+    <message>
+        <source>Export as &amp;JSON…</source>
+        <translation>导出为 &amp;JSON…</translation>
+    </message>
+    <message>
+        <source>Save the session&apos;s metadata and messages as JSON</source>
+        <translation>把会话的元数据和消息保存为 JSON</translation>
+    </message>
+    <message>
+        <source>Re&amp;veal session file</source>
+        <translation>显示会话文件(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Open the folder holding the session&apos;s .jsonl file</source>
+        <translation>打开存放该会话 .jsonl 文件的文件夹</translation>
+    </message>
+    <message>
+        <source>Searc&amp;h sessions…</source>
+        <translation>搜索会话(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>Search session titles and message text (Ctrl+K)</source>
+        <translation>搜索会话标题和消息内容（Ctrl+K）</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Model endpoint, agent, tool approvals, heartbeat, theme</source>
+        <translation>模型端点、代理、工具批准、心跳、主题</translation>
+    </message>
+    <message>
+        <source>&amp;Run heartbeat now</source>
+        <translation>立即运行心跳(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Check HEARTBEAT.md for tasks now</source>
+        <translation>现在检查 HEARTBEAT.md 中的任务</translation>
+    </message>
+    <message>
+        <source>&amp;Pause heartbeat</source>
+        <translation>暂停心跳(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Stop the periodic heartbeat until resumed</source>
+        <translation>停止定期心跳，直到恢复</translation>
+    </message>
+    <message>
+        <source>Show / &amp;hide window</source>
+        <translation>显示 / 隐藏窗口(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Show the window, or hide it to the tray</source>
+        <translation>显示窗口，或把它隐藏到托盘</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Stop the agent, save everything and quit</source>
+        <translation>停止代理，保存全部内容后退出</translation>
+    </message>
+    <message>
+        <source>Open &amp;log folder</source>
+        <translation>打开日志文件夹(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Open the folder with the app&apos;s log files</source>
+        <translation>打开存放应用日志文件的文件夹</translation>
+    </message>
+    <message>
+        <source>&amp;Reset layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Put every panel back where it is on a first start</source>
+        <translation>把每个面板放回首次启动时的位置</translation>
+    </message>
+    <message>
+        <source>&amp;About nanobot Desktop</source>
+        <translation>关于 nanobot Desktop(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Version and licence</source>
+        <translation>版本和许可证</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Session</source>
+        <translation>会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Agent</source>
+        <translation>代理(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Resume heartbeat</source>
+        <translation>恢复心跳(&amp;R)</translation>
+    </message>
+</context>
+<context>
     <name>Duration</name>
     <message>
         <source>{ms} ms</source>
@@ -970,6 +1133,76 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Notices</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Show the skills manager (in the Workspace panel)</source>
+        <translation>显示技能管理器（在“工作区”面板中）</translation>
+    </message>
+    <message>
+        <source>Show or hide the {title} panel</source>
+        <translation>显示或隐藏“{title}”面板</translation>
+    </message>
+    <message>
+        <source>Show the {title} page in place of the chat (again: back to the chat)</source>
+        <translation>用“{title}”页面替换对话（再按一次：回到对话）</translation>
+    </message>
+    <message>
+        <source>The {title} page ({shortcut})</source>
+        <translation>“{title}”页面（{shortcut}）</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>The conversation</source>
+        <translation>当前对话</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Scheduled</source>
+        <translation>定时任务</translation>
+    </message>
+    <message>
+        <source>Subagents</source>
+        <translation>子代理</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>The {title} panel could not be loaded: {why}</source>
+        <translation>无法加载“{title}”面板：{why}</translation>
+    </message>
+</context>
+<context>
     <name>Scheduled</name>
     <message>
         <source>seconds</source>
@@ -1787,6 +2020,240 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>[image: {name}]</source>
         <translation>[图片：{name}]</translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message>
+        <source>nanobot keeps running in the tray</source>
+        <translation>nanobot 会在托盘中继续运行</translation>
+    </message>
+    <message>
+        <source>Click the tray icon to open the window again; Quit is in its menu.</source>
+        <translation>点击托盘图标可重新打开窗口；“退出”在它的菜单中。</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Show window</source>
+        <translation>显示窗口</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新建对话</translation>
+    </message>
+    <message>
+        <source>Run heartbeat now</source>
+        <translation>立即运行心跳</translation>
+    </message>
+    <message>
+        <source>Pause heartbeat</source>
+        <translation>暂停心跳</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Hide window</source>
+        <translation>隐藏窗口</translation>
+    </message>
+    <message>
+        <source>Resume heartbeat</source>
+        <translation>恢复心跳</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>`{command}` — unanswered, it counts as Deny at {time}.</source>
+        <translation>`{command}` —— 如果到 {time} 仍未回答，将按“拒绝”处理。</translation>
+    </message>
+    <message>
+        <source>Show in window</source>
+        <translation>在窗口中显示</translation>
+    </message>
+    <message>
+        <source>{text} Answer from the tray menu or the window.</source>
+        <translation>{text} 请在托盘菜单或窗口中回答。</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>skip</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>ran</source>
+        <translation>已运行</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>waiting for you</source>
+        <translation>等待你的回应</translation>
+    </message>
+    <message>
+        <source>last heartbeat {time} ({outcome})</source>
+        <translation>上次心跳 {time}（{outcome}）</translation>
+    </message>
+    <message>
+        <source>heartbeat off</source>
+        <translation>心跳已关闭</translation>
+    </message>
+    <message>
+        <source>heartbeat paused</source>
+        <translation>心跳已暂停</translation>
+    </message>
+    <message>
+        <source>next {time}</source>
+        <translation>下次 {time}</translation>
+    </message>
+    <message>
+        <source>Heartbeat failed</source>
+        <translation>心跳失败</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Scheduled task failed: {name}</source>
+        <translation>定时任务失败：{name}</translation>
+    </message>
+    <message>
+        <source>Scheduled: {name}</source>
+        <translation>定时任务：{name}</translation>
+    </message>
+    <message>
+        <source>Scheduled task</source>
+        <translation>定时任务</translation>
+    </message>
+</context>
+<context>
+    <name>Window</name>
+    <message>
+        <source>● Working…  (Esc to stop)</source>
+        <translation>● 处理中…（按 Esc 停止）</translation>
+    </message>
+    <message>
+        <source>no model configured</source>
+        <translation>未配置模型</translation>
+    </message>
+    <message>
+        <source>Model: {model}</source>
+        <translation>模型：{model}</translation>
+    </message>
+    <message>
+        <source>Workspace: {path}</source>
+        <translation>工作区：{path}</translation>
+    </message>
+    <message>
+        <source>Read and written in this layout because {reason}</source>
+        <translation>按此布局读写，原因：{reason}</translation>
+    </message>
+    <message>
+        <source>● {status}  (Esc to stop)</source>
+        <translation>● {status}（按 Esc 停止）</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Retrying ({attempt}/{attempts}) in {seconds} s…</source>
+        <translation>{seconds} 秒后重试（{attempt}/{attempts}）…</translation>
+    </message>
+    <message>
+        <source>Retrying ({attempt}/{attempts})…</source>
+        <translation>正在重试（{attempt}/{attempts}）…</translation>
+    </message>
+    <message>
+        <source>No model can be used yet ({detail}). Open Settings to choose a provider and a model.</source>
+        <translation>还没有可用的模型（{detail}）。请打开设置，选择服务商和模型。</translation>
+    </message>
+    <message>
+        <source>Open Settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <source>Settings could not be opened ({error}). Reinstall the app with python3 dev.py, then try again.</source>
+        <translation>无法打开设置（{error}）。请用 python3 dev.py 重新安装应用，然后再试一次。</translation>
+    </message>
+    <message>
+        <source>About nanobot Desktop</source>
+        <translation>关于 nanobot Desktop</translation>
+    </message>
+    <message>
+        <source>nanobot Desktop {version}
+
+A desktop app for the nanobot personal AI agent.
+Workspace: {workspace}
+Config: {config}</source>
+        <translation>nanobot Desktop {version}
+
+nanobot 个人 AI 代理的桌面应用。
+工作区：{workspace}
+配置：{config}</translation>
+    </message>
+    <message>
+        <source>Some panels could not be loaded ({errors}). The chat works without them; the log (Help → Open log folder) has the details.</source>
+        <translation>部分面板无法加载（{errors}）。没有它们对话也能正常使用；详情见日志（帮助 → 打开日志文件夹）。</translation>
+    </message>
+    <message>
+        <source>The heartbeat and scheduled jobs did not start ({error}). Fix the problem named there, then restart the app.</source>
+        <translation>心跳和定时任务没有启动（{error}）。请先解决其中提到的问题，然后重启应用。</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <source>Retry save</source>
+        <translation>重新保存</translation>
+    </message>
+    <message>
+        <source>Start anyway</source>
+        <translation>仍然开始</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>再试一次</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
     </message>
 </context>
 </TS>

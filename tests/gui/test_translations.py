@@ -43,6 +43,9 @@ from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.inspector.panel import InspectorPanel
 from nanobot_desktop.gui.settings.dialog import SettingsDialog
+from tests.gui.window_fixtures import open_window
+
+__all__ = ["open_window"]  # the fixture, used by the window-frame walk
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -220,6 +223,51 @@ def test_the_same_walk_in_english_finds_the_source_strings(qtbot, area_env, area
     texts = [text for _where, text in visible_texts(HARNESS_AREAS[area](qtbot, *area_env))]
     assert not any(CJK.search(text) for text in texts if text != "简体中文")  # the language's own name
     assert sum(text in sources for text in texts) >= 3
+
+
+# ------------------------------------------------------------------------------------ the window's frame
+
+
+def frame_texts(window) -> tuple[list[tuple[str, str]], list[str]]:
+    """(where, text) for the window's own words: menus and every QAction in them, dock titles, page
+    tabs, the status bar and the tray menu; and the menu entries' texts alone (each must be a source)."""
+    found: list[tuple[str, str]] = []
+    entries: list[str] = []
+    for name, menu in window.menus.items():
+        found.append((f"menu {name}", menu.title()))
+        entries.append(menu.title())
+        for action in menu.actions():
+            if not action.isSeparator():
+                found += [(f"{name} → {action.objectName()}", action.text()),
+                          (f"{name} → {action.objectName()} tooltip", action.toolTip())]
+                entries.append(action.text())
+    found += [(f"dock {name}", dock.windowTitle()) for name, dock in window.docks.items()]
+    found += [(f"page tab {i}", window.pages.tabText(i)) for i in range(window.pages.count())]
+    found += [(f"page tab {i} tooltip", window.pages.tabToolTip(i)) for i in range(window.pages.count())]
+    found += [("status " + label.objectName(), label.text()) for label in (window.busy_label, window.model_label,
+                                                                         window.workspace_label)]
+    found.append(("notice bar close", window.notice_bar.close_button.toolTip()))
+    if window.tray is not None:
+        window.tray.update_menu_texts()
+        found += [(f"tray {action.objectName()}", action.text()) for action in window.tray.menu.actions()
+                  if not action.isSeparator()]
+    return [(where, text) for where, text in found if text.strip()], entries
+
+
+def test_the_window_frame_menus_docks_and_tray_are_chinese_in_zh_cn(qtbot, chinese: None, open_window) -> None:
+    window = open_window(use_tray=True)
+    texts, entries = frame_texts(window)
+    assert len(entries) > 30 and any(text == "文件(&F)" for _where, text in texts)
+    assert [(where, text) for where, text in texts if still_english(text.replace("&", ""))] == []
+    assert all(CJK.search(text) for text in entries if text not in ("MCP",))
+
+
+def test_the_window_frame_in_english_shows_the_source_strings(qtbot, open_window) -> None:
+    sources = {m.findtext("source") for m in ET.parse(TS).iter("message")}
+    window = open_window(use_tray=True)
+    texts, entries = frame_texts(window)
+    assert not any(CJK.search(text) for _where, text in texts)
+    assert {text for text in entries if text not in sources} == {"MCP"}  # a name, the same in every language
 
 
 # ------------------------------------------------------------------------------------ the setting
