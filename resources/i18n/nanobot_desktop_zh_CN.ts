@@ -165,6 +165,397 @@
     </message>
 </context>
 <context>
+    <name>Chat</name>
+    <message>
+        <source>Remove this attachment</source>
+        <translation>移除这个附件</translation>
+    </message>
+    <message>
+        <source>This message is not in the session file (it was not saved), so the conversation cannot branch here.</source>
+        <translation>这条消息不在会话文件中（它没有被保存），所以对话无法从这里分支。</translation>
+    </message>
+    <message>
+        <source>This reply does not answer a message of yours, so it cannot be regenerated.</source>
+        <translation>这条回复不是对你的某条消息的回答，所以无法重新生成。</translation>
+    </message>
+    <message>
+        <source>No branch was made: {error}</source>
+        <translation>没有创建分支：{error}</translation>
+    </message>
+    <message>
+        <source>Allowed once</source>
+        <translation>已允许一次</translation>
+    </message>
+    <message>
+        <source>Always allowed</source>
+        <translation>已始终允许</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Allow the tool “{tool}” from {origin} to run?</source>
+        <translation>允许来自 {origin} 的工具“{tool}”运行吗？</translation>
+    </message>
+    <message>
+        <source>Allow the tool “{tool}” to run?</source>
+        <translation>允许工具“{tool}”运行吗？</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>in {folder}</source>
+        <translation>位于 {folder}</translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation>更改</translation>
+    </message>
+    <message>
+        <source>Show arguments</source>
+        <translation>显示参数</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Reason for denying (optional)</source>
+        <translation>拒绝的理由（可选）</translation>
+    </message>
+    <message>
+        <source>If you deny, the agent reads this reason and can adjust its plan.</source>
+        <translation>如果你拒绝，代理会读到这个理由并据此调整计划。</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation>始终允许</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Without a sandbox, every command is asked for</source>
+        <translation>没有沙箱时，每条命令都会先询问</translation>
+    </message>
+    <message>
+        <source>Hide arguments</source>
+        <translation>隐藏参数</translation>
+    </message>
+    <message>
+        <source>{answer}: {tool} {target}</source>
+        <translation>{answer}：{tool} {target}</translation>
+    </message>
+    <message>
+        <source>{line} — “{reason}”</source>
+        <translation>{line} ——“{reason}”</translation>
+    </message>
+    <message>
+        <source>Allowed</source>
+        <translation>已允许</translation>
+    </message>
+    <message>
+        <source>Waiting for your answer</source>
+        <translation>等待你的回答</translation>
+    </message>
+    <message>
+        <source>Hide details ▴</source>
+        <translation>隐藏详情 ▴</translation>
+    </message>
+    <message>
+        <source>Show details ▾</source>
+        <translation>显示详情 ▾</translation>
+    </message>
+    <message>
+        <source>start a new conversation (memory is updated first)</source>
+        <translation>开始新对话（先更新记忆）</translation>
+    </message>
+    <message>
+        <source>stop the running reply and its tasks</source>
+        <translation>停止正在生成的回复及其任务</translation>
+    </message>
+    <message>
+        <source>list the commands</source>
+        <translation>列出所有命令</translation>
+    </message>
+    <message>
+        <source>Message nanobot…   (/ for commands)</source>
+        <translation>给 nanobot 发消息…（输入 / 查看命令）</translation>
+    </message>
+    <message>
+        <source>Enter sends, Shift+Enter starts a new line, ↑ recalls the last message, / lists the commands; drop or paste files and images to attach them</source>
+        <translation>Enter 发送，Shift+Enter 换行，↑ 调出上一条消息，/ 列出命令；拖入或粘贴文件和图片即可附加</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send (Enter)</source>
+        <translation>发送（Enter）</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the reply (Esc)</source>
+        <translation>停止回复（Esc）</translation>
+    </message>
+    <message>
+        <source>{name} is a folder; attach files one by one</source>
+        <translation>{name} 是文件夹；请逐个附加文件</translation>
+    </message>
+    <message>
+        <source>There is no workspace to copy the file into</source>
+        <translation>没有可以复制文件进去的工作区</translation>
+    </message>
+    <message>
+        <source>Could not attach {name} ({reason}). Check that the file exists and can be read, then attach it again.</source>
+        <translation>无法附加 {name}（{reason}）。请确认文件存在且可读，然后重新附加。</translation>
+    </message>
+    <message>
+        <source>The pasted image was not attached because no workspace is open. Choose a workspace in Settings, then paste again.</source>
+        <translation>没有打开工作区，粘贴的图片未能附加。请在设置中选择工作区，然后重新粘贴。</translation>
+    </message>
+    <message>
+        <source>The pasted image could not be converted to PNG. Save it as a file and attach that instead.</source>
+        <translation>粘贴的图片无法转换为 PNG。请先把它保存为文件，再附加该文件。</translation>
+    </message>
+    <message>
+        <source>Could not save the pasted image ({reason}). Free some disk space, then paste again.</source>
+        <translation>无法保存粘贴的图片（{reason}）。请释放一些磁盘空间，然后重新粘贴。</translation>
+    </message>
+    <message>
+        <source>Could not read this session ({error}). Its file was left as it is; open it again once it can be read.</source>
+        <translation>无法读取这个会话（{error}）。它的文件保持原样；等可以读取时再打开它。</translation>
+    </message>
+    <message>
+        <source>Saved to the session file.</source>
+        <translation>已保存到会话文件。</translation>
+    </message>
+    <message>
+        <source>Waiting for an answer… {waited} s (gives up after {limit} s)</source>
+        <translation>正在等待回答… {waited} 秒（{limit} 秒后放弃）</translation>
+    </message>
+    <message>
+        <source>Waiting for the rest of the reply… {waited} s (gives up after {limit} s)</source>
+        <translation>正在等待回复的其余部分… {waited} 秒（{limit} 秒后放弃）</translation>
+    </message>
+    <message>
+        <source>Summarising older messages into memory…</source>
+        <translation>正在把较早的消息总结进记忆…</translation>
+    </message>
+    <message>
+        <source>Older messages were summarised into memory.</source>
+        <translation>较早的消息已总结进记忆。</translation>
+    </message>
+    <message>
+        <source>Memory was not updated: {error}</source>
+        <translation>记忆没有更新：{error}</translation>
+    </message>
+    <message>
+        <source>Sent to {channel}:{chat}: {text}</source>
+        <translation>已发送到 {channel}:{chat}：{text}</translation>
+    </message>
+    <message>
+        <source>Open Settings to choose a provider and model.</source>
+        <translation>请打开设置，选择服务商和模型。</translation>
+    </message>
+    <message>
+        <source>Send the message again to get a whole reply.</source>
+        <translation>请重新发送这条消息，以获得完整的回复。</translation>
+    </message>
+    <message>
+        <source>Try again; if it happens again, the log (Help → Open log folder) has the details.</source>
+        <translation>请再试一次；如果再次发生，详情见日志（帮助 → 打开日志文件夹）。</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>System message</source>
+        <translation>系统消息</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>推理过程</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the message&apos;s Markdown source</source>
+        <translation>复制这条消息的 Markdown 源文本</translation>
+    </message>
+    <message>
+        <source>Retry save</source>
+        <translation>重新保存</translation>
+    </message>
+    <message>
+        <source>Write this reply to the session file again (after freeing space)</source>
+        <translation>再次把这条回复写入会话文件（请先释放空间）</translation>
+    </message>
+    <message>
+        <source>Writing…</source>
+        <translation>正在输出…</translation>
+    </message>
+    <message>
+        <source>Cut off by the endpoint</source>
+        <translation>被端点中断</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>未保存</translation>
+    </message>
+    <message>
+        <source>Show the previous version of the conversation from here</source>
+        <translation>显示从这里开始的对话的上一个版本</translation>
+    </message>
+    <message>
+        <source>Show the next version of the conversation from here</source>
+        <translation>显示从这里开始的对话的下一个版本</translation>
+    </message>
+    <message>
+        <source>Version {position} of {count} of the conversation from this message</source>
+        <translation>从这条消息开始的对话：第 {position} 个版本，共 {count} 个</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Edit this message and send it again; the conversation so far stays as it is</source>
+        <translation>编辑这条消息并重新发送；之前的对话保持不变</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Send as a new branch</source>
+        <translation>作为新分支发送</translation>
+    </message>
+    <message>
+        <source>Start a new version of the conversation from here with the edited text (Ctrl+Enter)</source>
+        <translation>用编辑后的文本从这里开始对话的新版本（Ctrl+Enter）</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Ask for a new reply to the same message; this reply stays as it is</source>
+        <translation>为同一条消息请求新的回复；这条回复保持不变</translation>
+    </message>
+    <message>
+        <source>No configured provider can serve {model}. Click to choose another model.</source>
+        <translation>没有已配置的服务商能提供 {model}。点击选择其他模型。</translation>
+    </message>
+    <message>
+        <source>This chat uses the default model, {model}, served by {provider} at {url}. Click to choose another model for this chat.</source>
+        <translation>此对话使用默认模型 {model}，由 {provider}（{url}）提供。点击为此对话选择其他模型。</translation>
+    </message>
+    <message>
+        <source>This chat uses {model}, served by {provider} at {url}. Click to choose another model for this chat.</source>
+        <translation>此对话使用 {model}，由 {provider}（{url}）提供。点击为此对话选择其他模型。</translation>
+    </message>
+    <message>
+        <source>The model choice was not saved: {error}</source>
+        <translation>模型选择没有保存：{error}</translation>
+    </message>
+    <message>
+        <source>Default model: {model}</source>
+        <translation>默认模型：{model}</translation>
+    </message>
+    <message>
+        <source>Loading the model lists…</source>
+        <translation>正在加载模型列表…</translation>
+    </message>
+    <message>
+        <source>Cannot list its models: {error}</source>
+        <translation>无法列出它的模型：{error}</translation>
+    </message>
+    <message>
+        <source>Cannot list the models of {provider}: {error}</source>
+        <translation>无法列出 {provider} 的模型：{error}</translation>
+    </message>
+    <message>
+        <source>{provider} lists no models.</source>
+        <translation>{provider} 没有列出任何模型。</translation>
+    </message>
+    <message>
+        <source>Refresh the model lists</source>
+        <translation>刷新模型列表</translation>
+    </message>
+    <message>
+        <source>Served by {provider} at {url}.</source>
+        <translation>由 {provider}（{url}）提供。</translation>
+    </message>
+    <message>
+        <source>No configured provider can serve {model}.</source>
+        <translation>没有已配置的服务商能提供 {model}。</translation>
+    </message>
+    <message>
+        <source>Start a conversation: type a message below.
+
+Enter sends · Shift+Enter adds a line · / for commands · drop or paste files and images to attach</source>
+        <translation>开始对话：在下方输入消息。
+
+Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和图片即可附加</translation>
+    </message>
+    <message>
+        <source>Attached: {files}</source>
+        <translation>附件：{files}</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>waiting for your approval</source>
+        <translation>等待你的批准</translation>
+    </message>
+    <message>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>{tool}: {status} — click to open in the inspector</source>
+        <translation>{tool}：{status} —— 点击在检查器中打开</translation>
+    </message>
+</context>
+<context>
     <name>Duration</name>
     <message>
         <source>{ms} ms</source>

@@ -270,6 +270,33 @@ def test_the_window_frame_in_english_shows_the_source_strings(qtbot, open_window
     assert {text for text in entries if text not in sources} == {"MCP"}  # a name, the same in every language
 
 
+def _chat_with_a_tool_card(qtbot, open_window, fake_openai, ask: str, answer: str):
+    """The window after one turn that called a tool and replied: the chat's cards and the composer."""
+    from tests.gui.window_fixtures import send, wait_idle
+
+    fake_openai.add_tool_calls([("read_file", {"path": "notes.txt"})])
+    fake_openai.add_text(answer)
+    window = open_window()
+    send(qtbot, window, ask)
+    qtbot.waitUntil(lambda: [item.kind for item in window.chat.model.items()][-1:] == ["assistant"], timeout=10_000)
+    wait_idle(qtbot, window)
+    assert "tool" in [item.kind for item in window.chat.model.items()]
+    return window, visible_texts(window.chat_view) + visible_texts(window.composer)
+
+
+def test_the_chat_with_a_reply_and_a_tool_card_is_chinese_in_zh_cn(qtbot, chinese: None, open_window, fake_openai) -> None:
+    _window, texts = _chat_with_a_tool_card(qtbot, open_window, fake_openai, "notes.txt", "读完了。")  # keyClicks types Latin-1 only
+    assert sum(bool(CJK.search(text)) for _where, text in texts) >= 8
+    assert [(where, text) for where, text in texts if still_english(text)] == []
+
+
+def test_the_chat_in_english_shows_the_source_strings(qtbot, open_window, fake_openai) -> None:
+    sources = {m.findtext("source") for m in ET.parse(TS).iter("message")}
+    _window, texts = _chat_with_a_tool_card(qtbot, open_window, fake_openai, "Read notes.txt", "Done.")
+    assert not any(CJK.search(text) for _where, text in texts)
+    assert sum(text in sources for _where, text in texts) >= 8
+
+
 # ------------------------------------------------------------------------------------ the setting
 
 
