@@ -1524,10 +1524,374 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Memory</name>
+    <message>
+        <source>Entry {cursor}, {time} — from {session}</source>
+        <translation>第 {cursor} 条，{time} —— 来自 {session}</translation>
+    </message>
+    <message>
+        <source>Entry {cursor}, {time}</source>
+        <translation>第 {cursor} 条，{time}</translation>
+    </message>
+    <message>
+        <source>History — memory/history.jsonl (newest last)</source>
+        <translation>历史 —— memory/history.jsonl（最新的在最后）</translation>
+    </message>
+    <message>
+        <source>Search the history…</source>
+        <translation>搜索历史…</translation>
+    </message>
+    <message>
+        <source>Add entry</source>
+        <translation>添加条目</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>What happened (one entry; the time is added)</source>
+        <translation>发生了什么（一条记录；时间会自动添加）</translation>
+    </message>
+    <message>
+        <source>Save entry</source>
+        <translation>保存条目</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Could not read history.jsonl: {error}</source>
+        <translation>无法读取 history.jsonl：{error}</translation>
+    </message>
+    <message>
+        <source>1 matching entry</source>
+        <translation>1 条匹配的条目</translation>
+    </message>
+    <message>
+        <source>{count} matching entries</source>
+        <translation>{count} 条匹配的条目</translation>
+    </message>
+    <message>
+        <source>No history yet: consolidation and Dream add entries here.</source>
+        <translation>还没有历史：记忆整理和 Dream 会在这里添加条目。</translation>
+    </message>
+    <message>
+        <source>An entry needs some text.</source>
+        <translation>条目需要有内容。</translation>
+    </message>
+    <message>
+        <source>Could not save the entry: {error}</source>
+        <translation>无法保存条目：{error}</translation>
+    </message>
+    <message>
+        <source>Search history: every word, any case</source>
+        <translation>搜索历史：包含所有词，不区分大小写</translation>
+    </message>
+    <message>
+        <source>Shows only the HISTORY.md entries containing all the words (Esc clears)</source>
+        <translation>只显示包含所有这些词的 HISTORY.md 条目（Esc 清除）</translation>
+    </message>
+    <message>
+        <source>Double-click an entry to show it in HISTORY.md</source>
+        <translation>双击条目可在 HISTORY.md 中显示它</translation>
+    </message>
+    <message>
+        <source>Search failed</source>
+        <translation>搜索失败</translation>
+    </message>
+    <message>
+        <source>Could not search HISTORY.md: {error}</source>
+        <translation>无法搜索 HISTORY.md：{error}</translation>
+    </message>
+    <message>
+        <source>No entry of HISTORY.md contains {words}.</source>
+        <translation>HISTORY.md 中没有条目同时包含 {words}。</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation> 和 </translation>
+    </message>
+    <message>
+        <source>{matched} of {total} entries match (first {shown} shown)</source>
+        <translation>{total} 条中有 {matched} 条匹配（显示前 {shown} 条）</translation>
+    </message>
+    <message>
+        <source>{matched} of 1 entry match</source>
+        <translation>1 条中有 {matched} 条匹配</translation>
+    </message>
+    <message>
+        <source>{matched} of {total} entries match</source>
+        <translation>{total} 条中有 {matched} 条匹配</translation>
+    </message>
+    <message>
+        <source>your save</source>
+        <translation>你的保存</translation>
+    </message>
+    <message>
+        <source>consolidation</source>
+        <translation>记忆整理</translation>
+    </message>
+    <message>
+        <source>a restore</source>
+        <translation>一次恢复</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>保存时间</translation>
+    </message>
+    <message>
+        <source>Replaced by</source>
+        <translation>被替换于</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Committed</source>
+        <translation>提交时间</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>更改</translation>
+    </message>
+    <message>
+        <source>MEMORY.md as committed on {time} ({commit})
+
+{message}</source>
+        <translation>{time} 提交的 MEMORY.md（{commit}）
+
+{message}</translation>
+    </message>
+    <message>
+        <source>MEMORY.md as it was on {time}, kept when {replacer} replaced it
+{path}</source>
+        <translation>{time} 时的 MEMORY.md，在被{replacer}替换时保留
+{path}</translation>
+    </message>
+    <message>
+        <source>Consolidating…</source>
+        <translation>正在整理记忆…</translation>
+    </message>
+    <message>
+        <source>The agent is folding older messages into MEMORY.md and HISTORY.md</source>
+        <translation>代理正在把较早的消息整理进 MEMORY.md 和 HISTORY.md</translation>
+    </message>
+    <message>
+        <source>Restore this version</source>
+        <translation>恢复这个版本</translation>
+    </message>
+    <message>
+        <source>Put this text back into MEMORY.md (the current text is kept as a version)</source>
+        <translation>把这段文本放回 MEMORY.md（当前文本会保留为一个版本）</translation>
+    </message>
+    <message>
+        <source>Versions of MEMORY.md in the workspace&apos;s git repository (Dream&apos;s edits and your saves): select one to see what changed since.</source>
+        <translation>工作区 git 仓库中 MEMORY.md 的各个版本（Dream 的编辑和你的保存）：选择一个版本，查看此后的更改。</translation>
+    </message>
+    <message>
+        <source>Earlier versions of MEMORY.md: select one to see what changed since.</source>
+        <translation>MEMORY.md 的早期版本：选择一个版本，查看此后的更改。</translation>
+    </message>
+    <message>
+        <source>Whose versions to list: Dream rewrites all three</source>
+        <translation>列出哪个文件的版本：Dream 会改写这三个文件</translation>
+    </message>
+    <message>
+        <source>Could not list the versions of {name}: {error}. The list is read again at the next change.</source>
+        <translation>无法列出 {name} 的版本：{error}。下次有更改时会重新读取列表。</translation>
+    </message>
+    <message>
+        <source>Put this text back into {name} (as a new commit)</source>
+        <translation>把这段文本放回 {name}（作为一次新的提交）</translation>
+    </message>
+    <message>
+        <source>Could not compare the versions ({error}). Select the version again.</source>
+        <translation>无法比较版本（{error}）。请重新选择该版本。</translation>
+    </message>
+    <message>
+        <source>Version of {time} → current</source>
+        <translation>{time} 的版本 → 当前</translation>
+    </message>
+    <message>
+        <source>Could not restore the version of {time}: {error}. Try again, or copy the text from the diff below.</source>
+        <translation>无法恢复 {time} 的版本：{error}。请再试一次，或从下方的差异中复制文本。</translation>
+    </message>
+    <message>
+        <source>Your unsaved edits are kept: the bar above them lets you choose.</source>
+        <translation>你未保存的编辑已保留：可在它们上方的提示栏中选择。</translation>
+    </message>
+    <message>
+        <source>Restored {name} as of {time}. The text it replaced is kept as a version.</source>
+        <translation>已把 {name} 恢复到 {time} 的版本。被替换的文本已保留为一个版本。</translation>
+    </message>
+    <message>
+        <source>Memory consolidation failed ({error}); MEMORY.md and HISTORY.md were left as they were.</source>
+        <translation>记忆整理失败（{error}）；MEMORY.md 和 HISTORY.md 保持原样。</translation>
+    </message>
+</context>
+<context>
     <name>Notices</name>
     <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>Onboarding</name>
+    <message>
+        <source>Choose a folder for the workspace.</source>
+        <translation>请为工作区选择一个文件夹。</translation>
+    </message>
+    <message>
+        <source>{path} is a file, not a folder: choose a folder.</source>
+        <translation>{path} 是文件而不是文件夹：请选择一个文件夹。</translation>
+    </message>
+    <message>
+        <source>A new workspace will be created in this folder.</source>
+        <translation>将在这个文件夹中创建新的工作区。</translation>
+    </message>
+    <message>
+        <source>Existing nanobot 0.3 workspace found — it will be used as is, in nanobot 0.3&apos;s layout.</source>
+        <translation>找到已有的 nanobot 0.3 工作区 —— 将按 nanobot 0.3 的布局原样使用。</translation>
+    </message>
+    <message>
+        <source>%n session(s)</source>
+        <translation>%n 个会话</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>%n skill(s)</source>
+        <translation>%n 个技能</translation>
+    </message>
+    <message>
+        <source>Existing nanobot workspace found: {contents} — it will be used as is.</source>
+        <translation>找到已有的 nanobot 工作区：{contents} —— 将原样使用。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Existing nanobot workspace found — it will be used as is.</source>
+        <translation>找到已有的 nanobot 工作区 —— 将原样使用。</translation>
+    </message>
+    <message>
+        <source>This folder is not empty. The workspace files will be added next to what is there; nothing in it is changed.</source>
+        <translation>这个文件夹不是空的。工作区文件会添加到已有内容旁边；其中的内容不会被更改。</translation>
+    </message>
+    <message>
+        <source>This empty folder will become the workspace.</source>
+        <translation>这个空文件夹将成为工作区。</translation>
+    </message>
+    <message>
+        <source>Welcome to nanobot</source>
+        <translation>欢迎使用 nanobot</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Finish</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>The workspace is the folder where the agent keeps its memory, skills, sessions and instructions, as plain Markdown and JSONL files. An existing nanobot workspace works unchanged.</source>
+        <translation>工作区是代理存放记忆、技能、会话和指令的文件夹，全部是普通的 Markdown 和 JSONL 文件。已有的 nanobot 工作区无需改动即可使用。</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Workspace folder:</source>
+        <translation>工作区文件夹：</translation>
+    </message>
+    <message>
+        <source>Set up a new workspace in nanobot 0.3&apos;s layout (for the nanobot 0.3.x command-line tool)</source>
+        <translation>按 nanobot 0.3 的布局创建新工作区（供 nanobot 0.3.x 命令行工具使用）</translation>
+    </message>
+    <message>
+        <source>Sessions beside the config, memory/history.jsonl and a git repository for Dream&apos;s versions. Leave it off for the nanobot 0.1.4 layout.</source>
+        <translation>会话放在配置旁边，使用 memory/history.jsonl，并用 git 仓库保存 Dream 的版本。若使用 nanobot 0.1.4 的布局，请不要勾选。</translation>
+    </message>
+    <message>
+        <source>The default, {folder}, is also where the nanobot command-line tool keeps its workspace, so both share the same memory and sessions.</source>
+        <translation>默认位置 {folder} 也是 nanobot 命令行工具存放工作区的地方，因此两者共享同样的记忆和会话。</translation>
+    </message>
+    <message>
+        <source>Choose the workspace folder</source>
+        <translation>选择工作区文件夹</translation>
+    </message>
+    <message>
+        <source>Model servers on this computer</source>
+        <translation>本机上的模型服务器</translation>
+    </message>
+    <message>
+        <source>Scan again</source>
+        <translation>重新扫描</translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>Looking for {servers} on this computer…</source>
+        <translation>正在本机上查找 {servers}…</translation>
+    </message>
+    <message>
+        <source>Could not look for local servers: {error}</source>
+        <translation>无法查找本地服务器：{error}</translation>
+    </message>
+    <message>
+        <source>%n model(s): {models}</source>
+        <translation>%n 个模型：{models}</translation>
+    </message>
+    <message>
+        <source>no models yet</source>
+        <translation>还没有模型</translation>
+    </message>
+    <message>
+        <source>Found {server} on this computer and selected it. You can enter another endpoint below instead.</source>
+        <translation>在本机上找到 {server}，已选中它。你也可以在下方输入其他端点。</translation>
+    </message>
+    <message>
+        <source>Found %n server(s). Choose one to use it, or enter an endpoint below.</source>
+        <translation>找到 %n 个服务器。选择一个即可使用，或在下方输入端点。</translation>
+    </message>
+    <message>
+        <source>No local model server found (looked for {servers}). Enter an endpoint and key below.</source>
+        <translation>没有找到本地模型服务器（查找了 {servers}）。请在下方输入端点和密钥。</translation>
+    </message>
+    <message>
+        <source>No local model server found. Enter an endpoint and key below.</source>
+        <translation>没有找到本地模型服务器。请在下方输入端点和密钥。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Step 1 of 2 — Workspace&lt;/b&gt;</source>
+        <translation>&lt;b&gt;第 1 步，共 2 步 —— 工作区&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Step 2 of 2 — Model&lt;/b&gt;</source>
+        <translation>&lt;b&gt;第 2 步，共 2 步 —— 模型&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Setup could not finish: {error}</source>
+        <translation>设置未能完成：{error}</translation>
     </message>
 </context>
 <context>

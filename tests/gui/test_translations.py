@@ -43,6 +43,8 @@ from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.inspector.panel import InspectorPanel
 from nanobot_desktop.gui.settings.dialog import SettingsDialog
+from nanobot_desktop.gui.settings.onboarding import OnboardingDialog
+from nanobot_desktop.gui.workspace.memory_view import MemoryView
 from tests.gui.window_fixtures import open_window
 
 __all__ = ["open_window"]  # the fixture, used by the window-frame walk
@@ -188,6 +190,16 @@ def _editor(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) 
     return editor
 
 
+def _onboarding(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) -> QWidget:
+    """First-run setup, walked to its second page (no local server to find: the scan says so)."""
+    folder = engine.config.source_path.parent / "fresh-workspace"
+    dialog = _shown(qtbot, opened, OnboardingDialog(folder.parent / "fresh-config.json", folder, candidates=()))
+    qtbot.mouseClick(dialog.next_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.pages.currentIndex() == 1 and bool(dialog.scan_status.text())
+                    and dialog.scan_button.isEnabled())
+    return dialog
+
+
 def _panel(kind: type[QWidget]) -> Callable[..., QWidget]:
     def open_panel(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) -> QWidget:
         return _shown(qtbot, opened, kind(engine, bridge))  # type: ignore[call-arg]
@@ -200,6 +212,7 @@ HARNESS_AREAS: dict[str, Callable[..., QWidget]] = {
     "settings dialog": _settings, "inspector": _panel(InspectorPanel), "heartbeat": _panel(HeartbeatView),
     "scheduled, with the job form": _cron_form, "subagents": _panel(SubagentsView), "mcp": _panel(McpView),
     "mcp server dialog": _mcp_dialog, "editor with find bar": _editor,
+    "memory page": _panel(MemoryView), "first-run setup, both pages": _onboarding,
 }
 
 
