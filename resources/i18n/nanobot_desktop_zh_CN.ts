@@ -2688,6 +2688,169 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Skills</name>
+    <message>
+        <source>Broken: {error}</source>
+        <translation>已损坏：{error}</translation>
+    </message>
+    <message>
+        <source>Missing {requirements}</source>
+        <translation>缺少 {requirements}</translation>
+    </message>
+    <message>
+        <source>Unavailable</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>Available</source>
+        <translation>可用</translation>
+    </message>
+    <message>
+        <source>Built-in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>Workspace (overrides built-in)</source>
+        <translation>工作区（覆盖内置）</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Always on</source>
+        <translation>始终启用</translation>
+    </message>
+    <message>
+        <source>Enabled: the agent is told about this skill</source>
+        <translation>已启用：代理会知道这个技能</translation>
+    </message>
+    <message>
+        <source>Disabled: left out of the agent&apos;s prompt</source>
+        <translation>已停用：不会写进代理的提示词</translation>
+    </message>
+    <message>
+        <source>Its instructions are put into every conversation (when available and enabled)</source>
+        <translation>它的说明会放进每一次对话（在可用且已启用时）</translation>
+    </message>
+    <message>
+        <source>Unsaved edits</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>This skill cannot be used until its header is fixed: </source>
+        <translation>修复文件头之前无法使用这个技能：</translation>
+    </message>
+    <message>
+        <source>the SKILL.md header is broken — </source>
+        <translation>SKILL.md 的文件头有误 —— </translation>
+    </message>
+    <message>
+        <source>Type a name for the skill&apos;s folder.</source>
+        <translation>请为技能文件夹输入名称。</translation>
+    </message>
+    <message>
+        <source>Keep the name under {count} characters.</source>
+        <translation>名称请少于 {count} 个字符。</translation>
+    </message>
+    <message>
+        <source>Use letters, digits, &apos;-&apos;, &apos;_&apos; or &apos;.&apos;, starting with a letter or digit (no spaces or slashes, no &apos;.&apos; at the end).</source>
+        <translation>请使用字母、数字、“-”、“_”或“.”，并以字母或数字开头（不能有空格或斜杠，结尾不能是“.”）。</translation>
+    </message>
+    <message>
+        <source>&apos;{name}&apos; is a reserved file name on Windows; pick another.</source>
+        <translation>“{name}”是 Windows 的保留文件名；请换一个。</translation>
+    </message>
+    <message>
+        <source>skills/{name} already exists; pick another name.</source>
+        <translation>skills/{name} 已存在；请换一个名称。</translation>
+    </message>
+    <message>
+        <source>New skill…</source>
+        <translation>新建技能…</translation>
+    </message>
+    <message>
+        <source>Create skills/&lt;name&gt;/SKILL.md from a template</source>
+        <translation>从模板创建 skills/&lt;name&gt;/SKILL.md</translation>
+    </message>
+    <message>
+        <source>Copy to workspace</source>
+        <translation>复制到工作区</translation>
+    </message>
+    <message>
+        <source>Make an editable copy of this built-in skill; the copy overrides it</source>
+        <translation>为这个内置技能创建可编辑的副本；副本会覆盖它</translation>
+    </message>
+    <message>
+        <source>skill-name (folder name)</source>
+        <translation>skill-name（文件夹名）</translation>
+    </message>
+    <message>
+        <source>Create</source>
+        <translation>创建</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Select a skill to read or edit its SKILL.md.</source>
+        <translation>选择一个技能，阅读或编辑它的 SKILL.md。</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Could not list the skills ({error}). The list is read again at the next change.</source>
+        <translation>无法列出技能（{error}）。下次有更改时会重新读取列表。</translation>
+    </message>
+    <message>
+        <source>Could not save the setting for &apos;{name}&apos; ({error}). Check that desktop.json beside the config can be written, then try again.</source>
+        <translation>无法保存“{name}”的设置（{error}）。请确认配置旁边的 desktop.json 可以写入，然后再试一次。</translation>
+    </message>
+    <message>
+        <source>built-in skills are read-only here; use “Copy to workspace” to change one</source>
+        <translation>内置技能在这里是只读的；要修改，请使用“复制到工作区”</translation>
+    </message>
+    <message>
+        <source>Go to line {line}</source>
+        <translation>转到第 {line} 行</translation>
+    </message>
+    <message>
+        <source>This will override the built-in skill &apos;{name}&apos;.</source>
+        <translation>这会覆盖内置技能“{name}”。</translation>
+    </message>
+    <message>
+        <source>Creates skills/{name}/{file} from the template.</source>
+        <translation>将从模板创建 skills/{name}/{file}。</translation>
+    </message>
+    <message>
+        <source>Could not create skills/{name}: {error}</source>
+        <translation>无法创建 skills/{name}：{error}</translation>
+    </message>
+    <message>
+        <source>Could not read the built-in skill &apos;{name}&apos;: {error}</source>
+        <translation>无法读取内置技能“{name}”：{error}</translation>
+    </message>
+</context>
+<context>
     <name>Subagents</name>
     <message>
         <source>running…</source>
@@ -3009,6 +3172,49 @@ nanobot 个人 AI 代理的桌面应用。
     <message>
         <source>Retry</source>
         <translation>重试</translation>
+    </message>
+</context>
+<context>
+    <name>Workspace</name>
+    <message>
+        <source>How the agent should work: instructions and rules</source>
+        <translation>代理应当如何工作：指令和规则</translation>
+    </message>
+    <message>
+        <source>Personality, tone and values</source>
+        <translation>性格、语气和价值观</translation>
+    </message>
+    <message>
+        <source>What the agent knows about you</source>
+        <translation>代理对你的了解</translation>
+    </message>
+    <message>
+        <source>Notes on the tools and how to use them</source>
+        <translation>关于工具及其用法的说明</translation>
+    </message>
+    <message>
+        <source>Tasks the heartbeat checks periodically</source>
+        <translation>心跳定期检查的任务</translation>
+    </message>
+    <message>
+        <source>Identity (read when present, as older nanobot versions did)</source>
+        <translation>身份（存在时读取，与旧版 nanobot 相同）</translation>
+    </message>
+    <message>
+        <source>Select a file to edit it.</source>
+        <translation>选择一个文件进行编辑。</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>{about} (nanobot 0.3 does not load it)</source>
+        <translation>{about}（nanobot 0.3 不会加载它）</translation>
     </message>
 </context>
 </TS>

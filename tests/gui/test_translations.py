@@ -44,6 +44,7 @@ from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.inspector.panel import InspectorPanel
 from nanobot_desktop.gui.settings.dialog import SettingsDialog
 from nanobot_desktop.gui.settings.onboarding import OnboardingDialog
+from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
 from nanobot_desktop.gui.workspace.memory_view import MemoryView
 from tests.gui.window_fixtures import open_window
 
@@ -213,6 +214,7 @@ HARNESS_AREAS: dict[str, Callable[..., QWidget]] = {
     "scheduled, with the job form": _cron_form, "subagents": _panel(SubagentsView), "mcp": _panel(McpView),
     "mcp server dialog": _mcp_dialog, "editor with find bar": _editor,
     "memory page": _panel(MemoryView), "first-run setup, both pages": _onboarding,
+    "workspace files and skills": _panel(WorkspaceFilesView),
 }
 
 
