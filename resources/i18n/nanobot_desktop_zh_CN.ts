@@ -2851,6 +2851,33 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Startup</name>
+    <message>
+        <source>nanobot cannot start</source>
+        <translation>nanobot 无法启动</translation>
+    </message>
+    <message>
+        <source>The workspace could not be opened:
+
+{error}</source>
+        <translation>无法打开工作区：
+
+{error}</translation>
+    </message>
+    <message>
+        <source>The configuration could not be loaded:
+
+{error}
+
+The file was left untouched. Fix it (or move it away to start the first-run setup again), then start nanobot Desktop again.</source>
+        <translation>无法加载配置：
+
+{error}
+
+该文件保持原样。请修复它（或把它移走，以重新进行首次设置），然后再次启动 nanobot Desktop。</translation>
+    </message>
+</context>
+<context>
     <name>Subagents</name>
     <message>
         <source>running…</source>
