@@ -1643,7 +1643,7 @@ The calls of its next turn will appear here.</source>
     </message>
     <message>
         <source>Replaced by</source>
-        <translation>被替换于</translation>
+        <translation>替换来源</translation>
     </message>
     <message>
         <source>Size</source>
