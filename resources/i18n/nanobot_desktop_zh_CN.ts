@@ -2,6 +2,560 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Actions</name>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新建对话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Start a new conversation</source>
+        <translation>开始一段新对话</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Stop the running reply, its tool and its subagents (Esc)</source>
+        <translation>停止正在生成的回复、它的工具和子代理（Esc）</translation>
+    </message>
+    <message>
+        <source>&amp;Rename session…</source>
+        <translation>重命名会话(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Give the selected session a title (F2)</source>
+        <translation>为选中的会话设置标题（F2）</translation>
+    </message>
+    <message>
+        <source>&amp;Delete session</source>
+        <translation>删除会话(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Move the selected session to the trash (it can be restored)</source>
+        <translation>把选中的会话移到回收站（可以恢复）</translation>
+    </message>
+    <message>
+        <source>&amp;Undo delete</source>
+        <translation>撤销删除(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Restore the session deleted last</source>
+        <translation>恢复最近删除的会话</translation>
+    </message>
+    <message>
+        <source>Export as &amp;Markdown…</source>
+        <translation>导出为 &amp;Markdown…</translation>
+    </message>
+    <message>
+        <source>Save the session as a readable Markdown transcript</source>
+        <translation>把会话保存为易读的 Markdown 记录</translation>
+    </message>
+    <message>
+        <source>Export as &amp;JSON…</source>
+        <translation>导出为 &amp;JSON…</translation>
+    </message>
+    <message>
+        <source>Save the session&apos;s metadata and messages as JSON</source>
+        <translation>把会话的元数据和消息保存为 JSON</translation>
+    </message>
+    <message>
+        <source>Re&amp;veal session file</source>
+        <translation>显示会话文件(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Open the folder holding the session&apos;s .jsonl file</source>
+        <translation>打开存放该会话 .jsonl 文件的文件夹</translation>
+    </message>
+    <message>
+        <source>Searc&amp;h sessions…</source>
+        <translation>搜索会话(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>Search session titles and message text (Ctrl+K)</source>
+        <translation>搜索会话标题和消息内容（Ctrl+K）</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Model endpoint, agent, tool approvals, heartbeat, theme</source>
+        <translation>模型端点、代理、工具批准、心跳、主题</translation>
+    </message>
+    <message>
+        <source>&amp;Run heartbeat now</source>
+        <translation>立即运行心跳(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Check HEARTBEAT.md for tasks now</source>
+        <translation>现在检查 HEARTBEAT.md 中的任务</translation>
+    </message>
+    <message>
+        <source>&amp;Pause heartbeat</source>
+        <translation>暂停心跳(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Stop the periodic heartbeat until resumed</source>
+        <translation>停止定期心跳，直到恢复</translation>
+    </message>
+    <message>
+        <source>Show / &amp;hide window</source>
+        <translation>显示 / 隐藏窗口(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Show the window, or hide it to the tray</source>
+        <translation>显示窗口，或把它隐藏到托盘</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Stop the agent, save everything and quit</source>
+        <translation>停止代理，保存全部内容后退出</translation>
+    </message>
+    <message>
+        <source>Open &amp;log folder</source>
+        <translation>打开日志文件夹(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Open the folder with the app&apos;s log files</source>
+        <translation>打开存放应用日志文件的文件夹</translation>
+    </message>
+    <message>
+        <source>&amp;Reset layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Put every panel back where it is on a first start</source>
+        <translation>把每个面板放回首次启动时的位置</translation>
+    </message>
+    <message>
+        <source>&amp;About nanobot Desktop</source>
+        <translation>关于 nanobot Desktop(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Version and licence</source>
+        <translation>版本和许可证</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Session</source>
+        <translation>会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Agent</source>
+        <translation>代理(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Resume heartbeat</source>
+        <translation>恢复心跳(&amp;R)</translation>
+    </message>
+</context>
+<context>
+    <name>Chat</name>
+    <message>
+        <source>Remove this attachment</source>
+        <translation>移除这个附件</translation>
+    </message>
+    <message>
+        <source>This message is not in the session file (it was not saved), so the conversation cannot branch here.</source>
+        <translation>这条消息不在会话文件中（它没有被保存），所以对话无法从这里分支。</translation>
+    </message>
+    <message>
+        <source>This reply does not answer a message of yours, so it cannot be regenerated.</source>
+        <translation>这条回复不是对你的某条消息的回答，所以无法重新生成。</translation>
+    </message>
+    <message>
+        <source>No branch was made: {error}</source>
+        <translation>没有创建分支：{error}</translation>
+    </message>
+    <message>
+        <source>Allowed once</source>
+        <translation>已允许一次</translation>
+    </message>
+    <message>
+        <source>Always allowed</source>
+        <translation>已始终允许</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Allow the tool “{tool}” from {origin} to run?</source>
+        <translation>允许来自 {origin} 的工具“{tool}”运行吗？</translation>
+    </message>
+    <message>
+        <source>Allow the tool “{tool}” to run?</source>
+        <translation>允许工具“{tool}”运行吗？</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>in {folder}</source>
+        <translation>位于 {folder}</translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation>更改</translation>
+    </message>
+    <message>
+        <source>Show arguments</source>
+        <translation>显示参数</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Reason for denying (optional)</source>
+        <translation>拒绝的理由（可选）</translation>
+    </message>
+    <message>
+        <source>If you deny, the agent reads this reason and can adjust its plan.</source>
+        <translation>如果你拒绝，代理会读到这个理由并据此调整计划。</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation>始终允许</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Without a sandbox, every command is asked for</source>
+        <translation>没有沙箱时，每条命令都会先询问</translation>
+    </message>
+    <message>
+        <source>Hide arguments</source>
+        <translation>隐藏参数</translation>
+    </message>
+    <message>
+        <source>{answer}: {tool} {target}</source>
+        <translation>{answer}：{tool} {target}</translation>
+    </message>
+    <message>
+        <source>{line} — “{reason}”</source>
+        <translation>{line} ——“{reason}”</translation>
+    </message>
+    <message>
+        <source>Allowed</source>
+        <translation>已允许</translation>
+    </message>
+    <message>
+        <source>Waiting for your answer</source>
+        <translation>等待你的回答</translation>
+    </message>
+    <message>
+        <source>Hide details ▴</source>
+        <translation>隐藏详情 ▴</translation>
+    </message>
+    <message>
+        <source>Show details ▾</source>
+        <translation>显示详情 ▾</translation>
+    </message>
+    <message>
+        <source>start a new conversation (memory is updated first)</source>
+        <translation>开始新对话（先更新记忆）</translation>
+    </message>
+    <message>
+        <source>stop the running reply and its tasks</source>
+        <translation>停止正在生成的回复及其任务</translation>
+    </message>
+    <message>
+        <source>list the commands</source>
+        <translation>列出所有命令</translation>
+    </message>
+    <message>
+        <source>Message nanobot…   (/ for commands)</source>
+        <translation>给 nanobot 发消息…（输入 / 查看命令）</translation>
+    </message>
+    <message>
+        <source>Enter sends, Shift+Enter starts a new line, ↑ recalls the last message, / lists the commands; drop or paste files and images to attach them</source>
+        <translation>Enter 发送，Shift+Enter 换行，↑ 调出上一条消息，/ 列出命令；拖入或粘贴文件和图片即可附加</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send (Enter)</source>
+        <translation>发送（Enter）</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the reply (Esc)</source>
+        <translation>停止回复（Esc）</translation>
+    </message>
+    <message>
+        <source>{name} is a folder; attach files one by one</source>
+        <translation>{name} 是文件夹；请逐个附加文件</translation>
+    </message>
+    <message>
+        <source>There is no workspace to copy the file into</source>
+        <translation>没有可以复制文件进去的工作区</translation>
+    </message>
+    <message>
+        <source>Could not attach {name} ({reason}). Check that the file exists and can be read, then attach it again.</source>
+        <translation>无法附加 {name}（{reason}）。请确认文件存在且可读，然后重新附加。</translation>
+    </message>
+    <message>
+        <source>The pasted image was not attached because no workspace is open. Choose a workspace in Settings, then paste again.</source>
+        <translation>没有打开工作区，粘贴的图片未能附加。请在设置中选择工作区，然后重新粘贴。</translation>
+    </message>
+    <message>
+        <source>The pasted image could not be converted to PNG. Save it as a file and attach that instead.</source>
+        <translation>粘贴的图片无法转换为 PNG。请先把它保存为文件，再附加该文件。</translation>
+    </message>
+    <message>
+        <source>Could not save the pasted image ({reason}). Free some disk space, then paste again.</source>
+        <translation>无法保存粘贴的图片（{reason}）。请释放一些磁盘空间，然后重新粘贴。</translation>
+    </message>
+    <message>
+        <source>Could not read this session ({error}). Its file was left as it is; open it again once it can be read.</source>
+        <translation>无法读取这个会话（{error}）。它的文件保持原样；等可以读取时再打开它。</translation>
+    </message>
+    <message>
+        <source>Saved to the session file.</source>
+        <translation>已保存到会话文件。</translation>
+    </message>
+    <message>
+        <source>Waiting for an answer… {waited} s (gives up after {limit} s)</source>
+        <translation>正在等待回答… {waited} 秒（{limit} 秒后放弃）</translation>
+    </message>
+    <message>
+        <source>Waiting for the rest of the reply… {waited} s (gives up after {limit} s)</source>
+        <translation>正在等待回复的其余部分… {waited} 秒（{limit} 秒后放弃）</translation>
+    </message>
+    <message>
+        <source>Summarising older messages into memory…</source>
+        <translation>正在把较早的消息总结进记忆…</translation>
+    </message>
+    <message>
+        <source>Older messages were summarised into memory.</source>
+        <translation>较早的消息已总结进记忆。</translation>
+    </message>
+    <message>
+        <source>Memory was not updated: {error}</source>
+        <translation>记忆没有更新：{error}</translation>
+    </message>
+    <message>
+        <source>Sent to {channel}:{chat}: {text}</source>
+        <translation>已发送到 {channel}:{chat}：{text}</translation>
+    </message>
+    <message>
+        <source>Open Settings to choose a provider and model.</source>
+        <translation>请打开设置，选择服务商和模型。</translation>
+    </message>
+    <message>
+        <source>Send the message again to get a whole reply.</source>
+        <translation>请重新发送这条消息，以获得完整的回复。</translation>
+    </message>
+    <message>
+        <source>Try again; if it happens again, the log (Help → Open log folder) has the details.</source>
+        <translation>请再试一次；如果再次发生，详情见日志（帮助 → 打开日志文件夹）。</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>System message</source>
+        <translation>系统消息</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>推理过程</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the message&apos;s Markdown source</source>
+        <translation>复制这条消息的 Markdown 源文本</translation>
+    </message>
+    <message>
+        <source>Retry save</source>
+        <translation>重新保存</translation>
+    </message>
+    <message>
+        <source>Write this reply to the session file again (after freeing space)</source>
+        <translation>再次把这条回复写入会话文件（请先释放空间）</translation>
+    </message>
+    <message>
+        <source>Writing…</source>
+        <translation>正在输出…</translation>
+    </message>
+    <message>
+        <source>Cut off by the endpoint</source>
+        <translation>被端点中断</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>未保存</translation>
+    </message>
+    <message>
+        <source>Show the previous version of the conversation from here</source>
+        <translation>显示从这里开始的对话的上一个版本</translation>
+    </message>
+    <message>
+        <source>Show the next version of the conversation from here</source>
+        <translation>显示从这里开始的对话的下一个版本</translation>
+    </message>
+    <message>
+        <source>Version {position} of {count} of the conversation from this message</source>
+        <translation>从这条消息开始的对话：第 {position} 个版本，共 {count} 个</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Edit this message and send it again; the conversation so far stays as it is</source>
+        <translation>编辑这条消息并重新发送；之前的对话保持不变</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Send as a new branch</source>
+        <translation>作为新分支发送</translation>
+    </message>
+    <message>
+        <source>Start a new version of the conversation from here with the edited text (Ctrl+Enter)</source>
+        <translation>用编辑后的文本从这里开始对话的新版本（Ctrl+Enter）</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Ask for a new reply to the same message; this reply stays as it is</source>
+        <translation>为同一条消息请求新的回复；这条回复保持不变</translation>
+    </message>
+    <message>
+        <source>No configured provider can serve {model}. Click to choose another model.</source>
+        <translation>没有已配置的服务商能提供 {model}。点击选择其他模型。</translation>
+    </message>
+    <message>
+        <source>This chat uses the default model, {model}, served by {provider} at {url}. Click to choose another model for this chat.</source>
+        <translation>此对话使用默认模型 {model}，由 {provider}（{url}）提供。点击为此对话选择其他模型。</translation>
+    </message>
+    <message>
+        <source>This chat uses {model}, served by {provider} at {url}. Click to choose another model for this chat.</source>
+        <translation>此对话使用 {model}，由 {provider}（{url}）提供。点击为此对话选择其他模型。</translation>
+    </message>
+    <message>
+        <source>The model choice was not saved: {error}</source>
+        <translation>模型选择没有保存：{error}</translation>
+    </message>
+    <message>
+        <source>Default model: {model}</source>
+        <translation>默认模型：{model}</translation>
+    </message>
+    <message>
+        <source>Loading the model lists…</source>
+        <translation>正在加载模型列表…</translation>
+    </message>
+    <message>
+        <source>Cannot list its models: {error}</source>
+        <translation>无法列出它的模型：{error}</translation>
+    </message>
+    <message>
+        <source>Cannot list the models of {provider}: {error}</source>
+        <translation>无法列出 {provider} 的模型：{error}</translation>
+    </message>
+    <message>
+        <source>{provider} lists no models.</source>
+        <translation>{provider} 没有列出任何模型。</translation>
+    </message>
+    <message>
+        <source>Refresh the model lists</source>
+        <translation>刷新模型列表</translation>
+    </message>
+    <message>
+        <source>Served by {provider} at {url}.</source>
+        <translation>由 {provider}（{url}）提供。</translation>
+    </message>
+    <message>
+        <source>No configured provider can serve {model}.</source>
+        <translation>没有已配置的服务商能提供 {model}。</translation>
+    </message>
+    <message>
+        <source>Start a conversation: type a message below.
+
+Enter sends · Shift+Enter adds a line · / for commands · drop or paste files and images to attach</source>
+        <translation>开始对话：在下方输入消息。
+
+Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和图片即可附加</translation>
+    </message>
+    <message>
+        <source>Attached: {files}</source>
+        <translation>附件：{files}</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>waiting for your approval</source>
+        <translation>等待你的批准</translation>
+    </message>
+    <message>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>{tool}: {status} — click to open in the inspector</source>
+        <translation>{tool}：{status} —— 点击在检查器中打开</translation>
+    </message>
+</context>
+<context>
     <name>Duration</name>
     <message>
         <source>{ms} ms</source>
@@ -970,6 +1524,440 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Memory</name>
+    <message>
+        <source>Entry {cursor}, {time} — from {session}</source>
+        <translation>第 {cursor} 条，{time} —— 来自 {session}</translation>
+    </message>
+    <message>
+        <source>Entry {cursor}, {time}</source>
+        <translation>第 {cursor} 条，{time}</translation>
+    </message>
+    <message>
+        <source>History — memory/history.jsonl (newest last)</source>
+        <translation>历史 —— memory/history.jsonl（最新的在最后）</translation>
+    </message>
+    <message>
+        <source>Search the history…</source>
+        <translation>搜索历史…</translation>
+    </message>
+    <message>
+        <source>Add entry</source>
+        <translation>添加条目</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>What happened (one entry; the time is added)</source>
+        <translation>发生了什么（一条记录；时间会自动添加）</translation>
+    </message>
+    <message>
+        <source>Save entry</source>
+        <translation>保存条目</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Could not read history.jsonl: {error}</source>
+        <translation>无法读取 history.jsonl：{error}</translation>
+    </message>
+    <message>
+        <source>1 matching entry</source>
+        <translation>1 条匹配的条目</translation>
+    </message>
+    <message>
+        <source>{count} matching entries</source>
+        <translation>{count} 条匹配的条目</translation>
+    </message>
+    <message>
+        <source>No history yet: consolidation and Dream add entries here.</source>
+        <translation>还没有历史：记忆整理和 Dream 会在这里添加条目。</translation>
+    </message>
+    <message>
+        <source>An entry needs some text.</source>
+        <translation>条目需要有内容。</translation>
+    </message>
+    <message>
+        <source>Could not save the entry: {error}</source>
+        <translation>无法保存条目：{error}</translation>
+    </message>
+    <message>
+        <source>Search history: every word, any case</source>
+        <translation>搜索历史：包含所有词，不区分大小写</translation>
+    </message>
+    <message>
+        <source>Shows only the HISTORY.md entries containing all the words (Esc clears)</source>
+        <translation>只显示包含所有这些词的 HISTORY.md 条目（Esc 清除）</translation>
+    </message>
+    <message>
+        <source>Double-click an entry to show it in HISTORY.md</source>
+        <translation>双击条目可在 HISTORY.md 中显示它</translation>
+    </message>
+    <message>
+        <source>Search failed</source>
+        <translation>搜索失败</translation>
+    </message>
+    <message>
+        <source>Could not search HISTORY.md: {error}</source>
+        <translation>无法搜索 HISTORY.md：{error}</translation>
+    </message>
+    <message>
+        <source>No entry of HISTORY.md contains {words}.</source>
+        <translation>HISTORY.md 中没有条目同时包含 {words}。</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation> 和 </translation>
+    </message>
+    <message>
+        <source>{matched} of {total} entries match (first {shown} shown)</source>
+        <translation>{total} 条中有 {matched} 条匹配（显示前 {shown} 条）</translation>
+    </message>
+    <message>
+        <source>{matched} of 1 entry match</source>
+        <translation>1 条中有 {matched} 条匹配</translation>
+    </message>
+    <message>
+        <source>{matched} of {total} entries match</source>
+        <translation>{total} 条中有 {matched} 条匹配</translation>
+    </message>
+    <message>
+        <source>your save</source>
+        <translation>你的保存</translation>
+    </message>
+    <message>
+        <source>consolidation</source>
+        <translation>记忆整理</translation>
+    </message>
+    <message>
+        <source>a restore</source>
+        <translation>一次恢复</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>保存时间</translation>
+    </message>
+    <message>
+        <source>Replaced by</source>
+        <translation>替换来源</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Committed</source>
+        <translation>提交时间</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>更改</translation>
+    </message>
+    <message>
+        <source>MEMORY.md as committed on {time} ({commit})
+
+{message}</source>
+        <translation>{time} 提交的 MEMORY.md（{commit}）
+
+{message}</translation>
+    </message>
+    <message>
+        <source>MEMORY.md as it was on {time}, kept when {replacer} replaced it
+{path}</source>
+        <translation>{time} 时的 MEMORY.md，在被{replacer}替换时保留
+{path}</translation>
+    </message>
+    <message>
+        <source>Consolidating…</source>
+        <translation>正在整理记忆…</translation>
+    </message>
+    <message>
+        <source>The agent is folding older messages into MEMORY.md and HISTORY.md</source>
+        <translation>代理正在把较早的消息整理进 MEMORY.md 和 HISTORY.md</translation>
+    </message>
+    <message>
+        <source>Restore this version</source>
+        <translation>恢复这个版本</translation>
+    </message>
+    <message>
+        <source>Put this text back into MEMORY.md (the current text is kept as a version)</source>
+        <translation>把这段文本放回 MEMORY.md（当前文本会保留为一个版本）</translation>
+    </message>
+    <message>
+        <source>Versions of MEMORY.md in the workspace&apos;s git repository (Dream&apos;s edits and your saves): select one to see what changed since.</source>
+        <translation>工作区 git 仓库中 MEMORY.md 的各个版本（Dream 的编辑和你的保存）：选择一个版本，查看此后的更改。</translation>
+    </message>
+    <message>
+        <source>Earlier versions of MEMORY.md: select one to see what changed since.</source>
+        <translation>MEMORY.md 的早期版本：选择一个版本，查看此后的更改。</translation>
+    </message>
+    <message>
+        <source>Whose versions to list: Dream rewrites all three</source>
+        <translation>列出哪个文件的版本：Dream 会改写这三个文件</translation>
+    </message>
+    <message>
+        <source>Could not list the versions of {name}: {error}. The list is read again at the next change.</source>
+        <translation>无法列出 {name} 的版本：{error}。下次有更改时会重新读取列表。</translation>
+    </message>
+    <message>
+        <source>Put this text back into {name} (as a new commit)</source>
+        <translation>把这段文本放回 {name}（作为一次新的提交）</translation>
+    </message>
+    <message>
+        <source>Could not compare the versions ({error}). Select the version again.</source>
+        <translation>无法比较版本（{error}）。请重新选择该版本。</translation>
+    </message>
+    <message>
+        <source>Version of {time} → current</source>
+        <translation>{time} 的版本 → 当前</translation>
+    </message>
+    <message>
+        <source>Could not restore the version of {time}: {error}. Try again, or copy the text from the diff below.</source>
+        <translation>无法恢复 {time} 的版本：{error}。请再试一次，或从下方的差异中复制文本。</translation>
+    </message>
+    <message>
+        <source>Your unsaved edits are kept: the bar above them lets you choose.</source>
+        <translation>你未保存的编辑已保留：可在它们上方的提示栏中选择。</translation>
+    </message>
+    <message>
+        <source>Restored {name} as of {time}. The text it replaced is kept as a version.</source>
+        <translation>已把 {name} 恢复到 {time} 的版本。被替换的文本已保留为一个版本。</translation>
+    </message>
+    <message>
+        <source>Memory consolidation failed ({error}); MEMORY.md and HISTORY.md were left as they were.</source>
+        <translation>记忆整理失败（{error}）；MEMORY.md 和 HISTORY.md 保持原样。</translation>
+    </message>
+</context>
+<context>
+    <name>Notices</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>Onboarding</name>
+    <message>
+        <source>Choose a folder for the workspace.</source>
+        <translation>请为工作区选择一个文件夹。</translation>
+    </message>
+    <message>
+        <source>{path} is a file, not a folder: choose a folder.</source>
+        <translation>{path} 是文件而不是文件夹：请选择一个文件夹。</translation>
+    </message>
+    <message>
+        <source>A new workspace will be created in this folder.</source>
+        <translation>将在这个文件夹中创建新的工作区。</translation>
+    </message>
+    <message>
+        <source>Existing nanobot 0.3 workspace found — it will be used as is, in nanobot 0.3&apos;s layout.</source>
+        <translation>找到已有的 nanobot 0.3 工作区 —— 将按 nanobot 0.3 的布局原样使用。</translation>
+    </message>
+    <message>
+        <source>%n session(s)</source>
+        <translation>%n 个会话</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>%n skill(s)</source>
+        <translation>%n 个技能</translation>
+    </message>
+    <message>
+        <source>Existing nanobot workspace found: {contents} — it will be used as is.</source>
+        <translation>找到已有的 nanobot 工作区：{contents} —— 将原样使用。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Existing nanobot workspace found — it will be used as is.</source>
+        <translation>找到已有的 nanobot 工作区 —— 将原样使用。</translation>
+    </message>
+    <message>
+        <source>This folder is not empty. The workspace files will be added next to what is there; nothing in it is changed.</source>
+        <translation>这个文件夹不是空的。工作区文件会添加到已有内容旁边；其中的内容不会被更改。</translation>
+    </message>
+    <message>
+        <source>This empty folder will become the workspace.</source>
+        <translation>这个空文件夹将成为工作区。</translation>
+    </message>
+    <message>
+        <source>Welcome to nanobot</source>
+        <translation>欢迎使用 nanobot</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Finish</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>The workspace is the folder where the agent keeps its memory, skills, sessions and instructions, as plain Markdown and JSONL files. An existing nanobot workspace works unchanged.</source>
+        <translation>工作区是代理存放记忆、技能、会话和指令的文件夹，全部是普通的 Markdown 和 JSONL 文件。已有的 nanobot 工作区无需改动即可使用。</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Workspace folder:</source>
+        <translation>工作区文件夹：</translation>
+    </message>
+    <message>
+        <source>Set up a new workspace in nanobot 0.3&apos;s layout (for the nanobot 0.3.x command-line tool)</source>
+        <translation>按 nanobot 0.3 的布局创建新工作区（供 nanobot 0.3.x 命令行工具使用）</translation>
+    </message>
+    <message>
+        <source>Sessions beside the config, memory/history.jsonl and a git repository for Dream&apos;s versions. Leave it off for the nanobot 0.1.4 layout.</source>
+        <translation>会话放在配置旁边，使用 memory/history.jsonl，并用 git 仓库保存 Dream 的版本。若使用 nanobot 0.1.4 的布局，请不要勾选。</translation>
+    </message>
+    <message>
+        <source>The default, {folder}, is also where the nanobot command-line tool keeps its workspace, so both share the same memory and sessions.</source>
+        <translation>默认位置 {folder} 也是 nanobot 命令行工具存放工作区的地方，因此两者共享同样的记忆和会话。</translation>
+    </message>
+    <message>
+        <source>Choose the workspace folder</source>
+        <translation>选择工作区文件夹</translation>
+    </message>
+    <message>
+        <source>Model servers on this computer</source>
+        <translation>本机上的模型服务器</translation>
+    </message>
+    <message>
+        <source>Scan again</source>
+        <translation>重新扫描</translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>Looking for {servers} on this computer…</source>
+        <translation>正在本机上查找 {servers}…</translation>
+    </message>
+    <message>
+        <source>Could not look for local servers: {error}</source>
+        <translation>无法查找本地服务器：{error}</translation>
+    </message>
+    <message>
+        <source>%n model(s): {models}</source>
+        <translation>%n 个模型：{models}</translation>
+    </message>
+    <message>
+        <source>no models yet</source>
+        <translation>还没有模型</translation>
+    </message>
+    <message>
+        <source>Found {server} on this computer and selected it. You can enter another endpoint below instead.</source>
+        <translation>在本机上找到 {server}，已选中它。你也可以在下方输入其他端点。</translation>
+    </message>
+    <message>
+        <source>Found %n server(s). Choose one to use it, or enter an endpoint below.</source>
+        <translation>找到 %n 个服务器。选择一个即可使用，或在下方输入端点。</translation>
+    </message>
+    <message>
+        <source>No local model server found (looked for {servers}). Enter an endpoint and key below.</source>
+        <translation>没有找到本地模型服务器（查找了 {servers}）。请在下方输入端点和密钥。</translation>
+    </message>
+    <message>
+        <source>No local model server found. Enter an endpoint and key below.</source>
+        <translation>没有找到本地模型服务器。请在下方输入端点和密钥。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Step 1 of 2 — Workspace&lt;/b&gt;</source>
+        <translation>&lt;b&gt;第 1 步，共 2 步 —— 工作区&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Step 2 of 2 — Model&lt;/b&gt;</source>
+        <translation>&lt;b&gt;第 2 步，共 2 步 —— 模型&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Setup could not finish: {error}</source>
+        <translation>设置未能完成：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Show the skills manager (in the Workspace panel)</source>
+        <translation>显示技能管理器（在“工作区”面板中）</translation>
+    </message>
+    <message>
+        <source>Show or hide the {title} panel</source>
+        <translation>显示或隐藏“{title}”面板</translation>
+    </message>
+    <message>
+        <source>Show the {title} page in place of the chat (again: back to the chat)</source>
+        <translation>用“{title}”页面替换对话（再按一次：回到对话）</translation>
+    </message>
+    <message>
+        <source>The {title} page ({shortcut})</source>
+        <translation>“{title}”页面（{shortcut}）</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>The conversation</source>
+        <translation>当前对话</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Scheduled</source>
+        <translation>定时任务</translation>
+    </message>
+    <message>
+        <source>Subagents</source>
+        <translation>子代理</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>The {title} panel could not be loaded: {why}</source>
+        <translation>无法加载“{title}”面板：{why}</translation>
+    </message>
+</context>
+<context>
     <name>Scheduled</name>
     <message>
         <source>seconds</source>
@@ -1700,6 +2688,196 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Skills</name>
+    <message>
+        <source>Broken: {error}</source>
+        <translation>已损坏：{error}</translation>
+    </message>
+    <message>
+        <source>Missing {requirements}</source>
+        <translation>缺少 {requirements}</translation>
+    </message>
+    <message>
+        <source>Unavailable</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>Available</source>
+        <translation>可用</translation>
+    </message>
+    <message>
+        <source>Built-in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>Workspace (overrides built-in)</source>
+        <translation>工作区（覆盖内置）</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Always on</source>
+        <translation>始终启用</translation>
+    </message>
+    <message>
+        <source>Enabled: the agent is told about this skill</source>
+        <translation>已启用：代理会知道这个技能</translation>
+    </message>
+    <message>
+        <source>Disabled: left out of the agent&apos;s prompt</source>
+        <translation>已停用：不会写进代理的提示词</translation>
+    </message>
+    <message>
+        <source>Its instructions are put into every conversation (when available and enabled)</source>
+        <translation>它的说明会放进每一次对话（在可用且已启用时）</translation>
+    </message>
+    <message>
+        <source>Unsaved edits</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>This skill cannot be used until its header is fixed: </source>
+        <translation>修复文件头之前无法使用这个技能：</translation>
+    </message>
+    <message>
+        <source>the SKILL.md header is broken — </source>
+        <translation>SKILL.md 的文件头有误 —— </translation>
+    </message>
+    <message>
+        <source>Type a name for the skill&apos;s folder.</source>
+        <translation>请为技能文件夹输入名称。</translation>
+    </message>
+    <message>
+        <source>Keep the name under {count} characters.</source>
+        <translation>名称请少于 {count} 个字符。</translation>
+    </message>
+    <message>
+        <source>Use letters, digits, &apos;-&apos;, &apos;_&apos; or &apos;.&apos;, starting with a letter or digit (no spaces or slashes, no &apos;.&apos; at the end).</source>
+        <translation>请使用字母、数字、“-”、“_”或“.”，并以字母或数字开头（不能有空格或斜杠，结尾不能是“.”）。</translation>
+    </message>
+    <message>
+        <source>&apos;{name}&apos; is a reserved file name on Windows; pick another.</source>
+        <translation>“{name}”是 Windows 的保留文件名；请换一个。</translation>
+    </message>
+    <message>
+        <source>skills/{name} already exists; pick another name.</source>
+        <translation>skills/{name} 已存在；请换一个名称。</translation>
+    </message>
+    <message>
+        <source>New skill…</source>
+        <translation>新建技能…</translation>
+    </message>
+    <message>
+        <source>Create skills/&lt;name&gt;/SKILL.md from a template</source>
+        <translation>从模板创建 skills/&lt;name&gt;/SKILL.md</translation>
+    </message>
+    <message>
+        <source>Copy to workspace</source>
+        <translation>复制到工作区</translation>
+    </message>
+    <message>
+        <source>Make an editable copy of this built-in skill; the copy overrides it</source>
+        <translation>为这个内置技能创建可编辑的副本；副本会覆盖它</translation>
+    </message>
+    <message>
+        <source>skill-name (folder name)</source>
+        <translation>skill-name（文件夹名）</translation>
+    </message>
+    <message>
+        <source>Create</source>
+        <translation>创建</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Select a skill to read or edit its SKILL.md.</source>
+        <translation>选择一个技能，阅读或编辑它的 SKILL.md。</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Could not list the skills ({error}). The list is read again at the next change.</source>
+        <translation>无法列出技能（{error}）。下次有更改时会重新读取列表。</translation>
+    </message>
+    <message>
+        <source>Could not save the setting for &apos;{name}&apos; ({error}). Check that desktop.json beside the config can be written, then try again.</source>
+        <translation>无法保存“{name}”的设置（{error}）。请确认配置旁边的 desktop.json 可以写入，然后再试一次。</translation>
+    </message>
+    <message>
+        <source>built-in skills are read-only here; use “Copy to workspace” to change one</source>
+        <translation>内置技能在这里是只读的；要修改，请使用“复制到工作区”</translation>
+    </message>
+    <message>
+        <source>Go to line {line}</source>
+        <translation>转到第 {line} 行</translation>
+    </message>
+    <message>
+        <source>This will override the built-in skill &apos;{name}&apos;.</source>
+        <translation>这会覆盖内置技能“{name}”。</translation>
+    </message>
+    <message>
+        <source>Creates skills/{name}/{file} from the template.</source>
+        <translation>将从模板创建 skills/{name}/{file}。</translation>
+    </message>
+    <message>
+        <source>Could not create skills/{name}: {error}</source>
+        <translation>无法创建 skills/{name}：{error}</translation>
+    </message>
+    <message>
+        <source>Could not read the built-in skill &apos;{name}&apos;: {error}</source>
+        <translation>无法读取内置技能“{name}”：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>Startup</name>
+    <message>
+        <source>nanobot cannot start</source>
+        <translation>nanobot 无法启动</translation>
+    </message>
+    <message>
+        <source>The workspace could not be opened:
+
+{error}</source>
+        <translation>无法打开工作区：
+
+{error}</translation>
+    </message>
+    <message>
+        <source>The configuration could not be loaded:
+
+{error}
+
+The file was left untouched. Fix it (or move it away to start the first-run setup again), then start nanobot Desktop again.</source>
+        <translation>无法加载配置：
+
+{error}
+
+该文件保持原样。请修复它（或把它移走，以重新进行首次设置），然后再次启动 nanobot Desktop。</translation>
+    </message>
+</context>
+<context>
     <name>Subagents</name>
     <message>
         <source>running…</source>
@@ -1787,6 +2965,283 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>[image: {name}]</source>
         <translation>[图片：{name}]</translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message>
+        <source>nanobot keeps running in the tray</source>
+        <translation>nanobot 会在托盘中继续运行</translation>
+    </message>
+    <message>
+        <source>Click the tray icon to open the window again; Quit is in its menu.</source>
+        <translation>点击托盘图标可重新打开窗口；“退出”在它的菜单中。</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Show window</source>
+        <translation>显示窗口</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新建对话</translation>
+    </message>
+    <message>
+        <source>Run heartbeat now</source>
+        <translation>立即运行心跳</translation>
+    </message>
+    <message>
+        <source>Pause heartbeat</source>
+        <translation>暂停心跳</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Hide window</source>
+        <translation>隐藏窗口</translation>
+    </message>
+    <message>
+        <source>Resume heartbeat</source>
+        <translation>恢复心跳</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>`{command}` — unanswered, it counts as Deny at {time}.</source>
+        <translation>`{command}` —— 如果到 {time} 仍未回答，将按“拒绝”处理。</translation>
+    </message>
+    <message>
+        <source>Show in window</source>
+        <translation>在窗口中显示</translation>
+    </message>
+    <message>
+        <source>{text} Answer from the tray menu or the window.</source>
+        <translation>{text} 请在托盘菜单或窗口中回答。</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>skip</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>ran</source>
+        <translation>已运行</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>waiting for you</source>
+        <translation>等待你的回应</translation>
+    </message>
+    <message>
+        <source>last heartbeat {time} ({outcome})</source>
+        <translation>上次心跳 {time}（{outcome}）</translation>
+    </message>
+    <message>
+        <source>heartbeat off</source>
+        <translation>心跳已关闭</translation>
+    </message>
+    <message>
+        <source>heartbeat paused</source>
+        <translation>心跳已暂停</translation>
+    </message>
+    <message>
+        <source>next {time}</source>
+        <translation>下次 {time}</translation>
+    </message>
+    <message>
+        <source>Heartbeat failed</source>
+        <translation>心跳失败</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Scheduled task failed: {name}</source>
+        <translation>定时任务失败：{name}</translation>
+    </message>
+    <message>
+        <source>Scheduled: {name}</source>
+        <translation>定时任务：{name}</translation>
+    </message>
+    <message>
+        <source>Scheduled task</source>
+        <translation>定时任务</translation>
+    </message>
+</context>
+<context>
+    <name>Window</name>
+    <message>
+        <source>● Working…  (Esc to stop)</source>
+        <translation>● 处理中…（按 Esc 停止）</translation>
+    </message>
+    <message>
+        <source>no model configured</source>
+        <translation>未配置模型</translation>
+    </message>
+    <message>
+        <source>Model: {model}</source>
+        <translation>模型：{model}</translation>
+    </message>
+    <message>
+        <source>Workspace: {path}</source>
+        <translation>工作区：{path}</translation>
+    </message>
+    <message>
+        <source>Read and written in this layout because {reason}</source>
+        <translation>按此布局读写，原因：{reason}</translation>
+    </message>
+    <message>
+        <source>● {status}  (Esc to stop)</source>
+        <translation>● {status}（按 Esc 停止）</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Retrying ({attempt}/{attempts}) in {seconds} s…</source>
+        <translation>{seconds} 秒后重试（{attempt}/{attempts}）…</translation>
+    </message>
+    <message>
+        <source>Retrying ({attempt}/{attempts})…</source>
+        <translation>正在重试（{attempt}/{attempts}）…</translation>
+    </message>
+    <message>
+        <source>No model can be used yet ({detail}). Open Settings to choose a provider and a model.</source>
+        <translation>还没有可用的模型（{detail}）。请打开设置，选择服务商和模型。</translation>
+    </message>
+    <message>
+        <source>Open Settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <source>Settings could not be opened ({error}). Reinstall the app with python3 dev.py, then try again.</source>
+        <translation>无法打开设置（{error}）。请用 python3 dev.py 重新安装应用，然后再试一次。</translation>
+    </message>
+    <message>
+        <source>About nanobot Desktop</source>
+        <translation>关于 nanobot Desktop</translation>
+    </message>
+    <message>
+        <source>nanobot Desktop {version}
+
+A desktop app for the nanobot personal AI agent.
+Workspace: {workspace}
+Config: {config}</source>
+        <translation>nanobot Desktop {version}
+
+nanobot 个人 AI 代理的桌面应用。
+工作区：{workspace}
+配置：{config}</translation>
+    </message>
+    <message>
+        <source>Some panels could not be loaded ({errors}). The chat works without them; the log (Help → Open log folder) has the details.</source>
+        <translation>部分面板无法加载（{errors}）。没有它们对话也能正常使用；详情见日志（帮助 → 打开日志文件夹）。</translation>
+    </message>
+    <message>
+        <source>The heartbeat and scheduled jobs did not start ({error}). Fix the problem named there, then restart the app.</source>
+        <translation>心跳和定时任务没有启动（{error}）。请先解决其中提到的问题，然后重启应用。</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <source>Retry save</source>
+        <translation>重新保存</translation>
+    </message>
+    <message>
+        <source>Start anyway</source>
+        <translation>仍然开始</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>再试一次</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+</context>
+<context>
+    <name>Workspace</name>
+    <message>
+        <source>How the agent should work: instructions and rules</source>
+        <translation>代理应当如何工作：指令和规则</translation>
+    </message>
+    <message>
+        <source>Personality, tone and values</source>
+        <translation>性格、语气和价值观</translation>
+    </message>
+    <message>
+        <source>What the agent knows about you</source>
+        <translation>代理对你的了解</translation>
+    </message>
+    <message>
+        <source>Notes on the tools and how to use them</source>
+        <translation>关于工具及其用法的说明</translation>
+    </message>
+    <message>
+        <source>Tasks the heartbeat checks periodically</source>
+        <translation>心跳定期检查的任务</translation>
+    </message>
+    <message>
+        <source>Identity (read when present, as older nanobot versions did)</source>
+        <translation>身份（存在时读取，与旧版 nanobot 相同）</translation>
+    </message>
+    <message>
+        <source>Select a file to edit it.</source>
+        <translation>选择一个文件进行编辑。</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>{about} (nanobot 0.3 does not load it)</source>
+        <translation>{about}（nanobot 0.3 不会加载它）</translation>
     </message>
 </context>
 </TS>

@@ -43,6 +43,12 @@ from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.inspector.panel import InspectorPanel
 from nanobot_desktop.gui.settings.dialog import SettingsDialog
+from nanobot_desktop.gui.settings.onboarding import OnboardingDialog
+from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
+from nanobot_desktop.gui.workspace.memory_view import MemoryView
+from tests.gui.window_fixtures import open_window
+
+__all__ = ["open_window"]  # the fixture, used by the window-frame walk
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -185,6 +191,16 @@ def _editor(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) 
     return editor
 
 
+def _onboarding(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) -> QWidget:
+    """First-run setup, walked to its second page (no local server to find: the scan says so)."""
+    folder = engine.config.source_path.parent / "fresh-workspace"
+    dialog = _shown(qtbot, opened, OnboardingDialog(folder.parent / "fresh-config.json", folder, candidates=()))
+    qtbot.mouseClick(dialog.next_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.pages.currentIndex() == 1 and bool(dialog.scan_status.text())
+                    and dialog.scan_button.isEnabled())
+    return dialog
+
+
 def _panel(kind: type[QWidget]) -> Callable[..., QWidget]:
     def open_panel(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) -> QWidget:
         return _shown(qtbot, opened, kind(engine, bridge))  # type: ignore[call-arg]
@@ -197,6 +213,8 @@ HARNESS_AREAS: dict[str, Callable[..., QWidget]] = {
     "settings dialog": _settings, "inspector": _panel(InspectorPanel), "heartbeat": _panel(HeartbeatView),
     "scheduled, with the job form": _cron_form, "subagents": _panel(SubagentsView), "mcp": _panel(McpView),
     "mcp server dialog": _mcp_dialog, "editor with find bar": _editor,
+    "memory page": _panel(MemoryView), "first-run setup, both pages": _onboarding,
+    "workspace files and skills": _panel(WorkspaceFilesView),
 }
 
 
@@ -220,6 +238,78 @@ def test_the_same_walk_in_english_finds_the_source_strings(qtbot, area_env, area
     texts = [text for _where, text in visible_texts(HARNESS_AREAS[area](qtbot, *area_env))]
     assert not any(CJK.search(text) for text in texts if text != "简体中文")  # the language's own name
     assert sum(text in sources for text in texts) >= 3
+
+
+# ------------------------------------------------------------------------------------ the window's frame
+
+
+def frame_texts(window) -> tuple[list[tuple[str, str]], list[str]]:
+    """(where, text) for the window's own words: menus and every QAction in them, dock titles, page
+    tabs, the status bar and the tray menu; and the menu entries' texts alone (each must be a source)."""
+    found: list[tuple[str, str]] = []
+    entries: list[str] = []
+    for name, menu in window.menus.items():
+        found.append((f"menu {name}", menu.title()))
+        entries.append(menu.title())
+        for action in menu.actions():
+            if not action.isSeparator():
+                found += [(f"{name} → {action.objectName()}", action.text()),
+                          (f"{name} → {action.objectName()} tooltip", action.toolTip())]
+                entries.append(action.text())
+    found += [(f"dock {name}", dock.windowTitle()) for name, dock in window.docks.items()]
+    found += [(f"page tab {i}", window.pages.tabText(i)) for i in range(window.pages.count())]
+    found += [(f"page tab {i} tooltip", window.pages.tabToolTip(i)) for i in range(window.pages.count())]
+    found += [("status " + label.objectName(), label.text()) for label in (window.busy_label, window.model_label,
+                                                                         window.workspace_label)]
+    found.append(("notice bar close", window.notice_bar.close_button.toolTip()))
+    if window.tray is not None:
+        window.tray.update_menu_texts()
+        found += [(f"tray {action.objectName()}", action.text()) for action in window.tray.menu.actions()
+                  if not action.isSeparator()]
+    return [(where, text) for where, text in found if text.strip()], entries
+
+
+def test_the_window_frame_menus_docks_and_tray_are_chinese_in_zh_cn(qtbot, chinese: None, open_window) -> None:
+    window = open_window(use_tray=True)
+    texts, entries = frame_texts(window)
+    assert len(entries) > 30 and any(text == "文件(&F)" for _where, text in texts)
+    assert [(where, text) for where, text in texts if still_english(text.replace("&", ""))] == []
+    assert all(CJK.search(text) for text in entries if text not in ("MCP",))
+
+
+def test_the_window_frame_in_english_shows_the_source_strings(qtbot, open_window) -> None:
+    sources = {m.findtext("source") for m in ET.parse(TS).iter("message")}
+    window = open_window(use_tray=True)
+    texts, entries = frame_texts(window)
+    assert not any(CJK.search(text) for _where, text in texts)
+    assert {text for text in entries if text not in sources} == {"MCP"}  # a name, the same in every language
+
+
+def _chat_with_a_tool_card(qtbot, open_window, fake_openai, ask: str, answer: str):
+    """The window after one turn that called a tool and replied: the chat's cards and the composer."""
+    from tests.gui.window_fixtures import send, wait_idle
+
+    fake_openai.add_tool_calls([("read_file", {"path": "notes.txt"})])
+    fake_openai.add_text(answer)
+    window = open_window()
+    send(qtbot, window, ask)
+    qtbot.waitUntil(lambda: [item.kind for item in window.chat.model.items()][-1:] == ["assistant"], timeout=10_000)
+    wait_idle(qtbot, window)
+    assert "tool" in [item.kind for item in window.chat.model.items()]
+    return window, visible_texts(window.chat_view) + visible_texts(window.composer)
+
+
+def test_the_chat_with_a_reply_and_a_tool_card_is_chinese_in_zh_cn(qtbot, chinese: None, open_window, fake_openai) -> None:
+    _window, texts = _chat_with_a_tool_card(qtbot, open_window, fake_openai, "notes.txt", "读完了。")  # keyClicks types Latin-1 only
+    assert sum(bool(CJK.search(text)) for _where, text in texts) >= 8
+    assert [(where, text) for where, text in texts if still_english(text)] == []
+
+
+def test_the_chat_in_english_shows_the_source_strings(qtbot, open_window, fake_openai) -> None:
+    sources = {m.findtext("source") for m in ET.parse(TS).iter("message")}
+    _window, texts = _chat_with_a_tool_card(qtbot, open_window, fake_openai, "Read notes.txt", "Done.")
+    assert not any(CJK.search(text) for _where, text in texts)
+    assert sum(text in sources for _where, text in texts) >= 8
 
 
 # ------------------------------------------------------------------------------------ the setting

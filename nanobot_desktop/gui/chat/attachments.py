@@ -16,6 +16,7 @@ from PySide6.QtGui import QImageReader, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from nanobot_desktop.gui.common.palette import palette_colors, set_text_color
+from nanobot_desktop.gui.common.i18n import translate
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"})
 
@@ -95,6 +96,6 @@ class AttachmentChip(QFrame):
         self.remove_button = QToolButton()
         self.remove_button.setText("✕")
         self.remove_button.setAutoRaise(True)
-        self.remove_button.setToolTip("Remove this attachment")
+        self.remove_button.setToolTip(translate("Chat", "Remove this attachment"))
         self.remove_button.clicked.connect(lambda: self.removed.emit(self.attachment))
         layout.addWidget(self.remove_button)

@@ -24,13 +24,16 @@ from nanobot_desktop.gui.chat.history import is_system_origin
 from nanobot_desktop.gui.chat.message_actions import UNSAVED_COMMANDS
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, UserMessage
 from nanobot_desktop.gui.common.owned import OwnedWork
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine import Engine
     from nanobot_desktop.gui.chat.controller import ChatController
     from nanobot_desktop.gui.chat.view import ChatView
 
-_NOT_SAVED = "This message is not in the session file (it was not saved), so the conversation cannot branch here."
+_NOT_SAVED = QT_TRANSLATE_NOOP("Chat", "This message is not in the session file (it was not saved), so the conversation cannot "
+                                       "branch here.")
 
 
 def _counts(text: str) -> bool:
@@ -139,10 +142,10 @@ class BranchActions(QObject):
         row = next((row for row, item in enumerate(items) if item.uid == uid), -1)
         asked = user_rows(items[: row + 1]) if row >= 0 else []
         if edited is None and not asked:
-            self.failed.emit("This reply does not answer a message of yours, so it cannot be regenerated.")
+            self.failed.emit(translate("Chat", "This reply does not answer a message of yours, so it cannot be regenerated."))
             return
         if edited is not None and (not asked or asked[-1] != row):
-            self.failed.emit(_NOT_SAVED)
+            self.failed.emit(translate("Chat", _NOT_SAVED))
             return
         # Counted from the newest: the chat may hold only the newest pages of a long session.
         from_end, text = len(user_rows(items)) - len(asked), items[asked[-1]].text  # type: ignore[union-attr]
@@ -153,13 +156,14 @@ class BranchActions(QObject):
             ordinal = len(user_line_indexes(session.messages)) - 1 - from_end if session is not None else -1
             position = user_line_of(session.messages, ordinal, text) if session is not None else None
             if position is None:
-                raise LookupError(_NOT_SAVED)
+                raise LookupError(translate("Chat", _NOT_SAVED))
             return self.engine.branch_session(key, position + after)
 
         try:
             new_key = await asyncio.get_running_loop().run_in_executor(None, make)
         except (LookupError, ValueError, OSError) as error:
-            self.failed.emit(str(error) if isinstance(error, LookupError) else f"No branch was made: {error}")
+            self.failed.emit(str(error) if isinstance(error, LookupError)
+                             else translate("Chat", "No branch was made: {error}").format(error=error))
             return
         self.open_requested.emit(new_key)
         if self.chat.current_key != new_key:

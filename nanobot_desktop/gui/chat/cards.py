@@ -17,12 +17,15 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QTex
                                QWidget)
 
 from nanobot_desktop.engine import exec_allow_possible
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.model import ApprovalCard, summarize_arguments
 from nanobot_desktop.gui.chat.widgets import CardFrame, ElidedLabel, ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import DiffHighlighter, FitTextView, monospace_font, plain_label
 
-ANSWER_LABELS = {"allow_once": "Allowed once", "allow_always": "Always allowed", "deny": "Denied"}
+ANSWER_LABELS = {"allow_once": QT_TRANSLATE_NOOP("Chat", "Allowed once"), "allow_always": QT_TRANSLATE_NOOP("Chat", "Always allowed"),
+                 "deny": QT_TRANSLATE_NOOP("Chat", "Denied")}  # translated in _answer_label
 _STATE_GLYPHS = {"allowed": "✓", "denied": "⊘"}
 
 
@@ -66,8 +69,9 @@ class ApprovalCardWidget(ItemWidget):
         layout.setSpacing(6)
         frame_layout.addWidget(self.body)
 
-        origin = f" from {card.origin}" if card.origin else ""
-        self.title_label = plain_label(f"Allow the tool “{card.tool}”{origin} to run?")
+        title = (translate("Chat", "Allow the tool “{tool}” from {origin} to run?") if card.origin
+                 else translate("Chat", "Allow the tool “{tool}” to run?"))
+        self.title_label = plain_label(title.format(tool=card.tool, origin=card.origin))
         title_font = QFont(self.title_label.font())
         title_font.setBold(True)
         self.title_label.setFont(title_font)
@@ -77,11 +81,11 @@ class ApprovalCardWidget(ItemWidget):
         self.command_view: FitTextView | None = None
         self.working_dir_label: QLabel | None = None
         if card.command is not None:
-            layout.addWidget(self._caption("Command"))
+            layout.addWidget(self._caption(translate("Chat", "Command")))
             self.command_view = FitTextView(card.command, max_lines=8)
             layout.addWidget(self.command_view)
             if card.working_dir:
-                self.working_dir_label = plain_label(f"in {card.working_dir}")
+                self.working_dir_label = plain_label(translate("Chat", "in {folder}").format(folder=card.working_dir))
                 self.working_dir_label.setFont(monospace_font())
                 layout.addWidget(self.working_dir_label)
         self.sandbox_label: QLabel | None = None
@@ -93,7 +97,7 @@ class ApprovalCardWidget(ItemWidget):
         self.diff_view: FitTextView | None = None
         self._highlighter: DiffHighlighter | None = None
         if card.diff:
-            layout.addWidget(self._caption("Changes"))
+            layout.addWidget(self._caption(translate("Chat", "Changes")))
             self.diff_view = FitTextView(card.diff.rstrip("\n"), max_lines=18)
             self.diff_view.setLineWrapMode(QTextEdit.LineWrapMode.NoWrap)
             self.diff_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
@@ -107,30 +111,30 @@ class ApprovalCardWidget(ItemWidget):
             self.arguments_button = QToolButton()
             self.arguments_button.setAutoRaise(True)
             self.arguments_button.setCheckable(True)
-            self.arguments_button.setText("Show arguments")
+            self.arguments_button.setText(translate("Chat", "Show arguments"))
             self.arguments_button.toggled.connect(self._show_arguments)
             layout.addWidget(self.arguments_button, 0, Qt.AlignmentFlag.AlignLeft)
         else:
-            layout.addWidget(self._caption("Arguments"))
+            layout.addWidget(self._caption(translate("Chat", "Arguments")))
         self.arguments_view = FitTextView(card.arguments_text(), max_lines=12)
         self.arguments_view.setVisible(not self._arguments_repeat)
         layout.addWidget(self.arguments_view)
 
         self.reason_edit = QLineEdit()
-        self.reason_edit.setPlaceholderText("Reason for denying (optional)")
-        self.reason_edit.setToolTip("If you deny, the agent reads this reason and can adjust its plan.")
+        self.reason_edit.setPlaceholderText(translate("Chat", "Reason for denying (optional)"))
+        self.reason_edit.setToolTip(translate("Chat", "If you deny, the agent reads this reason and can adjust its plan."))
         self.reason_edit.setClearButtonEnabled(True)
         self.reason_edit.returnPressed.connect(lambda: self._answer("deny"))
         layout.addWidget(self.reason_edit)
 
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
-        self.allow_once_button = QPushButton("Allow once")
-        self.allow_always_button = QPushButton("Always allow")
-        self.deny_button = QPushButton("Deny")
+        self.allow_once_button = QPushButton(translate("Chat", "Allow once"))
+        self.allow_always_button = QPushButton(translate("Chat", "Always allow"))
+        self.deny_button = QPushButton(translate("Chat", "Deny"))
         if card.tool == "exec" and not exec_allow_possible():
             self.allow_always_button.setEnabled(False)
-            self.allow_always_button.setToolTip("Without a sandbox, every command is asked for")
+            self.allow_always_button.setToolTip(translate("Chat", "Without a sandbox, every command is asked for"))
         self.allow_once_button.setDefault(True)
         for button, answer in ((self.allow_once_button, "allow_once"),
                                (self.allow_always_button, "allow_always"),
@@ -174,16 +178,22 @@ class ApprovalCardWidget(ItemWidget):
     def _show_arguments(self, shown: bool) -> None:
         self.arguments_view.setVisible(shown)
         if self.arguments_button is not None:
-            self.arguments_button.setText("Hide arguments" if shown else "Show arguments")
+            self.arguments_button.setText(translate("Chat", "Hide arguments") if shown else translate("Chat", "Show arguments"))
 
     def summary_text(self) -> str:
         """The folded card's line: the answer, the tool, what it was called on, and the reason if any."""
         card = self.card
-        answer = ANSWER_LABELS.get(card.answer or "", "Allowed" if card.state == "allowed" else "Denied")
+        answer = self._answer_label()
         target = card.command if card.command is not None else summarize_arguments(card.arguments, limit=200)
         target = " ".join((target or "").split())
-        line = f"{answer}: {card.tool} {target}".rstrip()
-        return f"{line} — “{card.reason}”" if card.reason else line
+        line = translate("Chat", "{answer}: {tool} {target}").format(answer=answer, tool=card.tool, target=target).rstrip()
+        return translate("Chat", "{line} — “{reason}”").format(line=line, reason=card.reason) if card.reason else line
+
+    def _answer_label(self) -> str:
+        card = self.card
+        label = ANSWER_LABELS.get(card.answer or "", QT_TRANSLATE_NOOP("Chat", "Allowed") if card.state == "allowed"
+                                  else QT_TRANSLATE_NOOP("Chat", "Denied"))
+        return translate("Chat", label)
 
     def refresh(self) -> None:
         card = self.card
@@ -195,13 +205,12 @@ class ApprovalCardWidget(ItemWidget):
         self.body.setVisible(pending or card.expanded)
         self.title_label.setVisible(pending)
         if pending:
-            self.state_label.setText("Waiting for your answer")
+            self.state_label.setText(translate("Chat", "Waiting for your answer"))
         else:
             self.summary_glyph.setText(_STATE_GLYPHS.get(card.state, ""))
             self.summary_label.set_full_text(self.summary_text())
-            self.details_button.setText("Hide details ▴" if card.expanded else "Show details ▾")
-            self.state_label.setText(ANSWER_LABELS.get(card.answer or "", "Allowed" if card.state == "allowed"
-                                                       else "Denied"))
+            self.details_button.setText(translate("Chat", "Hide details ▴") if card.expanded else translate("Chat", "Show details ▾"))
+            self.state_label.setText(self._answer_label())
         self.state_label.setVisible(False)  # the tool card says "waiting…"; the folded line says the answer
         self.apply_colors(self._colors)
 

@@ -20,6 +20,8 @@ from PySide6.QtGui import QImage, QKeyEvent, QPixmap, QStandardItem, QStandardIt
 from PySide6.QtWidgets import QCompleter, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.engine import atomic_write_bytes
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import reason_of
 from nanobot_desktop.gui.chat.attachments import (IMAGE_SUFFIXES, Attachment, AttachmentChip, copy_into_uploads,
                                                       unique_path)
@@ -31,9 +33,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SLASH_COMMANDS = (("/new", "start a new conversation (memory is updated first)"),
-                  ("/stop", "stop the running reply and its tasks"),
-                  ("/help", "list the commands"))
+SLASH_COMMANDS = (("/new", QT_TRANSLATE_NOOP("Chat", "start a new conversation (memory is updated first)")),
+                  ("/stop", QT_TRANSLATE_NOOP("Chat", "stop the running reply and its tasks")),
+                  ("/help", QT_TRANSLATE_NOOP("Chat", "list the commands")))  # descriptions translated where shown
 MAX_LINES = 8
 
 
@@ -106,9 +108,9 @@ class Composer(QWidget):
 
         self.edit = ComposerEdit()
         self.edit.setObjectName("composer_edit")
-        self.edit.setPlaceholderText("Message nanobot…   (/ for commands)")
-        self.edit.setToolTip("Enter sends, Shift+Enter starts a new line, ↑ recalls the last message, "
-                             "/ lists the commands; drop or paste files and images to attach them")
+        self.edit.setPlaceholderText(translate("Chat", "Message nanobot…   (/ for commands)"))
+        self.edit.setToolTip(translate("Chat", "Enter sends, Shift+Enter starts a new line, ↑ recalls the last message, "
+                                               "/ lists the commands; drop or paste files and images to attach them"))
         self.edit.setTabChangesFocus(True)
         self.edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.edit.submit.connect(self.submit)
@@ -122,13 +124,13 @@ class Composer(QWidget):
 
         self.send_button = QToolButton()
         self.send_button.setObjectName("send_button")
-        self.send_button.setText("Send")
-        self.send_button.setToolTip("Send (Enter)")
+        self.send_button.setText(translate("Chat", "Send"))
+        self.send_button.setToolTip(translate("Chat", "Send (Enter)"))
         self.send_button.clicked.connect(self.submit)
         self.stop_button = QToolButton()
         self.stop_button.setObjectName("stop_button")
-        self.stop_button.setText("Stop")
-        self.stop_button.setToolTip("Stop the reply (Esc)")
+        self.stop_button.setText(translate("Chat", "Stop"))
+        self.stop_button.setToolTip(translate("Chat", "Stop the reply (Esc)"))
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.hide()
         for button in (self.send_button, self.stop_button):
@@ -236,7 +238,7 @@ class Composer(QWidget):
     def _make_completer(self) -> QCompleter:
         model = QStandardItemModel(self)
         for command, description in SLASH_COMMANDS:
-            item = QStandardItem(f"{command}    {description}")
+            item = QStandardItem(f"{command}    {translate('Chat', str(description))}")
             item.setData(command, Qt.ItemDataRole.UserRole)
             model.appendRow(item)
         completer = QCompleter(model, self)
@@ -315,13 +317,13 @@ class Composer(QWidget):
     def add_file(self, path: Path) -> "asyncio.Future[Any] | None":
         """Images are attached as they are; other files are copied into uploads/ first (in an executor)."""
         if path.is_dir():
-            self.attachment_failed.emit(f"{path.name} is a folder; attach files one by one")
+            self.attachment_failed.emit(translate("Chat", "{name} is a folder; attach files one by one").format(name=path.name))
             return None
         if path.suffix.lower() in IMAGE_SUFFIXES:
             self._add_attachment(Attachment(path.resolve(), "image"))
             return None
         if self.workspace is None:
-            self.attachment_failed.emit("There is no workspace to copy the file into")
+            self.attachment_failed.emit(translate("Chat", "There is no workspace to copy the file into"))
             return None
         return self._work.spawn(self._copy_file(path))
 
@@ -331,23 +333,24 @@ class Composer(QWidget):
         try:
             attachment = await loop.run_in_executor(None, copy_into_uploads, path, self.workspace)
         except OSError as error:
-            self.attachment_failed.emit(f"Could not attach {path.name} ({reason_of(error)}). "
-                                        "Check that the file exists and can be read, then attach it again.")
+            text = translate("Chat", "Could not attach {name} ({reason}). Check that the file exists and can be read, then "
+                                     "attach it again.")
+            self.attachment_failed.emit(text.format(name=path.name, reason=reason_of(error)))
             return
         self._add_attachment(attachment)
 
     def add_image_data(self, image: QImage) -> Attachment | None:
         """Save pasted image data as `<workspace>/media/desktop/<timestamp>.png` and attach it."""
         if self.workspace is None:
-            self.attachment_failed.emit("The pasted image was not attached because no workspace is open. "
-                                        "Choose a workspace in Settings, then paste again.")
+            self.attachment_failed.emit(translate("Chat", "The pasted image was not attached because no workspace is open. "
+                                                          "Choose a workspace in Settings, then paste again."))
             return None
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # QIODevice overload missing from the stubs
-            self.attachment_failed.emit("The pasted image could not be converted to PNG. "
-                                        "Save it as a file and attach that instead.")
+            self.attachment_failed.emit(translate("Chat", "The pasted image could not be converted to PNG. "
+                                                          "Save it as a file and attach that instead."))
             return None
         buffer.close()
         folder = self.workspace / "media" / "desktop"
@@ -356,8 +359,8 @@ class Composer(QWidget):
             target = unique_path(folder, datetime.now().strftime("%Y%m%d-%H%M%S-%f") + ".png")
             atomic_write_bytes(target, bytes(data.data()))
         except OSError as error:
-            self.attachment_failed.emit(f"Could not save the pasted image ({reason_of(error)}). "
-                                        "Free some disk space, then paste again.")
+            self.attachment_failed.emit(translate("Chat", "Could not save the pasted image ({reason}). Free some disk space, "
+                                                          "then paste again.").format(reason=reason_of(error)))
             return None
         attachment = Attachment(target, "image")
         self._add_attachment(attachment)

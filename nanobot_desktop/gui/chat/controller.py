@@ -30,6 +30,7 @@ from nanobot_desktop.gui.chat.history import HISTORY_PAGE_MESSAGES, STOPPED_TEXT
 from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.view import ChatView
 from nanobot_desktop.gui.common.owned import OwnedWork
+from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -167,8 +168,9 @@ class ChatController(QObject):
         try:
             size, items, older_end = await loop.run_in_executor(None, read)
         except (OSError, ValueError) as error:
-            size, items = 0, [Notice(f"Could not read this session ({error}). Its file was left as it is; "
-                                     "open it again once it can be read.", "error")]
+            text = translate("Chat", "Could not read this session ({error}). Its file was left as it is; open it again once "
+                                     "it can be read.")
+            size, items = 0, [Notice(text.format(error=error), "error")]
         finally:
             self._loading.pop(key, None)
         if self._models.get(key) is not model:
@@ -288,8 +290,8 @@ class ChatController(QObject):
         model = self._models.get(key)
         if model is not None:
             model.mark_saved()
-            self._notice(key, model, "Saved to the session file.")
-        self.save_retried.emit(key, True, "Saved to the session file.")
+            self._notice(key, model, translate("Chat", "Saved to the session file."))
+        self.save_retried.emit(key, True, translate("Chat", "Saved to the session file."))
 
     def stop_current(self) -> "asyncio.Task[Any] | None":
         """Cancel the shown session's turn, its tool process and its subagents."""
@@ -402,9 +404,9 @@ class ChatController(QObject):
                 self.turn_failed.emit(key, self._failure_text(event, kind), kind)
         if isinstance(event, WaitingForModel):
             self._waiting.add(key)
-            what = "an answer" if event.phase == "first_byte" else "the rest of the reply"
-            self.waiting_changed.emit(key, f"Waiting for {what}… {event.waited_s:.0f} s "
-                                           f"(gives up after {event.limit_s:g} s)")
+            text = (translate("Chat", "Waiting for an answer… {waited} s (gives up after {limit} s)") if event.phase == "first_byte"
+                    else translate("Chat", "Waiting for the rest of the reply… {waited} s (gives up after {limit} s)"))
+            self.waiting_changed.emit(key, text.format(waited=f"{event.waited_s:.0f}", limit=f"{event.limit_s:g}"))
         elif key in self._waiting and isinstance(event, (TextDelta, ReasoningDelta, ToolCallStarted, *_END_EVENTS)):
             self._waiting.discard(key)
             self.waiting_changed.emit(key, "")
@@ -466,17 +468,17 @@ class ChatController(QObject):
             if _streaming_tail(model) is not None:
                 model.finish_assistant(stopped=True)
             else:
-                model.append(Notice(STOPPED_TEXT, "stopped"))
+                model.append(Notice(translate("Chat", STOPPED_TEXT), "stopped"))
             self._flush_deferred(key, model)
         elif isinstance(event, OutboundMessage):
             self._on_outbound(model, event)
         elif isinstance(event, ConsolidationStarted):
-            self._notice(key, model, "Summarising older messages into memory…")
+            self._notice(key, model, translate("Chat", "Summarising older messages into memory…"))
         elif isinstance(event, ConsolidationFinished):
             if event.ok:
-                self._notice(key, model, "Older messages were summarised into memory.")
+                self._notice(key, model, translate("Chat", "Older messages were summarised into memory."))
             elif event.error != "cancelled":
-                self._notice(key, model, f"Memory was not updated: {event.error}")
+                self._notice(key, model, translate("Chat", "Memory was not updated: {error}").format(error=event.error))
         elif isinstance(event, SessionChanged) and event.reason == "cleared":
             model.clear()
 
@@ -504,7 +506,8 @@ class ChatController(QObject):
             self._flush_deferred(event.session_key, model)
             model.append(AssistantMessage(text=event.content))
         else:
-            self._notice(event.session_key, model, f"Sent to {event.channel}:{event.chat_id}: {event.content}")
+            self._notice(event.session_key, model, translate("Chat", "Sent to {channel}:{chat}: {text}").format(
+                channel=event.channel, chat=event.chat_id, text=event.content))
 
     def _notice(self, key: str, model: ChatModel, text: str) -> None:
         """A subtle notice; while a reply streams it waits, so the reply is not cut in two."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from nanobot_desktop.gui.common.i18n import translate
+
 _SETTINGS_KINDS = ("auth", "model_not_found", "unreachable", "timeout", "bad_request", "config", "not_an_api")
 _ENGINE_SAYS_WHAT_TO_DO = ("auth", "model_not_found", "unreachable", "timeout", "rate_limit", "server",
                            "bad_request", "not_an_api", "empty", "storage")
@@ -20,11 +22,11 @@ _ENGINE_SAYS_WHAT_TO_DO = ("auth", "model_not_found", "unreachable", "timeout", 
 def failure_hint(kind: str) -> str:
     """What the person can do, for failures whose engine text does not say it."""
     if kind == "config":
-        return "Open Settings to choose a provider and model."
+        return translate("Chat", "Open Settings to choose a provider and model.")
     if kind in ("cut", "stalled", "malformed"):
-        return "Send the message again to get a whole reply."
+        return translate("Chat", "Send the message again to get a whole reply.")
     if kind == "unexpected":
-        return "Try again; if it happens again, the log (Help → Open log folder) has the details."
+        return translate("Chat", "Try again; if it happens again, the log (Help → Open log folder) has the details.")
     return ""
 
 

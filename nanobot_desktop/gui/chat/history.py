@@ -11,9 +11,11 @@ import json
 from typing import Any
 
 from nanobot_desktop.engine import CANCELLED_RESULT, message_text
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, Notice, ToolCard, UserMessage
 
-STOPPED_TEXT = "Stopped"
+STOPPED_TEXT = str(QT_TRANSLATE_NOOP("Chat", "Stopped"))  # shown as translate("Chat", STOPPED_TEXT)
 # Messages read from the session file per page (the newest page on open, older ones as the user
 # scrolls up); a page starts at a user message, so a tool call and its result are never split.
 HISTORY_PAGE_MESSAGES = 150
@@ -29,7 +31,7 @@ def is_system_origin(text: str) -> bool:
 def system_notice_text(text: str) -> str:
     """The first line of a system message ("[Subagent 'x' completed successfully]") as a short notice."""
     first = text.strip().splitlines()[0] if text.strip() else ""
-    return first.strip("[]") or "System message"
+    return first.strip("[]") or translate("Chat", "System message")
 
 
 def tool_status_of(result: str) -> str:
@@ -84,7 +86,7 @@ def items_from_messages(messages: list[dict[str, Any]], *, turn_running: bool = 
                 items.append(card)
             card.status = tool_status_of(result)
             if message.get("stopped"):
-                items.append(Notice(STOPPED_TEXT, "stopped"))
+                items.append(Notice(translate("Chat", STOPPED_TEXT), "stopped"))
     for card in cards.values():
         card.status = "running" if turn_running else "cancelled"
     return items
@@ -95,7 +97,7 @@ def _add_assistant(items: list[ChatItem], cards: dict[str, ToolCard], message: d
     reasoning = message.get("reasoning_content")
     stopped = bool(message.get("stopped"))
     if stopped and text in ("", "(stopped)"):
-        items.append(Notice(STOPPED_TEXT, "stopped"))
+        items.append(Notice(translate("Chat", STOPPED_TEXT), "stopped"))
     elif text or (isinstance(reasoning, str) and reasoning.strip()):
         items.append(AssistantMessage(text=text, reasoning=reasoning if isinstance(reasoning, str) else "",
                                       stopped=stopped, cut=bool(message.get("cut_off"))))

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QT
 
 from nanobot_desktop.gui.chat.message_actions import ReplyActions
 from nanobot_desktop.gui.chat.model import AssistantMessage
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
@@ -119,7 +120,7 @@ class AssistantWidget(ItemWidget):
         self.reasoning_button.setAutoRaise(True)
         self.reasoning_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.reasoning_button.setArrowType(Qt.ArrowType.RightArrow)
-        self.reasoning_button.setText("Reasoning")
+        self.reasoning_button.setText(translate("Chat", "Reasoning"))
         self.reasoning_button.toggled.connect(self._toggle_reasoning)
         self.reasoning_label = plain_label()
         self.reasoning_label.setVisible(False)
@@ -130,13 +131,13 @@ class AssistantWidget(ItemWidget):
         self.status_label = plain_label(selectable=False)
         self.status_label.setWordWrap(False)  # a few words ("Cut off by the endpoint · Not saved"): one line
         self.copy_button = QToolButton()
-        self.copy_button.setText("Copy")
+        self.copy_button.setText(translate("Chat", "Copy"))
         self.copy_button.setAutoRaise(True)
-        self.copy_button.setToolTip("Copy the message's Markdown source")
+        self.copy_button.setToolTip(translate("Chat", "Copy the message's Markdown source"))
         self.copy_button.clicked.connect(self.copy_message)
         self.retry_button = QToolButton()
-        self.retry_button.setText("Retry save")
-        self.retry_button.setToolTip("Write this reply to the session file again (after freeing space)")
+        self.retry_button.setText(translate("Chat", "Retry save"))
+        self.retry_button.setToolTip(translate("Chat", "Write this reply to the session file again (after freeing space)"))
         self.retry_button.clicked.connect(lambda: self.retry_save_requested.emit())
         footer.addWidget(self.status_label)
         footer.addWidget(self.retry_button)
@@ -293,15 +294,16 @@ class AssistantWidget(ItemWidget):
 
     def _refresh_status(self, message: AssistantMessage) -> None:
         if message.streaming:
-            status = "Writing…"
+            status = translate("Chat", "Writing…")
         elif message.stopped:
-            status = "Stopped"
+            status = translate("Chat", "Stopped")
         elif message.cut:
-            status = "Cut off by the endpoint"
+            status = translate("Chat", "Cut off by the endpoint")
         else:
             status = ""
         if message.unsaved and not message.streaming:
-            status = f"{status} · Not saved" if status else "Not saved"
+            not_saved = translate("Chat", "Not saved")
+            status = f"{status} · {not_saved}" if status else not_saved
         self.status_label.setText(status)
         self.status_label.setVisible(bool(status))
         self.retry_button.setVisible(message.unsaved and not message.streaming)

@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
+
 
 UNSAVED_COMMANDS = ("/new", "/help", "/stop")  # the engine handles them before anything is written
 
@@ -27,10 +29,10 @@ class ForkSwitcher(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
-        self.previous_button = self._arrow("‹", "Show the previous version of the conversation from here", -1)
+        self.previous_button = self._arrow("‹", translate("Chat", "Show the previous version of the conversation from here"), -1)
         self.position_label = QLabel()
         self.position_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.next_button = self._arrow("›", "Show the next version of the conversation from here", 1)
+        self.next_button = self._arrow("›", translate("Chat", "Show the next version of the conversation from here"), 1)
         row.addWidget(self.previous_button)
         row.addWidget(self.position_label)
         row.addWidget(self.next_button)
@@ -51,7 +53,8 @@ class ForkSwitcher(QWidget):
             return
         position, count = fork
         self.position_label.setText(f"{position}/{count}")
-        self.position_label.setToolTip(f"Version {position} of {count} of the conversation from this message")
+        self.position_label.setToolTip(translate("Chat", "Version {position} of {count} of the conversation from this message")
+                                       .format(position=position, count=count))
         self.previous_button.setEnabled(position > 1)
         self.next_button.setEnabled(position < count)
 
@@ -88,9 +91,9 @@ class UserActions(QWidget):
         bar.addStretch(1)
         self.switcher = ForkSwitcher()
         self.edit_button = QToolButton()
-        self.edit_button.setText("Edit")
+        self.edit_button.setText(translate("Chat", "Edit"))
         self.edit_button.setAutoRaise(True)
-        self.edit_button.setToolTip("Edit this message and send it again; the conversation so far stays as it is")
+        self.edit_button.setToolTip(translate("Chat", "Edit this message and send it again; the conversation so far stays as it is"))
         self.edit_button.clicked.connect(self.start_edit)
         bar.addWidget(self.switcher)
         bar.addWidget(self.edit_button)
@@ -105,11 +108,11 @@ class UserActions(QWidget):
         self.edit_box.cancelled.connect(self.cancel_edit)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(translate("Chat", "Cancel"))
         self.cancel_button.clicked.connect(self.cancel_edit)
-        self.send_button = QPushButton("Send as a new branch")
-        self.send_button.setToolTip("Start a new version of the conversation from here with the edited text "
-                                    "(Ctrl+Enter)")
+        self.send_button = QPushButton(translate("Chat", "Send as a new branch"))
+        self.send_button.setToolTip(translate("Chat", "Start a new version of the conversation from here with the edited text "
+                                                      "(Ctrl+Enter)"))
         self.send_button.clicked.connect(self._submit)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.send_button)
@@ -155,9 +158,9 @@ class ReplyActions(QWidget):
         row.setSpacing(0)
         self.switcher = ForkSwitcher()
         self.regenerate_button = QToolButton()
-        self.regenerate_button.setText("Regenerate")
+        self.regenerate_button.setText(translate("Chat", "Regenerate"))
         self.regenerate_button.setAutoRaise(True)
-        self.regenerate_button.setToolTip("Ask for a new reply to the same message; this reply stays as it is")
+        self.regenerate_button.setToolTip(translate("Chat", "Ask for a new reply to the same message; this reply stays as it is"))
         self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit())
         row.addWidget(self.switcher)
         row.addWidget(self.regenerate_button)

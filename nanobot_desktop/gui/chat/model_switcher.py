@@ -20,6 +20,7 @@ from PySide6.QtGui import QAction, QActionGroup, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QSizePolicy, QToolButton, QWidget
 
 from nanobot_desktop.gui.common.owned import OwnedWork
+from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine import Engine, ModelOption, ProviderModels
@@ -99,13 +100,14 @@ class ModelSwitcher(QWidget):
         self._shown = (option.label, option.served_by)
         self._elide()
         if not option.served_by:
-            tip = f"No configured provider can serve {option.model}. Click to choose another model."
+            tip = translate("Chat", "No configured provider can serve {model}. Click to choose another model.").format(model=option.model)
         elif self.session_model is None:
-            tip = (f"This chat uses the default model, {option.model}, served by {option.served_by} "
-                   f"at {option.api_base}. Click to choose another model for this chat.")
+            tip = translate("Chat", "This chat uses the default model, {model}, served by {provider} at {url}. Click to choose "
+                                    "another model for this chat.")
+            tip = tip.format(model=option.model, provider=option.served_by, url=option.api_base)
         else:
-            tip = (f"This chat uses {option.model}, served by {option.served_by} at {option.api_base}. "
-                   "Click to choose another model for this chat.")
+            tip = translate("Chat", "This chat uses {model}, served by {provider} at {url}. Click to choose another model for "
+                                    "this chat.").format(model=option.model, provider=option.served_by, url=option.api_base)
         self.button.setToolTip(tip)
         self.shown.emit(option.label)
 
@@ -134,7 +136,7 @@ class ModelSwitcher(QWidget):
             await loop.run_in_executor(None, self.engine.session_models.set, key, model)
         except (OSError, ValueError) as error:  # StorageError is an OSError
             if shiboken6.isValid(self):
-                self.failed.emit(f"The model choice was not saved: {error}")
+                self.failed.emit(translate("Chat", "The model choice was not saved: {error}").format(error=error))
             return
         if not shiboken6.isValid(self):
             return
@@ -186,27 +188,28 @@ class ModelSwitcher(QWidget):
             self._group.removeAction(action)
         current = self.session_model
         default = self.engine.session_models.catalog.default_option()
-        self._add_choice(f"Default model: {default.label}", None, default, current is None)
+        self._add_choice(translate("Chat", "Default model: {model}").format(model=default.label), None, default, current is None)
         listed = {option.model for listing in listings or [] for option in listing.options}
         if current is not None and current not in listed:  # e.g. its provider is offline just now
             self._add_choice(current, current, self.current_option(), True)
         if listings is None:
-            loading = self.menu.addAction("Loading the model lists…")
+            loading = self.menu.addAction(translate("Chat", "Loading the model lists…"))
             loading.setEnabled(False)
         for listing in listings or []:
             self.menu.addSection(listing.label)
             if listing.error is not None:  # the section names the provider; the tooltip says it all
-                text = self.fontMetrics().elidedText(f"Cannot list its models: {listing.error}",
+                text = self.fontMetrics().elidedText(translate("Chat", "Cannot list its models: {error}").format(error=listing.error),
                                                      Qt.TextElideMode.ElideRight, MAX_ERROR_WIDTH)
                 item = self.menu.addAction(text)
-                item.setToolTip(f"Cannot list the models of {listing.label}: {listing.error}")
+                item.setToolTip(translate("Chat", "Cannot list the models of {provider}: {error}").format(provider=listing.label,
+                                                                                                         error=listing.error))
                 item.setEnabled(False)
             elif not listing.options:
-                self.menu.addAction(f"{listing.label} lists no models.").setEnabled(False)
+                self.menu.addAction(translate("Chat", "{provider} lists no models.").format(provider=listing.label)).setEnabled(False)
             for option in listing.options:
                 self._add_choice(option.label, option.model, option, option.model == current)
         self.menu.addSeparator()
-        refresh = self.menu.addAction("Refresh the model lists")
+        refresh = self.menu.addAction(translate("Chat", "Refresh the model lists"))
         refresh.setObjectName("refreshModels")
         refresh.triggered.connect(self.refresh)
 
@@ -215,8 +218,9 @@ class ModelSwitcher(QWidget):
         action.setCheckable(True)
         action.setChecked(checked)
         action.setData(model)
-        action.setToolTip(f"Served by {option.served_by} at {option.api_base}." if option.served_by
-                          else f"No configured provider can serve {option.model}.")
+        action.setToolTip(translate("Chat", "Served by {provider} at {url}.").format(provider=option.served_by, url=option.api_base)
+                          if option.served_by
+                          else translate("Chat", "No configured provider can serve {model}.").format(model=option.model))
         self._group.addAction(action)
         action.triggered.connect(lambda _checked=False, chosen=model: self.choose(chosen))
         return action

@@ -30,6 +30,8 @@ from nanobot_desktop.gui.chat.model import (
 from nanobot_desktop.gui.chat.message import STREAM_STEP_BUDGET_S, AssistantWidget
 from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble
 from nanobot_desktop.gui.common.palette import mix, palette_colors
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.markdown_render import MarkdownRenderer, RenderStyle
 
 _FOLLOW_SLACK_PX = 8  # "at the bottom" tolerates a few pixels of rounding
@@ -46,7 +48,7 @@ def render_style_for(palette: QPalette) -> RenderStyle:
     )
 
 
-EMPTY_CHAT_HINT = ("Start a conversation: type a message below.\n\n"
+EMPTY_CHAT_HINT = QT_TRANSLATE_NOOP("Chat", "Start a conversation: type a message below.\n\n"
                    "Enter sends · Shift+Enter adds a line · / for commands · drop or paste files and images to attach")
 
 
@@ -107,7 +109,7 @@ class ChatView(QWidget):
         self._items_layout = QVBoxLayout()
         self._items_layout.setSpacing(10)
         outer.addLayout(self._items_layout)
-        self.empty_hint = QLabel(EMPTY_CHAT_HINT)  # what a new chat shows instead of a blank pane
+        self.empty_hint = QLabel(translate("Chat", EMPTY_CHAT_HINT))  # what a new chat shows instead of a blank pane
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)

@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLay
 from nanobot_desktop.gui.chat.message_actions import UserActions
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.common.formatting import format_duration
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
 
@@ -154,7 +156,7 @@ class UserBubble(ItemWidget):
         self.text_label.setText(item.text)
         self.text_label.setVisible(bool(item.text))
         names = [path.replace("\\", "/").rsplit("/", 1)[-1] for path in item.attachments]
-        self.attachments_label.setText("Attached: " + ", ".join(names) if names else "")
+        self.attachments_label.setText(translate("Chat", "Attached: {files}").format(files=", ".join(names)) if names else "")
         self.attachments_label.setVisible(bool(names))
         self.message_actions.set_text(item.text)
         self.message_actions.switcher.set_fork(item.fork)
@@ -172,6 +174,10 @@ class UserBubble(ItemWidget):
 
 # --- tool card ---------------------------------------------------------------------------------
 
+_STATUS_WORDS = {"waiting": QT_TRANSLATE_NOOP("Chat", "waiting"), "running": QT_TRANSLATE_NOOP("Chat", "running"),
+                 "ok": QT_TRANSLATE_NOOP("Chat", "ok"), "error": QT_TRANSLATE_NOOP("Chat", "error"),
+                 "denied": QT_TRANSLATE_NOOP("Chat", "denied"), "cancelled": QT_TRANSLATE_NOOP("Chat", "cancelled")}
+"""A tool card's status in words (translated where shown)."""
 _STATUS_GLYPHS = {"waiting": "?", "running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■"}
 
 
@@ -218,18 +224,19 @@ class ToolCardWidget(ItemWidget):
     def refresh(self) -> None:
         card = self.card
         self.status_label.setText(_STATUS_GLYPHS.get(card.status, "?"))
-        self.status_label.setToolTip(card.status)
+        status = translate("Chat", str(_STATUS_WORDS.get(card.status, card.status)))
+        self.status_label.setToolTip(status)
         self.name_label.setText(card.name)
         self.summary_label.set_full_text(card.summary)
         if card.status == "waiting":
-            self.duration_label.setText("waiting for your approval")
+            self.duration_label.setText(translate("Chat", "waiting for your approval"))
         elif card.status == "running":
-            self.duration_label.setText("running…")
+            self.duration_label.setText(translate("Chat", "running…"))
         elif card.duration_s is not None:
-            self.duration_label.setText(f"{card.status} · {format_duration(card.duration_s)}")
+            self.duration_label.setText(f"{status} · {format_duration(card.duration_s)}")
         else:
-            self.duration_label.setText(card.status)
-        self.setToolTip(f"{card.name}: {card.status} — click to open in the inspector")
+            self.duration_label.setText(status)
+        self.setToolTip(translate("Chat", "{tool}: {status} — click to open in the inspector").format(tool=card.name, status=status))
         self._color_status()
 
     def apply_colors(self, colors: PaletteColors) -> None:

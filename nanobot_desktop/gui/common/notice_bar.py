@@ -15,6 +15,7 @@ from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QToolButton, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.palette import mix, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
 
@@ -53,7 +54,7 @@ class NoticeBar(QFrame):
         self.close_button = QToolButton()
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
-        self.close_button.setToolTip("Dismiss")
+        self.close_button.setToolTip(translate("Notices", "Dismiss"))
         self.close_button.clicked.connect(self.dismiss)
         layout.addWidget(self.close_button)
         self.buttons: list[QPushButton] = []

@@ -32,6 +32,7 @@ from nanobot_desktop.engine import (DEFAULT_CANDIDATES, ConfigError, LayoutKind,
                                     patch_settings, prepare_workspace)
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
 from nanobot_desktop.gui.common.owned import OwnedWork
+from nanobot_desktop.gui.common.i18n import translate
 
 log = logging.getLogger(__name__)
 
@@ -53,39 +54,44 @@ def _port_of(url: str) -> str:
         return "?"
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def describe_workspace(text: str) -> tuple[str, bool]:
     """(what choosing this folder means, whether it can be used). Reads only a few directory entries."""
+    note, usable, _existing = _workspace_state(text)
+    return note, usable
+
+
+def _workspace_state(text: str) -> tuple[str, bool, bool]:
+    """describe_workspace's (note, usable), and whether the folder is an existing nanobot workspace."""
     if not text.strip():
-        return "Choose a folder for the workspace.", False
+        return translate("Onboarding", "Choose a folder for the workspace."), False, False
     path = Path(text.strip()).expanduser()
     if path.exists() and not path.is_dir():
-        return f"{path} is a file, not a folder: choose a folder.", False
+        return translate("Onboarding", "{path} is a file, not a folder: choose a folder.").format(path=path), False, False
     if not path.exists():
-        return "A new workspace will be created in this folder.", True
+        return translate("Onboarding", "A new workspace will be created in this folder."), True, False
     workspace = Workspace.at(path)
     if detect_layout(workspace.root, default_config_path(), new_workspace="post4").is_v03:
-        return "Existing nanobot 0.3 workspace found — it will be used as is, in nanobot 0.3's layout.", True
+        return translate("Onboarding", "Existing nanobot 0.3 workspace found — it will be used as is, in nanobot 0.3's "
+                                       "layout."), True, True
     if workspace.looks_like_nanobot_workspace():
         parts = []
         if workspace.sessions_dir.is_dir():
             sessions = sum(1 for entry in os.scandir(workspace.sessions_dir) if entry.name.endswith(".jsonl"))
-            parts.append(_plural(sessions, "session"))
+            parts.append(translate("Onboarding", "%n session(s)", None, sessions))
         if workspace.memory_file.is_file() or workspace.history_file.is_file():
-            parts.append("memory")
+            parts.append(translate("Onboarding", "memory"))
         if workspace.skills_dir.is_dir():
             skills = sum(1 for entry in os.scandir(workspace.skills_dir)
                          if entry.is_dir() and (Path(entry.path) / "SKILL.md").is_file())
-            parts.append(_plural(skills, "skill"))
-        found = f": {', '.join(parts)}" if parts else ""
-        return f"Existing nanobot workspace found{found} — it will be used as is.", True
+            parts.append(translate("Onboarding", "%n skill(s)", None, skills))
+        if parts:
+            return translate("Onboarding", "Existing nanobot workspace found: {contents} — it will be used as is.").format(
+                contents=translate("Onboarding", ", ").join(parts)), True, True
+        return translate("Onboarding", "Existing nanobot workspace found — it will be used as is."), True, True
     if any(path.iterdir()):
-        return ("This folder is not empty. The workspace files will be added next to what is there; "
-                "nothing in it is changed."), True
-    return "This empty folder will become the workspace.", True
+        return translate("Onboarding", "This folder is not empty. The workspace files will be added next to what is there; "
+                                       "nothing in it is changed."), True, False
+    return translate("Onboarding", "This empty folder will become the workspace."), True, False
 
 
 class OnboardingDialog(QDialog):
@@ -100,7 +106,7 @@ class OnboardingDialog(QDialog):
         super().__init__(parent)
         self._work = OwnedWork(self)
         self.setObjectName("onboardingDialog")
-        self.setWindowTitle("Welcome to nanobot")
+        self.setWindowTitle(translate("Onboarding", "Welcome to nanobot"))
         self.config_path = Path(config_path).expanduser() if config_path else default_config_path()
         self._candidates = tuple(candidates)
         self._scan_timeout_s = scan_timeout_s
@@ -113,10 +119,10 @@ class OnboardingDialog(QDialog):
         self.pages.addWidget(self._workspace_page(str(workspace) if workspace else DEFAULT_WORKSPACE))
         self.pages.addWidget(self._model_page())
         self.finish_error = InlineError(self)
-        self.back_button = QPushButton("Back", self)
-        self.next_button = QPushButton("Next", self)
-        self.finish_button = QPushButton("Finish", self)
-        self.cancel_button = QPushButton("Cancel", self)
+        self.back_button = QPushButton(translate("Onboarding", "Back"), self)
+        self.next_button = QPushButton(translate("Onboarding", "Next"), self)
+        self.finish_button = QPushButton(translate("Onboarding", "Finish"), self)
+        self.cancel_button = QPushButton(translate("Onboarding", "Cancel"), self)
         buttons = QHBoxLayout()
         buttons.addWidget(self.cancel_button)
         buttons.addStretch(1)
@@ -141,12 +147,12 @@ class OnboardingDialog(QDialog):
 
     def _workspace_page(self, initial: str) -> QWidget:
         page = QWidget(self)
-        intro = QLabel("The workspace is the folder where the agent keeps its memory, skills, sessions and "
-                       "instructions, as plain Markdown and JSONL files. An existing nanobot workspace "
-                       "works unchanged.", page)
+        intro = QLabel(translate("Onboarding", "The workspace is the folder where the agent keeps its memory, skills, sessions "
+                                               "and instructions, as plain Markdown and JSONL files. An existing nanobot "
+                                               "workspace works unchanged."), page)
         intro.setWordWrap(True)
         self.workspace_edit = QLineEdit(initial, page)
-        self.choose_button = QPushButton("Choose…", page)
+        self.choose_button = QPushButton(translate("Onboarding", "Choose…"), page)
         self.workspace_note = QLabel(page)
         self.workspace_note.setWordWrap(True)
         self.workspace_error = InlineError(page)
@@ -156,18 +162,19 @@ class OnboardingDialog(QDialog):
         layout = QVBoxLayout(page)
         layout.addWidget(intro)
         layout.addSpacing(8)
-        layout.addWidget(QLabel("Workspace folder:", page))
+        layout.addWidget(QLabel(translate("Onboarding", "Workspace folder:"), page))
         layout.addLayout(row)
         layout.addWidget(self.workspace_note)
         layout.addWidget(self.workspace_error)
-        self.v03_check = QCheckBox("Set up a new workspace in nanobot 0.3's layout (for the nanobot 0.3.x "
-                                   "command-line tool)", page)
+        self.v03_check = QCheckBox(translate("Onboarding", "Set up a new workspace in nanobot 0.3's layout (for the nanobot "
+                                                           "0.3.x command-line tool)"), page)
         self.v03_check.setObjectName("onboardingV03")
-        self.v03_check.setToolTip("Sessions beside the config, memory/history.jsonl and a git repository for "
-                                  "Dream's versions. Leave it off for the nanobot 0.1.4 layout.")
+        self.v03_check.setToolTip(translate("Onboarding", "Sessions beside the config, memory/history.jsonl and a git repository "
+                                                          "for Dream's versions. Leave it off for the nanobot 0.1.4 layout."))
         layout.addWidget(self.v03_check)
-        hint = QLabel(f"The default, {DEFAULT_WORKSPACE}, is also where the nanobot command-line tool keeps its "
-                      "workspace, so both share the same memory and sessions.", page)
+        hint = QLabel(translate("Onboarding", "The default, {folder}, is also where the nanobot command-line tool keeps its "
+                                              "workspace, so both share the same memory and sessions.").format(folder=DEFAULT_WORKSPACE),
+                      page)
         hint.setWordWrap(True)
         hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         layout.addSpacing(12)
@@ -182,7 +189,7 @@ class OnboardingDialog(QDialog):
     def choose_folder(self) -> QFileDialog:
         """Open a non-modal folder picker; its `fileSelected` fills the path."""
         if self.folder_dialog is None:
-            self.folder_dialog = QFileDialog(self, "Choose the workspace folder")
+            self.folder_dialog = QFileDialog(self, translate("Onboarding", "Choose the workspace folder"))
             self.folder_dialog.setFileMode(QFileDialog.FileMode.Directory)
             self.folder_dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
             self.folder_dialog.fileSelected.connect(self.workspace_edit.setText)
@@ -197,8 +204,7 @@ class OnboardingDialog(QDialog):
         return Path(self.workspace_edit.text().strip() or DEFAULT_WORKSPACE).expanduser()
 
     def _update_workspace_note(self) -> bool:
-        note, usable = describe_workspace(self.workspace_edit.text())
-        existing = usable and note.startswith("Existing")
+        note, usable, existing = _workspace_state(self.workspace_edit.text())
         self.v03_check.setEnabled(usable and not existing)  # an existing workspace keeps its own layout
         self.workspace_note.setText(note if usable else "")
         self.workspace_error.show_error(None if usable else note)
@@ -208,19 +214,19 @@ class OnboardingDialog(QDialog):
 
     def _model_page(self) -> QWidget:
         page = QWidget(self)
-        local = QGroupBox("Model servers on this computer", page)
+        local = QGroupBox(translate("Onboarding", "Model servers on this computer"), page)
         self.scan_status = QLabel(local)
         self.scan_status.setWordWrap(True)
         self.server_list = QListWidget(local)
         self.server_list.setMaximumHeight(110)
-        self.scan_button = QPushButton("Scan again", local)
+        self.scan_button = QPushButton(translate("Onboarding", "Scan again"), local)
         local_layout = QVBoxLayout(local)
         status_row = QHBoxLayout()
         status_row.addWidget(self.scan_status, 1)
         status_row.addWidget(self.scan_button)
         local_layout.addLayout(status_row)
         local_layout.addWidget(self.server_list)
-        endpoint = QGroupBox("Endpoint", page)
+        endpoint = QGroupBox(translate("Onboarding", "Endpoint"), page)
         self.provider_form = ProviderForm(endpoint)
         self.provider_form.set_choice("openai")
         endpoint_layout = QVBoxLayout(endpoint)
@@ -240,7 +246,7 @@ class OnboardingDialog(QDialog):
         self._scanned = True
         self.scan_button.setEnabled(False)
         names = ", ".join(dict.fromkeys(name for name, _url in self._candidates))
-        self.scan_status.setText(f"Looking for {names} on this computer…")
+        self.scan_status.setText(translate("Onboarding", "Looking for {servers} on this computer…").format(servers=names))
         task = self._work.spawn(self._scan())
         self._scan_task = task
         return task
@@ -251,7 +257,7 @@ class OnboardingDialog(QDialog):
         except Exception as error:  # discovery is best effort; say so and go on
             log.warning("local server discovery failed", exc_info=True)
             if shiboken6.isValid(self):
-                self.scan_status.setText(f"Could not look for local servers: {one_line(error)}")
+                self.scan_status.setText(translate("Onboarding", "Could not look for local servers: {error}").format(error=one_line(error)))
                 self.scan_button.setEnabled(True)
             return
         if shiboken6.isValid(self):  # not deleted while the probes ran
@@ -263,22 +269,26 @@ class OnboardingDialog(QDialog):
         self.server_list.clear()
         for server in servers:
             models = ", ".join(server.models[:3]) + (", …" if len(server.models) > 3 else "")
-            detail = f"{_plural(len(server.models), 'model')}: {models}" if server.models else "no models yet"
+            count = len(server.models)
+            detail = (translate("Onboarding", "%n model(s): {models}", None, count).format(models=models) if server.models
+                      else translate("Onboarding", "no models yet"))
             item = QListWidgetItem(f"{server.name} — {server.base_url} — {detail}", self.server_list)
             item.setData(ServerRole, server)
             item.setToolTip("\n".join([server.base_url, *server.models]))
         if len(servers) == 1 and self._form_untouched():
             # The one server there is: chosen for the person, the form filled for it (provider, URL, a model).
             self.server_list.setCurrentRow(0)
-            self.scan_status.setText(f"Found {servers[0].name} on this computer and selected it. "
-                                     "You can enter another endpoint below instead.")
+            self.scan_status.setText(translate("Onboarding", "Found {server} on this computer and selected it. You can enter "
+                                               "another endpoint below instead.").format(server=servers[0].name))
         elif servers:
-            self.scan_status.setText(f"Found {_plural(len(servers), 'server')}. Choose one to use it, "
-                                     "or enter an endpoint below.")
+            count = len(servers)
+            self.scan_status.setText(translate("Onboarding", "Found %n server(s). Choose one to use it, or enter an endpoint below.",
+                                               None, count))
         else:
             looked = ", ".join(f"{name} ({_port_of(url)})" for name, url in self._candidates)
-            self.scan_status.setText(f"No local model server found{f' (looked for {looked})' if looked else ''}. "
-                                     "Enter an endpoint and key below.")
+            self.scan_status.setText(translate("Onboarding", "No local model server found (looked for {servers}). Enter an endpoint "
+                                               "and key below.").format(servers=looked) if looked else
+                                     translate("Onboarding", "No local model server found. Enter an endpoint and key below."))
         self.server_list.setVisible(bool(servers))
 
     def _form_untouched(self) -> bool:
@@ -298,7 +308,8 @@ class OnboardingDialog(QDialog):
 
     def go_to(self, index: int) -> None:
         self.pages.setCurrentIndex(index)
-        self.step_label.setText(["<b>Step 1 of 2 — Workspace</b>", "<b>Step 2 of 2 — Model</b>"][index])
+        self.step_label.setText([translate("Onboarding", "<b>Step 1 of 2 — Workspace</b>"),
+                                 translate("Onboarding", "<b>Step 2 of 2 — Model</b>")][index])
         self.back_button.setVisible(index > 0)
         self.next_button.setVisible(index == 0)
         self.finish_button.setVisible(index == 1)
@@ -330,7 +341,7 @@ class OnboardingDialog(QDialog):
             patch_settings(self.config_path, patch)
         except (ConfigError, OSError, ValueError) as error:
             log.warning("first-run setup failed: %s", error)
-            self.finish_error.show_error(f"Setup could not finish: {one_line(error)}")
+            self.finish_error.show_error(translate("Onboarding", "Setup could not finish: {error}").format(error=one_line(error)))
             return False
         self.finished_setup.emit(self.config_path, workspace.root)
         self.accept()

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from nanobot_desktop.engine import ConfigError, default_config_path
+from nanobot_desktop.gui.common.i18n import translate
 
 log = logging.getLogger(__name__)
 
@@ -39,16 +40,17 @@ async def open_engine_for_gui(config: str | None, workspace: str | None) -> tupl
         engine = Engine.open(config_path, workspace)
     except (WorkspaceError, StorageError) as error:
         log.error("cannot start: %s", error)
-        await show_error("nanobot cannot start", f"The workspace could not be opened:\n\n{error}")
+        await show_error(translate("Startup", "nanobot cannot start"),
+                         translate("Startup", "The workspace could not be opened:\n\n{error}").format(error=error))
         return None
     except (ConfigError, OSError) as error:
         if isinstance(error, OSError) and error.filename:
             error = storage_error(Path(error.filename), error)
         log.error("cannot start: %s", error)
-        await show_error("nanobot cannot start",
-                         f"The configuration could not be loaded:\n\n{error}\n\n"
-                         "The file was left untouched. Fix it (or move it away to start the first-run "
-                         "setup again), then start nanobot Desktop again.")
+        await show_error(translate("Startup", "nanobot cannot start"),
+                         translate("Startup", "The configuration could not be loaded:\n\n{error}\n\nThe file was left untouched. "
+                                              "Fix it (or move it away to start the first-run setup again), then start nanobot "
+                                              "Desktop again.").format(error=error))
         return None
     return engine, log_folder
 

@@ -16,6 +16,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QStyle, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
+
 _SP = QStyle.StandardPixmap
 
 
@@ -36,52 +38,53 @@ class ActionRegistry(QObject):
         self.dock_toggles: dict[str, QAction] = {}
         """objectName of a dock -> its toggleViewAction (added by the main window with `add_dock_toggle`)."""
 
-        self.new_chat = self._make("new_chat", "&New chat", [QKeySequence.StandardKey.New],
-                                   "document-new", _SP.SP_FileIcon, "Start a new conversation")
-        self.stop = self._make("stop", "&Stop", [QKeySequence(Qt.Key.Key_Escape)], "process-stop",
-                               _SP.SP_BrowserStop, "Stop the running reply, its tool and its subagents (Esc)")
+        self.new_chat = self._make("new_chat", translate("Actions", "&New chat"), [QKeySequence.StandardKey.New],
+                                   "document-new", _SP.SP_FileIcon, translate("Actions", "Start a new conversation"))
+        self.stop = self._make("stop", translate("Actions", "&Stop"), [QKeySequence(Qt.Key.Key_Escape)], "process-stop",
+                               _SP.SP_BrowserStop, translate("Actions", "Stop the running reply, its tool and its subagents (Esc)"))
         self.stop.setEnabled(False)
-        self.rename_session = self._make("rename_session", "&Rename session…", [QKeySequence(Qt.Key.Key_F2)],
-                                         "edit-rename", None, "Give the selected session a title (F2)",
+        self.rename_session = self._make("rename_session", translate("Actions", "&Rename session…"), [QKeySequence(Qt.Key.Key_F2)],
+                                         "edit-rename", None, translate("Actions", "Give the selected session a title (F2)"),
                                          scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.delete_session = self._make("delete_session", "&Delete session", [QKeySequence.StandardKey.Delete],
+        self.delete_session = self._make("delete_session", translate("Actions", "&Delete session"), [QKeySequence.StandardKey.Delete],
                                          "edit-delete", _SP.SP_TrashIcon,
-                                         "Move the selected session to the trash (it can be restored)",
+                                         translate("Actions", "Move the selected session to the trash (it can be restored)"),
                                          scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.undo_delete = self._make("undo_delete", "&Undo delete", [QKeySequence.StandardKey.Undo],
-                                      "edit-undo", _SP.SP_ArrowBack, "Restore the session deleted last",
+        self.undo_delete = self._make("undo_delete", translate("Actions", "&Undo delete"), [QKeySequence.StandardKey.Undo],
+                                      "edit-undo", _SP.SP_ArrowBack, translate("Actions", "Restore the session deleted last"),
                                       scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.undo_delete.setEnabled(False)
-        self.export_markdown = self._make("export_markdown", "Export as &Markdown…", [], "document-save-as",
-                                          _SP.SP_DialogSaveButton, "Save the session as a readable Markdown transcript")
-        self.export_json = self._make("export_json", "Export as &JSON…", [], "document-save-as", None,
-                                      "Save the session's metadata and messages as JSON")
-        self.reveal_file = self._make("reveal_file", "Re&veal session file", [], "folder-open", _SP.SP_DirOpenIcon,
-                                      "Open the folder holding the session's .jsonl file")
-        self.search_sessions = self._make("search_sessions", "Searc&h sessions…", [QKeySequence("Ctrl+K")],
+        self.export_markdown = self._make("export_markdown", translate("Actions", "Export as &Markdown…"), [],
+                                          "document-save-as", _SP.SP_DialogSaveButton,
+                                          translate("Actions", "Save the session as a readable Markdown transcript"))
+        self.export_json = self._make("export_json", translate("Actions", "Export as &JSON…"), [], "document-save-as", None,
+                                      translate("Actions", "Save the session's metadata and messages as JSON"))
+        self.reveal_file = self._make("reveal_file", translate("Actions", "Re&veal session file"), [], "folder-open", _SP.SP_DirOpenIcon,
+                                      translate("Actions", "Open the folder holding the session's .jsonl file"))
+        self.search_sessions = self._make("search_sessions", translate("Actions", "Searc&h sessions…"), [QKeySequence("Ctrl+K")],
                                           "edit-find", _SP.SP_FileDialogContentsView,
-                                          "Search session titles and message text (Ctrl+K)")
-        self.settings = self._make("settings", "&Settings…",
+                                          translate("Actions", "Search session titles and message text (Ctrl+K)"))
+        self.settings = self._make("settings", translate("Actions", "&Settings…"),
                                    [QKeySequence.StandardKey.Preferences, QKeySequence("Ctrl+,")],
                                    "preferences-system", _SP.SP_FileDialogDetailedView,
-                                   "Model endpoint, agent, tool approvals, heartbeat, theme",
+                                   translate("Actions", "Model endpoint, agent, tool approvals, heartbeat, theme"),
                                    role=QAction.MenuRole.PreferencesRole)
-        self.run_heartbeat = self._make("run_heartbeat", "&Run heartbeat now", [], "media-playback-start",
-                                        _SP.SP_MediaPlay, "Check HEARTBEAT.md for tasks now")
-        self.pause_heartbeat = self._make("pause_heartbeat", "&Pause heartbeat", [], "media-playback-pause",
-                                          _SP.SP_MediaPause, "Stop the periodic heartbeat until resumed")
+        self.run_heartbeat = self._make("run_heartbeat", translate("Actions", "&Run heartbeat now"), [], "media-playback-start",
+                                        _SP.SP_MediaPlay, translate("Actions", "Check HEARTBEAT.md for tasks now"))
+        self.pause_heartbeat = self._make("pause_heartbeat", translate("Actions", "&Pause heartbeat"), [], "media-playback-pause",
+                                          _SP.SP_MediaPause, translate("Actions", "Stop the periodic heartbeat until resumed"))
         self.pause_heartbeat.setCheckable(True)
-        self.show_hide = self._make("show_hide", "Show / &hide window", [], "window", None,
-                                    "Show the window, or hide it to the tray")
-        self.quit = self._make("quit", "&Quit", [QKeySequence.StandardKey.Quit, QKeySequence("Ctrl+Q")],
+        self.show_hide = self._make("show_hide", translate("Actions", "Show / &hide window"), [], "window", None,
+                                    translate("Actions", "Show the window, or hide it to the tray"))
+        self.quit = self._make("quit", translate("Actions", "&Quit"), [QKeySequence.StandardKey.Quit, QKeySequence("Ctrl+Q")],
                                "application-exit", _SP.SP_DialogCloseButton,
-                               "Stop the agent, save everything and quit", role=QAction.MenuRole.QuitRole)
-        self.open_log_folder = self._make("open_log_folder", "Open &log folder", [], "folder", _SP.SP_DirIcon,
-                                          "Open the folder with the app's log files")
-        self.reset_layout = self._make("reset_layout", "&Reset layout", [], "view-restore", None,
-                                       "Put every panel back where it is on a first start")
-        self.about = self._make("about", "&About nanobot Desktop", [], "help-about", _SP.SP_MessageBoxInformation,
-                                "Version and licence", role=QAction.MenuRole.AboutRole)
+                               translate("Actions", "Stop the agent, save everything and quit"), role=QAction.MenuRole.QuitRole)
+        self.open_log_folder = self._make("open_log_folder", translate("Actions", "Open &log folder"), [], "folder", _SP.SP_DirIcon,
+                                          translate("Actions", "Open the folder with the app's log files"))
+        self.reset_layout = self._make("reset_layout", translate("Actions", "&Reset layout"), [], "view-restore", None,
+                                       translate("Actions", "Put every panel back where it is on a first start"))
+        self.about = self._make("about", translate("Actions", "&About nanobot Desktop"), [], "help-about", _SP.SP_MessageBoxInformation,
+                                translate("Actions", "Version and licence"), role=QAction.MenuRole.AboutRole)
 
     def _make(self, name: str, text: str, shortcuts: list[QKeySequence | QKeySequence.StandardKey],
               theme_icon: str, fallback: QStyle.StandardPixmap | None, tooltip: str, *,
@@ -131,14 +134,14 @@ def build_menus(menu_bar: QMenuBar, actions: ActionRegistry) -> dict[str, QMenu]
     """The menu bar, from the registry's actions (None is a separator); returns the menus by name."""
     a = actions
     layout: dict[str, tuple[str, list[QAction | None]]] = {
-        "file": ("&File", [a.new_chat, a.search_sessions, None, a.export_markdown, a.export_json, a.reveal_file,
+        "file": (translate("Actions", "&File"), [a.new_chat, a.search_sessions, None, a.export_markdown, a.export_json, a.reveal_file,
                            None, a.settings, None, a.show_hide, a.quit]),
-        "session": ("&Session", [a.stop, None, a.rename_session, a.delete_session, a.undo_delete]),
-        "agent": ("&Agent", [a.run_heartbeat, a.pause_heartbeat, None]
+        "session": (translate("Actions", "&Session"), [a.stop, None, a.rename_session, a.delete_session, a.undo_delete]),
+        "agent": (translate("Actions", "&Agent"), [a.run_heartbeat, a.pause_heartbeat, None]
                   + [a.dock_toggles[name] for name in ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock")
                      if name in a.dock_toggles]),
-        "view": ("&View", [*a.dock_toggles.values(), None, a.reset_layout]),
-        "help": ("&Help", [a.open_log_folder, a.about]),
+        "view": (translate("Actions", "&View"), [*a.dock_toggles.values(), None, a.reset_layout]),
+        "help": (translate("Actions", "&Help"), [a.open_log_folder, a.about]),
     }
     menus: dict[str, QMenu] = {}
     for name, (title, entries) in layout.items():

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QMessageBox
 
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.base import WindowBase
 
 
@@ -39,22 +40,23 @@ class WindowCommands(WindowBase):
         if self.engine is None:
             return
         busy = self.chat.is_busy(self.current_key) if self.current_key else False
-        self.busy_label.setText("● Working…  (Esc to stop)" if busy else "")
+        self.busy_label.setText(translate("Window", "● Working…  (Esc to stop)") if busy else "")
         switcher = self.composer.model_switcher if getattr(self, "composer", None) is not None else None
         shown = switcher.current_option().label if switcher is not None else self.engine.settings().model
-        model = shown or "no model configured"  # the chat's own model, or the config's
-        self.model_label.setText(f"Model: {model}")
+        model = shown or translate("Window", "no model configured")  # the chat's own model, or the config's
+        self.model_label.setText(translate("Window", "Model: {model}").format(model=model))
         root = str(self.engine.workspace.root)
-        self.workspace_label.setText(f"Workspace: {root}")
+        self.workspace_label.setText(translate("Window", "Workspace: {path}").format(path=root))
         self.workspace_label.setToolTip(root)
         layout = getattr(self.engine, "layout", None)  # which nanobot's files these are (engine/layout.py)
         self.layout_label.setText(layout.label if layout is not None else "")
-        self.layout_label.setToolTip(f"Read and written in this layout because {layout.reason}" if layout else "")
+        self.layout_label.setToolTip(translate("Window", "Read and written in this layout because {reason}").format(reason=layout.reason)
+                                     if layout else "")
 
     def _on_waiting_changed(self, key: str, text: str) -> None:
         """The chat's "waiting for the model…" line for the session shown; "" when the wait is over."""
         if key == self.current_key:
-            self.busy_label.setText(f"● {text}  (Esc to stop)" if text else "")
+            self.busy_label.setText(translate("Window", "● {status}  (Esc to stop)").format(status=text) if text else "")
             if not text:
                 self._update_status()
 
@@ -77,8 +79,8 @@ class WindowCommands(WindowBase):
             self._update_status()
             return
         self._retry_state = (key, attempt, attempts, max(0, round(delay_s)))
-        self.notice_bar.show_notice(self._retry_text(), "warning", [("Stop", self.actions.stop.trigger)], topic=topic)
-        self.busy_label.setText(f"● {self._retry_text()}  (Esc to stop)")
+        self.notice_bar.show_notice(self._retry_text(), "warning", [(translate("Window", "Stop"), self.actions.stop.trigger)], topic=topic)
+        self.busy_label.setText(translate("Window", "● {status}  (Esc to stop)").format(status=self._retry_text()))
         timer.start()
 
     def _retry_timer(self) -> QTimer:
@@ -93,8 +95,9 @@ class WindowCommands(WindowBase):
     def _retry_text(self) -> str:
         _key, attempt, attempts, seconds = self._retry_state
         if seconds > 0:
-            return f"Retrying ({attempt}/{attempts}) in {seconds} s…"
-        return f"Retrying ({attempt}/{attempts})…"
+            return translate("Window", "Retrying ({attempt}/{attempts}) in {seconds} s…").format(
+                attempt=attempt, attempts=attempts, seconds=seconds)
+        return translate("Window", "Retrying ({attempt}/{attempts})…").format(attempt=attempt, attempts=attempts)
 
     def _retry_tick(self) -> None:
         key, attempt, attempts, seconds = self._retry_state
@@ -102,7 +105,7 @@ class WindowCommands(WindowBase):
         if not self.notice_bar.update_text(self._retry_text(), f"retry:{key}"):
             self._retry_countdown.stop()
             return
-        self.busy_label.setText(f"● {self._retry_text()}  (Esc to stop)")
+        self.busy_label.setText(translate("Window", "● {status}  (Esc to stop)").format(status=self._retry_text()))
         if seconds <= 1:
             self._retry_countdown.stop()
 
@@ -121,8 +124,9 @@ class WindowCommands(WindowBase):
             resolve_provider(self.engine.config)
         except ConfigError as error:
             detail = str(error).rstrip(".")
-            self.notice_bar.show_notice(f"No model can be used yet ({detail}). Open Settings to choose a provider "
-                                        "and a model.", "warning", [("Open Settings", self.open_settings)],
+            text = translate("Window", "No model can be used yet ({detail}). Open Settings to choose a provider and a model.")
+            self.notice_bar.show_notice(text.format(detail=detail), "warning",
+                                        [(translate("Window", "Open Settings"), self.open_settings)],
                                         topic="no-model")
             return False
         self.notice_bar.clear("no-model")  # lifetime: until the config names a usable provider
@@ -137,8 +141,8 @@ class WindowCommands(WindowBase):
         try:
             from nanobot_desktop.gui.settings.dialog import SettingsDialog
         except ImportError as error:
-            self.notice_bar.show_notice(f"Settings could not be opened ({error}). Reinstall the app with "
-                                        "python3 dev.py, then try again.", "error")
+            text = translate("Window", "Settings could not be opened ({error}). Reinstall the app with python3 dev.py, then try again.")
+            self.notice_bar.show_notice(text.format(error=error), "error")
             return None
         dialog = SettingsDialog(self.engine, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -179,7 +183,8 @@ class WindowCommands(WindowBase):
         if self.engine is None:
             return
         heartbeat = self.engine.heartbeat
-        self.actions.pause_heartbeat.setText("&Resume heartbeat" if heartbeat.paused else "&Pause heartbeat")
+        self.actions.pause_heartbeat.setText(translate("Actions", "&Resume heartbeat") if heartbeat.paused
+                                             else translate("Actions", "&Pause heartbeat"))
         self.actions.run_heartbeat.setEnabled(not heartbeat.ticking)
 
     def open_log_folder(self) -> None:
@@ -192,10 +197,11 @@ class WindowCommands(WindowBase):
         from nanobot_desktop import __version__ as version
 
         box = QMessageBox(self)
-        box.setWindowTitle("About nanobot Desktop")
+        box.setWindowTitle(translate("Window", "About nanobot Desktop"))
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(f"nanobot Desktop {version}\n\nA desktop app for the nanobot personal AI agent.\n"
-                    f"Workspace: {self.engine.workspace.root}\nConfig: {self.engine.config_path}")
+        box.setText(translate("Window", "nanobot Desktop {version}\n\nA desktop app for the nanobot personal AI agent.\n"
+                              "Workspace: {workspace}\nConfig: {config}").format(
+            version=version, workspace=self.engine.workspace.root, config=self.engine.config_path))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.about_box = box
         box.open()

@@ -20,6 +20,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.actions import ActionRegistry
 from nanobot_desktop.gui.window.panels import DOCK_TITLES, PANELS, SESSIONS_DOCK
 
@@ -75,9 +76,9 @@ def build_dock_shells(window: QMainWindow, actions: ActionRegistry, show_skills:
     for area in (Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea):
         window.setTabPosition(area, QTabWidget.TabPosition.North)
     window.setDockNestingEnabled(True)
-    action = QAction("Skills", window)  # skills live in the Workspace panel's second tab
+    action = QAction(translate("Panels", "Skills"), window)  # skills live in the Workspace panel's second tab
     action.setObjectName("action_show_skills")
-    action.setToolTip("Show the skills manager (in the Workspace panel)")
+    action.setToolTip(translate("Panels", "Show the skills manager (in the Workspace panel)"))
     action.triggered.connect(show_skills)
     actions.add_dock_toggle("skills", action)
     return panels
@@ -122,7 +123,7 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
              area: Qt.DockWidgetArea, shortcut: str | None) -> QDockWidget:
     """A dock titled DOCK_TITLES[name] (else the panel's `panel_title`), holding `panel`, or a
     PanelPlaceholder until panels.set_dock_panel, with its show/hide action registered."""
-    title = DOCK_TITLES.get(name) or str(getattr(panel, "panel_title", name))
+    title = translate("Panels", DOCK_TITLES.get(name) or str(getattr(panel, "panel_title", name)))
     dock = QDockWidget(title, window)
     dock.setObjectName(name)
     if area != Qt.DockWidgetArea.LeftDockWidgetArea:
@@ -142,6 +143,6 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
     window.addDockWidget(area, dock)
     toggle = dock.toggleViewAction()
     toggle.setText(title)
-    toggle.setToolTip(f"Show or hide the {title} panel")
+    toggle.setToolTip(translate("Panels", "Show or hide the {title} panel").format(title=title))
     actions.add_dock_toggle(name, toggle, shortcut)
     return dock

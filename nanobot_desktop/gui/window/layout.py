@@ -22,6 +22,7 @@ from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.base import WindowBase
 from nanobot_desktop.gui.window.pages import CHAT_PAGE, CentralPages
 from nanobot_desktop.gui.window.panels import PAGES, SESSIONS_DOCK
@@ -59,10 +60,12 @@ class WindowLayout(WindowBase):
         self._page_state = None
         self._page_actions = {}
         for spec in PAGES:
-            action = QAction(spec.title, self)
+            title = translate("Panels", spec.title)
+            action = QAction(title, self)
             action.setObjectName(f"action_page_{spec.name}")
             action.setCheckable(True)
-            action.setToolTip(f"Show the {spec.title} page in place of the chat (again: back to the chat)")
+            action.setToolTip(translate("Panels", "Show the {title} page in place of the chat (again: back to the chat)")
+                              .format(title=title))
             action.toggled.connect(lambda on, name=spec.name: self.show_page(name if on else CHAT_PAGE))
             self.actions.add_dock_toggle(spec.dock, action, spec.shortcut)
             self._page_actions[spec.name] = action

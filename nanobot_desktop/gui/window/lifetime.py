@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QCloseEvent, QPaintEvent, QResizeEvent, QShowEvent
 
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.layout import WindowLayout
 from nanobot_desktop.gui.window.panels import PANELS
 
@@ -81,8 +82,9 @@ class WindowLifetime(WindowLayout):
     def _all_panels_built(self) -> None:
         errors = self._panels.errors if self._panels is not None else []
         if errors:
-            self.notice_bar.show_notice(f"Some panels could not be loaded ({'; '.join(errors)}). The chat works "
-                                        "without them; the log (Help → Open log folder) has the details.", "error")
+            text = translate("Window", "Some panels could not be loaded ({errors}). The chat works without them; "
+                                       "the log (Help → Open log folder) has the details.")
+            self.notice_bar.show_notice(text.format(errors="; ".join(errors)), "error")
         QTimer.singleShot(0, self, self._warm_up_rendering)  # then Markdown, before any reply streams in
         if self._services_pending:  # after the panels, so they see the services' first events
             self._services_pending = False
@@ -120,8 +122,9 @@ class WindowLifetime(WindowLayout):
         try:
             await self.engine.start_services()
         except (ConfigError, OSError, ValueError) as error:
-            self.notice_bar.show_notice(f"The heartbeat and scheduled jobs did not start ({error}). Fix the "
-                                        "problem named there, then restart the app.", "error")
+            text = translate("Window", "The heartbeat and scheduled jobs did not start ({error}). Fix the problem named "
+                                       "there, then restart the app.")
+            self.notice_bar.show_notice(text.format(error=error), "error")
 
     async def shutdown(self) -> None:
         """Save the layout, stop the engine, then the panels and the watcher (the lifecycle calls this)."""

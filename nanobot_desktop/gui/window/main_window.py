@@ -18,9 +18,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSize, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.commands import WindowCommands
 from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
     from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
 APP_TITLE = "nanobot"
-NEW_CHAT_TITLE = "New chat"
+NEW_CHAT_TITLE = str(QT_TRANSLATE_NOOP("Window", "New chat"))  # the window title of an unsaved chat
 
 
 class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
@@ -69,8 +70,9 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         chat_placeholder = PanelPlaceholder(QSize(640, 480), "chatPlaceholder")  # the chat's place
         self.pages = CentralPages(chat_placeholder)
         for spec in PAGES:
-            self.pages.add_page(spec.name, spec.title, PanelPlaceholder(QSize(640, 480), f"{spec.dock}Placeholder"),
-                                f"The {spec.title} page ({spec.shortcut})")
+            title = translate("Panels", spec.title)
+            self.pages.add_page(spec.name, title, PanelPlaceholder(QSize(640, 480), f"{spec.dock}Placeholder"),
+                                translate("Panels", "The {title} page ({shortcut})").format(title=title, shortcut=spec.shortcut))
         self.setCentralWidget(self.pages)
         shells = build_dock_shells(self, self.actions, self.show_skills)
         self.docks: dict[str, QDockWidget] = shells.docks
@@ -209,7 +211,8 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         panel.session_renamed.connect(lambda _key, _title: self._update_title())
         panel.refreshed.connect(self._update_title)
         panel.error.connect(lambda message: self.notice_bar.show_notice(message, "error"))
-        panel.export_finished.connect(lambda path: self.statusBar().showMessage(f"Exported to {path}", 5000))
+        panel.export_finished.connect(lambda path: self.statusBar().showMessage(
+            translate("Window", "Exported to {path}").format(path=path), 5000))
 
     # --- sessions ----------------------------------------------------------------------------------
 
@@ -261,7 +264,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
     def _update_title(self) -> None:
         key = self.current_key
         info = self.sessions_panel.model.info(key) if key else None
-        title = info.title if info is not None else NEW_CHAT_TITLE
+        title = info.title if info is not None else translate("Window", NEW_CHAT_TITLE)
         self.setWindowTitle(f"{APP_TITLE} — {title}")
 
     # --- chatting ----------------------------------------------------------------------------------
@@ -310,13 +313,14 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
 
         if key != self.current_key:
             return  # a background run's failure: its session is marked in the list, the tray tells
-        actions = [("Open Settings", self.open_settings)] if needs_settings(kind) else []
+        actions = [(translate("Window", "Open Settings"), self.open_settings)] if needs_settings(kind) else []
         if kind == "storage" and self.engine.loop.has_unsaved(key):
-            actions.append(("Retry save", lambda: self.chat.retry_save(key)))
+            actions.append((translate("Window", "Retry save"), lambda: self.chat.retry_save(key)))
         elif kind == "new_blocked":  # /new could not save the conversation to memory: never a dead end
-            actions = [("Start anyway", self.new_chat), ("Try again", lambda: self._send_to(key, "/new"))]
+            actions = [(translate("Window", "Start anyway"), self.new_chat),
+                       (translate("Window", "Try again"), lambda: self._send_to(key, "/new"))]
         elif kind not in ("storage", "session"):  # the message is saved: send it again, not a copy of it
-            actions.append(("Retry", lambda: self._send_to(key, None)))
+            actions.append((translate("Window", "Retry"), lambda: self._send_to(key, None)))
         self.notice_bar.show_notice(message, "error", actions, topic=f"turn-failed:{key}")
 
     def _send_to(self, key: str, text: str | None) -> None:
@@ -335,7 +339,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         if ok:
             self.notice_bar.show_notice(message, "info", timeout_ms=6000, topic=f"save:{key}")
         else:
-            self.notice_bar.show_notice(message, "error", [("Retry save", lambda: self.chat.retry_save(key))],
+            self.notice_bar.show_notice(message, "error", [(translate("Window", "Retry save"), lambda: self.chat.retry_save(key))],
                                         topic=f"save:{key}")
 
 

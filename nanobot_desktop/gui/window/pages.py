@@ -10,6 +10,8 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
+from nanobot_desktop.gui.common.i18n import translate
+
 CHAT_PAGE = "chat"
 
 
@@ -25,8 +27,8 @@ class CentralPages(QTabWidget):
         self.setDocumentMode(True)
         self.setTabPosition(QTabWidget.TabPosition.North)
         self._names: list[str] = [CHAT_PAGE]
-        self.addTab(chat, "Chat")
-        self.setTabToolTip(0, "The conversation")
+        self.addTab(chat, translate("Panels", "Chat"))
+        self.setTabToolTip(0, translate("Panels", "The conversation"))
         self.currentChanged.connect(self._on_current_changed)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802

@@ -20,8 +20,10 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QWidget
+
+from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -101,24 +103,31 @@ def _mcp(context: PanelContext) -> QWidget:
 # In build order after the first paint: what a default layout shows first; the hidden bottom docks
 # last. Docks of one area are tabbed together, in this order. The session list (left, Ctrl+1) is
 # not in the table: it is part of the window's frame and built with the engine.
+def _title(marked: object) -> str:
+    """A panel's English title, marked for lupdate; shown as `translate("Panels", title)` (docks, pages, View menu)."""
+    return str(marked)
+
+
 PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("inspector", "inspectorDock", "Inspector", Area.RightDockWidgetArea, "Ctrl+2", "inspector", _inspector),
-    PanelSpec("memory_view", "memoryPage", "Memory", None, "Ctrl+3", "memory", _memory),
-    PanelSpec("files_view", "workspaceDock", "Workspace", Area.RightDockWidgetArea, "Ctrl+4", "workspace files",
-              _workspace_files),
-    PanelSpec("heartbeat_view", "heartbeatDock", "Heartbeat", Area.BottomDockWidgetArea, "Ctrl+5", "heartbeat",
-              _heartbeat, hidden=True),
-    PanelSpec("cron_view", "scheduledDock", "Scheduled", Area.BottomDockWidgetArea, "Ctrl+6", "scheduled jobs", _cron,
-              hidden=True),
-    PanelSpec("subagents_view", "subagentsDock", "Subagents", Area.BottomDockWidgetArea, "Ctrl+7", "subagents",
-              _subagents, hidden=True),
+    PanelSpec("inspector", "inspectorDock", _title(QT_TRANSLATE_NOOP("Panels", "Inspector")), Area.RightDockWidgetArea,
+              "Ctrl+2", "inspector", _inspector),
+    PanelSpec("memory_view", "memoryPage", _title(QT_TRANSLATE_NOOP("Panels", "Memory")), None, "Ctrl+3", "memory", _memory),
+    PanelSpec("files_view", "workspaceDock", _title(QT_TRANSLATE_NOOP("Panels", "Workspace")), Area.RightDockWidgetArea,
+              "Ctrl+4", "workspace files", _workspace_files),
+    PanelSpec("heartbeat_view", "heartbeatDock", _title(QT_TRANSLATE_NOOP("Panels", "Heartbeat")), Area.BottomDockWidgetArea,
+              "Ctrl+5", "heartbeat", _heartbeat, hidden=True),
+    PanelSpec("cron_view", "scheduledDock", _title(QT_TRANSLATE_NOOP("Panels", "Scheduled")), Area.BottomDockWidgetArea,
+              "Ctrl+6", "scheduled jobs", _cron, hidden=True),
+    PanelSpec("subagents_view", "subagentsDock", _title(QT_TRANSLATE_NOOP("Panels", "Subagents")), Area.BottomDockWidgetArea,
+              "Ctrl+7", "subagents", _subagents, hidden=True),
     PanelSpec("mcp_view", "mcpDock", "MCP", Area.BottomDockWidgetArea, "Ctrl+8", "MCP servers", _mcp, hidden=True),
 )
 PANELS_BY_NAME = {spec.name: spec for spec in PANELS}
 PAGES = tuple(spec for spec in PANELS if spec.area is None)
 """The panels shown as pages in the window's centre, beside the chat (in tab order)."""
 SESSIONS_DOCK = "sessionsDock"
-DOCK_TITLES = {SESSIONS_DOCK: "Sessions", **{spec.dock: spec.title for spec in PANELS if spec.area is not None}}
+DOCK_TITLES = {SESSIONS_DOCK: _title(QT_TRANSLATE_NOOP("Panels", "Sessions")),
+               **{spec.dock: spec.title for spec in PANELS if spec.area is not None}}
 """Every dock's title, known before any panel module is imported (a test checks they agree)."""
 
 
@@ -143,7 +152,8 @@ def set_dock_panel(dock: QDockWidget, panel: QWidget) -> None:
 
 def failure_label(title: str, object_name: str, why: str) -> QLabel:
     """What a dock or page shows instead of a panel that could not be built."""
-    failure = QLabel(f"The {title} panel could not be loaded: {why}")
+    failure = QLabel(translate("Panels", "The {title} panel could not be loaded: {why}").format(
+        title=translate("Panels", title), why=why))
     failure.setObjectName(f"{object_name}Error")
     failure.setWordWrap(True)
     failure.setTextFormat(Qt.TextFormat.PlainText)

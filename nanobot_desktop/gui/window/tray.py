@@ -28,6 +28,7 @@ from nanobot_desktop.engine import (
     CronJobRan, HeartbeatDecided, HeartbeatRan, SubagentFinished, SubagentStarted, TurnCancelled, TurnFailed,
     TurnFinished, TurnStarted,
 )
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.shell.single_instance import apply_instance_command
 from nanobot_desktop.gui.window.tray_approvals import TrayApprovals
 from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATES, Notification, app_icon,
@@ -139,8 +140,8 @@ class TrayController(QObject):
         self._settings.setValue(CLOSE_NOTICE_KEY, True)
         self._settings.sync()
         if self.icon is not None:
-            self.icon.showMessage("nanobot keeps running in the tray",
-                                  "Click the tray icon to open the window again; Quit is in its menu.",
+            self.icon.showMessage(translate("Tray", "nanobot keeps running in the tray"),
+                                  translate("Tray", "Click the tray icon to open the window again; Quit is in its menu."),
                                   QSystemTrayIcon.MessageIcon.Information, MESSAGE_TIMEOUT_MS)
             self.messages_shown += 1
         return True
@@ -178,7 +179,7 @@ class TrayController(QObject):
         notifier = self.approvals.notifier
         if notifier.available:  # the same server as the approvals: clicking it opens the session
             future = asyncio.ensure_future(notifier.notify(notification.title, notification.text,
-                                                           [("default", "Open")], critical=notification.is_error))
+                                                           [("default", translate("Tray", "Open"))], critical=notification.is_error))
             session_key = notification.session_key
 
             def remember(done: asyncio.Future[int | None]) -> None:
@@ -245,11 +246,11 @@ class TrayController(QObject):
 
     def _make_actions(self, given: dict[str, QAction]) -> dict[str, QAction]:
         own = {
-            "toggle_window": ("Show window", self.toggle_window),
-            "new_chat": ("New chat", self._new_chat),
-            "heartbeat_run": ("Run heartbeat now", self.run_heartbeat_now),
-            "heartbeat_pause": ("Pause heartbeat", self.toggle_heartbeat_pause),
-            "quit": ("Quit", self._quit),
+            "toggle_window": (translate("Tray", "Show window"), self.toggle_window),
+            "new_chat": (translate("Tray", "New chat"), self._new_chat),
+            "heartbeat_run": (translate("Tray", "Run heartbeat now"), self.run_heartbeat_now),
+            "heartbeat_pause": (translate("Tray", "Pause heartbeat"), self.toggle_heartbeat_pause),
+            "quit": (translate("Tray", "Quit"), self._quit),
         }
         actions: dict[str, QAction] = {}
         for key, (text, slot) in own.items():
@@ -269,9 +270,10 @@ class TrayController(QObject):
 
     def update_menu_texts(self) -> None:
         shown = self.window.isVisible() and not self.window.isMinimized()
-        self.actions["toggle_window"].setText("Hide window" if shown else "Show window")
+        self.actions["toggle_window"].setText(translate("Tray", "Hide window") if shown else translate("Tray", "Show window"))
         paused = self.engine.heartbeat.paused
-        self.actions["heartbeat_pause"].setText("Resume heartbeat" if paused else "Pause heartbeat")
+        self.actions["heartbeat_pause"].setText(translate("Tray", "Resume heartbeat") if paused
+                                                else translate("Tray", "Pause heartbeat"))
         self.actions["heartbeat_run"].setEnabled(not self.engine.heartbeat.ticking)
 
     def toggle_window(self) -> None:

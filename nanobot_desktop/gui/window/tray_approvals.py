@@ -19,10 +19,11 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 from PySide6.QtWidgets import QMenu
 
 from nanobot_desktop.engine import BackgroundApprovalPending, BackgroundApprovalResolved
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.dbus_notifier import DBusNotifier
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
@@ -30,13 +31,18 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 log = logging.getLogger(__name__)
 
-ANSWER_LABELS = (("allow_once", "Allow once"), ("deny", "Deny"))
+ANSWER_LABELS = (("allow_once", QT_TRANSLATE_NOOP("Tray", "Allow once")), ("deny", QT_TRANSLATE_NOOP("Tray", "Deny")))
+"""The answers a notification and a menu entry offer (labels translated where they are shown)."""
 
 
 def approval_body(event: BackgroundApprovalPending) -> str:
     """"`echo fed` — asked by Heartbeat; counts as Deny at 14:35 if unanswered"."""
     until = datetime.fromtimestamp(event.expires_at).astimezone().strftime("%H:%M %Z").strip()
-    return f"`{event.summary}` — unanswered, it counts as Deny at {until}."
+    return translate("Tray", "`{command}` — unanswered, it counts as Deny at {time}.").format(command=event.summary, time=until)
+
+
+def _answer_labels() -> list[tuple[str, str]]:
+    return [(key, translate("Tray", str(label))) for key, label in ANSWER_LABELS]
 
 
 def menu_text(event: BackgroundApprovalPending) -> str:
@@ -95,7 +101,7 @@ class TrayApprovals(QObject):
             await asyncio.shield(self._started)
         body = approval_body(event)
         if self.notifier.available and self.notifier.supports_actions:
-            actions = [*ANSWER_LABELS, ("default", "Show in window")]
+            actions = [*_answer_labels(), ("default", translate("Tray", "Show in window"))]
             self.notified.append((event.title, body, [label for _key, label in actions]))
             notification = await self.notifier.notify(event.title, body, actions, critical=True, timeout_ms=0)
             if notification and event.approval_id in self.pending:
@@ -104,7 +110,8 @@ class TrayApprovals(QObject):
                 await self.notifier.close(notification)
             return
         self.notified.append((event.title, body, []))
-        self._notify_fallback(event.title, body + " Answer from the tray menu or the window.", event.session_key)
+        self._notify_fallback(event.title, translate("Tray", "{text} Answer from the tray menu or the window.").format(text=body),
+                              event.session_key)
 
     # --- answering -------------------------------------------------------------------------------
 
@@ -146,11 +153,11 @@ class TrayApprovals(QObject):
             submenu = QMenu(menu_text(event), self.menu)
             submenu.setObjectName(f"trayApproval_{approval_id}")
             submenu.setToolTip(f"{event.title}: {event.summary}")
-            for key, label in ANSWER_LABELS:
+            for key, label in _answer_labels():
                 action = submenu.addAction(label)
                 action.setObjectName(f"trayApproval_{approval_id}_{key}")
                 action.triggered.connect(lambda _checked=False, a=approval_id, k=key: self.answer(a, k))
-            show = submenu.addAction("Show in window")
+            show = submenu.addAction(translate("Tray", "Show in window"))
             show.setObjectName(f"trayApproval_{approval_id}_show")
             show.triggered.connect(lambda _checked=False, a=approval_id: self.show(a))
             self.menu.insertMenu(first, submenu)

@@ -10,14 +10,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QIcon
 
 from nanobot_desktop.data import resources_dir
 from nanobot_desktop.engine import CronJobRan, HeartbeatRan, OutboundMessage
+from nanobot_desktop.gui.common.i18n import translate
 
 TRAY_STATES = ("idle", "running", "error", "paused", "waiting")
 NOTIFICATION_TEXT_LIMIT = 240
-_SHORT_DECISION = {"skipped": "skipped", "skip": "skip", "run": "ran", "error": "failed"}
+_SHORT_DECISION = {"skipped": QT_TRANSLATE_NOOP("Tray", "skipped"), "skip": QT_TRANSLATE_NOOP("Tray", "skip"),
+                   "run": QT_TRANSLATE_NOOP("Tray", "ran"), "error": QT_TRANSLATE_NOOP("Tray", "failed")}
+_STATE_WORDS = {"idle": QT_TRANSLATE_NOOP("Tray", "idle"), "running": QT_TRANSLATE_NOOP("Tray", "running"),
+                "error": QT_TRANSLATE_NOOP("Tray", "error"), "paused": QT_TRANSLATE_NOOP("Tray", "paused"),
+                "waiting": QT_TRANSLATE_NOOP("Tray", "waiting for you")}  # translated in tooltip_text
 _CANCELLED_PREFIX = "cancelled"  # a tick stopped at quit is recorded as an error; that is no news
 
 
@@ -54,16 +60,17 @@ def app_icon() -> QIcon:
 def tooltip_text(state: str, last_tick: Any, next_tick_at: datetime | None, *, paused: bool,
                  enabled: bool) -> str:
     """e.g. "nanobot — idle · last heartbeat 14:05 (skip) · next 14:35"."""
-    parts = [f"nanobot — {'waiting for you' if state == 'waiting' else state}"]
+    parts = [f"nanobot — {translate('Tray', _STATE_WORDS.get(state, state))}"]
     if last_tick is not None:
-        word = _SHORT_DECISION.get(last_tick.decision, last_tick.decision)
-        parts.append(f"last heartbeat {last_tick.started_at.strftime('%H:%M')} ({word})")
+        word = translate("Tray", _SHORT_DECISION.get(last_tick.decision, last_tick.decision))
+        parts.append(translate("Tray", "last heartbeat {time} ({outcome})").format(
+            time=last_tick.started_at.strftime("%H:%M"), outcome=word))
     if not enabled:
-        parts.append("heartbeat off")
+        parts.append(translate("Tray", "heartbeat off"))
     elif paused:
-        parts.append("heartbeat paused")
+        parts.append(translate("Tray", "heartbeat paused"))
     elif next_tick_at is not None:
-        parts.append(f"next {next_tick_at.strftime('%H:%M')}")
+        parts.append(translate("Tray", "next {time}").format(time=next_tick_at.strftime("%H:%M")))
     return " · ".join(parts)
 
 
@@ -90,21 +97,22 @@ def notification_for(event: Any) -> Notification | None:
         if event.error:
             if event.error.startswith(_CANCELLED_PREFIX):
                 return None
-            return Notification("Heartbeat failed", _shorten(event.error), event.session_key or "heartbeat", True)
+            return Notification(translate("Tray", "Heartbeat failed"), _shorten(event.error), event.session_key or "heartbeat", True)
         if event.decision == "run" and event.result and event.result.strip():
-            return Notification("Heartbeat", _shorten(event.result), event.session_key or "heartbeat")
+            return Notification(translate("Tray", "Heartbeat"), _shorten(event.result), event.session_key or "heartbeat")
         return None
     if isinstance(event, CronJobRan):
         key = event.session_key or f"cron:{event.job_id}"
         if event.error:
-            return Notification(f"Scheduled task failed: {event.name}", _shorten(event.error), key, True)
+            title = translate("Tray", "Scheduled task failed: {name}").format(name=event.name)
+            return Notification(title, _shorten(event.error), key, True)
         if event.result and event.result.strip():
-            return Notification(f"Scheduled: {event.name}", _shorten(event.result), key)
+            return Notification(translate("Tray", "Scheduled: {name}").format(name=event.name), _shorten(event.result), key)
         return None
     if isinstance(event, OutboundMessage) and _is_background_session(event.session_key):
         # The message tool delivered the reply itself (the turn's own reply is then None).
         if event.content.strip():
-            title = "Heartbeat" if event.session_key == "heartbeat" else "Scheduled task"
+            title = translate("Tray", "Heartbeat") if event.session_key == "heartbeat" else translate("Tray", "Scheduled task")
             return Notification(title, _shorten(event.content), event.session_key)
     return None
 

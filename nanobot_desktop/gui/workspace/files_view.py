@@ -16,18 +16,20 @@ from PySide6.QtWidgets import (QLabel, QListWidget, QListWidgetItem, QSplitter, 
                                QVBoxLayout, QWidget)
 
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.workspace.skills_view import SkillsView
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
 
 WORKSPACE_FILES: tuple[tuple[str, str], ...] = (
-    ("AGENTS.md", "How the agent should work: instructions and rules"),
-    ("SOUL.md", "Personality, tone and values"),
-    ("USER.md", "What the agent knows about you"),
-    ("TOOLS.md", "Notes on the tools and how to use them"),
-    ("HEARTBEAT.md", "Tasks the heartbeat checks periodically"),
-    ("IDENTITY.md", "Identity (read when present, as older nanobot versions did)"),
+    ("AGENTS.md", str(QT_TRANSLATE_NOOP("Workspace", "How the agent should work: instructions and rules"))),
+    ("SOUL.md", str(QT_TRANSLATE_NOOP("Workspace", "Personality, tone and values"))),
+    ("USER.md", str(QT_TRANSLATE_NOOP("Workspace", "What the agent knows about you"))),
+    ("TOOLS.md", str(QT_TRANSLATE_NOOP("Workspace", "Notes on the tools and how to use them"))),
+    ("HEARTBEAT.md", str(QT_TRANSLATE_NOOP("Workspace", "Tasks the heartbeat checks periodically"))),
+    ("IDENTITY.md", str(QT_TRANSLATE_NOOP("Workspace", "Identity (read when present, as older nanobot versions did)"))),
 )
 OPTIONAL_FILES = frozenset({"IDENTITY.md"})
 GIT_TRACKED = frozenset({"SOUL.md", "USER.md"})
@@ -41,7 +43,7 @@ AboutRole = Qt.ItemDataRole.UserRole + 2
 class WorkspaceFilesView(QWidget):
     """Tabs: "Files" (bootstrap files in editors) and "Skills" (the skills manager)."""
 
-    panel_title = "Workspace"
+    panel_title = QT_TRANSLATE_NOOP("Panels", "Workspace")  # the dock's title (the window translates it)
 
     def __init__(self, engine: Engine, bridge: Any = None, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync (hot reload); None leaves the editors unwatched."""
@@ -58,7 +60,7 @@ class WorkspaceFilesView(QWidget):
         self.file_list.setWordWrap(True)
         self.file_list.setSpacing(3)
         self.file_list.currentItemChanged.connect(lambda current, _previous: self._open_item(current))
-        self.placeholder = QLabel("Select a file to edit it.", self)
+        self.placeholder = QLabel(translate("Workspace", "Select a file to edit it."), self)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.editor_stack = QStackedWidget(self)
         self.editor_stack.addWidget(self.placeholder)
@@ -73,8 +75,8 @@ class WorkspaceFilesView(QWidget):
         files_page.setSizes([220, 780])
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(files_page, "Files")
-        self.tabs.addTab(self.skills_view, "Skills")
+        self.tabs.addTab(files_page, translate("Workspace", "Files"))
+        self.tabs.addTab(self.skills_view, translate("Workspace", "Skills"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -94,7 +96,8 @@ class WorkspaceFilesView(QWidget):
         layout = getattr(self.engine, "layout", None)
         loaded = set(layout.bootstrap_files) | {"HEARTBEAT.md"} if layout is not None and layout.is_v03 else None
         optional = OPTIONAL_FILES | ({"TOOLS.md"} if loaded is not None else set())
-        wanted = [(name, about if loaded is None or name in loaded else f"{about} (nanobot 0.3 does not load it)")
+        wanted = [(name, translate("Workspace", about) if loaded is None or name in loaded
+                   else translate("Workspace", "{about} (nanobot 0.3 does not load it)").format(about=translate("Workspace", about)))
                   for name, about in WORKSPACE_FILES
                   if name not in optional or (self._root / name).exists() or name in self._editors]
         if [name for name, _ in wanted] == self.listed_files():

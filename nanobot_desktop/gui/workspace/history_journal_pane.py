@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine import HistoryEntry, HistoryJournal
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner
+from nanobot_desktop.gui.common.i18n import translate
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -65,8 +66,10 @@ class HistoryEntriesModel(QAbstractListModel):
             text = entry.content if len(entry.content) <= 300 else entry.content[:299] + "…"
             return f"[{entry.timestamp}]  {text}"
         if role == Qt.ItemDataRole.ToolTipRole:
-            origin = f" — from {entry.session_key}" if entry.session_key else ""
-            return f"Entry {entry.cursor}, {entry.timestamp}{origin}\n\n{entry.content[:2000]}"
+            head = (translate("Memory", "Entry {cursor}, {time} — from {session}") if entry.session_key
+                    else translate("Memory", "Entry {cursor}, {time}"))
+            head = head.format(cursor=entry.cursor, time=entry.timestamp, session=entry.session_key)
+            return f"{head}\n\n{entry.content[:2000]}"
         if role == self.EntryRole:
             return entry
         return None
@@ -88,10 +91,10 @@ class HistoryJournalPane(QWidget):
         self._editing: int | None = None  # the cursor being edited; None while adding
         self._generation = 0
 
-        self.title = QLabel("History — memory/history.jsonl (newest last)", self)
+        self.title = QLabel(translate("Memory", "History — memory/history.jsonl (newest last)"), self)
         self.field = QLineEdit(self)
         self.field.setObjectName("historyJournalSearch")
-        self.field.setPlaceholderText("Search the history…")
+        self.field.setPlaceholderText(translate("Memory", "Search the history…"))
         self.field.setClearButtonEnabled(True)
         self.model = HistoryEntriesModel(self)
         self.list = QListView(self)
@@ -102,15 +105,15 @@ class HistoryJournalPane(QWidget):
         self.list.setUniformItemSizes(False)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
-        self.add_button = QPushButton("Add entry", self)
-        self.edit_button = QPushButton("Edit", self)
+        self.add_button = QPushButton(translate("Memory", "Add entry"), self)
+        self.edit_button = QPushButton(translate("Memory", "Edit"), self)
         self.edit_button.setEnabled(False)
         self.text_box = QPlainTextEdit(self)
         self.text_box.setObjectName("historyJournalText")
-        self.text_box.setPlaceholderText("What happened (one entry; the time is added)")
+        self.text_box.setPlaceholderText(translate("Memory", "What happened (one entry; the time is added)"))
         self.text_box.setMaximumHeight(120)
-        self.save_button = QPushButton("Save entry", self)
-        self.cancel_button = QPushButton("Cancel", self)
+        self.save_button = QPushButton(translate("Memory", "Save entry"), self)
+        self.cancel_button = QPushButton(translate("Memory", "Cancel"), self)
         self._build_layout()
         self._show_editor(False)
 
@@ -159,16 +162,18 @@ class HistoryJournalPane(QWidget):
         if generation != self._generation or not shiboken6.isValid(self.model):
             return  # a newer search or reload is on its way, or the pane is gone
         if error is not None or entries is None:
-            self.status.setText(f"Could not read history.jsonl: {error}")
+            self.status.setText(translate("Memory", "Could not read history.jsonl: {error}").format(error=error))
             return
         self.model.set_entries(entries)
         if entries:
             self.list.scrollToBottom()
         searching = bool(self.field.text().strip())
         if searching:
-            self.status.setText(f"{len(entries)} matching {'entry' if len(entries) == 1 else 'entries'}")
+            count = len(entries)
+            self.status.setText(translate("Memory", "1 matching entry") if count == 1
+                                else translate("Memory", "{count} matching entries").format(count=count))
         else:
-            self.status.setText("" if entries else "No history yet: consolidation and Dream add entries here.")
+            self.status.setText("" if entries else translate("Memory", "No history yet: consolidation and Dream add entries here."))
         self.entries_loaded.emit(len(entries))
 
     # ---- adding and editing --------------------------------------------------------------------
@@ -195,7 +200,7 @@ class HistoryJournalPane(QWidget):
     def save(self) -> None:
         text = self.text_box.toPlainText()
         if not text.strip():
-            self.status.setText("An entry needs some text.")
+            self.status.setText(translate("Memory", "An entry needs some text."))
             return
         cursor, journal = self._editing, self.journal
         self.save_button.setEnabled(False)
@@ -210,7 +215,7 @@ class HistoryJournalPane(QWidget):
             return  # the pane was closed while the entry was written
         self.save_button.setEnabled(True)
         if error is not None or entry is None:
-            self.status.setText(f"Could not save the entry: {error}")
+            self.status.setText(translate("Memory", "Could not save the entry: {error}").format(error=error))
             return
         self._show_editor(False)
         self.reload()

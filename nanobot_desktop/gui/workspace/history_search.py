@@ -19,6 +19,7 @@ from nanobot_desktop.engine import split_history_entries
 from nanobot_desktop.gui.editor.code_edit import blend
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner
+from nanobot_desktop.gui.common.i18n import translate
 
 SHOWN_MATCHES_LIMIT = 500
 """More matches than this are counted but not all shown: the reader narrows the search instead."""
@@ -66,16 +67,16 @@ class HistorySearchPane(QWidget):
 
         self.field = QLineEdit(self)
         self.field.setObjectName("historySearch")
-        self.field.setPlaceholderText("Search history: every word, any case")
+        self.field.setPlaceholderText(translate("Memory", "Search history: every word, any case"))
         self.field.setClearButtonEnabled(True)
-        self.field.setToolTip("Shows only the HISTORY.md entries containing all the words (Esc clears)")
+        self.field.setToolTip(translate("Memory", "Shows only the HISTORY.md entries containing all the words (Esc clears)"))
         self.field.installEventFilter(self)
         self.count_label = QLabel(self)
         self.count_label.setTextFormat(Qt.TextFormat.PlainText)
         self.results = QPlainTextEdit(self)
         self.results.setObjectName("historyResults")
         self.results.setReadOnly(True)
-        self.results.setToolTip("Double-click an entry to show it in HISTORY.md")
+        self.results.setToolTip(translate("Memory", "Double-click an entry to show it in HISTORY.md"))
         self.results.viewport().installEventFilter(self)
         self.pages = QStackedWidget(self)
         self.pages.addWidget(editor)
@@ -144,15 +145,16 @@ class HistorySearchPane(QWidget):
             return
         self._shown_words = words
         if error is not None or result is None:
-            self.count_label.setText("Search failed")
-            self.results.setPlainText(f"Could not search HISTORY.md: {error}")
+            self.count_label.setText(translate("Memory", "Search failed"))
+            self.results.setPlainText(translate("Memory", "Could not search HISTORY.md: {error}").format(error=error))
         else:
             shown, matched, total = result
             self.count_label.setText(self._count_text(len(shown), matched, total))
             if matched:
                 self.results.setPlainText("\n\n".join(shown))
             else:
-                self.results.setPlainText(f"No entry of HISTORY.md contains {' and '.join(map(repr, words))}.")
+                self.results.setPlainText(translate("Memory", "No entry of HISTORY.md contains {words}.").format(
+                    words=translate("Memory", " and ").join(map(repr, words))))
             self._highlight(words if matched else [])
         self.pages.setCurrentWidget(self.results)
         self.results_shown.emit(result[1] if result else 0)
@@ -160,8 +162,11 @@ class HistorySearchPane(QWidget):
     @staticmethod
     def _count_text(shown: int, matched: int, total: int) -> str:
         if matched > shown:
-            return f"{matched} of {total} entries match (first {shown} shown)"
-        return f"{matched} of {total} {'entry' if total == 1 else 'entries'} match"
+            return translate("Memory", "{matched} of {total} entries match (first {shown} shown)").format(
+                matched=matched, total=total, shown=shown)
+        if total == 1:
+            return translate("Memory", "{matched} of 1 entry match").format(matched=matched)
+        return translate("Memory", "{matched} of {total} entries match").format(matched=matched, total=total)
 
     def _highlight(self, words: list[str]) -> None:
         document = self.results.document()

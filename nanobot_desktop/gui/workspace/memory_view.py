@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QTableView, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine import ConsolidationFinished, ConsolidationStarted, MemoryVersion
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.workspace.history_journal_pane import HistoryJournalPane
 from nanobot_desktop.engine import atomic_write_text
 from nanobot_desktop.gui.editor.code_edit import blend
@@ -33,8 +35,13 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
-REPLACED_BY = {"user": "your save", "consolidation": "consolidation", "restore": "a restore"}
-"""How a version's `source` reads in the list: it names what replaced the kept text."""
+REPLACED_BY = {"user": QT_TRANSLATE_NOOP("Memory", "your save"), "consolidation": QT_TRANSLATE_NOOP("Memory", "consolidation"),
+               "restore": QT_TRANSLATE_NOOP("Memory", "a restore")}
+"""How a version's `source` reads in the list: it names what replaced the kept text (see `replaced_by`)."""
+
+
+def replaced_by(source: str) -> str:
+    return translate("Memory", str(REPLACED_BY.get(source, source)))
 
 
 def version_time(version: MemoryVersion) -> str:
@@ -48,7 +55,8 @@ class MemoryVersionsModel(QAbstractTableModel):
     """The MemoryVersion of a row."""
     SourceRole = Qt.ItemDataRole.UserRole + 2
     """The raw `source` of a row ("user", "consolidation", "restore", ...)."""
-    HEADERS = ("Saved", "Replaced by", "Size")
+    HEADERS = (QT_TRANSLATE_NOOP("Memory", "Saved"), QT_TRANSLATE_NOOP("Memory", "Replaced by"), QT_TRANSLATE_NOOP("Memory", "Size"))
+    GIT_HEADERS = (QT_TRANSLATE_NOOP("Memory", "Committed"), QT_TRANSLATE_NOOP("Memory", "Change"), QT_TRANSLATE_NOOP("Memory", "Size"))
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -85,14 +93,14 @@ class MemoryVersionsModel(QAbstractTableModel):
             if column == 0:
                 return version_time(version)
             if column == 1:
-                return version.message.splitlines()[0] if version.commit else \
-                    REPLACED_BY.get(version.source, version.source)
+                return version.message.splitlines()[0] if version.commit else replaced_by(version.source)
             return file_size_label(version.size)
         if role == Qt.ItemDataRole.ToolTipRole and version.commit:
-            return f"MEMORY.md as committed on {version_time(version)} ({version.commit[:8]})\n\n{version.message}"
+            return translate("Memory", "MEMORY.md as committed on {time} ({commit})\n\n{message}").format(
+                time=version_time(version), commit=version.commit[:8], message=version.message)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return (f"MEMORY.md as it was on {version_time(version)}, kept when "
-                    f"{REPLACED_BY.get(version.source, version.source)} replaced it\n{version.path}")
+            return translate("Memory", "MEMORY.md as it was on {time}, kept when {replacer} replaced it\n{path}").format(
+                time=version_time(version), replacer=replaced_by(version.source), path=version.path)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == self.VersionRole:
@@ -106,15 +114,15 @@ class MemoryVersionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
                 and 0 <= section < len(self.HEADERS):
             if self._versions and self._versions[0].commit:  # versions from git (a nanobot 0.3 workspace)
-                return ("Committed", "Change", "Size")[section]
-            return self.HEADERS[section]
+                return translate("Memory", str(self.GIT_HEADERS[section]))
+            return translate("Memory", str(self.HEADERS[section]))
         return None
 
 
 class MemoryView(QWidget):
     """MEMORY.md | HISTORY.md editors, the MEMORY.md versions under the first, a consolidation badge."""
 
-    panel_title = "Memory"
+    panel_title = QT_TRANSLATE_NOOP("Panels", "Memory")  # the page's title (the window translates it)
 
     def __init__(self, engine: Engine, bridge: Any, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync (hot reload); None leaves the editors unwatched."""
@@ -145,9 +153,9 @@ class MemoryView(QWidget):
             self.history_editor.setObjectName("historyEditor")
             self.history_search = HistorySearchPane(self.memory, self.history_editor, self)
 
-        self.consolidating_badge = QLabel("Consolidating…", self)
+        self.consolidating_badge = QLabel(translate("Memory", "Consolidating…"), self)
         self.consolidating_badge.setObjectName("consolidatingBadge")
-        self.consolidating_badge.setToolTip("The agent is folding older messages into MEMORY.md and HISTORY.md")
+        self.consolidating_badge.setToolTip(translate("Memory", "The agent is folding older messages into MEMORY.md and HISTORY.md"))
         self.consolidating_badge.hide()
         self.status_label = QLabel(self)
         self.status_label.setObjectName("memoryStatus")
@@ -169,20 +177,20 @@ class MemoryView(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.versions_table.selectionModel().selectionChanged.connect(self._on_version_selected)
-        self.restore_button = QPushButton("Restore this version", self)
+        self.restore_button = QPushButton(translate("Memory", "Restore this version"), self)
         self.restore_button.setEnabled(False)
-        self.restore_button.setToolTip("Put this text back into MEMORY.md (the current text is kept as a version)")
+        self.restore_button.setToolTip(translate("Memory", "Put this text back into MEMORY.md (the current text is kept as a version)"))
         self.restore_button.clicked.connect(self.restore_selected)
         self.versions_hint = QLabel(
-            "Versions of MEMORY.md in the workspace's git repository (Dream's edits and your saves): select "
-            "one to see what changed since." if getattr(self.memory, "uses_git_versions", False) else
-            "Earlier versions of MEMORY.md: select one to see what changed since.", self)
+            translate("Memory", "Versions of MEMORY.md in the workspace's git repository (Dream's edits and your saves): select "
+                                "one to see what changed since.") if getattr(self.memory, "uses_git_versions", False) else
+            translate("Memory", "Earlier versions of MEMORY.md: select one to see what changed since."), self)
         self.versions_hint.setWordWrap(True)
         self.versions_file_combo = QComboBox(self)
         self.versions_file_combo.setObjectName("versionsFile")
         for rel_path in ("memory/MEMORY.md", "SOUL.md", "USER.md"):  # what nanobot 0.3 keeps in git
             self.versions_file_combo.addItem(Path(rel_path).name, rel_path)
-        self.versions_file_combo.setToolTip("Whose versions to list: Dream rewrites all three")
+        self.versions_file_combo.setToolTip(translate("Memory", "Whose versions to list: Dream rewrites all three"))
         self.versions_file_combo.setVisible(getattr(self.memory, "uses_git_versions", False))
         self.versions_file_combo.currentIndexChanged.connect(lambda _index: self._versions_file_changed())
 
@@ -266,8 +274,8 @@ class MemoryView(QWidget):
         if not shiboken6.isValid(self.versions_table):
             return  # the view was closed while the versions were read
         if error is not None or versions is None:
-            self.set_status(f"Could not list the versions of {self.versions_name}: {error}. "
-                            "The list is read again at the next change.", "versions-error")
+            self.set_status(translate("Memory", "Could not list the versions of {name}: {error}. The list is read again at the "
+                                      "next change.").format(name=self.versions_name, error=error), "versions-error")
             return
         self.clear_status("versions-error")
         selected = self.selected_version()
@@ -282,7 +290,8 @@ class MemoryView(QWidget):
     def _versions_file_changed(self) -> None:
         self.versions_table.clearSelection()
         self.restore_button.setEnabled(False)
-        self.restore_button.setToolTip(f"Put this text back into {self.versions_name} (as a new commit)")
+        tip = translate("Memory", "Put this text back into {name} (as a new commit)")
+        self.restore_button.setToolTip(tip.format(name=self.versions_name))
         self.refresh_versions()
 
     def selected_version(self) -> MemoryVersion | None:
@@ -311,8 +320,9 @@ class MemoryView(QWidget):
         def show(diff: str | None, error: BaseException | None) -> None:
             if generation != self._diff_generation or not shiboken6.isValid(self.memory_editor):
                 return  # a newer diff is on its way, or the view was closed meanwhile
-            text = diff if error is None else f"Could not compare the versions ({error}). Select the version again."
-            self.memory_editor.diff_view.show_diff(f"Version of {when} → current", text or "")
+            text = diff if error is None else translate("Memory", "Could not compare the versions ({error}). Select the version "
+                                                                  "again.").format(error=error)
+            self.memory_editor.diff_view.show_diff(translate("Memory", "Version of {time} → current").format(time=when), text or "")
 
         self._runner.submit(build, show)
 
@@ -338,13 +348,14 @@ class MemoryView(QWidget):
         self.restore_button.setEnabled(self.selected_version() is not None)
         when = version_time(version)
         if error is not None:
-            self.set_status(f"Could not restore the version of {when}: {error}. Try again, or copy the text "
-                            "from the diff below.", "restore-error")
+            self.set_status(translate("Memory", "Could not restore the version of {time}: {error}. Try again, or copy the text "
+                                      "from the diff below.").format(time=when, error=error), "restore-error")
             return
-        note = " Your unsaved edits are kept: the bar above them lets you choose." if unsaved else ""
+        note = " " + translate("Memory", "Your unsaved edits are kept: the bar above them lets you choose.") if unsaved else ""
         name = version.path.name if version.commit else "MEMORY.md"
         self._restored_signature = signature
-        self.set_status(f"Restored {name} as of {when}. The text it replaced is kept as a version.{note}", "restored")
+        self.set_status(translate("Memory", "Restored {name} as of {time}. The text it replaced is kept as a version.").format(
+            name=name, time=when) + note, "restored")
         self.memory_editor.on_file_changed_on_disk()
         self.refresh_versions()
         self.show_version_diff(version)
@@ -369,8 +380,8 @@ class MemoryView(QWidget):
             self._consolidating.discard(event.session_key)
             self.consolidating_badge.setVisible(bool(self._consolidating))
             if not event.ok and event.error != "cancelled":
-                self.set_status(f"Memory consolidation failed ({event.error}); MEMORY.md and HISTORY.md "
-                                "were left as they were.", "consolidation-failed")
+                self.set_status(translate("Memory", "Memory consolidation failed ({error}); MEMORY.md and HISTORY.md were left as "
+                                          "they were.").format(error=event.error), "consolidation-failed")
             elif event.ok:
                 self.clear_status("consolidation-failed")  # a later consolidation worked: the failure is over
             # Do not wait for the watcher: show the agent's writes now (a dirty editor gets its bar).

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from nanobot_desktop.engine import SkillInfo
 from nanobot_desktop.gui.editor.code_edit import blend
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -34,16 +36,17 @@ def skill_state(skill: SkillInfo) -> str:
 def status_text(skill: SkillInfo) -> str:
     state = skill_state(skill)
     if state == "broken":
-        return f"Broken: {skill.error}"
+        return translate("Skills", "Broken: {error}").format(error=skill.error)
     if state == "missing":
-        return f"Missing {skill.missing_text}" if skill.missing_text else "Unavailable"
-    return "Available"
+        return (translate("Skills", "Missing {requirements}").format(requirements=skill.missing_text) if skill.missing_text
+                else translate("Skills", "Unavailable"))
+    return translate("Skills", "Available")
 
 
 def source_text(skill: SkillInfo) -> str:
     if skill.source == "builtin":
-        return "Built-in"
-    return "Workspace (overrides built-in)" if skill.shadows_builtin else "Workspace"
+        return translate("Skills", "Built-in")
+    return translate("Skills", "Workspace (overrides built-in)") if skill.shadows_builtin else translate("Skills", "Workspace")
 
 
 @cache
@@ -81,7 +84,8 @@ class SkillsModel(QAbstractTableModel):
     """The row's SkillInfo."""
     StateRole = Qt.ItemDataRole.UserRole + 2
     """"available", "missing" or "broken"."""
-    HEADERS = ("On", "Skill", "Status", "Source", "Always on")
+    HEADERS = (QT_TRANSLATE_NOOP("Skills", "On"), QT_TRANSLATE_NOOP("Skills", "Skill"), QT_TRANSLATE_NOOP("Skills", "Status"),
+               QT_TRANSLATE_NOOP("Skills", "Source"), QT_TRANSLATE_NOOP("Skills", "Always on"))  # translated in headerData
     ON, NAME, STATUS, SOURCE, ALWAYS = range(5)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -168,7 +172,7 @@ class SkillsModel(QAbstractTableModel):
         if column == self.SOURCE:
             return source_text(skill)
         if column == self.ALWAYS:
-            return "Always on" if skill.always else ""
+            return translate("Skills", "Always on") if skill.always else ""
         return None
 
     def _foreground(self, skill: SkillInfo, column: int) -> QColor | None:
@@ -185,15 +189,15 @@ class SkillsModel(QAbstractTableModel):
 
     def _tooltip(self, skill: SkillInfo, column: int) -> str:
         if column == self.ON:
-            return ("Enabled: the agent is told about this skill" if skill.enabled
-                    else "Disabled: left out of the agent's prompt")
+            return (translate("Skills", "Enabled: the agent is told about this skill") if skill.enabled
+                    else translate("Skills", "Disabled: left out of the agent's prompt"))
         if column == self.STATUS:
             return status_text(skill)
         if column == self.ALWAYS and skill.always:
-            return "Its instructions are put into every conversation (when available and enabled)"
+            return translate("Skills", "Its instructions are put into every conversation (when available and enabled)")
         lines = [skill.description, str(skill.path)]
         if skill.path in self._dirty_paths:
-            lines.append("Unsaved edits")
+            lines.append(translate("Skills", "Unsaved edits"))
         return "\n".join(lines)
 
     def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
@@ -212,5 +216,5 @@ class SkillsModel(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
                 and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
+            return translate("Skills", str(self.HEADERS[section]))
         return None

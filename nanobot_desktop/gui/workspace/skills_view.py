@@ -23,6 +23,8 @@ from nanobot_desktop.engine import (SKILL_FILE, ConfigChanged, ConfigError, Skil
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.workspace.skills_model import SkillsModel
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -30,24 +32,24 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 NAME_MAX_LENGTH = 64
 _RESERVED_NAMES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
-_PROBLEM_PREFIX = "This skill cannot be used until its header is fixed: "
-_VALIDATOR_PREFIX = "the SKILL.md header is broken — "
+_PROBLEM_PREFIX = QT_TRANSLATE_NOOP("Skills", "This skill cannot be used until its header is fixed: ")
+_VALIDATOR_PREFIX = QT_TRANSLATE_NOOP("Skills", "the SKILL.md header is broken — ")  # both translated where used
 _LINE = re.compile(r"\bline (\d+)", re.IGNORECASE)
 
 
 def new_skill_name_problem(name: str, skills_dir: Path) -> str | None:
     """Why `name` cannot be a new skill folder in `skills_dir`, or None when it can."""
     if not name:
-        return "Type a name for the skill's folder."
+        return translate("Skills", "Type a name for the skill's folder.")
     if len(name) > NAME_MAX_LENGTH:
-        return f"Keep the name under {NAME_MAX_LENGTH + 1} characters."
+        return translate("Skills", "Keep the name under {count} characters.").format(count=NAME_MAX_LENGTH + 1)
     if not NAME_PATTERN.match(name) or name.endswith("."):
-        return ("Use letters, digits, '-', '_' or '.', starting with a letter or digit "
-                "(no spaces or slashes, no '.' at the end).")
+        return translate("Skills", "Use letters, digits, '-', '_' or '.', starting with a letter or digit (no spaces or "
+                                   "slashes, no '.' at the end).")
     if name.lower() in _RESERVED_NAMES:
-        return f"'{name}' is a reserved file name on Windows; pick another."
+        return translate("Skills", "'{name}' is a reserved file name on Windows; pick another.").format(name=name)
     if (skills_dir / name).exists():
-        return f"skills/{name} already exists; pick another name."
+        return translate("Skills", "skills/{name} already exists; pick another name.").format(name=name)
     return None
 
 
@@ -64,7 +66,7 @@ class _ReadOnlyBuiltin(PermissionError):
 class SkillsView(QWidget):
     """Skills table on the left, the selected skill's SKILL.md on the right."""
 
-    panel_title = "Skills"
+    panel_title = QT_TRANSLATE_NOOP("Panels", "Skills")
 
     def __init__(self, engine: Engine, bridge: Any = None, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync: it re-lists on `skills_changed` and keeps editors live."""
@@ -98,11 +100,11 @@ class SkillsView(QWidget):
             header.setSectionResizeMode(column, mode)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._open_selected())
 
-        self.new_button = QPushButton("New skill…", self)
-        self.new_button.setToolTip("Create skills/<name>/SKILL.md from a template")
+        self.new_button = QPushButton(translate("Skills", "New skill…"), self)
+        self.new_button.setToolTip(translate("Skills", "Create skills/<name>/SKILL.md from a template"))
         self.new_button.clicked.connect(self.start_new_skill)
-        self.copy_button = QPushButton("Copy to workspace", self)
-        self.copy_button.setToolTip("Make an editable copy of this built-in skill; the copy overrides it")
+        self.copy_button = QPushButton(translate("Skills", "Copy to workspace"), self)
+        self.copy_button.setToolTip(translate("Skills", "Make an editable copy of this built-in skill; the copy overrides it"))
         self.copy_button.clicked.connect(self.copy_selected_to_workspace)
         self.copy_button.hide()
         self.status_label = QLabel(self)
@@ -113,13 +115,13 @@ class SkillsView(QWidget):
 
         self.name_field = QLineEdit(self)
         self.name_field.setObjectName("newSkillName")
-        self.name_field.setPlaceholderText("skill-name (folder name)")
+        self.name_field.setPlaceholderText(translate("Skills", "skill-name (folder name)"))
         self.name_field.installEventFilter(self)
         self.name_field.textChanged.connect(self._on_name_edited)
         self.name_field.returnPressed.connect(self.create_from_field)
-        self.create_button = QPushButton("Create", self)
+        self.create_button = QPushButton(translate("Skills", "Create"), self)
         self.create_button.clicked.connect(self.create_from_field)
-        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button = QPushButton(translate("Skills", "Cancel"), self)
         self.cancel_button.clicked.connect(self.cancel_new_skill)
         self.name_hint = QLabel(self)
         self.name_hint.setObjectName("newSkillHint")
@@ -127,7 +129,7 @@ class SkillsView(QWidget):
         self.name_hint.setWordWrap(True)
         self.new_row = QWidget(self)
 
-        self.placeholder = QLabel("Select a skill to read or edit its SKILL.md.", self)
+        self.placeholder = QLabel(translate("Skills", "Select a skill to read or edit its SKILL.md."), self)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.editor_stack = QStackedWidget(self)
         self.editor_stack.addWidget(self.placeholder)
@@ -144,7 +146,7 @@ class SkillsView(QWidget):
         # The field has a row of its own (the buttons go below it): beside them, in a narrow pane,
         # it was left ~30 px wide. It always fits its placeholder, a typical name.
         field_row = QHBoxLayout()
-        field_row.addWidget(QLabel("Name:", self.new_row))
+        field_row.addWidget(QLabel(translate("Skills", "Name:"), self.new_row))
         field_row.addWidget(self.name_field, 1)
         metrics = self.name_field.fontMetrics()
         self.name_field.setMinimumWidth(metrics.horizontalAdvance(self.name_field.placeholderText()) + 4 * metrics.averageCharWidth())
@@ -188,7 +190,8 @@ class SkillsView(QWidget):
         try:
             skills = self.engine.skills.list_skills()
         except OSError as exc:
-            self.set_status(f"Could not list the skills ({exc}). The list is read again at the next change.",
+            self.set_status(translate("Skills", "Could not list the skills ({error}). The list is read again at the next "
+                                      "change.").format(error=exc),
                             "list-error")
             return
         self.clear_status("list-error")  # listing works again: that status is over
@@ -237,8 +240,8 @@ class SkillsView(QWidget):
         try:
             self.engine.update_config({"app.disabledSkills": disabled})
         except (OSError, ConfigError, ValueError) as exc:
-            self.set_status(f"Could not save the setting for '{name}' ({exc}). Check that desktop.json beside "
-                            "the config can be written, then try again.")
+            self.set_status(translate("Skills", "Could not save the setting for '{name}' ({error}). Check that desktop.json "
+                                      "beside the config can be written, then try again.").format(name=name, error=exc))
             self.refresh()
             return False
         self.set_status("")
@@ -285,20 +288,21 @@ class SkillsView(QWidget):
     def _save_skill(self, path: Path, text: str) -> None:
         """Runs on the editor's worker; built-in skills are part of the app and stay as shipped."""
         if self._is_builtin(path):
-            raise _ReadOnlyBuiltin("built-in skills are read-only here; use “Copy to workspace” to change one")
+            raise _ReadOnlyBuiltin(translate("Skills", "built-in skills are read-only here; use “Copy to workspace” to change one"))
         atomic_write_text(path, text)
 
     @staticmethod
     def _header_problem(text: str) -> str | None:
         problem = check_frontmatter(text)
-        return f"{_VALIDATOR_PREFIX}{problem}" if problem else None
+        return f"{translate('Skills', _VALIDATOR_PREFIX)}{problem}" if problem else None
 
     def _show_header_problem(self, editor: MarkdownEditor) -> None:
         """A broken header is shown in the editor as soon as the file loads, pointing at its line."""
         problem = check_frontmatter(editor.text())
         if problem is None:
             shown = editor.error_bar.text
-            if editor.error_bar.isVisibleTo(editor) and (_PROBLEM_PREFIX in shown or _VALIDATOR_PREFIX in shown):
+            if editor.error_bar.isVisibleTo(editor) and (translate("Skills", _PROBLEM_PREFIX) in shown
+                                                         or translate("Skills", _VALIDATOR_PREFIX) in shown):
                 editor.error_bar.clear()
                 editor.text_edit.mark_line(None)
             return
@@ -307,8 +311,8 @@ class SkillsView(QWidget):
         if found:
             line = int(found.group(1))
             editor.text_edit.mark_line(line)
-            actions.append((f"Go to line {line}", lambda: self._go_to_line(editor, line)))
-        editor.error_bar.show_message(BarKind.ERROR, _PROBLEM_PREFIX + problem, actions)
+            actions.append((translate("Skills", "Go to line {line}").format(line=line), lambda: self._go_to_line(editor, line)))
+        editor.error_bar.show_message(BarKind.ERROR, translate("Skills", _PROBLEM_PREFIX) + problem, actions)
 
     @staticmethod
     def _go_to_line(editor: MarkdownEditor, line: int) -> None:
@@ -333,9 +337,10 @@ class SkillsView(QWidget):
         problem = new_skill_name_problem(name, self.engine.workspace.skills_dir)
         self.create_button.setEnabled(problem is None)
         if problem is None and any(s.name == name and s.source == "builtin" for s in self.model.skills()):
-            self._set_hint(f"This will override the built-in skill '{name}'.", error=False)
+            self._set_hint(translate("Skills", "This will override the built-in skill '{name}'.").format(name=name), error=False)
         elif problem is None:
-            self._set_hint(f"Creates skills/{name}/{SKILL_FILE} from the template.", error=False)
+            self._set_hint(translate("Skills", "Creates skills/{name}/{file} from the template.").format(name=name, file=SKILL_FILE),
+                           error=False)
         else:
             self._set_hint(problem, error=bool(name))
 
@@ -363,7 +368,8 @@ class SkillsView(QWidget):
                 self._sync.expect_own_write(target, content)
             atomic_write_text(target, content)
         except OSError as exc:
-            self._set_hint(f"Could not create skills/{name}: {exc.strerror or exc}", error=True)
+            self._set_hint(translate("Skills", "Could not create skills/{name}: {error}").format(name=name, error=exc.strerror or exc),
+                           error=True)
             return None
         self.cancel_new_skill()
         self.set_status("")
@@ -382,7 +388,7 @@ class SkillsView(QWidget):
         try:
             text = Path(skill.path).read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            self.set_status(f"Could not read the built-in skill '{skill.name}': {exc}")
+            self.set_status(translate("Skills", "Could not read the built-in skill '{name}': {error}").format(name=skill.name, error=exc))
             return None
         created = self.create_skill(skill.name, text)
         if created is None:
