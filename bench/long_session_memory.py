@@ -55,7 +55,7 @@ def run() -> list[BenchResult]:
             return [not_available(OPEN_NAME, f"≤ {RSS_TARGET_MB:g} MB", "MainWindow does not exist yet")]
         window = opened.window
         ended: list[object] = []
-        window.bridge.event.connect(
+        window.bridge.engine_event.connect(
             lambda event: ended.append(event) if isinstance(event, (TurnFinished, TurnFailed, TurnCancelled)) else None)
 
         def turn(number: int) -> None:

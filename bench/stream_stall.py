@@ -68,7 +68,7 @@ def run() -> list[BenchResult]:
                 marks["end"] = time.perf_counter()
                 outcome.append(event)
 
-        window.bridge.event.connect(on_event)
+        window.bridge.engine_event.connect(on_event)
         ticks: list[float] = []
         cpu: list[float] = []  # the GUI thread's CPU time at each tick
         ticker = QTimer()

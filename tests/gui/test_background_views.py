@@ -180,7 +180,7 @@ def test_every_job_fires_while_the_window_is_hidden_and_its_row_updates(qtbot, e
     row = view.model.row_of(job.id)
     assert view.model.index(row, CronJobsModel.LAST).data() == "never ran"
 
-    with qtbot.waitSignal(bridge.event, timeout=10000, check_params_cb=lambda e: isinstance(e, CronJobRan)):
+    with qtbot.waitSignal(bridge.engine_event, timeout=10000, check_params_cb=lambda e: isinstance(e, CronJobRan)):
         started = asyncio.ensure_future(engine.cron.start())
     qtbot.waitUntil(started.done)
     stopped = asyncio.ensure_future(engine.cron.stop())
@@ -283,7 +283,7 @@ def test_cancel_a_running_subagent_from_its_view(qtbot, env, fake_openai, qtmode
     engine, bridge, _window, tray, panels = env
     fake_openai.add_hang()
     view = add_panel(qtbot, panels, SubagentsView(engine, bridge))
-    with qtbot.waitSignal(bridge.event, check_params_cb=lambda e: isinstance(e, SubagentStarted)):
+    with qtbot.waitSignal(bridge.engine_event, check_params_cb=lambda e: isinstance(e, SubagentStarted)):
         engine.subagents.spawn("Survey the workspace", label="survey")
     qtbot.waitUntil(lambda: len(fake_openai.requests) == 1, timeout=5000)  # it is waiting on the model now
     assert view.model.index(0, SubagentsModel.STATUS).data() == "running…"
@@ -292,7 +292,7 @@ def test_cancel_a_running_subagent_from_its_view(qtbot, env, fake_openai, qtmode
     view.select_task(engine.subagents.list()[0].task_id)
     assert view.cancel_button.isEnabled()
     assert "user: Survey the workspace" in view.transcript.toPlainText()
-    with qtbot.waitSignal(bridge.event, timeout=5000, check_params_cb=lambda e: isinstance(e, SubagentFinished)):
+    with qtbot.waitSignal(bridge.engine_event, timeout=5000, check_params_cb=lambda e: isinstance(e, SubagentFinished)):
         qtbot.mouseClick(view.cancel_button, LEFT)
     qtbot.waitUntil(lambda: view.model.index(0, SubagentsModel.STATUS).data() == "cancelled", timeout=5000)
     assert engine.subagents.list()[0].status == "cancelled"
@@ -308,7 +308,7 @@ def test_a_finished_subagent_shows_its_tool_calls_and_result(qtbot, env, fake_op
     fake_openai.add_text("The note says hello.")
     fake_openai.add_text("Your note says hello.")  # the main agent's summary of the announcement
     view = add_panel(qtbot, panels, SubagentsView(engine, bridge))
-    with qtbot.waitSignal(bridge.event, timeout=10000, check_params_cb=lambda e: isinstance(e, SubagentFinished)):
+    with qtbot.waitSignal(bridge.engine_event, timeout=10000, check_params_cb=lambda e: isinstance(e, SubagentFinished)):
         engine.subagents.spawn("Read notes.txt", label="reader")
     view.select_task(engine.subagents.list()[0].task_id)
     text = view.transcript.toPlainText()

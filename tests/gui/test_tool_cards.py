@@ -30,7 +30,7 @@ def test_a_card_waits_for_approval_then_runs_and_its_duration_leaves_the_wait_ou
     window = open_window()
     window.resize(1000, 700)
     finished: list[ToolCallFinished] = []
-    window.bridge.event.connect(lambda e: finished.append(e) if isinstance(e, ToolCallFinished) else None)
+    window.bridge.engine_event.connect(lambda e: finished.append(e) if isinstance(e, ToolCallFinished) else None)
     fake_openai.add_tool_calls([("exec", {"command": "echo hi"})])
     fake_openai.add_text("It printed hi.")
     send(qtbot, window, "Run echo hi")

@@ -59,7 +59,7 @@ class CronView(QWidget):
         self.model.catching_up = engine.cron.catching_up
         self._running: dict[str, asyncio.Future[Any]] = {}
         self._build()
-        bridge.event.connect(self._on_event)
+        bridge.engine_event.connect(self._on_event)
         self._timer = QTimer(self)
         self._timer.setInterval(self.REFRESH_INTERVAL_MS)
         self._timer.timeout.connect(self.refresh)
@@ -373,6 +373,6 @@ class CronView(QWidget):
     def shutdown(self) -> None:
         self._timer.stop()
         try:
-            self.bridge.event.disconnect(self._on_event)
+            self.bridge.engine_event.disconnect(self._on_event)
         except (RuntimeError, TypeError):
             pass

@@ -121,7 +121,7 @@ class HeartbeatView(QWidget):
         self._run_after_save = False
         self._build()
         self._load_settings()
-        bridge.event.connect(self._on_event)
+        bridge.engine_event.connect(self._on_event)
         self._poll = QTimer(self)
         self._poll.setInterval(self.POLL_INTERVAL_MS)
         self._poll.timeout.connect(self.refresh)
@@ -393,7 +393,7 @@ class HeartbeatView(QWidget):
         """Stop polling and the editor's worker (the window owner calls this when quitting)."""
         self._poll.stop()
         try:
-            self.bridge.event.disconnect(self._on_event)
+            self.bridge.engine_event.disconnect(self._on_event)
         except (RuntimeError, TypeError):
             pass
         self.editor.shutdown()

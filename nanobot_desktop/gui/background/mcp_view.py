@@ -104,7 +104,7 @@ class McpView(QWidget):
         self.add_button.clicked.connect(lambda: self.open_editor(None))
         self.import_button.clicked.connect(self.open_import)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
-        bridge.event.connect(self._on_event)
+        bridge.engine_event.connect(self._on_event)
         self._refresh(engine.mcp.statuses())
 
     # --- building -------------------------------------------------------------------------------------------

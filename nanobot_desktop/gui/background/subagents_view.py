@@ -175,7 +175,7 @@ class SubagentsView(QWidget):
         self.model = SubagentsModel(self)
         self._cancelling: dict[str, asyncio.Future[Any]] = {}
         self._build()
-        bridge.event.connect(self._on_event)
+        bridge.engine_event.connect(self._on_event)
         self._timer = QTimer(self)
         self._timer.setInterval(self.TICK_INTERVAL_MS)
         self._timer.timeout.connect(self.refresh)
@@ -301,6 +301,6 @@ class SubagentsView(QWidget):
     def shutdown(self) -> None:
         self._timer.stop()
         try:
-            self.bridge.event.disconnect(self._on_event)
+            self.bridge.engine_event.disconnect(self._on_event)
         except (RuntimeError, TypeError):
             pass

@@ -85,7 +85,7 @@ class ChatController(QObject):
         self._busy_shown: bool | None = None
         self._reload_when_idle: set[str] = set()  # changed outside while a turn or approval was live
         engine.approver = self.approve
-        bridge.event.connect(self.on_event)
+        bridge.engine_event.connect(self.on_event)
         chat_view.approval_answered.connect(self.answer_approval)  # (call_id, answer, reason)
         chat_view.older_requested.connect(lambda: self._track(asyncio.ensure_future(self._load_older())))
         chat_view.retry_save_requested.connect(lambda: self.retry_save(self._current_key))

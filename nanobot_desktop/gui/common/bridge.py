@@ -15,13 +15,13 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 
 class EngineBridge(QObject):
-    event = Signal(object)  # type: ignore[assignment]  # shadows QObject.event(); a rename touches every panel
+    engine_event = Signal(object)
     """Every engine event (an `engine.events.Event` dataclass), in publishing order."""
 
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
-        self._unsubscribe = engine.bus.subscribe(self.event.emit)
+        self._unsubscribe = engine.bus.subscribe(self.engine_event.emit)
 
     def detach(self) -> None:
         """Stop relaying (at shutdown, before widgets go away)."""

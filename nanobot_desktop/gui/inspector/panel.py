@@ -260,7 +260,7 @@ class InspectorPanel(QWidget):
         self.setObjectName("inspectorPanel")
         self.engine = engine
         self.model = TimelineModel(self)
-        bridge.event.connect(self.model.record)
+        bridge.engine_event.connect(self.model.record)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

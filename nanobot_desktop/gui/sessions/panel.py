@@ -154,7 +154,7 @@ class SessionsPanel(QWidget):
         self._search_timer.setInterval(self.SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self._start_message_search)
 
-        bridge.event.connect(self._on_engine_event)
+        bridge.engine_event.connect(self._on_engine_event)
 
     # --- what is shown ---------------------------------------------------------------------------
 

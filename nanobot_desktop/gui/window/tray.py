@@ -110,7 +110,7 @@ class TrayController(QObject):
             self.icon.messageClicked.connect(self.open_last_notification)
             QApplication.setQuitOnLastWindowClosed(False)
 
-        bridge.event.connect(self.handle_event)
+        bridge.engine_event.connect(self.handle_event)
         self._poll = QTimer(self)
         self._poll.setInterval(self.POLL_INTERVAL_MS)
         self._poll.timeout.connect(self.refresh)
@@ -336,7 +336,7 @@ class TrayController(QObject):
         if stopping is not None:
             self._tasks.add(stopping)
         try:
-            self.bridge.event.disconnect(self.handle_event)
+            self.bridge.engine_event.disconnect(self.handle_event)
         except (RuntimeError, TypeError):
             pass
         app = QApplication.instance()

@@ -196,7 +196,7 @@ class MemoryView(QWidget):
 
         self._build_layout()
         self._apply_badge_colors()
-        bridge.event.connect(self._on_engine_event)
+        bridge.engine_event.connect(self._on_engine_event)
         if sync is not None:
             sync.register_editor(self.memory_editor)
             if self.history_editor is not None:

@@ -78,7 +78,7 @@ class SkillsView(QWidget):
         self._editors: dict[Path, MarkdownEditor] = {}
         self._builtin_dir = Path(engine.skills.builtin_dir).resolve()
         if bridge is not None:  # disabled skills saved elsewhere (another window, Settings) show here too
-            bridge.event.connect(self._on_event)
+            bridge.engine_event.connect(self._on_event)
 
         self.model = SkillsModel(self)
         self.model.enable_requested.connect(self.set_skill_enabled)
