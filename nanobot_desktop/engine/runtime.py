@@ -312,8 +312,8 @@ class Engine:
 
     def branch_points(self, key: str) -> list[BranchPoint]:
         """Where session `key` forks from or into other sessions: the chat's "‹ 2/3 ›" switchers."""
-        session = self.sessions.load(key)
-        metadata = session.metadata if session is not None else {}
+        session = self.sessions.cached(key)
+        metadata = session.metadata if session is not None else self.sessions.read_metadata(key)
         return branch_points(key, metadata, self.sessions.branch_records())
 
     # --- callbacks wired into the services -----------------------------------------------------------

@@ -537,3 +537,15 @@ def test_the_list_preview_leaves_out_markdown_marks(tmp_path: Path) -> None:
     (sessions / "desktop_x.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     [info] = SessionStore(sessions).list_sessions()
     assert info.preview == "Done Here is a reply with code and more"
+
+
+def test_read_metadata_reads_the_metadata_line_alone(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    header = {"_type": "metadata", "created_at": "2026-11-24T10:00:00", "updated_at": "2026-11-24T10:00:05",
+              "metadata": {"branch_of": {"key": "desktop:a", "at": 2}, "model": "big-model"}, "last_consolidated": 0}
+    # A torn message line after the metadata line: reading the metadata never gets that far.
+    (sessions / "desktop_b.jsonl").write_bytes(json.dumps(header).encode() + b'\n{"role": "user", "cont')
+    store = SessionStore(sessions)
+    assert store.read_metadata("desktop:b") == {"branch_of": {"key": "desktop:a", "at": 2}, "model": "big-model"}
+    assert store.read_metadata("desktop:missing") == {}

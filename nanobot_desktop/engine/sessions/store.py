@@ -37,7 +37,7 @@ from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, si
 from nanobot_desktop.engine.sessions.export import derive_title, render_json, render_markdown, shorten
 from nanobot_desktop.engine.sessions.file import (
     HEADER_KEYS, ParsedSession, append_lines, create_file, create_file_if_missing, encode_line, file_name_problem,
-    parse_session_bytes, update_header,
+    parse_header, parse_session_bytes, read_first_line, update_header,
 )
 from nanobot_desktop.engine.sessions.listing import (
     SessionInfo, file_signature, mtime_iso, search_file, sort_time, summarize,
@@ -149,6 +149,19 @@ class SessionStore:
         """A fresh read of the session's file (the cache and its record are left alone); None when there
         is no file."""
         return self._read(key)[0]
+
+    def read_metadata(self, key: str) -> dict[str, Any]:
+        """The `metadata` of the session's metadata line, read from that line alone ({} when there is
+        no file or no such line): what a question about the session as a whole needs, without
+        parsing its messages (a long session's file is many megabytes)."""
+        for candidate in self.paths.read_candidates(key):
+            try:
+                header = parse_header(read_first_line(candidate))
+            except FileNotFoundError:
+                continue
+            metadata = header.get("metadata") if header is not None else None
+            return metadata if isinstance(metadata, dict) else {}
+        return {}
 
     def _read(self, key: str, tail: bool = False) -> tuple[Session | None, Signature | None]:
         """The session on disk and the signature taken just before reading it (so a change made while

@@ -185,8 +185,11 @@ class BranchActions(QObject):
 
     async def _refresh(self, key: str) -> None:
         def read() -> tuple[list[dict[str, Any]], list[BranchPoint]]:
+            points = self.engine.branch_points(key)
+            if not points:  # most sessions never fork: their (possibly very long) file is not parsed
+                return [], points
             session = self.engine.sessions.load(key)
-            return (session.messages if session is not None else []), self.engine.branch_points(key)
+            return (session.messages if session is not None else []), points
 
         try:
             messages, points = await asyncio.get_running_loop().run_in_executor(None, read)
