@@ -549,3 +549,27 @@ def test_read_metadata_reads_the_metadata_line_alone(tmp_path: Path) -> None:
     store = SessionStore(sessions)
     assert store.read_metadata("desktop:b") == {"branch_of": {"key": "desktop:a", "at": 2}, "model": "big-model"}
     assert store.read_metadata("desktop:missing") == {}
+
+
+@pytest.mark.parametrize("chunk", [7, 1 << 20])
+def test_a_long_session_is_summarized_from_its_ends_as_if_read_whole(tmp_path: Path, monkeypatch, chunk: int) -> None:
+    from nanobot_desktop.engine.sessions import listing
+
+    header = {"_type": "metadata", "key": "desktop:long", "created_at": "2026-11-24T10:00:00",
+              "updated_at": "2026-11-24T12:00:00", "metadata": {}, "last_consolidated": 0}
+    lines = [json.dumps(header)]
+    for number in range(6000):
+        lines.append(json.dumps({"role": "user", "content": f"Question {number}: what about the 记忆 of plant {number}?"},
+                                ensure_ascii=False))
+        lines.append(json.dumps({"role": "assistant", "content": f"Answer **{number}** " + "x" * 150}))
+    path = tmp_path / "desktop_long.jsonl"
+    # One blank line in the middle (the reader skips it) and no newline after the last line.
+    path.write_bytes(("\n".join(lines[:5000]) + "\n\n" + "\n".join(lines[5000:])).encode("utf-8"))
+    assert path.stat().st_size > listing.WHOLE_FILE_BYTES
+    monkeypatch.setattr(listing, "COUNT_CHUNK_BYTES", chunk)
+    from_ends = listing.summarize(path)
+    monkeypatch.setattr(listing, "WHOLE_FILE_BYTES", 1 << 40)
+    whole = listing.summarize(path)
+    assert from_ends == whole
+    assert (whole.message_count, whole.title.startswith("Question 0"), whole.preview.startswith("Answer 5999")) == \
+        (12000, True, True)

@@ -20,6 +20,10 @@ from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS
 from nanobot_desktop.engine.sessions.file import parse_header, parse_session_bytes
 
 _SCAN_LINES = 200
+# Files up to this size are read whole; longer ones by their ends and in chunks (_read_ends).
+WHOLE_FILE_BYTES = 1 << 20
+END_BYTES = 256 << 10
+COUNT_CHUNK_BYTES = 1 << 20
 
 
 @dataclass
@@ -126,12 +130,37 @@ def _count_lines(data: bytes) -> int:
     return count - data.count(b"\n\n")
 
 
+def _read_ends(path: Path) -> tuple[bytes, bytes | None, int]:
+    """(the file, None, 0) for a file up to WHOLE_FILE_BYTES; for a longer one (its first complete
+    lines, its last complete lines, its line count), reading it in chunks: a long session summarized
+    at every append must not cost its whole size in memory each time."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size <= WHOLE_FILE_BYTES:
+            return handle.read(), None, 0
+        head = handle.read(END_BYTES)
+        head = head[:head.rfind(b"\n") + 1] or head
+        handle.seek(0)
+        lines = empty = 0
+        previous = b""
+        while chunk := handle.read(COUNT_CHUNK_BYTES):
+            lines += chunk.count(b"\n")
+            empty += chunk.count(b"\n\n") + (1 if previous == b"\n" and chunk[:1] == b"\n" else 0)
+            previous = chunk[-1:]
+        if previous != b"\n":
+            lines += 1
+        handle.seek(max(0, size - END_BYTES))
+        tail = handle.read()
+        tail = tail[tail.find(b"\n") + 1:]
+    return head, tail, lines - empty
+
+
 def summarize(path: Path, fallback_key: str | None = None) -> SessionInfo:
     """Summarize one session file for the list (unreadable lines are simply not used).
 
     Without a key in the metadata line, the key is `fallback_key` or guessed from the file name.
     """
-    data = path.read_bytes()
+    data, tail, total_lines = _read_ends(path)
     first_end = data.find(b"\n")
     first_end = len(data) if first_end < 0 else first_end
     header = parse_header(data[:first_end])
@@ -149,7 +178,7 @@ def summarize(path: Path, fallback_key: str | None = None) -> SessionInfo:
                     if title:
                         break
     preview = ""
-    for line in _backward_lines(data, body_start):
+    for line in (_backward_lines(data, body_start) if tail is None else _backward_lines(tail, 0)):
         if b'"user"' in line or b'"assistant"' in line:
             message = _decode(line)
             if message is not None and (preview := preview_text(message)):
@@ -160,7 +189,7 @@ def summarize(path: Path, fallback_key: str | None = None) -> SessionInfo:
         fallback = mtime_iso(path)
         created = created if isinstance(created, str) else fallback
         updated = updated if isinstance(updated, str) else fallback
-    count = max(0, _count_lines(data) - (1 if header is not None else 0))
+    count = max(0, (total_lines if tail is not None else _count_lines(data)) - (1 if header is not None else 0))
     origin, at = branch_origin(header)
     return SessionInfo(key=key, path=path, title=title or (key if count else NEW_CHAT_TITLE), channel=channel_of(key),
                        created_at=created, updated_at=updated, message_count=count, preview=preview,
