@@ -261,3 +261,21 @@ def test_skills_screenshot(qtbot, files_setup, monkeypatch, tmp_path):
     qtbot.waitUntil(lambda: skills.current_editor() is not None and not skills.current_editor().is_loading)
     view.grab().save(str(tmp_path / "skills.png"))
     assert os.path.getsize(tmp_path / "skills.png") > 0
+
+
+def test_a_failed_skill_listing_says_so_until_a_listing_works_again(qtbot, files_setup, monkeypatch):
+    engine, view, _sync = files_setup
+    skills_view = view.skills_view
+    working = engine.skills.list_skills
+
+    def failing(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(engine.workspace.skills_dir))
+
+    monkeypatch.setattr(engine.skills, "list_skills", failing)
+    skills_view.refresh()
+    assert not skills_view.status_label.isHidden()  # (the Skills tab need not be the one in front)
+    assert skills_view.status_label.text().startswith("Could not list the skills ([Errno 13] Permission denied")
+    monkeypatch.setattr(engine.skills, "list_skills", working)
+    write_skill(engine, "hello", skill_md("hello", "Greets people warmly."))  # the next change lists again
+    qtbot.waitUntil(lambda: skills_view.model.row_of("hello") >= 0, timeout=5000)
+    assert skills_view.status_label.isHidden()
