@@ -300,3 +300,14 @@ def test_a_fenced_diff_keeps_its_lines_together() -> None:
     html = build_converter("default", "#888888").convert("Change:\n```diff\n context\n- old\n+ new\n```")
     code = html[html.index("<pre"):]
     assert "context\n" in code and "\n\n" not in code.split("</pre>")[0]
+
+
+def test_the_first_block_format_of_a_tag_does_not_depend_on_the_fragment_it_came_with(qapp, monkeypatch):
+    """An empty heading (dropped by Qt) must not leave the next paragraph's format cached as the
+    heading's: that made the streamed "## 配置" a plain paragraph after another test ran first."""
+    from nanobot_desktop.gui.chat import live_document
+
+    monkeypatch.setattr(live_document, "_first_formats", {})
+    live_document._first_block_format("<h2>", "<h2></h2><p>after</p>")
+    heading = live_document._first_block_format("<h2>", "<h2>配置</h2>")
+    assert heading is not None and heading.headingLevel() == 2 and heading.topMargin() > 0

@@ -52,10 +52,12 @@ _first_formats: dict[str, QTextBlockFormat | None] = {}
 
 def _first_block_format(first_tag: str, fragment: str) -> QTextBlockFormat | None:
     """The block format Qt gives the fragment's first paragraph (None for a list item), parsed once
-    per opening tag: it depends on the tag and its style only."""
+    per opening tag: it depends on the tag and its style only. The tag is parsed with one character
+    of text, not the fragment it came with: a fragment whose first element Qt drops (an empty
+    heading) would otherwise leave the next block's format cached under this tag."""
     if first_tag not in _first_formats:
         parsed = QTextDocument()
-        parsed.setHtml(fragment)
+        parsed.setHtml(f"{first_tag}x" if first_tag else fragment)
         first = parsed.begin()
         _first_formats[first_tag] = None if first.textList() is not None else QTextBlockFormat(first.blockFormat())
     return _first_formats[first_tag]
