@@ -99,7 +99,7 @@ def run() -> list[BenchResult]:
                     note=f"VmRSS after the session was painted and one turn ran in it; the engine holds "
                          f"{engine_messages} messages of it (the unconsolidated tail), the chat the newest page",
                     numbers={"open_mb": open_mb, "engine_messages": engine_messages}),
-        BenchResult(GROWTH_NAME, f"+{growth_mb:.1f} MB from turn 10 to turn {TURNS} ({added_mb * 1000:.0f} kB "
+        BenchResult(GROWTH_NAME, f"{growth_mb:+.1f} MB from turn 10 to turn {TURNS} ({added_mb * 1000:.0f} kB "
                                  f"added to the file)",
                     f"≤ {GROWTH_FACTOR}× the turns' bytes", verdict(growth_mb <= allowed_mb),
                     note=f"VmRSS after gc.collect: {rss10:.0f} MB after turn 10, {rss100:.0f} MB after turn {TURNS}; "
