@@ -12,7 +12,6 @@ first paint (user + system, from the child's rusage): steadier than wall time on
 
 from __future__ import annotations
 
-import os
 import resource
 import subprocess
 import sys
@@ -21,27 +20,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (BENCH_DIR, ROOT, BenchResult, bench_main, fake_server_process, log, median,
+from common import (BENCH_DIR, ROOT, app_environment, BenchResult, bench_main, fake_server_process, log, median,
                     not_available, verdict, write_config)
 from first_paint_probe import PREFIX
 
 RUNS = 5
 TARGET_RATIO = 1.5
 NAME = "Start to first painted window"
-
-
-def _environment(home: Path) -> dict[str, str]:
-    runtime = home / "run"
-    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
-    # PYTHONDONTWRITEBYTECODE is dropped so the warm-up start leaves the app's bytecode cached, as
-    # an installed app always has it (pip and PyInstaller compile it): inherited from the shell, it
-    # made every start recompile the app's ~90 modules (~0.3 s) on some machines and not on others.
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith("NANOBOT_") and key != "PYTHONDONTWRITEBYTECODE"}
-    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(home), USERPROFILE=str(home), XDG_RUNTIME_DIR=str(runtime),
-               XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"),
-               XDG_CACHE_HOME=str(home / ".cache"))
-    return env
 
 
 def time_to_first_paint(arguments: list[str], env: dict[str, str]) -> float:
@@ -81,13 +66,13 @@ def run() -> list[BenchResult]:
     with tempfile.TemporaryDirectory(prefix="nanobot-bench-start-") as tmp, \
             fake_server_process(text="Hello.", fast=True) as base_url:
         root = Path(tmp)
-        bare_env = _environment(root / "bare-home")
+        bare_env = app_environment(root / "bare-home")
 
         def app_arguments(run_number: int) -> tuple[list[str], dict[str, str]]:
             home = root / f"app-home-{run_number}"
             home.mkdir()
             config = write_config(home / ".nanobot" / "config.json", base_url, home / "workspace")
-            return ["app", "--config", str(config), "--workspace", str(home / "workspace")], _environment(home)
+            return ["app", "--config", str(config), "--workspace", str(home / "workspace")], app_environment(home)
 
         try:
             time_to_first_paint(*app_arguments(0))

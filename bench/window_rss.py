@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT, BenchResult, bench_main, log, median, not_available, verdict, write_config
+from common import ROOT, app_environment, BenchResult, bench_main, log, median, not_available, verdict, write_config
 
 RUNS = 3
 TARGET_MB = 100.0
@@ -63,23 +63,12 @@ def _child(argv: list[str]) -> int:
     return main(argv)
 
 
-def _environment(home: Path) -> dict[str, str]:
-    runtime = home / "run"
-    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith("NANOBOT_") and key != "PYTHONDONTWRITEBYTECODE"}
-    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(home), USERPROFILE=str(home), XDG_RUNTIME_DIR=str(runtime),
-               XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"),
-               XDG_CACHE_HOME=str(home / ".cache"))
-    return env
-
-
 def window_rss(home: Path) -> tuple[float, float]:
     """(VmRSS, VmHWM) in MB of a freshly started app at rest, with its own HOME and workspace."""
     home.mkdir()
     config = write_config(home / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", home / "workspace")
     result = subprocess.run([sys.executable, __file__, "--child", "--config", str(config),
-                             "--workspace", str(home / "workspace")], cwd=ROOT, env=_environment(home),
+                             "--workspace", str(home / "workspace")], cwd=ROOT, env=app_environment(home),
                             capture_output=True, text=True, timeout=120)
     for line in result.stdout.splitlines():
         if line.startswith(PREFIX):
