@@ -23,7 +23,7 @@ from typing import Any
 
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.memory import MemoryStore
-from nanobot_desktop.engine.skills import SkillsLoader
+from nanobot_desktop.engine.skills import SkillsLoader, skill_body_of
 from nanobot_desktop.engine.workspace import BOOTSTRAP_FILES, Workspace
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,7 @@ MAX_IMAGE_BYTES = 20 * 1024 * 1024
 # with a notice): a 50 MB MEMORY.md must not be sent, nor even read, on every turn.
 MAX_MEMORY_PROMPT_BYTES = 64_000
 MAX_PROMPT_FILE_BYTES = 64_000
+WHOLE_FILE = 1 << 62  # an always-on skill's SKILL.md goes in whole, as nanobot does
 
 _SYSTEM_NAMES = {"Darwin": "macOS", "Linux": "Linux", "Windows": "Windows"}
 _IMAGE_SIGNATURES = (
@@ -72,7 +73,7 @@ def _read_text(path: Path, limit: int | None = None) -> str | None:
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
-            data = handle.read(limit + 1)
+            data = handle.read(min(limit, size) + 1)  # never a buffer of `limit` bytes for a small file
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     if len(data) <= limit:
@@ -275,10 +276,12 @@ class ContextBuilder:
             sections.append(PromptSection("memory", f"# Memory\n\n## Long-term Memory\n{memory}"))
         skills = self.skills.list_skills()
         active = []
-        for name in self.skills.get_always_skills(skills):
-            body = self.skills.skill_body(name)
+        always = set(self.skills.get_always_skills(skills))
+        for skill in skills:  # the listed SKILL.md is the one `skill_body` finds (a workspace one first)
+            text = self._files.read(skill.path, WHOLE_FILE) if skill.name in always else None
+            body = skill_body_of(text) if text is not None else ""
             if body:
-                active.append(f"### Skill: {name}\n\n{body}")
+                active.append(f"### Skill: {skill.name}\n\n{body}")
         if active:
             sections.append(PromptSection("active_skills", "# Active Skills\n\n" + SECTION_SEPARATOR.join(active)))
         summary = self.skills.build_skills_summary(skills)

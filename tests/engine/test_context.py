@@ -165,7 +165,7 @@ def test_a_settled_prompt_file_is_read_again_only_when_its_status_changes(
     reads = _counting_reads(monkeypatch)
     builder = _builder(ws, builtins)
     first = builder.build_system_prompt()
-    assert sorted(reads) == ["AGENTS.md", "MEMORY.md", "SOUL.md", "TOOLS.md", "USER.md"]
+    assert sorted(reads) == ["AGENTS.md", "MEMORY.md", "SKILL.md", "SOUL.md", "TOOLS.md", "USER.md"]
     reads.clear()
     assert builder.build_system_prompt() == first and reads == []  # a stat each, no read
     _write(ws.root / "SOUL.md", "a longer soul than before")
@@ -181,7 +181,7 @@ def test_a_prompt_file_changed_within_the_last_second_is_read_on_every_call(
     builder = _builder(ws, builtins)
     builder.build_system_prompt()
     builder.build_system_prompt()
-    assert reads.count("SOUL.md") == 2 and reads.count("MEMORY.md") == 2
+    assert reads.count("SOUL.md") == 2 and reads.count("MEMORY.md") == 2 and reads.count("SKILL.md") == 2
 
 
 def test_runtime_context_format() -> None:
