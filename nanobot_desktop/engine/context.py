@@ -216,10 +216,17 @@ class ContextBuilder:
         self.context_files: tuple[str, ...] = layout.bootstrap_files if layout is not None and layout.is_v03 \
             else CONTEXT_FILES
         self._files = _PromptFiles()
+        self._identity_text: tuple[Path, str] | None = None
 
     # ---- system prompt ----------------------------------------------------------------------
 
     def _identity(self) -> str:
+        """Built once per workspace root (resolving it and asking the platform cost more than the rest)."""
+        if self._identity_text is None or self._identity_text[0] != self.workspace.root:
+            self._identity_text = (self.workspace.root, self._build_identity())
+        return self._identity_text[1]
+
+    def _build_identity(self) -> str:
         root = self.workspace.root.resolve()
         history = ("memory/history.jsonl (append-only JSONL: cursor, timestamp, content per line; search it "
                    "with grep)" if self.layout is not None and self.layout.is_v03 else
