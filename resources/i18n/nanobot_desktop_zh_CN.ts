@@ -2406,6 +2406,22 @@ updated {when} · {file}</source>
         <translation>后台任务：询问无人回应时视为拒绝，等待</translation>
     </message>
     <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
+    </message>
+    <message>
         <source>Ask first</source>
         <translation>先询问</translation>
     </message>
