@@ -1265,6 +1265,37 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Layout</name>
+    <message>
+        <source>memory/history.jsonl exists</source>
+        <translation>存在 memory/history.jsonl</translation>
+    </message>
+    <message>
+        <source>memory/HISTORY.md exists</source>
+        <translation>存在 memory/HISTORY.md</translation>
+    </message>
+    <message>
+        <source>the workspace has a sessions/ folder</source>
+        <translation>工作区中有 sessions/ 文件夹</translation>
+    </message>
+    <message>
+        <source>chosen for a new workspace</source>
+        <translation>为新工作区选择了此布局</translation>
+    </message>
+    <message>
+        <source>the config has nanobot 0.3 keys (contextWindowTokens, dream)</source>
+        <translation>配置中有 nanobot 0.3 的键（contextWindowTokens、dream）</translation>
+    </message>
+    <message>
+        <source>no nanobot 0.3 marks on disk</source>
+        <translation>磁盘上没有 nanobot 0.3 的标记</translation>
+    </message>
+    <message>
+        <source>{path} exists</source>
+        <translation>存在 {path}</translation>
+    </message>
+</context>
+<context>
     <name>MCP</name>
     <message>
         <source>Local command (stdio)</source>

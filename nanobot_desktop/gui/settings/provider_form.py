@@ -24,7 +24,7 @@ from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, App
                                     resolve_provider)
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
-from nanobot_desktop.gui.common.provider_names import provider_label
+from nanobot_desktop.gui.common.engine_words import provider_label
 from nanobot_desktop.gui.common.palette import is_dark
 
 log = logging.getLogger(__name__)

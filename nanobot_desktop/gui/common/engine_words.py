@@ -1,0 +1,56 @@
+"""Words the engine says that the GUI shows, in the UI language. The engine stays English (its logs and
+prompts use these words; it never imports Qt): it gives stable values, and the tables here, marked
+with QT_TRANSLATE_NOOP, map each value to the text shown. A value not in a table (a newer engine's)
+is shown as it is.
+
+- provider names: the engine's display names (registry.py) translated where they are words ("Custom
+  (OpenAI-compatible)") or where Chinese users know the provider by a Chinese name (智谱, 月之暗面 …);
+  brand names (OpenAI, OpenRouter, DeepSeek, Ollama, vLLM, LM Studio …) stay as they are;
+- the workspace layout: its name ("nanobot 0.1.4 workspace") and why it was chosen (engine/layout.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+from nanobot_desktop.gui.common.i18n import translate
+
+PROVIDER_LABELS = {"Custom (OpenAI-compatible)": QT_TRANSLATE_NOOP("Settings", "Custom (OpenAI-compatible)"),
+                   "Moonshot (Kimi)": QT_TRANSLATE_NOOP("Settings", "Moonshot (Kimi)"),
+                   "Zhipu (GLM)": QT_TRANSLATE_NOOP("Settings", "Zhipu (GLM)"),
+                   "DashScope (Qwen)": QT_TRANSLATE_NOOP("Settings", "DashScope (Qwen)"),
+                   "SiliconFlow": QT_TRANSLATE_NOOP("Settings", "SiliconFlow"),
+                   "VolcEngine": QT_TRANSLATE_NOOP("Settings", "VolcEngine")}
+LAYOUT_REASONS = {
+    "memory/history.jsonl exists": QT_TRANSLATE_NOOP("Layout", "memory/history.jsonl exists"),
+    "memory/HISTORY.md exists": QT_TRANSLATE_NOOP("Layout", "memory/HISTORY.md exists"),
+    "the workspace has a sessions/ folder": QT_TRANSLATE_NOOP("Layout", "the workspace has a sessions/ folder"),
+    "chosen for a new workspace": QT_TRANSLATE_NOOP("Layout", "chosen for a new workspace"),
+    "the config has nanobot 0.3 keys (contextWindowTokens, dream)":
+        QT_TRANSLATE_NOOP("Layout", "the config has nanobot 0.3 keys (contextWindowTokens, dream)"),
+    "no nanobot 0.3 marks on disk": QT_TRANSLATE_NOOP("Layout", "no nanobot 0.3 marks on disk"),
+}
+
+
+def provider_label(label: str) -> str:
+    """The engine's display name of a provider, as the UI shows it (translated where PROVIDER_LABELS has it)."""
+    return translate("Settings", PROVIDER_LABELS[label]) if label in PROVIDER_LABELS else label
+
+
+def layout_label(layout: Any) -> str:
+    """The workspace layout's name (engine/layout.py's WorkspaceLayout, or None when unknown)."""
+    if layout is None:
+        return translate("Settings", "nanobot workspace")
+    return translate("Settings", "nanobot 0.3 workspace") if layout.is_v03 else translate("Settings", "nanobot 0.1.4 workspace")
+
+
+def layout_reason(reason: str) -> str:
+    """Why the engine chose the layout, as the UI says it ("<file> exists" for the marker files)."""
+    if reason in LAYOUT_REASONS:
+        return translate("Layout", LAYOUT_REASONS[reason])
+    path, separator, rest = reason.partition(" exists")
+    if separator and not rest and " " not in path:
+        return translate("Layout", "{path} exists").format(path=path)
+    return reason
