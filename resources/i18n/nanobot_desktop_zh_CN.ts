@@ -1989,6 +1989,49 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Sandbox</name>
+    <message>
+        <source>Not sandboxed: the packaged app cannot start the sandbox launcher</source>
+        <translation>未使用沙箱：打包版应用无法启动沙箱启动器</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: this kernel has no Landlock (Linux 5.13 or newer needed)</source>
+        <translation>未使用沙箱：此内核不支持 Landlock（需要 Linux 5.13 或更新版本）</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: the workspace restriction is off (Settings → Tools)</source>
+        <translation>未使用沙箱：工作区限制已关闭（设置 → 工具）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces)</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper)</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces); network on</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）；网络已开启</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces); network off</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）；网络已关闭</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper); network on</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）；网络已开启</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper); network off</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）；网络已关闭</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: no sandbox is wired up on {platform}</source>
+        <translation>未使用沙箱：{platform} 上尚未接入沙箱</translation>
+    </message>
+</context>
+<context>
     <name>Scheduled</name>
     <message>
         <source>seconds</source>
@@ -2765,12 +2808,12 @@ updated {when} · {file}</source>
         <translation>命令沙箱</translation>
     </message>
     <message>
-        <source>. With the workspace restriction on, commands can write only inside the workspace.</source>
-        <translation>。开启工作区限制后，命令只能在工作区内写入。</translation>
+        <source>{sandbox}. With the workspace restriction on, commands can write only inside the workspace.</source>
+        <translation>{sandbox}。开启工作区限制后，命令只能在工作区内写入。</translation>
     </message>
     <message>
-        <source>. Shell commands always ask first.</source>
-        <translation>。执行命令前总是先询问。</translation>
+        <source>{sandbox}. Shell commands always ask first.</source>
+        <translation>{sandbox}。命令总是先询问。</translation>
     </message>
     <message>
         <source>Sandbox shell commands even when the workspace restriction is off</source>

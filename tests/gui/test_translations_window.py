@@ -129,3 +129,29 @@ def test_the_whole_window_in_english_shows_the_source_strings(qtbot, open_window
             chinese.append((where, text))
     assert chinese == []
     assert sum(text in sources for _where, text in texts) > 100
+
+
+def test_the_engines_words_the_gui_shows_are_mapped_to_chinese(chinese: None, tmp_path: Path) -> None:
+    """Sandbox lines, layout reasons and provider names come from the engine in English; the GUI's tables
+    word each one (a value the tables do not know is shown as it is)."""
+    from nanobot_desktop.engine import detect_layout, sandbox_support
+    from nanobot_desktop.engine.tools.shell import ExecTool
+    from nanobot_desktop.gui.common.engine_words import layout_reason, provider_label, sandbox_line
+
+    tool = ExecTool()
+    lines = [sandbox_support().summary, tool.sandbox_status(True), tool.sandbox_status(False),
+             "not sandboxed: no sandbox is wired up on darwin", "sandboxed (Landlock ABI 3, subreaper); network off",
+             "not sandboxed: this kernel has no Landlock (Linux 5.13 or newer needed)",
+             "not sandboxed: the packaged app cannot start the sandbox launcher"]
+    for line in lines:
+        assert CJK.search(sandbox_line(line)) and not still_english(sandbox_line(line)), line
+    assert sandbox_line("sandboxed by something new") == "Sandboxed by something new"
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    reasons = [detect_layout(workspace, tmp_path / "config.json").reason]
+    (workspace / "memory" / "HISTORY.md").write_text("", encoding="utf-8")
+    reasons.append(detect_layout(workspace, tmp_path / "config.json").reason)
+    for reason in reasons:
+        assert CJK.search(layout_reason(reason)) and not still_english(layout_reason(reason)), reason
+    assert provider_label("Custom (OpenAI-compatible)") == "自定义（OpenAI 兼容）"
+    assert provider_label("OpenRouter") == "OpenRouter"

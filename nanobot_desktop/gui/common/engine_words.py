@@ -6,11 +6,14 @@ is shown as it is.
 - provider names: the engine's display names (registry.py) translated where they are words ("Custom
   (OpenAI-compatible)") or where Chinese users know the provider by a Chinese name (智谱, 月之暗面 …);
   brand names (OpenAI, OpenRouter, DeepSeek, Ollama, vLLM, LM Studio …) stay as they are;
-- the workspace layout: its name ("nanobot 0.1.4 workspace") and why it was chosen (engine/layout.py).
+- the workspace layout: its name ("nanobot 0.1.4 workspace") and why it was chosen (engine/layout.py);
+- the shell sandbox's status line (engine/tools/sandbox.py `SandboxSupport.summary`, and the approval
+  card's `sandbox` from shell.py's `sandbox_status`): a few fixed lines and a few with a number in them.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
@@ -32,6 +35,38 @@ LAYOUT_REASONS = {
         QT_TRANSLATE_NOOP("Layout", "the config has nanobot 0.3 keys (contextWindowTokens, dream)"),
     "no nanobot 0.3 marks on disk": QT_TRANSLATE_NOOP("Layout", "no nanobot 0.3 marks on disk"),
 }
+
+SANDBOX_LINES = {
+    "not sandboxed: the packaged app cannot start the sandbox launcher":
+        QT_TRANSLATE_NOOP("Sandbox", "Not sandboxed: the packaged app cannot start the sandbox launcher"),
+    "not sandboxed: this kernel has no Landlock (Linux 5.13 or newer needed)":
+        QT_TRANSLATE_NOOP("Sandbox", "Not sandboxed: this kernel has no Landlock (Linux 5.13 or newer needed)"),
+    "not sandboxed: the workspace restriction is off (Settings → Tools)":
+        QT_TRANSLATE_NOOP("Sandbox", "Not sandboxed: the workspace restriction is off (Settings → Tools)"),
+}
+_NO_SANDBOX_ON = re.compile(r"not sandboxed: no sandbox is wired up on (\S+)")
+_SANDBOXED = re.compile(r"sandboxed \(Landlock ABI (\d+), (PID/network namespaces|subreaper)\)(?:; network (on|off))?")
+_SANDBOXED_LINES = {  # (isolation, network) -> the line; every combination a whole sentence
+    ("PID/network namespaces", None): QT_TRANSLATE_NOOP("Sandbox", "Sandboxed (Landlock ABI {abi}, PID/network namespaces)"),
+    ("subreaper", None): QT_TRANSLATE_NOOP("Sandbox", "Sandboxed (Landlock ABI {abi}, subreaper)"),
+    ("PID/network namespaces", "on"): QT_TRANSLATE_NOOP("Sandbox", "Sandboxed (Landlock ABI {abi}, PID/network namespaces); "
+                                                                   "network on"),
+    ("PID/network namespaces", "off"): QT_TRANSLATE_NOOP("Sandbox", "Sandboxed (Landlock ABI {abi}, PID/network namespaces); "
+                                                                    "network off"),
+    ("subreaper", "on"): QT_TRANSLATE_NOOP("Sandbox", "Sandboxed (Landlock ABI {abi}, subreaper); network on"),
+    ("subreaper", "off"): QT_TRANSLATE_NOOP("Sandbox", "Sandboxed (Landlock ABI {abi}, subreaper); network off"),
+}
+
+
+def sandbox_line(status: str) -> str:
+    """The engine's sandbox status ("sandboxed (Landlock ABI 7, …)", "not sandboxed: …") as the UI says it."""
+    if status in SANDBOX_LINES:
+        return translate("Sandbox", SANDBOX_LINES[status])
+    if match := _NO_SANDBOX_ON.fullmatch(status):
+        return translate("Sandbox", "Not sandboxed: no sandbox is wired up on {platform}").format(platform=match[1])
+    if (match := _SANDBOXED.fullmatch(status)) and (match[2], match[3]) in _SANDBOXED_LINES:
+        return translate("Sandbox", _SANDBOXED_LINES[(match[2], match[3])]).format(abi=match[1])
+    return status[:1].upper() + status[1:]
 
 
 def provider_label(label: str) -> str:
