@@ -2444,6 +2444,10 @@ updated {when} · {file}</source>
         <source>{weekday} {time}</source>
         <translation>{weekday} {time}</translation>
     </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
 </context>
 <context>
     <name>Settings</name>

@@ -31,7 +31,8 @@ SESSIONS = [("desktop:garden", "2026-11-20T09:00:00", ["规划花园", "五月�
             ("desktop:garden-b1", "2026-11-20T09:30:00", ["规划花园", "那就种辣椒。"], ("desktop:garden", 1)),
             ("cli:direct", "2026-11-19T08:00:00", ["什么是香蕉船？", "冰淇淋配香蕉。"], None),
             ("telegram:42", "2026-11-18T08:00:00", ["明天的天气", "晴。"], None),
-            ("subagent:7", "2026-11-17T08:00:00", ["查一下火车时刻", "08:12 发车。"], None)]
+            ("subagent:7", "2026-11-17T08:00:00", ["查一下火车时刻", "08:12 发车。"], None),
+            ("desktop:empty", "2026-11-16T08:00:00", [], None)]  # no title, no message: the engine's "New chat"
 ARCHIVED = ("desktop:old", "2026-11-01T08:00:00", ["旧的对话", "好的。"], None)
 
 
@@ -115,7 +116,7 @@ def test_the_whole_window_is_chinese_in_zh_cn(qtbot, chinese: None, open_window,
     assert len(texts) > 300 and sum(bool(CJK.search(text)) for _where, text in texts) > 200
     assert [(where, text) for where, text in texts if still_english(text, content)] == []
     shown = {text for _where, text in texts}
-    assert {"桌面", "命令行", "子代理", "已归档", "Telegram", "搜索会话（Ctrl+K）", "在新对话中继续"} <= shown
+    assert {"桌面", "命令行", "子代理", "已归档", "Telegram", "搜索会话（Ctrl+K）", "在新对话中继续", "新对话"} <= shown
 
 
 def test_the_whole_window_in_english_shows_the_source_strings(qtbot, open_window, make_engine, fake_openai) -> None:

@@ -7,6 +7,7 @@ is shown as it is.
   (OpenAI-compatible)") or where Chinese users know the provider by a Chinese name (智谱, 月之暗面 …);
   brand names (OpenAI, OpenRouter, DeepSeek, Ollama, vLLM, LM Studio …) stay as they are;
 - the workspace layout: its name ("nanobot 0.1.4 workspace") and why it was chosen (engine/layout.py);
+- the title of a session that has no messages and no title yet (`NEW_CHAT_TITLE`, "New chat");
 - the shell sandbox's status line (engine/tools/sandbox.py `SandboxSupport.summary`, and the approval
   card's `sandbox` from shell.py's `sandbox_status`): a few fixed lines and a few with a number in them.
 """
@@ -67,6 +68,13 @@ def sandbox_line(status: str) -> str:
     if (match := _SANDBOXED.fullmatch(status)) and (match[2], match[3]) in _SANDBOXED_LINES:
         return translate("Sandbox", _SANDBOXED_LINES[(match[2], match[3])]).format(abi=match[1])
     return status[:1].upper() + status[1:]
+
+
+def session_title(title: str, message_count: int) -> str:
+    """A session's title as shown: the engine's placeholder for an empty, untitled session in the UI language."""
+    from nanobot_desktop.engine import NEW_CHAT_TITLE
+
+    return translate("Sessions", "New chat") if title == NEW_CHAT_TITLE and not message_count else title
 
 
 def provider_label(label: str) -> str:
