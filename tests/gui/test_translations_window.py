@@ -16,7 +16,7 @@ import pytest
 from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import QApplication
 
-from nanobot_desktop.gui.common.i18n import install_translators, remove_translators, translations_dir
+from nanobot_desktop.gui.common.i18n import format_number, install_translators, remove_translators, translations_dir
 from nanobot_desktop.gui.sessions.model import InfoRole
 from tests.gui.i18n_walk import CJK, menu_texts, still_english, visible_texts
 from tests.gui.window_fixtures import open_window, send, wait_idle
@@ -156,3 +156,24 @@ def test_the_engines_words_the_gui_shows_are_mapped_to_chinese(chinese: None, tm
         assert CJK.search(layout_reason(reason)) and not still_english(layout_reason(reason)), reason
     assert provider_label("Custom (OpenAI-compatible)") == "自定义（OpenAI 兼容）"
     assert provider_label("OpenRouter") == "OpenRouter"
+
+
+def test_dates_and_counts_of_the_lists_follow_the_ui_locale(qapp: QApplication) -> None:
+    """The session list's time column (weekday names from QLocale) and the history search's counts."""
+    from datetime import datetime
+
+    from nanobot_desktop.gui.sessions.rows import format_when
+    from nanobot_desktop.gui.workspace.history_search import HistorySearchPane
+
+    now = datetime(2026, 11, 25, 9, 0)  # a Wednesday
+    assert (format_when("2026-11-25T08:30:00", now), format_when("2026-11-23T14:05:00", now)) == ("08:30", "Mon 14:05")
+    matched, total = format_number(1234), format_number(56789)  # the system's digit grouping in English
+    assert HistorySearchPane._count_text(200, 1234, 56789) == f"{matched} of {total} entries match (first 200 shown)"
+    try:
+        install_translators(qapp, "zh_CN")
+        assert format_when("2026-11-23T14:05:00", now) == "周一 14:05"
+        assert format_when("2026-03-08T14:05:00", now) == "2026-03-08"
+        assert CJK.search(HistorySearchPane._count_text(200, 1234, 56789))
+        assert "56,789" in HistorySearchPane._count_text(200, 1234, 56789)
+    finally:
+        remove_translators(qapp)
