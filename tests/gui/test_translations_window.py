@@ -1,4 +1,5 @@
-"""The whole window in zh_CN, as a person sees it after a chat: every dock and page (built, not only the
+"""The whole window in zh_CN, as a person sees it after a chat with a tool card and an approval card
+waiting for an answer: every dock and page (built, not only the
 shown ones), the session list with sessions of several channels, a branch and an archived one in it,
 the search box, the list's context menus, the model switcher's menu, every menu and submenu, the tray
 menu and the About box. Every text they show (labels, buttons, tooltips, placeholders, tabs, headers
@@ -13,7 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QApplication
 
 from nanobot_desktop.gui.common.i18n import format_number, install_translators, remove_translators, translations_dir
@@ -69,6 +70,11 @@ def walk_the_window(qtbot, open_window, make_engine, fake_openai, ask: str, answ
     send(qtbot, window, ask)
     qtbot.waitUntil(lambda: [item.kind for item in window.chat.model.items()][-1:] == ["assistant"], timeout=10_000)
     wait_idle(qtbot, window)
+    fake_openai.add_tool_calls([("exec", {"command": "echo hi"})])  # and an approval card, waiting
+    fake_openai.add_text(answer)
+    send(qtbot, window, "echo hi")
+    qtbot.waitUntil(lambda: bool(window.chat.pending_approvals(window.current_key)), timeout=10_000)
+    chat_key = window.current_key
     assert window.panel_errors == []  # every dock and page built
     panel = window.sessions_panel
     with qtbot.waitSignal(panel.refreshed, timeout=10_000):
@@ -97,9 +103,14 @@ def walk_the_window(qtbot, open_window, make_engine, fake_openai, ask: str, answ
     qtbot.waitUntil(lambda: window.about_box is not None and window.about_box.isVisible())
     texts += visible_texts(window.about_box)
     window.about_box.close()
+    window.show_and_open_session(chat_key)  # the context menus picked other rows: back to the chat
+    qtbot.waitUntil(lambda: window.current_key == chat_key and not window.chat.is_loading(chat_key))
+    approval = window.chat.model.row_of_call(window.chat.pending_approvals(chat_key)[0], "approval")
+    qtbot.mouseClick(window.chat_view.widget_for_row(approval).deny_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
 
     content = [*(text for _key, _updated, messages, _branch in (*SESSIONS, ARCHIVED) for text in messages),
-               ask, answer, "fake-model", str(engine.workspace.root), str(engine.config_path)]
+               ask, answer, "echo hi", "fake-model", str(engine.workspace.root), str(engine.config_path)]
     content += [text for skill in engine.skills.list_skills() for text in (skill.description, skill.name)]
     return texts, sorted(set(content), key=len, reverse=True)
 
@@ -116,7 +127,7 @@ def test_the_whole_window_is_chinese_in_zh_cn(qtbot, chinese: None, open_window,
     assert len(texts) > 300 and sum(bool(CJK.search(text)) for _where, text in texts) > 200
     assert [(where, text) for where, text in texts if still_english(text, content)] == []
     shown = {text for _where, text in texts}
-    assert {"桌面", "命令行", "子代理", "已归档", "Telegram", "搜索会话（Ctrl+K）", "在新对话中继续", "新对话"} <= shown
+    assert {"桌面", "命令行", "子代理", "已归档", "Telegram", "搜索会话（Ctrl+K）", "在新对话中继续", "新对话", "拒绝"} <= shown
 
 
 def test_the_whole_window_in_english_shows_the_source_strings(qtbot, open_window, make_engine, fake_openai) -> None:
