@@ -13,6 +13,7 @@ English" the translation harness applies to it (tests/gui/test_translations*.py)
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 
@@ -49,7 +50,7 @@ def still_english(text: str, content: Iterable[str] = ()) -> bool:
     text = text.replace("&", "")  # mnemonics
     for piece in content:
         text = text.replace(piece, " ")
-    if text in PROVIDER_NAMES or text.strip() in TOOL_NAMES:
+    if text in PROVIDER_NAMES or text.strip() in TOOL_NAMES or _is_json(text):
         return False
     plain = ALLOWED.sub(" ", re.sub(r"<[^>]+>", " ", text))
     if CJK.search(text):  # translated, but an English phrase put into it (an engine's sentence, say)?
@@ -136,3 +137,11 @@ def _in_combo_box(widget: QWidget) -> bool:
             return True
         parent = parent.parentWidget()
     return False
+
+
+def _is_json(text: str) -> bool:
+    """A configuration sample (its keys are the file format's, the same in every language)."""
+    try:
+        return isinstance(json.loads(text), (dict, list))
+    except ValueError:
+        return False
