@@ -1,7 +1,7 @@
 """The whole window in zh_CN, as a person sees it after a chat with a tool card and an approval card
-waiting for an answer: every dock and page (built, not only the
-shown ones), the session list with sessions of several channels, a branch and an archived one in it,
-the search box, the list's context menus, the model switcher's menu, every menu and submenu, the tray
+waiting for an answer: every dock and page (built, not only the shown ones), the session list with
+sessions of several channels, a branch, an empty one and an archived one in it, the search box, the
+list's context menus and its undo bar, the model switcher's menu, every menu and submenu, the tray
 menu and the About box. Every text they show (labels, buttons, tooltips, placeholders, tabs, headers
 and the cells of every table, tree and list) must be Chinese or a name (tests/gui/i18n_walk.py).
 The same walk in English shows no Chinese but the sessions' own words, and many source strings.
@@ -108,6 +108,9 @@ def walk_the_window(qtbot, open_window, make_engine, fake_openai, ask: str, answ
     approval = window.chat.model.row_of_call(window.chat.pending_approvals(chat_key)[0], "approval")
     qtbot.mouseClick(window.chat_view.widget_for_row(approval).deny_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
+    panel.delete_session("cli:direct")  # the list's undo bar
+    qtbot.waitUntil(panel.undo_bar.isVisible)
+    texts += visible_texts(panel.undo_bar)
 
     content = [*(text for _key, _updated, messages, _branch in (*SESSIONS, ARCHIVED) for text in messages),
                ask, answer, "echo hi", "fake-model", str(engine.workspace.root), str(engine.config_path)]
@@ -127,7 +130,7 @@ def test_the_whole_window_is_chinese_in_zh_cn(qtbot, chinese: None, open_window,
     assert len(texts) > 300 and sum(bool(CJK.search(text)) for _where, text in texts) > 200
     assert [(where, text) for where, text in texts if still_english(text, content)] == []
     shown = {text for _where, text in texts}
-    assert {"桌面", "命令行", "子代理", "已归档", "Telegram", "搜索会话（Ctrl+K）", "在新对话中继续", "新对话", "拒绝"} <= shown
+    assert {"桌面", "命令行", "子代理", "已归档", "Telegram", "搜索会话（Ctrl+K）", "在新对话中继续", "新对话", "拒绝", "撤销"} <= shown
 
 
 def test_the_whole_window_in_english_shows_the_source_strings(qtbot, open_window, make_engine, fake_openai) -> None:
