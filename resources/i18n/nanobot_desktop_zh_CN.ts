@@ -339,6 +339,10 @@
         <translation>无法读取这个会话（{error}）。它的文件保持原样；等可以读取时再打开它。</translation>
     </message>
     <message>
+        <source>{problem} The messages are still not saved: retry once that is fixed.</source>
+        <translation>{problem}消息仍未保存：解决后请重试。</translation>
+    </message>
+    <message>
         <source>Saved to the session file.</source>
         <translation>已保存到会话文件。</translation>
     </message>
@@ -611,6 +615,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Not saved: {problem}</source>
         <translation>未保存：{problem}</translation>
+    </message>
+    <message>
+        <source>{problem} Nothing on disk changed, and your text stays here.</source>
+        <translation>{problem}磁盘上的内容没有改动，你的文本仍保留在这里。</translation>
     </message>
     <message>
         <source>Could not save {name}: {reason}</source>
@@ -3084,6 +3092,37 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
 {error}
 
 该文件保持原样。请修复它（或把它移走，以重新进行首次设置），然后再次启动 nanobot Desktop。</translation>
+    </message>
+</context>
+<context>
+    <name>Storage</name>
+    <message>
+        <source>The disk holding {folder} is full: free some space.</source>
+        <translation>{folder} 所在的磁盘已满：请释放一些空间。</translation>
+    </message>
+    <message>
+        <source>Your disk quota for {folder} is used up: free some space.</source>
+        <translation>你在 {folder} 的磁盘配额已用完：请释放一些空间。</translation>
+    </message>
+    <message>
+        <source>{path} cannot grow any larger (the file size limit was reached): raise the limit or move the file away.</source>
+        <translation>{path} 无法再增大（已达到文件大小上限）：请提高上限或移走该文件。</translation>
+    </message>
+    <message>
+        <source>{folder} is on a read-only file system: make it writable or use another folder.</source>
+        <translation>{folder} 位于只读文件系统上：请将其设为可写，或使用其他文件夹。</translation>
+    </message>
+    <message>
+        <source>You have no permission to write {path}: fix the permissions of the file and its folder.</source>
+        <translation>你没有写入 {path} 的权限：请修正该文件及其文件夹的权限。</translation>
+    </message>
+    <message>
+        <source>The disk holding {path} reported an I/O error: check the disk.</source>
+        <translation>{path} 所在的磁盘报告了 I/O 错误：请检查磁盘。</translation>
+    </message>
+    <message>
+        <source>{path} could not be written ({reason}): check the disk and the folder.</source>
+        <translation>无法写入 {path}（{reason}）：请检查磁盘和文件夹。</translation>
     </message>
 </context>
 <context>

@@ -9,7 +9,9 @@ The same walk in English shows no Chinese but the sessions' own words, and many 
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -189,5 +191,22 @@ def test_dates_and_counts_of_the_lists_follow_the_ui_locale(qapp: QApplication) 
         assert format_when("2026-03-08T14:05:00", now) == "2026-03-08"
         assert CJK.search(HistorySearchPane._count_text(200, 1234, 56789))
         assert "56,789" in HistorySearchPane._count_text(200, 1234, 56789)
+    finally:
+        remove_translators(qapp)
+
+
+@pytest.mark.parametrize("number", [errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EIO,
+                                    errno.ENAMETOOLONG])
+def test_a_failed_write_is_worded_by_the_gui_in_both_languages(qapp: QApplication, tmp_path: Path, number: int) -> None:
+    """In English the GUI's sentence is the engine's own (StorageError.sentence); in zh_CN it is Chinese."""
+    from nanobot_desktop.engine import storage_error
+    from nanobot_desktop.gui.common.engine_words import storage_problem
+
+    error = storage_error(tmp_path / "MEMORY.md", OSError(number, os.strerror(number)))
+    assert storage_problem(error) == error.sentence()
+    try:
+        install_translators(qapp, "zh_CN")
+        assert CJK.search(storage_problem(error)) and str(tmp_path) in storage_problem(error)
+        assert not still_english(storage_problem(error), [os.strerror(number)])  # the system's words stay its own
     finally:
         remove_translators(qapp)

@@ -8,13 +8,16 @@ is shown as it is.
   brand names (OpenAI, OpenRouter, DeepSeek, Ollama, vLLM, LM Studio …) stay as they are;
 - the workspace layout: its name ("nanobot 0.1.4 workspace") and why it was chosen (engine/layout.py);
 - the title of a session that has no messages and no title yet (`NEW_CHAT_TITLE`, "New chat");
+- a failed write (the engine's StorageError): what happened and what to do, from its errno and path;
 - the shell sandbox's status line (engine/tools/sandbox.py `SandboxSupport.summary`, and the approval
   card's `sandbox` from shell.py's `sandbox_status`): a few fixed lines and a few with a number in them.
 """
 
 from __future__ import annotations
 
+import errno
 import re
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
@@ -68,6 +71,32 @@ def sandbox_line(status: str) -> str:
     if (match := _SANDBOXED.fullmatch(status)) and (match[2], match[3]) in _SANDBOXED_LINES:
         return translate("Sandbox", _SANDBOXED_LINES[(match[2], match[3])]).format(abi=match[1])
     return status[:1].upper() + status[1:]
+
+
+def storage_problem(error: OSError) -> str:
+    """What a failed write means and what to do ("The disk holding … is full: free some space."), worded
+    by the GUI from the error's errno and path (`StorageError.path`, else the error's file name)."""
+    path = str(getattr(error, "path", None) or error.filename or "")
+    folder = str(Path(path).parent) if path else ""
+    number = getattr(getattr(error, "cause", None), "errno", None) or error.errno
+    if number == errno.ENOSPC:
+        return translate("Storage", "The disk holding {folder} is full: free some space.").format(folder=folder)
+    if number == getattr(errno, "EDQUOT", -1):
+        return translate("Storage", "Your disk quota for {folder} is used up: free some space.").format(folder=folder)
+    if number == errno.EFBIG:
+        return translate("Storage", "{path} cannot grow any larger (the file size limit was reached): raise the limit "
+                                    "or move the file away.").format(path=path)
+    if number == errno.EROFS:
+        return translate("Storage", "{folder} is on a read-only file system: make it writable or use another "
+                                    "folder.").format(folder=folder)
+    if number in (errno.EACCES, errno.EPERM):
+        return translate("Storage", "You have no permission to write {path}: fix the permissions of the file and its "
+                                    "folder.").format(path=path)
+    if number == errno.EIO:
+        return translate("Storage", "The disk holding {path} reported an I/O error: check the disk.").format(path=path)
+    reason = getattr(getattr(error, "cause", None), "strerror", None) or error.strerror or type(error).__name__
+    return translate("Storage", "{path} could not be written ({reason}): check the disk and the folder.").format(
+        path=path, reason=reason)
 
 
 def session_title(title: str, message_count: int) -> str:
