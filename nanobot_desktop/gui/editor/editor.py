@@ -24,6 +24,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QWidget
 
 from nanobot_desktop.engine import StorageError, atomic_write_text
+from nanobot_desktop.gui.common.engine_words import storage_problem
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.editor.code_edit import ViewState
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
@@ -270,8 +271,8 @@ class MarkdownEditor(EditorFrame):
         self._saving = False
         if generation == self._generation and self._snapshot is not None:
             if error is not None or result is None:
-                reason = error.sentence("nothing on disk changed, and your text stays here") \
-                    if isinstance(error, StorageError) else f"{error}"
+                reason = translate("Editor", "{problem} Nothing on disk changed, and your text stays here.").format(
+                    problem=storage_problem(error)) if isinstance(error, StorageError) else f"{error}"
                 message = translate("Editor", "Could not save {name}: {reason}").format(name=display_name(path), reason=reason)
                 self.error_bar.show_message(BarKind.ERROR, message)
                 self.save_failed.emit(message)

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, AppSettings, Config, ConfigError,
                                     ProviderPreset, local_preset_for_base, provider_entry, resolve_provider)
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.common.provider_names import provider_label
+from nanobot_desktop.gui.common.engine_words import provider_label
 
 PRESETS: dict[str, ProviderPreset] = {preset.name: preset for preset in PROVIDER_PRESETS}
 
