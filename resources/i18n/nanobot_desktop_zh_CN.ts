@@ -339,6 +339,10 @@
         <translation>无法读取这个会话（{error}）。它的文件保持原样；等可以读取时再打开它。</translation>
     </message>
     <message>
+        <source>{problem} The messages are still not saved: retry once that is fixed.</source>
+        <translation>{problem}消息仍未保存：解决后请重试。</translation>
+    </message>
+    <message>
         <source>Saved to the session file.</source>
         <translation>已保存到会话文件。</translation>
     </message>
@@ -611,6 +615,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Not saved: {problem}</source>
         <translation>未保存：{problem}</translation>
+    </message>
+    <message>
+        <source>{problem} Nothing on disk changed, and your text stays here.</source>
+        <translation>{problem}磁盘上的内容没有改动，你的文本仍保留在这里。</translation>
     </message>
     <message>
         <source>Could not save {name}: {reason}</source>
@@ -1262,6 +1270,37 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
+    </message>
+</context>
+<context>
+    <name>Layout</name>
+    <message>
+        <source>memory/history.jsonl exists</source>
+        <translation>存在 memory/history.jsonl</translation>
+    </message>
+    <message>
+        <source>memory/HISTORY.md exists</source>
+        <translation>存在 memory/HISTORY.md</translation>
+    </message>
+    <message>
+        <source>the workspace has a sessions/ folder</source>
+        <translation>工作区中有 sessions/ 文件夹</translation>
+    </message>
+    <message>
+        <source>chosen for a new workspace</source>
+        <translation>为新工作区选择了此布局</translation>
+    </message>
+    <message>
+        <source>the config has nanobot 0.3 keys (contextWindowTokens, dream)</source>
+        <translation>配置中有 nanobot 0.3 的键（contextWindowTokens、dream）</translation>
+    </message>
+    <message>
+        <source>no nanobot 0.3 marks on disk</source>
+        <translation>磁盘上没有 nanobot 0.3 的标记</translation>
+    </message>
+    <message>
+        <source>{path} exists</source>
+        <translation>存在 {path}</translation>
     </message>
 </context>
 <context>
@@ -1958,6 +1997,49 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Sandbox</name>
+    <message>
+        <source>Not sandboxed: the packaged app cannot start the sandbox launcher</source>
+        <translation>未使用沙箱：打包版应用无法启动沙箱启动器</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: this kernel has no Landlock (Linux 5.13 or newer needed)</source>
+        <translation>未使用沙箱：此内核不支持 Landlock（需要 Linux 5.13 或更新版本）</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: the workspace restriction is off (Settings → Tools)</source>
+        <translation>未使用沙箱：工作区限制已关闭（设置 → 工具）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces)</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper)</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces); network on</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）；网络已开启</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces); network off</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）；网络已关闭</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper); network on</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）；网络已开启</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper); network off</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）；网络已关闭</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: no sandbox is wired up on {platform}</source>
+        <translation>未使用沙箱：{platform} 上尚未接入沙箱</translation>
+    </message>
+</context>
+<context>
     <name>Scheduled</name>
     <message>
         <source>seconds</source>
@@ -2257,6 +2339,125 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Sessions</name>
+    <message>
+        <source>Could not rename “{title}” ({reason}). Try another name.</source>
+        <translation>无法重命名“{title}”（{reason}）。请换一个名称。</translation>
+    </message>
+    <message>
+        <source>%n session(s) of the “{channel}” channel</source>
+        <translation>“{channel}”渠道的 %n 个会话</translation>
+    </message>
+    <message>
+        <source>This conversation was put aside by /new. Double-click it to continue it in a new chat.</source>
+        <translation>此对话已被 /new 搁置。双击可在新对话中继续。</translation>
+    </message>
+    <message>
+        <source>{title}
+{key} · %n message(s)
+updated {when} · {file}</source>
+        <translation>{title}
+{key} · %n 条消息
+更新于 {when} · {file}</translation>
+    </message>
+    <message>
+        <source>Search sessions  (Ctrl+K)</source>
+        <translation>搜索会话（Ctrl+K）</translation>
+    </message>
+    <message>
+        <source>Could not list the sessions in {folder} ({reason}). Check that the folder exists and can be read.</source>
+        <translation>无法列出 {folder} 中的会话（{reason}）。请检查该文件夹是否存在且可读。</translation>
+    </message>
+    <message>
+        <source>Searching the sessions failed ({reason}). Try the search again.</source>
+        <translation>搜索会话失败（{reason}）。请重新搜索。</translation>
+    </message>
+    <message>
+        <source>Could not continue the archived conversation ({reason}). Its file is still in the sessions folder&apos;s .archive.</source>
+        <translation>无法继续已归档的对话（{reason}）。其文件仍在会话文件夹的 .archive 中。</translation>
+    </message>
+    <message>
+        <source>Continue in a new chat</source>
+        <translation>在新对话中继续</translation>
+    </message>
+    <message>
+        <source>Could not delete “{title}” ({reason}). Check that the sessions folder can be written.</source>
+        <translation>无法删除“{title}”（{reason}）。请检查会话文件夹是否可写。</translation>
+    </message>
+    <message>
+        <source>Session “{title}” deleted.</source>
+        <translation>已删除会话“{title}”。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Could not restore “{title}” ({reason}). Its file is still in the sessions folder&apos;s .trash.</source>
+        <translation>无法恢复“{title}”（{reason}）。其文件仍在会话文件夹的 .trash 中。</translation>
+    </message>
+    <message>
+        <source>Export session as Markdown</source>
+        <translation>将会话导出为 Markdown</translation>
+    </message>
+    <message>
+        <source>Export session as JSON</source>
+        <translation>将会话导出为 JSON</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown 文件 (*.md)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Could not export to {path} ({reason}). Choose another folder.</source>
+        <translation>无法导出到 {path}（{reason}）。请选择其他文件夹。</translation>
+    </message>
+    <message>
+        <source>Desktop</source>
+        <translation>桌面</translation>
+    </message>
+    <message>
+        <source>Command line</source>
+        <translation>命令行</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Scheduled</source>
+        <translation>定时任务</translation>
+    </message>
+    <message>
+        <source>Subagents</source>
+        <translation>子代理</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>Archived</source>
+        <translation>已归档</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>{weekday} {time}</source>
+        <translation>{weekday} {time}</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+</context>
+<context>
     <name>Settings</name>
     <message>
         <source>Allow</source>
@@ -2289,6 +2490,22 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>Background work: an unanswered ask counts as Deny after</source>
         <translation>后台任务：询问无人回应时视为拒绝，等待</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
     </message>
     <message>
         <source>Ask first</source>
@@ -2603,12 +2820,12 @@ The calls of its next turn will appear here.</source>
         <translation>命令沙箱</translation>
     </message>
     <message>
-        <source>. With the workspace restriction on, commands can write only inside the workspace.</source>
-        <translation>。开启工作区限制后，命令只能在工作区内写入。</translation>
+        <source>{sandbox}. With the workspace restriction on, commands can write only inside the workspace.</source>
+        <translation>{sandbox}。开启工作区限制后，命令只能在工作区内写入。</translation>
     </message>
     <message>
-        <source>. Shell commands always ask first.</source>
-        <translation>。执行命令前总是先询问。</translation>
+        <source>{sandbox}. Shell commands always ask first.</source>
+        <translation>{sandbox}。命令总是先询问。</translation>
     </message>
     <message>
         <source>Sandbox shell commands even when the workspace restriction is off</source>
@@ -2875,6 +3092,37 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
 {error}
 
 该文件保持原样。请修复它（或把它移走，以重新进行首次设置），然后再次启动 nanobot Desktop。</translation>
+    </message>
+</context>
+<context>
+    <name>Storage</name>
+    <message>
+        <source>The disk holding {folder} is full: free some space.</source>
+        <translation>{folder} 所在的磁盘已满：请释放一些空间。</translation>
+    </message>
+    <message>
+        <source>Your disk quota for {folder} is used up: free some space.</source>
+        <translation>你在 {folder} 的磁盘配额已用完：请释放一些空间。</translation>
+    </message>
+    <message>
+        <source>{path} cannot grow any larger (the file size limit was reached): raise the limit or move the file away.</source>
+        <translation>{path} 无法再增大（已达到文件大小上限）：请提高上限或移走该文件。</translation>
+    </message>
+    <message>
+        <source>{folder} is on a read-only file system: make it writable or use another folder.</source>
+        <translation>{folder} 位于只读文件系统上：请将其设为可写，或使用其他文件夹。</translation>
+    </message>
+    <message>
+        <source>You have no permission to write {path}: fix the permissions of the file and its folder.</source>
+        <translation>你没有写入 {path} 的权限：请修正该文件及其文件夹的权限。</translation>
+    </message>
+    <message>
+        <source>The disk holding {path} reported an I/O error: check the disk.</source>
+        <translation>{path} 所在的磁盘报告了 I/O 错误：请检查磁盘。</translation>
+    </message>
+    <message>
+        <source>{path} could not be written ({reason}): check the disk and the folder.</source>
+        <translation>无法写入 {path}（{reason}）：请检查磁盘和文件夹。</translation>
     </message>
 </context>
 <context>

@@ -3,15 +3,15 @@
 - lupdate over the GUI into a copy of the .ts must leave 0 unfinished and 0 vanished entries (a string
   added or changed without `python3 dev.py translations` and a translation fails here);
 - the shipped .qm is what lrelease makes of the .ts (a fresh clone shows Chinese without a build step);
-- the harness opens the translated areas (HARNESS_AREAS; phase 2 extends it to the whole window) in
-  zh_CN and fails on visible text still in English; in English it finds every string there.
+- the harness opens each panel and dialog (HARNESS_AREAS; the whole window is walked in
+  test_translations_window.py) in zh_CN and fails on visible text still in English, cells of tables
+  and trees and single words included (tests/gui/i18n_walk.py); in English it finds the source strings.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from PySide6.QtCore import QLocale, QModelIndex, Qt
+from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import (
-    QAbstractButton, QApplication, QComboBox, QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QTableView,
-    QTableWidget, QTabWidget, QTreeView, QWidget,
+    QApplication, QWidget,
 )
 
-from nanobot_desktop.engine import PROVIDER_PRESETS
 from nanobot_desktop.engine.config.models import AppSettings
 from nanobot_desktop.engine.config.peek import LANGUAGES as PEEKED_LANGUAGES
 from nanobot_desktop.engine.runtime import Engine
@@ -36,7 +34,7 @@ from nanobot_desktop.gui.common.i18n import (LANGUAGES, format_number, install_t
                                              resolve_language, saved_language, translate, translations_dir)
 from nanobot_desktop.gui.background.cron_view import CronView
 from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
-from nanobot_desktop.gui.background.mcp_dialogs import McpServerDialog
+from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
 from nanobot_desktop.gui.background.mcp_view import McpView
 from nanobot_desktop.gui.background.subagents_view import SubagentsView
 from nanobot_desktop.gui.common.bridge import EngineBridge
@@ -46,6 +44,7 @@ from nanobot_desktop.gui.settings.dialog import SettingsDialog
 from nanobot_desktop.gui.settings.onboarding import OnboardingDialog
 from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
 from nanobot_desktop.gui.workspace.memory_view import MemoryView
+from tests.gui.i18n_walk import CJK, menu_texts, still_english, visible_texts
 from tests.gui.window_fixtures import open_window
 
 __all__ = ["open_window"]  # the fixture, used by the window-frame walk
@@ -55,12 +54,6 @@ sys.path.insert(0, str(ROOT))
 import dev  # noqa: E402  (the same lupdate arguments as `python3 dev.py translations`)
 
 TS = translations_dir() / "nanobot_desktop_zh_CN.ts"
-# Names that stay as they are in every language.
-ALLOWED = re.compile(r"MEMORY\.md|HISTORY\.md|HEARTBEAT\.md|SOUL\.md|USER\.md|AGENTS\.md|TOOLS\.md|MCP|nanobot(?: Desktop)?"
-                     r"|Dream|OpenAI|OpenRouter|DeepSeek|Ollama|LM Studio|llama\.cpp|vLLM|English|https?://\S+|\S+\.(?:md|jsonl?)"
-                     r"|[\w.-]*\d[\w.-]*|sk-…|Ctrl\+\S+|agents\.defaults\.\S+|providers\.\S+|exec|\w+_\w+")
-CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
-ENGLISH_WORDS = re.compile(r"[A-Za-z]{2,}(?:\s+[A-Za-z]{2,})+")  # two English words in a row
 
 
 def _lupdate_into(tmp_path: Path) -> Path:
@@ -94,45 +87,11 @@ def test_the_language_choices_are_the_settings_values() -> None:
 # ------------------------------------------------------------------------------------ the harness
 
 
-def visible_texts(root: QWidget) -> list[tuple[str, str]]:
-    """(where, text) for everything a person can read in `root`: labels, buttons, tabs, group boxes,
-    table headers, combo entries, tooltips, placeholders and window titles."""
-    found: list[tuple[str, str]] = [("window title", root.windowTitle())]
-    for widget in [root, *root.findChildren(QWidget)]:
-        name = f"{type(widget).__name__}({widget.objectName()})"
-        if isinstance(widget, (QLabel, QAbstractButton)):
-            found.append((name, widget.text()))
-        if isinstance(widget, QGroupBox):
-            found.append((name, widget.title()))
-        if isinstance(widget, QLineEdit):
-            found.append((name + " placeholder", widget.placeholderText()))
-        if isinstance(widget, QComboBox) and not widget.isEditable():
-            found += [(name + " entry", widget.itemText(i)) for i in range(widget.count())]
-        if isinstance(widget, QTabWidget):
-            found += [(name + " tab", widget.tabText(i)) for i in range(widget.count())]
-        if isinstance(widget, QTableWidget):
-            for column in range(widget.columnCount()):
-                item = widget.horizontalHeaderItem(column)
-                if item is not None:
-                    found += [(name + " header", item.text()), (name + " header tip", item.toolTip())]
-        elif isinstance(widget, (QTableView, QTreeView)) and widget.model() is not None:  # their headers show
-            model = widget.model()
-            found += [(name + " header", str(model.headerData(column, Qt.Orientation.Horizontal) or ""))
-                      for column in range(model.columnCount(QModelIndex()))]
-        if isinstance(widget, QPlainTextEdit):
-            found.append((name + " placeholder", widget.placeholderText()))
-        found.append((name + " tooltip", widget.toolTip()))
-    return [(where, text) for where, text in found if text.strip()]
-
-
-PROVIDER_NAMES = {preset.label for preset in PROVIDER_PRESETS}  # brand names, the same in every language
-
-
-def still_english(text: str) -> bool:
-    if text in PROVIDER_NAMES:
-        return False
-    plain = ALLOWED.sub(" ", re.sub(r"<[^>]+>", " ", text))
-    return not CJK.search(text) and bool(ENGLISH_WORDS.search(plain))
+def skill_texts(engine: Engine) -> list[str]:
+    """What the skills table shows from the skills' own files (longest first: a name inside a description)."""
+    skills = engine.skills.list_skills()
+    return sorted({text for skill in skills for text in (skill.description, str(skill.path), skill.name)},
+                  key=len, reverse=True)
 
 
 @pytest.fixture
@@ -175,6 +134,14 @@ def _cron_form(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget
     return view
 
 
+def _mcp_import_dialog(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) -> QWidget:
+    dialog = McpImportDialog(engine)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
 def _mcp_dialog(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) -> QWidget:
     dialog = McpServerDialog(engine)
     qtbot.addWidget(dialog)
@@ -207,12 +174,11 @@ def _panel(kind: type[QWidget]) -> Callable[..., QWidget]:
     return open_panel
 
 
-# The areas translated so far (phase 1). Phase 2 adds the main window with its menus, docks, chat,
-# sessions, workspace views, tray menu and first-run setup, then every dialog they open.
+# Each panel and dialog on its own (the whole window is walked in test_translations_window.py).
 HARNESS_AREAS: dict[str, Callable[..., QWidget]] = {
     "settings dialog": _settings, "inspector": _panel(InspectorPanel), "heartbeat": _panel(HeartbeatView),
     "scheduled, with the job form": _cron_form, "subagents": _panel(SubagentsView), "mcp": _panel(McpView),
-    "mcp server dialog": _mcp_dialog, "editor with find bar": _editor,
+    "mcp server dialog": _mcp_dialog, "mcp import dialog": _mcp_import_dialog, "editor with find bar": _editor,
     "memory page": _panel(MemoryView), "first-run setup, both pages": _onboarding,
     "workspace files and skills": _panel(WorkspaceFilesView),
 }
@@ -229,7 +195,8 @@ def chinese(qapp: QApplication):
 def test_every_visible_text_of_the_area_is_chinese_in_zh_cn(qtbot, area_env, chinese: None, area: str) -> None:
     texts = visible_texts(HARNESS_AREAS[area](qtbot, *area_env))
     assert sum(bool(CJK.search(text)) for _where, text in texts) >= 3
-    assert [(where, text) for where, text in texts if still_english(text)] == []
+    content = skill_texts(area_env[0])  # the workspace's skills: names and descriptions are the files' words
+    assert [(where, text) for where, text in texts if still_english(text, content)] == []
 
 
 @pytest.mark.parametrize("area", sorted(HARNESS_AREAS))
@@ -249,13 +216,9 @@ def frame_texts(window) -> tuple[list[tuple[str, str]], list[str]]:
     found: list[tuple[str, str]] = []
     entries: list[str] = []
     for name, menu in window.menus.items():
-        found.append((f"menu {name}", menu.title()))
-        entries.append(menu.title())
-        for action in menu.actions():
-            if not action.isSeparator():
-                found += [(f"{name} → {action.objectName()}", action.text()),
-                          (f"{name} → {action.objectName()} tooltip", action.toolTip())]
-                entries.append(action.text())
+        walked = menu_texts(menu, f"menu {name}")
+        found += walked
+        entries += [text for where, text in walked if not where.endswith("tooltip")]
     found += [(f"dock {name}", dock.windowTitle()) for name, dock in window.docks.items()]
     found += [(f"page tab {i}", window.pages.tabText(i)) for i in range(window.pages.count())]
     found += [(f"page tab {i} tooltip", window.pages.tabToolTip(i)) for i in range(window.pages.count())]

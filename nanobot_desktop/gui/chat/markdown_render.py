@@ -11,6 +11,8 @@ Streaming: a message is split into blocks at blank lines outside code fences. Co
 rendered once and cached; each update re-renders only the last, growing block, so a reply costs
 O(length) overall instead of O(length²). With a time budget, the blocks one update completes are
 rendered over several event-loop steps (`IncrementalMessage.update(..., budget_s=...)`).
+(Just over 400 lines: the renderer and the streaming cache share the block split and the code-fence
+rules, which must agree to the character, so they stay in one module.)
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+
+from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -123,9 +127,10 @@ class MarkdownRenderer:
                      '&nbsp;&nbsp;&nbsp;' if language else "")
             # Paragraphs with a background rather than a table: see chat_message.StreamingCode.
             background = f"background-color:{self._code_background};"
+            copy_text = html.escape(translate("Chat", "Copy"))  # the code block's copy link
             return (
                 f'<p style="{background} margin-top:6px; margin-bottom:0px;">'
-                f'{label}<a href="{COPY_SCHEME}:{index}">Copy</a></p>'
+                f'{label}<a href="{COPY_SCHEME}:{index}">{copy_text}</a></p>'
                 f'<pre style="{background} color:{self._code_foreground}; margin-top:0px; margin-bottom:6px; '
                 f'white-space:pre-wrap;">{inner.rstrip()}</pre>'
             )
