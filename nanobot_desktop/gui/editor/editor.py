@@ -8,6 +8,8 @@ Its promise is that nothing a person typed is lost and nothing on disk is overwr
 - files that cannot be written back exactly (not UTF-8, unreadable) are shown read-only.
 Disk I/O runs on a worker thread and large texts are inserted in timed slices, so a 20 MB
 HISTORY.md never freezes the window. No asyncio needed: Qt signals and timers only.
+(Over 400 lines in one class: the baseline, the conflict bar's states and the sliced loading are one
+state machine of "what is on disk versus what is typed"; file I/O, the find bar and the bars are modules of their own.)
 """
 
 from __future__ import annotations
