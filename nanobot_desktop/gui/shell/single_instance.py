@@ -13,6 +13,14 @@ foreign one is reported in a sentence instead of being trusted.
 
 A crashed instance leaves its socket file behind, which makes `listen()` fail. The file is only
 removed after checking that nobody answers on it, so a live instance is never cut off.
+
+Start-up cost (issue 14): on POSIX the first launch does not listen before its window has painted
+(QtNetwork alone costs ~5–10 ms). It takes an exclusive lock on `<socket>.lock` at once instead
+(`claim_first_launch`: one open and one flock, held until the process exits, released by the kernel
+even after a crash), and listens right after the paint. A later launch that finds the lock held
+knows an instance runs or is starting, and `hand_over` retries its command until that instance
+listens (`STARTING_INSTANCE_WAIT_S`). Where there is no flock, the first launch listens before the
+paint, as before.
 """
 
 from __future__ import annotations
@@ -24,19 +32,26 @@ import os
 import re
 import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
 
 if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalSocket
     from PySide6.QtWidgets import QWidget
+
+# QtNetwork is imported where a socket is made: a first launch needs none before its window paints.
 
 log = logging.getLogger(__name__)
 
 COMMANDS = ("show", "toggle")
 _MAX_LINE = 64  # commands are short words; anything longer is not ours
+STARTING_INSTANCE_WAIT_S = 10.0
+"""How long a launch waits for an instance that holds the lock to listen (it does within a second)."""
+_RETRY_S = 0.05
+_held_locks: dict[str, int] = {}
 
 
 def apply_instance_command(window: QWidget, command: str) -> None:
@@ -164,6 +179,8 @@ def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
         raise ValueError(f"unknown instance command {command!r}; expected one of {', '.join(COMMANDS)}")
     if endpoint_problem(name):
         return False  # never hand a command to someone else's socket
+    from PySide6.QtNetwork import QLocalSocket
+
     socket = QLocalSocket()
     socket.connectToServer(name)
     if not socket.waitForConnected(timeout_ms):
@@ -178,7 +195,66 @@ def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
     return delivered
 
 
+def claim_first_launch(name: str) -> bool | None:
+    """Take the lock that says "an instance for `name` runs"; True: we are the first (the lock is held
+    until the process exits or `release_launch_claim`), False: another process holds it, None: no
+    lock on this system (no flock, or the lock file cannot be opened: the socket alone decides)."""
+    if os.name != "posix":
+        return None
+    import fcntl
+
+    if name in _held_locks:
+        return True
+    try:
+        fd = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as error:
+        log.warning("no single-instance lock file beside %s (%s); using the socket alone", name, error.strerror)
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    except OSError as error:
+        os.close(fd)
+        log.warning("cannot lock %s.lock (%s); using the socket alone", name, error.strerror)
+        return None
+    _held_locks[name] = fd
+    return True
+
+
+def release_launch_claim(name: str) -> None:
+    """Give the lock of `claim_first_launch` back (at exit the kernel does this anyway)."""
+    fd = _held_locks.pop(name, None)
+    if fd is not None:
+        os.close(fd)
+
+
+def _claimed_by_another(name: str) -> bool:
+    """Whether another process still holds the lock (a launch that died while starting does not)."""
+    if name in _held_locks:
+        return False
+    claimed = claim_first_launch(name)
+    if claimed is True:
+        release_launch_claim(name)
+    return claimed is False
+
+
+def hand_over(name: str, command: str, *, wait_s: float = 0.0) -> bool:
+    """Deliver `command` to the instance for `name`; while an instance holds the lock but does not
+    listen yet (it is still painting its window), retry for up to `wait_s` seconds."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        if send_command(name, command):
+            return True
+        if time.monotonic() >= deadline or not _claimed_by_another(name):
+            return False
+        time.sleep(_RETRY_S)  # before any window or event loop exists: nothing else waits on this thread
+
+
 def _someone_listens(name: str, timeout_ms: int = 500) -> bool:
+    from PySide6.QtNetwork import QLocalSocket
+
     probe = QLocalSocket()
     probe.connectToServer(name)
     if probe.waitForConnected(timeout_ms):
@@ -197,6 +273,8 @@ class InstanceServer(QObject):
     """One command ("show" or "toggle") from another launch."""
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
+        from PySide6.QtNetwork import QLocalServer
+
         super().__init__(parent)
         self.name = name
         self._server = QLocalServer(self)
@@ -215,6 +293,8 @@ class InstanceServer(QObject):
             return False
         if self._server.listen(self.name):
             return True
+        from PySide6.QtNetwork import QAbstractSocket, QLocalServer
+
         if self._server.serverError() == QAbstractSocket.SocketError.AddressInUseError:
             log.info("removing the stale socket %s left by an instance that did not exit cleanly", self.name)
             QLocalServer.removeServer(self.name)
@@ -249,6 +329,8 @@ class InstanceServer(QObject):
                 self._read(socket)
 
     def _read_sender(self) -> None:
+        from PySide6.QtNetwork import QLocalSocket
+
         socket = self.sender()
         if isinstance(socket, QLocalSocket):
             self._read(socket)
