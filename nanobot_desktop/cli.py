@@ -27,7 +27,11 @@ def _common_options() -> argparse.ArgumentParser:
     return common
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS = ("onboard", "agent", "heartbeat")
+
+
+def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
+    """The command line; `commands=False` builds the window's options alone (see `parse_arguments`)."""
     common = _common_options()
     parser = argparse.ArgumentParser(
         prog="nanobot-desktop", parents=[common],
@@ -37,26 +41,48 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--toggle", action="store_true",
                         help="show or hide the running app's window (bind this to a desktop shortcut)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    onboard = commands.add_parser("onboard", parents=[common],
+    if not commands:
+        return parser
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    onboard = subcommands.add_parser("onboard", parents=[common],
                                   help="create the config and workspace if missing (never overwrites anything)")
     onboard.add_argument("--layout", choices=("post4", "0.3"), default="post4",
                          help="layout of a NEW workspace: nanobot 0.1.4's (default) or nanobot 0.3's; an "
                               "existing workspace keeps its own")
-    agent = commands.add_parser("agent", parents=[common], help="run one agent turn without the window")
+    agent = subcommands.add_parser("agent", parents=[common], help="run one agent turn without the window")
     agent.add_argument("-m", "--message", required=True, help="the message to send")
     agent.add_argument("-s", "--session", default="cli:direct", metavar="KEY",
                        help="session key, channel:chat_id (default: cli:direct)")
     agent.add_argument("--yes", "-y", action="store_true",
                        help="allow every tool call the policy would ask about")
-    heartbeat = commands.add_parser("heartbeat", parents=[common], help="run the heartbeat check")
+    heartbeat = subcommands.add_parser("heartbeat", parents=[common], help="run the heartbeat check")
     heartbeat.add_argument("--once", action="store_true", required=True,
                            help="run one tick now and print the decision and result")
     return parser
 
 
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The parsed command line. A start of the window (no command, no help) is parsed by the window's
+    options alone: building the three command parsers costs ~5 ms of argparse's gettext look-ups
+    before the first paint. Anything those options do not take (a command, help, a mistake) goes
+    through the full parser, so every message and error is the full parser's."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if not any(arg in COMMANDS or arg == "--help" or (arg.startswith("-h") and not arg.startswith("--"))
+               for arg in arguments):
+        window_only = build_parser(commands=False)
+        window_only.exit_on_error = False
+        try:
+            args, rest = window_only.parse_known_args(arguments)
+        except argparse.ArgumentError:
+            rest = arguments
+        if not rest:
+            args.command = None
+            return args
+    return build_parser().parse_args(arguments)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(argv)
     if args.version:
         from nanobot_desktop import __version__
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import queue
@@ -161,6 +162,9 @@ def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_server_name_depends_on_user_and_config(tmp_path, runtime_dir, monkeypatch):
     config_a, config_b = tmp_path / "a.json", tmp_path / "b.json"
     assert server_name(config_a) == server_name(str(config_a))
+    monkeypatch.setattr("getpass.getuser", lambda: "alice")
+    digest = hashlib.sha256(f"alice\0{config_a.resolve()}".encode()).hexdigest()[:16]
+    assert Path(server_name(config_a)).name == f"nanobot-desktop-alice-{digest}"  # the same name as ever
     assert server_name(config_a) != server_name(config_b)
     assert Path(server_name(config_a)).parent == runtime_dir
     assert server_name(None) == server_name(Path.home() / ".nanobot" / "config.json")

@@ -26,7 +26,6 @@ paint, as before.
 from __future__ import annotations
 
 import getpass
-import hashlib
 import logging
 import os
 import re
@@ -43,6 +42,16 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
 # QtNetwork is imported where a socket is made: a first launch needs none before its window paints.
+
+# The name's digest: CPython's own SHA-256 module, the same digest as hashlib's, without loading
+# OpenSSL (~3 ms, `import hashlib`) before the first paint; hashlib where that module is missing.
+try:
+    from _sha2 import sha256  # type: ignore[import-not-found, unused-ignore]  # Python 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found, no-redef, unused-ignore]  # Python 3.11
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment, unused-ignore]
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +111,7 @@ def server_name(config_path: str | os.PathLike[str] | None) -> str:
     path = Path(config_path).expanduser() if config_path else default_config_path()
     path = path.absolute().resolve(strict=False)
     user = _user_name()
-    digest = hashlib.sha256(f"{user}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = sha256(f"{user}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = f"nanobot-desktop-{user}-{digest}"
     if os.name != "posix":
         return name

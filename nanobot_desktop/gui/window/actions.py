@@ -12,9 +12,14 @@ Ctrl+Z keep their usual editing meaning. Everything else works anywhere in the w
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QStyle, QWidget
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QIcon  # loaded with the icons, after the first paint (its enums are large)
 
 from nanobot_desktop.gui.common.i18n import translate
 
@@ -23,6 +28,8 @@ _SP = QStyle.StandardPixmap
 
 def _icon(theme_name: str, fallback: QStyle.StandardPixmap | None) -> QIcon:
     """The desktop theme's icon, else Qt's built-in one (offscreen and bare window managers have no theme)."""
+    from PySide6.QtGui import QIcon
+
     style = QApplication.style()
     default = style.standardIcon(fallback) if (fallback is not None and style is not None) else QIcon()
     return QIcon.fromTheme(theme_name, default)
