@@ -30,8 +30,7 @@ def _common_options() -> argparse.ArgumentParser:
 COMMANDS = ("onboard", "agent", "heartbeat")
 
 
-def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
-    """The command line; `commands=False` builds the window's options alone (see `parse_arguments`)."""
+def build_parser() -> argparse.ArgumentParser:
     common = _common_options()
     parser = argparse.ArgumentParser(
         prog="nanobot-desktop", parents=[common],
@@ -41,8 +40,6 @@ def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--toggle", action="store_true",
                         help="show or hide the running app's window (bind this to a desktop shortcut)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    if not commands:
-        return parser
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     onboard = subcommands.add_parser("onboard", parents=[common],
                                   help="create the config and workspace if missing (never overwrites anything)")
@@ -61,24 +58,44 @@ def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
+_WINDOW_VALUE_OPTIONS = {"--workspace": "workspace", "-w": "workspace", "--config": "config", "-c": "config"}
+
+
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
-    """The parsed command line. A start of the window (no command, no help) is parsed by the window's
-    options alone: building the three command parsers costs ~5 ms of argparse's gettext look-ups
-    before the first paint. Anything those options do not take (a command, help, a mistake) goes
-    through the full parser, so every message and error is the full parser's."""
+    """The parsed command line.
+
+    A start of the window written out plainly (`--config FILE`, `-c FILE`, `--workspace=DIR`,
+    `--toggle`, in any order) is read here directly: building argparse's parsers costs ~5 ms before
+    the first paint (its gettext look-ups import `locale` and search for catalogs per string).
+    Anything else (a command, help, `--version`, an abbreviation, a mistake) goes through the full
+    parser, so every other result and every message is argparse's; tests/engine/test_cli_arguments.py
+    checks that both agree.
+    """
     arguments = sys.argv[1:] if argv is None else list(argv)
-    if not any(arg in COMMANDS or arg == "--help" or (arg.startswith("-h") and not arg.startswith("--"))
-               for arg in arguments):
-        window_only = build_parser(commands=False)
-        window_only.exit_on_error = False
-        try:
-            args, rest = window_only.parse_known_args(arguments)
-        except argparse.ArgumentError:
-            rest = arguments
-        if not rest:
-            args.command = None
-            return args
-    return build_parser().parse_args(arguments)
+    return _plain_window_start(arguments) or build_parser().parse_args(arguments)
+
+
+def _plain_window_start(arguments: list[str]) -> argparse.Namespace | None:
+    values: dict[str, Any] = {"workspace": None, "config": None, "toggle": False, "version": False, "command": None}
+    index = 0
+    while index < len(arguments):
+        option, equals, value = arguments[index].partition("=")
+        if not option.startswith("--"):
+            equals, value = "", ""
+            option = arguments[index]
+        if option == "--toggle" and not equals:
+            values["toggle"] = True
+        elif option in _WINDOW_VALUE_OPTIONS:
+            if not equals:
+                index += 1
+                if index == len(arguments) or arguments[index].startswith("-"):
+                    return None  # a missing value (or one argparse reads as an option): its message
+                value = arguments[index]
+            values[_WINDOW_VALUE_OPTIONS[option]] = value
+        else:
+            return None
+        index += 1
+    return argparse.Namespace(**values)
 
 
 def main(argv: list[str] | None = None) -> int:
