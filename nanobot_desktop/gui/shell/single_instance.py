@@ -14,13 +14,16 @@ foreign one is reported in a sentence instead of being trusted.
 A crashed instance leaves its socket file behind, which makes `listen()` fail. The file is only
 removed after checking that nobody answers on it, so a live instance is never cut off.
 
-Start-up cost (issue 14): on POSIX the first launch does not listen before its window has painted
-(QtNetwork alone costs ~5–10 ms). It takes an exclusive lock on `<socket>.lock` at once instead
-(`claim_first_launch`: one open and one flock, held until the process exits, released by the kernel
-even after a crash), and listens right after the paint. A later launch that finds the lock held
-knows an instance runs or is starting, and `hand_over` retries its command until that instance
-listens (`STARTING_INSTANCE_WAIT_S`). Where there is no flock, the first launch listens before the
-paint, as before.
+On POSIX the socket is a plain AF_UNIX one (unix_socket.py, without QtNetwork's ~3 MB); elsewhere it
+is QtNetwork's QLocalServer/QLocalSocket.
+
+Start-up cost (issue 14): on POSIX the first launch makes no socket before its window has painted
+(the `socket` module alone costs ~5 ms there, QtNetwork more). It takes an exclusive lock on
+`<socket>.lock` at once instead (`claim_first_launch`: one open and one flock, held until the process
+exits, released by the kernel even after a crash), and listens right after the paint. A later launch
+that finds the lock held knows an instance runs or is starting, and `hand_over` retries its command
+until that instance listens (`STARTING_INSTANCE_WAIT_S`). Where there is no flock, the first launch
+listens before the paint, as before.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import stat
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -41,7 +44,10 @@ if TYPE_CHECKING:
     from PySide6.QtNetwork import QLocalSocket
     from PySide6.QtWidgets import QWidget
 
-# QtNetwork is imported where a socket is made: a first launch needs none before its window paints.
+    from nanobot_desktop.gui.shell import unix_socket
+
+# The sockets' modules (unix_socket.py and its `socket`, or QtNetwork) are imported where a socket is
+# made: a first launch needs none before its window paints.
 
 # The name's digest: CPython's own SHA-256 module, the same digest as hashlib's, without loading
 # OpenSSL (~3 ms, `import hashlib`) before the first paint; hashlib where that module is missing.
@@ -53,10 +59,13 @@ except ImportError:
     except ImportError:
         from hashlib import sha256  # type: ignore[assignment, unused-ignore]
 
+# POSIX: the standard library's AF_UNIX sockets (unix_socket.py: QtNetwork would cost ~3 MB resident);
+# elsewhere QtNetwork's QLocalServer/QLocalSocket (named pipes on Windows), imported there only.
+_POSIX = os.name == "posix"
+
 log = logging.getLogger(__name__)
 
 COMMANDS = ("show", "toggle")
-_MAX_LINE = 64  # commands are short words; anything longer is not ours
 STARTING_INSTANCE_WAIT_S = 10.0
 """How long a launch waits for an instance that holds the lock to listen (it does within a second)."""
 _RETRY_S = 0.05
@@ -188,6 +197,10 @@ def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
         raise ValueError(f"unknown instance command {command!r}; expected one of {', '.join(COMMANDS)}")
     if endpoint_problem(name):
         return False  # never hand a command to someone else's socket
+    if _POSIX:
+        from nanobot_desktop.gui.shell import unix_socket
+
+        return unix_socket.send_line(name, command.encode("ascii") + b"\n", timeout_ms)
     from PySide6.QtNetwork import QLocalSocket
 
     socket = QLocalSocket()
@@ -262,6 +275,10 @@ def hand_over(name: str, command: str, *, wait_s: float = 0.0) -> bool:
 
 
 def _someone_listens(name: str, timeout_ms: int = 500) -> bool:
+    if _POSIX:
+        from nanobot_desktop.gui.shell import unix_socket
+
+        return unix_socket.someone_listens(name, timeout_ms)
     from PySide6.QtNetwork import QLocalSocket
 
     probe = QLocalSocket()
@@ -282,10 +299,18 @@ class InstanceServer(QObject):
     """One command ("show" or "toggle") from another launch."""
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
-        from PySide6.QtNetwork import QLocalServer
-
         super().__init__(parent)
         self.name = name
+        self._server: Any
+        if _POSIX:
+            from nanobot_desktop.gui.shell import unix_socket
+
+            self._server = unix_socket.UnixLineServer(self)
+            self._server.line_received.connect(self.handle_line)
+            self._server.overlong.connect(lambda: log.warning("ignoring an over-long message on the instance socket"))
+            return
+        from PySide6.QtNetwork import QLocalServer
+
         self._server = QLocalServer(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._accept)
@@ -300,10 +325,12 @@ class InstanceServer(QObject):
         if _someone_listens(self.name):
             log.info("another instance already listens on %s", self.name)
             return False
-        if self._server.listen(self.name):
-            return True
+        if _POSIX:
+            return self._listen_unix()
         from PySide6.QtNetwork import QAbstractSocket, QLocalServer
 
+        if self._server.listen(self.name):
+            return True
         if self._server.serverError() == QAbstractSocket.SocketError.AddressInUseError:
             log.info("removing the stale socket %s left by an instance that did not exit cleanly", self.name)
             QLocalServer.removeServer(self.name)
@@ -312,11 +339,22 @@ class InstanceServer(QObject):
         log.error("cannot listen for other launches on %s: %s", self.name, self._server.errorString())
         return False
 
+    def _listen_unix(self) -> bool:
+        server: unix_socket.UnixLineServer = self._server
+        if server.listen(self.name, replace_stale=False):
+            return True
+        if server.address_in_use:  # nobody answered on it (checked above): a crashed instance's file
+            log.info("removing the stale socket %s left by an instance that did not exit cleanly", self.name)
+            if server.listen(self.name, replace_stale=True):
+                return True
+        log.error("cannot listen for other launches on %s: %s", self.name, server.error)
+        return False
+
     def is_listening(self) -> bool:
-        return self._server.isListening()
+        return bool(self._server.is_listening() if _POSIX else self._server.isListening())
 
     def full_server_name(self) -> str:
-        return self._server.fullServerName()
+        return self.name if _POSIX else str(self._server.fullServerName())
 
     def close(self) -> None:
         """Stop listening and remove the socket file (so the next launch starts cleanly)."""
@@ -345,6 +383,8 @@ class InstanceServer(QObject):
             self._read(socket)
 
     def _read(self, socket: QLocalSocket) -> None:
+        from nanobot_desktop.gui.shell.unix_socket import MAX_LINE as _MAX_LINE
+
         while socket.canReadLine():
             line = bytes(socket.readLine(_MAX_LINE + 1).data())
             if not line.endswith(b"\n"):
