@@ -27,9 +27,6 @@ def _common_options() -> argparse.ArgumentParser:
     return common
 
 
-COMMANDS = ("onboard", "agent", "heartbeat")
-
-
 def build_parser() -> argparse.ArgumentParser:
     common = _common_options()
     parser = argparse.ArgumentParser(
@@ -40,19 +37,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--toggle", action="store_true",
                         help="show or hide the running app's window (bind this to a desktop shortcut)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    onboard = subcommands.add_parser("onboard", parents=[common],
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    onboard = commands.add_parser("onboard", parents=[common],
                                   help="create the config and workspace if missing (never overwrites anything)")
     onboard.add_argument("--layout", choices=("post4", "0.3"), default="post4",
                          help="layout of a NEW workspace: nanobot 0.1.4's (default) or nanobot 0.3's; an "
                               "existing workspace keeps its own")
-    agent = subcommands.add_parser("agent", parents=[common], help="run one agent turn without the window")
+    agent = commands.add_parser("agent", parents=[common], help="run one agent turn without the window")
     agent.add_argument("-m", "--message", required=True, help="the message to send")
     agent.add_argument("-s", "--session", default="cli:direct", metavar="KEY",
                        help="session key, channel:chat_id (default: cli:direct)")
     agent.add_argument("--yes", "-y", action="store_true",
                        help="allow every tool call the policy would ask about")
-    heartbeat = subcommands.add_parser("heartbeat", parents=[common], help="run the heartbeat check")
+    heartbeat = commands.add_parser("heartbeat", parents=[common], help="run the heartbeat check")
     heartbeat.add_argument("--once", action="store_true", required=True,
                            help="run one tick now and print the decision and result")
     return parser
