@@ -19,8 +19,7 @@ chat must keep working even if, say, the cron view cannot read a broken jobs.jso
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QWidget
@@ -35,8 +34,9 @@ log = logging.getLogger(__name__)
 Area = Qt.DockWidgetArea
 
 
-@dataclass(frozen=True)
-class PanelContext:
+# NamedTuples, not dataclasses: this module is imported before the first paint, and `dataclasses`
+# (with `copy`, `inspect` work per class) costs ~1.5 ms there.
+class PanelContext(NamedTuple):
     """What a panel factory may use: the engine, its Qt bridge and hot reload (WorkspaceSync, or None)."""
 
     engine: Engine
@@ -44,8 +44,7 @@ class PanelContext:
     sync: Any
 
 
-@dataclass(frozen=True)
-class PanelSpec:
+class PanelSpec(NamedTuple):
     """One dock panel of the window (see the module docstring)."""
 
     name: str
