@@ -126,7 +126,8 @@ def _search_s(panel: Any, query: str) -> tuple[float, int, float]:
     panel.search_finished.disconnect()
     panel._search_timer.timeout.disconnect()
     panel._search_timer.timeout.connect(panel._start_message_search)
-    shown = sum(panel.proxy.rowCount(panel.proxy.index(row, 0)) for row in range(panel.proxy.rowCount()))
+    model = panel.view.model()
+    shown = sum(model.rowCount(model.index(row, 0)) for row in range(model.rowCount()))
     return painted - asked[0], shown, cpu
 
 

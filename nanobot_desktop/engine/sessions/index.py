@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from nanobot_desktop.engine.events import Event, EventBus, SessionChanged
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS, message_text, shorten, snippet
 from nanobot_desktop.engine.sessions.file import parse_header
-from nanobot_desktop.engine.sessions.listing import SessionInfo, file_signature, sort_time, summarize
+from nanobot_desktop.engine.sessions.listing import SessionInfo, file_signature, indexed_info, sort_time, summarize
 
 if TYPE_CHECKING:
     import sqlite3
@@ -104,7 +104,7 @@ class SessionIndex:
         self.sessions_dir = Path(sessions_dir)
         self.index_path = index_path or default_index_path(self.sessions_dir)
         self._key_from_name = key_from_name or (lambda _path: None)
-        self._shadowed = shadowed or (lambda _path, _key: False)
+        self._shadowed = shadowed  # None: no file is ever hidden behind another (post4's layout)
         self._path_for = path_for or (lambda key: self.sessions_dir / f"{key.replace(':', '_', 1)}.jsonl")
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
@@ -116,7 +116,8 @@ class SessionIndex:
     @classmethod
     def for_store(cls, store: Any, bus: EventBus | None = None, index_path: Path | None = None) -> "SessionIndex":
         """The index of a SessionStore's folder, following its layout's file naming and its events."""
-        index = cls(store.sessions_dir, index_path, store.paths.key_from_name, store.paths.shadowed, store.path_for)
+        index = cls(store.sessions_dir, index_path, store.paths.key_from_name,
+                    store.paths.shadowed if store.paths.shadows_files else None, store.path_for)
         if bus is not None:
             bus.subscribe(index.on_event)
         return index
@@ -126,6 +127,10 @@ class SessionIndex:
         before the next search. Cheap on purpose: this runs on the thread that wrote."""
         if isinstance(event, SessionChanged):
             self._pending.add(event.session_key)
+
+    def _hidden(self, info: SessionInfo) -> bool:
+        """A file the list does not show: its key has its proper file beside it (the layout says)."""
+        return self._shadowed is not None and self._shadowed(info.path, info.key)
 
     # --- opening -------------------------------------------------------------------------------------
 
@@ -152,10 +157,10 @@ class SessionIndex:
             if meta.get("schema") != str(SCHEMA_VERSION) or meta.get("folder") != str(self.sessions_dir.resolve()):
                 raise ValueError("the index was made for another schema or folder")
             rows: dict[str, _Row] = {}
-            folder = self.sessions_dir
+            folder = str(self.sessions_dir) + os.sep  # paths as text: made Paths when read (listing._PathField)
             for file_id, name, sig, sort_ts, text_sig, text_size, text_seq, key, *info in db.execute(
                     f"SELECT id, name, sig, sort_ts, text_sig, text_size, text_seq, {_INFO_COLUMNS} FROM files"):
-                rows[name] = _Row(file_id, sig, SessionInfo(key, folder / name, *info), sort_ts, text_sig, text_size,
+                rows[name] = _Row(file_id, sig, indexed_info(key, folder + name, *info), sort_ts, text_sig, text_size,
                                   text_seq)
         except BaseException:
             db.close()
@@ -203,7 +208,7 @@ class SessionIndex:
             db = self._connection()
             if check or not self._rows:
                 self._scan(db)
-            rows = [row for row in self._rows.values() if not self._shadowed(row.info.path, row.info.key)]
+            rows = [row for row in self._rows.values() if not self._hidden(row.info)]
         rows.sort(key=lambda row: (row.sort_ts, row.info.key), reverse=True)
         return [row.info for row in rows]
 
@@ -379,7 +384,7 @@ class SessionIndex:
         chosen: list[tuple[float, str, str | int]] = []
         for row in self._rows.values():
             info = row.info
-            if self._shadowed(info.path, info.key):
+            if self._hidden(info):
                 continue
             if folded in info.title.casefold():
                 chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))
@@ -395,7 +400,7 @@ class SessionIndex:
         chosen: list[tuple[float, str, str | int]] = []
         for row in sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True):
             info = row.info
-            if self._shadowed(info.path, info.key):
+            if self._hidden(info):
                 continue
             if folded in info.title.casefold():
                 chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))
