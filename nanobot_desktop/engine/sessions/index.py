@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine.events import Event, EventBus, SessionChanged
+from nanobot_desktop.engine.sessions.branches import BranchRecord, read_branch_records, session_files
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS, message_text, shorten, snippet
 from nanobot_desktop.engine.sessions.file import parse_header
 from nanobot_desktop.engine.sessions.listing import SessionInfo, file_signature, indexed_info, sort_time, summarize
@@ -278,6 +279,26 @@ class SessionIndex:
             except OSError as error:
                 log.warning("cannot read session file %s: %s", path, error)
         db.commit()
+
+    # --- branches ------------------------------------------------------------------------------------
+
+    def branch_records(self) -> list[BranchRecord]:
+        """Every session file that is a branch (the chat's fork switchers), from the index: the files
+        the store reported changed are read first, every file is compared with the index at its first
+        use. When the index cannot be used, the metadata line of every file is read instead."""
+        import sqlite3
+
+        try:
+            with self._lock:
+                db = self._connection()
+                if not self._scanned:
+                    self._scan(db)
+                self._refresh_pending(db)
+                infos = [row.info for row in self._rows.values() if row.info.branch_of]
+        except (sqlite3.Error, OSError) as error:
+            log.warning("the session index cannot list the branches (%s); reading the session files", error)
+            return read_branch_records((path, self._key_from_name(path)) for path in session_files(self.sessions_dir))
+        return [BranchRecord(info.key, info.branch_of, info.branch_at, info.created_at) for info in infos]
 
     # --- the text ------------------------------------------------------------------------------------
 

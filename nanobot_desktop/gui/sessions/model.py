@@ -270,26 +270,25 @@ class SessionListModel(QAbstractItemModel):
 
     def info(self, key: str) -> SessionInfo | None:
         """The listed session `key`, whether the search shows it or not."""
-        if self._listed is None:
-            listed: dict[str, SessionInfo] = {}
-            for rows in itertools.chain((rows for _channel, rows in self._listing.groups),
-                                        self._listing.branches.values()):
-                for info in rows:
-                    listed.setdefault(info.key, info)
-            self._listed = listed
+        if not key:
+            return None
+        if self._listed is None:  # keys are unique in a listing (rows.arrange): plain dict builds
+            self._listed = {info.key: info for rows in itertools.chain(
+                (rows for _channel, rows in self._listing.groups), self._listing.branches.values()) for info in rows}
         return self._listed.get(key)
 
     def index_of_key(self, key: str) -> QModelIndex:
         """The row showing session `key` (invalid when it is not listed or the search hides it)."""
+        if not key:
+            return QModelIndex()
         if self._where is None:
             where: dict[str, tuple[int, int]] = {}
             for group in self._groups:
-                for row, info in enumerate(group.rows):
-                    where.setdefault(info.key, (group.uid, row))
+                uid = group.uid
+                where.update({info.key: (uid, row) for row, info in enumerate(group.rows)})
                 for origin, branches in group.branches.items():
                     uid = self._origin_uid(origin)
-                    for row, info in enumerate(branches):
-                        where.setdefault(info.key, (uid, row))
+                    where.update({info.key: (uid, row) for row, info in enumerate(branches)})
             self._where = where
         found = self._where.get(key)
         return self.createIndex(found[1], 0, found[0]) if found is not None else QModelIndex()
