@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from enum import IntEnum
 from typing import Any, Callable
 
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
@@ -28,40 +27,16 @@ from nanobot_desktop.engine import SessionInfo
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import reason_of
 from nanobot_desktop.gui.sessions.filter import SessionFilter
-from nanobot_desktop.gui.sessions.rows import (MAX_MOVES, Arrangement, arrange_listing, format_when, group_title,
-                                               moves_needed)
+from nanobot_desktop.gui.sessions.roles import (EDITABLE, GROUP_FLAGS, NO_FLAGS, ORIGIN_FLAGS, ROLE_NAMES,
+                                                SESSION_FLAGS, BusyRole, ChannelRole, InfoRole, IsGroupRole,
+                                                KeyRole, MessageCountRole, PathRole, PreviewRole, SessionRole,
+                                                TitleRole, UnreadRole, UpdatedAtRole, group_data, session_data)
+from nanobot_desktop.gui.sessions.rows import MAX_MOVES, Arrangement, arrange_listing, format_when, group_title, moves_needed
+
+__all__ = ["BusyRole", "ChannelRole", "InfoRole", "IsGroupRole", "KeyRole", "MessageCountRole", "PathRole", "PreviewRole",
+           "SessionListModel", "SessionRole", "TitleRole", "UnreadRole", "UpdatedAtRole", "format_when", "group_title"]
 
 _Index = QModelIndex | QPersistentModelIndex
-
-class SessionRole(IntEnum):
-    KeyRole = Qt.ItemDataRole.UserRole + 1  # session key ("" for a group row)
-    ChannelRole = Qt.ItemDataRole.UserRole + 2  # the channel (group rows too)
-    TitleRole = Qt.ItemDataRole.UserRole + 3
-    UpdatedAtRole = Qt.ItemDataRole.UserRole + 4  # ISO text, as stored
-    PreviewRole = Qt.ItemDataRole.UserRole + 5  # last message preview, or the search's snippet
-    MessageCountRole = Qt.ItemDataRole.UserRole + 6
-    PathRole = Qt.ItemDataRole.UserRole + 7  # str path of the .jsonl file
-    IsGroupRole = Qt.ItemDataRole.UserRole + 8
-    BusyRole = Qt.ItemDataRole.UserRole + 9  # a turn runs in this session
-    UnreadRole = Qt.ItemDataRole.UserRole + 10  # something happened while another session was shown
-    InfoRole = Qt.ItemDataRole.UserRole + 11  # the SessionInfo (read it, don't mutate it)
-
-
-KeyRole = SessionRole.KeyRole
-ChannelRole = SessionRole.ChannelRole
-TitleRole = SessionRole.TitleRole
-UpdatedAtRole = SessionRole.UpdatedAtRole
-PreviewRole = SessionRole.PreviewRole
-MessageCountRole = SessionRole.MessageCountRole
-PathRole = SessionRole.PathRole
-IsGroupRole = SessionRole.IsGroupRole
-BusyRole = SessionRole.BusyRole
-UnreadRole = SessionRole.UnreadRole
-InfoRole = SessionRole.InfoRole
-
-_ROLE_NAMES = {KeyRole: b"key", ChannelRole: b"channel", TitleRole: b"title", UpdatedAtRole: b"updatedAt",
-               PreviewRole: b"preview", MessageCountRole: b"messageCount", PathRole: b"path",
-               IsGroupRole: b"isGroup", BusyRole: b"busy", UnreadRole: b"unread", InfoRole: b"info"}
 
 _group_ids = itertools.count(1)
 
@@ -80,14 +55,6 @@ def _same_row(a: SessionInfo, b: SessionInfo) -> bool:
 
 
 Renamer = Callable[[str, str], SessionInfo | None]
-
-# Precomputed: Qt asks for every row's flags when it lays out 20,000 rows, and enum arithmetic is slow.
-_NO_FLAGS = Qt.ItemFlag.NoItemFlags
-_GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
-_EDITABLE = Qt.ItemFlag.ItemIsEditable
-_ORIGIN_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _EDITABLE
-_SESSION_FLAGS = _ORIGIN_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
-
 
 class SessionListModel(QAbstractItemModel):
     """Channel groups (top level) with their sessions (children), newest first in each group."""
@@ -109,8 +76,8 @@ class SessionListModel(QAbstractItemModel):
         self._filter = SessionFilter()
         self._where: dict[str, tuple[int, int]] | None = None  # key → (internal id, row) of the shown rows
         self._listed: dict[str, SessionInfo] | None = None  # key → info of every listed session
-        self._flags = _SESSION_FLAGS if renamer is not None else _SESSION_FLAGS & ~_EDITABLE
-        self._origin_flags = _ORIGIN_FLAGS if renamer is not None else _ORIGIN_FLAGS & ~_EDITABLE
+        self._flags = SESSION_FLAGS if renamer is not None else SESSION_FLAGS & ~EDITABLE
+        self._origin_flags = ORIGIN_FLAGS if renamer is not None else ORIGIN_FLAGS & ~EDITABLE
 
     # --- Qt model interface ----------------------------------------------------------------------
 
@@ -166,7 +133,7 @@ class SessionListModel(QAbstractItemModel):
     def flags(self, index: _Index) -> Qt.ItemFlag:
         uid = index.internalId()  # the view asks once per shown row: no enum arithmetic here
         if uid == 0:
-            return _GROUP_FLAGS if index.isValid() else _NO_FLAGS
+            return GROUP_FLAGS if index.isValid() else NO_FLAGS
         if self._origin_keys and uid not in self._uid_origins:  # a session has children when it has branches
             info = self._info_at(index)
             if info is not None and info.key in self._origin_keys:
@@ -177,9 +144,16 @@ class SessionListModel(QAbstractItemModel):
         if not index.isValid():
             return None
         if index.internalId() == 0:
-            return self._group_data(self._groups[index.row()], role) if index.row() < len(self._groups) else None
+            if index.row() >= len(self._groups):
+                return None
+            group = self._groups[index.row()]
+            return group_data(group.channel, len(group.rows), role)
         info = self._info_at(index)
-        return None if info is None else self._session_data(info, role)
+        if info is None:
+            return None
+        key = info.key
+        return session_data(info, role, self._filter.hits.get(key, "") if self._filter.hits else "", key in self._busy,
+                            key in self._unread)
 
     def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         """Inline rename: saves the title through the renamer (the engine), then shows it."""
@@ -208,59 +182,8 @@ class SessionListModel(QAbstractItemModel):
 
     def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
         names = dict(super().roleNames())
-        names.update({int(role): QByteArray(name) for role, name in _ROLE_NAMES.items()})
+        names.update({int(role): QByteArray(name) for role, name in ROLE_NAMES.items()})
         return names
-
-    def _group_data(self, group: _Group, role: int) -> Any:
-        if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
-            return group_title(group.channel)
-        if role == ChannelRole:
-            return group.channel
-        if role == IsGroupRole:
-            return True
-        if role == KeyRole:
-            return ""
-        if role == MessageCountRole:
-            return len(group.rows)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            count = len(group.rows)
-            return translate("Sessions", "%n session(s) of the “{channel}” channel", None, count).format(
-                channel=group.channel)
-        return None
-
-    def _session_data(self, info: SessionInfo, role: int) -> Any:
-        if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
-            return info.title
-        if role == Qt.ItemDataRole.EditRole:
-            return "" if info.title == info.key else info.title
-        if role == KeyRole:
-            return info.key
-        if role == ChannelRole:
-            return info.channel
-        if role == UpdatedAtRole:
-            return info.updated_at
-        if role == PreviewRole:
-            return self._filter.hits.get(info.key) or info.preview if self._filter.hits else info.preview
-        if role == MessageCountRole:
-            return info.message_count
-        if role == PathRole:
-            return str(info.path)
-        if role == IsGroupRole:
-            return False
-        if role == BusyRole:
-            return info.key in self._busy
-        if role == UnreadRole:
-            return info.key in self._unread
-        if role == InfoRole:
-            return info
-        if role == Qt.ItemDataRole.ToolTipRole and info.archived:
-            return translate("Sessions", "This conversation was put aside by /new. "
-                                         "Double-click it to continue it in a new chat.")
-        if role == Qt.ItemDataRole.ToolTipRole:
-            count = info.message_count
-            return translate("Sessions", "{title}\n{key} · %n message(s)\nupdated {when} · {file}", None, count).format(
-                title=info.title, key=info.key, when=format_when(info.updated_at), file=info.path.name)
-        return None
 
     # --- reading ---------------------------------------------------------------------------------
 
