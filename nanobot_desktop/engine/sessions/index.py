@@ -110,6 +110,7 @@ class SessionIndex:
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self._rows: dict[str, _Row] = {}  # by file name (str keys: hashing 20,000 Paths costs 0.1 s)
+        self._ordered: list[SessionInfo] | None = None  # the list's order, until a row changes
         self._scanned = False  # every file compared with its row since the index was opened
         self._pending: set[str] = set()  # keys the store reported changed since the last look
         self.rebuilt = False  # the last open built the index anew (missing, unreadable or old)
@@ -160,13 +161,15 @@ class SessionIndex:
             rows: dict[str, _Row] = {}
             folder = str(self.sessions_dir) + os.sep  # paths as text: made Paths when read (listing._PathField)
             for file_id, name, sig, sort_ts, text_sig, text_size, text_seq, key, *info in db.execute(
-                    f"SELECT id, name, sig, sort_ts, text_sig, text_size, text_seq, {_INFO_COLUMNS} FROM files"):
+                    f"SELECT id, name, sig, sort_ts, text_sig, text_size, text_seq, {_INFO_COLUMNS} FROM files "
+                    "ORDER BY sort_ts DESC, key DESC"):  # the list's order (BINARY text order is Python's)
                 rows[name] = _Row(file_id, sig, indexed_info(key, folder + name, *info), sort_ts, text_sig, text_size,
                                   text_seq)
         except BaseException:
             db.close()
             raise
         self._rows = rows
+        self._ordered = [row.info for row in rows.values()]
         self.rebuilt = False
         return db
 
@@ -187,6 +190,7 @@ class SessionIndex:
             stale.unlink(missing_ok=True)
         os.replace(temporary, self.index_path)
         self._rows = {}
+        self._ordered = None
         self.rebuilt = True
         return sqlite3.connect(self.index_path, check_same_thread=False)
 
@@ -209,9 +213,11 @@ class SessionIndex:
             db = self._connection()
             if check or not self._rows:
                 self._scan(db)
-            rows = [row for row in self._rows.values() if not self._hidden(row.info)]
-        rows.sort(key=lambda row: (row.sort_ts, row.info.key), reverse=True)
-        return [row.info for row in rows]
+            if self._ordered is None:  # the rows come from the index in this order (_open_existing)
+                rows = sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True)
+                self._ordered = [row.info for row in rows]
+            ordered = self._ordered
+        return list(ordered) if self._shadowed is None else [info for info in ordered if not self._hidden(info)]
 
     def _scan(self, db: sqlite3.Connection) -> None:
         seen: set[str] = set()
@@ -245,14 +251,17 @@ class SessionIndex:
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (name, sig, sort_ts, *_info_values(info)))
             assert cursor.lastrowid is not None
             self._rows[name] = _Row(cursor.lastrowid, sig, info, sort_ts)
+            self._ordered = None
         else:
             db.execute("UPDATE files SET sig = ?, sort_ts = ?, key = ?, title = ?, channel = ?, created_at = ?, "
                        "updated_at = ?, message_count = ?, preview = ?, branch_of = ?, branch_at = ? WHERE id = ?",
                        (sig, sort_ts, *_info_values(info), row.file_id))
             row.sig, row.info, row.sort_ts = sig, info, sort_ts
+            self._ordered = None
 
     def _forget(self, db: sqlite3.Connection, name: str) -> None:
         row = self._rows.pop(name)
+        self._ordered = None
         db.execute("DELETE FROM files WHERE id = ?", (row.file_id,))
         self._drop_text(db, row)
 
