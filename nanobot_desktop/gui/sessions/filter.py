@@ -34,14 +34,13 @@ class SessionFilter:
         return bool(self.query) and (self._answered or not _is_short(self.query))
 
     def set_query(self, text: str) -> bool:
-        """Take a new query (message hits of the one before are dropped); whether the rows shown change
-        now (a short query waits for the search)."""
+        """Take a new query (message hits of the one before are dropped); whether the rows to show are
+        known now: False for a short query, which waits for the search (what is shown stays)."""
         query = text.strip().casefold()
         if query == self.query:
             return False
-        was_active = self.active
         self.query, self.hits, self._answered = query, {}, False
-        return self.active or (was_active and not self.query)
+        return self.active or not self.query
 
     def set_hits(self, query: str, hits: list[tuple[str, str]]) -> bool:
         """(key, snippet) pairs the search found for `query`; False (ignored) when the query has

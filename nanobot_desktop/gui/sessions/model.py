@@ -74,6 +74,7 @@ class SessionListModel(QAbstractItemModel):
         self._lists: dict[int, list[SessionInfo]] = {}  # internal id → the list its rows index (Qt asks often)
         self._listing = Arrangement()  # every session listed; the groups show the part the filter lets through
         self._filter = SessionFilter()
+        self._filtered = False  # what is shown is a part of the listing (a search; it may be an earlier one's)
         self._where: dict[str, tuple[int, int]] | None = None  # key → (internal id, row) of the shown rows
         self._listed: dict[str, SessionInfo] | None = None  # key → info of every listed session
         self._flags = SESSION_FLAGS if renamer is not None else SESSION_FLAGS & ~EDITABLE
@@ -239,7 +240,7 @@ class SessionListModel(QAbstractItemModel):
         """Show the sessions whose title, preview or key holds `text` (at once; a one- or two-character
         query waits for `set_message_hits`); message hits of an earlier query are dropped."""
         had_hits = bool(self._filter.hits)
-        if self._filter.set_query(text):
+        if self._filter.set_query(text) and (self._filter.active or self._filtered):
             self._show(self._filter.apply(self._listing), reset=True)
         elif had_hits:
             self._previews_changed()
@@ -297,6 +298,7 @@ class SessionListModel(QAbstractItemModel):
 
     def _show(self, shown: Arrangement, reset: bool = False) -> None:
         self._where = None
+        self._filtered = shown is not self._listing  # the search hides some rows
         branches = shown.branches
         wanted = dict(shown.groups)
         shown_branches = {origin: [b.key for b in rows] for group in self._groups for origin, rows in group.branches.items()}

@@ -3,14 +3,14 @@
 The model (model.py) only shows what it is given; this panel decides when to look at the disk.
 Listing and search go through the engine's session index (engine/sessions/index.py) in an executor
 (the listing is arranged into groups and branches there too) and their results come back to the GUI
-thread, so neither 20,000 session files nor a slow disk can
-freeze the window; after a listing the index catches up on message text in the background. Refreshes
-are coalesced: a turn appends several lines (one `SessionChanged` each) but causes one listing.
+thread, so neither 20,000 session files nor a slow disk can freeze the window; after a listing the
+index catches up on message text in the background. Refreshes are coalesced: a turn appends several
+lines (one `SessionChanged` each) but causes one listing.
 
 Only a person picks the chat: the list's current row changes when a filter hides rows or a listing
 moves them, and those changes never open a session (`_quiet`).
 
-(About 470 lines: every action of the list — refresh, search, rename, delete and undo, export — goes
+(About 510 lines: every action of the list — refresh, search, rename, delete and undo, export — goes
 through the one selection and engine hand-off here; split, each part would need all of it.)
 """
 
