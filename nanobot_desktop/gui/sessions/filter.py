@@ -27,6 +27,7 @@ class SessionFilter:
         self.query = ""
         self.hits: dict[str, str] = {}  # key → snippet, for the current query
         self._answered = False  # the engine's search answered the current query
+        self._folded: dict[str, tuple[SessionInfo, str]] = {}  # key → (info, its text casefolded) while it is listed
 
     @property
     def active(self) -> bool:
@@ -56,19 +57,27 @@ class SessionFilter:
     def matches(self, info: SessionInfo) -> bool:
         if info.key in self.hits:
             return True
-        return not _is_short(self.query) and self.query in f"{info.title}\n{info.preview}\n{info.key}".casefold()
+        if _is_short(self.query):
+            return False
+        folded = self._folded.get(info.key)
+        if folded is None or folded[0] is not info:  # a session's text is folded once per listing, not per keystroke
+            folded = self._folded[info.key] = (info, f"{info.title}\n{info.preview}\n{info.key}".casefold())
+        return self.query in folded[1]
 
     def apply(self, listing: Arrangement) -> Arrangement:
         """The part of `listing` to show (`listing` itself when nothing is filtered)."""
         if not self.active:
             return listing
+        if len(self._folded) > 2 * sum(len(rows) for _channel, rows in listing.groups) + 1000:
+            self._folded = {}  # sessions deleted since: forget their text
         matches = self.matches
         groups: list[tuple[str, list[SessionInfo]]] = []
         branches: dict[str, list[SessionInfo]] = {}
         for channel, rows in listing.groups:
             kept: list[SessionInfo] = []
             for info in rows:
-                found = [branch for branch in listing.branches.get(info.key, ()) if matches(branch)]
+                found = [branch for branch in listing.branches.get(info.key, ()) if matches(branch)] \
+                    if listing.branches else []
                 if found or matches(info):
                     kept.append(info)
                     if found:
