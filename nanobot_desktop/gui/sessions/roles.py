@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from nanobot_desktop.engine import SessionInfo
+from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.sessions.rows import format_when, group_title
 
@@ -74,7 +75,7 @@ def group_data(channel: str, count: int, role: int) -> Any:
 def session_data(info: SessionInfo, role: int, snippet: str, busy: bool, unread: bool) -> Any:
     """What a session's row answers for `role` (`snippet`: the search's match, shown as the preview)."""
     if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
-        return info.title
+        return session_title(info.title, info.message_count)
     if role == Qt.ItemDataRole.EditRole:
         return "" if info.title == info.key else info.title
     if role == KeyRole:
@@ -103,5 +104,6 @@ def session_data(info: SessionInfo, role: int, snippet: str, busy: bool, unread:
     if role == Qt.ItemDataRole.ToolTipRole:
         count = info.message_count
         return translate("Sessions", "{title}\n{key} · %n message(s)\nupdated {when} · {file}", None, count).format(
-            title=info.title, key=info.key, when=format_when(info.updated_at), file=info.path.name)
+            title=session_title(info.title, count), key=info.key, when=format_when(info.updated_at),
+            file=info.path.name)
     return None
