@@ -287,10 +287,27 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         assert all(name in window.actions.dock_toggles for name in DOCK_TITLES)
         assert isinstance(inside("inspectorDock"), PanelPlaceholder)  # … but no panel before the first paint
         window.show()
-        qtbot.waitUntil(lambda: not any(isinstance(inside(name), PanelPlaceholder) for name in DOCK_TITLES),
-                        timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: window._panels is not None and not window._panels.pending, timeout=WAIT_MS)
+        seen = {name for name, dock in window.docks.items() if dock.isVisible()}
+        assert "inspectorDock" in seen or "workspaceDock" in seen
+        assert not any(isinstance(inside(name), PanelPlaceholder) for name in seen)
+        # A dock nobody can see yet (hidden, or a tab behind another) gets its panel when it is shown:
+        unseen = [name for name in DOCK_TITLES if name not in seen]
+        assert "scheduledDock" in unseen and all(isinstance(inside(name), PanelPlaceholder) for name in unseen)
+        for name in unseen:
+            dock = window.docks[name]
+            if dock.isHidden():
+                window.actions.dock_toggles[name].trigger()  # View → the panel's toggle, as a person does
+                assert dock.isVisible()  # brought to the front of its tab group
+            else:
+                dock.raise_()  # a tab behind another: its tab clicked
+            qtbot.waitUntil(lambda name=name: not isinstance(inside(name), PanelPlaceholder), timeout=WAIT_MS)
         for name, dock in window.docks.items():
             assert inside(name).panel_title == DOCK_TITLES[name] == dock.windowTitle()
+        # The Memory page: built when its tab is first shown.
+        assert isinstance(window.pages.page("memory_view"), PanelPlaceholder)
+        window.pages.tabBar().setCurrentIndex(window.pages.indexOf(window.pages.page("memory_view")))
+        qtbot.waitUntil(lambda: not isinstance(window.pages.page("memory_view"), PanelPlaceholder), timeout=WAIT_MS)
         assert window.panel_errors == []
     finally:
         lifecycle.request_quit()

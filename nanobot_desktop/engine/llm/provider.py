@@ -99,7 +99,9 @@ class _Assembly:
 def _reasoning_of(delta: Any) -> str:
     """DeepSeek/Kimi/vLLM send `reasoning_content`; OpenRouter and newer servers send `reasoning`."""
     extra = getattr(delta, "model_extra", None) or {}
-    value = getattr(delta, "reasoning_content", None) or extra.get("reasoning_content") or extra.get("reasoning")
+    # A declared field is in the model's __dict__; getattr of a missing one costs an exception per chunk.
+    fields = getattr(delta, "__dict__", None) or {}
+    value = fields.get("reasoning_content") or extra.get("reasoning_content") or extra.get("reasoning")
     return value if isinstance(value, str) else ""
 
 

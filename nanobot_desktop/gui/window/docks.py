@@ -142,6 +142,9 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
     window.addDockWidget(area, dock)
     toggle = dock.toggleViewAction()
+    # Turned on from the View menu or its shortcut, a dock tabbed with others comes to the front:
+    # the person asked to see it, not to add a tab behind the one already shown.
+    toggle.triggered.connect(lambda checked: dock.raise_() if checked else None)
     toggle.setText(title)
     toggle.setToolTip(translate("Panels", "Show or hide the {title} panel").format(title=title))
     actions.add_dock_toggle(name, toggle, shortcut)
