@@ -87,7 +87,7 @@ def test_shortcuts_new_chat_search_and_stop(qtbot, open_window, fake_openai):
     qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     assert QApplication.focusWidget() is window.sessions_panel.search_box
     # picking the old session in the list shows it again, loaded from its file
-    index = window.sessions_panel.proxy.mapFromSource(window.sessions_panel.model.index_of_key(first))
+    index = window.sessions_panel.model.index_of_key(first)
     window.sessions_panel.view.setCurrentIndex(index)
     assert window.current_key == first
     qtbot.waitUntil(lambda: window.chat.model.rowCount() == 2, timeout=WAIT_MS)
