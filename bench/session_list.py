@@ -36,7 +36,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BenchResult, bench_main, log, median, verdict, write_config
-from qt_support import PaintProbe, application, asyncio_on_qt, close_asyncio_on_qt, process_events_for, wait_until
+from qt_support import (PaintProbe, application, asyncio_on_qt, close_asyncio_on_qt, process_events_for, run_coroutine,
+                        wait_until)
 from sessions_data import write_many_sessions
 
 SESSIONS = 20_000
@@ -65,9 +66,17 @@ def _open_panel(config: Path) -> tuple[Any, Any]:
     return engine, panel
 
 
-def _close(panel: Any) -> None:
+def _close(engine: Any, panel: Any) -> None:
+    """End a start as quitting the app does: the panel gone, the engine shut down (its background work
+    stopped) and its garbage collected, so the next start does not share the process with it."""
+    import gc
+
     panel.close()
     panel.deleteLater()
+    process_events_for(0.05)
+    run_coroutine(engine.shutdown())
+    engine.session_index.close()
+    gc.collect()
     process_events_for(0.05)
 
 
@@ -157,19 +166,16 @@ def run() -> list[BenchResult]:
             engine.session_index.update_text()
             text_s = time.perf_counter() - started
             index_mb = engine.session_index.index_path.stat().st_size / 1e6
-            engine.session_index.close()
-            _close(panel)
+            _close(engine, panel)
             runs = []
             for _ in range(REPEATS):
                 engine, panel = _open_panel(config)
                 runs.append(_list_s(panel))
                 if len(runs) < REPEATS:
-                    engine.session_index.close()
-                    _close(panel)
+                    _close(engine, panel)
             log("session list: searching")
             searches = {query: _search_s(panel, query) for query in QUERIES}
-            engine.session_index.close()
-            _close(panel)
+            _close(engine, panel)
         finally:
             if previous_cache is None:
                 os.environ.pop("XDG_CACHE_HOME", None)

@@ -406,11 +406,11 @@ class SessionIndex:
     def _chosen_indexed(self, db: sqlite3.Connection, needle: str, folded: str) -> list[tuple[float, str, str | int]]:
         """(sort time, key, title or the rowid of the first matching message) of every match, from
         the trigram index."""
-        firsts: dict[int, int] = {}
-        for (rowid,) in db.execute("SELECT rowid FROM msg WHERE msg MATCH ?", ('"' + needle.replace('"', '""') + '"',)):
-            file_id = rowid >> _SEQ_BITS
-            if rowid < firsts.get(file_id, rowid + 1):
-                firsts[file_id] = rowid
+        # Each file's first matching message, grouped in SQLite: a common word matches ~100,000
+        # messages, which Python would otherwise walk one by one (~60 ms) for ~15,000 files.
+        firsts = {rowid >> _SEQ_BITS: rowid for (rowid,) in db.execute(
+            f"SELECT min(rowid) FROM msg WHERE msg MATCH ? GROUP BY rowid >> {_SEQ_BITS}",
+            ('"' + needle.replace('"', '""') + '"',))}
         chosen: list[tuple[float, str, str | int]] = []
         for row in self._rows.values():
             info = row.info
