@@ -28,6 +28,7 @@ import time
 from typing import Any
 
 from nanobot_desktop.engine.llm import provider_errors as errors
+from nanobot_desktop.engine.llm.http_client import sdk_http_client
 from nanobot_desktop.engine.llm.payload import keeps_reasoning_content, parse_tool_arguments, sanitize_messages
 from nanobot_desktop.engine.llm.stream_assembly import Assembly
 from nanobot_desktop.engine.llm.stream_faults import StallWatch, empty_reply_error, malformed_chunk_error
@@ -93,6 +94,7 @@ class OpenAICompatProvider:
             default_headers=self.extra_headers or None,
             max_retries=0,
             timeout=openai.Timeout(self.timeout_s, connect=min(self.timeout_s, 15.0)),
+            http_client=sdk_http_client(openai, self.api_base),  # plain http: no CA bundle read (http_client.py)
         )
         self._client_loop = loop
         self._stream_class = openai.AsyncStream[object]  # yields each chunk as the dict json made of it
