@@ -2257,6 +2257,121 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Sessions</name>
+    <message>
+        <source>Could not rename “{title}” ({reason}). Try another name.</source>
+        <translation>无法重命名“{title}”（{reason}）。请换一个名称。</translation>
+    </message>
+    <message>
+        <source>%n session(s) of the “{channel}” channel</source>
+        <translation>“{channel}”渠道的 %n 个会话</translation>
+    </message>
+    <message>
+        <source>This conversation was put aside by /new. Double-click it to continue it in a new chat.</source>
+        <translation>此对话已被 /new 搁置。双击可在新对话中继续。</translation>
+    </message>
+    <message>
+        <source>{title}
+{key} · %n message(s)
+updated {when} · {file}</source>
+        <translation>{title}
+{key} · %n 条消息
+更新于 {when} · {file}</translation>
+    </message>
+    <message>
+        <source>Search sessions  (Ctrl+K)</source>
+        <translation>搜索会话（Ctrl+K）</translation>
+    </message>
+    <message>
+        <source>Could not list the sessions in {folder} ({reason}). Check that the folder exists and can be read.</source>
+        <translation>无法列出 {folder} 中的会话（{reason}）。请检查该文件夹是否存在且可读。</translation>
+    </message>
+    <message>
+        <source>Searching the sessions failed ({reason}). Try the search again.</source>
+        <translation>搜索会话失败（{reason}）。请重新搜索。</translation>
+    </message>
+    <message>
+        <source>Could not continue the archived conversation ({reason}). Its file is still in the sessions folder&apos;s .archive.</source>
+        <translation>无法继续已归档的对话（{reason}）。其文件仍在会话文件夹的 .archive 中。</translation>
+    </message>
+    <message>
+        <source>Continue in a new chat</source>
+        <translation>在新对话中继续</translation>
+    </message>
+    <message>
+        <source>Could not delete “{title}” ({reason}). Check that the sessions folder can be written.</source>
+        <translation>无法删除“{title}”（{reason}）。请检查会话文件夹是否可写。</translation>
+    </message>
+    <message>
+        <source>Session “{title}” deleted.</source>
+        <translation>已删除会话“{title}”。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Could not restore “{title}” ({reason}). Its file is still in the sessions folder&apos;s .trash.</source>
+        <translation>无法恢复“{title}”（{reason}）。其文件仍在会话文件夹的 .trash 中。</translation>
+    </message>
+    <message>
+        <source>Export session as Markdown</source>
+        <translation>将会话导出为 Markdown</translation>
+    </message>
+    <message>
+        <source>Export session as JSON</source>
+        <translation>将会话导出为 JSON</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown 文件 (*.md)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Could not export to {path} ({reason}). Choose another folder.</source>
+        <translation>无法导出到 {path}（{reason}）。请选择其他文件夹。</translation>
+    </message>
+    <message>
+        <source>Desktop</source>
+        <translation>桌面</translation>
+    </message>
+    <message>
+        <source>Command line</source>
+        <translation>命令行</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Scheduled</source>
+        <translation>定时任务</translation>
+    </message>
+    <message>
+        <source>Subagents</source>
+        <translation>子代理</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>Archived</source>
+        <translation>已归档</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>{weekday} {time}</source>
+        <translation>{weekday} {time}</translation>
+    </message>
+</context>
+<context>
     <name>Settings</name>
     <message>
         <source>Allow</source>
@@ -2289,6 +2404,22 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>Background work: an unanswered ask counts as Deny after</source>
         <translation>后台任务：询问无人回应时视为拒绝，等待</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
     </message>
     <message>
         <source>Ask first</source>

@@ -54,7 +54,7 @@ def test_a_read_at_any_moment_of_a_turn_plus_the_replay_shows_each_message_once(
         model = _model_with(items_from_messages(messages))
         for index, event in enumerate(events):
             if index not in _covered(events, size):
-                controller._apply(model, event)
+                controller.relay.apply(model, event)
         assert _shown(model) == expected, f"a read of {size} bytes"
     bridge.detach()
 
@@ -66,9 +66,9 @@ def _model_with(items: list) -> ChatModel:
 
 
 def _covered(events: list[Event], size: int) -> set[int]:
-    from nanobot_desktop.gui.chat.controller import _covered_by_read
+    from nanobot_desktop.gui.chat.relay import covered_by_read
 
-    return _covered_by_read(events, size)
+    return covered_by_read(events, size)
 
 
 def test_an_outside_change_during_a_turn_is_shown_once_the_turn_is_over(qtbot, qloop, make_engine, fake_openai):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -21,13 +20,11 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from PySide6.QtCore import QLocale, QModelIndex, Qt
+from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import (
-    QAbstractButton, QApplication, QComboBox, QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QTableView,
-    QTableWidget, QTabWidget, QTreeView, QWidget,
+    QApplication, QWidget,
 )
 
-from nanobot_desktop.engine import PROVIDER_PRESETS
 from nanobot_desktop.engine.config.models import AppSettings
 from nanobot_desktop.engine.config.peek import LANGUAGES as PEEKED_LANGUAGES
 from nanobot_desktop.engine.runtime import Engine
@@ -46,6 +43,7 @@ from nanobot_desktop.gui.settings.dialog import SettingsDialog
 from nanobot_desktop.gui.settings.onboarding import OnboardingDialog
 from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
 from nanobot_desktop.gui.workspace.memory_view import MemoryView
+from tests.gui.i18n_walk import CJK, menu_texts, still_english, visible_texts
 from tests.gui.window_fixtures import open_window
 
 __all__ = ["open_window"]  # the fixture, used by the window-frame walk
@@ -55,12 +53,6 @@ sys.path.insert(0, str(ROOT))
 import dev  # noqa: E402  (the same lupdate arguments as `python3 dev.py translations`)
 
 TS = translations_dir() / "nanobot_desktop_zh_CN.ts"
-# Names that stay as they are in every language.
-ALLOWED = re.compile(r"MEMORY\.md|HISTORY\.md|HEARTBEAT\.md|SOUL\.md|USER\.md|AGENTS\.md|TOOLS\.md|MCP|nanobot(?: Desktop)?"
-                     r"|Dream|OpenAI|OpenRouter|DeepSeek|Ollama|LM Studio|llama\.cpp|vLLM|English|https?://\S+|\S+\.(?:md|jsonl?)"
-                     r"|[\w.-]*\d[\w.-]*|sk-…|Ctrl\+\S+|agents\.defaults\.\S+|providers\.\S+|exec|\w+_\w+")
-CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
-ENGLISH_WORDS = re.compile(r"[A-Za-z]{2,}(?:\s+[A-Za-z]{2,})+")  # two English words in a row
 
 
 def _lupdate_into(tmp_path: Path) -> Path:
@@ -94,45 +86,11 @@ def test_the_language_choices_are_the_settings_values() -> None:
 # ------------------------------------------------------------------------------------ the harness
 
 
-def visible_texts(root: QWidget) -> list[tuple[str, str]]:
-    """(where, text) for everything a person can read in `root`: labels, buttons, tabs, group boxes,
-    table headers, combo entries, tooltips, placeholders and window titles."""
-    found: list[tuple[str, str]] = [("window title", root.windowTitle())]
-    for widget in [root, *root.findChildren(QWidget)]:
-        name = f"{type(widget).__name__}({widget.objectName()})"
-        if isinstance(widget, (QLabel, QAbstractButton)):
-            found.append((name, widget.text()))
-        if isinstance(widget, QGroupBox):
-            found.append((name, widget.title()))
-        if isinstance(widget, QLineEdit):
-            found.append((name + " placeholder", widget.placeholderText()))
-        if isinstance(widget, QComboBox) and not widget.isEditable():
-            found += [(name + " entry", widget.itemText(i)) for i in range(widget.count())]
-        if isinstance(widget, QTabWidget):
-            found += [(name + " tab", widget.tabText(i)) for i in range(widget.count())]
-        if isinstance(widget, QTableWidget):
-            for column in range(widget.columnCount()):
-                item = widget.horizontalHeaderItem(column)
-                if item is not None:
-                    found += [(name + " header", item.text()), (name + " header tip", item.toolTip())]
-        elif isinstance(widget, (QTableView, QTreeView)) and widget.model() is not None:  # their headers show
-            model = widget.model()
-            found += [(name + " header", str(model.headerData(column, Qt.Orientation.Horizontal) or ""))
-                      for column in range(model.columnCount(QModelIndex()))]
-        if isinstance(widget, QPlainTextEdit):
-            found.append((name + " placeholder", widget.placeholderText()))
-        found.append((name + " tooltip", widget.toolTip()))
-    return [(where, text) for where, text in found if text.strip()]
-
-
-PROVIDER_NAMES = {preset.label for preset in PROVIDER_PRESETS}  # brand names, the same in every language
-
-
-def still_english(text: str) -> bool:
-    if text in PROVIDER_NAMES:
-        return False
-    plain = ALLOWED.sub(" ", re.sub(r"<[^>]+>", " ", text))
-    return not CJK.search(text) and bool(ENGLISH_WORDS.search(plain))
+def skill_texts(engine: Engine) -> list[str]:
+    """What the skills table shows from the skills' own files (longest first: a name inside a description)."""
+    skills = engine.skills.list_skills()
+    return sorted({text for skill in skills for text in (skill.description, str(skill.path), skill.name)},
+                  key=len, reverse=True)
 
 
 @pytest.fixture
@@ -229,7 +187,8 @@ def chinese(qapp: QApplication):
 def test_every_visible_text_of_the_area_is_chinese_in_zh_cn(qtbot, area_env, chinese: None, area: str) -> None:
     texts = visible_texts(HARNESS_AREAS[area](qtbot, *area_env))
     assert sum(bool(CJK.search(text)) for _where, text in texts) >= 3
-    assert [(where, text) for where, text in texts if still_english(text)] == []
+    content = skill_texts(area_env[0])  # the workspace's skills: names and descriptions are the files' words
+    assert [(where, text) for where, text in texts if still_english(text, content)] == []
 
 
 @pytest.mark.parametrize("area", sorted(HARNESS_AREAS))
@@ -249,13 +208,9 @@ def frame_texts(window) -> tuple[list[tuple[str, str]], list[str]]:
     found: list[tuple[str, str]] = []
     entries: list[str] = []
     for name, menu in window.menus.items():
-        found.append((f"menu {name}", menu.title()))
-        entries.append(menu.title())
-        for action in menu.actions():
-            if not action.isSeparator():
-                found += [(f"{name} → {action.objectName()}", action.text()),
-                          (f"{name} → {action.objectName()} tooltip", action.toolTip())]
-                entries.append(action.text())
+        walked = menu_texts(menu, f"menu {name}")
+        found += walked
+        entries += [text for where, text in walked if not where.endswith("tooltip")]
     found += [(f"dock {name}", dock.windowTitle()) for name, dock in window.docks.items()]
     found += [(f"page tab {i}", window.pages.tabText(i)) for i in range(window.pages.count())]
     found += [(f"page tab {i} tooltip", window.pages.tabToolTip(i)) for i in range(window.pages.count())]

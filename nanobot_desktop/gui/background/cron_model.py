@@ -10,11 +10,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine import describe_schedule, is_system_job, never_fires_reason
 from nanobot_desktop.gui.background.formatting import format_clock, format_duration, format_local_time
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.keyed_table import KeyedTableModel
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -82,37 +83,28 @@ def run_line(run: Any) -> str:
     return line
 
 
-class CronJobsModel(QAbstractTableModel):
+class CronJobsModel(KeyedTableModel):
     """One row per job: name, schedule in words, next run, last status, enabled (a checkbox)."""
 
     COLUMNS = (QT_TRANSLATE_NOOP("Scheduled", "Name"), QT_TRANSLATE_NOOP("Scheduled", "Schedule"),
                QT_TRANSLATE_NOOP("Scheduled", "Next run"), QT_TRANSLATE_NOOP("Scheduled", "Last run"),
                QT_TRANSLATE_NOOP("Scheduled", "Enabled"))  # translated in headerData
+    CONTEXT = "Scheduled"
+    ROLE_NAMES = (b"job", b"jobId")
     NAME, SCHEDULE, NEXT, LAST, ENABLED = range(5)
-    JobRole = Qt.ItemDataRole.UserRole + 1
-    JobIdRole = Qt.ItemDataRole.UserRole + 2
 
     enabled_toggled = Signal(str, bool)
     """(job_id, enabled): the person ticked or unticked a job's checkbox; the view writes it."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._jobs: list[Any] = []
         self.now_ms = lambda: int(datetime.now().timestamp() * 1000)
         self.latest_run: Callable[[str], Any] = lambda _job_id: None
         """The newest history entry of a job (the view points this at the cron service)."""
         self.catching_up: Callable[[str], bool] = lambda _job_id: False
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._jobs)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.COLUMNS):
-            return translate("Scheduled", self.COLUMNS[section])
-        return None
+    def key_of(self, job: Any) -> str:
+        return str(job.id)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
@@ -122,14 +114,7 @@ class CronJobsModel(QAbstractTableModel):
             flags |= Qt.ItemFlag.ItemIsUserCheckable
         return flags
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._jobs):
-            return None
-        job, column = self._jobs[index.row()], index.column()
-        if role == self.JobRole:
-            return job
-        if role == self.JobIdRole:
-            return job.id
+    def cell(self, job: Any, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.CheckStateRole and column == self.ENABLED:
             return Qt.CheckState.Checked if job.enabled else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.DisplayRole:
@@ -157,14 +142,8 @@ class CronJobsModel(QAbstractTableModel):
         if not index.isValid() or index.column() != self.ENABLED or role != Qt.ItemDataRole.CheckStateRole:
             return False
         checked = value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value, 2)
-        self.enabled_toggled.emit(self._jobs[index.row()].id, bool(checked))
+        self.enabled_toggled.emit(self._records[index.row()].id, bool(checked))
         return True  # the row changes when the view refreshes from the service
-
-    def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
-        names = dict(super().roleNames())
-        names[self.JobRole] = QByteArray(b"job")
-        names[self.JobIdRole] = QByteArray(b"jobId")
-        return names
 
     def next_text(self, job: Any) -> str:
         if not job.enabled:
@@ -178,26 +157,9 @@ class CronJobsModel(QAbstractTableModel):
             return translate("Scheduled", "never — {reason}").format(reason=never)
         return next_run_text(job.state.next_run_at_ms, self.now_ms())
 
-    def job_at(self, row: int) -> Any:
-        return self._jobs[row]
-
-    def row_of(self, job_id: str) -> int:
-        return next((row for row, job in enumerate(self._jobs) if job.id == job_id), -1)
-
-    def set_jobs(self, jobs: list[Any]) -> None:
-        """Same ids in the same order: update in place; otherwise reset (the view restores selection)."""
-        if [j.id for j in jobs] == [j.id for j in self._jobs]:
-            self._jobs = list(jobs)
-            if jobs:
-                self.dataChanged.emit(self.index(0, 0), self.index(len(jobs) - 1, len(self.COLUMNS) - 1))
-            return
-        self.beginResetModel()
-        self._jobs = list(jobs)
-        self.endResetModel()
-
     def tick(self) -> None:
         """The clock moved: re-read the countdown column."""
-        if self._jobs:
-            self.dataChanged.emit(self.index(0, self.NEXT), self.index(len(self._jobs) - 1, self.NEXT))
+        if self._records:
+            self.dataChanged.emit(self.index(0, self.NEXT), self.index(len(self._records) - 1, self.NEXT))
 
 

@@ -14,9 +14,9 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
-                               QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QTimer, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QStackedWidget,
+                               QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine import (DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, BackgroundOwnerChanged, CronJobRan,
                                     describe_schedule, is_system_job)
@@ -25,6 +25,7 @@ from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_mess
                                                        next_run_text, run_line)
 from nanobot_desktop.gui.background.formatting import error_color
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.keyed_table import KeyedTableView, table_over_details
 
 __all__ = ["EVERY_UNITS", "CronJobForm", "CronJobsModel", "CronView", "error_message", "last_status_text",
            "next_run_text"]
@@ -91,13 +92,7 @@ class CronView(QWidget):
         toolbar.addStretch(1)
         toolbar.addWidget(self.run_button)
 
-        self.table = QTableView()
-        self.table.setObjectName("cronJobs")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
+        self.table = KeyedTableView(self.model, "cronJobs")
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(CronJobsModel.LAST, QHeaderView.ResizeMode.Stretch)
@@ -143,23 +138,11 @@ class CronView(QWidget):
         bottom_row.addStretch(0)
         bottom_row.addWidget(self.open_session_button)
 
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.banner)
-        top_layout.addLayout(toolbar)
-        top_layout.addWidget(self.empty_label)
-        top_layout.addWidget(self.table, 1)
-        top_layout.addWidget(self.missed_label)
         self.bottom = QStackedWidget()  # the selected job's details, or the add/edit form in their place
         self.bottom.addWidget(self.details)
         self.bottom.addWidget(self.form)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(top)
-        splitter.addWidget(self.bottom)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
+        splitter = table_over_details([self.banner, toolbar, self.empty_label, self.table, self.missed_label],
+                                      self.table, self.bottom)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom_row)
@@ -167,21 +150,15 @@ class CronView(QWidget):
     # --- reading -----------------------------------------------------------------------------------------
 
     def selected_job_id(self) -> str | None:
-        rows = self.table.selectionModel().selectedRows()
-        return self.model.job_at(rows[0].row()).id if rows else None
+        return self.table.selected_key()
 
     def select_job(self, job_id: str) -> None:
-        row = self.model.row_of(job_id)
-        if row >= 0:
-            self.table.selectRow(row)
+        self.table.select_key(job_id)
 
     def refresh(self) -> None:
         """Re-read the jobs from the service (which re-reads jobs.json when it changed on disk)."""
-        selected = self.selected_job_id()
         cron = self.engine.cron
-        self.model.set_jobs(cron.list_jobs(include_disabled=True))
-        if selected is not None and self.selected_job_id() != selected:
-            self.select_job(selected)
+        self.table.show_records(cron.list_jobs(include_disabled=True))
         error = cron.store_error
         held_by = cron.held_by  # a nanobot gateway on this config: see engine/coexistence.py
         self.banner.setVisible(error is not None or bool(held_by))
@@ -207,7 +184,7 @@ class CronView(QWidget):
 
     def _update_buttons(self) -> None:
         job_id = self.selected_job_id()
-        job = self.model.job_at(self.model.row_of(job_id)) if job_id else None
+        job = self.model.record_at(self.model.row_of(job_id)) if job_id else None
         writable = self.engine.cron.store_error is None
         protected = job is not None and is_system_job(job)  # nanobot 0.3's own heartbeat / dream job
         for button in (self.edit_button, self.toggle_button, self.delete_button):
@@ -224,7 +201,7 @@ class CronView(QWidget):
         if job_id is None:
             self.details.clear()
             return
-        job = self.model.job_at(self.model.row_of(job_id))
+        job = self.model.record_at(self.model.row_of(job_id))
         rule = self.engine.missed_rule(job_id)
         label = MISSED_RULE_LABELS.get(rule)
         words = translate("Scheduled", label).lower() if label else MISSED_RULE_WORDS.get(rule, rule)
@@ -312,7 +289,7 @@ class CronView(QWidget):
     def _toggle_selected(self) -> None:
         job_id = self.selected_job_id()
         if job_id is not None:
-            job = self.model.job_at(self.model.row_of(job_id))
+            job = self.model.record_at(self.model.row_of(job_id))
             self.set_job_enabled(job_id, not job.enabled)
 
     def _ask_delete(self) -> None:

@@ -26,6 +26,7 @@ from nanobot_desktop.gui.background.formatting import (error_color, format_clock
 from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, Index, TickDelegate,
                                                             decision_text, tick_details)
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.keyed_table import table_over_details
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 
 __all__ = ["HeartbeatTimelineModel", "HeartbeatView", "NextTickHint", "decision_text", "format_clock",
@@ -200,17 +201,7 @@ class HeartbeatView(QWidget):
         left.addWidget(self.layout_note)
         left.addWidget(self.status_label)
         left.addWidget(self.error_label)
-        inner = QSplitter(Qt.Orientation.Vertical)
-        inner.setChildrenCollapsible(False)
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.empty_label)
-        top_layout.addWidget(self.timeline, 1)
-        inner.addWidget(top)
-        inner.addWidget(self.details)
-        inner.setStretchFactor(0, 3)
-        inner.setStretchFactor(1, 2)
+        inner = table_over_details([self.empty_label, self.timeline], self.timeline, self.details)
         left.addWidget(inner, 1)
         left.addLayout(session_row)
 

@@ -12,21 +12,19 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, QTimer,
-                            Signal)
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
-                               QSplitter, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QApplication, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine import SubagentFinished, SubagentStarted
 from nanobot_desktop.gui.background.formatting import error_color, format_clock, format_duration, ok_color
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.keyed_table import KeyedTableModel, KeyedTableView, table_over_details
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
 
 log = logging.getLogger(__name__)
 
-Index = QModelIndex | QPersistentModelIndex
 STATUS_WORDS = {"running": QT_TRANSLATE_NOOP("Subagents", "running…"), "ok": QT_TRANSLATE_NOOP("Subagents", "done"),
                 "error": QT_TRANSLATE_NOOP("Subagents", "failed"),
                 "cancelled": QT_TRANSLATE_NOOP("Subagents", "cancelled")}  # translated where shown
@@ -38,39 +36,23 @@ def status_words(status: str) -> str:
     return translate("Subagents", STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
 
-class SubagentsModel(QAbstractTableModel):
+class SubagentsModel(KeyedTableModel):
     """One row per subagent, newest first: label, task, status, duration."""
 
     COLUMNS = (QT_TRANSLATE_NOOP("Subagents", "Label"), QT_TRANSLATE_NOOP("Subagents", "Task"), QT_TRANSLATE_NOOP("Subagents", "Status"),
                QT_TRANSLATE_NOOP("Subagents", "Duration"))  # translated in headerData
+    CONTEXT = "Subagents"
+    ROLE_NAMES = (b"record", b"taskId")
     LABEL, TASK, STATUS, DURATION = range(4)
-    RecordRole = Qt.ItemDataRole.UserRole + 1
-    TaskIdRole = Qt.ItemDataRole.UserRole + 2
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._records: list[Any] = []
         self._statuses: list[str] = []
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._records)
+    def key_of(self, record: Any) -> str:
+        return str(record.task_id)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.COLUMNS):
-            return translate("Subagents", self.COLUMNS[section])
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._records):
-            return None
-        record, column = self._records[index.row()], index.column()
-        if role == self.RecordRole:
-            return record
-        if role == self.TaskIdRole:
-            return record.task_id
+    def cell(self, record: Any, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if column == self.LABEL:
                 return record.label
@@ -91,31 +73,21 @@ class SubagentsModel(QAbstractTableModel):
                 return error_color(palette)
         return None
 
-    def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
-        names = dict(super().roleNames())
-        names[self.RecordRole] = QByteArray(b"record")
-        names[self.TaskIdRole] = QByteArray(b"taskId")
-        return names
-
-    def record_at(self, row: int) -> Any:
-        return self._records[row]
-
-    def row_of(self, task_id: str) -> int:
-        return next((row for row, r in enumerate(self._records) if r.task_id == task_id), -1)
-
     def set_records(self, records: list[Any]) -> None:
         """Same subagents in the same order: refresh changed rows; otherwise reset."""
-        if [r.task_id for r in records] != [r.task_id for r in self._records]:
-            self.beginResetModel()
-            self._records = list(records)
+        if [self.key_of(r) for r in records] != [self.key_of(r) for r in self._records]:
             self._statuses = [r.status for r in records]
-            self.endResetModel()
-            return
-        self._records = list(records)
+        super().set_records(records)
+
+    def changed_rows(self, records: list[Any]) -> list[int]:
+        """The records are the engine's own objects, changed in place: a row is redrawn when its status
+        changed since the last look, or while it runs (its duration grows)."""
+        rows = []
         for row, record in enumerate(records):
             if record.status != self._statuses[row] or record.status == "running":
                 self._statuses[row] = record.status
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+                rows.append(row)
+        return rows
 
     def any_running(self) -> bool:
         return any(r.status == "running" for r in self._records)
@@ -182,13 +154,7 @@ class SubagentsView(QWidget):
         self.refresh()
 
     def _build(self) -> None:
-        self.table = QTableView()
-        self.table.setObjectName("subagentsTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
+        self.table = KeyedTableView(self.model, "subagentsTable")
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(SubagentsModel.TASK, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnWidth(SubagentsModel.LABEL, 160)
@@ -216,35 +182,19 @@ class SubagentsView(QWidget):
         buttons.addWidget(self.open_session_button)
         buttons.addWidget(self.cancel_button)
 
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.empty_label)
-        top_layout.addWidget(self.table, 1)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(top)
-        splitter.addWidget(self.transcript)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 2)
+        splitter = table_over_details([self.empty_label, self.table], self.table, self.transcript, stretch=(1, 2))
         layout = QVBoxLayout(self)
         layout.addWidget(splitter, 1)
         layout.addLayout(buttons)
 
     def selected_task_id(self) -> str | None:
-        rows = self.table.selectionModel().selectedRows()
-        return self.model.record_at(rows[0].row()).task_id if rows else None
+        return self.table.selected_key()
 
     def select_task(self, task_id: str) -> None:
-        row = self.model.row_of(task_id)
-        if row >= 0:
-            self.table.selectRow(row)
+        self.table.select_key(task_id)
 
     def refresh(self) -> None:
-        selected = self.selected_task_id()
-        self.model.set_records(self.engine.subagents.list())
-        if selected is not None and self.selected_task_id() != selected:
-            self.select_task(selected)
+        self.table.show_records(self.engine.subagents.list())
         self.empty_label.setVisible(self.model.rowCount() == 0)
         if self.model.any_running():
             if not self._timer.isActive():

@@ -1,13 +1,13 @@
-"""Connects the engine to the chat pane: loads a session's history, maps live events, asks approvals.
+"""Connects the engine to the chat pane: which session is shown, its history and pages, sending and stopping.
 
 Each session shown gets its own `ChatModel`; the view is switched between them. A model is kept while
 its session has live state the disk does not hold yet — a running turn (streamed text, running tool
 cards) or an approval card waiting for an answer — so switching away and back loses nothing. Other
 models are dropped on a switch and rebuilt from the file when the session is shown again.
 
-Approvals never use a modal dialog: the engine's approver coroutine adds a card to the session's
-chat and awaits a future that the card's buttons resolve, so the turn waits while the window stays
-responsive, and several sessions can each have a card waiting.
+Two neighbours do the rest: relay.py draws each event into a model (what a turn looks like), and
+approvals.py is the engine's approver as cards in the chat (never a modal dialog). This module decides
+which model an event goes to and when (buffered while the history is read), and what the window hears.
 """
 
 from __future__ import annotations
@@ -15,19 +15,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalReply, ApprovalRequest,
-                                    ApprovalRequested, ConsolidationFinished, ConsolidationStarted, Event,
-                                    OutboundMessage, ReasoningDelta, RetryScheduled, SessionChanged, TextDelta,
-                                    ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed, TurnFinished,
-                                    TurnStarted, WaitingForModel)
-from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
-from nanobot_desktop.gui.chat.history import HISTORY_PAGE_MESSAGES, STOPPED_TEXT, is_system_origin, items_from_messages, system_notice_text
-from nanobot_desktop.gui.chat.model import ApprovalCard, AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
+from nanobot_desktop.engine import (ApprovalReply, ApprovalRequest, ApprovalRequested, ConsolidationFinished, Event,
+                                    ReasoningDelta, RetryScheduled, SessionChanged, TextDelta, ToolCallStarted,
+                                    TurnCancelled, TurnFailed, TurnFinished, TurnStarted, WaitingForModel)
+from nanobot_desktop.gui.chat.approvals import ApprovalCards
+from nanobot_desktop.gui.chat.failures import failure_kind
+from nanobot_desktop.gui.chat.history import HISTORY_PAGE_MESSAGES, items_from_messages
+from nanobot_desktop.gui.chat.model import ChatModel, Notice
+from nanobot_desktop.gui.chat.relay import ChatRelay, covered_by_read
 from nanobot_desktop.gui.chat.view import ChatView
 from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.i18n import translate
@@ -77,9 +76,8 @@ class ChatController(QObject):
         self._warned: set[str] = set()  # sessions whose "another program holds it" warning was shown
         self._loading: dict[str, asyncio.Task[Any]] = {}
         self._buffered: dict[str, list[Event]] = {}
-        self._deferred: dict[str, list[Notice]] = {}
-        self._last_approval_event: dict[str, ApprovalRequested] = {}
-        self._pending: dict[str, tuple[asyncio.Future[tuple[str, str]], str]] = {}
+        self.relay = ChatRelay(engine)
+        self.approvals = ApprovalCards(self._model_for_card, self.model_for, self.approval_requested.emit)
         self._retrying: set[str] = set()  # sessions whose model call waits to be retried
         self._work = OwnedWork(self)
         self._busy_shown: bool | None = None
@@ -177,10 +175,10 @@ class ChatController(QObject):
             return  # dropped while loading
         model.set_items(items, older_end)
         buffered = self._buffered.pop(key, [])
-        covered = _covered_by_read(buffered, size)
+        covered = covered_by_read(buffered, size)
         for index, event in enumerate(buffered):
             if index not in covered:
-                self._apply(model, event)
+                self.relay.apply(model, event)
         self.session_loaded.emit(key)
         if any(isinstance(event, SessionChanged) and event.outside and event.size != size for event in buffered):
             # It changed outside while it was read: read the new state, now or once no turn is live.
@@ -207,7 +205,7 @@ class ChatController(QObject):
             model.prepend(items, start)
 
     def _has_live_state(self, key: str) -> bool:
-        return self.is_busy(key) or any(session == key for _future, session in self._pending.values())
+        return self.is_busy(key) or bool(self.approvals.pending(key))
 
     def _drop_idle_models(self) -> None:
         for key in list(self._models):
@@ -226,7 +224,7 @@ class ChatController(QObject):
         self._warned.add(key)
         model = self._models.get(key)
         if model is not None:
-            self._notice(key, model, warning)
+            self.relay.notice(key, model, warning)
         return True
 
     def send(self, text: str, media: list[str] | None = None) -> "asyncio.Future[Any] | None":
@@ -290,7 +288,7 @@ class ChatController(QObject):
         model = self._models.get(key)
         if model is not None:
             model.mark_saved()
-            self._notice(key, model, translate("Chat", "Saved to the session file."))
+            self.relay.notice(key, model, translate("Chat", "Saved to the session file."))
         self.save_retried.emit(key, True, translate("Chat", "Saved to the session file."))
 
     def stop_current(self) -> "asyncio.Task[Any] | None":
@@ -316,21 +314,27 @@ class ChatController(QObject):
 
     async def shutdown(self) -> None:
         """Deny waiting approvals and cancel loads (the engine's own shutdown stops the turns)."""
-        for future, _key in list(self._pending.values()):
-            if not future.done():
-                future.set_result(("deny", ""))
+        self.approvals.deny_all()
         await self._work.shutdown()
         if self.engine.approver == self.approve:
             self.engine.approver = None
 
-    # --- approvals -----------------------------------------------------------------------------------
+    # --- approvals (approvals.py) ------------------------------------------------------------------
 
     async def approve(self, request: ApprovalRequest) -> ApprovalReply:
-        """The engine's approver: a card in the session's chat, answered by its buttons (a Deny may
-        carry the person's reason, which the model reads in the tool result)."""
-        key = request.session_key
-        event = self._last_approval_event.pop(key, None)
-        call_id = event.call_id if event is not None and event.name == request.tool else f"ask-{uuid.uuid4().hex[:8]}"
+        """The engine's approver: a card in the session's chat, answered by its buttons."""
+        return await self.approvals.approve(request)
+
+    def answer_approval(self, call_id: str, answer: str, reason: str = "") -> None:
+        """Resolve a waiting approval ("allow_once", "allow_always" or "deny"; a deny may give a reason)."""
+        self.approvals.answer(call_id, answer, reason)
+
+    def pending_approvals(self, key: str | None = None) -> list[str]:
+        """Call ids of approval cards waiting for an answer (in `key`, or anywhere)."""
+        return self.approvals.pending(key)
+
+    async def _model_for_card(self, key: str) -> ChatModel:
+        """The model an approval card of `key` goes into, its history read first."""
         model = self._models.get(key)
         if model is None:  # a session not on screen: its card waits in its own model
             model = self._take_model(key)
@@ -338,42 +342,7 @@ class ChatController(QObject):
         loading = self._loading.get(key)
         if loading is not None:
             await asyncio.shield(loading)
-        card = ApprovalCard(call_id=call_id, tool=request.tool, arguments=dict(request.arguments), diff=request.diff,
-                            command=request.command, working_dir=request.working_dir, sandbox=request.sandbox,
-                            origin=request.origin)
-        future: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
-        self._pending[call_id] = (future, key)
-        model.append(card)
-        self.approval_requested.emit(key, request.tool)
-        try:
-            answer, reason = await future
-        except asyncio.CancelledError:
-            if card.state == "pending" and model.row_of_call(call_id, "approval") >= 0:
-                model.set_approval_state(call_id, "denied")
-            raise
-        finally:
-            self._pending.pop(call_id, None)
-        return ApprovalReply(ApprovalAnswer(answer), reason if answer == "deny" else "")
-
-    def answer_approval(self, call_id: str, answer: str, reason: str = "") -> None:
-        """Resolve a waiting approval ("allow_once", "allow_always" or "deny"; a deny may give a reason)."""
-        entry = self._pending.get(call_id)
-        if entry is None:
-            return
-        future, key = entry
-        ApprovalAnswer(answer)  # a wrong answer string fails here, loudly, not in the engine
-        model = self._models.get(key)
-        if model is not None and model.row_of_call(call_id, "approval") >= 0:
-            card = model.item(model.row_of_call(call_id, "approval"))
-            if isinstance(card, ApprovalCard) and card.state == "pending":
-                model.set_approval_state(call_id, "denied" if answer == "deny" else "allowed", answer,
-                                         reason=reason if answer == "deny" else "")
-        if not future.done():
-            future.set_result((answer, reason.strip()))
-
-    def pending_approvals(self, key: str | None = None) -> list[str]:
-        """Call ids of approval cards waiting for an answer (in `key`, or anywhere)."""
-        return [call_id for call_id, (_f, session) in self._pending.items() if key is None or session == key]
+        return model
 
     # --- engine events -------------------------------------------------------------------------------
 
@@ -382,7 +351,7 @@ class ChatController(QObject):
             return
         key = event.session_key
         if isinstance(event, ApprovalRequested):
-            self._last_approval_event[key] = event
+            self.approvals.note_requested(event)
         elif isinstance(event, SessionChanged) and event.outside and key not in self._loading:
             if not self.reload_session(key) and key in self._models:
                 self._reload_when_idle.add(key)  # never under a live turn: read it once that is over
@@ -401,7 +370,7 @@ class ChatController(QObject):
                     self._unsaved_shown.add(key)
                 if event.unsent_text:
                     self.message_returned.emit(key, event.unsent_text)
-                self.turn_failed.emit(key, self._failure_text(event, kind), kind)
+                self.turn_failed.emit(key, self.relay.failure_text(event, kind), kind)
         if isinstance(event, WaitingForModel):
             self._waiting.add(key)
             text = (translate("Chat", "Waiting for an answer… {waited} s (gives up after {limit} s)") if event.phase == "first_byte"
@@ -421,7 +390,7 @@ class ChatController(QObject):
             if key in self._loading:
                 self._buffered.setdefault(key, []).append(event)
             else:
-                self._apply(model, event)
+                self.relay.apply(model, event)
         if isinstance(event, TurnFinished) and event.continued_in:
             self._reload_when_idle.add(key)  # its "/new" exchange is not in the file: show the file again
             self.continued.emit(key, event.continued_in)
@@ -430,130 +399,3 @@ class ChatController(QObject):
             if isinstance(event, _END_EVENTS):
                 self.reply_finished.emit(key)
                 self._reload_if_waiting(key)
-
-    def _failure_text(self, event: TurnFailed, kind: str) -> str:
-        return failure_text(event.error, kind, self.engine.config)
-
-    def _apply(self, model: ChatModel, event: Event) -> None:
-        key = event.session_key
-        if isinstance(event, TurnStarted):
-            self._on_turn_started(model, event)
-        elif isinstance(event, TextDelta):
-            model.append_text_delta(event.text)
-        elif isinstance(event, ReasoningDelta):
-            model.append_reasoning_delta(event.text)
-        elif isinstance(event, ToolCallStarted):
-            if not event.turn_id.startswith("subagent-") and model.row_of_call(event.call_id, "tool") < 0:
-                self._flush_deferred(key, model)
-                model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
-        elif isinstance(event, ApprovalRequested):
-            if model.row_of_call(event.call_id, "tool") >= 0:  # the card waits for the person, not the tool
-                model.update_tool(event.call_id, "waiting")
-        elif isinstance(event, ApprovalAnswered):
-            if event.answer != "deny" and model.row_of_call(event.call_id, "tool") >= 0:
-                model.update_tool(event.call_id, "running")
-        elif isinstance(event, ToolCallFinished):
-            if not event.turn_id.startswith("subagent-"):
-                if model.row_of_call(event.call_id, "tool") < 0:
-                    model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
-                model.update_tool(event.call_id, event.status, event.duration_s)
-        elif isinstance(event, TurnFinished):
-            self._on_turn_finished(model, event)
-        elif isinstance(event, TurnFailed):
-            model.finish_assistant(cut=bool(event.partial_text) and event.kind != "storage",
-                                   unsaved=event.unsaved and event.kind == "storage")
-            self._flush_deferred(key, model)
-            model.append(Notice(self._failure_text(event, failure_kind(event)), "error"))
-        elif isinstance(event, TurnCancelled):
-            if _streaming_tail(model) is not None:
-                model.finish_assistant(stopped=True)
-            else:
-                model.append(Notice(translate("Chat", STOPPED_TEXT), "stopped"))
-            self._flush_deferred(key, model)
-        elif isinstance(event, OutboundMessage):
-            self._on_outbound(model, event)
-        elif isinstance(event, ConsolidationStarted):
-            self._notice(key, model, translate("Chat", "Summarising older messages into memory…"))
-        elif isinstance(event, ConsolidationFinished):
-            if event.ok:
-                self._notice(key, model, translate("Chat", "Older messages were summarised into memory."))
-            elif event.error != "cancelled":
-                self._notice(key, model, translate("Chat", "Memory was not updated: {error}").format(error=event.error))
-        elif isinstance(event, SessionChanged) and event.reason == "cleared":
-            model.clear()
-
-    def _on_turn_started(self, model: ChatModel, event: TurnStarted) -> None:
-        if event.resend:
-            return  # Retry / Regenerate: the message is in the chat (and the file) already
-        text = event.user_text
-        if is_system_origin(text):
-            model.append(Notice(system_notice_text(text)))
-            return
-        model.append(UserMessage(text, attachments=tuple(event.media)))
-
-    def _on_turn_finished(self, model: ChatModel, event: TurnFinished) -> None:
-        if event.reply is None:  # the message tool already delivered the reply
-            model.finish_assistant()
-        else:
-            model.finish_assistant(final_text=event.reply)
-        self._flush_deferred(event.session_key, model)
-
-    def _on_outbound(self, model: ChatModel, event: OutboundMessage) -> None:
-        if not event.content.strip():
-            return
-        own_chat = f"{event.channel}:{event.chat_id}" == event.session_key
-        if event.channel in ("desktop", "cli") or own_chat:
-            self._flush_deferred(event.session_key, model)
-            model.append(AssistantMessage(text=event.content))
-        else:
-            self._notice(event.session_key, model, translate("Chat", "Sent to {channel}:{chat}: {text}").format(
-                channel=event.channel, chat=event.chat_id, text=event.content))
-
-    def _notice(self, key: str, model: ChatModel, text: str) -> None:
-        """A subtle notice; while a reply streams it waits, so the reply is not cut in two."""
-        notice = Notice(text)
-        if _streaming_tail(model) is not None:
-            self._deferred.setdefault(key, []).append(notice)
-        else:
-            model.append(notice)
-
-    def _flush_deferred(self, key: str, model: ChatModel) -> None:
-        notices = self._deferred.pop(key, [])
-        if notices:
-            model.extend(notices)
-
-
-def _covered_by_read(buffered: list[Event], size: int) -> set[int]:
-    """Indexes of events, buffered while a session was read, whose content the read already holds.
-
-    Decided by turn id, never by comparing text: each write of a turn publishes `SessionChanged` with
-    its turn id and the file's size after it; a read of `size` bytes holds every write whose size is
-    not larger, and so everything that turn did before that write (its user message, streamed text,
-    tool calls) and, when it was the turn's last write, its final reply. Failures and stops are not
-    covered: their notices are not in the file.
-    """
-    covered: set[int] = set()
-    since_write: dict[str, list[int]] = {}  # turn id -> its events after its last write that was read
-    last_write_read: dict[str, bool] = {}
-    for index, event in enumerate(buffered):
-        turn_id = getattr(event, "turn_id", "")
-        if not turn_id:
-            continue
-        if isinstance(event, SessionChanged):
-            was_read = not event.outside and 0 < event.size <= size
-            if was_read:
-                covered.update(since_write.pop(turn_id, []))
-            last_write_read[turn_id] = was_read
-        elif isinstance(event, TurnFinished) and last_write_read.get(turn_id):
-            covered.add(index)
-        else:
-            since_write.setdefault(turn_id, []).append(index)
-    return covered
-
-
-def _streaming_tail(model: ChatModel) -> AssistantMessage | None:
-    count = model.rowCount()
-    if not count:
-        return None
-    tail = model.item(count - 1)
-    return tail if isinstance(tail, AssistantMessage) and tail.streaming else None

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
+from nanobot_desktop.gui.common.i18n import translate
+
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
@@ -113,9 +115,10 @@ class MarkdownRenderer:
                      '&nbsp;&nbsp;&nbsp;' if language else "")
             # Paragraphs with a background rather than a table: see chat_message.StreamingCode.
             background = f"background-color:{self._code_background};"
+            copy_text = html.escape(translate("Chat", "Copy"))  # the code block's copy link
             return (
                 f'<p style="{background} margin-top:6px; margin-bottom:0px;">'
-                f'{label}<a href="{COPY_SCHEME}:{index}">Copy</a></p>'
+                f'{label}<a href="{COPY_SCHEME}:{index}">{copy_text}</a></p>'
                 f'<pre style="{background} color:{self._code_foreground}; margin-top:0px; margin-bottom:6px; '
                 f'white-space:pre-wrap;">{inner.rstrip()}</pre>'
             )

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QHBoxLayout, QMenu, QSizePolicy, QToolButton, QWid
 
 from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.provider_names import provider_label
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine import Engine, ModelOption, ProviderModels
@@ -97,17 +98,17 @@ class ModelSwitcher(QWidget):
     def show_current(self) -> None:
         """Show the chat's model and its provider (again: e.g. after the settings changed the default)."""
         option = self.current_option()
-        self._shown = (option.label, option.served_by)
+        self._shown = (option.label, provider_label(option.served_by))
         self._elide()
         if not option.served_by:
             tip = translate("Chat", "No configured provider can serve {model}. Click to choose another model.").format(model=option.model)
         elif self.session_model is None:
             tip = translate("Chat", "This chat uses the default model, {model}, served by {provider} at {url}. Click to choose "
                                     "another model for this chat.")
-            tip = tip.format(model=option.model, provider=option.served_by, url=option.api_base)
+            tip = tip.format(model=option.model, provider=provider_label(option.served_by), url=option.api_base)
         else:
             tip = translate("Chat", "This chat uses {model}, served by {provider} at {url}. Click to choose another model for "
-                                    "this chat.").format(model=option.model, provider=option.served_by, url=option.api_base)
+                                    "this chat.").format(model=option.model, provider=provider_label(option.served_by), url=option.api_base)
         self.button.setToolTip(tip)
         self.shown.emit(option.label)
 
@@ -196,16 +197,17 @@ class ModelSwitcher(QWidget):
             loading = self.menu.addAction(translate("Chat", "Loading the model lists…"))
             loading.setEnabled(False)
         for listing in listings or []:
-            self.menu.addSection(listing.label)
+            provider = provider_label(listing.label)
+            self.menu.addSection(provider)
             if listing.error is not None:  # the section names the provider; the tooltip says it all
                 text = self.fontMetrics().elidedText(translate("Chat", "Cannot list its models: {error}").format(error=listing.error),
                                                      Qt.TextElideMode.ElideRight, MAX_ERROR_WIDTH)
                 item = self.menu.addAction(text)
-                item.setToolTip(translate("Chat", "Cannot list the models of {provider}: {error}").format(provider=listing.label,
+                item.setToolTip(translate("Chat", "Cannot list the models of {provider}: {error}").format(provider=provider,
                                                                                                          error=listing.error))
                 item.setEnabled(False)
             elif not listing.options:
-                self.menu.addAction(translate("Chat", "{provider} lists no models.").format(provider=listing.label)).setEnabled(False)
+                self.menu.addAction(translate("Chat", "{provider} lists no models.").format(provider=provider)).setEnabled(False)
             for option in listing.options:
                 self._add_choice(option.label, option.model, option, option.model == current)
         self.menu.addSeparator()
@@ -218,7 +220,8 @@ class ModelSwitcher(QWidget):
         action.setCheckable(True)
         action.setChecked(checked)
         action.setData(model)
-        action.setToolTip(translate("Chat", "Served by {provider} at {url}.").format(provider=option.served_by, url=option.api_base)
+        provider = provider_label(option.served_by)
+        action.setToolTip(translate("Chat", "Served by {provider} at {url}.").format(provider=provider, url=option.api_base)
                           if option.served_by
                           else translate("Chat", "No configured provider can serve {model}.").format(model=option.model))
         self._group.addAction(action)

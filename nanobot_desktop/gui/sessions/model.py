@@ -21,6 +21,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine import SessionInfo
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import reason_of
 from nanobot_desktop.gui.sessions.rows import (MAX_MOVES, arrange, format_when, group_rank,
                                                group_title, moves_needed)
@@ -179,8 +180,8 @@ class SessionListModel(QAbstractItemModel):
         try:
             updated = self._renamer(info.key, title)
         except (OSError, ValueError) as error:
-            self.rename_failed.emit(info.key, f"Could not rename “{info.title}” ({reason_of(error)}). "
-                                              "Try another name.")
+            self.rename_failed.emit(info.key, translate("Sessions", "Could not rename “{title}” ({reason}). "
+                                              "Try another name.").format(title=info.title, reason=reason_of(error)))
             return False
         self._rows_of(index)[index.row()] = updated if updated is not None else _retitled(info, title or info.key)
         self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, TitleRole,
@@ -204,7 +205,9 @@ class SessionListModel(QAbstractItemModel):
         if role == MessageCountRole:
             return len(group.rows)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{len(group.rows)} session(s) of the “{group.channel}” channel"
+            count = len(group.rows)
+            return translate("Sessions", "%n session(s) of the “{channel}” channel", None, count).format(
+                channel=group.channel)
         return None
 
     def _session_data(self, info: SessionInfo, role: int) -> Any:
@@ -233,10 +236,12 @@ class SessionListModel(QAbstractItemModel):
         if role == InfoRole:
             return info
         if role == Qt.ItemDataRole.ToolTipRole and info.archived:
-            return "This conversation was put aside by /new. Double-click it to continue it in a new chat."
+            return translate("Sessions", "This conversation was put aside by /new. "
+                                         "Double-click it to continue it in a new chat.")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return (f"{info.title}\n{info.key} · {info.message_count} message(s)\n"
-                    f"updated {format_when(info.updated_at)} · {info.path.name}")
+            count = info.message_count
+            return translate("Sessions", "{title}\n{key} · %n message(s)\nupdated {when} · {file}", None, count).format(
+                title=info.title, key=info.key, when=format_when(info.updated_at), file=info.path.name)
         return None
 
     # --- reading ---------------------------------------------------------------------------------

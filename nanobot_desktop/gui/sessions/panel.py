@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
 
@@ -31,6 +31,7 @@ from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionC
                                     TurnFailed, TurnFinished, TurnStarted, atomic_write_text, continue_archived,
                                     list_archived)
 from nanobot_desktop.gui.window.actions import ActionRegistry
+from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
 from nanobot_desktop.gui.sessions.filter import SessionFilterProxy
@@ -50,7 +51,7 @@ _UNSAFE_NAME = re.compile(r'[<>:"/\\|?*\x00-\x1f]+')
 class SessionsPanel(QWidget):
     """Every session of the workspace, grouped by channel; the main window docks it on the left."""
 
-    panel_title = "Sessions"
+    panel_title = QT_TRANSLATE_NOOP("Panels", "Sessions")  # the dock's title (the window translates it)
     actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
 
     session_activated = Signal(str)
@@ -96,7 +97,7 @@ class SessionsPanel(QWidget):
 
         self.search_box = QLineEdit()
         self.search_box.setObjectName("session_search")
-        self.search_box.setPlaceholderText("Search sessions  (Ctrl+K)")
+        self.search_box.setPlaceholderText(translate("Sessions", "Search sessions  (Ctrl+K)"))
         self.search_box.setClearButtonEnabled(True)
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.returnPressed.connect(self._open_first_match)
@@ -228,8 +229,9 @@ class SessionsPanel(QWidget):
                                                                   check)
             infos += await loop.run_in_executor(None, list_archived, self.engine.sessions.archive_dir)
         except OSError as error:
-            self.error.emit(f"Could not list the sessions in {self.engine.sessions.sessions_dir} "
-                            f"({reason_of(error)}). Check that the folder exists and can be read.")
+            self.error.emit(translate("Sessions", "Could not list the sessions in {folder} ({reason}). "
+                                      "Check that the folder exists and can be read.").format(
+                folder=self.engine.sessions.sessions_dir, reason=reason_of(error)))
             return
         with self._quiet():
             self.model.set_sessions(infos)
@@ -296,7 +298,8 @@ class SessionsPanel(QWidget):
         try:
             hits = await loop.run_in_executor(None, self.engine.session_index.search, query)
         except OSError as error:
-            self.error.emit(f"Searching the sessions failed ({reason_of(error)}). Try the search again.")
+            self.error.emit(translate("Sessions", "Searching the sessions failed ({reason}). Try the search again.")
+                            .format(reason=reason_of(error)))
             return
         if query != self.search_box.text():
             return  # the person typed on; a newer search is on its way
@@ -336,8 +339,9 @@ class SessionsPanel(QWidget):
         try:
             key = continue_archived(self.engine.sessions, name, self.engine.new_session_key())
         except (OSError, ValueError) as error:
-            self.error.emit(f"Could not continue the archived conversation ({reason_of(error)}). "
-                            "Its file is still in the sessions folder's .archive.")
+            self.error.emit(translate("Sessions", "Could not continue the archived conversation ({reason}). "
+                                      "Its file is still in the sessions folder's .archive.").format(
+                reason=reason_of(error)))
             return
         self.session_activated.emit(key)
         self.refresh()
@@ -374,7 +378,7 @@ class SessionsPanel(QWidget):
         info = index.data(InfoRole)
         if isinstance(info, SessionInfo) and info.archived:
             name = info.archived
-            menu.addAction("Continue in a new chat", lambda: self.continue_archived(name))
+            menu.addAction(translate("Sessions", "Continue in a new chat"), lambda: self.continue_archived(name))
             menu.aboutToHide.connect(menu.deleteLater)
             self.context_menu = menu
             menu.popup(self.view.viewport().mapToGlobal(position))
@@ -425,14 +429,16 @@ class SessionsPanel(QWidget):
         try:
             trash_id = self.engine.sessions.delete(key)
         except (OSError, ValueError) as error:
-            self.error.emit(f"Could not delete “{title}” ({reason_of(error)}). "
-                            "Check that the sessions folder can be written.")
+            self.error.emit(translate("Sessions", "Could not delete “{title}” ({reason}). "
+                                      "Check that the sessions folder can be written.").format(
+                title=title, reason=reason_of(error)))
             return
         self._deleted.append((trash_id, key, title))
         with self._quiet():
             self.model.set_sessions([i for i in self._listed() if i.key != key])
         # Lifetime: 30 s, Undo, or the next delete (Ctrl+Z in the list still undoes after that).
-        self.undo_bar.show_notice(f"Session “{title}” deleted.", "info", [("Undo", self.undo_delete)],
+        self.undo_bar.show_notice(translate("Sessions", "Session “{title}” deleted.").format(title=title), "info",
+                                  [(translate("Sessions", "Undo"), self.undo_delete)],
                                   timeout_ms=30_000, topic=f"deleted:{key}")
         self._update_actions()
         self.session_deleted.emit(key)
@@ -446,8 +452,9 @@ class SessionsPanel(QWidget):
         try:
             restored = self.engine.sessions.restore(trash_id)
         except (OSError, ValueError) as error:
-            self.error.emit(f"Could not restore “{title}” ({reason_of(error)}). "
-                            "Its file is still in the sessions folder's .trash.")
+            self.error.emit(translate("Sessions", "Could not restore “{title}” ({reason}). "
+                                      "Its file is still in the sessions folder's .trash.").format(
+                title=title, reason=reason_of(error)))
             self._update_actions()
             return
         self.undo_bar.dismiss()
@@ -473,11 +480,13 @@ class SessionsPanel(QWidget):
         title = info.title if info is not None else key
         suffix = ".md" if fmt == "markdown" else ".json"
         name = (_UNSAFE_NAME.sub("_", title).strip(" ._") or "session")[:80] + suffix
-        dialog = QFileDialog(self, "Export session as " + ("Markdown" if fmt == "markdown" else "JSON"),
-                             str(Path.home() / name))
+        caption = (translate("Sessions", "Export session as Markdown") if fmt == "markdown"
+                   else translate("Sessions", "Export session as JSON"))
+        dialog = QFileDialog(self, caption, str(Path.home() / name))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
-        dialog.setNameFilter("Markdown (*.md)" if fmt == "markdown" else "JSON (*.json)")
+        dialog.setNameFilter(translate("Sessions", "Markdown (*.md)") if fmt == "markdown"
+                             else translate("Sessions", "JSON (*.json)"))
         dialog.setDefaultSuffix(suffix[1:])
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda path: self._spawn(self._write_export(key, fmt, Path(path))))
@@ -493,7 +502,8 @@ class SessionsPanel(QWidget):
             text = await loop.run_in_executor(None, render, key)
             await loop.run_in_executor(None, atomic_write_text, path, text)
         except (OSError, ValueError) as error:
-            self.error.emit(f"Could not export to {path} ({reason_of(error)}). Choose another folder.")
+            self.error.emit(translate("Sessions", "Could not export to {path} ({reason}). Choose another folder.")
+                            .format(path=path, reason=reason_of(error)))
             return
         self.export_finished.emit(str(path))
 

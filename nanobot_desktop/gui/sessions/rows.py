@@ -6,16 +6,27 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QLocale
+
 from nanobot_desktop.engine import SessionInfo
+from nanobot_desktop.gui.common.i18n import translate, ui_locale
 
 GROUP_ORDER = ("desktop", "cli", "heartbeat", "cron", "subagent", "system")
-GROUP_TITLES = {"desktop": "Desktop", "cli": "Command line", "heartbeat": "Heartbeat", "cron": "Scheduled",
-                "subagent": "Subagents", "system": "System", "archived": "Archived"}
+GROUP_TITLES = {"desktop": QT_TRANSLATE_NOOP("Sessions", "Desktop"),
+                "cli": QT_TRANSLATE_NOOP("Sessions", "Command line"),
+                "heartbeat": QT_TRANSLATE_NOOP("Sessions", "Heartbeat"),
+                "cron": QT_TRANSLATE_NOOP("Sessions", "Scheduled"),
+                "subagent": QT_TRANSLATE_NOOP("Sessions", "Subagents"),
+                "system": QT_TRANSLATE_NOOP("Sessions", "System"),
+                "archived": QT_TRANSLATE_NOOP("Sessions", "Archived")}
 
 
 def group_title(channel: str) -> str:
-    """Heading of a channel's group; channels the nanobot CLI writes (telegram, slack, ...) get their name."""
-    return GROUP_TITLES.get(channel) or (channel[:1].upper() + channel[1:] if channel else "Other")
+    """Heading of a channel's group, in the UI language; channels the nanobot CLI writes (telegram,
+    slack, ...) are names and get their own name, capitalised."""
+    if channel in GROUP_TITLES:
+        return translate("Sessions", GROUP_TITLES[channel])
+    return channel[:1].upper() + channel[1:] if channel else translate("Sessions", "Other")
 
 
 def group_rank(channel: str) -> tuple[int, str]:
@@ -57,7 +68,8 @@ def arrange(infos: list[SessionInfo]) -> tuple[list[SessionInfo], dict[str, list
 
 
 def format_when(stamp: str, now: datetime | None = None) -> str:
-    """"14:05" today, "Mon 14:05" this week, "2026-03-08" before (for the list's right column)."""
+    """"14:05" today, "Mon 14:05" this week, "2026-03-08" before (for the list's right column); the
+    weekday in the UI language (QLocale: "周一 14:05"), the date in ISO form, short in every language."""
     try:
         moment = datetime.fromisoformat(stamp)
     except (TypeError, ValueError):
@@ -68,7 +80,8 @@ def format_when(stamp: str, now: datetime | None = None) -> str:
     if moment.date() == now.date():
         return moment.strftime("%H:%M")
     if 0 < (now.date() - moment.date()).days < 7:
-        return moment.strftime("%a %H:%M")
+        day = ui_locale().dayName(moment.isoweekday(), QLocale.FormatType.ShortFormat)
+        return translate("Sessions", "{weekday} {time}").format(weekday=day, time=moment.strftime("%H:%M"))
     return moment.strftime("%Y-%m-%d")
 
 

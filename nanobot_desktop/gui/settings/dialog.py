@@ -36,7 +36,9 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 log = logging.getLogger(__name__)
 
-REASONING_EFFORTS = ("none", "low", "medium", "high")
+REASONING_EFFORTS = {"none": QT_TRANSLATE_NOOP("Settings", "none"), "low": QT_TRANSLATE_NOOP("Settings", "low"),
+                     "medium": QT_TRANSLATE_NOOP("Settings", "medium"), "high": QT_TRANSLATE_NOOP("Settings", "high")}
+"""agents.defaults.reasoningEffort's values, each shown in the UI language (English shows the value itself)."""
 DECISION_LABELS = {"allow": QT_TRANSLATE_NOOP("Settings", "Allow"), "ask": QT_TRANSLATE_NOOP("Settings", "Ask first"),
                    "deny": QT_TRANSLATE_NOOP("Settings", "Deny")}  # translated where shown
 THEME_LABELS = {"system": QT_TRANSLATE_NOOP("Settings", "Follow the system"), "light": QT_TRANSLATE_NOOP("Settings", "Light"),
@@ -128,11 +130,11 @@ class SettingsDialog(QDialog):
         self.max_iterations_spin = _spin(page, 1, 10_000, d.max_tool_iterations)
         self.memory_window_spin = _spin(page, 2, 1_000_000, d.memory_window)
         self.reasoning_combo = QComboBox(page)
-        efforts = list(REASONING_EFFORTS)
-        if d.reasoning_effort and d.reasoning_effort not in efforts:  # a value we do not know is still shown
-            efforts.append(d.reasoning_effort)
-        self.reasoning_combo.addItems(efforts)
-        self.reasoning_combo.setCurrentText(d.reasoning_effort or "none")
+        for effort, label in REASONING_EFFORTS.items():
+            self.reasoning_combo.addItem(translate("Settings", label), effort)
+        if d.reasoning_effort and d.reasoning_effort not in REASONING_EFFORTS:  # a value we do not know is still shown
+            self.reasoning_combo.addItem(d.reasoning_effort, d.reasoning_effort)
+        self.reasoning_combo.setCurrentIndex(self.reasoning_combo.findData(d.reasoning_effort or "none"))
         self.restrict_check = QCheckBox(translate("Settings", "Keep file and shell tools inside the workspace folder"), page)
         self.restrict_check.setChecked(self._config.tools.restrict_to_workspace)
         self.exec_timeout_spin = _spin(page, 1, 86_400, self._config.tools.exec.timeout, translate("Settings", " s"))
@@ -163,7 +165,7 @@ class SettingsDialog(QDialog):
         self._field("max_tokens", self.max_tokens_spin.value, at("agents.defaults.maxTokens"))
         self._field("max_tool_iterations", self.max_iterations_spin.value, at("agents.defaults.maxToolIterations"))
         self._field("memory_window", self.memory_window_spin.value, at("agents.defaults.memoryWindow"))
-        self._field("reasoning_effort", self.reasoning_combo.currentText,
+        self._field("reasoning_effort", self.reasoning_combo.currentData,
                     lambda v: {"agents.defaults.reasoningEffort": None if v == "none" else v})
         self._field("restrict", self.restrict_check.isChecked, at("tools.restrictToWorkspace"))
         self._field("exec_timeout", self.exec_timeout_spin.value, at("tools.exec.timeout"))

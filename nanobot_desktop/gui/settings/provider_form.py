@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import shiboken6
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLayout, QLineEdit, QProgressBar, QPushButton, QStyle, QToolButton,
     QVBoxLayout, QWidget,
@@ -24,24 +24,18 @@ from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, App
                                     resolve_provider)
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
+from nanobot_desktop.gui.common.provider_names import provider_label
 from nanobot_desktop.gui.common.palette import is_dark
 
 log = logging.getLogger(__name__)
 
 CHECK_TIMEOUT_S = 15.0
 PRESETS: dict[str, ProviderPreset] = {preset.name: preset for preset in PROVIDER_PRESETS}
-# Preset labels that are words rather than brand names, or that Chinese users know by a Chinese name.
-PRESET_LABELS = {"Custom (OpenAI-compatible)": QT_TRANSLATE_NOOP("Settings", "Custom (OpenAI-compatible)"),
-                 "Moonshot (Kimi)": QT_TRANSLATE_NOOP("Settings", "Moonshot (Kimi)"),
-                 "Zhipu (GLM)": QT_TRANSLATE_NOOP("Settings", "Zhipu (GLM)"),
-                 "DashScope (Qwen)": QT_TRANSLATE_NOOP("Settings", "DashScope (Qwen)"),
-                 "SiliconFlow": QT_TRANSLATE_NOOP("Settings", "SiliconFlow"),
-                 "VolcEngine": QT_TRANSLATE_NOOP("Settings", "VolcEngine")}
 
 
 def preset_label(preset: ProviderPreset) -> str:
-    """The preset's name as shown: translated where PRESET_LABELS has it, else the brand name."""
-    return translate("Settings", PRESET_LABELS[preset.label]) if preset.label in PRESET_LABELS else preset.label
+    """The preset's name as shown: translated where it is a word or has a Chinese name, else the brand name."""
+    return provider_label(preset.label)
 
 # ----------------------------------------------------------------------------------------- helpers
 

@@ -1,0 +1,158 @@
+"""What every part of the agent loop shares: its settings, a turn's result and state, the model call
+announced with events, and the loop's wiring (`LoopBase`, which the loop's parts build on).
+
+The loop is split by what a newcomer looks for: loop.py runs a turn; loop_tools.py runs a turn's
+tool calls; loop_saving.py saves each step and keeps what a failed write could not save;
+loop_commands.py holds /stop, /new and memory consolidation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable
+
+from nanobot_desktop.engine.context import ContextBuilder
+from nanobot_desktop.engine.events import (
+    EventBus,
+    LLMCallFinished,
+    LLMCallStarted,
+    RetryScheduled,
+    TurnFinished,
+    WaitingForModel,
+)
+from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
+from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.sessions.store import Session, SessionStore
+from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.workspace import Workspace
+
+if TYPE_CHECKING:  # subagents imports the loop
+    from nanobot_desktop.engine.subagents import SubagentManager
+
+# Session channels the app itself makes: a turn typed into one of these is the desktop user's.
+APP_CHANNELS = frozenset({"desktop", "heartbeat", "cron", "subagent", "system"})
+
+
+def new_session_key(channel: str = "desktop") -> str:
+    """A fresh key in `channel`, named by the time it was made ("desktop:20261124-195728-170")."""
+    return f"{channel}:{datetime.now().strftime('%Y%m%d-%H%M%S-%f')[:-3]}"
+
+
+_THINK_RE = re.compile(r"<think>[\s\S]*?</think>")
+
+
+def strip_think(text: str | None) -> str:
+    return _THINK_RE.sub("", text or "").strip()
+
+
+async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: str, turn_id: str,
+                           messages: list[dict[str, Any]], tools: list[dict[str, Any]], settings: "AgentSettings", *,
+                           sections: tuple[tuple[str, int], ...] = (), on_text: Callable[[str], None] | None = None,
+                           on_reasoning: Callable[[str], None] | None = None) -> LLMResponse:
+    """One model call, announced with LLMCallStarted/LLMCallFinished so the inspector sees exactly what was
+    sent and what it cost — for the main agent's turns and for subagents alike."""
+    call_id = uuid.uuid4().hex[:12]
+    model = settings.model or provider.default_model
+    bus.publish(LLMCallStarted(session_key, turn_id=turn_id, call_id=call_id, model=model,
+                               messages=tuple(messages), tools=tuple(tools), system_sections=sections))
+    started = time.perf_counter()
+    try:
+        response = await provider.chat(
+            messages, tools, model=model, temperature=settings.temperature, max_tokens=settings.max_tokens,
+            reasoning_effort=settings.reasoning_effort, on_text_delta=on_text, on_reasoning_delta=on_reasoning,
+            on_wait=lambda phase, waited, limit: bus.publish(WaitingForModel(
+                session_key, turn_id=turn_id, phase=phase, waited_s=waited, limit_s=limit)),
+            on_retry=lambda attempt, attempts, delay, reason: bus.publish(RetryScheduled(
+                session_key, turn_id=turn_id, attempt=attempt, max_attempts=attempts, delay_s=delay, reason=reason)),
+        )
+    except ProviderError as error:
+        bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
+                                    completion_tokens=0, latency_s=time.perf_counter() - started,
+                                    finish_reason="error", error=error.message))
+        raise
+    bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=response.model or model,
+                                prompt_tokens=response.usage.prompt_tokens,
+                                completion_tokens=response.usage.completion_tokens,
+                                latency_s=response.latency_s, finish_reason=response.finish_reason))
+    return response
+
+
+@dataclass
+class AgentSettings:
+    model: str
+    temperature: float = 0.1
+    max_tokens: int = 8192
+    max_iterations: int = 40
+    memory_window: int = 100
+    reasoning_effort: str | None = None
+    # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/token_window.py)
+    context_window_tokens: int = 0
+
+
+@dataclass
+class TurnResult:
+    turn_id: str
+    status: str  # "ok" | "failed" | "cancelled" | "command"
+    reply: str | None
+    error: str | None = None
+    kind: str = ""  # the failure's kind (see TurnFailed), "" when it did not fail
+
+
+@dataclass
+class TurnState:
+    turn_id: str
+    session: Session
+    streamed: list[str] = field(default_factory=list)
+    pending_tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (call id, name) not yet answered
+    reply: str | None = None  # the final reply, once there is one (kept when saving it fails)
+    provider: Callable[[], ChatProvider] | None = None  # the session's own model's endpoint; None: the config's
+
+
+class LoopBase:
+    """The loop's services and per-session bookkeeping, shared by the loop's parts."""
+
+    def __init__(
+        self,
+        *,
+        workspace: Workspace,
+        provider: Callable[[], ChatProvider],
+        sessions: SessionStore,
+        memory: MemoryStore,
+        context: ContextBuilder,
+        runner: ToolRunner,
+        bus: EventBus,
+        settings: Callable[[], AgentSettings],
+        restrict_to_workspace: Callable[[], bool],
+        cron: Any = None,
+    ) -> None:
+        self.workspace = workspace
+        self._provider = provider
+        self.sessions = sessions
+        self.memory = memory
+        self.context = context
+        self.runner = runner
+        self.bus = bus
+        self._settings = settings
+        self._restrict = restrict_to_workspace
+        self.cron = cron
+        self.subagents: SubagentManager | None = None  # set by the Engine (SubagentManager); spawn is unavailable without it
+        self._session_locks: dict[str, asyncio.Lock] = {}
+        self._active: dict[str, set[asyncio.Task[Any]]] = {}
+        self._consolidation_locks: dict[str, asyncio.Lock] = {}
+        self._consolidation_tasks: dict[str, asyncio.Task[Any]] = {}
+        # Messages a failed write could not save, per session; written before anything else next time.
+        self._unsaved: dict[str, list[dict[str, Any]]] = {}
+        self._models_without_images: set[str] = set()  # endpoints that refused a tool's images
+        # Set by the Engine: a session's own model (`metadata["model"]`) as its settings and endpoint, or None
+        # when the session uses the config's model. Consolidation and the heartbeat's decision (`plain_chat`)
+        # keep the config's model.
+        self.session_endpoint: Callable[[Session], tuple[AgentSettings, Callable[[], ChatProvider]] | None] | None = None
+
+    def _finish(self, session_key: str, turn_id: str, reply: str | None, status: str = "ok") -> TurnResult:
+        self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
+        return TurnResult(turn_id, status, reply)

@@ -1,0 +1,177 @@
+"""The loop's commands and memory: `/stop`, `/new` (and `/help`'s text), and consolidation.
+
+Consolidation follows the reference (§4): it starts in the background when a turn finds
+`memoryWindow` unconsolidated messages (or, in a nanobot 0.3 workspace, when the history outgrows its
+token budget), and `last_consolidated` is on disk as soon as the summary is. `/new` archives everything
+into memory first and does not clear the session when that fails; in one of the app's own chats the
+conversation stays and the talk goes on in a new session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from dataclasses import replace
+from typing import Any
+
+from nanobot_desktop.engine.events import (
+    ConsolidationFinished,
+    ConsolidationStarted,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
+from nanobot_desktop.engine.history_journal import history_session
+from nanobot_desktop.engine.llm.types import LLMResponse
+from nanobot_desktop.engine.loop_base import AgentSettings, LoopBase, TurnResult, new_session_key
+from nanobot_desktop.engine.memory import consolidate_detailed
+from nanobot_desktop.engine.sessions.store import Session
+from nanobot_desktop.engine.token_window import consolidation_window, history_budget
+from nanobot_desktop.engine.workspace import StorageError
+
+log = logging.getLogger(__name__)
+
+HELP_TEXT = (
+    "🐈 nanobot commands:\n"
+    "/new — start a new conversation (the current one is summarised into memory first)\n"
+    "/stop — stop the current task\n"
+    "/help — show these commands"
+)
+ARCHIVE_FAILED_TEXT = ("The conversation was not cleared, because saving it to memory failed: {reason}. "
+                       "Nothing was lost; you can try again or start a new chat and keep this one.")
+NEW_BLOCKED_KIND = "new_blocked"  # TurnFailed.kind of a /new that memory archival stopped
+NEW_SESSION_TEXT = "New session started."
+
+
+class LoopCommands(LoopBase):
+    """`/stop`, `/new` and memory consolidation, for the loop's turns."""
+
+    async def stop(self, session_key: str) -> int:
+        """Cancel the session's running turns and subagents; returns how many tasks were stopped."""
+        tasks = [t for t in self._active.get(session_key, set()) if not t.done()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # this stop was cancelled itself: say so, do not report a stop that did not end
+            except Exception:  # noqa: BLE001 - a stopped turn has reported its own end
+                pass
+        stopped = len(tasks)
+        if self.subagents is not None:
+            stopped += await self.subagents.cancel_by_session(session_key)
+        return stopped
+
+    async def wait_for_consolidation(self, session_key: str) -> None:
+        task = self._consolidation_tasks.get(session_key)
+        if task is not None and not task.done():
+            await asyncio.shield(task)
+
+    async def _stop_command(self, session_key: str) -> TurnResult:
+        turn_id = uuid.uuid4().hex[:12]
+        self.bus.publish(TurnStarted(session_key, turn_id=turn_id, user_text="/stop"))
+        count = await self.stop(session_key)
+        reply = f"⏹ Stopped {count} task(s)." if count else "No active task to stop."
+        self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
+        return TurnResult(turn_id, "command", reply)
+
+    async def plain_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> LLMResponse:
+        """One call with the configured model and no streaming callbacks: the `ChatWithTools` that
+        consolidation and the heartbeat's decision use."""
+        provider = self._provider()
+        settings = self._settings()
+        return await provider.chat(messages, tools, model=settings.model or provider.default_model,
+                                   temperature=settings.temperature, max_tokens=settings.max_tokens)
+
+    def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
+        unconsolidated = session.count - session.last_consolidated
+        running = self._consolidation_tasks.get(session.key)
+        if running is not None and not running.done():
+            return
+        if settings.context_window_tokens > 0:
+            budget = history_budget(settings.context_window_tokens, settings.max_tokens,
+                                    len(self.context.build_system_prompt()))
+            window = consolidation_window(session.since(session.last_consolidated), budget)
+            if window is None:
+                return
+            settings = replace(settings, memory_window=window)
+        elif unconsolidated < settings.memory_window:
+            return
+        task = asyncio.ensure_future(self._consolidate(session, settings, archive_all=False))
+        self._consolidation_tasks[session.key] = task
+
+    async def _consolidate(self, session: Session, settings: AgentSettings, *, archive_all: bool) -> str:
+        """Summarise messages into memory; returns "" when it worked, else why it did not."""
+        lock = self._consolidation_locks.setdefault(session.key, asyncio.Lock())
+        async with lock:
+            count = session.count - session.last_consolidated
+            self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
+            try:
+                with history_session(session.key):  # 0.3's history.jsonl entries name their session
+                    base = session.base  # only the loaded tail is summarised; it starts at the offset
+                    result = await consolidate_detailed(session.messages, session.last_consolidated - base,
+                                                        self.memory, self.plain_chat, archive_all=archive_all,
+                                                        memory_window=settings.memory_window)
+                offset = None if result.offset is None else result.offset + base
+            except asyncio.CancelledError:
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
+                raise
+            except Exception as error:  # consolidate reports failures as None; this is a safety net
+                log.exception("consolidation of %s failed", session.key)
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
+                return str(error) or type(error).__name__
+            if offset is None:
+                why = result.error or "the model did not save memory"
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error=why))
+                return why
+            if not archive_all and offset != session.last_consolidated:
+                try:
+                    self.sessions.set_last_consolidated(session, offset)
+                except StorageError as error:
+                    why = error.sentence("the summary was written but the session still counts those messages as new")
+                    self.bus.publish(ConsolidationFinished(session.key, ok=False, error=why))
+                    return why
+            self.bus.publish(ConsolidationFinished(session.key, ok=True))
+            return ""
+
+    async def _new_session(self, session_key: str, turn_id: str) -> TurnResult:
+        session = self.sessions.get_or_create(session_key)
+        settings = self._settings()
+        await self.wait_for_consolidation(session_key)
+        if session.count > session.last_consolidated:
+            why = await self._consolidate(session, settings, archive_all=True)
+            if why:  # the window offers "Start anyway" (a new chat; this one stays) and "Try again"
+                message = ARCHIVE_FAILED_TEXT.format(reason=why.rstrip("."))
+                self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind=NEW_BLOCKED_KIND))
+                return TurnResult(turn_id, "failed", None, message, kind=NEW_BLOCKED_KIND)
+        if session.channel == "desktop" and session.count:
+            return self._continue_in_new_session(session, turn_id)
+        try:
+            self.sessions.clear(session)  # publishes SessionChanged(reason="cleared")
+        except StorageError as error:
+            message = error.sentence("the conversation was not cleared")
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage"))
+            return TurnResult(turn_id, "failed", None, message, kind="storage")
+        self.sessions.invalidate(session_key)
+        return self._finish(session_key, turn_id, NEW_SESSION_TEXT, status="command")
+
+
+    def _continue_in_new_session(self, session: Session, turn_id: str) -> TurnResult:
+        """`/new` in one of the app's own chats: this conversation stays as it is, in the session list
+        (its messages now count as summarised), and the talk goes on in a new session, titled by its
+        own first message. A chat channel's session keeps its key instead (`SessionStore.clear`)."""
+        try:
+            self.sessions.set_last_consolidated(session, session.count)
+        except StorageError as error:
+            message = error.sentence("the conversation was saved to memory, but no new one was started")
+            self.bus.publish(TurnFailed(session.key, turn_id=turn_id, error=message, kind="storage"))
+            return TurnResult(turn_id, "failed", None, message, kind="storage")
+        new_key = new_session_key(session.channel)
+        while self.sessions.path_for(new_key).exists():
+            new_key = new_session_key(session.channel)
+        self.bus.publish(TurnFinished(session.key, turn_id=turn_id, reply=NEW_SESSION_TEXT, continued_in=new_key))
+        return TurnResult(turn_id, "command", NEW_SESSION_TEXT)

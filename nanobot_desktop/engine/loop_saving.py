@@ -1,0 +1,125 @@
+"""How a turn's steps are saved, and what happens when the disk refuses one.
+
+Each step is appended to the session as it happens (the user's message before the request goes out,
+then each assistant and tool message), in the reference's shapes with the runtime block stripped. A
+write the disk refuses leaves the file as it was (the store's append is all or nothing); the messages
+wait in memory for `retry_save`, or go first in the session's next write. A stopped turn keeps what it
+produced; a reply the endpoint cut off is kept, marked `"cut_off": <kind>`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from nanobot_desktop.engine.context import strip_runtime_for_save
+from nanobot_desktop.engine.events import TurnFailed
+from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError
+from nanobot_desktop.engine.loop_base import LoopBase, TurnResult, TurnState, strip_think
+from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT
+from nanobot_desktop.engine.workspace import StorageError
+
+log = logging.getLogger(__name__)
+
+TOOL_RESULT_SAVE_LIMIT = 16_000  # post4 kept 500 chars; later releases 16,000. Any length reads back fine.
+
+
+class TurnSaving(LoopBase):
+    """Saving a turn's messages, and the messages a failed write left unsaved."""
+
+    @staticmethod
+    def _assistant_message(content: str | None, tool_calls: list[dict[str, Any]] | None,
+                           response: LLMResponse) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if tool_calls:
+            message["tool_calls"] = tool_calls
+        if response.reasoning_content:
+            message["reasoning_content"] = response.reasoning_content
+        return message
+
+    def _fail_with_partial(self, state: TurnState, error: ProviderError) -> TurnResult:
+        """An endpoint fault: keep what was streamed (marked cut off) and say precisely what happened."""
+        key, turn_id = state.session.key, state.turn_id
+        partial = strip_think("".join(state.streamed))
+        message = error.message
+        unsaved = False
+        if partial:
+            try:
+                self._save(state, [{"role": "assistant", "content": partial, "cut_off": error.kind}])
+                message = f"{message} The partial reply was kept, marked as cut off."
+            except StorageError as storage:
+                unsaved = True
+                message = f"{message} {storage.sentence('the partial reply was not saved')}"
+        self.bus.publish(TurnFailed(key, turn_id=turn_id, error=message, kind=error.kind, partial_text=partial,
+                                    unsaved=unsaved))
+        return TurnResult(turn_id, "failed", partial or None, message, kind=error.kind)
+
+    def has_unsaved(self, session_key: str) -> bool:
+        """Whether messages of this session wait to be written (a write failed; see `retry_save`)."""
+        return bool(self._unsaved.get(session_key))
+
+    async def retry_save(self, session_key: str) -> int:
+        """Write the messages a failed write left unsaved; returns how many. Raises StorageError again
+        (with the same kind of sentence) when the disk still refuses; nothing is lost either way."""
+        lock = self._session_locks.setdefault(session_key, asyncio.Lock())
+        async with lock:
+            pending = self._unsaved.pop(session_key, [])
+            if not pending:
+                return 0
+            session = self.sessions.get_or_create(session_key)
+            try:
+                self.sessions.append(session, pending)  # publishes SessionChanged
+            except StorageError:
+                self._unsaved[session_key] = pending
+                raise
+            return len(pending)
+
+    def _save(self, state: TurnState, messages: list[dict[str, Any]], *, keep_on_failure: bool = True) -> None:
+        """Append messages to the session file in the reference's shapes (runtime block stripped).
+
+        Messages an earlier failed write left unsaved go first. When this write fails, the file is as it
+        was (the store's append is all or nothing) and the messages wait in `_unsaved` for
+        `retry_save` — unless `keep_on_failure` is False (the user's message: it stays in the composer).
+        """
+        to_write: list[dict[str, Any]] = []
+        for message in messages:
+            entry = dict(message)
+            role = entry.get("role")
+            if role == "assistant" and not entry.get("content") and not entry.get("tool_calls"):
+                continue
+            if role == "user":
+                content = strip_runtime_for_save(entry.get("content"))
+                if content is None:
+                    continue
+                entry["content"] = content
+            if role == "tool" and isinstance(entry.get("content"), str) \
+                    and len(entry["content"]) > TOOL_RESULT_SAVE_LIMIT:
+                entry["content"] = entry["content"][:TOOL_RESULT_SAVE_LIMIT] + "\n... (truncated)"
+            to_write.append(entry)
+        key = state.session.key
+        pending = self._unsaved.pop(key, [])
+        if not to_write and not pending:
+            return
+        try:  # publishes SessionChanged
+            self.sessions.append(state.session, pending + to_write, turn_id=state.turn_id)
+        except StorageError:
+            self._unsaved[key] = pending + (to_write if keep_on_failure else [])
+            raise
+
+    def _save_stopped(self, state: TurnState) -> None:
+        """Keep what the stopped turn produced: unanswered tool calls get a 'cancelled' result."""
+        messages: list[dict[str, Any]] = [
+            {"role": "tool", "tool_call_id": call_id, "name": name, "content": CANCELLED_RESULT}
+            for call_id, name in state.pending_tool_ids
+        ]
+        partial = "".join(state.streamed).strip()
+        if partial or not messages:
+            messages.append({"role": "assistant", "content": strip_think(partial) or "(stopped)", "stopped": True})
+        else:
+            messages[-1]["stopped"] = True
+        state.pending_tool_ids = []
+        try:
+            self._save(state, messages)
+        except OSError:
+            log.exception("could not save the stopped turn of %s", state.session.key)

@@ -1,0 +1,230 @@
+"""The session store's write path: appends, the metadata line, clearing and branching.
+
+A turn only *appends* its lines (one write of whole lines, sessions/file.py `append_lines`), all or
+nothing: when the disk refuses, the file and the Session are as they were.
+
+The metadata line (line 1: `updated_at`, `last_consolidated`, our `title`) still has to change. We
+keep it padded with spaces to a fixed width (512 bytes, newline included) and overwrite exactly that
+many bytes in place (pwrite + fsync). Why this and not "rewrite line 1 via temp file + rename":
+  - the rename variant copies the whole file, so a turn in a 10,000-message session would cost
+    O(file) bytes and an fsync of all of it; the in-place write costs 512 bytes whatever the length;
+  - the original reader strips every line before `json.loads` (and JSON allows trailing
+    whitespace), so the padding is invisible to it and to any JSON tool;
+  - the worst a torn in-place write can do is spoil line 1, which loading then skips with a warning
+    (the key comes from the file name); it can never touch a message line.
+A file whose line 1 is not padded (saved by the nanobot CLI), has no metadata line, or whose metadata
+outgrew the width is rewritten once, atomically, with a wider padded line 1 and every other byte kept.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from nanobot_desktop.engine.events import SessionChanged
+from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD, BranchRecord, read_branch_records, session_files
+from nanobot_desktop.engine.sessions.export import shorten
+from nanobot_desktop.engine.sessions.file import append_lines, create_file, create_file_if_missing, encode_line, update_header
+from nanobot_desktop.engine.sessions.session import Session, now
+from nanobot_desktop.engine.sessions.store_base import StoreBase
+from nanobot_desktop.engine.sessions.trash import ARCHIVE_SEPARATOR, SessionNotFoundError, move_aside
+
+log = logging.getLogger(__name__)
+
+
+class SessionWriter(StoreBase):
+    """Every write of a session file; each records the file as written and publishes `SessionChanged`."""
+
+    def append(self, session: Session, messages: list[dict[str, Any]], turn_id: str = "") -> int:
+        """Append `messages` as new lines (nothing else of the file is rewritten); returns their bytes.
+
+        Publishes `SessionChanged(reason="appended", turn_id=turn_id)`.
+        """
+        entries: list[dict[str, Any]] = []
+        lines: list[str] = []
+        for message in messages:
+            if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+                raise ValueError(f"a session message must be a dict with a string 'role', got {message!r:.80}")
+            entry = dict(message)
+            entry.setdefault("timestamp", now())
+            try:
+                lines.append(encode_line(entry))
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"a {entry['role']} message cannot be stored as JSON: {error}") from error
+            entries.append(entry)
+        if not entries:
+            return 0
+        with self._writing():
+            # All or nothing (file.append_lines): on a StorageError the file and `session` are unchanged.
+            events = self._before_write(session)
+            self._own_path(session)
+            self._rebase_if_missing(session)
+            header = {**session.header(), "updated_at": now()}
+            data = "".join(lines).encode("utf-8")
+            if create_file_if_missing(session.path, header, session.messages + entries):
+                written = len(data)
+            else:
+                written = append_lines(session.path, data, header)
+            session.messages.extend(entries)
+            session.updated_at = header["updated_at"]
+            self._adopt(session)
+            events.append(self._after_write(session, "appended", turn_id))
+        self._publish(events)
+        return written
+
+    def set_last_consolidated(self, session: Session, n: int) -> None:
+        """Record how many messages are summarised into memory, on disk at once."""
+        if isinstance(n, bool) or not isinstance(n, int) or not session.base <= n <= session.count:
+            raise ValueError(f"last_consolidated must be an int in {session.base}..{session.count}, got {n!r}")
+        with self._writing():
+            events = self._before_write(session)
+            target = session
+            cached = self._cache.get(session.key)
+            if cached is not None and cached is not session and cached.base <= n <= cached.count:
+                # The session was re-read (it changed outside) while this consolidation ran: the offset
+                # still counts the same first messages, and the copy the next turn uses must keep it.
+                target = cached
+            previous = (session.last_consolidated, target.last_consolidated)
+            session.last_consolidated = target.last_consolidated = n
+            try:
+                self._ensure_file(target)
+                self._write_header(target)
+            except OSError:  # the offset moves only when it is on disk
+                session.last_consolidated, target.last_consolidated = previous
+                raise
+            events.append(self._after_write(target, "metadata"))
+        self._publish(events)
+
+    def update_metadata(self, session: Session, **metadata_fields: Any) -> None:
+        """Set fields of the session's `metadata` (a value of None removes the field) and persist them."""
+        try:
+            json.dumps(metadata_fields, ensure_ascii=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
+        with self._writing():
+            events = self._set_metadata(session, metadata_fields)
+        self._publish(events)
+
+    def note_metadata(self, session: Session, **metadata_fields: Any) -> bool:
+        """Like `update_metadata`, but a session with no file yet only takes the fields in memory: its first
+        written line carries them (no empty file is made). Returns whether the file's metadata line changed."""
+        try:
+            json.dumps(metadata_fields, ensure_ascii=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"session metadata must be JSON-serialisable: {error}") from error
+        with self._writing():
+            self._own_path(session)
+            if not session.path.exists():
+                for name, value in metadata_fields.items():
+                    if value is None:
+                        session.metadata.pop(name, None)
+                    else:
+                        session.metadata[name] = value
+                return False
+            events = self._set_metadata(session, metadata_fields)
+        self._publish(events)
+        return True
+
+    def _set_metadata(self, session: Session, metadata_fields: dict[str, Any]) -> list[SessionChanged]:
+        events = self._before_write(session)
+        cached = self._cache.get(session.key)
+        targets = [session] if cached is None or cached is session else [session, cached]
+        for target in targets:  # a separately loaded copy must not hide the change from the cached one
+            for name, value in metadata_fields.items():
+                if value is None:
+                    target.metadata.pop(name, None)
+                else:
+                    target.metadata[name] = value
+        self._ensure_file(session)
+        self._write_header(session)
+        events.append(self._after_write(session, "metadata"))
+        return events
+
+    def rename(self, key: str, title: str) -> Session:
+        """Give a saved session a title (an empty title goes back to the derived one)."""
+        with self._writing():
+            session = self._cache.get(key) or self.load(key)
+            if session is None or not session.path.exists():
+                raise SessionNotFoundError(f"no session {key!r} to rename")
+            events = self._set_metadata(session, {"title": shorten(title, 200) or None})
+        self._publish(events)
+        return session
+
+    def clear(self, session: Session) -> Path | None:
+        """`/new`: move the file to `.archive/` (never deleted) and start an empty file for the same key.
+
+        Returns the archive path, or None when nothing had been written yet.
+        """
+        with self._writing():
+            events = self._before_write(session)
+            archived: Path | None = None
+            if session.path.exists():
+                archived = move_aside(session.path, self.archive_dir, ARCHIVE_SEPARATOR)
+            session.messages = []
+            session.base = 0
+            session.head_title = ""
+            session.last_consolidated = 0
+            session.created_at = session.updated_at = now()
+            session.metadata.pop("title", None)
+            session.header_extra = dict(self.paths.header_defaults)
+            session.warnings = []
+            create_file(session.path, session.header(), [])
+            self._adopt(session)
+            events.append(self._after_write(session, "cleared"))
+        self._publish(events)
+        return archived
+
+    def branch(self, origin_key: str, at: int, new_key: str) -> Session:
+        """A new session `new_key`: the origin's messages [0:at] copied as they are, and a `branch_of`
+        pointer in its metadata (sessions/branches.py). The origin's file is only read, never written."""
+        origin = self.load(origin_key)
+        if origin is None:
+            raise SessionNotFoundError(f"no session {origin_key!r} to branch from")
+        if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= len(origin.messages):
+            raise ValueError(f"a branch of {origin_key!r} copies 0..{len(origin.messages)} messages, not {at!r}")
+        metadata = {name: value for name, value in origin.metadata.items() if name != "title"}
+        metadata[BRANCH_FIELD] = {"key": origin_key, "at": at}
+        branch = Session(key=new_key, path=self.path_for(new_key), messages=[dict(m) for m in origin.messages[:at]],
+                         metadata=metadata, last_consolidated=min(origin.last_consolidated, at),
+                         header_extra=dict(origin.header_extra))
+        with self._writing():
+            if not create_file_if_missing(branch.path, branch.header(), branch.messages):
+                raise ValueError(f"a session {new_key!r} already exists; a branch needs a new key")
+            self._adopt(branch)
+            events = [self._after_write(branch, "branched")]
+        self._publish(events)
+        return branch
+
+    def branch_records(self) -> list[BranchRecord]:
+        """Every session file of the workspace that is a branch (read from metadata lines only)."""
+        files = session_files(self.sessions_dir)
+        return read_branch_records((path, self.paths.key_from_name(path)) for path in files)
+
+    def _ensure_file(self, session: Session) -> None:
+        """Create the file on first write; if it vanished, write what we still hold, so nothing is lost."""
+        self._own_path(session)
+        if not session.path.exists():
+            self._rebase_if_missing(session)
+            create_file(session.path, session.header(), session.messages)
+
+    @staticmethod
+    def _rebase_if_missing(session: Session) -> None:
+        """A tail-loaded session whose file vanished is written again from what is loaded: its
+        numbering then starts at the first loaded message."""
+        if session.base and not session.path.exists():
+            log.warning("%s vanished; writing the %d loaded messages again", session.path, len(session.messages))
+            session.last_consolidated = max(0, session.last_consolidated - session.base)
+            session.base = 0
+
+    def _write_header(self, session: Session) -> None:
+        if not update_header(session.path, session.header()):
+            log.info("rewrote the metadata line of %s once, padded for in-place updates", session.path)
+        self._summaries.pop(session.path, None)
+
+    def _adopt(self, session: Session) -> None:
+        """Keep the cache pointing at the object that was just written through."""
+        self._summaries.pop(session.path, None)
+        if self._cache.get(session.key) is not session:
+            self._cache[session.key] = session

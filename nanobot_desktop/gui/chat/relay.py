@@ -1,0 +1,164 @@
+"""The turn/streaming relay: draws a session's engine events into its `ChatModel`.
+
+What a turn looks like in the chat is decided here and only here: the person's message, streamed text
+and reasoning, tool cards and their states, the end of a turn (finished, failed, stopped), messages
+the agent sends, and the subtle notices about memory. A notice that arrives while a reply streams
+waits until the reply is over, so the reply is not cut in two. `covered_by_read` decides which events
+buffered during a history read the read already holds (by turn id, never by text).
+The controller (controller.py) decides *which* model an event goes to and when; this module only how.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nanobot_desktop.engine import (ApprovalAnswered, ApprovalRequested, ConsolidationFinished, ConsolidationStarted,
+                                    Event, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
+                                    ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed, TurnFinished,
+                                    TurnStarted)
+from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
+from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, system_notice_text
+from nanobot_desktop.gui.chat.model import AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
+from nanobot_desktop.gui.common.i18n import translate
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
+
+
+class ChatRelay:
+    """Applies engine events to chat models; holds the notices waiting for a streamed reply to end."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._deferred: dict[str, list[Notice]] = {}
+
+    def failure_text(self, event: TurnFailed, kind: str) -> str:
+        """The failed turn's message with what to do about it (the config names the provider)."""
+        return failure_text(event.error, kind, self.engine.config)
+
+    def apply(self, model: ChatModel, event: Event) -> None:
+        """Show `event` in `model` (the model of the event's session)."""
+        key = event.session_key
+        if isinstance(event, TurnStarted):
+            self._on_turn_started(model, event)
+        elif isinstance(event, TextDelta):
+            model.append_text_delta(event.text)
+        elif isinstance(event, ReasoningDelta):
+            model.append_reasoning_delta(event.text)
+        elif isinstance(event, ToolCallStarted):
+            if not event.turn_id.startswith("subagent-") and model.row_of_call(event.call_id, "tool") < 0:
+                self.flush(key, model)
+                model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
+        elif isinstance(event, ApprovalRequested):
+            if model.row_of_call(event.call_id, "tool") >= 0:  # the card waits for the person, not the tool
+                model.update_tool(event.call_id, "waiting")
+        elif isinstance(event, ApprovalAnswered):
+            if event.answer != "deny" and model.row_of_call(event.call_id, "tool") >= 0:
+                model.update_tool(event.call_id, "running")
+        elif isinstance(event, ToolCallFinished):
+            if not event.turn_id.startswith("subagent-"):
+                if model.row_of_call(event.call_id, "tool") < 0:
+                    model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
+                model.update_tool(event.call_id, event.status, event.duration_s)
+        elif isinstance(event, TurnFinished):
+            self._on_turn_finished(model, event)
+        elif isinstance(event, TurnFailed):
+            model.finish_assistant(cut=bool(event.partial_text) and event.kind != "storage",
+                                   unsaved=event.unsaved and event.kind == "storage")
+            self.flush(key, model)
+            model.append(Notice(self.failure_text(event, failure_kind(event)), "error"))
+        elif isinstance(event, TurnCancelled):
+            if streaming_tail(model) is not None:
+                model.finish_assistant(stopped=True)
+            else:
+                model.append(Notice(translate("Chat", STOPPED_TEXT), "stopped"))
+            self.flush(key, model)
+        elif isinstance(event, OutboundMessage):
+            self._on_outbound(model, event)
+        elif isinstance(event, ConsolidationStarted):
+            self.notice(key, model, translate("Chat", "Summarising older messages into memory…"))
+        elif isinstance(event, ConsolidationFinished):
+            if event.ok:
+                self.notice(key, model, translate("Chat", "Older messages were summarised into memory."))
+            elif event.error != "cancelled":
+                self.notice(key, model, translate("Chat", "Memory was not updated: {error}").format(error=event.error))
+        elif isinstance(event, SessionChanged) and event.reason == "cleared":
+            model.clear()
+
+    def _on_turn_started(self, model: ChatModel, event: TurnStarted) -> None:
+        if event.resend:
+            return  # Retry / Regenerate: the message is in the chat (and the file) already
+        text = event.user_text
+        if is_system_origin(text):
+            model.append(Notice(system_notice_text(text)))
+            return
+        model.append(UserMessage(text, attachments=tuple(event.media)))
+
+    def _on_turn_finished(self, model: ChatModel, event: TurnFinished) -> None:
+        if event.reply is None:  # the message tool already delivered the reply
+            model.finish_assistant()
+        else:
+            model.finish_assistant(final_text=event.reply)
+        self.flush(event.session_key, model)
+
+    def _on_outbound(self, model: ChatModel, event: OutboundMessage) -> None:
+        if not event.content.strip():
+            return
+        own_chat = f"{event.channel}:{event.chat_id}" == event.session_key
+        if event.channel in ("desktop", "cli") or own_chat:
+            self.flush(event.session_key, model)
+            model.append(AssistantMessage(text=event.content))
+        else:
+            self.notice(event.session_key, model, translate("Chat", "Sent to {channel}:{chat}: {text}").format(
+                channel=event.channel, chat=event.chat_id, text=event.content))
+
+    def notice(self, key: str, model: ChatModel, text: str) -> None:
+        """A subtle notice; while a reply streams it waits, so the reply is not cut in two."""
+        notice = Notice(text)
+        if streaming_tail(model) is not None:
+            self._deferred.setdefault(key, []).append(notice)
+        else:
+            model.append(notice)
+
+    def flush(self, key: str, model: ChatModel) -> None:
+        """Append the notices that waited for the streamed reply of `key` to end."""
+        notices = self._deferred.pop(key, [])
+        if notices:
+            model.extend(notices)
+
+
+def covered_by_read(buffered: list[Event], size: int) -> set[int]:
+    """Indexes of events, buffered while a session was read, whose content the read already holds.
+
+    Decided by turn id, never by comparing text: each write of a turn publishes `SessionChanged` with
+    its turn id and the file's size after it; a read of `size` bytes holds every write whose size is
+    not larger, and so everything that turn did before that write (its user message, streamed text,
+    tool calls) and, when it was the turn's last write, its final reply. Failures and stops are not
+    covered: their notices are not in the file.
+    """
+    covered: set[int] = set()
+    since_write: dict[str, list[int]] = {}  # turn id -> its events after its last write that was read
+    last_write_read: dict[str, bool] = {}
+    for index, event in enumerate(buffered):
+        turn_id = getattr(event, "turn_id", "")
+        if not turn_id:
+            continue
+        if isinstance(event, SessionChanged):
+            was_read = not event.outside and 0 < event.size <= size
+            if was_read:
+                covered.update(since_write.pop(turn_id, []))
+            last_write_read[turn_id] = was_read
+        elif isinstance(event, TurnFinished) and last_write_read.get(turn_id):
+            covered.add(index)
+        else:
+            since_write.setdefault(turn_id, []).append(index)
+    return covered
+
+
+def streaming_tail(model: ChatModel) -> AssistantMessage | None:
+    """The reply streaming at the end of `model`, if one is."""
+    count = model.rowCount()
+    if not count:
+        return None
+    tail = model.item(count - 1)
+    return tail if isinstance(tail, AssistantMessage) and tail.streaming else None
