@@ -56,6 +56,14 @@ def test_the_bundle_carries_the_templates_and_answers_help(bundle: Path) -> None
     shipped = bundle / "_internal" / "nanobot_desktop" / "templates" / "AGENTS.md"
     assert shipped.read_bytes() == (ROOT / "templates" / "AGENTS.md").read_bytes()
     assert (bundle / "_internal" / "nanobot_desktop" / "resources" / "icons" / "app.svg").is_file()
+    # The translations: our compiled catalogs as committed, and Qt's own strings in those languages.
+    catalogs = sorted((ROOT / "resources" / "i18n").glob("nanobot_desktop_*.qm"))
+    assert catalogs
+    for catalog in catalogs:
+        assert (bundle / "_internal" / "nanobot_desktop" / "resources" / "i18n" / catalog.name).read_bytes() \
+            == catalog.read_bytes()
+        language = catalog.stem.rpartition("_desktop_")[2]
+        assert (bundle / "_internal" / "PySide6" / "Qt" / "translations" / f"qtbase_{language}.qm").is_file()
 
     result = _run(bundle, "--help")
 

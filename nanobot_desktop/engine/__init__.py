@@ -91,6 +91,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.sessions.archived import continue_archived as continue_archived
     from nanobot_desktop.engine.sessions.archived import list_archived as list_archived
     from nanobot_desktop.engine.sessions.export import message_text as message_text
+    from nanobot_desktop.engine.sessions.listing import NEW_CHAT_TITLE as NEW_CHAT_TITLE
     from nanobot_desktop.engine.sessions.listing import SessionInfo as SessionInfo
     from nanobot_desktop.engine.sessions.branches import BranchPoint as BranchPoint
     from nanobot_desktop.engine.sessions.branches import branch_of as branch_of
@@ -154,6 +155,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("continue_archived", "list_archived"), "sessions.archived"),
     "message_text": "sessions.export",
     "SessionInfo": "sessions.listing",
+    "NEW_CHAT_TITLE": "sessions.listing",
     **dict.fromkeys(("BranchPoint", "branch_of"), "sessions.branches"),
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
     "CANCELLED_RESULT": "tool_runner",
@@ -179,7 +181,8 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "HistoryJournal", "LLMCallFinished", "LLMCallStarted", "LOCAL_KEY_PLACEHOLDER", "LayoutKind",
            "LocalServer", "MISSED_RULES", "MISSED_RULE_WORDS", "MemoryVersion", "OutboundMessage", "PROVIDER_PRESETS",
            "Progress", "ProviderError", "ProviderPreset", "ReasoningDelta", "SECTION_SEPARATOR", "SKILL_FILE",
-           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "BranchPoint", "branch_of", "SkillInfo", "SubagentFinished",
+           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "NEW_CHAT_TITLE", "BranchPoint", "branch_of",
+           "SkillInfo", "SubagentFinished",
            "SubagentStarted", "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed",
            "TurnFinished", "TurnStarted", "Workspace", "analyse", "atomic_write_bytes", "atomic_write_text",
            "check_frontmatter", "continue_archived", "cron_store_path", "default_config_path", "describe_schedule", "detect_layout",

@@ -25,7 +25,7 @@ from nanobot_desktop.engine.events import (
 from nanobot_desktop.engine.history_journal import history_session
 from nanobot_desktop.engine.llm.types import LLMResponse
 from nanobot_desktop.engine.loop_base import AgentSettings, LoopBase, TurnResult, new_session_key
-from nanobot_desktop.engine.memory import consolidate_detailed
+from nanobot_desktop.engine.consolidation import consolidate_detailed
 from nanobot_desktop.engine.sessions.store import Session
 from nanobot_desktop.engine.token_window import consolidation_window, history_budget
 from nanobot_desktop.engine.workspace import StorageError

@@ -339,6 +339,10 @@
         <translation>无法读取这个会话（{error}）。它的文件保持原样；等可以读取时再打开它。</translation>
     </message>
     <message>
+        <source>{problem} The messages are still not saved: retry once that is fixed.</source>
+        <translation>{problem}消息仍未保存：解决后请重试。</translation>
+    </message>
+    <message>
         <source>Saved to the session file.</source>
         <translation>已保存到会话文件。</translation>
     </message>
@@ -611,6 +615,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Not saved: {problem}</source>
         <translation>未保存：{problem}</translation>
+    </message>
+    <message>
+        <source>{problem} Nothing on disk changed, and your text stays here.</source>
+        <translation>{problem}磁盘上的内容没有改动，你的文本仍保留在这里。</translation>
     </message>
     <message>
         <source>Could not save {name}: {reason}</source>
@@ -1262,6 +1270,37 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
+    </message>
+</context>
+<context>
+    <name>Layout</name>
+    <message>
+        <source>memory/history.jsonl exists</source>
+        <translation>存在 memory/history.jsonl</translation>
+    </message>
+    <message>
+        <source>memory/HISTORY.md exists</source>
+        <translation>存在 memory/HISTORY.md</translation>
+    </message>
+    <message>
+        <source>the workspace has a sessions/ folder</source>
+        <translation>工作区中有 sessions/ 文件夹</translation>
+    </message>
+    <message>
+        <source>chosen for a new workspace</source>
+        <translation>为新工作区选择了此布局</translation>
+    </message>
+    <message>
+        <source>the config has nanobot 0.3 keys (contextWindowTokens, dream)</source>
+        <translation>配置中有 nanobot 0.3 的键（contextWindowTokens、dream）</translation>
+    </message>
+    <message>
+        <source>no nanobot 0.3 marks on disk</source>
+        <translation>磁盘上没有 nanobot 0.3 的标记</translation>
+    </message>
+    <message>
+        <source>{path} exists</source>
+        <translation>存在 {path}</translation>
     </message>
 </context>
 <context>
@@ -1958,6 +1997,49 @@ The calls of its next turn will appear here.</source>
     </message>
 </context>
 <context>
+    <name>Sandbox</name>
+    <message>
+        <source>Not sandboxed: the packaged app cannot start the sandbox launcher</source>
+        <translation>未使用沙箱：打包版应用无法启动沙箱启动器</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: this kernel has no Landlock (Linux 5.13 or newer needed)</source>
+        <translation>未使用沙箱：此内核不支持 Landlock（需要 Linux 5.13 或更新版本）</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: the workspace restriction is off (Settings → Tools)</source>
+        <translation>未使用沙箱：工作区限制已关闭（设置 → 工具）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces)</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper)</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces); network on</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）；网络已开启</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, PID/network namespaces); network off</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，PID/网络命名空间）；网络已关闭</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper); network on</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）；网络已开启</translation>
+    </message>
+    <message>
+        <source>Sandboxed (Landlock ABI {abi}, subreaper); network off</source>
+        <translation>已使用沙箱（Landlock ABI {abi}，subreaper 子进程收割）；网络已关闭</translation>
+    </message>
+    <message>
+        <source>Not sandboxed: no sandbox is wired up on {platform}</source>
+        <translation>未使用沙箱：{platform} 上尚未接入沙箱</translation>
+    </message>
+</context>
+<context>
     <name>Scheduled</name>
     <message>
         <source>seconds</source>
@@ -2370,6 +2452,10 @@ updated {when} · {file}</source>
         <source>{weekday} {time}</source>
         <translation>{weekday} {time}</translation>
     </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
 </context>
 <context>
     <name>Settings</name>
@@ -2734,12 +2820,12 @@ updated {when} · {file}</source>
         <translation>命令沙箱</translation>
     </message>
     <message>
-        <source>. With the workspace restriction on, commands can write only inside the workspace.</source>
-        <translation>。开启工作区限制后，命令只能在工作区内写入。</translation>
+        <source>{sandbox}. With the workspace restriction on, commands can write only inside the workspace.</source>
+        <translation>{sandbox}。开启工作区限制后，命令只能在工作区内写入。</translation>
     </message>
     <message>
-        <source>. Shell commands always ask first.</source>
-        <translation>。执行命令前总是先询问。</translation>
+        <source>{sandbox}. Shell commands always ask first.</source>
+        <translation>{sandbox}。命令总是先询问。</translation>
     </message>
     <message>
         <source>Sandbox shell commands even when the workspace restriction is off</source>
@@ -3006,6 +3092,37 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
 {error}
 
 该文件保持原样。请修复它（或把它移走，以重新进行首次设置），然后再次启动 nanobot Desktop。</translation>
+    </message>
+</context>
+<context>
+    <name>Storage</name>
+    <message>
+        <source>The disk holding {folder} is full: free some space.</source>
+        <translation>{folder} 所在的磁盘已满：请释放一些空间。</translation>
+    </message>
+    <message>
+        <source>Your disk quota for {folder} is used up: free some space.</source>
+        <translation>你在 {folder} 的磁盘配额已用完：请释放一些空间。</translation>
+    </message>
+    <message>
+        <source>{path} cannot grow any larger (the file size limit was reached): raise the limit or move the file away.</source>
+        <translation>{path} 无法再增大（已达到文件大小上限）：请提高上限或移走该文件。</translation>
+    </message>
+    <message>
+        <source>{folder} is on a read-only file system: make it writable or use another folder.</source>
+        <translation>{folder} 位于只读文件系统上：请将其设为可写，或使用其他文件夹。</translation>
+    </message>
+    <message>
+        <source>You have no permission to write {path}: fix the permissions of the file and its folder.</source>
+        <translation>你没有写入 {path} 的权限：请修正该文件及其文件夹的权限。</translation>
+    </message>
+    <message>
+        <source>The disk holding {path} reported an I/O error: check the disk.</source>
+        <translation>{path} 所在的磁盘报告了 I/O 错误：请检查磁盘。</translation>
+    </message>
+    <message>
+        <source>{path} could not be written ({reason}): check the disk and the folder.</source>
+        <translation>无法写入 {path}（{reason}）：请检查磁盘和文件夹。</translation>
     </message>
 </context>
 <context>

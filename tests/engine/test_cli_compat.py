@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
 from nanobot_desktop.cli import main as desktop_cli
 from nanobot_desktop.engine.config import load_app_settings, load_config
@@ -17,16 +16,6 @@ from tests.reference_cli import POST4, V035, run_reference_cli
 VERSIONS = [POST4, V035]
 COMPLAINTS = ("warning", "unknown setting", "extra inputs", "failed to load", "no api key", "invalid configuration",
               "error")
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in [n for n in __import__("os").environ if n.startswith("NANOBOT_") and not n.startswith("NANOBOT_DESKTOP")]:
-        monkeypatch.delenv(name)
-    return home
 
 
 def cli_turn(version: str, home: Path, fake_openai, reply: str) -> str:

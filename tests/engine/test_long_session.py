@@ -7,7 +7,6 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
 
 from nanobot_desktop.cli import main as desktop_cli
 from nanobot_desktop.engine.runtime import Engine
@@ -32,16 +31,6 @@ def post4_lines(count: int, last_consolidated: int) -> bytes:
         lines.append(json.dumps({"role": "assistant", "content": f"answer {number}", "timestamp": stamp},
                                 ensure_ascii=False))
     return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in [n for n in __import__("os").environ if n.startswith("NANOBOT_") and not n.startswith("NANOBOT_DESKTOP")]:
-        monkeypatch.delenv(name)
-    return home
 
 
 def test_a_turn_in_a_100k_session_appends_only_its_lines_and_the_post4_cli_reads_them(home: Path, fake_openai) -> None:

@@ -7,13 +7,8 @@ from typing import Any
 import pytest
 
 from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError, ToolCallRequest
-from nanobot_desktop.engine.memory import (
-    SAVE_MEMORY_TOOL,
-    MemoryStore,
-    consolidate,
-    consolidate_detailed,
-    split_history_entries,
-)
+from nanobot_desktop.engine.consolidation import SAVE_MEMORY_TOOL, consolidate, consolidate_detailed
+from nanobot_desktop.engine.memory import MemoryStore, split_history_entries
 from nanobot_desktop.engine.workspace import Workspace
 
 ENTRY = "[2026-11-22 14:40] The user asked about m0..m6; nothing decided."

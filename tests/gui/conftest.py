@@ -46,12 +46,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 import qasync
-from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings
+from PySide6.QtWidgets import QApplication, QMainWindow
 
 
 @pytest.fixture(autouse=True)
@@ -105,3 +106,38 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
         pytest.fail(f"tasks ignored cancellation at teardown: {still_pending}")
     if errors:
         pytest.fail("errors inside the asyncio loop:\n" + "\n".join(errors))
+
+
+@pytest.fixture
+def tray_use_dbus() -> bool:
+    """Whether `tray_env`'s TrayController starts its D-Bus notifier (a test module may override this)."""
+    return True
+
+
+@pytest.fixture
+def tray_env(qtbot: Any, qloop: qasync.QEventLoop, make_engine: Any, tmp_path: Path,
+             tray_use_dbus: bool) -> Iterator[tuple[Any, Any, QMainWindow, Any]]:
+    """(engine, bridge, hidden main window, TrayController with its own settings file); all shut down after."""
+    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from nanobot_desktop.gui.window.tray import TrayController
+
+    engine = make_engine()
+    bridge = EngineBridge(engine)
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    settings = QSettings(str(tmp_path / "tray.ini"), QSettings.Format.IniFormat)
+    tray = TrayController(engine, bridge, window, use_dbus=tray_use_dbus, settings=settings)
+    yield engine, bridge, window, tray
+    tray.shutdown()
+    bridge.detach()
+    done = asyncio.ensure_future(engine.shutdown())
+    qtbot.waitUntil(done.done, timeout=5000)
+
+
+@pytest.fixture
+def panel_env(tray_env: tuple[Any, Any, QMainWindow, Any]) -> Iterator[tuple[Any, Any, QMainWindow, Any, list[Any]]]:
+    """`tray_env` and a list of the background panels the test made: each is shut down before the rest."""
+    panels: list[Any] = []
+    yield (*tray_env, panels)
+    for panel in panels:
+        panel.shutdown()

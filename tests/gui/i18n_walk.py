@@ -7,11 +7,13 @@ English" the translation harness applies to it (tests/gui/test_translations*.py)
   shown or not (a walk of the hidden pages of a tab widget too);
 - `menu_texts(menu)`: every entry of a menu and of its submenus, with their tooltips;
 - `still_english(text)`: a text with no Chinese in it that still has an English word (one is enough)
-  once the names that stay as they are in every language (ALLOWED) are taken out.
+  once the names that stay as they are in every language (ALLOWED) are taken out, or a Chinese text
+  with three English words in a row (an English sentence from the engine put into a translated one).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 
@@ -33,6 +35,7 @@ ALLOWED = re.compile(
     r"|token|tokens|LLM|ID|Esc|Enter|Tab|F2|PDF|Linux|macOS|Windows|XDG|bwrap|bubblewrap)\b")
 CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
 ENGLISH_WORD = re.compile(r"\b[A-Za-z]{2,}\b")
+ENGLISH_PHRASE = re.compile(r"\b[A-Za-z]{2,}(?:[ ,;]+[A-Za-z]{2,}){2,}\b")  # three English words in a row
 TOOL_NAMES = {"read_file", "write_file", "edit_file", "list_dir", "exec", "web_search", "web_fetch", "message", "spawn",
               "cron"}  # the agent's tool names, shown as the model calls them
 PROVIDER_NAMES = {preset.label for preset in PROVIDER_PRESETS}  # brand names, the same in every language
@@ -47,10 +50,12 @@ def still_english(text: str, content: Iterable[str] = ()) -> bool:
     text = text.replace("&", "")  # mnemonics
     for piece in content:
         text = text.replace(piece, " ")
-    if text in PROVIDER_NAMES or text.strip() in TOOL_NAMES:
+    if text in PROVIDER_NAMES or text.strip() in TOOL_NAMES or _is_json(text):
         return False
     plain = ALLOWED.sub(" ", re.sub(r"<[^>]+>", " ", text))
-    return not CJK.search(text) and bool(ENGLISH_WORD.search(plain))
+    if CJK.search(text):  # translated, but an English phrase put into it (an engine's sentence, say)?
+        return bool(ENGLISH_PHRASE.search(plain))
+    return bool(ENGLISH_WORD.search(plain))
 
 
 def model_texts(name: str, model: QAbstractItemModel, parent: QModelIndex | None = None,
@@ -132,3 +137,11 @@ def _in_combo_box(widget: QWidget) -> bool:
             return True
         parent = parent.parentWidget()
     return False
+
+
+def _is_json(text: str) -> bool:
+    """A configuration sample (its keys are the file format's, the same in every language)."""
+    try:
+        return isinstance(json.loads(text), (dict, list))
+    except ValueError:
+        return False

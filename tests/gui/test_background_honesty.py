@@ -4,20 +4,16 @@ tick will send, missed runs and never-firing jobs are shown, with a real engine 
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import re
 import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtCore import Qt
 
 from nanobot_desktop.engine.cron import CronSchedule
 from nanobot_desktop.gui.background.cron_view import CronJobsModel, CronView
-from nanobot_desktop.gui.common.bridge import EngineBridge
-from nanobot_desktop.gui.window.tray import TrayController
 from nanobot_desktop.gui.background.heartbeat_model import TickDelegate
 from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
 from tests.fake_openai import text_reply, tool_calls_reply
@@ -27,30 +23,10 @@ LEFT = Qt.MouseButton.LeftButton
 HOUR_MS = 3_600_000
 
 
-@pytest.fixture(autouse=True)
-def _collect_qt_garbage_on_the_gui_thread():
-    """As in test_background_views: Qt objects in reference cycles are collected on the GUI thread."""
-    yield
-    gc.collect()
-
-
 @pytest.fixture
-def env(qtbot, qloop, make_engine, tmp_path):
-    """(engine, bridge, hidden main window, tray, panels); everything is shut down after the test."""
-    engine = make_engine()
-    bridge = EngineBridge(engine)
-    window = QMainWindow()
-    qtbot.addWidget(window)
-    tray = TrayController(engine, bridge, window, use_dbus=False,
-                          settings=QSettings(str(tmp_path / "tray.ini"), QSettings.Format.IniFormat))
-    panels: list = []
-    yield engine, bridge, window, tray, panels
-    for panel in panels:
-        panel.shutdown()
-    tray.shutdown()
-    bridge.detach()
-    done = asyncio.ensure_future(engine.shutdown())
-    qtbot.waitUntil(done.done, timeout=5000)
+def tray_use_dbus() -> bool:
+    """These panels' tray never starts a D-Bus notifier."""
+    return False
 
 
 def app_file(engine) -> dict:
@@ -68,8 +44,8 @@ def run_once(qtbot, view: HeartbeatView) -> None:
     wait_tick(qtbot, view, count + 1)
 
 
-def test_the_timeline_shows_skipped_decided_skip_ran_and_failed_ticks(qtbot, env, fake_openai, tmp_path):
-    engine, bridge, _window, _tray, panels = env
+def test_the_timeline_shows_skipped_decided_skip_ran_and_failed_ticks(qtbot, panel_env, fake_openai, tmp_path):
+    engine, bridge, _window, _tray, panels = panel_env
     engine.config.agents.defaults.max_tool_iterations = 3
     hb = engine.workspace.heartbeat_file
     view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
@@ -107,8 +83,8 @@ def test_the_timeline_shows_skipped_decided_skip_ran_and_failed_ticks(qtbot, env
     assert view.grab().save(str(tmp_path / "heartbeat-timeline.png"))  # looked at by hand (--basetemp)
 
 
-def test_the_editor_says_live_what_the_next_tick_sends(qtbot, env):
-    engine, bridge, _window, _tray, panels = env
+def test_the_editor_says_live_what_the_next_tick_sends(qtbot, panel_env):
+    engine, bridge, _window, _tray, panels = panel_env
     view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
     qtbot.waitUntil(lambda: not view.editor.is_loading, timeout=5000)
     hint = view.next_tick_hint
@@ -130,8 +106,8 @@ def test_the_editor_says_live_what_the_next_tick_sends(qtbot, env):
     assert edit.extraSelections() == []
 
 
-def test_status_names_the_time_zone_of_the_next_check(qtbot, env):
-    engine, bridge, _window, _tray, panels = env
+def test_status_names_the_time_zone_of_the_next_check(qtbot, panel_env):
+    engine, bridge, _window, _tray, panels = panel_env
     engine.heartbeat.enabled = True
     started = asyncio.ensure_future(engine.heartbeat.start())
     qtbot.waitUntil(started.done, timeout=3000)
@@ -156,8 +132,8 @@ def _job(job_id: str, name: str, schedule: dict, next_run_ms: int | None) -> dic
             "createdAtMs": 0, "updatedAtMs": 0, "deleteAfterRun": False}
 
 
-def test_missed_jobs_are_listed_and_caught_up_per_rule_after_start(qtbot, env, fake_openai):
-    engine, bridge, _window, _tray, panels = env
+def test_missed_jobs_are_listed_and_caught_up_per_rule_after_start(qtbot, panel_env, fake_openai):
+    engine, bridge, _window, _tray, panels = panel_env
     now = int(time.time() * 1000)
     _write_jobs(engine.cron.store_path, [
         _job("catchup1", "Morning summary", {"kind": "every", "everyMs": 24 * HOUR_MS}, now - 2 * HOUR_MS),
@@ -191,16 +167,16 @@ def test_missed_jobs_are_listed_and_caught_up_per_rule_after_start(qtbot, env, f
     assert "the job's rule: skip" in view.details.toPlainText()
 
 
-def test_a_job_that_can_never_fire_is_marked(qtbot, env):
-    engine, bridge, _window, _tray, panels = env
+def test_a_job_that_can_never_fire_is_marked(qtbot, panel_env):
+    engine, bridge, _window, _tray, panels = panel_env
     job = engine.cron.add_job("Feb 31", CronSchedule(kind="cron", expr="0 9 31 2 *"), "never")
     view = add_panel(qtbot, panels, CronView(engine, bridge))
     cell = view.model.index(view.model.row_of(job.id), CronJobsModel.NEXT).data()
     assert cell == "never — no date matches the schedule"
 
 
-def test_the_missed_rule_is_set_in_the_form_and_saved_with_the_app_settings(qtbot, env):
-    engine, bridge, _window, _tray, panels = env
+def test_the_missed_rule_is_set_in_the_form_and_saved_with_the_app_settings(qtbot, panel_env):
+    engine, bridge, _window, _tray, panels = panel_env
     job = engine.cron.add_job("Backup", CronSchedule(kind="every", every_ms=HOUR_MS), "back up ~/notes")
     view = add_panel(qtbot, panels, CronView(engine, bridge))
     view.select_job(job.id)
@@ -215,10 +191,10 @@ def test_the_missed_rule_is_set_in_the_form_and_saved_with_the_app_settings(qtbo
     assert "If runs were missed: skip" in view.details.toPlainText()
 
 
-def test_a_late_tick_shows_what_was_missed(qtbot, env):
+def test_a_late_tick_shows_what_was_missed(qtbot, panel_env):
     from dataclasses import replace
 
-    engine, bridge, _window, _tray, panels = env
+    engine, bridge, _window, _tray, panels = panel_env
     view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
     run_once(qtbot, view)
     late = replace(view.model.record(0), trigger="timer", note="5 checks missed while the computer slept "
@@ -229,8 +205,8 @@ def test_a_late_tick_shows_what_was_missed(qtbot, env):
     assert "Late: 5 checks missed while the computer slept" in view.details.toPlainText()
 
 
-def test_deleting_a_job_forgets_its_missed_run_rule(qtbot, env):
-    engine, bridge, _window, _tray, panels = env
+def test_deleting_a_job_forgets_its_missed_run_rule(qtbot, panel_env):
+    engine, bridge, _window, _tray, panels = panel_env
     job = engine.cron.add_job("Backup", CronSchedule(kind="every", every_ms=HOUR_MS), "back up ~/notes")
     engine.set_missed_rule(job.id, "skip")
     view = add_panel(qtbot, panels, CronView(engine, bridge))

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtCore import Qt
 
 from nanobot_desktop.engine.cron import CronSchedule
 from nanobot_desktop.engine.events import CronJobRan, SubagentFinished, SubagentStarted
-from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.background.cron_view import CronJobsModel, CronView
 from nanobot_desktop.gui.background.heartbeat_view import HeartbeatTimelineModel, HeartbeatView
 from nanobot_desktop.gui.background.subagents_view import SubagentsModel, SubagentsView
-from nanobot_desktop.gui.window.tray import TrayController
 from tests.fake_openai import text_reply, tool_calls_reply
 
 TASKS = "# Heartbeat\n\n## Active Tasks\n\n- Summarise new mail every morning\n"
@@ -25,32 +21,6 @@ REPLY = "Two new mails from the team; nothing urgent."
 LEFT = Qt.MouseButton.LeftButton
 
 
-@pytest.fixture(autouse=True)
-def _collect_qt_garbage_on_the_gui_thread():
-    """Reference cycles holding Qt objects are collected here, on the GUI thread: left to a later
-    automatic collection they may be destroyed from a worker thread, which Qt warns about
-    ("Timers cannot be stopped from another thread") and which would fail some later test."""
-    yield
-    gc.collect()
-
-
-@pytest.fixture
-def env(qtbot, qloop, make_engine, tmp_path):
-    """(engine, bridge, hidden main window, tray); everything is shut down after the test."""
-    engine = make_engine()
-    bridge = EngineBridge(engine)
-    window = QMainWindow()
-    qtbot.addWidget(window)
-    tray = TrayController(engine, bridge, window,
-                          settings=QSettings(str(tmp_path / "tray.ini"), QSettings.Format.IniFormat))
-    panels: list = []
-    yield engine, bridge, window, tray, panels
-    for panel in panels:
-        panel.shutdown()
-    tray.shutdown()
-    bridge.detach()
-    done = asyncio.ensure_future(engine.shutdown())
-    qtbot.waitUntil(done.done, timeout=5000)
 
 
 def route_heartbeat_to_run(fake_openai) -> None:
@@ -79,8 +49,8 @@ def on_disk(path: Path) -> dict:
 # --- heartbeat --------------------------------------------------------------------------------------
 
 def test_heartbeat_with_tasks_runs_records_a_row_appends_the_session_and_notifies_once(
-        qtbot, env, fake_openai, qtmodeltester):
-    engine, bridge, _window, tray, panels = env
+        qtbot, panel_env, fake_openai, qtmodeltester):
+    engine, bridge, _window, tray, panels = panel_env
     engine.workspace.heartbeat_file.write_text(TASKS, encoding="utf-8")
     route_heartbeat_to_run(fake_openai)
     view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
@@ -109,8 +79,8 @@ def test_heartbeat_with_tasks_runs_records_a_row_appends_the_session_and_notifie
     assert opened.args == ["heartbeat"]
 
 
-def test_empty_heartbeat_file_asks_no_model_and_sends_no_notification(qtbot, env, fake_openai):
-    engine, bridge, _window, tray, panels = env
+def test_empty_heartbeat_file_asks_no_model_and_sends_no_notification(qtbot, panel_env, fake_openai):
+    engine, bridge, _window, tray, panels = panel_env
     engine.workspace.heartbeat_file.write_text("", encoding="utf-8")
     view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
     qtbot.waitUntil(lambda: not view.editor.is_loading, timeout=5000)
@@ -123,8 +93,8 @@ def test_empty_heartbeat_file_asks_no_model_and_sends_no_notification(qtbot, env
     assert not engine.sessions.path_for("heartbeat").exists()
 
 
-def test_run_now_saves_unsaved_heartbeat_edits_first(qtbot, env, fake_openai):
-    engine, bridge, _window, _tray, panels = env
+def test_run_now_saves_unsaved_heartbeat_edits_first(qtbot, panel_env, fake_openai):
+    engine, bridge, _window, _tray, panels = panel_env
     engine.workspace.heartbeat_file.write_text("", encoding="utf-8")
     fake_openai.add_tool_calls([("heartbeat", {"action": "skip"})])
     view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
@@ -139,8 +109,8 @@ def test_run_now_saves_unsaved_heartbeat_edits_first(qtbot, env, fake_openai):
     assert "- water the plants" in fake_openai.requests[0]["messages"][1]["content"]
 
 
-def test_interval_and_enabled_are_saved_to_config(qtbot, env):
-    engine, bridge, _window, _tray, panels = env
+def test_interval_and_enabled_are_saved_to_config(qtbot, panel_env):
+    engine, bridge, _window, _tray, panels = panel_env
     view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
     assert view.interval_spin.value() == 30 and not view.enabled_box.isChecked()
 
@@ -157,9 +127,9 @@ def test_interval_and_enabled_are_saved_to_config(qtbot, env):
     assert on_disk(engine.config_path)["providers"]["custom"]["apiKey"] == "sk-test"  # the rest is kept
 
 
-def test_the_heartbeat_panel_follows_a_change_saved_elsewhere(qtbot, env):
+def test_the_heartbeat_panel_follows_a_change_saved_elsewhere(qtbot, panel_env):
     """Saved through the engine's one door (Settings, another panel): the panel shows it at once."""
-    engine, bridge, _window, _tray, panels = env
+    engine, bridge, _window, _tray, panels = panel_env
     view = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
     engine.update_config({"gateway.heartbeat.enabled": True, "gateway.heartbeat.intervalS": 600})
     qtbot.waitUntil(lambda: view.enabled_box.isChecked() and view.interval_spin.value() == 10, timeout=5000)
@@ -168,8 +138,8 @@ def test_the_heartbeat_panel_follows_a_change_saved_elsewhere(qtbot, env):
 # --- scheduled jobs ---------------------------------------------------------------------------------
 
 @pytest.mark.qt_log_ignore("This plugin does not support raise")
-def test_every_job_fires_while_the_window_is_hidden_and_its_row_updates(qtbot, env, fake_openai, qtmodeltester):
-    engine, bridge, window, tray, panels = env
+def test_every_job_fires_while_the_window_is_hidden_and_its_row_updates(qtbot, panel_env, fake_openai, qtmodeltester):
+    engine, bridge, window, tray, panels = panel_env
     fake_openai.respond_with(lambda body: text_reply("Plants watered."))
     view = CronView(engine, bridge)
     window.setCentralWidget(view)
@@ -195,8 +165,8 @@ def test_every_job_fires_while_the_window_is_hidden_and_its_row_updates(qtbot, e
     qtmodeltester.check(view.model)
 
 
-def test_add_a_job_with_the_form_and_see_validation_errors_inline(qtbot, env):
-    engine, bridge, _window, _tray, panels = env
+def test_add_a_job_with_the_form_and_see_validation_errors_inline(qtbot, panel_env):
+    engine, bridge, _window, _tray, panels = panel_env
     view = add_panel(qtbot, panels, CronView(engine, bridge))
     assert view.empty_label.isVisible()
 
@@ -234,8 +204,8 @@ def test_add_a_job_with_the_form_and_see_validation_errors_inline(qtbot, env):
     assert view.selected_job_id() == job["id"]
 
 
-def test_edit_disable_run_and_delete_a_job(qtbot, env, fake_openai):
-    engine, bridge, _window, _tray, panels = env
+def test_edit_disable_run_and_delete_a_job(qtbot, panel_env, fake_openai):
+    engine, bridge, _window, _tray, panels = panel_env
     fake_openai.add_text("Done.")
     job = engine.cron.add_job("plants", CronSchedule(kind="every", every_ms=3_600_000), "Water the plants")
     view = add_panel(qtbot, panels, CronView(engine, bridge))
@@ -266,8 +236,8 @@ def test_edit_disable_run_and_delete_a_job(qtbot, env, fake_openai):
     assert view.model.rowCount() == 0
 
 
-def test_an_unreadable_jobs_file_is_reported_and_left_untouched(qtbot, env):
-    engine, bridge, _window, _tray, panels = env
+def test_an_unreadable_jobs_file_is_reported_and_left_untouched(qtbot, panel_env):
+    engine, bridge, _window, _tray, panels = panel_env
     engine.cron.store_path.parent.mkdir(parents=True, exist_ok=True)
     broken = b'{"version": 1, "jobs": [\n  {"id": "a1",}\n]}\n'
     engine.cron.store_path.write_bytes(broken)
@@ -279,8 +249,8 @@ def test_an_unreadable_jobs_file_is_reported_and_left_untouched(qtbot, env):
 
 # --- subagents ------------------------------------------------------------------------------------
 
-def test_cancel_a_running_subagent_from_its_view(qtbot, env, fake_openai, qtmodeltester):
-    engine, bridge, _window, tray, panels = env
+def test_cancel_a_running_subagent_from_its_view(qtbot, panel_env, fake_openai, qtmodeltester):
+    engine, bridge, _window, tray, panels = panel_env
     fake_openai.add_hang()
     view = add_panel(qtbot, panels, SubagentsView(engine, bridge))
     with qtbot.waitSignal(bridge.engine_event, check_params_cb=lambda e: isinstance(e, SubagentStarted)):
@@ -301,8 +271,8 @@ def test_cancel_a_running_subagent_from_its_view(qtbot, env, fake_openai, qtmode
     qtmodeltester.check(view.model)
 
 
-def test_a_finished_subagent_shows_its_tool_calls_and_result(qtbot, env, fake_openai, tmp_path):
-    engine, bridge, _window, _tray, panels = env
+def test_a_finished_subagent_shows_its_tool_calls_and_result(qtbot, panel_env, fake_openai, tmp_path):
+    engine, bridge, _window, _tray, panels = panel_env
     (engine.workspace.root / "notes.txt").write_text("hello", encoding="utf-8")
     fake_openai.add_tool_calls([("read_file", {"path": "notes.txt"})])
     fake_openai.add_text("The note says hello.")
@@ -322,10 +292,10 @@ def test_a_finished_subagent_shows_its_tool_calls_and_result(qtbot, env, fake_op
 # --- beside a running nanobot gateway -------------------------------------------------------------------
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc (Linux)")
-def test_the_views_say_who_runs_cron_and_the_heartbeat_beside_a_gateway(qtbot, env, tmp_path):
+def test_the_views_say_who_runs_cron_and_the_heartbeat_beside_a_gateway(qtbot, panel_env, tmp_path):
     from tests.engine.test_coexistence import _fake_gateway
 
-    engine, bridge, _window, _tray, panels = env
+    engine, bridge, _window, _tray, panels = panel_env
     heartbeat = add_panel(qtbot, panels, HeartbeatView(engine, bridge))
     cron = add_panel(qtbot, panels, CronView(engine, bridge))
     engine.update_config({"gateway.heartbeat.enabled": True})

@@ -13,7 +13,8 @@ from nanobot_desktop.engine.context import SECTION_SEPARATOR
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.inspector.context_view import content_text, split_system_prompt
-from nanobot_desktop.gui.inspector.panel import RESULT_PREVIEW_LINES, InspectorPanel
+from nanobot_desktop.gui.inspector.details import RESULT_PREVIEW_LINES
+from nanobot_desktop.gui.inspector.panel import InspectorPanel
 from nanobot_desktop.gui.inspector.model import (
     NAME_COLUMN, SUMMARY_COLUMN, TIME_COLUMN, CallIdRole, DurationRole, KindRole, StatusRole, TimelineModel,
 )

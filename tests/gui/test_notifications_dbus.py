@@ -12,17 +12,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import write_test_config
 from tests.engine.test_background_approvals import TASK, route_heartbeat_exec
 from tests.fake_openai import tool_calls_reply
 from tests.gui.dbus_desktop import DesktopSession, missing
+from tests.gui.tray_app_support import REPO, prepare_app
 
 pytestmark = [
     pytest.mark.xvfb,
@@ -31,17 +29,8 @@ pytestmark = [
                                                "haskell-gtk-sni-tray-utils)"),
 ]
 
-REPO = Path(__file__).resolve().parents[2]
 
-APP = textwrap.dedent('''
-    import asyncio, json, sys, time
-    import qasync
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QSystemTrayIcon
-    from nanobot_desktop.engine.runtime import Engine
-    from nanobot_desktop.gui.common.bridge import EngineBridge
-    from nanobot_desktop.gui.window.tray import TrayController
-
+APP = '''
     config_path, settings_path, scenarios = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
     app = QApplication([])
     loop = qasync.QEventLoop(app)
@@ -50,20 +39,8 @@ APP = textwrap.dedent('''
     def say(kind, **data):
         print(kind + " " + json.dumps(data), flush=True)
 
-    async def wait_for(condition, timeout=20.0):
-        end = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > end:
-                return False
-            await asyncio.sleep(0.02)
-        return True
-
     async def main():
-        engine = Engine.open(config_path)
-        bridge = EngineBridge(engine)
-        window = QMainWindow()
-        window.setCentralWidget(QLabel("nanobot"))
-        tray = TrayController(engine, bridge, window, settings=QSettings(settings_path, QSettings.Format.IniFormat))
+        engine, bridge, window, tray = open_tray(config_path, settings_path)
         opened = []
         tray.open_session_requested.connect(opened.append)
         await wait_for(lambda: tray.approvals._started is not None and tray.approvals._started.done(), 10)
@@ -76,7 +53,7 @@ APP = textwrap.dedent('''
             count = len(engine.heartbeat.ticks)
             tray.actions["heartbeat_run"].trigger()
             if scenario != "plain":
-                await wait_for(lambda: tray.state == "waiting")
+                await wait_for(lambda: tray.state == "waiting", 20)
                 say("PENDING", state=tray.state, tooltip=tray.icon.toolTip() if tray.icon else "",
                     menu=[m.title() for m in tray.approvals.menu_entries()])
             await wait_for(lambda: len(engine.heartbeat.ticks) > count, 30)
@@ -92,7 +69,7 @@ APP = textwrap.dedent('''
 
     with loop:
         loop.run_until_complete(main())
-''')
+'''
 
 
 class AppProcess:
@@ -144,13 +121,7 @@ def wait_for_notify(session: DesktopSession, text: str, since: int, timeout: flo
 
 def test_approval_notifications_answer_allow_deny_and_expire(fake_openai, tmp_path):
     route_heartbeat_exec(fake_openai)
-    home = tmp_path / "home"
-    workspace = tmp_path / "ws"
-    config_path = write_test_config(home / ".nanobot" / "config.json", fake_openai.base_url, workspace)
-    workspace.mkdir(parents=True, exist_ok=True)
-    (workspace / "HEARTBEAT.md").write_text(TASK, encoding="utf-8")
-    script = tmp_path / "app.py"
-    script.write_text(APP, encoding="utf-8")
+    home, config_path, script = prepare_app(tmp_path, fake_openai.base_url, TASK, APP, "app.py")
     session = DesktopSession(tmp_path)
     app = None
     try:

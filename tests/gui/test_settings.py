@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QDialog, QLineEdit
 from nanobot_desktop.engine.config import load_config
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.runtime import Engine
-from nanobot_desktop.gui.settings.provider_form import base_url_problem
+from nanobot_desktop.gui.settings.provider_choice import base_url_problem
 from nanobot_desktop.gui.settings.dialog import SettingsDialog
 from nanobot_desktop.gui.common.palette import is_dark
 from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode

@@ -3,8 +3,9 @@
 - lupdate over the GUI into a copy of the .ts must leave 0 unfinished and 0 vanished entries (a string
   added or changed without `python3 dev.py translations` and a translation fails here);
 - the shipped .qm is what lrelease makes of the .ts (a fresh clone shows Chinese without a build step);
-- the harness opens the translated areas (HARNESS_AREAS; phase 2 extends it to the whole window) in
-  zh_CN and fails on visible text still in English; in English it finds every string there.
+- the harness opens each panel and dialog (HARNESS_AREAS; the whole window is walked in
+  test_translations_window.py) in zh_CN and fails on visible text still in English, cells of tables
+  and trees and single words included (tests/gui/i18n_walk.py); in English it finds the source strings.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from nanobot_desktop.gui.common.i18n import (LANGUAGES, format_number, install_t
                                              resolve_language, saved_language, translate, translations_dir)
 from nanobot_desktop.gui.background.cron_view import CronView
 from nanobot_desktop.gui.background.heartbeat_view import HeartbeatView
-from nanobot_desktop.gui.background.mcp_dialogs import McpServerDialog
+from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
 from nanobot_desktop.gui.background.mcp_view import McpView
 from nanobot_desktop.gui.background.subagents_view import SubagentsView
 from nanobot_desktop.gui.common.bridge import EngineBridge
@@ -133,6 +134,14 @@ def _cron_form(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget
     return view
 
 
+def _mcp_import_dialog(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) -> QWidget:
+    dialog = McpImportDialog(engine)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
 def _mcp_dialog(qtbot, engine: Engine, bridge: EngineBridge, opened: list[QWidget]) -> QWidget:
     dialog = McpServerDialog(engine)
     qtbot.addWidget(dialog)
@@ -165,12 +174,11 @@ def _panel(kind: type[QWidget]) -> Callable[..., QWidget]:
     return open_panel
 
 
-# The areas translated so far (phase 1). Phase 2 adds the main window with its menus, docks, chat,
-# sessions, workspace views, tray menu and first-run setup, then every dialog they open.
+# Each panel and dialog on its own (the whole window is walked in test_translations_window.py).
 HARNESS_AREAS: dict[str, Callable[..., QWidget]] = {
     "settings dialog": _settings, "inspector": _panel(InspectorPanel), "heartbeat": _panel(HeartbeatView),
     "scheduled, with the job form": _cron_form, "subagents": _panel(SubagentsView), "mcp": _panel(McpView),
-    "mcp server dialog": _mcp_dialog, "editor with find bar": _editor,
+    "mcp server dialog": _mcp_dialog, "mcp import dialog": _mcp_import_dialog, "editor with find bar": _editor,
     "memory page": _panel(MemoryView), "first-run setup, both pages": _onboarding,
     "workspace files and skills": _panel(WorkspaceFilesView),
 }

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import logging
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -24,29 +22,6 @@ from nanobot_desktop.gui.window.tray import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _collect_qt_garbage_on_the_gui_thread():
-    """Reference cycles holding Qt objects are collected here, on the GUI thread: left to a later
-    automatic collection they may be destroyed from a worker thread, which Qt warns about
-    ("Timers cannot be stopped from another thread") and which would fail some later test."""
-    yield
-    gc.collect()
-
-
-@pytest.fixture
-def tray_env(qtbot, qloop, make_engine, tmp_path):
-    """An engine, its bridge, a hidden main window and a TrayController with its own settings file."""
-    engine = make_engine()
-    bridge = EngineBridge(engine)
-    window = QMainWindow()
-    qtbot.addWidget(window)
-    settings = QSettings(str(tmp_path / "tray.ini"), QSettings.Format.IniFormat)
-    tray = TrayController(engine, bridge, window, settings=settings)
-    yield engine, bridge, window, tray
-    tray.shutdown()
-    bridge.detach()
-    done = asyncio.ensure_future(engine.shutdown())
-    qtbot.waitUntil(done.done, timeout=5000)
 
 
 # --- without a tray --------------------------------------------------------------------------------

@@ -4,39 +4,27 @@ approval with its answers, the notification, and expiry; a real engine and the l
 from __future__ import annotations
 
 import asyncio
-import gc
 
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QMainWindow
 
-from nanobot_desktop.gui.common.bridge import EngineBridge
-from nanobot_desktop.gui.window.tray import TrayController, tray_icon_path, tray_state
+from nanobot_desktop.gui.window.tray import tray_icon_path, tray_state
 from tests.engine.test_background_approvals import TASK, route_heartbeat_exec
 
 
-@pytest.fixture(autouse=True)
-def _collect_qt_garbage_on_the_gui_thread():
-    yield
-    gc.collect()
+@pytest.fixture
+def tray_use_dbus() -> bool:
+    """The approvals are answered from the menu and the plain notification, never over D-Bus."""
+    return False
 
 
 @pytest.fixture
-def tray_env(qtbot, qloop, make_engine, fake_openai, tmp_path):
-    engine = make_engine()
+def tray_env(tray_env, fake_openai):
+    """(engine, tray): tests/gui/conftest.py's tray, its heartbeat about to ask for an exec approval."""
+    engine, bridge, _window, tray = tray_env
     engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
     route_heartbeat_exec(fake_openai)
-    bridge = EngineBridge(engine)
-    window = QMainWindow()
-    qtbot.addWidget(window)
-    tray = TrayController(engine, bridge, window, settings=QSettings(str(tmp_path / "t.ini"), QSettings.Format.IniFormat),
-                          use_dbus=False)
     tray.bridge_for_tests = bridge
-    yield engine, tray
-    tray.shutdown()
-    bridge.detach()
-    done = asyncio.ensure_future(engine.shutdown())
-    qtbot.waitUntil(done.done, timeout=5000)
+    return engine, tray
 
 
 def start_tick(qtbot, engine, tray):

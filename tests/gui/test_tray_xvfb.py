@@ -13,13 +13,11 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import write_test_config
 from tests.fake_openai import text_reply, tool_calls_reply
+from tests.gui.tray_app_support import REPO, prepare_app
 from tests.gui.xvfb_support import start_trayer, start_xvfb, stop_process
 
 pytestmark = [
@@ -28,18 +26,9 @@ pytestmark = [
                        reason="needs the Xvfb and trayer binaries (apt-get install xvfb trayer) for a real tray"),
 ]
 
-REPO = Path(__file__).resolve().parents[2]
 REPLY = "Inbox checked: one new mail from the team."
 
-SCRIPT = textwrap.dedent('''
-    import asyncio, json, sys, time
-    import qasync
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QSystemTrayIcon
-    from nanobot_desktop.engine.runtime import Engine
-    from nanobot_desktop.gui.common.bridge import EngineBridge
-    from nanobot_desktop.gui.window.tray import TrayController
-
+SCRIPT = '''
     config_path, settings_path = sys.argv[1], sys.argv[2]
     app = QApplication([])
     deadline = time.monotonic() + 15
@@ -49,26 +38,14 @@ SCRIPT = textwrap.dedent('''
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
 
-    async def wait_for(condition, timeout=15.0):
-        end = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > end:
-                return False
-            await asyncio.sleep(0.02)
-        return True
-
     async def main():
-        engine = Engine.open(config_path)
-        bridge = EngineBridge(engine)
-        window = QMainWindow()
-        window.setCentralWidget(QLabel("nanobot"))
-        tray = TrayController(engine, bridge, window, settings=QSettings(settings_path, QSettings.Format.IniFormat))
+        engine, bridge, window, tray = open_tray(config_path, settings_path)
         states = [tray.state]
         tray.state_changed.connect(states.append)
         shown_after_start = tray.icon.isVisible() if tray.icon else False
         await wait_for(lambda: tray.icon is not None and tray.icon.geometry().width() > 0, 5)
         tray.actions["heartbeat_run"].trigger()
-        finished = await wait_for(lambda: engine.heartbeat.last_tick is not None)
+        finished = await wait_for(lambda: engine.heartbeat.last_tick is not None, 15)
         idle_again = await wait_for(lambda: tray.state == "idle", 5)
         tick = engine.heartbeat.last_tick
         geometry = tray.icon.geometry() if tray.icon else None
@@ -93,7 +70,7 @@ SCRIPT = textwrap.dedent('''
 
     with loop:
         loop.run_until_complete(main())
-''')
+'''
 
 
 def test_tray_icon_shows_running_during_a_heartbeat_and_notifies(fake_openai, tmp_path):
@@ -104,13 +81,8 @@ def test_tray_icon_shows_running_during_a_heartbeat_and_notifies(fake_openai, tm
         return text_reply(REPLY)
 
     fake_openai.respond_with(route)
-    home = tmp_path / "home"
-    config_path = write_test_config(home / ".nanobot" / "config.json", fake_openai.base_url, tmp_path / "ws")
-    workspace = tmp_path / "ws"
-    workspace.mkdir(parents=True, exist_ok=True)
-    (workspace / "HEARTBEAT.md").write_text("## Active Tasks\n\n- Check the inbox\n", encoding="utf-8")
-    script = tmp_path / "tray_script.py"
-    script.write_text(SCRIPT, encoding="utf-8")
+    home, config_path, script = prepare_app(tmp_path, fake_openai.base_url, "## Active Tasks\n\n- Check the inbox\n",
+                                            SCRIPT, "tray_script.py")
 
     xvfb = trayer = None
     try:

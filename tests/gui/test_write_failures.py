@@ -128,7 +128,7 @@ def test_saving_memory_into_a_read_only_folder_keeps_the_editor_dirty_and_says_w
             qtbot.keyClick(editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     message = failed.args[0]
     assert message.startswith("Could not save MEMORY.md: ")
-    assert _reason(how) in message and "nothing on disk changed, and your text stays here" in message
+    assert _reason(how) in message and "Nothing on disk changed, and your text stays here." in message
     assert editor.error_bar.isVisible() and _reason(how) in editor.error_bar.text
     assert editor.is_dirty and editor.text().endswith("A fact I typed.")
     assert memory_file.read_bytes() == before

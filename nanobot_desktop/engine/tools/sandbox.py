@@ -14,7 +14,7 @@ SPEC`, standard library only, so it starts fast and imports none of the app). Th
    home, the config folder, the app's own files, /tmp); writes only in the workspace and a private
    temp folder; signals and abstract sockets only inside the sandbox;
 4. runs `/bin/sh -c COMMAND` with the environment the engine built from an allow-list.
-The module is long-ish (~410 lines) because launcher and policy must stay in one stdlib-only file.
+The module is long-ish (~440 lines) because launcher and policy must stay in one stdlib-only file.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QTex
 
 from nanobot_desktop.engine import exec_allow_possible
 from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.engine_words import sandbox_line
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.model import ApprovalCard, summarize_arguments
 from nanobot_desktop.gui.chat.widgets import CardFrame, ElidedLabel, ItemWidget
@@ -90,7 +91,7 @@ class ApprovalCardWidget(ItemWidget):
                 layout.addWidget(self.working_dir_label)
         self.sandbox_label: QLabel | None = None
         if card.sandbox:
-            self.sandbox_label = plain_label(card.sandbox[:1].upper() + card.sandbox[1:])
+            self.sandbox_label = plain_label(sandbox_line(card.sandbox))
             self.sandbox_label.setWordWrap(True)
             layout.addWidget(self.sandbox_label)
 

@@ -29,6 +29,7 @@ from nanobot_desktop.gui.chat.model import ChatModel, Notice
 from nanobot_desktop.gui.chat.relay import ChatRelay, covered_by_read
 from nanobot_desktop.gui.chat.view import ChatView
 from nanobot_desktop.gui.common.owned import OwnedWork
+from nanobot_desktop.gui.common.engine_words import storage_problem
 from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
@@ -279,7 +280,8 @@ class ChatController(QObject):
         try:
             await self.engine.loop.retry_save(key)
         except StorageError as error:
-            message = error.sentence("still not saved; free some space and retry")
+            message = translate("Chat", "{problem} The messages are still not saved: retry once that is fixed.").format(
+                problem=storage_problem(error))
             model = self._models.get(key)
             if model is not None:
                 model.append(Notice(message, "error"))

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QHBoxLayout, QMenu, QSizePolicy, QToolButton, QWid
 
 from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.common.provider_names import provider_label
+from nanobot_desktop.gui.common.engine_words import provider_label
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine import Engine, ModelOption, ProviderModels

@@ -8,6 +8,8 @@ Its promise is that nothing a person typed is lost and nothing on disk is overwr
 - files that cannot be written back exactly (not UTF-8, unreadable) are shown read-only.
 Disk I/O runs on a worker thread and large texts are inserted in timed slices, so a 20 MB
 HISTORY.md never freezes the window. No asyncio needed: Qt signals and timers only.
+(Over 400 lines in one class: the baseline, the conflict bar's states and the sliced loading are one
+state machine of "what is on disk versus what is typed"; file I/O, the find bar and the bars are modules of their own.)
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QWidget
 
 from nanobot_desktop.engine import StorageError, atomic_write_text
+from nanobot_desktop.gui.common.engine_words import storage_problem
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.editor.code_edit import ViewState
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
@@ -268,8 +271,8 @@ class MarkdownEditor(EditorFrame):
         self._saving = False
         if generation == self._generation and self._snapshot is not None:
             if error is not None or result is None:
-                reason = error.sentence("nothing on disk changed, and your text stays here") \
-                    if isinstance(error, StorageError) else f"{error}"
+                reason = translate("Editor", "{problem} Nothing on disk changed, and your text stays here.").format(
+                    problem=storage_problem(error)) if isinstance(error, StorageError) else f"{error}"
                 message = translate("Editor", "Could not save {name}: {reason}").format(name=display_name(path), reason=reason)
                 self.error_bar.show_message(BarKind.ERROR, message)
                 self.save_failed.emit(message)

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine import SessionInfo
+from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import reason_of
 from nanobot_desktop.gui.sessions.rows import (MAX_MOVES, arrange, format_when, group_rank,
@@ -212,7 +213,7 @@ class SessionListModel(QAbstractItemModel):
 
     def _session_data(self, info: SessionInfo, role: int) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
-            return info.title
+            return session_title(info.title, info.message_count)
         if role == Qt.ItemDataRole.EditRole:
             return "" if info.title == info.key else info.title
         if role == KeyRole:
@@ -241,7 +242,8 @@ class SessionListModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             count = info.message_count
             return translate("Sessions", "{title}\n{key} · %n message(s)\nupdated {when} · {file}", None, count).format(
-                title=info.title, key=info.key, when=format_when(info.updated_at), file=info.path.name)
+                title=session_title(info.title, count), key=info.key, when=format_when(info.updated_at),
+                file=info.path.name)
         return None
 
     # --- reading ---------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError, exec_allow_possible
 from nanobot_desktop.gui.common.i18n import language_names, translate
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
-from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
+from nanobot_desktop.gui.settings.provider_choice import provider_patch
+from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.workspace_page import workspace_page
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode

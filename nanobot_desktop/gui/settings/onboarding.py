@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 from nanobot_desktop.engine import (DEFAULT_CANDIDATES, ConfigError, LayoutKind, LocalServer, Workspace,
                                     default_config_path, detect_layout, discover_local_servers, load_config,
                                     patch_settings, prepare_workspace)
-from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line, provider_patch
+from nanobot_desktop.gui.settings.provider_choice import provider_patch
+from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line
 from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.i18n import translate
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
 from typing import Any
 
 from nanobot_desktop.engine import AppSettings, sandbox_support
+from nanobot_desktop.gui.common.engine_words import sandbox_line
 from nanobot_desktop.gui.common.i18n import translate
 
 
@@ -20,11 +21,12 @@ class SandboxBox(QGroupBox):
     def __init__(self, app: AppSettings, parent: QWidget | None = None) -> None:
         super().__init__(translate("Settings", "Shell command sandbox"), parent)
         support = sandbox_support()
-        status = support.summary[:1].upper() + support.summary[1:]
         if support.available:
-            status += translate("Settings", ". With the workspace restriction on, commands can write only inside the workspace.")
+            status = translate("Settings", "{sandbox}. With the workspace restriction on, commands can write only inside "
+                                           "the workspace.").format(sandbox=sandbox_line(support.summary))
         else:
-            status += translate("Settings", ". Shell commands always ask first.")
+            status = translate("Settings", "{sandbox}. Shell commands always ask first.").format(
+                sandbox=sandbox_line(support.summary))
         self.status_label = QLabel(status, self)
         self.status_label.setWordWrap(True)
         self.always_check = QCheckBox(translate("Settings", "Sandbox shell commands even when the workspace restriction is off"), self)

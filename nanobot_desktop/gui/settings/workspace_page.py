@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine import DEFAULT_CONTEXT_WINDOW_TOKENS, Config, dream_settings
+from nanobot_desktop.gui.common.engine_words import layout_label, layout_reason
 from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
@@ -43,10 +44,7 @@ def workspace_page(engine: Engine, config: Config, add_field: FieldAdder, parent
     page = QWidget(parent)
     layout = getattr(engine, "layout", None)
     page_layout = QVBoxLayout(page)
-    if layout is None:
-        label = translate("Settings", "nanobot workspace")
-    else:
-        label = translate("Settings", "nanobot 0.3 workspace") if layout.is_v03 else translate("Settings", "nanobot 0.1.4 workspace")
+    label = layout_label(layout)
     title = QLabel(f"<b>{label}</b>", page)
     title.setObjectName("layoutTitle")
     page_layout.addWidget(title)
@@ -56,14 +54,14 @@ def workspace_page(engine: Engine, config: Config, add_field: FieldAdder, parent
     if layout is None or not layout.is_v03:
         explain.setText(translate("Settings", "Sessions are kept in the workspace's sessions/ folder and the history "
                                   "log in memory/HISTORY.md, as nanobot 0.1.4 keeps them.")
-                        + (" " + translate("Settings", "(Decided because {reason}.)").format(reason=layout.reason)
+                        + (" " + translate("Settings", "(Decided because {reason}.)").format(reason=layout_reason(layout.reason))
                            if layout else ""))
         page_layout.addStretch(1)
         return page
     explain.setText(translate("Settings", "Sessions are kept in {folder}, the history log in memory/history.jsonl, "
                               "and Dream's versions of MEMORY.md, SOUL.md and USER.md in the workspace's git "
                               "repository, as nanobot 0.3 keeps them. (Decided because {reason}.)").format(
-        folder=engine.sessions.sessions_dir, reason=layout.reason))
+        folder=engine.sessions.sessions_dir, reason=layout_reason(layout.reason)))
     form = QFormLayout()
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
     page_layout.addLayout(form)

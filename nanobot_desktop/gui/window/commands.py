@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QMessageBox
 
+from nanobot_desktop.gui.common.engine_words import layout_label, layout_reason
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.base import WindowBase
 
@@ -49,8 +50,9 @@ class WindowCommands(WindowBase):
         self.workspace_label.setText(translate("Window", "Workspace: {path}").format(path=root))
         self.workspace_label.setToolTip(root)
         layout = getattr(self.engine, "layout", None)  # which nanobot's files these are (engine/layout.py)
-        self.layout_label.setText(layout.label if layout is not None else "")
-        self.layout_label.setToolTip(translate("Window", "Read and written in this layout because {reason}").format(reason=layout.reason)
+        self.layout_label.setText(layout_label(layout) if layout is not None else "")
+        self.layout_label.setToolTip(translate("Window", "Read and written in this layout because {reason}").format(
+            reason=layout_reason(layout.reason))
                                      if layout else "")
 
     def _on_waiting_changed(self, key: str, text: str) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSize, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
 
+from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.commands import WindowCommands
@@ -264,7 +265,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
     def _update_title(self) -> None:
         key = self.current_key
         info = self.sessions_panel.model.info(key) if key else None
-        title = info.title if info is not None else translate("Window", NEW_CHAT_TITLE)
+        title = session_title(info.title, info.message_count) if info is not None else translate("Window", NEW_CHAT_TITLE)
         self.setWindowTitle(f"{APP_TITLE} — {title}")
 
     # --- chatting ----------------------------------------------------------------------------------

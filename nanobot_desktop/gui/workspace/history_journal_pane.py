@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine import HistoryEntry, HistoryJournal
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner
-from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.i18n import format_number, translate
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -171,7 +171,7 @@ class HistoryJournalPane(QWidget):
         if searching:
             count = len(entries)
             self.status.setText(translate("Memory", "1 matching entry") if count == 1
-                                else translate("Memory", "{count} matching entries").format(count=count))
+                                else translate("Memory", "{count} matching entries").format(count=format_number(count)))
         else:
             self.status.setText("" if entries else translate("Memory", "No history yet: consolidation and Dream add entries here."))
         self.entries_loaded.emit(len(entries))

@@ -19,7 +19,7 @@ from nanobot_desktop.engine import split_history_entries
 from nanobot_desktop.gui.editor.code_edit import blend
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner
-from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.i18n import format_number, translate
 
 SHOWN_MATCHES_LIMIT = 500
 """More matches than this are counted but not all shown: the reader narrows the search instead."""
@@ -163,10 +163,11 @@ class HistorySearchPane(QWidget):
     def _count_text(shown: int, matched: int, total: int) -> str:
         if matched > shown:
             return translate("Memory", "{matched} of {total} entries match (first {shown} shown)").format(
-                matched=matched, total=total, shown=shown)
+                matched=format_number(matched), total=format_number(total), shown=format_number(shown))
         if total == 1:
             return translate("Memory", "{matched} of 1 entry match").format(matched=matched)
-        return translate("Memory", "{matched} of {total} entries match").format(matched=matched, total=total)
+        return translate("Memory", "{matched} of {total} entries match").format(matched=format_number(matched),
+                                                                              total=format_number(total))
 
     def _highlight(self, words: list[str]) -> None:
         document = self.results.document()

@@ -17,11 +17,11 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
-from nanobot_desktop.data import templates_dir
 from nanobot_desktop.engine import (SKILL_FILE, ConfigChanged, ConfigError, SkillInfo, atomic_write_text,
                                     check_frontmatter)
 from nanobot_desktop.gui.editor.conflict_bar import BarKind
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
+from nanobot_desktop.gui.workspace.new_skill import new_skill_name_problem, new_skill_text
 from nanobot_desktop.gui.workspace.skills_model import SkillsModel
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
@@ -29,34 +29,9 @@ from nanobot_desktop.gui.common.i18n import translate
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-NAME_MAX_LENGTH = 64
-_RESERVED_NAMES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 _PROBLEM_PREFIX = QT_TRANSLATE_NOOP("Skills", "This skill cannot be used until its header is fixed: ")
 _VALIDATOR_PREFIX = QT_TRANSLATE_NOOP("Skills", "the SKILL.md header is broken — ")  # both translated where used
 _LINE = re.compile(r"\bline (\d+)", re.IGNORECASE)
-
-
-def new_skill_name_problem(name: str, skills_dir: Path) -> str | None:
-    """Why `name` cannot be a new skill folder in `skills_dir`, or None when it can."""
-    if not name:
-        return translate("Skills", "Type a name for the skill's folder.")
-    if len(name) > NAME_MAX_LENGTH:
-        return translate("Skills", "Keep the name under {count} characters.").format(count=NAME_MAX_LENGTH + 1)
-    if not NAME_PATTERN.match(name) or name.endswith("."):
-        return translate("Skills", "Use letters, digits, '-', '_' or '.', starting with a letter or digit (no spaces or "
-                                   "slashes, no '.' at the end).")
-    if name.lower() in _RESERVED_NAMES:
-        return translate("Skills", "'{name}' is a reserved file name on Windows; pick another.").format(name=name)
-    if (skills_dir / name).exists():
-        return translate("Skills", "skills/{name} already exists; pick another name.").format(name=name)
-    return None
-
-
-def new_skill_text(name: str) -> str:
-    """The new-skill template with the name filled in."""
-    template = (templates_dir() / "new_skill" / SKILL_FILE).read_text(encoding="utf-8")
-    return template.replace("{{name}}", name)
 
 
 class _ReadOnlyBuiltin(PermissionError):
