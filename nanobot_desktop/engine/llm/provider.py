@@ -17,7 +17,8 @@ Why it looks like this:
 - A stalled endpoint is given up on: nothing within `first_byte_timeout_s`, or a stream that makes no
   real progress (fewer than 16 characters) for `idle_timeout_s`; while waiting, `on_wait` is told
   every second so the window can show it. Malformed replies (cut off, an HTML page, no choices, a
-  chunk that is not JSON) each get their own message (stream_faults.py).
+  chunk that is not JSON or not a JSON object) each get their own message (stream_faults.py,
+  stream_assembly.py).
 """
 
 from __future__ import annotations
