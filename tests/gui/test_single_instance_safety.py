@@ -108,3 +108,34 @@ def test_a_launch_facing_a_foreign_socket_opens_its_window_and_says_why(tmp_path
     stderr = process.stderr()
     assert f"The single-instance socket {name} belongs to another user (uid 65534)" in stderr
     assert "Continuing without single-instance support." in stderr and "Traceback" not in stderr
+
+
+def _closed_by_peer(client: socket.socket) -> bool:
+    try:
+        return client.recv(1, socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+
+
+def test_the_socket_is_private_and_an_over_long_message_is_cut_off(qtbot, tmp_path, runtime_dir):  # noqa: F811
+    name = server_name(tmp_path / "config.json")
+    server = InstanceServer(name)
+    assert server.listen()
+    try:
+        assert os.stat(name).st_mode & 0o777 == 0o600  # only this user may connect
+        received: list[str] = []
+        server.command_received.connect(received.append)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(name)
+            client.sendall(b"show" * 40)  # 160 bytes and no end of line: not a command of ours
+            qtbot.waitUntil(lambda: _closed_by_peer(client), timeout=5000)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(name)
+            client.sendall(b"toggle" * 20 + b"\n")  # a whole line, but too long to be one
+            qtbot.waitUntil(lambda: _closed_by_peer(client), timeout=5000)
+        assert received == []
+        with qtbot.waitSignal(server.command_received, timeout=5000) as good:
+            assert send_command(name, "show")  # the server still listens
+        assert good.args == ["show"] and received == ["show"]
+    finally:
+        server.close()

@@ -81,9 +81,6 @@ class KeyedTableModel(QAbstractTableModel):
         """The row of the record with `key`, or -1."""
         return next((row for row, record in enumerate(self._records) if self.key_of(record) == key), -1)
 
-    def records(self) -> list[Any]:
-        return list(self._records)
-
     def set_records(self, records: list[Any]) -> None:
         """Same keys in the same order: redraw the changed rows in place; otherwise reset (the view
         selects the same key again)."""
@@ -118,11 +115,6 @@ class KeyedTableView(QTableView):
     def selected_key(self) -> str | None:
         rows = self.selectionModel().selectedRows()
         return self.keyed_model.key_of(self.keyed_model.record_at(rows[0].row())) if rows else None
-
-    def selected_record(self) -> Any:
-        """The selected row's record, or None."""
-        rows = self.selectionModel().selectedRows()
-        return self.keyed_model.record_at(rows[0].row()) if rows else None
 
     def select_key(self, key: str) -> None:
         row = self.keyed_model.row_of(key)

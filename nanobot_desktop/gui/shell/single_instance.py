@@ -13,6 +13,9 @@ foreign one is reported in a sentence instead of being trusted.
 
 A crashed instance leaves its socket file behind, which makes `listen()` fail. The file is only
 removed after checking that nobody answers on it, so a live instance is never cut off.
+
+On POSIX the socket is a plain AF_UNIX one (unix_socket.py, without QtNetwork's ~3 MB); elsewhere it
+is QtNetwork's QLocalServer/QLocalSocket.
 """
 
 from __future__ import annotations
@@ -25,18 +28,24 @@ import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
+
+from nanobot_desktop.gui.shell import unix_socket
 
 if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalSocket
     from PySide6.QtWidgets import QWidget
+
+# POSIX: the standard library's AF_UNIX sockets (unix_socket.py: QtNetwork would cost ~3 MB resident);
+# elsewhere QtNetwork's QLocalServer/QLocalSocket (named pipes on Windows), imported there only.
+_POSIX = os.name == "posix"
 
 log = logging.getLogger(__name__)
 
 COMMANDS = ("show", "toggle")
-_MAX_LINE = 64  # commands are short words; anything longer is not ours
+_MAX_LINE = unix_socket.MAX_LINE
 
 
 def apply_instance_command(window: QWidget, command: str) -> None:
@@ -164,6 +173,10 @@ def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
         raise ValueError(f"unknown instance command {command!r}; expected one of {', '.join(COMMANDS)}")
     if endpoint_problem(name):
         return False  # never hand a command to someone else's socket
+    if _POSIX:
+        return unix_socket.send_line(name, command.encode("ascii") + b"\n", timeout_ms)
+    from PySide6.QtNetwork import QLocalSocket
+
     socket = QLocalSocket()
     socket.connectToServer(name)
     if not socket.waitForConnected(timeout_ms):
@@ -179,6 +192,10 @@ def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
 
 
 def _someone_listens(name: str, timeout_ms: int = 500) -> bool:
+    if _POSIX:
+        return unix_socket.someone_listens(name, timeout_ms)
+    from PySide6.QtNetwork import QLocalSocket
+
     probe = QLocalSocket()
     probe.connectToServer(name)
     if probe.waitForConnected(timeout_ms):
@@ -199,6 +216,14 @@ class InstanceServer(QObject):
     def __init__(self, name: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.name = name
+        self._server: Any
+        if _POSIX:
+            self._server = unix_socket.UnixLineServer(self)
+            self._server.line_received.connect(self.handle_line)
+            self._server.overlong.connect(lambda: log.warning("ignoring an over-long message on the instance socket"))
+            return
+        from PySide6.QtNetwork import QLocalServer
+
         self._server = QLocalServer(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._accept)
@@ -213,6 +238,10 @@ class InstanceServer(QObject):
         if _someone_listens(self.name):
             log.info("another instance already listens on %s", self.name)
             return False
+        if _POSIX:
+            return self._listen_unix()
+        from PySide6.QtNetwork import QAbstractSocket, QLocalServer
+
         if self._server.listen(self.name):
             return True
         if self._server.serverError() == QAbstractSocket.SocketError.AddressInUseError:
@@ -223,11 +252,22 @@ class InstanceServer(QObject):
         log.error("cannot listen for other launches on %s: %s", self.name, self._server.errorString())
         return False
 
+    def _listen_unix(self) -> bool:
+        server: unix_socket.UnixLineServer = self._server
+        if server.listen(self.name, replace_stale=False):
+            return True
+        if server.address_in_use:  # nobody answered on it (checked above): a crashed instance's file
+            log.info("removing the stale socket %s left by an instance that did not exit cleanly", self.name)
+            if server.listen(self.name, replace_stale=True):
+                return True
+        log.error("cannot listen for other launches on %s: %s", self.name, server.error)
+        return False
+
     def is_listening(self) -> bool:
-        return self._server.isListening()
+        return bool(self._server.is_listening() if _POSIX else self._server.isListening())
 
     def full_server_name(self) -> str:
-        return self._server.fullServerName()
+        return self.name if _POSIX else str(self._server.fullServerName())
 
     def close(self) -> None:
         """Stop listening and remove the socket file (so the next launch starts cleanly)."""
@@ -249,6 +289,8 @@ class InstanceServer(QObject):
                 self._read(socket)
 
     def _read_sender(self) -> None:
+        from PySide6.QtNetwork import QLocalSocket
+
         socket = self.sender()
         if isinstance(socket, QLocalSocket):
             self._read(socket)

@@ -35,13 +35,15 @@ async def open_engine_for_gui(config: str | None, workspace: str | None) -> tupl
     from nanobot_desktop.engine import Engine
 
     from nanobot_desktop.engine import StorageError, WorkspaceError, storage_error
+    from nanobot_desktop.gui.common.engine_words import storage_problem
 
     try:
         engine = Engine.open(config_path, workspace)
     except (WorkspaceError, StorageError) as error:
         log.error("cannot start: %s", error)
         await show_error(translate("Startup", "nanobot cannot start"),
-                         translate("Startup", "The workspace could not be opened:\n\n{error}").format(error=error))
+                         translate("Startup", "The workspace could not be opened:\n\n{error}").format(
+                             error=storage_problem(error) if isinstance(error, StorageError) else error))
         return None
     except (ConfigError, OSError) as error:
         if isinstance(error, OSError) and error.filename:
@@ -50,7 +52,8 @@ async def open_engine_for_gui(config: str | None, workspace: str | None) -> tupl
         await show_error(translate("Startup", "nanobot cannot start"),
                          translate("Startup", "The configuration could not be loaded:\n\n{error}\n\nThe file was left untouched. "
                                               "Fix it (or move it away to start the first-run setup again), then start nanobot "
-                                              "Desktop again.").format(error=error))
+                                              "Desktop again.").format(
+                             error=storage_problem(error) if isinstance(error, OSError) else error))
         return None
     return engine, log_folder
 

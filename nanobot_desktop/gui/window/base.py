@@ -47,6 +47,7 @@ class WindowBase(_QtBase):
     branches: Any  # gui/chat/branching.py: Edit and resend, Regenerate, the "‹ 2/3 ›" switcher
     chat_view: Any
     composer: Any
+    rendering_warm_up: Any  # gui/chat/warm_up.py: Markdown and Pygments loaded on first use
     sessions_panel: Any
     watcher: Any
     tray: Any  # a panel: MainWindow.__getattr__ builds it on demand

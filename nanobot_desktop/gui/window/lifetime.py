@@ -85,14 +85,9 @@ class WindowLifetime(WindowLayout):
             text = translate("Window", "Some panels could not be loaded ({errors}). The chat works without them; "
                                        "the log (Help → Open log folder) has the details.")
             self.notice_bar.show_notice(text.format(errors="; ".join(errors)), "error")
-        QTimer.singleShot(0, self, self._warm_up_rendering)  # then Markdown, before any reply streams in
         if self._services_pending:  # after the panels, so they see the services' first events
             self._services_pending = False
             self._spawn(self._start_services())
-
-    def _warm_up_rendering(self) -> None:
-        """Markdown and Pygments get loaded after the first paint, before any reply streams in."""
-        self.chat_view.renderer.warm_up()
 
     # --- closing -------------------------------------------------------------------------------------
 

@@ -94,6 +94,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         from nanobot_desktop.gui.chat.controller import ChatController
         from nanobot_desktop.gui.chat.model import ChatModel
         from nanobot_desktop.gui.chat.view import ChatView
+        from nanobot_desktop.gui.chat.warm_up import RenderingWarmUp
         from nanobot_desktop.gui.common.bridge import EngineBridge
         from nanobot_desktop.gui.common.notice_bar import NoticeBar
         from nanobot_desktop.gui.sessions.panel import SessionsPanel
@@ -113,6 +114,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.chat_view = ChatView(self.chat_model)
         self.chat_view.setObjectName("chatView")
         self.composer = Composer(Path(engine.workspace.root), engine=engine)
+        self.rendering_warm_up = RenderingWarmUp(lambda: self.chat_view.renderer, self)  # Markdown: on first use
         side_docks = [dock for dock in (self.sessions_dock, self._first_right_dock) if dock is not None]
         widths = [dock.width() for dock in side_docks]  # as laid out (and maybe painted) around the placeholder
         self.pages.set_chat(ChatPane(self.notice_bar, self.chat_view, self.composer))
@@ -185,6 +187,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         a.about.triggered.connect(self.show_about)
 
         self.composer.send_requested.connect(self.send_message)
+        self.composer.edit.textChanged.connect(self.rendering_warm_up.start)
         self.composer.stop_requested.connect(self.stop_current)
         self.composer.attachment_failed.connect(
             lambda message: self.notice_bar.show_notice(message, "warning", timeout_ms=10_000, topic="attachment"))
@@ -278,6 +281,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             return
         self.notice_bar.clear("attachment")
         self.notice_bar.clear(f"turn-failed:{self.current_key}")
+        self.rendering_warm_up.finish_now()  # before the request, not in the middle of the reply
         self.chat.send(text, media)
 
     def stop_current(self) -> None:
