@@ -59,12 +59,16 @@ class TurnStarted(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class TextDelta(Event):
+    """A piece of the reply's text, as it streams in."""
+
     turn_id: str
     text: str
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ReasoningDelta(Event):
+    """A piece of the model's reasoning (thinking models), as it streams in."""
+
     turn_id: str
     text: str
 
@@ -92,6 +96,8 @@ class LLMCallStarted(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class LLMCallFinished(Event):
+    """One model call ended: its token counts and latency, or the error that ended it."""
+
     turn_id: str
     call_id: str
     model: str
@@ -104,6 +110,8 @@ class LLMCallFinished(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ToolCallStarted(Event):
+    """The model asked for a tool call and it is about to run (or to wait for approval)."""
+
     turn_id: str
     call_id: str
     name: str
@@ -113,6 +121,8 @@ class ToolCallStarted(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ApprovalRequested(Event):
+    """A tool call waits for the person's answer; `diff` shows what a file edit would change."""
+
     turn_id: str
     call_id: str
     name: str
@@ -153,6 +163,8 @@ class ToolCallFinished(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class TurnFinished(Event):
+    """The turn ended with its reply."""
+
     turn_id: str
     reply: str | None  # None when the message tool already delivered the reply
     continued_in: str = ""  # a /new in an app chat: the conversation goes on in this new session
@@ -160,6 +172,8 @@ class TurnFinished(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class TurnFailed(Event):
+    """The turn ended with an error; `partial_text` is the reply received before it."""
+
     turn_id: str
     error: str
     kind: str = "other"  # a ProviderError kind, "config", "storage" (a write failed) or "other"
@@ -197,6 +211,8 @@ class RetryScheduled(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class TurnCancelled(Event):
+    """The turn was stopped (/stop, Stop); `partial_text` is the reply received before it."""
+
     turn_id: str
     partial_text: str = ""
 
@@ -232,12 +248,16 @@ class OutboundMessage(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ConsolidationStarted(Event):
+    """Older messages are being summarised into memory."""
+
     message_count: int
     archive_all: bool = False
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ConsolidationFinished(Event):
+    """Consolidation ended; `error` says why it did not update memory."""
+
     ok: bool
     error: str | None = None
 
@@ -246,6 +266,8 @@ class ConsolidationFinished(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class SubagentStarted(Event):
+    """A subagent (the spawn tool) started working on `task` in the background."""
+
     task_id: str
     label: str
     task: str
@@ -275,6 +297,8 @@ class HeartbeatDecided(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class HeartbeatRan(Event):
+    """A heartbeat run ended: what it decided, the tasks it ran and their result."""
+
     decision: str
     tasks: str
     result: str | None
@@ -284,6 +308,8 @@ class HeartbeatRan(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class CronJobRan(Event):
+    """A scheduled job ran: its status and result."""
+
     job_id: str
     name: str
     status: str
