@@ -55,8 +55,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_WINDOW_VALUE_OPTIONS = {"--workspace": "workspace", "-w": "workspace", "--config": "config", "-c": "config"}
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The parsed command line.
+
+    A start of the window written out plainly (`--config FILE`, `-c FILE`, `--workspace=DIR`,
+    `--toggle`, in any order) is read here directly: building argparse's parsers costs ~5 ms before
+    the first paint (its gettext look-ups import `locale` and search for catalogs per string).
+    Anything else (a command, help, `--version`, an abbreviation, a mistake) goes through the full
+    parser, so every other result and every message is argparse's; tests/engine/test_cli_arguments.py
+    checks that both agree.
+    """
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    return _plain_window_start(arguments) or build_parser().parse_args(arguments)
+
+
+def _plain_window_start(arguments: list[str]) -> argparse.Namespace | None:
+    values: dict[str, Any] = {"workspace": None, "config": None, "toggle": False, "version": False, "command": None}
+    index = 0
+    while index < len(arguments):
+        option, equals, value = arguments[index].partition("=")
+        if not option.startswith("--"):
+            equals, value = "", ""
+            option = arguments[index]
+        if option == "--toggle" and not equals:
+            values["toggle"] = True
+        elif option in _WINDOW_VALUE_OPTIONS:
+            if not equals:
+                index += 1
+                if index == len(arguments) or arguments[index].startswith("-"):
+                    return None  # a missing value (or one argparse reads as an option): its message
+                value = arguments[index]
+            values[_WINDOW_VALUE_OPTIONS[option]] = value
+        else:
+            return None
+        index += 1
+    return argparse.Namespace(**values)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(argv)
     if args.version:
         from nanobot_desktop import __version__
 

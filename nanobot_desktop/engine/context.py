@@ -3,7 +3,9 @@
 The system prompt holds no clock, so it stays byte-identical between turns and providers can cache
 it; the time, channel and chat id travel in a runtime block at the head of the current user message
 instead, and `strip_runtime_for_save` removes that block again before the turn is saved. Everything
-is read from disk on each call: the files are the truth.
+is looked at on disk on each call: the files are the truth. A prompt file whose status (inode, size,
+modification and change times) is what it was at the last read, and which had not been touched for a
+second before that read, is not read again (`_PromptFiles`): a turn costs a stat per file, not a read.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.memory import MemoryStore
-from nanobot_desktop.engine.skills import SkillsLoader
+from nanobot_desktop.engine.skills import SkillsLoader, skill_body_of
 from nanobot_desktop.engine.workspace import BOOTSTRAP_FILES, Workspace
 
 log = logging.getLogger(__name__)
@@ -35,6 +37,7 @@ MAX_IMAGE_BYTES = 20 * 1024 * 1024
 # with a notice): a 50 MB MEMORY.md must not be sent, nor even read, on every turn.
 MAX_MEMORY_PROMPT_BYTES = 64_000
 MAX_PROMPT_FILE_BYTES = 64_000
+WHOLE_FILE = 1 << 62  # an always-on skill's SKILL.md goes in whole, as nanobot does
 
 _SYSTEM_NAMES = {"Darwin": "macOS", "Linux": "Linux", "Windows": "Windows"}
 _IMAGE_SIGNATURES = (
@@ -70,7 +73,7 @@ def _read_text(path: Path, limit: int | None = None) -> str | None:
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
-            data = handle.read(limit + 1)
+            data = handle.read(min(limit, size) + 1)  # never a buffer of `limit` bytes for a small file
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     if len(data) <= limit:
@@ -79,6 +82,37 @@ def _read_text(path: Path, limit: int | None = None) -> str | None:
     text = codecs.getincrementaldecoder("utf-8-sig")(errors="replace").decode(data[:limit])  # no split character
     return (f"{text}\n\n[{path.name} is cut here: it has {max(size, len(data)):,} bytes and the prompt takes at "
             f"most {limit:,} of it. The rest is not shown; ask the user to shorten {path.name}.]")
+
+
+# A file changed this recently may change again within the file system's timestamp granularity
+# without its status showing it, so it is read again until it has been quiet this long ("racy" files).
+_SETTLED_NS = 1_000_000_000
+
+
+class _PromptFiles:
+    """`_read_text` for the files every prompt takes, remembering each text with the status it was read at."""
+
+    def __init__(self) -> None:
+        self._texts: dict[tuple[Path, int | None], tuple[tuple[int, int, int, int], str | None]] = {}
+
+    def read(self, path: Path, limit: int | None = None) -> str | None:
+        try:
+            status = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            self._texts.pop((path, limit), None)
+            return None
+        except OSError:
+            return _read_text(path, limit)  # let the read say what is wrong, as without this cache
+        stamp = (status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+        known = self._texts.get((path, limit))
+        if known is not None and known[0] == stamp:
+            return known[1]
+        text = _read_text(path, limit)
+        if time.time_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > _SETTLED_NS:
+            self._texts[(path, limit)] = (stamp, text)
+        else:
+            self._texts.pop((path, limit), None)
+        return text
 
 
 def sniff_image_mime(data: bytes) -> str | None:
@@ -170,7 +204,7 @@ def strip_runtime_for_save(content: Any) -> Any:
 
 
 class ContextBuilder:
-    """Builds the system prompt and message list from the workspace files, fresh on every call."""
+    """Builds the system prompt and message list from the workspace files, looked at on every call."""
 
     def __init__(self, workspace: Workspace, skills: SkillsLoader, memory: MemoryStore,
                  layout: WorkspaceLayout | None = None) -> None:
@@ -181,10 +215,18 @@ class ContextBuilder:
         # nanobot 0.3 loads AGENTS.md, SOUL.md and USER.md only (no TOOLS.md, no IDENTITY.md).
         self.context_files: tuple[str, ...] = layout.bootstrap_files if layout is not None and layout.is_v03 \
             else CONTEXT_FILES
+        self._files = _PromptFiles()
+        self._identity_text: tuple[Path, str] | None = None
 
     # ---- system prompt ----------------------------------------------------------------------
 
     def _identity(self) -> str:
+        """Built once per workspace root (resolving it and asking the platform cost more than the rest)."""
+        if self._identity_text is None or self._identity_text[0] != self.workspace.root:
+            self._identity_text = (self.workspace.root, self._build_identity())
+        return self._identity_text[1]
+
+    def _build_identity(self) -> str:
         root = self.workspace.root.resolve()
         history = ("memory/history.jsonl (append-only JSONL: cursor, timestamp, content per line; search it "
                    "with grep)" if self.layout is not None and self.layout.is_v03 else
@@ -225,7 +267,7 @@ class ContextBuilder:
     def _bootstrap(self) -> str:
         parts = []
         for name in self.context_files:
-            content = _read_text(self.workspace.bootstrap_path(name))
+            content = self._files.read(self.workspace.bootstrap_path(name))
             if content is not None:
                 parts.append(f"## {name}\n\n{content}")
         return "\n\n".join(parts)
@@ -236,15 +278,17 @@ class ContextBuilder:
         bootstrap = self._bootstrap()
         if bootstrap:
             sections.append(PromptSection("bootstrap", bootstrap))
-        memory = _read_text(self.memory.memory_file, MAX_MEMORY_PROMPT_BYTES)  # never the whole of a huge file
+        memory = self._files.read(self.memory.memory_file, MAX_MEMORY_PROMPT_BYTES)  # never the whole of a huge file
         if memory and memory.strip():
             sections.append(PromptSection("memory", f"# Memory\n\n## Long-term Memory\n{memory}"))
         skills = self.skills.list_skills()
         active = []
-        for name in self.skills.get_always_skills(skills):
-            body = self.skills.skill_body(name)
+        always = set(self.skills.get_always_skills(skills))
+        for skill in skills:  # the listed SKILL.md is the one `skill_body` finds (a workspace one first)
+            text = self._files.read(skill.path, WHOLE_FILE) if skill.name in always else None
+            body = skill_body_of(text) if text is not None else ""
             if body:
-                active.append(f"### Skill: {name}\n\n{body}")
+                active.append(f"### Skill: {skill.name}\n\n{body}")
         if active:
             sections.append(PromptSection("active_skills", "# Active Skills\n\n" + SECTION_SEPARATOR.join(active)))
         summary = self.skills.build_skills_summary(skills)

@@ -95,6 +95,8 @@ class SessionPaths:
     """
 
     migrates_global_legacy = True
+    shadows_files = False
+    """Whether `shadowed` can ever be true (the session index then need not ask for each of 20,000 files)."""
 
     def __init__(self, sessions_dir: Path) -> None:
         self.sessions_dir = Path(sessions_dir)
@@ -137,6 +139,7 @@ class V03SessionPaths(SessionPaths):
     """0.3's rule: `<config dir>/sessions/<workspace id>/<base64url key>.jsonl`, writes under its file lock."""
 
     migrates_global_legacy = False  # 0.3 leaves ~/.nanobot/sessions/*.jsonl alone: so do we
+    shadows_files = True
 
     def __init__(self, sessions_dir: Path) -> None:
         super().__init__(sessions_dir)

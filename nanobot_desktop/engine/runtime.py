@@ -336,10 +336,13 @@ class Engine:
         return new_key
 
     def branch_points(self, key: str) -> list[BranchPoint]:
-        """Where session `key` forks from or into other sessions: the chat's "‹ 2/3 ›" switchers."""
+        """Where session `key` forks from or into other sessions: the chat's "‹ 2/3 ›" switchers.
+
+        The branches come from the session index (each file's `branch_of` is in its row), not from
+        reading the first line of every session file at each refresh of the switchers."""
         session = self.sessions.cached(key)
         metadata = session.metadata if session is not None else self.sessions.read_metadata(key)
-        return branch_points(key, metadata, self.sessions.branch_records())
+        return branch_points(key, metadata, self.session_index.branch_records())
 
     # --- callbacks wired into the services -----------------------------------------------------------
 

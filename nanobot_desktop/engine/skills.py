@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -246,6 +247,14 @@ def check_frontmatter(text: str) -> str | None:
     return _yaml_problem(frontmatter) if frontmatter is not None else None
 
 
+def skill_body_of(text: str) -> str:
+    """A SKILL.md's text without its frontmatter (all of it when the header is never closed)."""
+    try:
+        return split_frontmatter(text)[1].strip()
+    except FrontmatterError:
+        return _normalise(text).strip()
+
+
 def _read_skill_bytes(data: bytes) -> _Parsed:
     try:
         text = data.decode("utf-8")
@@ -280,21 +289,32 @@ class SkillsLoader:
     # ---- discovery --------------------------------------------------------------------------
 
     @staticmethod
-    def _skill_files(directory: Path) -> list[tuple[str, Path]]:
-        if not directory.is_dir():
-            return []
-        directory = directory.absolute()
-        found = []
-        for child in directory.iterdir():
-            skill_file = child / SKILL_FILE
-            if not child.name.startswith(".") and child.is_dir() and skill_file.is_file():
-                found.append((child.name, skill_file))
-        return sorted(found)
-
-    def _parsed(self, path: Path) -> _Parsed:
+    def _skill_files(directory: Path) -> list[tuple[str, Path, os.stat_result]]:
+        """(name, SKILL.md, its status) of each skill folder. Every turn's prompt lists them, so this
+        makes one stat per skill (the folder's type comes with the listing)."""
         try:
-            stat = path.stat()
-            key = (stat.st_mtime_ns, stat.st_size)
+            listing = os.scandir(directory)
+        except OSError:  # missing, or not a folder
+            return []
+        base = str(directory.absolute())
+        found = []
+        with listing:
+            for entry in listing:
+                if entry.name.startswith(".") or not entry.is_dir():
+                    continue
+                skill_file = os.path.join(base, entry.name, SKILL_FILE)
+                try:
+                    status = os.stat(skill_file)
+                except OSError:
+                    continue
+                if stat.S_ISREG(status.st_mode):
+                    found.append((entry.name, Path(skill_file), status))
+        return sorted(found, key=lambda item: item[0])
+
+    def _parsed(self, path: Path, status: os.stat_result | None = None) -> _Parsed:
+        try:
+            status = status or path.stat()
+            key = (status.st_mtime_ns, status.st_size)
             cached = self._cache.get(path)
             if cached and cached[0] == key:
                 return cached[1]
@@ -304,8 +324,8 @@ class SkillsLoader:
         self._cache[path] = (key, parsed)
         return parsed
 
-    def _info(self, name: str, path: Path, source: str) -> SkillInfo:
-        parsed = self._parsed(path)
+    def _info(self, name: str, path: Path, source: str, status: os.stat_result | None = None) -> SkillInfo:
+        parsed = self._parsed(path, status)
         missing = [f"CLI: {b}" for b in parsed.bins if not shutil.which(b)]
         missing += [f"ENV: {e}" for e in parsed.env if not os.environ.get(e)]
         return SkillInfo(
@@ -324,13 +344,13 @@ class SkillsLoader:
 
     def list_skills(self, include_disabled: bool = True) -> list[SkillInfo]:
         """Workspace skills, then built-ins, each sorted by name; a workspace skill hides its built-in twin."""
-        skills = [self._info(n, p, "workspace") for n, p in self._skill_files(self.workspace.skills_dir)]
+        skills = [self._info(n, p, "workspace", st) for n, p, st in self._skill_files(self.workspace.skills_dir)]
         workspace_names = {s.name for s in skills}
-        for name, path in self._skill_files(self.builtin_dir):
+        for name, path, status in self._skill_files(self.builtin_dir):
             if name in workspace_names:
                 next(s for s in skills if s.name == name).shadows_builtin = True
             else:
-                skills.append(self._info(name, path, "builtin"))
+                skills.append(self._info(name, path, "builtin", status))
         return [s for s in skills if include_disabled or s.enabled]
 
     def _find(self, name: str) -> Path | None:
@@ -350,12 +370,7 @@ class SkillsLoader:
     def skill_body(self, name: str) -> str:
         """The SKILL.md without its frontmatter ("" when there is no such skill)."""
         text = self.load_skill(name)
-        if text is None:
-            return ""
-        try:
-            return split_frontmatter(text)[1].strip()
-        except FrontmatterError:
-            return _normalise(text).strip()
+        return "" if text is None else skill_body_of(text)
 
     # ---- what goes into the prompt ------------------------------------------------------------
 

@@ -162,6 +162,43 @@ async def test_the_cli_035_continues_a_branch_in_a_03_workspace(fake_openai, tmp
     assert lines_of(branch_path)[0]["metadata"]["branch_of"] == {"key": "cli:origin", "at": 2}
 
 
+async def test_branch_points_come_from_the_session_index_and_read_only_the_files_that_changed(
+        make_engine, fake_openai, monkeypatch):
+    from nanobot_desktop.engine.sessions import branches as branches_module
+    from nanobot_desktop.engine.sessions import index as index_module
+
+    engine = make_engine()
+    await two_turns(engine, fake_openai, "desktop:origin")
+    for n in range(30):  # the rest of the workspace: sessions that never forked
+        engine.sessions.append(engine.sessions.get_or_create(f"desktop:other-{n}"), [{"role": "user", "content": f"q{n}"}])
+    first = engine.branch_session("desktop:origin", 2)
+    assert [(p.at, p.keys) for p in engine.branch_points("desktop:origin")] == [(2, ("desktop:origin", first))]
+    reads: list[str] = []  # every session file read for the answer, by either way of reading one
+
+    def counted(function):
+        def reading(path, *args):
+            reads.append(Path(path).name)
+            return function(path, *args)
+        return reading
+
+    monkeypatch.setattr(branches_module, "read_first_line", counted(branches_module.read_first_line))
+    monkeypatch.setattr(index_module, "summarize", counted(index_module.summarize))
+    for _ in range(3):  # the switchers refresh after every reply: no file is read again
+        assert [(p.at, p.index) for p in engine.branch_points(first)] == [(2, 1)]
+    assert reads == []
+    second = engine.branch_session("desktop:origin", 2)  # the store reports the new file to the index
+    assert [(p.at, p.keys) for p in engine.branch_points("desktop:origin")] == [(2, ("desktop:origin", first, second))]
+    assert reads == [engine.sessions.path_for(second).name]
+    # the files stay the truth: a branch written by another program is found once the index is gone
+    header = {"_type": "metadata", "key": "desktop:by-hand", "created_at": "2099-01-01T00:00:00",
+              "updated_at": "2099-01-01T00:00:00", "metadata": {"branch_of": {"key": "desktop:origin", "at": 2}}}
+    engine.sessions.path_for("desktop:by-hand").write_text(json.dumps(header) + "\n", encoding="utf-8")
+    engine.session_index.close()
+    engine.session_index.index_path.unlink()
+    assert [(p.at, p.keys) for p in engine.branch_points("desktop:origin")] == [
+        (2, ("desktop:origin", first, second, "desktop:by-hand"))]
+
+
 def test_branch_points_follow_the_line_of_origins():
     from nanobot_desktop.engine.sessions.branches import BranchRecord, branch_points
 

@@ -147,6 +147,43 @@ def test_everything_is_read_from_disk_on_each_call(ws: Workspace, builtins: Path
         assert text in second
 
 
+def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    reads: list[str] = []
+    real = context_module._read_text
+
+    def counting(path: Path, limit: int | None = None) -> str | None:
+        reads.append(path.name)
+        return real(path, limit)
+
+    monkeypatch.setattr(context_module, "_read_text", counting)
+    return reads
+
+
+def test_a_settled_prompt_file_is_read_again_only_when_its_status_changes(
+        ws: Workspace, builtins: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(context_module, "_SETTLED_NS", -(10 ** 12))  # every file counts as settled
+    reads = _counting_reads(monkeypatch)
+    builder = _builder(ws, builtins)
+    first = builder.build_system_prompt()
+    assert sorted(reads) == ["AGENTS.md", "MEMORY.md", "SKILL.md", "SOUL.md", "TOOLS.md", "USER.md"]
+    reads.clear()
+    assert builder.build_system_prompt() == first and reads == []  # a stat each, no read
+    _write(ws.root / "SOUL.md", "a longer soul than before")
+    (ws.root / "USER.md").unlink()
+    second = builder.build_system_prompt()
+    assert reads == ["SOUL.md"]
+    assert "## SOUL.md\n\na longer soul than before" in second and "## USER.md" not in second
+
+
+def test_a_prompt_file_changed_within_the_last_second_is_read_on_every_call(
+        ws: Workspace, builtins: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = _counting_reads(monkeypatch)  # the fixture's files were written just now
+    builder = _builder(ws, builtins)
+    builder.build_system_prompt()
+    builder.build_system_prompt()
+    assert reads.count("SOUL.md") == 2 and reads.count("MEMORY.md") == 2 and reads.count("SKILL.md") == 2
+
+
 def test_runtime_context_format() -> None:
     assert build_runtime_context("telegram", "123", SUNDAY) == (
         f"{RUNTIME_TAG}\nCurrent Time: 2026-03-08 14:35 (Sunday) (UTC)\nChannel: telegram\nChat ID: 123"

@@ -179,3 +179,15 @@ def test_a_new_chat_is_titled_new_chat_until_its_first_message_names_it(tmp_path
         ("desktop:20261124-195728-170", NEW_CHAT_TITLE)]
     _say(store, "desktop:20261124-195728-170", "Which plants like shade?")
     assert [info.title for info in index.list_sessions()] == ["Which plants like shade?"]
+
+
+def test_branch_records_come_from_the_files_when_the_index_cannot_be_made(tmp_path):
+    bus = EventBus()
+    store = SessionStore(tmp_path / "ws" / "sessions", bus=bus)
+    blocked = tmp_path / "cache-is-a-file"
+    blocked.write_text("not a folder\n", encoding="utf-8")
+    index = SessionIndex.for_store(store, bus, index_path=blocked / "sessions.sqlite3")
+    _say(store, "desktop:a", "Plan the garden", "Tomatoes go in May.")
+    store.branch("desktop:a", 1, "desktop:b")
+    assert [(r.key, r.origin, r.at) for r in index.branch_records()] == [("desktop:b", "desktop:a", 1)]
+    assert not index.index_path.exists()

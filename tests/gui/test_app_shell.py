@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import queue
@@ -20,7 +21,9 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 
 from nanobot_desktop.gui.shell.app import APP_NAME, apply_instance_command, create_application
 from nanobot_desktop.gui.shell.lifecycle import Lifecycle
-from nanobot_desktop.gui.shell.single_instance import InstanceServer, send_command, server_name
+from nanobot_desktop.gui.shell.single_instance import (
+    InstanceServer, claim_first_launch, hand_over, release_launch_claim, send_command, server_name,
+)
 
 # --- Lifecycle -------------------------------------------------------------------------------------
 
@@ -159,6 +162,9 @@ def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_server_name_depends_on_user_and_config(tmp_path, runtime_dir, monkeypatch):
     config_a, config_b = tmp_path / "a.json", tmp_path / "b.json"
     assert server_name(config_a) == server_name(str(config_a))
+    monkeypatch.setattr("getpass.getuser", lambda: "alice")
+    digest = hashlib.sha256(f"alice\0{config_a.resolve()}".encode()).hexdigest()[:16]
+    assert Path(server_name(config_a)).name == f"nanobot-desktop-alice-{digest}"  # the same name as ever
     assert server_name(config_a) != server_name(config_b)
     assert Path(server_name(config_a)).parent == runtime_dir
     assert server_name(None) == server_name(Path.home() / ".nanobot" / "config.json")
@@ -183,6 +189,60 @@ def test_a_second_launch_reaches_the_running_instance(qtbot, tmp_path, runtime_d
         server.close()
     assert not Path(name).exists()  # closing removes the socket, so the next launch is first again
     assert send_command(name, "show") is False
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the start-up lock is a POSIX flock")
+def test_the_start_up_lock_is_held_by_one_launch_until_it_is_released(tmp_path, runtime_dir):
+    name = server_name(tmp_path / "config.json")
+    assert claim_first_launch(name) is True
+    try:
+        # Another launch (a separate open of the lock file, as another process makes) is refused.
+        other = os.open(f"{name}.lock", os.O_RDWR)
+        try:
+            import fcntl
+
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(other)
+    finally:
+        release_launch_claim(name)
+    assert claim_first_launch(name) is True  # released: the next launch is the first again
+    release_launch_claim(name)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the start-up lock is a POSIX flock")
+def test_a_launch_waits_for_an_instance_that_holds_the_lock_but_listens_only_after_its_paint(tmp_path, runtime_dir):
+    """The first launch listens after its window has painted; a second launch in between must wait for
+    it and deliver its command, not start a second window."""
+    name = server_name(tmp_path / "config.json")
+    starting = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)  # held as another process holds it
+    import fcntl
+
+    fcntl.flock(starting, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    received: list[bytes] = []
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    def listen_late() -> None:  # the starting instance, after its paint
+        listener.bind(name)
+        listener.listen(1)
+        connection, _ = listener.accept()
+        with connection:
+            received.append(connection.makefile("rb").readline())
+
+    timer = threading.Timer(0.3, listen_late)
+    timer.start()
+    try:
+        assert claim_first_launch(name) is False
+        assert send_command(name, "toggle") is False  # nobody listens yet: a plain attempt fails
+        assert hand_over(name, "toggle", wait_s=30.0) is True
+        timer.join(10)
+        assert received == [b"toggle\n"]
+    finally:
+        timer.cancel()
+        listener.close()
+        os.close(starting)
+    assert hand_over(name, "show", wait_s=30.0) is False  # the lock is free: nobody is starting, no wait
 
 
 def test_unknown_commands_are_refused(tmp_path, runtime_dir):

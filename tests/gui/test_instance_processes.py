@@ -99,8 +99,9 @@ class Desktop:
         return window
 
     def sockets(self) -> list[Path]:
-        """The single-instance sockets of every instance running now (XDG_RUNTIME_DIR is ours)."""
-        return sorted(self.runtime_dir.glob("nanobot-desktop-*"))
+        """The single-instance sockets of every instance running now (XDG_RUNTIME_DIR is ours); the
+        start-up lock files beside them (`<socket>.lock`, kept empty between runs) are not sockets."""
+        return sorted(path for path in self.runtime_dir.glob("nanobot-desktop-*") if path.is_socket())
 
     def start_tray(self) -> subprocess.Popen:
         trayer = start_trayer(self.env)

@@ -87,7 +87,7 @@ def test_shortcuts_new_chat_search_and_stop(qtbot, open_window, fake_openai):
     qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     assert QApplication.focusWidget() is window.sessions_panel.search_box
     # picking the old session in the list shows it again, loaded from its file
-    index = window.sessions_panel.proxy.mapFromSource(window.sessions_panel.model.index_of_key(first))
+    index = window.sessions_panel.model.index_of_key(first)
     window.sessions_panel.view.setCurrentIndex(index)
     assert window.current_key == first
     qtbot.waitUntil(lambda: window.chat.model.rowCount() == 2, timeout=WAIT_MS)
@@ -287,10 +287,27 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         assert all(name in window.actions.dock_toggles for name in DOCK_TITLES)
         assert isinstance(inside("inspectorDock"), PanelPlaceholder)  # … but no panel before the first paint
         window.show()
-        qtbot.waitUntil(lambda: not any(isinstance(inside(name), PanelPlaceholder) for name in DOCK_TITLES),
-                        timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: window._panels is not None and not window._panels.pending, timeout=WAIT_MS)
+        seen = {name for name, dock in window.docks.items() if dock.isVisible()}
+        assert "inspectorDock" in seen or "workspaceDock" in seen
+        assert not any(isinstance(inside(name), PanelPlaceholder) for name in seen)
+        # A dock nobody can see yet (hidden, or a tab behind another) gets its panel when it is shown:
+        unseen = [name for name in DOCK_TITLES if name not in seen]
+        assert "scheduledDock" in unseen and all(isinstance(inside(name), PanelPlaceholder) for name in unseen)
+        for name in unseen:
+            dock = window.docks[name]
+            if dock.isHidden():
+                window.actions.dock_toggles[name].trigger()  # View → the panel's toggle, as a person does
+                assert dock.isVisible()  # brought to the front of its tab group
+            else:
+                dock.raise_()  # a tab behind another: its tab clicked
+            qtbot.waitUntil(lambda name=name: not isinstance(inside(name), PanelPlaceholder), timeout=WAIT_MS)
         for name, dock in window.docks.items():
             assert inside(name).panel_title == DOCK_TITLES[name] == dock.windowTitle()
+        # The Memory page: built when its tab is first shown.
+        assert isinstance(window.pages.page("memory_view"), PanelPlaceholder)
+        window.pages.tabBar().setCurrentIndex(window.pages.indexOf(window.pages.page("memory_view")))
+        qtbot.waitUntil(lambda: not isinstance(window.pages.page("memory_view"), PanelPlaceholder), timeout=WAIT_MS)
         assert window.panel_errors == []
     finally:
         lifecycle.request_quit()

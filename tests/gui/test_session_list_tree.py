@@ -58,8 +58,9 @@ def panel(qtbot, qloop, make_engine):
 def _visible_rows(panel: SessionsPanel, parent: QModelIndex = QModelIndex(), depth: int = 0) -> list[tuple[int, str]]:
     """(depth, key or group title) of every row the view shows, top to bottom, through the view's own state."""
     rows = []
-    for row in range(panel.proxy.rowCount(parent)):
-        index = panel.proxy.index(row, 0, parent)
+    model = panel.view.model()
+    for row in range(model.rowCount(parent)):
+        index = model.index(row, 0, parent)
         rows.append((depth, index.data(SessionRole.KeyRole) or index.data()))
         if panel.view.isExpanded(index):
             rows += _visible_rows(panel, index, depth + 1)
@@ -67,7 +68,7 @@ def _visible_rows(panel: SessionsPanel, parent: QModelIndex = QModelIndex(), dep
 
 
 def _click(qtbot, panel: SessionsPanel, key: str) -> None:
-    index = panel.proxy.mapFromSource(panel.model.index_of_key(key))
+    index = panel.model.index_of_key(key)
     assert index.isValid(), f"{key} is not shown"
     panel.view.scrollTo(index)
     qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=panel.view.visualRect(index).center())
@@ -92,7 +93,7 @@ def test_branches_are_shown_under_their_origin_and_an_orphan_branch_at_the_top(q
     _click(qtbot, panel, "desktop:garden-b2")
     assert activated == ["desktop:garden-b2"]
     # the origin's arrow folds its branches away
-    origin = panel.proxy.mapFromSource(panel.model.index_of_key("desktop:garden"))
+    origin = panel.model.index_of_key("desktop:garden")
     panel.view.setFocus()
     panel.view.setCurrentIndex(origin)
     qtbot.keyClick(panel.view, Qt.Key.Key_Left)
@@ -155,7 +156,7 @@ def test_a_new_chat_is_titled_new_chat_until_its_first_message_is_written(qtbot,
         engine.sessions.clear(engine.sessions.get_or_create(key))  # /new: an empty file for the key
     qtbot.waitUntil(lambda: panel.model.info(key) is not None and panel.model.info(key).title == NEW_CHAT_TITLE,
                     timeout=WAIT_MS)
-    index = panel.proxy.mapFromSource(panel.model.index_of_key(key))
+    index = panel.model.index_of_key(key)
     assert index.data(Qt.ItemDataRole.DisplayRole) == "New chat"
     fake_openai.add_text("Ferns and hostas.")
     turn = asyncio.ensure_future(engine.loop.process(key, "Which plants like shade?"))
@@ -201,7 +202,7 @@ def test_a_conversation_new_put_aside_stays_reachable_and_continues_in_a_new_cha
     panel.session_activated.connect(activated.append)
     _click(qtbot, panel, f"archived:{archived.name}")  # selecting it opens nothing
     assert activated == []
-    index = panel.proxy.mapFromSource(panel.model.index_of_key(f"archived:{archived.name}"))
+    index = panel.model.index_of_key(f"archived:{archived.name}")
     qtbot.mouseDClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=panel.view.visualRect(index).center())
     assert len(activated) == 1 and activated[0].startswith("desktop:") and activated[0] != "desktop:trip"
     continued = store.load(activated[0])

@@ -16,7 +16,7 @@ from nanobot_desktop.engine.events import ApprovalRequested, TurnFinished, TurnS
 from nanobot_desktop.engine.sessions.listing import SessionInfo
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.sessions.model import group_title
-from nanobot_desktop.gui.sessions.panel import (SessionFilterProxy, SessionListModel, SessionRole, SessionsPanel)
+from nanobot_desktop.gui.sessions.panel import SessionListModel, SessionRole, SessionsPanel
 
 WAIT_MS = 10_000
 
@@ -128,31 +128,46 @@ def test_inline_rename_through_set_data_and_marks(qtmodeltester):
     qtmodeltester.check(model)
 
 
-def test_the_proxy_filters_titles_and_message_hits(qtmodeltester):
+def test_the_model_filters_titles_and_message_hits_and_keeps_the_filter_across_listings(qtmodeltester):
     model = SessionListModel()
     model.set_sessions(SAMPLE)
-    proxy = SessionFilterProxy()
-    proxy.setSourceModel(model)
-    proxy.set_query("term")
-    assert _proxy_keys(proxy) == ["cli:direct"]
-    proxy.set_message_hits("term", [("telegram:42", "…the term sheet…")])
-    assert _proxy_keys(proxy) == ["cli:direct", "telegram:42"]
-    telegram = next(proxy.index(0, 0, proxy.index(r, 0)) for r in range(proxy.rowCount())
-                    if proxy.index(r, 0).data(SessionRole.ChannelRole) == "telegram")
-    assert telegram.data(SessionRole.PreviewRole) == "…the term sheet…"
-    proxy.set_message_hits("other query", [("desktop:1", "x")])  # a stale answer is ignored
-    assert "desktop:1" not in _proxy_keys(proxy)
-    proxy.set_query("")
-    assert len(_proxy_keys(proxy)) == len(SAMPLE)
-    qtmodeltester.check(proxy)
+    model.set_query("term")
+    assert listing(model) == [("cli", ["cli:direct"])]
+    qtmodeltester.check(model)
+    model.set_message_hits("term", [("telegram:42", "…the term sheet…")])
+    assert listing(model) == [("cli", ["cli:direct"]), ("telegram", ["telegram:42"])]
+    assert model.index_of_key("telegram:42").data(SessionRole.PreviewRole) == "…the term sheet…"
+    model.set_message_hits("other query", [("desktop:1", "x")])  # a stale answer is ignored
+    assert not model.index_of_key("desktop:1").isValid()
+    assert model.info("desktop:1").title == "First"  # filtered out, still listed
+    # a listing that comes while the person searches is filtered the same way
+    model.set_sessions([info("desktop:3", "2026-03-10T10:00:00", "Long term plans"), *SAMPLE])
+    assert listing(model) == [("desktop", ["desktop:3"]), ("cli", ["cli:direct"]), ("telegram", ["telegram:42"])]
+    model.set_query("te")  # too short to judge on the GUI thread: what is shown stays until the search answers
+    assert listing(model) == [("desktop", ["desktop:3"]), ("cli", ["cli:direct"]), ("telegram", ["telegram:42"])]
+    model.set_query("")  # erased: everything shows again
+    assert sum(len(keys) for _channel, keys in listing(model)) == len(SAMPLE) + 1
+    assert model.index_of_key("telegram:42").data(SessionRole.PreviewRole) == ""
+    qtmodeltester.check(model)
 
 
-def _proxy_keys(proxy: SessionFilterProxy) -> list[str]:
+def _shown_keys(panel: SessionsPanel) -> list[str]:
+    """The sessions the list view shows (laid out in it), top to bottom, read through the view."""
+    view = panel.view
+    model = view.model()
     keys = []
-    for row in range(proxy.rowCount()):
-        parent = proxy.index(row, 0)
-        keys += [proxy.index(child, 0, parent).data(SessionRole.KeyRole) for child in range(proxy.rowCount(parent))]
+    for row in range(model.rowCount()):
+        parent = model.index(row, 0)
+        for child in range(model.rowCount(parent)):
+            index = model.index(child, 0, parent)
+            if view.visualRect(index).isValid():
+                keys.append(index.data(SessionRole.KeyRole))
     return keys
+
+
+def _first_shown(panel: SessionsPanel) -> QModelIndex:
+    """The first session row of the list view."""
+    return panel.view.indexBelow(panel.view.model().index(0, 0))
 
 
 # --- the panel on a real engine ------------------------------------------------------------------------
@@ -204,36 +219,36 @@ def test_search_finds_message_text_not_only_titles(qtbot, panel):
     with qtbot.waitSignal(panel.search_finished, timeout=WAIT_MS) as blocker:
         qtbot.keyClicks(panel.search_box, "tomatoes")
     assert blocker.args == ["tomatoes"]
-    assert _proxy_keys(panel.proxy) == ["desktop:20260301-100000-000"]
-    first = panel.proxy.index(0, 0, panel.proxy.index(0, 0))
+    assert _shown_keys(panel) == ["desktop:20260301-100000-000"]
+    first = _first_shown(panel)
     assert "Tomatoes" in first.data(SessionRole.PreviewRole)
     # the title filter answers at once, before the message search comes back
     panel.search_box.clear()
     qtbot.keyClicks(panel.search_box, "phone")
-    assert _proxy_keys(panel.proxy) == ["telegram:99"]
+    assert _shown_keys(panel) == ["telegram:99"]
     panel.search_box.clear()
-    assert len(_proxy_keys(panel.proxy)) == 4
+    assert len(_shown_keys(panel)) == 4
 
 
 def test_a_two_letter_query_is_answered_by_the_engine_search_not_the_title_filter(qtbot, panel):
     while_typing = []  # what the list shows right after each keystroke (connected after the panel)
-    panel.search_box.textChanged.connect(lambda _text: while_typing.append(_proxy_keys(panel.proxy)))
+    panel.search_box.textChanged.connect(lambda _text: while_typing.append(_shown_keys(panel)))
     panel.search_box.setFocus()
     with qtbot.waitSignal(panel.search_finished, timeout=WAIT_MS) as blocker:
         qtbot.keyClicks(panel.search_box, "ay")
     assert blocker.args == ["ay"]
     assert [len(keys) for keys in while_typing] == [4, 4]  # no scan of every title on the GUI thread
-    assert _proxy_keys(panel.proxy) == ["desktop:20260301-100000-000"]  # "Tomatoes go in May."
-    first = panel.proxy.index(0, 0, panel.proxy.index(0, 0))
+    assert _shown_keys(panel) == ["desktop:20260301-100000-000"]  # "Tomatoes go in May."
+    first = _first_shown(panel)
     assert "May" in first.data(SessionRole.PreviewRole)
     panel.search_box.clear()
-    assert len(_proxy_keys(panel.proxy)) == 4
+    assert len(_shown_keys(panel)) == 4
 
 
 def test_f2_renames_inline_and_the_title_reaches_the_file(qtbot, panel):
     activated = []
     panel.session_activated.connect(activated.append)
-    index = panel.proxy.mapFromSource(panel.model.index_of_key("cli:direct"))
+    index = panel.model.index_of_key("cli:direct")
     panel.view.setCurrentIndex(index)
     assert activated == ["cli:direct"]
     panel.view.setFocus()
@@ -345,7 +360,7 @@ def test_session_actions_are_disabled_without_a_session(qtbot, panel):
 
 @pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")  # the popup menu, offscreen
 def test_the_context_menu_offers_the_session_actions(qtbot, panel):
-    index = panel.proxy.mapFromSource(panel.model.index_of_key("heartbeat"))
+    index = panel.model.index_of_key("heartbeat")
     position = panel.view.visualRect(index).center()
     panel.view.customContextMenuRequested.emit(position)
     menu = panel.context_menu

@@ -81,7 +81,7 @@ def walk_the_window(qtbot, open_window, make_engine, fake_openai, ask: str, answ
     panel = window.sessions_panel
     with qtbot.waitSignal(panel.refreshed, timeout=10_000):
         panel.refresh_now()
-    rows = _rows(panel.proxy)
+    rows = _rows(panel.view.model())  # what the list view shows
     channels = {index.data(InfoRole).channel for index in rows if index.data(InfoRole) is not None}
     assert {"desktop", "cli", "telegram", "subagent", "archived"} <= channels
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple
 
 from pydantic import ValidationError
@@ -184,49 +185,54 @@ def _model_for(spec: _ProviderSpec, model: str) -> str:
     return model
 
 
+def _source(config: Config) -> Path:
+    return config.source_path or default_config_path()
+
+
+def _where(config: Config) -> str:
+    """The config file as an error names it (worked out only for an error: it costs more than the lookup)."""
+    return display_path(_source(config))
+
+
 def resolve_provider(config: Config, model: str | None = None) -> ResolvedProvider:
     """Pick the provider for `model` (default: the configured one) as nanobot does, as an
     OpenAI-compatible endpoint. Raises ConfigError saying what to set when none can serve it."""
     model = model or config.agents.defaults.model
-    source = config.source_path or default_config_path()
-    where = display_path(source)
     forced = config.agents.defaults.provider
     if forced.strip().lower() != "auto":
         name = _provider_name(forced)
         if name is None:
             known = ", ".join(s.name for s in _REGISTRY if not s.extra)
-            raise ConfigError(f"{where}: agents.defaults.provider: unknown provider {forced!r} "
-                              f"(use \"auto\" or one of: {known})", field="agents.defaults.provider", path=source)
+            raise ConfigError(f"{_where(config)}: agents.defaults.provider: unknown provider {forced!r} "
+                              f"(use \"auto\" or one of: {known})", field="agents.defaults.provider", path=_source(config))
         spec = _SPECS[name]
     else:
         found = _match(config, model)
         if found is None:
             raise ConfigError(
-                f"{where}: no provider has an API key for model {model!r}: set providers.<name>.apiKey "
+                f"{_where(config)}: no provider has an API key for model {model!r}: set providers.<name>.apiKey "
                 "(e.g. providers.openrouter.apiKey), or for a local server set providers.custom.apiBase with "
                 f"apiKey \"{LOCAL_KEY_PLACEHOLDER}\" and agents.defaults.provider \"custom\"",
-                field="providers", path=source)
+                field="providers", path=_source(config))
         spec = found
     return _endpoint(config, spec, model)
 
 
 def _endpoint(config: Config, spec: _ProviderSpec, model: str) -> ResolvedProvider:
     """`spec`'s configured endpoint serving `model`; ConfigError when its entry cannot be used."""
-    source = config.source_path or default_config_path()
-    where = display_path(source)
     entry, alias = provider_entry(config, spec.name)
     entry = entry or ProviderConfig()
     if spec.oauth:
-        raise ConfigError(f"{where}: provider {alias} needs an OAuth login, which this app does not support; "
-                          "choose another provider in agents.defaults.provider", field=f"providers.{alias}", path=source)
+        raise ConfigError(f"{_where(config)}: provider {alias} needs an OAuth login, which this app does not support; "
+                          "choose another provider in agents.defaults.provider", field=f"providers.{alias}", path=_source(config))
     api_key = entry.api_key.get_secret_value()
     if not api_key and not spec.local:
-        raise ConfigError(f"{where}: providers.{alias}.apiKey is empty: set the API key for {spec.label}",
-                          field=f"providers.{alias}.apiKey", path=source)
+        raise ConfigError(f"{_where(config)}: providers.{alias}.apiKey is empty: set the API key for {spec.label}",
+                          field=f"providers.{alias}.apiKey", path=_source(config))
     api_base = entry.api_base or spec.api_base
     if not api_base:
-        raise ConfigError(f"{where}: providers.{alias}.apiBase is empty: {spec.label} needs the endpoint URL",
-                          field=f"providers.{alias}.apiBase", path=source)
+        raise ConfigError(f"{_where(config)}: providers.{alias}.apiBase is empty: {spec.label} needs the endpoint URL",
+                          field=f"providers.{alias}.apiBase", path=_source(config))
     return ResolvedProvider(name=spec.name, api_key=api_key or LOCAL_KEY_PLACEHOLDER, api_base=api_base,
                             model=_model_for(spec, model), extra_headers=dict(entry.extra_headers or {}),
                             label=spec.label, entry=f"providers.{alias}")

@@ -35,6 +35,7 @@ MIN_HEADER_WIDTH = 512
 HEADER_WIDTH_STEP = 512
 HEADER_GROWTH_ROOM = 128
 _FIRST_LINE_LIMIT = 1 << 20
+_FIRST_LINE_CHUNK = 4096  # a padded metadata line is 512 bytes, or a few times that
 
 
 @dataclass
@@ -243,7 +244,7 @@ def append_lines(path: Path, data: bytes, header: dict[str, Any]) -> int:
             if append_to_fd(fd, path, data, repair_tail=True, sync=False) > len(data):
                 log.warning("%s ended mid-line (an interrupted write); new lines start after it", path)
             try:
-                update_header(path, header)
+                update_header(path, header, fd)
             except OSError as error:
                 truncate_back(fd, before)
                 raise storage_error(path, error) from error
@@ -252,8 +253,9 @@ def append_lines(path: Path, data: bytes, header: dict[str, Any]) -> int:
     return len(data)
 
 
-def update_header(path: Path, header: dict[str, Any]) -> bool:
-    """Put `header` on line 1 of `path`; returns True when it was done in place.
+def update_header(path: Path, header: dict[str, Any], fd: int | None = None) -> bool:
+    """Put `header` on line 1 of `path`; returns True when it was done in place. `fd`: a readable
+    descriptor of the file the caller holds open already (line 1 is read through it).
 
     In place: when line 1 is already a padded metadata line and the new one fits in its width, exactly
     that many bytes are overwritten at offset 0 (pwrite + fsync). Nothing after line 1 moves, so an
@@ -263,7 +265,9 @@ def update_header(path: Path, header: dict[str, Any]) -> bool:
     the session-files lock, so a concurrent append can never land in a file that is being replaced.
     """
     with session_files_lock(path.parent):
-        first = read_first_line(path)
+        first = _first_line_of(fd) if fd is not None else b""
+        if not first.endswith(b"\n"):  # no descriptor, or a line 1 longer than one read
+            first = read_first_line(path)
         body = json.dumps(header, ensure_ascii=False).encode("utf-8")
         padded = first.endswith(b" \n") and parse_header(first) is not None
         if padded and len(body) + 2 <= len(first):
@@ -272,6 +276,16 @@ def update_header(path: Path, header: dict[str, Any]) -> bool:
             return True
         _rewrite_header(path, header)
         return False
+
+
+def _first_line_of(fd: int) -> bytes:
+    """Line 1 as far as one read of 4 KiB finds it (no newline in it: the caller reads the line
+    the long way). One pread on a descriptor already open, instead of opening the file again."""
+    if not hasattr(os, "pread"):  # Windows
+        return b""
+    head = os.pread(fd, _FIRST_LINE_CHUNK, 0)
+    end = head.find(b"\n")
+    return head[: end + 1] if end >= 0 else b""
 
 
 def _overwrite_at_start(path: Path, data: bytes, previous: bytes) -> None:

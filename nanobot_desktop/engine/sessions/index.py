@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine.events import Event, EventBus, SessionChanged
+from nanobot_desktop.engine.sessions.branches import BranchRecord, read_branch_records, session_files
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS, message_text, shorten, snippet
 from nanobot_desktop.engine.sessions.file import parse_header
-from nanobot_desktop.engine.sessions.listing import SessionInfo, file_signature, sort_time, summarize
+from nanobot_desktop.engine.sessions.listing import SessionInfo, file_signature, indexed_info, sort_time, summarize
 
 if TYPE_CHECKING:
     import sqlite3
@@ -104,11 +105,12 @@ class SessionIndex:
         self.sessions_dir = Path(sessions_dir)
         self.index_path = index_path or default_index_path(self.sessions_dir)
         self._key_from_name = key_from_name or (lambda _path: None)
-        self._shadowed = shadowed or (lambda _path, _key: False)
+        self._shadowed = shadowed  # None: no file is ever hidden behind another (post4's layout)
         self._path_for = path_for or (lambda key: self.sessions_dir / f"{key.replace(':', '_', 1)}.jsonl")
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self._rows: dict[str, _Row] = {}  # by file name (str keys: hashing 20,000 Paths costs 0.1 s)
+        self._ordered: list[SessionInfo] | None = None  # the list's order, until a row changes
         self._scanned = False  # every file compared with its row since the index was opened
         self._pending: set[str] = set()  # keys the store reported changed since the last look
         self.rebuilt = False  # the last open built the index anew (missing, unreadable or old)
@@ -116,7 +118,8 @@ class SessionIndex:
     @classmethod
     def for_store(cls, store: Any, bus: EventBus | None = None, index_path: Path | None = None) -> "SessionIndex":
         """The index of a SessionStore's folder, following its layout's file naming and its events."""
-        index = cls(store.sessions_dir, index_path, store.paths.key_from_name, store.paths.shadowed, store.path_for)
+        index = cls(store.sessions_dir, index_path, store.paths.key_from_name,
+                    store.paths.shadowed if store.paths.shadows_files else None, store.path_for)
         if bus is not None:
             bus.subscribe(index.on_event)
         return index
@@ -126,6 +129,10 @@ class SessionIndex:
         before the next search. Cheap on purpose: this runs on the thread that wrote."""
         if isinstance(event, SessionChanged):
             self._pending.add(event.session_key)
+
+    def _hidden(self, info: SessionInfo) -> bool:
+        """A file the list does not show: its key has its proper file beside it (the layout says)."""
+        return self._shadowed is not None and self._shadowed(info.path, info.key)
 
     # --- opening -------------------------------------------------------------------------------------
 
@@ -152,15 +159,17 @@ class SessionIndex:
             if meta.get("schema") != str(SCHEMA_VERSION) or meta.get("folder") != str(self.sessions_dir.resolve()):
                 raise ValueError("the index was made for another schema or folder")
             rows: dict[str, _Row] = {}
-            folder = self.sessions_dir
+            folder = str(self.sessions_dir) + os.sep  # paths as text: made Paths when read (listing._PathField)
             for file_id, name, sig, sort_ts, text_sig, text_size, text_seq, key, *info in db.execute(
-                    f"SELECT id, name, sig, sort_ts, text_sig, text_size, text_seq, {_INFO_COLUMNS} FROM files"):
-                rows[name] = _Row(file_id, sig, SessionInfo(key, folder / name, *info), sort_ts, text_sig, text_size,
+                    f"SELECT id, name, sig, sort_ts, text_sig, text_size, text_seq, {_INFO_COLUMNS} FROM files "
+                    "ORDER BY sort_ts DESC, key DESC"):  # the list's order (BINARY text order is Python's)
+                rows[name] = _Row(file_id, sig, indexed_info(key, folder + name, *info), sort_ts, text_sig, text_size,
                                   text_seq)
         except BaseException:
             db.close()
             raise
         self._rows = rows
+        self._ordered = [row.info for row in rows.values()]
         self.rebuilt = False
         return db
 
@@ -181,6 +190,7 @@ class SessionIndex:
             stale.unlink(missing_ok=True)
         os.replace(temporary, self.index_path)
         self._rows = {}
+        self._ordered = None
         self.rebuilt = True
         return sqlite3.connect(self.index_path, check_same_thread=False)
 
@@ -203,9 +213,11 @@ class SessionIndex:
             db = self._connection()
             if check or not self._rows:
                 self._scan(db)
-            rows = [row for row in self._rows.values() if not self._shadowed(row.info.path, row.info.key)]
-        rows.sort(key=lambda row: (row.sort_ts, row.info.key), reverse=True)
-        return [row.info for row in rows]
+            if self._ordered is None:  # the rows come from the index in this order (_open_existing)
+                rows = sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True)
+                self._ordered = [row.info for row in rows]
+            ordered = self._ordered
+        return list(ordered) if self._shadowed is None else [info for info in ordered if not self._hidden(info)]
 
     def _scan(self, db: sqlite3.Connection) -> None:
         seen: set[str] = set()
@@ -239,14 +251,17 @@ class SessionIndex:
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (name, sig, sort_ts, *_info_values(info)))
             assert cursor.lastrowid is not None
             self._rows[name] = _Row(cursor.lastrowid, sig, info, sort_ts)
+            self._ordered = None
         else:
             db.execute("UPDATE files SET sig = ?, sort_ts = ?, key = ?, title = ?, channel = ?, created_at = ?, "
                        "updated_at = ?, message_count = ?, preview = ?, branch_of = ?, branch_at = ? WHERE id = ?",
                        (sig, sort_ts, *_info_values(info), row.file_id))
             row.sig, row.info, row.sort_ts = sig, info, sort_ts
+            self._ordered = None
 
     def _forget(self, db: sqlite3.Connection, name: str) -> None:
         row = self._rows.pop(name)
+        self._ordered = None
         db.execute("DELETE FROM files WHERE id = ?", (row.file_id,))
         self._drop_text(db, row)
 
@@ -273,6 +288,26 @@ class SessionIndex:
             except OSError as error:
                 log.warning("cannot read session file %s: %s", path, error)
         db.commit()
+
+    # --- branches ------------------------------------------------------------------------------------
+
+    def branch_records(self) -> list[BranchRecord]:
+        """Every session file that is a branch (the chat's fork switchers), from the index: the files
+        the store reported changed are read first, every file is compared with the index at its first
+        use. When the index cannot be used, the metadata line of every file is read instead."""
+        import sqlite3
+
+        try:
+            with self._lock:
+                db = self._connection()
+                if not self._scanned:
+                    self._scan(db)
+                self._refresh_pending(db)
+                infos = [row.info for row in self._rows.values() if row.info.branch_of]
+        except (sqlite3.Error, OSError) as error:
+            log.warning("the session index cannot list the branches (%s); reading the session files", error)
+            return read_branch_records((path, self._key_from_name(path)) for path in session_files(self.sessions_dir))
+        return [BranchRecord(info.key, info.branch_of, info.branch_at, info.created_at) for info in infos]
 
     # --- the text ------------------------------------------------------------------------------------
 
@@ -379,7 +414,7 @@ class SessionIndex:
         chosen: list[tuple[float, str, str | int]] = []
         for row in self._rows.values():
             info = row.info
-            if self._shadowed(info.path, info.key):
+            if self._hidden(info):
                 continue
             if folded in info.title.casefold():
                 chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))
@@ -395,7 +430,7 @@ class SessionIndex:
         chosen: list[tuple[float, str, str | int]] = []
         for row in sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True):
             info = row.info
-            if self._shadowed(info.path, info.key):
+            if self._hidden(info):
                 continue
             if folded in info.title.casefold():
                 chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))

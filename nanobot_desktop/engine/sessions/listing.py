@@ -26,6 +26,27 @@ END_BYTES = 256 << 10
 COUNT_CHUNK_BYTES = 1 << 20
 
 
+class _PathField:
+    """SessionInfo.path: a Path that may be given as text (`indexed_info`), made a Path when first read.
+
+    Why: the session index makes one SessionInfo per file for every listing's first use (20,000 of them),
+    and on Python 3.11 each Path costs microseconds to parse; the list reads a row's path only when
+    someone hovers, reveals or exports that row."""
+
+    _slot = "_path"
+
+    def __get__(self, instance: object, owner: type | None = None) -> Path:
+        if instance is None:
+            raise AttributeError(self._slot)  # no class-level default: the field stays a required one
+        value = instance.__dict__[self._slot]
+        if not isinstance(value, Path):
+            value = instance.__dict__[self._slot] = Path(value)
+        return value
+
+    def __set__(self, instance: object, value: Path | str) -> None:
+        instance.__dict__[self._slot] = value
+
+
 @dataclass
 class SessionInfo:
     """One row of the session list."""
@@ -44,6 +65,14 @@ class SessionInfo:
     """How many of the origin's messages the branch copied (`metadata.branch_of.at`)."""
     archived: str = ""
     """For a conversation `/new` archived: its file name in `sessions/.archive/` (see archived.py)."""
+
+
+SessionInfo.path = _PathField()  # type: ignore[assignment]  # after @dataclass: it stays a required field
+
+
+def indexed_info(key: str, path: str, *fields: Any) -> SessionInfo:
+    """A SessionInfo whose path is given as text (the session index's rows: see _PathField)."""
+    return SessionInfo(key, path, *fields)  # type: ignore[arg-type]  # the field takes text too
 
 
 NEW_CHAT_TITLE = "New chat"

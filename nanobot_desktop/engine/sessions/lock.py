@@ -39,6 +39,9 @@ class _Holder:
 
 _holders: dict[str, _Holder] = {}
 _holders_guard = threading.Lock()
+# An absolute folder as given -> its lock file and holder: every session write takes the lock a few
+# times (re-entrant), and building the path each time cost more than the lock itself.
+_by_folder: dict[str, tuple[Path, _Holder]] = {}
 
 
 def _holder(path: Path) -> _Holder:
@@ -47,13 +50,27 @@ def _holder(path: Path) -> _Holder:
         return _holders.setdefault(key, _Holder())
 
 
+def _lock_of(folder: Path) -> tuple[Path, _Holder]:
+    """The lock file of `folder` and its holder (a relative folder is resolved again each time)."""
+    raw = os.fspath(folder)
+    known = _by_folder.get(raw)
+    if known is None:
+        path = Path(folder) / LOCK_NAME
+        known = (path, _holder(path))
+        if os.path.isabs(raw):
+            with _holders_guard:
+                _by_folder[raw] = known
+    return known
+
+
 def _acquire(path: Path) -> int | None:
     fd: int | None = None
     # Read-only once it exists: flock works on any descriptor, and closing a read-only one is not a
     # "file written" event for the workspace watcher (one per append would reload the session list).
     for flags in (os.O_RDONLY, os.O_RDWR | os.O_CREAT):
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if flags & os.O_CREAT:  # the folder is made only when the lock file is missing
+                path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o644)
             break
         except OSError:
@@ -84,10 +101,10 @@ def _release(fd: int) -> None:
 @contextmanager
 def session_files_lock(folder: Path) -> Iterator[None]:
     """Hold `<folder>/.session-files.lock` (exclusive, blocking) for the duration of the block."""
-    holder = _holder(Path(folder) / LOCK_NAME)
+    path, holder = _lock_of(folder)
     with holder.mutex:
         if holder.depth == 0:
-            holder.fd = _acquire(Path(folder) / LOCK_NAME)
+            holder.fd = _acquire(path)
         holder.depth += 1
         try:
             yield

@@ -1,8 +1,9 @@
 """web_search (Brave Search API) and web_fetch (one page, as readable text or simple markdown).
 
-Both use the standard library's urllib in a worker thread, so there is no extra dependency and a slow
-site never blocks the event loop. HTML is reduced by a small `html.parser` extractor: good enough for
-the model to read an article, and it cannot execute anything.
+Both use the standard library's urllib (web_http.py, loaded when a web tool first runs) in a worker
+thread, so there is no extra dependency and a slow site never blocks the event loop. HTML is reduced
+by a small `html.parser` extractor: good enough for the model to read an article, and it cannot
+execute anything.
 """
 
 from __future__ import annotations
@@ -12,57 +13,21 @@ import json
 import os
 import urllib.error
 import urllib.parse
-import urllib.request
 from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
+    import urllib.request
+
     from nanobot_desktop.engine.config import AppSettings, ToolsConfig
 
 BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search"
 SEARCH_TIMEOUT_S = 10.0
 FETCH_TIMEOUT_S = 30.0
-MAX_REDIRECTS = 5
 MAX_BODY_BYTES = 10_000_000
 USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 "
               "(KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36")
-
-
-class FetchRefused(Exception):
-    """A redirect we do not follow (too many, or to a scheme other than http/https)."""
-
-
-class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
-    def http_error_302(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
-                       headers: Any) -> Any:
-        target = headers.get("location") or headers.get("uri")
-        if target:
-            newurl = urllib.parse.urljoin(req.full_url, target)
-            if urllib.parse.urlsplit(newurl).scheme.lower() not in ("http", "https"):
-                raise FetchRefused(f"Redirect to a non-http(s) URL refused: {newurl}")
-        return super().http_error_302(req, fp, code, msg, headers)
-
-    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
-
-    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
-                         newurl: str) -> urllib.request.Request | None:
-        if urllib.parse.urlsplit(newurl).scheme.lower() not in ("http", "https"):
-            raise FetchRefused(f"Redirect to a non-http(s) URL refused: {newurl}")
-        hops = getattr(req, "redirect_hops", 0) + 1
-        if hops > MAX_REDIRECTS:
-            raise FetchRefused(f"Too many redirects (more than {MAX_REDIRECTS})")
-        new_request = super().redirect_request(req, fp, code, msg, headers, newurl)
-        if new_request is not None:
-            new_request.redirect_hops = hops  # type: ignore[attr-defined]
-        return new_request
-
-
-def _opener(proxy: str | None) -> urllib.request.OpenerDirector:
-    handlers: list[Any] = [_CheckedRedirects()]
-    if proxy:
-        handlers.append(urllib.request.ProxyHandler({"http": proxy, "https": proxy}))
-    return urllib.request.build_opener(*handlers)
 
 
 # ------------------------------------------------------------------------------------------ web_search
@@ -98,7 +63,9 @@ class WebSearchTool(Tool):
                     "(or the BRAVE_API_KEY environment variable).")
         wanted = min(max(count or self.max_results, 1), 10)
         url = self.endpoint + "?" + urllib.parse.urlencode({"q": query, "count": wanted})
-        request = urllib.request.Request(url, headers={"Accept": "application/json", "X-Subscription-Token": key})
+        from nanobot_desktop.engine.tools.web_http import request as make_request
+
+        request = make_request(url, {"Accept": "application/json", "X-Subscription-Token": key})
         try:
             data = await asyncio.to_thread(self._get_json, request)
         except urllib.error.HTTPError as exc:
@@ -120,7 +87,9 @@ class WebSearchTool(Tool):
         return "\n".join(lines)
 
     def _get_json(self, request: urllib.request.Request) -> Any:
-        with _opener(self.proxy).open(request, timeout=SEARCH_TIMEOUT_S) as response:
+        from nanobot_desktop.engine.tools.web_http import opener
+
+        with opener(self.proxy).open(request, timeout=SEARCH_TIMEOUT_S) as response:
             return json.loads(response.read(MAX_BODY_BYTES).decode("utf-8", errors="replace"))
 
 
@@ -167,6 +136,8 @@ class WebFetchTool(Tool):
             problem = f"only http and https URLs are allowed (got '{parts.scheme or 'none'}')" \
                 if parts.scheme.lower() not in ("http", "https") else "the URL has no host"
             return json.dumps({"error": f"URL validation failed: {problem}", "url": url}, ensure_ascii=False)
+        from nanobot_desktop.engine.tools.web_http import FetchRefused
+
         try:
             result = await asyncio.to_thread(self._fetch, url, extractMode, maxChars or self.max_chars)
         except urllib.error.HTTPError as exc:
@@ -180,8 +151,9 @@ class WebFetchTool(Tool):
         return json.dumps(result, ensure_ascii=False)
 
     def _fetch(self, url: str, mode: str, max_chars: int) -> dict[str, Any]:
-        request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-        with _opener(self.proxy).open(request, timeout=FETCH_TIMEOUT_S) as response:
+        from nanobot_desktop.engine.tools.web_http import opener, request as make_request
+
+        with opener(self.proxy).open(make_request(url, {"User-Agent": USER_AGENT}), timeout=FETCH_TIMEOUT_S) as response:
             body = response.read(MAX_BODY_BYTES)
             final_url = response.geturl()
             status = response.status

@@ -11,7 +11,7 @@ Streaming: a message is split into blocks at blank lines outside code fences. Co
 rendered once and cached; each update re-renders only the last, growing block, so a reply costs
 O(length) overall instead of O(length²). With a time budget, the blocks one update completes are
 rendered over several event-loop steps (`IncrementalMessage.update(..., budget_s=...)`).
-(Just over 400 lines: the renderer and the streaming cache share the block split and the code-fence
+(Over 400 lines: the renderer and the streaming cache share the block split and the code-fence
 rules, which must agree to the character, so they stay in one module.)
 """
 

@@ -1,22 +1,16 @@
-"""Filtering the session list while the person types: titles at once, message text when the search
+"""Which sessions the list shows while the person types: titles at once, message text when the search
 (run by the panel in an executor) comes back; a one- or two-character query only by that search
 (SHORT_QUERY: it matches nearly everything, and the engine answers with the newest matches).
 
-Built for 20,000 sessions: a row is judged from the SessionInfo the model holds (no data() round
-trips), and a group or a session with branches is judged by looking at its children directly rather
-than through Qt's recursive filtering, which walks every row's children through the Qt interface.
+Built for 20,000 sessions: the filter is plain Python applied to the listing the model holds (one
+pass over the SessionInfos, no Qt calls), and the model shows the result. A proxy model in front of
+the list would ask the model for every row's index and flags through Qt at every listing.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
-
 from nanobot_desktop.engine import SessionInfo
-from nanobot_desktop.gui.sessions.model import KeyRole, PreviewRole, SessionListModel
-
-_Index = QModelIndex | QPersistentModelIndex
+from nanobot_desktop.gui.sessions.rows import Arrangement
 
 SHORT_QUERY = 3
 """A query shorter than this (one or two characters match nearly every session) is not matched
@@ -24,94 +18,73 @@ against 20,000 titles on the GUI thread: the list keeps what it shows until the 
 executor, titles and text, the newest matches up to its limit) answers, and then shows those."""
 
 
-class SessionFilterProxy(QSortFilterProxyModel):
-    """Live filter: a session shows when its title/preview/key contains the query, or when the
-    message-text search (run by the panel in an executor) found the query in it; the match then
-    replaces the preview line. A group shows while any of its sessions does."""
+class SessionFilter:
+    """A session shows when its title/preview/key contains the query, or when the message-text search
+    found the query in it (the match then replaces the preview line). A group shows while any of its
+    sessions does; a session with branches while it or one of them does."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.setRecursiveFilteringEnabled(False)  # groups and origins look at their children themselves
-        self.setDynamicSortFilter(True)
-        self._query = ""
-        self._hits: dict[str, str] = {}
+    def __init__(self) -> None:
+        self.query = ""
+        self.hits: dict[str, str] = {}  # key → snippet, for the current query
+        self._answered = False  # the engine's search answered the current query
+        self._folded: dict[str, tuple[SessionInfo, str]] = {}  # key → (info, its text casefolded) while it is listed
 
     @property
-    def query(self) -> str:
-        return self._query
+    def active(self) -> bool:
+        """Whether anything is filtered out (a short query filters once the search answered)."""
+        return bool(self.query) and (self._answered or not _is_short(self.query))
 
-    def set_query(self, text: str) -> None:
-        """Filter by titles at once; message hits from an earlier query are dropped."""
+    def set_query(self, text: str) -> bool:
+        """Take a new query (message hits of the one before are dropped); whether the rows to show are
+        known now: False for a short query, which waits for the search (what is shown stays)."""
         query = text.strip().casefold()
-        if query == self._query:
-            return
-        had_hits = bool(self._hits)
-        if _is_short(query):  # judged when the engine's answer comes (set_message_hits)
-            self._query = query
-            self._hits = {}
-        else:
-            self.beginFilterChange()
-            self._query = query
-            self._hits = {}
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        if had_hits:
-            self._previews_changed()
+        if query == self.query:
+            return False
+        self.query, self.hits, self._answered = query, {}, False
+        return self.active or not self.query
 
-    def set_message_hits(self, query: str, hits: list[tuple[str, str]]) -> None:
-        """(key, snippet) pairs found for `query`; ignored when the query has changed since."""
-        if query.strip().casefold() != self._query:
-            return
+    def set_hits(self, query: str, hits: list[tuple[str, str]]) -> bool:
+        """(key, snippet) pairs the search found for `query`; False (ignored) when the query has
+        changed since."""
+        if query.strip().casefold() != self.query or not self.query:
+            return False
         found: dict[str, str] = {}
         for key, snippet in hits:
             found.setdefault(key, snippet)
-        model = self.sourceModel()
-        changed = set(found).symmetric_difference(self._hits)
-        if isinstance(model, SessionListModel) and not _is_short(self._query):
-            # Only the rows that gained or lost a hit are judged again (dynamic filtering re-judges
-            # a changed row): re-filtering all 20,000 rows for 200 hits took seconds.
-            self._hits = found
-            model.touch(changed)
-        else:
-            self.beginFilterChange()
-            self._hits = found
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        self._previews_changed()
+        self.hits, self._answered = found, True
+        return True
 
-    def _previews_changed(self) -> None:
-        """Rows that stay visible still swap preview and snippet: tell the view to repaint them."""
-        for group_row in range(self.rowCount()):
-            parent = self.index(group_row, 0)
-            count = self.rowCount(parent)
-            if count:
-                self.dataChanged.emit(self.index(0, 0, parent), self.index(count - 1, 0, parent), [PreviewRole])
-
-    def message_hits(self) -> dict[str, str]:
-        return dict(self._hits)
-
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
-        if not self._query:
+    def matches(self, info: SessionInfo) -> bool:
+        if info.key in self.hits:
             return True
-        model = self.sourceModel()
-        index = model.index(source_row, 0, source_parent)
-        if not isinstance(model, SessionListModel):
-            return True
-        info = model.info_at(index)
-        if info is None:  # a group: shown while any of its sessions (or their branches) is
-            return any(self._matches(row) or any(self._matches(b) for b in model.branches_of(row.key))
-                       for row in model.group_rows(index))
-        return self._matches(info) or any(self._matches(branch) for branch in model.branches_of(info.key))
+        if _is_short(self.query):
+            return False
+        folded = self._folded.get(info.key)
+        if folded is None or folded[0] is not info:  # a session's text is folded once per listing, not per keystroke
+            folded = self._folded[info.key] = (info, f"{info.title}\n{info.preview}\n{info.key}".casefold())
+        return self.query in folded[1]
 
-    def _matches(self, info: SessionInfo) -> bool:
-        if info.key in self._hits:
-            return True
-        return not _is_short(self._query) and self._query in f"{info.title}\n{info.preview}\n{info.key}".casefold()
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == PreviewRole and self._hits and index.isValid():
-            snippet = self._hits.get(super().data(index, KeyRole) or "")
-            if snippet:
-                return snippet
-        return super().data(index, role)
+    def apply(self, listing: Arrangement) -> Arrangement:
+        """The part of `listing` to show (`listing` itself when nothing is filtered)."""
+        if not self.active:
+            return listing
+        if len(self._folded) > 2 * sum(len(rows) for _channel, rows in listing.groups) + 1000:
+            self._folded = {}  # sessions deleted since: forget their text
+        matches = self.matches
+        groups: list[tuple[str, list[SessionInfo]]] = []
+        branches: dict[str, list[SessionInfo]] = {}
+        for channel, rows in listing.groups:
+            kept: list[SessionInfo] = []
+            for info in rows:
+                found = [branch for branch in listing.branches.get(info.key, ()) if matches(branch)] \
+                    if listing.branches else []
+                if found or matches(info):
+                    kept.append(info)
+                    if found:
+                        branches[info.key] = found
+            if kept:
+                groups.append((channel, kept))
+        return Arrangement(groups, branches)
 
 
 def _is_short(query: str) -> bool:

@@ -7,57 +7,36 @@ an open rename editor. `set_sessions` therefore compares the new listing with wh
 emits the smallest changes it can: one `dataChanged` for a session whose preview changed, one row
 move when it jumps to the top of its group, inserts and removes for files that came or went.
 
-The model never reads the disk itself: the panel lists sessions in an executor and hands the result
-over (2,000 files must not block the window).
+The model never reads the disk itself: the panel lists sessions in an executor, arranges them there
+(rows.arrange_listing) and hands the result over (20,000 files must not block the window). The
+search filters inside the model (filter.py): it holds the whole listing and shows the part that
+matches, so no proxy model walks every row through Qt at each listing. What a listing of 20,000
+sessions still costs the GUI thread is the view's own pass over the shown rows (one index() and one
+flags() call each, kept cheap here) after a reset: a first listing, a new query, or a big reshuffle.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from enum import IntEnum
 from typing import Any, Callable
 
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine import SessionInfo
-from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import reason_of
-from nanobot_desktop.gui.sessions.rows import (MAX_MOVES, arrange, format_when, group_rank,
-                                               group_title, moves_needed)
+from nanobot_desktop.gui.sessions.filter import SessionFilter
+from nanobot_desktop.gui.sessions.roles import (EDITABLE, GROUP_FLAGS, NO_FLAGS, ORIGIN_FLAGS, ROLE_NAMES,
+                                                SESSION_FLAGS, BusyRole, ChannelRole, InfoRole, IsGroupRole,
+                                                KeyRole, MessageCountRole, PathRole, PreviewRole, SessionRole,
+                                                TitleRole, UnreadRole, UpdatedAtRole, group_data, session_data)
+from nanobot_desktop.gui.sessions.rows import MAX_MOVES, Arrangement, arrange_listing, format_when, group_title, moves_needed
+
+__all__ = ["BusyRole", "ChannelRole", "InfoRole", "IsGroupRole", "KeyRole", "MessageCountRole", "PathRole", "PreviewRole",
+           "SessionListModel", "SessionRole", "TitleRole", "UnreadRole", "UpdatedAtRole", "format_when", "group_title"]
 
 _Index = QModelIndex | QPersistentModelIndex
-
-class SessionRole(IntEnum):
-    KeyRole = Qt.ItemDataRole.UserRole + 1  # session key ("" for a group row)
-    ChannelRole = Qt.ItemDataRole.UserRole + 2  # the channel (group rows too)
-    TitleRole = Qt.ItemDataRole.UserRole + 3
-    UpdatedAtRole = Qt.ItemDataRole.UserRole + 4  # ISO text, as stored
-    PreviewRole = Qt.ItemDataRole.UserRole + 5  # last message preview, or the search snippet in the proxy
-    MessageCountRole = Qt.ItemDataRole.UserRole + 6
-    PathRole = Qt.ItemDataRole.UserRole + 7  # str path of the .jsonl file
-    IsGroupRole = Qt.ItemDataRole.UserRole + 8
-    BusyRole = Qt.ItemDataRole.UserRole + 9  # a turn runs in this session
-    UnreadRole = Qt.ItemDataRole.UserRole + 10  # something happened while another session was shown
-    InfoRole = Qt.ItemDataRole.UserRole + 11  # the SessionInfo (read it, don't mutate it)
-
-
-KeyRole = SessionRole.KeyRole
-ChannelRole = SessionRole.ChannelRole
-TitleRole = SessionRole.TitleRole
-UpdatedAtRole = SessionRole.UpdatedAtRole
-PreviewRole = SessionRole.PreviewRole
-MessageCountRole = SessionRole.MessageCountRole
-PathRole = SessionRole.PathRole
-IsGroupRole = SessionRole.IsGroupRole
-BusyRole = SessionRole.BusyRole
-UnreadRole = SessionRole.UnreadRole
-InfoRole = SessionRole.InfoRole
-
-_ROLE_NAMES = {KeyRole: b"key", ChannelRole: b"channel", TitleRole: b"title", UpdatedAtRole: b"updatedAt",
-               PreviewRole: b"preview", MessageCountRole: b"messageCount", PathRole: b"path",
-               IsGroupRole: b"isGroup", BusyRole: b"busy", UnreadRole: b"unread", InfoRole: b"info"}
 
 _group_ids = itertools.count(1)
 
@@ -71,19 +50,11 @@ class _Group:
 
 
 def _same_row(a: SessionInfo, b: SessionInfo) -> bool:
-    return (a.title, a.updated_at, a.preview, a.message_count, a.path, a.created_at) == \
+    return a is b or (a.title, a.updated_at, a.preview, a.message_count, a.path, a.created_at) == \
         (b.title, b.updated_at, b.preview, b.message_count, b.path, b.created_at)
 
 
 Renamer = Callable[[str, str], SessionInfo | None]
-
-# Precomputed: Qt asks for every row's flags when it lays out 20,000 rows, and enum arithmetic is slow.
-_NO_FLAGS = Qt.ItemFlag.NoItemFlags
-_GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
-_EDITABLE = Qt.ItemFlag.ItemIsEditable
-_ORIGIN_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _EDITABLE
-_SESSION_FLAGS = _ORIGIN_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
-
 
 class SessionListModel(QAbstractItemModel):
     """Channel groups (top level) with their sessions (children), newest first in each group."""
@@ -101,24 +72,35 @@ class SessionListModel(QAbstractItemModel):
         self._uid_origins: dict[int, str] = {}
         self._origin_keys: set[str] = set()  # sessions shown with branches under them
         self._lists: dict[int, list[SessionInfo]] = {}  # internal id → the list its rows index (Qt asks often)
+        self._listing = Arrangement()  # every session listed; the groups show the part the filter lets through
+        self._filter = SessionFilter()
+        self._filtered = False  # what is shown is a part of the listing (a search; it may be an earlier one's)
+        self._where: dict[str, tuple[int, int]] | None = None  # key → (internal id, row) of the shown rows
+        self._listed: dict[str, SessionInfo] | None = None  # key → info of every listed session
+        self._flags = SESSION_FLAGS if renamer is not None else SESSION_FLAGS & ~EDITABLE
+        self._origin_flags = ORIGIN_FLAGS if renamer is not None else ORIGIN_FLAGS & ~EDITABLE
 
     # --- Qt model interface ----------------------------------------------------------------------
 
     def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
-        if column != 0 or row < 0:
-            return QModelIndex()
-        if not parent.isValid():
-            return self.createIndex(row, 0, 0) if row < len(self._groups) else QModelIndex()
-        if parent.internalId() != 0:
+        # The view calls this once per shown row when it lays out: the common case (a session of a
+        # group) comes first.
+        if parent.isValid():
+            uid = parent.internalId()
+            if uid == 0:
+                group_row = parent.row()
+                groups = self._groups
+                if column == 0 and row >= 0 and group_row < len(groups) and row < len(groups[group_row].rows):
+                    return self.createIndex(row, 0, groups[group_row].uid)
+                return QModelIndex()
             origin = self._info_at(parent)
-            if origin is None or parent.internalId() in self._uid_origins:
+            if column != 0 or row < 0 or origin is None or uid in self._uid_origins:
                 return QModelIndex()
             count = len(self._branches_of(origin.key))
             return self.createIndex(row, 0, self._origin_uid(origin.key)) if row < count else QModelIndex()
-        if not 0 <= parent.row() < len(self._groups):
+        if column != 0 or row < 0:
             return QModelIndex()
-        group = self._groups[parent.row()]
-        return self.createIndex(row, 0, group.uid) if row < len(group.rows) else QModelIndex()
+        return self.createIndex(row, 0, 0) if row < len(self._groups) else QModelIndex()
 
     def parent(self, child: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not child.isValid() or child.internalId() == 0:
@@ -150,24 +132,29 @@ class SessionListModel(QAbstractItemModel):
         return self.rowCount(parent) > 0
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return _NO_FLAGS
-        uid = index.internalId()
+        uid = index.internalId()  # the view asks once per shown row: no enum arithmetic here
         if uid == 0:
-            return _GROUP_FLAGS
+            return GROUP_FLAGS if index.isValid() else NO_FLAGS
         if self._origin_keys and uid not in self._uid_origins:  # a session has children when it has branches
             info = self._info_at(index)
             if info is not None and info.key in self._origin_keys:
-                return _ORIGIN_FLAGS if self._renamer is not None else _ORIGIN_FLAGS & ~_EDITABLE
-        return _SESSION_FLAGS if self._renamer is not None else _SESSION_FLAGS & ~_EDITABLE
+                return self._origin_flags
+        return self._flags
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         if index.internalId() == 0:
-            return self._group_data(self._groups[index.row()], role) if index.row() < len(self._groups) else None
+            if index.row() >= len(self._groups):
+                return None
+            group = self._groups[index.row()]
+            return group_data(group.channel, len(group.rows), role)
         info = self._info_at(index)
-        return None if info is None else self._session_data(info, role)
+        if info is None:
+            return None
+        key = info.key
+        return session_data(info, role, self._filter.hits.get(key, "") if self._filter.hits else "", key in self._busy,
+                            key in self._unread)
 
     def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         """Inline rename: saves the title through the renamer (the engine), then shows it."""
@@ -184,114 +171,56 @@ class SessionListModel(QAbstractItemModel):
             self.rename_failed.emit(info.key, translate("Sessions", "Could not rename “{title}” ({reason}). "
                                               "Try another name.").format(title=info.title, reason=reason_of(error)))
             return False
-        self._rows_of(index)[index.row()] = updated if updated is not None else _retitled(info, title or info.key)
+        renamed = updated if updated is not None else _retitled(info, title or info.key)
+        self._rows_of(index)[index.row()] = renamed
+        for rows in itertools.chain((rows for _channel, rows in self._listing.groups), self._listing.branches.values()):
+            if info in rows:  # the listing the search filters shows the new title too
+                rows[rows.index(info)] = renamed
+        self._listed = None
         self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, TitleRole,
                                              InfoRole])
         return True
 
     def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802
         names = dict(super().roleNames())
-        names.update({int(role): QByteArray(name) for role, name in _ROLE_NAMES.items()})
+        names.update({int(role): QByteArray(name) for role, name in ROLE_NAMES.items()})
         return names
-
-    def _group_data(self, group: _Group, role: int) -> Any:
-        if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
-            return group_title(group.channel)
-        if role == ChannelRole:
-            return group.channel
-        if role == IsGroupRole:
-            return True
-        if role == KeyRole:
-            return ""
-        if role == MessageCountRole:
-            return len(group.rows)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            count = len(group.rows)
-            return translate("Sessions", "%n session(s) of the “{channel}” channel", None, count).format(
-                channel=group.channel)
-        return None
-
-    def _session_data(self, info: SessionInfo, role: int) -> Any:
-        if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
-            return session_title(info.title, info.message_count)
-        if role == Qt.ItemDataRole.EditRole:
-            return "" if info.title == info.key else info.title
-        if role == KeyRole:
-            return info.key
-        if role == ChannelRole:
-            return info.channel
-        if role == UpdatedAtRole:
-            return info.updated_at
-        if role == PreviewRole:
-            return info.preview
-        if role == MessageCountRole:
-            return info.message_count
-        if role == PathRole:
-            return str(info.path)
-        if role == IsGroupRole:
-            return False
-        if role == BusyRole:
-            return info.key in self._busy
-        if role == UnreadRole:
-            return info.key in self._unread
-        if role == InfoRole:
-            return info
-        if role == Qt.ItemDataRole.ToolTipRole and info.archived:
-            return translate("Sessions", "This conversation was put aside by /new. "
-                                         "Double-click it to continue it in a new chat.")
-        if role == Qt.ItemDataRole.ToolTipRole:
-            count = info.message_count
-            return translate("Sessions", "{title}\n{key} · %n message(s)\nupdated {when} · {file}", None, count).format(
-                title=session_title(info.title, count), key=info.key, when=format_when(info.updated_at),
-                file=info.path.name)
-        return None
 
     # --- reading ---------------------------------------------------------------------------------
 
     def keys(self) -> list[str]:
-        """Every session key, in display order (groups in order, newest first inside each, each
-        session's branches right after it)."""
-        return [key for group in self._groups for info in group.rows
-                for key in [info.key, *(branch.key for branch in group.branches.get(info.key, []))]]
+        """Every listed session key, shown or filtered out, in display order (groups in order, newest
+        first inside each, each session's branches right after it)."""
+        branches = self._listing.branches
+        if not branches:
+            return [info.key for _channel, rows in self._listing.groups for info in rows]
+        return [key for _channel, rows in self._listing.groups for info in rows
+                for key in [info.key, *(branch.key for branch in branches.get(info.key, []))]]
 
     def info(self, key: str) -> SessionInfo | None:
-        index = self.index_of_key(key)
-        return self._info_at(index) if index.isValid() else None
+        """The listed session `key`, whether the search shows it or not."""
+        if not key:
+            return None
+        if self._listed is None:  # keys are unique in a listing (rows.arrange): plain dict builds
+            self._listed = {info.key: info for rows in itertools.chain(
+                (rows for _channel, rows in self._listing.groups), self._listing.branches.values()) for info in rows}
+        return self._listed.get(key)
 
     def index_of_key(self, key: str) -> QModelIndex:
-        for group in self._groups:
-            for row, info in enumerate(group.rows):
-                if info.key == key:
-                    return self.createIndex(row, 0, group.uid)
-            for origin, branches in group.branches.items():
-                for row, info in enumerate(branches):
-                    if info.key == key:
-                        return self.createIndex(row, 0, self._origin_uid(origin))
-        return QModelIndex()
-
-    def touch(self, keys: set[str]) -> None:
-        """Tell the views (and a filter proxy: it re-judges exactly these rows) that the rows of `keys`
-        changed, with their groups and origins first so a hidden group can show. One pass over the
-        rows, so a search's 200 hits do not cost 200 scans of 20,000 rows."""
-        if not keys:
-            return
-        parents: list[QModelIndex] = []
-        rows: list[QModelIndex] = []
-        for group_row, group in enumerate(self._groups):
-            group_index = self.createIndex(group_row, 0, 0)
-            hit_group = False
-            for row, info in enumerate(group.rows):
-                branches = group.branches.get(info.key, []) if group.branches else []
-                hit_branches = [position for position, branch in enumerate(branches) if branch.key in keys]
-                if info.key in keys or hit_branches:
-                    hit_group = True
-                    rows.append(self.createIndex(row, 0, group.uid))
-                    uid = self._origin_uid(info.key) if hit_branches else 0
-                    rows += [self.createIndex(position, 0, uid) for position in hit_branches]
-            if hit_group:
-                parents.append(group_index)
-        for index in parents + rows:
-            self.dataChanged.emit(index, index, [])
+        """The row showing session `key` (invalid when it is not listed or the search hides it)."""
+        if not key:
+            return QModelIndex()
+        if self._where is None:
+            where: dict[str, tuple[int, int]] = {}
+            for group in self._groups:
+                uid = group.uid
+                where.update({info.key: (uid, row) for row, info in enumerate(group.rows)})
+                for origin, branches in group.branches.items():
+                    uid = self._origin_uid(origin)
+                    where.update({info.key: (uid, row) for row, info in enumerate(branches)})
+            self._where = where
+        found = self._where.get(key)
+        return self.createIndex(found[1], 0, found[0]) if found is not None else QModelIndex()
 
     def branch_origin(self, key: str) -> str:
         """The key of the row a branch is shown under ("" for a top-level row)."""
@@ -300,6 +229,38 @@ class SessionListModel(QAbstractItemModel):
 
     def channels(self) -> list[str]:
         return [group.channel for group in self._groups]
+
+    # --- the search ------------------------------------------------------------------------------
+
+    @property
+    def query(self) -> str:
+        return self._filter.query
+
+    def set_query(self, text: str) -> None:
+        """Show the sessions whose title, preview or key holds `text` (at once; a one- or two-character
+        query waits for `set_message_hits`); message hits of an earlier query are dropped."""
+        had_hits = bool(self._filter.hits)
+        if self._filter.set_query(text) and (self._filter.active or self._filtered):
+            self._show(self._filter.apply(self._listing), reset=True)
+        elif had_hits:
+            self._previews_changed()
+
+    def set_message_hits(self, query: str, hits: list[tuple[str, str]]) -> None:
+        """(key, snippet) pairs the message search found for `query` show too, each with its snippet
+        as the preview line; ignored when the query has changed since."""
+        if self._filter.set_hits(query, hits):
+            self._show(self._filter.apply(self._listing), reset=True)
+
+    def message_hits(self) -> dict[str, str]:
+        return dict(self._filter.hits)
+
+    def _previews_changed(self) -> None:
+        """Rows that stay shown swap snippet and preview: the views repaint them."""
+        for group_row, group in enumerate(self._groups):
+            if group.rows:
+                parent = self.createIndex(group_row, 0, 0)
+                self.dataChanged.emit(self.index(0, 0, parent), self.index(len(group.rows) - 1, 0, parent),
+                                      [PreviewRole])
 
     # --- busy / unread marks ---------------------------------------------------------------------
 
@@ -328,21 +289,27 @@ class SessionListModel(QAbstractItemModel):
 
     # --- syncing with a new listing ----------------------------------------------------------------
 
-    def set_sessions(self, infos: list[SessionInfo]) -> None:
-        """Show `infos` (newest first), changing only what differs from what is shown."""
-        wanted: dict[str, list[SessionInfo]] = {}
-        # Two files mapping to one key (post4's name collisions): `arrange` shows the newest.
-        top, branches = arrange(infos)
-        for info in top:
-            wanted.setdefault(info.channel, []).append(info)
+    def set_sessions(self, listing: list[SessionInfo] | Arrangement) -> None:
+        """Show `listing` (sessions newest first, or already arranged by rows.arrange_listing: the
+        panel does that in its executor), changing only what differs from what is shown."""
+        self._listing = listing if isinstance(listing, Arrangement) else arrange_listing(listing)
+        self._listed = None
+        self._show(self._filter.apply(self._listing))
+
+    def _show(self, shown: Arrangement, reset: bool = False) -> None:
+        self._where = None
+        self._filtered = shown is not self._listing  # the search hides some rows
+        branches = shown.branches
+        wanted = dict(shown.groups)
         shown_branches = {origin: [b.key for b in rows] for group in self._groups for origin, rows in group.branches.items()}
-        if shown_branches != {origin: [b.key for b in rows] for origin, rows in branches.items()} or any(
-                moves_needed([i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])])
-                > MAX_MOVES for group in self._groups):
-            # A big reshuffle (a clock change, a restored backup) or a new branch: one reset beats
-            # thousands of moves, and branches come and go rarely.
+        if reset or not self._groups or shown_branches != {origin: [b.key for b in rows] for origin, rows in branches.items()} \
+                or any(group.rows != wanted.get(group.channel, []) and moves_needed(
+                    [i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])]) > MAX_MOVES
+                    for group in self._groups):
+            # The first listing, a new search, a big reshuffle (a clock change, a restored backup) or a
+            # new branch: one reset beats thousands of moves, and branches come and go rarely.
             self.beginResetModel()
-            self._groups = [_Group(channel, list(wanted[channel])) for channel in sorted(wanted, key=group_rank)]
+            self._groups = [_Group(channel, list(rows)) for channel, rows in shown.groups]
             for group in self._groups:
                 group.branches = {info.key: branches[info.key] for info in group.rows if info.key in branches}
             self._lists = {}
@@ -354,14 +321,16 @@ class SessionListModel(QAbstractItemModel):
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self._groups[row]
                 self.endRemoveRows()
-        for row, channel in enumerate(sorted(wanted, key=group_rank)):
+        for row, channel in enumerate(wanted):
             if row < len(self._groups) and self._groups[row].channel == channel:
                 continue
             self.beginInsertRows(QModelIndex(), row, row)
             self._groups.insert(row, _Group(channel))
             self.endInsertRows()
         for row, group in enumerate(self._groups):
-            self._sync_group(row, group, wanted[group.channel])
+            if group.rows != wanted[group.channel]:  # the same objects when nothing changed: a C loop
+                self._sync_group(row, group, wanted[group.channel])
+                self._where = None
             for origin, rows in group.branches.items():  # the same branches (else the reset above)
                 parent = self.index_of_key(origin)
                 for position, info in enumerate(branches[origin]):
@@ -455,21 +424,9 @@ class SessionListModel(QAbstractItemModel):
                 self._lists[uid] = rows
         return rows
 
-    def branches_of(self, origin: str) -> list[SessionInfo]:
-        """The branches shown under `origin` (empty for most sessions)."""
-        return self._branches_of(origin)
-
-    def group_rows(self, group: _Index) -> list[SessionInfo]:
-        """The top-level sessions of a group row."""
-        return self._groups[group.row()].rows if group.isValid() and 0 <= group.row() < len(self._groups) else []
-
     def origins(self) -> list[str]:
         """Keys of the sessions that have branches (their rows open to show them)."""
         return [origin for group in self._groups for origin in group.branches]
-
-    def info_at(self, index: _Index) -> SessionInfo | None:
-        """The session an index of this model shows (None for a group row): no Qt data() round trip."""
-        return self._info_at(index) if index.isValid() and index.internalId() != 0 else None
 
     def _info_at(self, index: _Index) -> SessionInfo | None:
         rows = self._rows_of(index)

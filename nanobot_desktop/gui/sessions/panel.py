@@ -2,14 +2,15 @@
 
 The model (model.py) only shows what it is given; this panel decides when to look at the disk.
 Listing and search go through the engine's session index (engine/sessions/index.py) in an executor
-and their results come back to the GUI thread, so neither 20,000 session files nor a slow disk can
-freeze the window; after a listing the index catches up on message text in the background. Refreshes
-are coalesced: a turn appends several lines (one `SessionChanged` each) but causes one listing.
+(the listing is arranged into groups and branches there too) and their results come back to the GUI
+thread, so neither 20,000 session files nor a slow disk can freeze the window; after a listing the
+index catches up on message text in the background. Refreshes are coalesced: a turn appends several
+lines (one `SessionChanged` each) but causes one listing.
 
 Only a person picks the chat: the list's current row changes when a filter hides rows or a listing
 moves them, and those changes never open a session (`_quiet`).
 
-(About 470 lines: every action of the list — refresh, search, rename, delete and undo, export — goes
+(About 510 lines: every action of the list — refresh, search, rename, delete and undo, export — goes
 through the one selection and engine hand-off here; split, each part would need all of it.)
 """
 
@@ -34,14 +35,14 @@ from nanobot_desktop.gui.window.actions import ActionRegistry
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
-from nanobot_desktop.gui.sessions.filter import SessionFilterProxy
 from nanobot_desktop.gui.sessions.model import InfoRole, IsGroupRole, SessionListModel, SessionRole
+from nanobot_desktop.gui.sessions.rows import Arrangement, arrange_listing
 from nanobot_desktop.gui.common.owned import OwnedWork
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
 
-__all__ = ["SessionDelegate", "SessionFilterProxy", "SessionListModel", "SessionRole", "SessionsPanel"]
+__all__ = ["SessionDelegate", "SessionListModel", "SessionRole", "SessionsPanel"]
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +93,6 @@ class SessionsPanel(QWidget):
 
         self.model = SessionListModel(renamer=self._rename)
         self.model.rename_failed.connect(lambda _key, message: self.error.emit(message))
-        self.proxy = SessionFilterProxy(self)
-        self.proxy.setSourceModel(self.model)
 
         self.search_box = QLineEdit()
         self.search_box.setObjectName("session_search")
@@ -107,7 +106,7 @@ class SessionsPanel(QWidget):
 
         self.view = QTreeView()
         self.view.setObjectName("session_list")
-        self.view.setModel(self.proxy)
+        self.view.setModel(self.model)  # the model filters itself (filter.py): no proxy walks 20,000 rows
         self.view.setHeaderHidden(True)
         self.view.setRootIsDecorated(False)  # channel groups: headings, always open
         self.view.setItemsExpandable(True)  # a session with branches opens and closes (its arrow)
@@ -121,9 +120,9 @@ class SessionsPanel(QWidget):
         self.view.customContextMenuRequested.connect(self._show_context_menu)
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
         self.view.activated.connect(self._on_index_activated)
-        self.proxy.rowsInserted.connect(self._expand_new_groups)
-        self.proxy.modelReset.connect(self._expand)
-        self.proxy.layoutChanged.connect(self._expand)
+        self.model.rowsInserted.connect(self._expand_new_groups)
+        self.model.modelReset.connect(self._expand)
+        self.model.layoutChanged.connect(self._expand)
 
         self.undo_bar = NoticeBar(self)
         self.undo_bar.setObjectName("session_undo_bar")
@@ -189,8 +188,7 @@ class SessionsPanel(QWidget):
             self._selecting = was
 
     def _select(self, key: str) -> None:
-        source = self.model.index_of_key(key)
-        index = self.proxy.mapFromSource(source) if source.isValid() else QModelIndex()
+        index = self.model.index_of_key(key)
         with self._quiet():
             if index.isValid():
                 self.view.setCurrentIndex(index)
@@ -225,16 +223,14 @@ class SessionsPanel(QWidget):
         try:
             # The first listing shows the index as the app left it; the next one (at once) checks every file.
             check = self._checked
-            infos: list[SessionInfo] = await loop.run_in_executor(None, self.engine.session_index.list_sessions,
-                                                                  check)
-            infos += await loop.run_in_executor(None, list_archived, self.engine.sessions.archive_dir)
+            listing = await loop.run_in_executor(None, self._list, check)
         except OSError as error:
             self.error.emit(translate("Sessions", "Could not list the sessions in {folder} ({reason}). "
                                       "Check that the folder exists and can be read.").format(
                 folder=self.engine.sessions.sessions_dir, reason=reason_of(error)))
             return
         with self._quiet():
-            self.model.set_sessions(infos)
+            self.model.set_sessions(listing)
         self._select(self._current_key)
         self._update_actions()
         if not check:
@@ -245,6 +241,12 @@ class SessionsPanel(QWidget):
             self.refresh()  # after this task ends (started from inside it, it would only set the flag again)
         elif self._text_task is None or self._text_task.done():
             self._text_task = self._spawn(self._index_text())
+
+    def _list(self, check: bool) -> Arrangement:
+        """Every session and archived conversation, arranged as the list shows them (in an executor)."""
+        infos = self.engine.session_index.list_sessions(check)
+        infos += list_archived(self.engine.sessions.archive_dir)
+        return arrange_listing(infos)
 
     async def _index_text(self) -> None:
         """Let the index catch up on message text while nobody searches (the first search would wait)."""
@@ -282,13 +284,12 @@ class SessionsPanel(QWidget):
 
     def _on_search_text(self, text: str) -> None:
         with self._quiet():
-            self.proxy.set_query(text)
-            self._expand()
+            self.model.set_query(text)
         if text.strip():
             self._search_timer.start()
         else:
             self._search_timer.stop()
-            self._select(self._current_key)
+        self._select(self._current_key)
 
     def _start_message_search(self) -> None:
         self._spawn(self._search_messages(self.search_box.text()))
@@ -304,14 +305,13 @@ class SessionsPanel(QWidget):
         if query != self.search_box.text():
             return  # the person typed on; a newer search is on its way
         with self._quiet():
-            self.proxy.set_message_hits(query, hits)
-            self._expand()
+            self.model.set_message_hits(query, hits)
         self._select(self._current_key)
         self.search_finished.emit(query)
 
     def _open_first_match(self) -> None:
-        for group_row in range(self.proxy.rowCount()):
-            first = self.proxy.index(0, 0, self.proxy.index(group_row, 0))
+        for group_row in range(self.model.rowCount()):
+            first = self.model.index(0, 0, self.model.index(group_row, 0))
             if first.isValid():
                 self.view.setCurrentIndex(first)  # Return in the search box: a person's pick
                 self.view.setFocus()
@@ -349,18 +349,17 @@ class SessionsPanel(QWidget):
     def _expand(self) -> None:
         """Open every channel group and every session with branches (not expandAll: that asks each of
         20,000 rows for children)."""
-        for group_row in range(self.proxy.rowCount()):
-            self.view.expand(self.proxy.index(group_row, 0))
+        for group_row in range(self.model.rowCount()):
+            self.view.expand(self.model.index(group_row, 0))
         for origin in self.model.origins():
-            source = self.model.index_of_key(origin)
-            index = self.proxy.mapFromSource(source) if source.isValid() else QModelIndex()
+            index = self.model.index_of_key(origin)
             if index.isValid():
                 self.view.expand(index)
 
     def _expand_new_groups(self, parent: QModelIndex, first: int, last: int) -> None:
         if not parent.isValid():
             for row in range(first, last + 1):
-                self.view.expand(self.proxy.index(row, 0))
+                self.view.expand(self.model.index(row, 0))
 
     def _update_actions(self) -> None:
         has_target = bool(self.selected_key())
@@ -401,10 +400,9 @@ class SessionsPanel(QWidget):
     def rename_selected(self) -> None:
         """Open the inline editor on the selected session (F2)."""
         key = self.selected_key()
-        source = self.model.index_of_key(key)
-        if not source.isValid():
+        index = self.model.index_of_key(key)
+        if not index.isValid():
             return
-        index = self.proxy.mapFromSource(source)
         self.view.setCurrentIndex(index)
         self.view.setFocus()
         self.view.edit(index)

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QApplication
 
 from nanobot_desktop.gui.common.i18n import install_saved_language
 from nanobot_desktop.gui.shell.single_instance import (
-    InstanceEndpointError, InstanceServer, apply_instance_command, endpoint_problem, send_command, server_name,
+    STARTING_INSTANCE_WAIT_S, InstanceEndpointError, InstanceServer, apply_instance_command, claim_first_launch,
+    endpoint_problem, hand_over, release_launch_claim, server_name,
 )
 from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
 
@@ -68,23 +69,45 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
         problem = endpoint_problem(name)
     except InstanceEndpointError as error:
         name, problem = "", str(error)
+    claimed: bool | None = None
     if problem:  # a foreign or unsafe endpoint: say so, and run without single-instance support
         log.error("%s", problem)
         print(f"nanobot-desktop: {problem} Continuing without single-instance support.", file=sys.stderr,
               flush=True)
-    elif send_command(name, "toggle" if toggle else "show"):
-        log.info("nanobot Desktop already runs for this config; asked it to %s", "toggle" if toggle else "show")
-        return 0
+    else:
+        claimed = claim_first_launch(name)
+        command = "toggle" if toggle else "show"
+        # The lock held by another process: an instance runs, or starts and listens after its paint.
+        if claimed is not True and hand_over(name, command, wait_s=STARTING_INSTANCE_WAIT_S if claimed is False else 0):
+            log.info("nanobot Desktop already runs for this config; asked it to %s", command)
+            return 0
+        if claimed is False:
+            claimed = claim_first_launch(name)  # True when the launch that held it has gone meanwhile
+            if claimed is False:
+                log.warning("the instance holding %s.lock did not answer; starting another one", name)
+    try:
+        # Without the lock, later launches can find us by the socket alone: listen before anything else.
+        server = None if claimed else _listen(name, problem)
+        apply_saved_theme(app, config)
+        if window_factory is None:
+            window_factory = _paint_frame_first(app)
+        if server is None:
+            server = _listen(name, problem)  # after the paint: later launches wait for it (see the lock)
+
+        from nanobot_desktop.gui.shell.event_loop import run_event_loop  # asyncio, qasync: after the paint
+
+        return run_event_loop(app, server, window_factory, workspace=workspace, config=config)
+    finally:
+        if claimed:
+            release_launch_claim(name)
+
+
+def _listen(name: str, problem: str | None) -> InstanceServer:
+    """The server later launches send their commands to (not listening when the endpoint is unsafe)."""
     server = InstanceServer(name)
     if problem or not server.listen():
         log.warning("continuing without single-instance support")
-    apply_saved_theme(app, config)
-    if window_factory is None:
-        window_factory = _paint_frame_first(app)
-
-    from nanobot_desktop.gui.shell.event_loop import run_event_loop  # asyncio, qasync: after the paint
-
-    return run_event_loop(app, server, window_factory, workspace=workspace, config=config)
+    return server
 
 
 def apply_saved_theme(app: QApplication, config: str | None) -> None:

@@ -16,27 +16,48 @@ removed after checking that nobody answers on it, so a live instance is never cu
 
 On POSIX the socket is a plain AF_UNIX one (unix_socket.py, without QtNetwork's ~3 MB); elsewhere it
 is QtNetwork's QLocalServer/QLocalSocket.
+
+Start-up cost (issue 14): on POSIX the first launch makes no socket before its window has painted
+(the `socket` module alone costs ~5 ms there, QtNetwork more). It takes an exclusive lock on
+`<socket>.lock` at once instead (`claim_first_launch`: one open and one flock, held until the process
+exits, released by the kernel even after a crash), and listens right after the paint. A later launch
+that finds the lock held knows an instance runs or is starting, and `hand_over` retries its command
+until that instance listens (`STARTING_INSTANCE_WAIT_S`). Where there is no flock, the first launch
+listens before the paint, as before.
 """
 
 from __future__ import annotations
 
 import getpass
-import hashlib
 import logging
 import os
 import re
 import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.gui.shell import unix_socket
-
 if TYPE_CHECKING:
     from PySide6.QtNetwork import QLocalSocket
     from PySide6.QtWidgets import QWidget
+
+    from nanobot_desktop.gui.shell import unix_socket
+
+# The sockets' modules (unix_socket.py and its `socket`, or QtNetwork) are imported where a socket is
+# made: a first launch needs none before its window paints.
+
+# The name's digest: CPython's own SHA-256 module, the same digest as hashlib's, without loading
+# OpenSSL (~3 ms, `import hashlib`) before the first paint; hashlib where that module is missing.
+try:
+    from _sha2 import sha256  # type: ignore[import-not-found, unused-ignore]  # Python 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found, no-redef, unused-ignore]  # Python 3.11
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment, unused-ignore]
 
 # POSIX: the standard library's AF_UNIX sockets (unix_socket.py: QtNetwork would cost ~3 MB resident);
 # elsewhere QtNetwork's QLocalServer/QLocalSocket (named pipes on Windows), imported there only.
@@ -45,7 +66,10 @@ _POSIX = os.name == "posix"
 log = logging.getLogger(__name__)
 
 COMMANDS = ("show", "toggle")
-_MAX_LINE = unix_socket.MAX_LINE
+STARTING_INSTANCE_WAIT_S = 10.0
+"""How long a launch waits for an instance that holds the lock to listen (it does within a second)."""
+_RETRY_S = 0.05
+_held_locks: dict[str, int] = {}
 
 
 def apply_instance_command(window: QWidget, command: str) -> None:
@@ -96,7 +120,7 @@ def server_name(config_path: str | os.PathLike[str] | None) -> str:
     path = Path(config_path).expanduser() if config_path else default_config_path()
     path = path.absolute().resolve(strict=False)
     user = _user_name()
-    digest = hashlib.sha256(f"{user}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = sha256(f"{user}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = f"nanobot-desktop-{user}-{digest}"
     if os.name != "posix":
         return name
@@ -174,6 +198,8 @@ def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
     if endpoint_problem(name):
         return False  # never hand a command to someone else's socket
     if _POSIX:
+        from nanobot_desktop.gui.shell import unix_socket
+
         return unix_socket.send_line(name, command.encode("ascii") + b"\n", timeout_ms)
     from PySide6.QtNetwork import QLocalSocket
 
@@ -191,8 +217,67 @@ def send_command(name: str, command: str, timeout_ms: int = 1000) -> bool:
     return delivered
 
 
+def claim_first_launch(name: str) -> bool | None:
+    """Take the lock that says "an instance for `name` runs"; True: we are the first (the lock is held
+    until the process exits or `release_launch_claim`), False: another process holds it, None: no
+    lock on this system (no flock, or the lock file cannot be opened: the socket alone decides)."""
+    if os.name != "posix":
+        return None
+    import fcntl
+
+    if name in _held_locks:
+        return True
+    try:
+        fd = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as error:
+        log.warning("no single-instance lock file beside %s (%s); using the socket alone", name, error.strerror)
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    except OSError as error:
+        os.close(fd)
+        log.warning("cannot lock %s.lock (%s); using the socket alone", name, error.strerror)
+        return None
+    _held_locks[name] = fd
+    return True
+
+
+def release_launch_claim(name: str) -> None:
+    """Give the lock of `claim_first_launch` back (at exit the kernel does this anyway)."""
+    fd = _held_locks.pop(name, None)
+    if fd is not None:
+        os.close(fd)
+
+
+def _claimed_by_another(name: str) -> bool:
+    """Whether another process still holds the lock (a launch that died while starting does not)."""
+    if name in _held_locks:
+        return False
+    claimed = claim_first_launch(name)
+    if claimed is True:
+        release_launch_claim(name)
+    return claimed is False
+
+
+def hand_over(name: str, command: str, *, wait_s: float = 0.0) -> bool:
+    """Deliver `command` to the instance for `name`; while an instance holds the lock but does not
+    listen yet (it is still painting its window), retry for up to `wait_s` seconds."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        if send_command(name, command):
+            return True
+        if time.monotonic() >= deadline or not _claimed_by_another(name):
+            return False
+        time.sleep(_RETRY_S)  # before any window or event loop exists: nothing else waits on this thread
+
+
 def _someone_listens(name: str, timeout_ms: int = 500) -> bool:
     if _POSIX:
+        from nanobot_desktop.gui.shell import unix_socket
+
         return unix_socket.someone_listens(name, timeout_ms)
     from PySide6.QtNetwork import QLocalSocket
 
@@ -218,6 +303,8 @@ class InstanceServer(QObject):
         self.name = name
         self._server: Any
         if _POSIX:
+            from nanobot_desktop.gui.shell import unix_socket
+
             self._server = unix_socket.UnixLineServer(self)
             self._server.line_received.connect(self.handle_line)
             self._server.overlong.connect(lambda: log.warning("ignoring an over-long message on the instance socket"))
@@ -296,6 +383,8 @@ class InstanceServer(QObject):
             self._read(socket)
 
     def _read(self, socket: QLocalSocket) -> None:
+        from nanobot_desktop.gui.shell.unix_socket import MAX_LINE as _MAX_LINE
+
         while socket.canReadLine():
             line = bytes(socket.readLine(_MAX_LINE + 1).data())
             if not line.endswith(b"\n"):

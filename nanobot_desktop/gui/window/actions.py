@@ -12,9 +12,14 @@ Ctrl+Z keep their usual editing meaning. Everything else works anywhere in the w
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QStyle, QWidget
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QIcon  # loaded with the icons, after the first paint (its enums are large)
 
 from nanobot_desktop.gui.common.i18n import translate
 
@@ -23,18 +28,26 @@ _SP = QStyle.StandardPixmap
 
 def _icon(theme_name: str, fallback: QStyle.StandardPixmap | None) -> QIcon:
     """The desktop theme's icon, else Qt's built-in one (offscreen and bare window managers have no theme)."""
+    from PySide6.QtGui import QIcon
+
     style = QApplication.style()
     default = style.standardIcon(fallback) if (fallback is not None and style is not None) else QIcon()
     return QIcon.fromTheme(theme_name, default)
 
 
 class ActionRegistry(QObject):
-    """Creates the app's actions (parented to `parent`, normally the main window)."""
+    """Creates the app's actions (parented to `parent`, normally the main window).
 
-    def __init__(self, parent: QWidget) -> None:
+    `icons=False` leaves the icons out until `load_icons()`: the window's frame paints before them
+    (its menus show no icons), which keeps ~30 icon look-ups off the path to the first paint.
+    """
+
+    def __init__(self, parent: QWidget, *, icons: bool = True) -> None:
         super().__init__(parent)
         self._window = parent
         self._all: dict[str, QAction] = {}
+        self._icons: dict[str, tuple[str, QStyle.StandardPixmap | None]] = {}
+        self._icons_loaded = False
         self.dock_toggles: dict[str, QAction] = {}
         """objectName of a dock -> its toggleViewAction (added by the main window with `add_dock_toggle`)."""
 
@@ -85,13 +98,26 @@ class ActionRegistry(QObject):
                                        translate("Actions", "Put every panel back where it is on a first start"))
         self.about = self._make("about", translate("Actions", "&About nanobot Desktop"), [], "help-about", _SP.SP_MessageBoxInformation,
                                 translate("Actions", "Version and licence"), role=QAction.MenuRole.AboutRole)
+        if icons:
+            self.load_icons()
+
+    def load_icons(self) -> None:
+        """Give every action its icon (once): the desktop theme's, else Qt's built-in one."""
+        if self._icons_loaded:
+            return
+        self._icons_loaded = True
+        for name, (theme_icon, fallback) in self._icons.items():
+            self._all[name].setIcon(_icon(theme_icon, fallback))
 
     def _make(self, name: str, text: str, shortcuts: list[QKeySequence | QKeySequence.StandardKey],
               theme_icon: str, fallback: QStyle.StandardPixmap | None, tooltip: str, *,
               scope: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut,
               role: QAction.MenuRole = QAction.MenuRole.NoRole) -> QAction:
-        action = QAction(_icon(theme_icon, fallback), text, self._window)
+        action = QAction(text, self._window)
         action.setObjectName(f"action_{name}")
+        self._icons[name] = (theme_icon, fallback)
+        if self._icons_loaded:
+            action.setIcon(_icon(theme_icon, fallback))
         keys: list[QKeySequence] = []
         for shortcut in shortcuts:
             for key in (QKeySequence.keyBindings(shortcut) if isinstance(shortcut, QKeySequence.StandardKey)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QLabel, QMessageBox
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QLabel
 
 from nanobot_desktop.gui.common.engine_words import layout_label, layout_reason
 from nanobot_desktop.gui.common.i18n import translate
@@ -192,10 +191,15 @@ class WindowCommands(WindowBase):
     def open_log_folder(self) -> None:
         if self.log_folder is None:
             return
+        from PySide6.QtCore import QUrl  # here, not at import: the frame paints without them (and their enums)
+        from PySide6.QtGui import QDesktopServices
+
         self.log_folder.mkdir(parents=True, exist_ok=True)
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.log_folder)))
 
     def show_about(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
         from nanobot_desktop import __version__ as version
 
         box = QMessageBox(self)

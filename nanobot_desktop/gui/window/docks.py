@@ -13,7 +13,6 @@ fills one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QSize, Qt
@@ -56,12 +55,12 @@ class ChatPane(QWidget):
             event.acceptProposedAction()
 
 
-@dataclass
 class Panels:
     """The docks by objectName, built up front; the panels in them arrive later (see panels.set_dock_panel)."""
 
-    docks: dict[str, QDockWidget] = field(default_factory=dict)
-    first_right_dock: QDockWidget | None = None
+    def __init__(self) -> None:
+        self.docks: dict[str, QDockWidget] = {}
+        self.first_right_dock: QDockWidget | None = None
 
 
 def build_dock_shells(window: QMainWindow, actions: ActionRegistry, show_skills: Callable[[], None]) -> Panels:
@@ -142,6 +141,9 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
     window.addDockWidget(area, dock)
     toggle = dock.toggleViewAction()
+    # Turned on from the View menu or its shortcut, a dock tabbed with others comes to the front:
+    # the person asked to see it, not to add a tab behind the one already shown.
+    toggle.triggered.connect(lambda checked: dock.raise_() if checked else None)
     toggle.setText(title)
     toggle.setToolTip(translate("Panels", "Show or hide the {title} panel").format(title=title))
     actions.add_dock_toggle(name, toggle, shortcut)

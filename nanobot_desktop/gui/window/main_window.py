@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSize, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
@@ -32,6 +32,8 @@ from nanobot_desktop.gui.window.panels import PAGES, PANELS_BY_NAME, SESSIONS_DO
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is attached
     import asyncio
+
+    from PySide6.QtWidgets import QMessageBox  # created by About, after the frame has painted
 
     from nanobot_desktop.engine import Engine
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle
@@ -67,7 +69,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self._owns_watcher = watcher is None
         self._panels: LazyPanels | None = None
 
-        self.actions = ActionRegistry(self)
+        self.actions = ActionRegistry(self, icons=False)  # icons with the engine: the frame's menus show none
         chat_placeholder = PanelPlaceholder(QSize(640, 480), "chatPlaceholder")  # the chat's place
         self.pages = CentralPages(chat_placeholder)
         for spec in PAGES:
@@ -104,6 +106,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         assert self.engine is None, "a window has one engine"
         self.engine = engine
         self.lifecycle = lifecycle
+        self.actions.load_icons()  # before the panels and the tray, whose buttons show them
         if log_folder is not None or self.log_folder is None:
             from nanobot_desktop.engine import logs_dir
 

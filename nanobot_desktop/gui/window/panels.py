@@ -7,18 +7,19 @@ the build order, the window's attribute and the shutdown all read the table. A p
 is a page in the window's centre, a tab beside the chat (window/pages.py), not a dock.
 
 Start-up cost: the docks are created first as empty shells, so the window can restore its saved
-layout and paint at once; the panels, whose modules take ~0.2 s to import, are built into them
-right after the first paint, one per event-loop turn (`LazyPanels`), or at once when something asks
-for one. A panel that fails to build is logged and replaced by a line saying why, with its error
-kept for the window to show: the chat must keep working even if, say, the cron view cannot read a
-broken jobs.json.
+layout and paint at once; the panels, whose modules take ~0.2 s to import, are built into them right
+after the first paint, one per event-loop turn (`LazyPanels`), or at once when something asks for
+one. A panel nobody can see then (its dock hidden or a tab behind another, its page not the one
+shown) is built when it is first shown instead: an empty window does not hold the widgets, models
+and modules of panels the person has not opened (issue 17's memory budget). A panel that fails to
+build is logged and replaced by a line saying why, with its error kept for the window to show: the
+chat must keep working even if, say, the cron view cannot read a broken jobs.json.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QWidget
@@ -33,8 +34,9 @@ log = logging.getLogger(__name__)
 Area = Qt.DockWidgetArea
 
 
-@dataclass(frozen=True)
-class PanelContext:
+# NamedTuples, not dataclasses: this module is imported before the first paint, and `dataclasses`
+# (with `copy`, `inspect` work per class) costs ~1.5 ms there.
+class PanelContext(NamedTuple):
     """What a panel factory may use: the engine, its Qt bridge and hot reload (WorkspaceSync, or None)."""
 
     engine: Engine
@@ -42,8 +44,7 @@ class PanelContext:
     sync: Any
 
 
-@dataclass(frozen=True)
-class PanelSpec:
+class PanelSpec(NamedTuple):
     """One dock panel of the window (see the module docstring)."""
 
     name: str
@@ -165,10 +166,11 @@ def failure_label(title: str, object_name: str, why: str) -> QLabel:
 class LazyPanels:
     """The panels built after the first paint: hot reload (WorkspaceSync), the dock panels, the tray.
 
-    `build_next()` builds one (the window calls it once per event-loop turn after its first paint);
-    `get(name)` returns one, building every pending one first, so a caller never sees a panel that
-    is still to come as missing. `on_built(name, panel)` runs for each panel that was built, and
-    `on_all_built()` once, after the last.
+    `build_next()` builds one (the window calls it once per event-loop turn after its first paint),
+    or sets it aside while it cannot be seen; a set-aside panel is built when its dock or page is
+    shown. `get(name)` returns one, building it (and every start-up one) first, so a caller never
+    sees a panel that is still to come as missing. `on_built(name, panel)` runs for each panel that
+    was built, and `on_all_built()` once, after the start-up ones.
     """
 
     def __init__(self, window: QMainWindow, engine: Engine, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
@@ -188,28 +190,66 @@ class LazyPanels:
         # workspace panels need, then the rest.
         names = [spec.name for spec in PANELS]
         self._pending = names[:1] + ["sync"] + names[1:] + (["tray"] if make_tray is not None else [])
+        self._unseen: list[str] = []
+        """Panels set aside because nobody could see them; each is built when first shown."""
+        for spec in PANELS:
+            if spec.area is not None:
+                docks[spec.dock].visibilityChanged.connect(
+                    lambda visible, name=spec.name: self._build_unseen(name) if visible else None)
+        if pages is not None:
+            pages.page_changed.connect(self._build_unseen)
 
     @property
     def pending(self) -> bool:
+        """Whether start-up building is still going on (panels set aside until shown do not count)."""
         return bool(self._pending)
 
     def get(self, name: str) -> Any:
         if name in self._pending:
-            self.build_all()
+            self._build_startup()
+        self._build_unseen(name)
         return self.built.get(name)
 
     def build_all(self) -> None:
+        """Every panel, the set-aside ones too."""
+        self._build_startup()
+        for name in list(self._unseen):
+            self._build_unseen(name)
+
+    def _build_startup(self) -> None:
         while self._pending:
             self.build_next()
 
     def cancel(self) -> None:
         """Build nothing more (shutting down)."""
         self._pending.clear()
+        self._unseen.clear()
 
     def build_next(self) -> None:
         if not self._pending:
             return
         name = self._pending.pop(0)
+        if name in PANELS_BY_NAME and not self._can_be_seen(PANELS_BY_NAME[name]):
+            self._unseen.append(name)
+        else:
+            self._build(name)
+        if not self._pending:
+            self._on_all_built()
+
+    def _can_be_seen(self, spec: PanelSpec) -> bool:
+        """Whether the person can see the panel's place now (a tabbed dock behind another is not visible)."""
+        if not self._window.isVisible():
+            return True  # not on screen (minimised, started hidden): nothing to judge by, build as before
+        if spec.area is None:
+            return self._pages is None or self._pages.page_name() == spec.name
+        return self._docks[spec.dock].isVisible()
+
+    def _build_unseen(self, name: str) -> None:
+        if name in self._unseen:
+            self._unseen.remove(name)
+            self._build(name)
+
+    def _build(self, name: str) -> None:
         if name == "sync":
             panel = build_panel(self.errors, "workspace sync", self._make_sync)
         elif name == "tray":
@@ -220,8 +260,6 @@ class LazyPanels:
         self.built[name] = panel
         if panel is not None:
             self._on_built(name, panel)
-        if not self._pending:
-            self._on_all_built()
 
     def _make_sync(self) -> Any:
         """WorkspaceSync (hot reload for the editors and the session list); starts the watcher's thread."""
