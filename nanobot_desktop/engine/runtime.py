@@ -28,13 +28,10 @@ from nanobot_desktop.engine.config import (
 from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
-from nanobot_desktop.engine.coexistence import Coexistence
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.events import ConfigChanged, EventBus
-from nanobot_desktop.engine.heartbeat import SESSION_KEY as HEARTBEAT_SESSION
-from nanobot_desktop.engine.heartbeat import HeartbeatService
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
@@ -52,6 +49,8 @@ from nanobot_desktop.engine.tools.registry import build_default_registry
 from nanobot_desktop.engine.workspace import Workspace
 
 if TYPE_CHECKING:
+    from nanobot_desktop.engine.coexistence import Coexistence
+    from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
 
 log = logging.getLogger(__name__)
@@ -117,13 +116,10 @@ class Engine:
         self.session_models = SessionModels(lambda: self.config, lambda: self.app_settings, self.sessions,
                                             self.settings, self.provider)
         self.loop.session_endpoint = self.session_models.endpoint_for
-        heartbeat = config.gateway.heartbeat
-        self.heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat, on_execute=self._run_heartbeat_tasks,
-                                          interval_s=heartbeat.interval_s, enabled=heartbeat.enabled, bus=self.bus)
-        # A `nanobot gateway` (or another app instance) on this config/workspace runs cron and the heartbeat.
-        self.coexistence = Coexistence(config_path, self.workspace.root, _workspace_named_by, bus=self.bus)
-        self.heartbeat.defer_to = self.coexistence.background_owner
-        self.cron.defer_to = self.coexistence.background_owner
+        # The heartbeat and the coexistence watch are built on first use (a headless turn needs neither).
+        self._heartbeat: HeartbeatService | None = None
+        self._coexistence: Coexistence | None = None
+        self.cron.defer_to = self._background_owner
 
     @classmethod
     def open(cls, config_path: str | Path | None = None, workspace: str | Path | None = None) -> "Engine":
@@ -133,6 +129,32 @@ class Engine:
         open_settings_files(path)
         config = load_config(path)
         return cls(config, path, Path(workspace).expanduser() if workspace else None)
+
+    @property
+    def heartbeat(self) -> "HeartbeatService":
+        """The heartbeat service, made from the current config on first use."""
+        if self._heartbeat is None:
+            from nanobot_desktop.engine.heartbeat import HeartbeatService
+
+            settings = self.config.gateway.heartbeat
+            self._heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat,
+                                               on_execute=self._run_heartbeat_tasks, interval_s=settings.interval_s,
+                                               enabled=settings.enabled, bus=self.bus)
+            self._heartbeat.defer_to = self._background_owner
+        return self._heartbeat
+
+    @property
+    def coexistence(self) -> "Coexistence":
+        """Whether a `nanobot gateway` (or another app instance) on this config/workspace runs cron and
+        the heartbeat; made on first use."""
+        if self._coexistence is None:
+            from nanobot_desktop.engine.coexistence import Coexistence
+
+            self._coexistence = Coexistence(self.config_path, self.workspace.root, _workspace_named_by, bus=self.bus)
+        return self._coexistence
+
+    def _background_owner(self) -> str | None:
+        return self.coexistence.background_owner()
 
     # --- configuration ----------------------------------------------------------------------------------
 
@@ -196,8 +218,9 @@ class Engine:
         if self._mcp is not None:
             self._mcp.configure(self.config.tools.mcp_servers, self.app_settings.mcp_disabled)
         self.skills.set_disabled(self._disabled_skills())
-        self.heartbeat.set_interval(self.config.gateway.heartbeat.interval_s)
-        self._apply_heartbeat_switch(self.config.gateway.heartbeat.enabled)
+        if self._heartbeat is not None:  # else it is made from the config as it is then
+            self._heartbeat.set_interval(self.config.gateway.heartbeat.interval_s)
+            self._apply_heartbeat_switch(self.config.gateway.heartbeat.enabled)
 
     def _apply_heartbeat_switch(self, enabled: bool) -> None:
         """Start or stop the heartbeat loop when Settings turns it on or off (needs a running event loop)."""
@@ -235,7 +258,7 @@ class Engine:
         named = ctx.extra.get("background")
         if named:
             return str(named)
-        if ctx.session_key == HEARTBEAT_SESSION:
+        if ctx.session_key == "heartbeat":  # heartbeat.SESSION_KEY (not imported: the module is loaded on use)
             return "Heartbeat"
         if ctx.session_key.startswith("cron:"):
             job = self.cron.get_job(ctx.session_key[len("cron:"):])
@@ -282,9 +305,11 @@ class Engine:
 
     async def shutdown(self) -> None:
         """Stop everything that runs in the background and close the endpoint connection."""
-        await self.heartbeat.stop()
+        if self._heartbeat is not None:
+            await self._heartbeat.stop()
         await self.cron.stop()
-        await self.coexistence.stop()
+        if self._coexistence is not None:
+            await self._coexistence.stop()
         await self.subagents.shutdown()
         await self.loop.shutdown()
         if self._mcp is not None:

@@ -74,11 +74,13 @@ def storage_error(path: Path, cause: OSError) -> StorageError:
     return cause if isinstance(cause, StorageError) else StorageError(path, cause)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
     """Replace `path` with `data` so that a crash leaves either the old or the new content.
 
     A failure (disk full, read-only folder, …) leaves the old file untouched and no temp file behind,
-    and is raised as a StorageError naming `path`.
+    and is raised as a StorageError naming `path`. `sync_folder=False` leaves the fsync of the folder
+    (which makes the rename itself durable) to the caller, who writes several files into one folder
+    and syncs it once after the last (`sync_folders`).
     """
     path = Path(path)
     tmp_name: str | None = None
@@ -101,7 +103,14 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
                 os.unlink(tmp_name)
             except OSError:
                 pass
-    _fsync_dir(path.parent)
+    if sync_folder:
+        _fsync_dir(path.parent)
+
+
+def sync_folders(folders: set[Path]) -> None:
+    """fsync each folder: the renames of `atomic_write_bytes(..., sync_folder=False)` into it are durable."""
+    for folder in sorted(folders):
+        _fsync_dir(folder)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -255,21 +264,25 @@ class Workspace:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise storage_error(self.root, error) from error
-        for template in sorted(source.glob("*.md")):
-            if v03 and template.name == "TOOLS.md":
-                continue
-            target = self.root / template.name
-            if not target.exists():
-                atomic_write_bytes(target, template.read_bytes())
-                created.append(target)
-        memory_template = source / "memory" / "MEMORY.md"
-        if not self.memory_file.exists():
-            atomic_write_bytes(self.memory_file, memory_template.read_bytes())
-            created.append(self.memory_file)
-        history = self.memory_dir / "history.jsonl" if v03 else self.history_file
-        if not history.exists():
-            atomic_write_bytes(history, b"")
-            created.append(history)
+
+        def create(target: Path, data: bytes) -> None:  # each file durable; each folder synced once, at the end
+            atomic_write_bytes(target, data, sync_folder=False)
+            created.append(target)
+
+        try:
+            for template in sorted(source.glob("*.md")):
+                if v03 and template.name == "TOOLS.md":
+                    continue
+                target = self.root / template.name
+                if not target.exists():
+                    create(target, template.read_bytes())
+            if not self.memory_file.exists():
+                create(self.memory_file, (source / "memory" / "MEMORY.md").read_bytes())
+            history = self.memory_dir / "history.jsonl" if v03 else self.history_file
+            if not history.exists():
+                create(history, b"")
+        finally:
+            sync_folders({path.parent for path in created})
         if not self.skills_dir.exists():
             self.skills_dir.mkdir(parents=True)
             created.append(self.skills_dir)

@@ -19,7 +19,8 @@ from nanobot_desktop.engine.llm.provider import (
     parse_tool_arguments,
     sanitize_messages,
 )
-from tests.fake_openai import NO_SCRIPT_MESSAGE, FakeOpenAIServer, text_reply, tool_calls_reply
+from tests.fake_openai import (NO_SCRIPT_MESSAGE, FakeOpenAIServer, invalid_chunk_reply, text_reply,
+                               tool_calls_reply)
 
 USER = [{"role": "user", "content": "hi"}]
 
@@ -164,6 +165,18 @@ async def test_reasoning_deltas_are_delivered_and_kept(provider, fake_openai) ->
 
 
 # ---- malformed tool-call arguments ---------------------------------------------------------------
+
+
+async def test_a_chunk_that_is_json_but_not_an_object_is_a_malformed_reply(provider, fake_openai) -> None:
+    fake_openai.add(invalid_chunk_reply("Half an answer ", chunk="[1, 2]"))
+    deltas: list[str] = []
+
+    with pytest.raises(ProviderError) as failure:
+        await provider.chat(USER, on_text_delta=deltas.append)
+
+    assert failure.value.kind == "malformed"
+    assert "not a JSON object (list) after 15 characters" in failure.value.message
+    assert "".join(deltas) == "Half an answer "  # what came before it was shown, and is not sent again
 
 
 async def test_trailing_comma_in_arguments_is_repaired(provider, fake_openai) -> None:

@@ -5,14 +5,15 @@ app_file (desktop.json) | migrate (moving the old app's keys out of config.json)
 peek (the saved theme, read before the first paint without pydantic).
 Provider choice is `nanobot_desktop.engine.llm.registry` (it needs the models; the models never need it).
 
-Names are resolved on first use (PEP 562 `__getattr__`), as in the engine's own package: importing
-`paths` or `peek` must not build the pydantic models (start-up time is measured).
+Names are resolved on first use (PEP 562 `__getattr__`, the engine package's `_lazy_attributes`):
+importing `paths` or `peek` must not build the pydantic models (start-up time is measured).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nanobot_desktop.engine import _lazy_attributes
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.config.app_file import load_app_settings as load_app_settings
@@ -69,15 +70,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import the defining module on first use of a name, then keep the value here."""
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = _lazy_attributes(__name__, _EXPORTS, globals())

@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from nanobot_desktop.engine.config import Config, ConfigError
-from nanobot_desktop.engine.llm.catalog import ModelCatalog
 from nanobot_desktop.engine.llm.registry import ResolvedProvider, resolve_provider
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.sessions.file import parse_header, read_first_line
@@ -22,6 +21,7 @@ from nanobot_desktop.engine.sessions.store import Session, SessionStore
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.config import AppSettings
+    from nanobot_desktop.engine.llm.catalog import ModelCatalog
     from nanobot_desktop.engine.loop import AgentSettings
 
 METADATA_FIELD = "model"
@@ -40,7 +40,16 @@ class SessionModels:
         self._settings = settings
         self._default_provider = default_provider
         self._providers: dict[tuple[Any, ...], ChatProvider] = {}
-        self.catalog = ModelCatalog(config)
+        self._catalog: ModelCatalog | None = None
+
+    @property
+    def catalog(self) -> "ModelCatalog":
+        """The models to switch to (the composer's switcher), made on first use: a headless turn never asks."""
+        if self._catalog is None:
+            from nanobot_desktop.engine.llm.catalog import ModelCatalog
+
+            self._catalog = ModelCatalog(self._config)
+        return self._catalog
 
     # --- the choice ------------------------------------------------------------------------------------
 

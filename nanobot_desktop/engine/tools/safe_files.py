@@ -12,14 +12,15 @@ Windows, which has no `dir_fd`) plain path operations are used.
 
 from __future__ import annotations
 
-import ctypes
 import errno
+import functools
 import os
 import secrets
 import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from nanobot_desktop.data import builtin_skills_dir
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, absolute_tool_path, is_inside, workspace_root
@@ -35,22 +36,31 @@ class FileToolError(Exception):
     """A refusal or failure; `str(exc)` is the exact text the tool returns to the model."""
 
 
-class _OpenHow(ctypes.Structure):
-    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
-
-
 _openat2_missing = not sys.platform.startswith("linux")
-_libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+
+
+@functools.cache
+def _openat2_call() -> tuple[Any, Any]:
+    """(libc, the open_how struct), made on the first openat2: ctypes stays out of the engine's start."""
+    import ctypes
+
+    class OpenHow(ctypes.Structure):
+        _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+    return ctypes.CDLL(None, use_errno=True), OpenHow
 
 
 def _openat2(dir_fd: int, rel: str, flags: int, mode: int) -> int | None:
     """openat2 beneath `dir_fd`; None when this kernel (or a seccomp filter) does not offer it."""
     global _openat2_missing
-    if _openat2_missing or _libc is None:
+    if _openat2_missing:
         return None
-    how = _OpenHow(flags | os.O_CLOEXEC, mode if flags & os.O_CREAT else 0, _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS)
-    fd = _libc.syscall(ctypes.c_long(_SYS_OPENAT2), ctypes.c_int(dir_fd), rel.encode(), ctypes.byref(how),
-                       ctypes.c_size_t(ctypes.sizeof(how)))
+    import ctypes
+
+    libc, open_how = _openat2_call()
+    how = open_how(flags | os.O_CLOEXEC, mode if flags & os.O_CREAT else 0, _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS)
+    fd = libc.syscall(ctypes.c_long(_SYS_OPENAT2), ctypes.c_int(dir_fd), rel.encode(), ctypes.byref(how),
+                      ctypes.c_size_t(ctypes.sizeof(how)))
     if fd >= 0:
         return int(fd)
     err = ctypes.get_errno()

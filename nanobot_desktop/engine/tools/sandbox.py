@@ -19,7 +19,7 @@ The module is long-ish (~440 lines) because launcher and policy must stay in one
 
 from __future__ import annotations
 
-import ctypes
+import functools
 import json
 import os
 import re
@@ -54,29 +54,43 @@ _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"
 ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "COLUMNS", "LINES")
 ENV_ALLOW_PREFIXES = ("LC_",)
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
+# ctypes (libc and the Landlock structs) is loaded on first use: a turn that runs no command, and the
+# engine's start, never pay for it (~3 ms).
+@functools.cache
+def _libc() -> Any:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
 
 
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+@functools.cache
+def _structs() -> tuple[Any, Any, Any]:
+    """(ruleset attr, path-beneath attr, net-port attr): the Landlock syscalls' argument structs."""
+    import ctypes
 
+    class RulesetAttr(ctypes.Structure):
+        _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                    ("scoped", ctypes.c_uint64)]
 
-class _PathBeneathAttr(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+    class PathBeneathAttr(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
+    class NetPortAttr(ctypes.Structure):
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("port", ctypes.c_uint64)]
 
-class _NetPortAttr(ctypes.Structure):
-    _fields_ = [("allowed_access", ctypes.c_uint64), ("port", ctypes.c_uint64)]
+    return RulesetAttr, PathBeneathAttr, NetPortAttr
 
 
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version (0: none). Asking changes nothing in the calling process."""
+    import ctypes
+
     if not sys.platform.startswith("linux"):
         return 0
-    version = _libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    version = _libc().syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
     return max(0, int(version))
 
 
@@ -199,6 +213,8 @@ def launcher_argv(policy: SandboxPolicy, command: str) -> list[str]:
 # ================================ launcher side (runs in the child process) ================================
 
 def _check(result: int, what: str) -> int:
+    import ctypes
+
     if result < 0:
         err = ctypes.get_errno()
         raise OSError(err, f"{what}: {os.strerror(err)}")
@@ -241,13 +257,15 @@ def read_rules(hidden: list[Path]) -> tuple[list[Path], list[Path]]:
 
 
 def _add_path_rule(ruleset: int, path: str, access: int) -> None:
+    import ctypes
+
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError:
         return
     try:
-        attr = _PathBeneathAttr(access, fd)
-        _check(_libc.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
+        attr = _structs()[1](access, fd)
+        _check(_libc().syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
                              ctypes.byref(attr), ctypes.c_uint32(0)), f"landlock_add_rule {path}")
     finally:
         os.close(fd)
@@ -255,17 +273,20 @@ def _add_path_rule(ruleset: int, path: str, access: int) -> None:
 
 def apply_landlock(spec: dict[str, Any], net_namespace: bool) -> None:
     """Restrict this process (and all it starts) to the policy in `spec`; raises if Landlock fails."""
+    import ctypes
+
     abi = landlock_abi()
     if abi < 1:
         raise OSError("Landlock is not available")
     all_fs = _FS_BY_ABI.get(abi, (1 << 16) - 1)
-    attr = _RulesetAttr(all_fs, 0, 0)
+    ruleset_attr = _structs()[0]
+    attr = ruleset_attr(all_fs, 0, 0)
     if abi >= 4 and not spec["network"] and not net_namespace:
         attr.handled_access_net = _NET_BIND_TCP | _NET_CONNECT_TCP  # handled and never granted: no TCP
     if abi >= 6:
         attr.scoped = _SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL
-    size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
-    ruleset = _check(_libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
+    size = ctypes.sizeof(ruleset_attr) if abi >= 6 else (16 if abi >= 4 else 8)
+    ruleset = _check(_libc().syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
                                    ctypes.c_uint32(0)), "landlock_create_ruleset")
     try:
         folders, files = read_rules([Path(p) for p in spec["hidden"]])
@@ -277,8 +298,8 @@ def apply_landlock(spec: dict[str, Any], net_namespace: bool) -> None:
             _add_path_rule(ruleset, device, (FS_READ_FILE | FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV) & all_fs)
         for writable in (spec["workspace"], spec["temp_dir"]):
             _add_path_rule(ruleset, writable, all_fs)
-        _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
-        _check(_libc.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "landlock_restrict_self")
+        _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+        _check(_libc().syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "landlock_restrict_self")
     finally:
         os.close(ruleset)
 
@@ -295,7 +316,7 @@ def _enter_namespaces(network: bool) -> bool:
     """New user, PID and mount namespaces (+ network when it is off); False if the kernel says no."""
     uid, gid = os.getuid(), os.getgid()
     flags = _CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS | (0 if network else _CLONE_NEWNET)
-    if _libc.unshare(flags) != 0:
+    if _libc().unshare(flags) != 0:
         return False
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
@@ -309,11 +330,11 @@ def _mount_view(writable: list[str]) -> None:
     Landlock does not cover chmod, chown or timestamps; a read-only mount does (best effort: a mount
     the kernel will not remount stays as it was, and Landlock still guards its contents).
     """
-    if _libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+    if _libc().mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
         return
-    _libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+    _libc().mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
     for folder in writable:
-        _libc.mount(folder.encode(), folder.encode(), None, _MS_BIND | _MS_REC, None)
+        _libc().mount(folder.encode(), folder.encode(), None, _MS_BIND | _MS_REC, None)
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError:
@@ -326,7 +347,7 @@ def _mount_view(writable: list[str]) -> None:
         flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
         for option in fields[5].split(","):
             flags |= _LOCKED_FLAGS.get(option, 0)
-        _libc.mount(None, point.encode(), None, flags, None)
+        _libc().mount(None, point.encode(), None, flags, None)
 
 
 def _exit_code(status: int) -> int:
@@ -413,7 +434,7 @@ def _launch(spec_json: str, command: str) -> int:
     if spec.get("namespaces", True) and _enter_namespaces(spec["network"]):
         init = os.fork()
         if init == 0:  # PID 1 of the new namespace: when it exits, the kernel kills everything left
-            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             _mount_view([spec["workspace"], spec["temp_dir"]])
             apply_landlock(spec, net_namespace=not spec["network"])
             os._exit(_run_shell(command, cwd))
@@ -425,7 +446,7 @@ def _launch(spec_json: str, command: str) -> int:
                 continue
             except ChildProcessError:
                 return 137
-    _check(_libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
+    _check(_libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
     signal.signal(signal.SIGTERM, _terminate)
     apply_landlock(spec, net_namespace=False)
     code = _run_shell(command, cwd)

@@ -1,0 +1,172 @@
+"""What a failed call to the endpoint means: retry or not, after how long, and the sentence to show.
+
+The SDK's exceptions (`openai.APIStatusError`, `APIConnectionError`, `APITimeoutError`) are read here
+by their attributes; `openai` itself is imported only when an error has to be classified, so the
+provider module stays cheap to import.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import socket
+import time
+from typing import Any
+
+MAX_RETRY_AFTER_S = 30.0
+_DNS_FAILURES = ("name or service not known", "nodename nor servname", "getaddrinfo failed",
+                 "temporary failure in name resolution")
+REFUSAL_WORDS = ("unsupported", "not supported", "does not support", "unrecognized", "unknown parameter")
+ADAPTABLE_PARAMETERS = ("max_tokens", "temperature", "reasoning_effort", "stream_options")
+
+
+def retry_delay(exc: Exception, attempt: int, max_retries: int, base_delay_s: float) -> float | None:
+    """Seconds to wait before retrying, or None when this error is final."""
+    if attempt >= max_retries:
+        return None
+    status = getattr(exc, "status_code", None)
+    if status is None:
+        if not is_connection_error(exc):
+            return None  # e.g. an error event inside the stream
+    elif not (status in (408, 409, 429) or status >= 500):
+        return None
+    elif status == 429 and error_code(exc) == "insufficient_quota":
+        return None  # waiting will not add credit
+    delay = base_delay_s * 2.0**attempt
+    retry_after = retry_after_s(exc)
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, MAX_RETRY_AFTER_S))
+    return delay
+
+
+def refused_parameter(exc: Exception, request: dict[str, Any], refused: set[str]) -> str | None:
+    """A 400 naming a parameter this model does not support (e.g. gpt-5 and `max_tokens` or a
+    non-default `temperature`): the request's parameter it refused and not refused before, else None."""
+    if getattr(exc, "status_code", None) != 400:
+        return None
+    body = getattr(exc, "body", None)
+    param = body.get("param") if isinstance(body, dict) else None
+    text = server_message(exc).lower()
+    refusal = any(word in text for word in REFUSAL_WORDS)
+    for name in ADAPTABLE_PARAMETERS:
+        named = refusal and (param == name or name in text)  # not e.g. "max_tokens is too large"
+        if named and name in request and name not in refused:
+            return name
+    return None
+
+
+def describe_failure(exc: Exception, *, api_base: str, model: str | None, attempts: int,
+                     timeout_s: float) -> tuple[str, str, int | None]:
+    """(kind, text, status): one sentence of what happened (the server's own words quoted as such),
+    one of what to do."""
+    status = getattr(exc, "status_code", None)
+    said = _quoted(server_message(exc))
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
+    if status in (401, 403):
+        kind, text = "auth", f"The endpoint rejected the API key ({status}). Check the API key in Settings."
+    elif status == 404 and model and (error_code(exc) == "model_not_found" or "model" in said.lower()):
+        kind, text = "model_not_found", (f"The endpoint does not know the model '{model}' (404){said}. "
+                                         "Pick a model from the endpoint's list in Settings.")
+    elif status == 404:
+        kind, text = "other", (f"{api_base} answered 404 Not Found{said}. "
+                               "Check the base URL in Settings (it usually ends in /v1).")
+    elif status == 429:
+        quota = error_code(exc) == "insufficient_quota"
+        kind, text = "rate_limit", (f"The endpoint is rate-limiting requests (429){tries}{said}. "
+                                    + ("Check the account's quota or billing." if quota
+                                       else "Wait a moment, then send again."))
+    elif status is not None and status >= 500:
+        kind, text = "server", (f"The endpoint had a server error ({status}){tries}{said}. "
+                                "Try again in a moment.")
+    elif status is not None:
+        kind, text = "bad_request", (f"The endpoint rejected the request ({status}){said}. "
+                                     "Check the model and the endpoint in Settings.")
+    elif is_timeout(exc):
+        kind, text = "timeout", (f"{api_base} did not answer within {timeout_s:g} s{tries}. "
+                                 "Try again, or check the endpoint and its timeouts in Settings.")
+    elif is_connection_error(exc):
+        why = _connection_failure(exc)
+        kind, text = "unreachable", (f"Could not connect to {api_base} ({why}){tries}. "
+                                     "Check that the server is running and that its URL in Settings is right.")
+    else:
+        kind, text = "server", (f"The endpoint reported an error{said or ' (' + type(exc).__name__ + ')'}. "
+                                "Try again in a moment.")
+    return kind, text, status
+
+
+def retry_reason(exc: Exception) -> str:
+    """A few words on why a call is retried, for "Retrying (2/4) in 3 s…"."""
+    status = getattr(exc, "status_code", None)
+    if status == 429:
+        return "rate limited (429)"
+    if status is not None:
+        return f"server error {status}"
+    return "timed out" if is_timeout(exc) else "connection failed"
+
+
+def is_openai_error(exc: Exception) -> bool:
+    import openai
+
+    return isinstance(exc, openai.OpenAIError)
+
+
+def is_connection_error(exc: Exception) -> bool:
+    import openai
+
+    return isinstance(exc, openai.APIConnectionError)
+
+
+def is_timeout(exc: Exception) -> bool:
+    import openai
+
+    return isinstance(exc, openai.APITimeoutError)
+
+
+def error_code(exc: Exception) -> str | None:
+    code = getattr(exc, "code", None)
+    return str(code) if code else None
+
+
+def server_message(exc: Exception) -> str:
+    """The endpoint's own words: OpenAI's {"error": {"message"}}, or FastAPI/Ollama variants."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        for key in ("message", "detail", "error", "msg"):
+            text = body.get(key)
+            if isinstance(text, str) and text.strip():
+                return text.strip()
+    if isinstance(body, str) and body.strip() and not body.lstrip().startswith("<"):  # not an HTML page
+        return body.strip()[:300]
+    response = getattr(exc, "response", None)
+    if response is not None:
+        return getattr(response, "reason_phrase", "") or ""
+    return str(getattr(exc, "message", "") or "")
+
+
+def retry_after_s(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    value: str | None = response.headers.get("retry-after") if response is not None else None
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _quoted(server: str) -> str:
+    """The endpoint's own message as a quotation to append to our sentence ("" when it said nothing)."""
+    server = " ".join(server.split()).rstrip(".")
+    return f"; it said: “{server}”" if server else ""
+
+
+def _connection_failure(exc: BaseException) -> str:
+    """Walk the cause chain for the socket-level reason."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError) or "refused" in str(seen).lower():
+            return "connection refused"
+        if isinstance(seen, socket.gaierror) or any(s in str(seen).lower() for s in _DNS_FAILURES):
+            return "host not found"
+        seen = seen.__cause__ or seen.__context__
+    return "connection failed"
