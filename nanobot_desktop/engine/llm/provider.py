@@ -24,7 +24,9 @@ Why it looks like this:
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
+import sys
 import time
 from typing import Any
 
@@ -80,6 +82,13 @@ class OpenAICompatProvider:
         return f"OpenAICompatProvider(api_base={self.api_base!r}, default_model={self.default_model!r})"
 
     # ---- client per event loop -------------------------------------------------------------------
+
+    async def _ready_client(self) -> Any:
+        """The client. The SDK's first import (~0.7 s) runs in a worker thread: in the app the event
+        loop is the GUI's, and the window must not freeze at the first message."""
+        if "openai" not in sys.modules:
+            await asyncio.to_thread(importlib.import_module, "openai")
+        return self._get_client()
 
     def _get_client(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -186,7 +195,7 @@ class OpenAICompatProvider:
 
     async def _stream_once(self, request: dict[str, Any], assembly: Assembly, on_text: TextCallback | None,
                            on_reasoning: TextCallback | None, on_wait: WaitCallback | None) -> None:
-        client = self._get_client()  # first: importing the SDK must not eat into the endpoint's time
+        client = await self._ready_client()  # first: importing the SDK must not eat into the endpoint's time
         watch = StallWatch(self.first_byte_timeout_s, self.idle_timeout_s, on_wait)
         try:
             async with asyncio.timeout_at(watch.deadline()) as scope:
@@ -222,7 +231,7 @@ class OpenAICompatProvider:
         attempt = 0
         while True:
             try:
-                page = await self._get_client().models.list()
+                page = await (await self._ready_client()).models.list()
                 return [item.id for item in page.data]
             except asyncio.CancelledError:
                 raise
