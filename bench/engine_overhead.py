@@ -5,8 +5,8 @@
 How: the fake OpenAI endpoint runs in its own process and streams a short reply with no delay.
 The real `Engine` runs turns (`engine.loop.process`, a few sessions of N turns each), and right
 after each turn the request it sent (captured from its `LLMCallStarted` event, sanitized exactly
-as the provider does) is replayed with a bare `AsyncOpenAI` client to the same endpoint, reading
-the stream the same way. The replay is "the LLM's own time" (the SDK's own work included); turn
+as the provider does) is replayed with a bare `AsyncOpenAI` client to the same endpoint, through the SDK's raw request
+path as the provider uses it, reading the stream the same way. The replay is "the LLM's own time" (the SDK's own work included); turn
 time minus replay time is the engine's overhead: context building, session appends, events,
 stream assembly. Pairing each turn with its replay cancels slow drifts (growing history, other
 load on the machine); the median pair is reported, with the time spent in fsync (the price of
@@ -88,13 +88,19 @@ def _request_body(provider: Any, messages: list[dict[str, Any]], tools: list[dic
 
 async def _replay(client: Any, body: dict[str, Any]) -> str:
     """One bare streamed call, reading every chunk's text as the provider does."""
+    import openai
+
     parts: list[str] = []
-    stream = await client.chat.completions.create(**body)
+    # The SDK's raw request path, as the provider uses it (chunks as dicts, no pydantic chunk models):
+    # the reference does the same work the provider asks of the SDK, so the overhead is the engine's.
+    stream = await client.post("/chat/completions", body=body, cast_to=object, stream=True,
+                               stream_cls=openai.AsyncStream[object])
     async with stream:
         async for chunk in stream:
-            for choice in chunk.choices or ():
-                if choice.delta is not None and choice.delta.content:
-                    parts.append(choice.delta.content)
+            for choice in chunk.get("choices") or ():
+                content = (choice.get("delta") or {}).get("content")
+                if content:
+                    parts.append(content)
     return "".join(parts)
 
 
