@@ -96,8 +96,8 @@ def run() -> list[BenchResult]:
             log(f"window_rss: run {number}/{RUNS}")
             runs.append(window_rss(Path(tmp) / f"run-{number}"))
     rss = median([run[0] for run in runs])
-    figure = f"{rss:.0f} MB (median of {RUNS} starts, its shown panels built, {SETTLE_S:g} s after)"
-    note = (f"runs {[round(run[0]) for run in runs]} MB, peak (VmHWM) {[round(run[1]) for run in runs]} MB; "
+    figure = f"{rss:.1f} MB (median of {RUNS} starts, its shown panels built, {SETTLE_S:g} s after)"
+    note = (f"runs {[round(run[0], 1) for run in runs]} MB, peak (VmHWM) {[round(run[1], 1) for run in runs]} MB; "
             "the app as started from the command line, empty workspace, no session open")
     return [BenchResult(NAME, figure, target, verdict(rss <= TARGET_MB), note=note,
                         numbers={"rss_mb": [run[0] for run in runs], "peak_mb": [run[1] for run in runs]})]

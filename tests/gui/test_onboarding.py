@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit
 
 from nanobot_desktop.engine.config import default_config_path, load_config
 from nanobot_desktop.engine.llm.registry import resolve_provider
-from nanobot_desktop.gui.settings.onboarding import OnboardingDialog, describe_workspace, needs_onboarding
+from nanobot_desktop.gui.settings.onboarding import OnboardingDialog, describe_workspace
+from nanobot_desktop.gui.shell.startup import needs_onboarding
 
 LEFT = Qt.MouseButton.LeftButton
 

@@ -1,6 +1,6 @@
 """First run: choose the workspace, find or enter a model endpoint, write the config.
 
-Shown by the main window when no config file exists (`needs_onboarding`). Like Settings it is
+Shown by the main window when no config file exists (`needs_onboarding` in gui/shell/startup.py). Like Settings it is
 non-modal: callers `open()` it and wait for `finished_setup`. The folder chooser is a non-modal
 QFileDialog too, and local-server discovery and the connection test run as asyncio tasks, so the
 event loop is never blocked or nested.
@@ -41,11 +41,6 @@ DEFAULT_WORKSPACE = "~/.nanobot/workspace"
 # Which preset a discovered server's name maps to (anything else is "custom"); each is written as `custom`.
 SERVER_PRESETS = {"Ollama": "ollama", "LM Studio": "lmstudio", "vLLM": "vllm", "llama.cpp": "llamacpp"}
 ServerRole = Qt.ItemDataRole.UserRole
-
-
-def needs_onboarding(config_path: Path | None = None) -> bool:
-    """True when there is no config file yet (the first run)."""
-    return not Path(config_path or default_config_path()).expanduser().exists()
 
 
 def _port_of(url: str) -> str:

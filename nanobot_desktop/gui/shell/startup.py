@@ -25,7 +25,7 @@ async def open_engine_for_gui(config: str | None, workspace: str | None) -> tupl
     """(engine, log folder), or None when the person cancelled setup or the config is unusable."""
     config_path = Path(config).expanduser() if config else default_config_path()  # noqa: ASYNC240 - reads $HOME, no disk
     log_folder = _setup_logging(config_path)
-    if _needs_onboarding(config_path):
+    if needs_onboarding(config_path):
         result = await run_onboarding(config_path, workspace)
         if result is None:
             log.info("first-run setup was cancelled; quitting")
@@ -70,12 +70,10 @@ def _setup_logging(config_path: Path) -> Path | None:
         return None
 
 
-def _needs_onboarding(config_path: Path) -> bool:
-    try:
-        from nanobot_desktop.gui.settings.onboarding import needs_onboarding
-    except ImportError:
-        return False
-    return needs_onboarding(config_path)
+def needs_onboarding(config_path: Path | None = None) -> bool:
+    """True when there is no config file yet (the first run). Here, not beside the dialog: the
+    dialog's module (with the provider form, ~5 MB resident) loads only when it is shown."""
+    return not Path(config_path or default_config_path()).expanduser().exists()
 
 
 def _not_the_last_window(dialog: QWidget) -> None:
