@@ -85,7 +85,7 @@ class SessionsPanel(QWidget):
         self._selecting = False
         self._work = OwnedWork(self)
         self._refresh_task: asyncio.Task[Any] | None = None
-        self._text_task: asyncio.Task[Any] | None = None
+        self._text_task: asyncio.Future[Any] | None = None
         self._checked = False  # a listing has compared every file with the index
         self._refresh_again = False
         self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
@@ -240,7 +240,10 @@ class SessionsPanel(QWidget):
             self._refresh_again = False
             self.refresh()  # after this task ends (started from inside it, it would only set the flag again)
         elif self._text_task is None or self._text_task.done():
-            self._text_task = self._spawn(self._index_text())
+            # An executor future, not a coroutine: one the loop never gets to run (the panel closed
+            # at once) is then simply dropped, not reported at exit as "never awaited".
+            self._text_task = asyncio.get_running_loop().run_in_executor(None, self._index_text)
+            self._work.track(self._text_task)
 
     def _list(self, check: bool) -> Arrangement:
         """Every session and archived conversation, arranged as the list shows them (in an executor)."""
@@ -248,11 +251,11 @@ class SessionsPanel(QWidget):
         infos += list_archived(self.engine.sessions.archive_dir)
         return arrange_listing(infos)
 
-    async def _index_text(self) -> None:
-        """Let the index catch up on message text while nobody searches (the first search would wait)."""
-        loop = asyncio.get_running_loop()
+    def _index_text(self) -> None:
+        """(In an executor.) Let the index catch up on message text while nobody searches (the first
+        search would wait)."""
         try:
-            await loop.run_in_executor(None, self.engine.session_index.update_text)
+            self.engine.session_index.update_text()
         except OSError as error:
             log.warning("could not index the session text: %s", error)
 
