@@ -405,52 +405,44 @@ class SessionIndex:
 
     def _chosen_indexed(self, db: sqlite3.Connection, needle: str, folded: str,
                         limit: int) -> list[tuple[float, str, str | int]]:
-        """(sort time, key, title or the rowid of the first matching message) of the newest `limit`
-        matches, from the trigram index (sessions are visited newest first, so a word found in most
-        of 20,000 sessions stops after a few hundred)."""
+        """`_newest_matches` with each file's first matching message from the trigram index."""
         # Each file's first matching message, grouped in SQLite: a common word matches ~100,000
         # messages, which Python would otherwise walk one by one (~60 ms) for ~15,000 files.
         firsts = {rowid >> _SEQ_BITS: rowid for (rowid,) in db.execute(
             f"SELECT min(rowid) FROM msg WHERE msg MATCH ? GROUP BY rowid >> {_SEQ_BITS}",
             ('"' + needle.replace('"', '""') + '"',))}
-        chosen: list[tuple[float, str, str | int]] = []
-        for row in self._newest_first():
-            info = row.info
-            if self._hidden(info):
-                continue
-            if folded in info.title.casefold():
-                chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))
-            elif row.file_id in firsts:
-                chosen.append((row.sort_ts, info.key, firsts[row.file_id]))
-            else:
-                continue
-            if len(chosen) >= limit:
-                break
-        return chosen
-
-    def _newest_first(self) -> list[_Row]:
-        """Every row in the list's order: newest first, ties by key (as search results are sorted)."""
-        return sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True)
+        return self._newest_matches(folded, limit, lambda row: firsts.get(row.file_id))
 
     def _chosen_scanned(self, db: sqlite3.Connection, lowered: str, folded: str,
                         limit: int) -> list[tuple[float, str, str | int]]:
-        """The same for a query too short for the trigram index: sessions newest first, each file's
-        messages scanned until its first match, stopping at `limit` sessions. A one- or two-letter
-        query matches most sessions, so this reads a few hundred files' text instead of all 20,000."""
+        """The same for a query too short for the trigram index: each file's messages scanned until
+        its first match. A one- or two-letter query matches most sessions, so stopping at `limit`
+        reads a few hundred files' text instead of all 20,000."""
+        def first_match(row: _Row) -> int | None:
+            found = db.execute("SELECT rowid FROM msg WHERE rowid BETWEEN ? AND ? AND instr(lower(text), ?) > 0 "
+                               "ORDER BY rowid LIMIT 1", (row.file_id << _SEQ_BITS,
+                                                         ((row.file_id + 1) << _SEQ_BITS) - 1, lowered)).fetchone()
+            return None if found is None else int(found[0])
+
+        return self._newest_matches(folded, limit, first_match)
+
+    def _newest_matches(self, folded: str, limit: int,
+                        first_match: Callable[[_Row], int | None]) -> list[tuple[float, str, str | int]]:
+        """(sort time, key, title or the rowid of the first matching message) of the newest `limit`
+        sessions whose title contains `folded` or that have a matching message (`first_match`).
+        Sessions are visited newest first, so a word found in most of 20,000 stops after a few hundred."""
         chosen: list[tuple[float, str, str | int]] = []
-        for row in self._newest_first():
+        for row in sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True):
             info = row.info
             if self._hidden(info):
                 continue
             if folded in info.title.casefold():
                 chosen.append((row.sort_ts, info.key, shorten(info.title, TITLE_MAX_CHARS)))
             else:
-                first = db.execute("SELECT rowid FROM msg WHERE rowid BETWEEN ? AND ? AND instr(lower(text), ?) > 0 "
-                                   "ORDER BY rowid LIMIT 1", (row.file_id << _SEQ_BITS,
-                                                             ((row.file_id + 1) << _SEQ_BITS) - 1, lowered)).fetchone()
+                first = first_match(row)
                 if first is None:
                     continue
-                chosen.append((row.sort_ts, info.key, first[0]))
+                chosen.append((row.sort_ts, info.key, first))
             if len(chosen) >= limit:
                 break
         return chosen
