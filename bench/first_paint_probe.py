@@ -4,7 +4,7 @@
     python bench/first_paint_probe.py app --config FILE --workspace DIR
 
 `bare` is the yardstick: a QApplication and an empty QMainWindow, nothing else. `app` is nanobot
-Desktop started exactly as `python -m nanobot_desktop ARGS` starts it (`nanobot_desktop.cli.main`),
+Desktop started exactly as `python -m nanobot_desktop ARGS` starts it (`nanobot_desktop.cli.run`),
 with one difference: the QApplication is created a moment earlier, here (after importing
 `nanobot_desktop.cli`, as a real start imports it before PySide6), and `QMainWindow.show`
 puts an event filter on the window being shown, which sees its first paint event. (`run_gui` adopts an
@@ -64,12 +64,12 @@ def nanobot_app(argv: list[str]) -> int:
     # As `python -m nanobot_desktop` does: the command line module first, PySide6 after it. (Imported
     # the other way round, PySide's import hook would also inspect `nanobot_desktop.cli` and the
     # package, ~2.5 ms that a real start does not pay.)
-    from nanobot_desktop.cli import main
+    from nanobot_desktop.cli import run
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
     _install_first_paint_hook(app)
-    return main(argv)
+    return run(argv)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
     python bench/window_rss.py
 
 How: the app is started as a fresh process exactly as `python -m nanobot_desktop --config FILE
---workspace DIR` starts it (`nanobot_desktop.cli.main`; offscreen, a temporary HOME, a config
+--workspace DIR` starts it (`nanobot_desktop.cli.run`; offscreen, a temporary HOME, a config
 pointing at a loopback address, a fresh empty workspace, no session open). A QTimer in that process
 (this file, run with `--child`) waits until the main window has its engine and every panel it shows
 is built (a panel whose dock is hidden or whose page is not shown is built when the person first
@@ -63,9 +63,9 @@ def _child(argv: list[str]) -> int:
             QTimer.singleShot(50, wait_for_window)
 
     QTimer.singleShot(50, wait_for_window)
-    from nanobot_desktop.cli import main
+    from nanobot_desktop.cli import run
 
-    return main(argv)
+    return run(argv)
 
 
 def window_rss(home: Path) -> tuple[float, float]:

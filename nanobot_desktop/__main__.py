@@ -2,7 +2,7 @@
 
 import sys
 
-from nanobot_desktop.cli import main
+from nanobot_desktop.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop import start_up_collector
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -95,7 +97,20 @@ def _plain_window_start(arguments: list[str]) -> argparse.Namespace | None:
     return argparse.Namespace(**values)
 
 
+def run(argv: list[str] | None = None) -> int:
+    """The process entry: the `nanobot-desktop` command, `python -m nanobot_desktop`, the bundle.
+
+    The cyclic garbage collector is held off until the program has shown its first result (see
+    start_up_collector.py), then `main` does the rest."""
+    start_up_collector.hold()
+    try:
+        return main(argv)
+    finally:
+        start_up_collector.release()
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run the command (the window by default); returns the exit code."""
     args = parse_arguments(argv)
     if args.version:
         from nanobot_desktop import __version__
@@ -203,6 +218,14 @@ def _progress_printer(event: Any) -> None:
         _err(f"  ↳ subagent started: {event.label}")
 
 
+def _release_collector_after_first_reply(event: Any) -> None:
+    """Start-up ends with the first model reply: by then the SDK is imported and its client made."""
+    from nanobot_desktop.engine import events
+
+    if isinstance(event, events.LLMCallFinished):
+        start_up_collector.release()
+
+
 MCP_WAIT_S = 20.0  # the headless turn waits this long at most for the MCP servers to come up
 
 
@@ -226,6 +249,7 @@ async def _agent(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)
+    engine.bus.subscribe(_release_collector_after_first_reply)
     interactive = sys.stdin is not None and sys.stdin.isatty()
 
     async def approve(request: ApprovalRequest) -> ApprovalAnswer:
@@ -268,6 +292,7 @@ async def _agent(args: argparse.Namespace) -> int:
 async def _heartbeat_once(args: argparse.Namespace) -> int:
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)
+    engine.bus.subscribe(_release_collector_after_first_reply)
     try:
         await _wait_for_mcp(engine)
         tick = await engine.heartbeat.trigger_now()

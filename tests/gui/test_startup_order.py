@@ -1,6 +1,6 @@
 """Start-up order (SPEC §5, issue 14): the window's frame paints before the engine exists.
 
-`nanobot-desktop` is started in a fresh process exactly as a person starts it (`cli.main`), with an
+`nanobot-desktop` is started in a fresh process exactly as a person starts it (`cli.run`), with an
 application event filter that, at the first paint of anything inside a QMainWindow, lists what is
 imported by then and exits. The frame must be on screen before asyncio, qasync, pydantic, openai
 or any engine module is loaded; the engine then arrives into that same window.
@@ -20,8 +20,8 @@ from tests.fake_openai import write_fake_config
 REPO = Path(__file__).resolve().parents[2]
 
 PROBE = textwrap.dedent("""
-    import json, os, sys
-    from PySide6.QtCore import QEvent, QObject
+    import gc, json, os, sys
+    from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
     class FirstPaint(QObject):
@@ -34,28 +34,41 @@ PROBE = textwrap.dedent("""
                                                   if type(d).__name__ == "QDockWidget"),
                                   "menus": [a.text() for a in window.menuBar().actions()],
                                   "window_lightness": window.palette().color(window.backgroundRole()).lightness(),
-                                  "text_lightness": window.palette().color(window.foregroundRole()).lightness()}),
+                                  "text_lightness": window.palette().color(window.foregroundRole()).lightness(),
+                                  "collecting": gc.isenabled()}),
                       flush=True)
-                os._exit(0)
+                if "--after-paint" not in sys.argv:
+                    os._exit(0)
+                app.removeEventFilter(self)
+                QTimer.singleShot(0, after_paint)
             return False
+
+    def after_paint(turns=[0]):  # the start goes on past the paint: is the collector running again?
+        turns[0] += 1
+        if not gc.isenabled() and turns[0] < 500:  # not yet: look again at the next turn of the event loop
+            QTimer.singleShot(1, after_paint)
+            return
+        print(json.dumps({"collecting": gc.isenabled(), "frozen": gc.get_freeze_count()}), flush=True)
+        os._exit(0)
 
     app = QApplication(sys.argv[:1])
     hook = FirstPaint()
     app.installEventFilter(hook)
-    from nanobot_desktop.cli import main
-    sys.exit(main(sys.argv[1:]))
+    from nanobot_desktop.cli import run
+    sys.exit(run([argument for argument in sys.argv[1:] if argument != "--after-paint"]))
 """)
 
 
-def _first_paint(tmp_path: Path, config: Path) -> dict:
-    """Start the app as a person does and report what its first paint showed (see PROBE)."""
+def _first_paint(tmp_path: Path, config: Path, *, after_paint: bool = False) -> dict:
+    """Start the app as a person does and report what its first paint showed (see PROBE), or with
+    `after_paint` the collector's state once the start has gone on past the paint."""
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700, exist_ok=True)
     env = {key: value for key, value in os.environ.items() if not key.startswith("NANOBOT_")}
     env.update(QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_RUNTIME_DIR=str(runtime),
                XDG_CONFIG_HOME=str(tmp_path / ".config"))
-    result = subprocess.run([sys.executable, "-c", PROBE, "--config", str(config), "--workspace", str(tmp_path / "ws")],
-                            cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", PROBE, "--config", str(config), "--workspace", str(tmp_path / "ws"),
+                             *(["--after-paint"] if after_paint else [])], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr[-2000:]
     painted: dict = json.loads(result.stdout.strip().splitlines()[-1])
     return painted
@@ -81,6 +94,13 @@ def test_the_frame_paints_before_asyncio_the_engine_and_its_config_models_are_im
     assert "sessionsDock" in painted["docks"] and "inspectorDock" in painted["docks"]
     assert len(painted["menus"]) >= 4
     assert painted["title"].startswith("nanobot")
+    assert painted["collecting"] is False  # the garbage collector is held off until the paint (start_up_collector.py)
+
+
+def test_the_collector_runs_again_once_the_frame_has_painted(tmp_path):
+    config = write_fake_config(tmp_path / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
+    after = _first_paint(tmp_path, config, after_paint=True)
+    assert after["collecting"] is True and after["frozen"] > 10_000  # start-up's objects: frozen, not walked again
 
 
 def test_the_saved_theme_is_applied_before_the_first_paint(tmp_path):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from PySide6.QtWidgets import QApplication
 
+from nanobot_desktop import start_up_collector
 from nanobot_desktop.gui.common.i18n import install_saved_language
 from nanobot_desktop.gui.shell.single_instance import (
     STARTING_INSTANCE_WAIT_S, InstanceEndpointError, InstanceServer, apply_instance_command, claim_first_launch,
@@ -124,6 +125,7 @@ def _paint_frame_first(app: QApplication) -> "WindowFactory":
     frame = MainWindow()
     frame.show()
     app.processEvents()  # the expose and the first paint, before the slow imports
+    start_up_collector.release()  # the first result is on screen (see start_up_collector.py)
 
     async def open_into_frame(lifecycle: Lifecycle) -> MainWindow | None:
         window = await create_main_window(lifecycle, frame)
