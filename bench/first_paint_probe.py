@@ -4,11 +4,10 @@
     python bench/first_paint_probe.py app --config FILE --workspace DIR
 
 `bare` is the yardstick: a QApplication and an empty QMainWindow, nothing else. `app` is nanobot
-Desktop started exactly as `python -m nanobot_desktop ARGS` starts it (`nanobot_desktop.cli.run`),
-with one difference: the QApplication is created a moment earlier, here (after importing
-`nanobot_desktop.cli`, as a real start imports it before PySide6), and `QMainWindow.show`
-puts an event filter on the window being shown, which sees its first paint event. (`run_gui` adopts an
-existing QApplication.) On that paint the probe prints `FIRST-PAINT <time.time()>` and exits at once.
+Desktop started exactly as `python -m nanobot_desktop ARGS` starts it (`nanobot_desktop.cli.run`,
+which creates its own QApplication), with one addition in both programs: `QMainWindow.show` puts an
+event filter on the window being shown, which sees its first paint event. On that paint the probe
+prints `FIRST-PAINT <time.time()>` and exits at once.
 """
 
 from __future__ import annotations
@@ -20,7 +19,10 @@ import time
 PREFIX = "FIRST-PAINT "
 
 
-def _install_first_paint_hook(app: object) -> None:
+_HOOKS: list[object] = []  # keeps the filter alive
+
+
+def _install_first_paint_hook() -> None:
     """Watch the first paint of a QMainWindow through a filter on that window alone.
 
     An application-wide Python event filter would be called for every event of every widget
@@ -46,14 +48,14 @@ def _install_first_paint_hook(app: object) -> None:
         original_show(window)
 
     QMainWindow.show = show_watched  # type: ignore[method-assign]
-    app._first_paint_hook = hook  # type: ignore[attr-defined]  # keep it alive
+    _HOOKS.append(hook)
 
 
 def bare() -> int:
     from PySide6.QtWidgets import QApplication, QMainWindow
 
     app = QApplication(sys.argv[:1])
-    _install_first_paint_hook(app)
+    _install_first_paint_hook()
     window = QMainWindow()
     window.resize(1200, 780)
     window.show()
@@ -65,10 +67,8 @@ def nanobot_app(argv: list[str]) -> int:
     # the other way round, PySide's import hook would also inspect `nanobot_desktop.cli` and the
     # package, ~2.5 ms that a real start does not pay.)
     from nanobot_desktop.cli import run
-    from PySide6.QtWidgets import QApplication
 
-    app = QApplication(sys.argv[:1])
-    _install_first_paint_hook(app)
+    _install_first_paint_hook()
     return run(argv)
 
 

@@ -24,7 +24,7 @@ from nanobot_desktop.gui.shell.single_instance import (
     STARTING_INSTANCE_WAIT_S, InstanceEndpointError, InstanceServer, apply_instance_command, claim_first_launch,
     endpoint_problem, hand_over, release_launch_claim, server_name,
 )
-from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+from nanobot_desktop.gui.shell.theme import FUSION, STYLE_CHOSEN_AT_START, apply_theme, current_theme_mode
 
 if TYPE_CHECKING:
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle, WindowFactory
@@ -47,7 +47,10 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     """The process's QApplication with the names that settings paths and the desktop entry use."""
     app = QApplication.instance()
     if app is None:
-        app = QApplication(list(argv) if argv is not None else sys.argv[:1])
+        # Fusion from the start (Qt's own `-style` option): choosing it later (apply_theme) would first
+        # ask for the current style, whose Python type costs ~5 ms before the first paint.
+        app = QApplication([*(argv if argv is not None else sys.argv[:1]), "-style", FUSION])
+        app.setProperty(STYLE_CHOSEN_AT_START, FUSION)
     assert isinstance(app, QApplication)
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)

@@ -11,17 +11,43 @@ import logging
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtWidgets import QApplication
 
 log = logging.getLogger(__name__)
 
 THEME_MODES = ("system", "light", "dark")
+FUSION = "Fusion"
+# A property of the QApplication: the style given when it was created (shell/app.py), so that
+# applying a theme need not ask Qt for the current style.
+STYLE_CHOSEN_AT_START = "nanobotStyleChosenAtStart"
 _WATCHER_NAME = "nanobotThemeWatcher"
 
 
+# The light palette: Fusion's own (`QStyleFactory.create("Fusion").standardPalette()`), written out.
+# Asking a style object for it would create QStyle's Python type and enums, ~5 ms before the first
+# paint. Every role is set here, as in the dark palette (Fusion's leaves a few to the platform's
+# colours), so light looks the same on every OS too. role: (active and inactive, disabled);
+# tests/gui/test_theme_palettes.py compares it with Fusion's, colour by colour.
+_LIGHT = {
+    "Window": ("#efefef", "#efefef"), "WindowText": ("#000000", "#bebebe"), "Base": ("#ffffff", "#efefef"),
+    "AlternateBase": ("#f7f7f7", "#f7f7f7"), "ToolTipBase": ("#ffffdc", "#ffffdc"),
+    "ToolTipText": ("#000000", "#000000"), "PlaceholderText": ("#80000000", "#80000000"),
+    "Text": ("#000000", "#bebebe"), "Button": ("#efefef", "#efefef"), "ButtonText": ("#000000", "#bebebe"),
+    "BrightText": ("#ffffff", "#ffffff"), "Light": ("#ffffff", "#ffffff"), "Midlight": ("#cacaca", "#cacaca"),
+    "Mid": ("#b8b8b8", "#b8b8b8"), "Dark": ("#9f9f9f", "#bebebe"), "Shadow": ("#767676", "#b1b1b1"),
+    "Highlight": ("#308cc6", "#919191"), "HighlightedText": ("#ffffff", "#ffffff"),
+    "Link": ("#0000ff", "#0000ff"), "LinkVisited": ("#ff00ff", "#ff00ff"), "Accent": ("#308cc6", "#919191"),
+}
+
+
 def light_palette() -> QPalette:
-    style = QStyleFactory.create("Fusion")
-    return style.standardPalette()
+    palette = QPalette()
+    for name, (normal, disabled) in _LIGHT.items():
+        role = getattr(QPalette.ColorRole, name)
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+            palette.setColor(group, role, QColor(normal))
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(disabled))
+    return palette
 
 
 def dark_palette() -> QPalette:
@@ -82,8 +108,8 @@ def apply_theme(app: QApplication, mode: str) -> None:
     """Apply "system", "light" or "dark"; "system" keeps following the OS until another mode is set."""
     if mode not in THEME_MODES:
         raise ValueError(f"unknown theme {mode!r}; expected one of {', '.join(THEME_MODES)}")
-    if app.style().name().lower() != "fusion":
-        app.setStyle("Fusion")
+    if app.property(STYLE_CHOSEN_AT_START) != FUSION and app.style().name().lower() != FUSION.lower():
+        app.setStyle(FUSION)
     watcher = app.findChild(_SchemeWatcher, _WATCHER_NAME)
     if watcher is None:
         watcher = _SchemeWatcher(app)

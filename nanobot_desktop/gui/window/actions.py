@@ -16,23 +16,33 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QStyle, QWidget
+from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QWidget
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QIcon  # loaded with the icons, after the first paint (its enums are large)
+    # Both loaded with the icons, after the first paint: creating their Python types (and their large
+    # enums) costs ~5 ms, and the frame's menus show no icons.
+    from PySide6.QtGui import QIcon
 
 from nanobot_desktop.gui.common.i18n import translate
 
-_SP = QStyle.StandardPixmap
+def text_action(text: str, parent: QObject) -> QAction:
+    """`QAction(text, parent)`, made without PySide matching that call against the overloads that take
+    an icon: doing so creates QIcon's Python type and its large enums (~1 ms) before the first paint."""
+    action = QAction(parent)
+    action.setText(text)
+    return action
 
 
-def _icon(theme_name: str, fallback: QStyle.StandardPixmap | None) -> QIcon:
-    """The desktop theme's icon, else Qt's built-in one (offscreen and bare window managers have no theme)."""
+def _icon(theme_name: str, fallback: str | None) -> QIcon:
+    """The desktop theme's icon, else Qt's built-in one (offscreen and bare window managers have no
+    theme); `fallback` names a QStyle.StandardPixmap ("SP_FileIcon")."""
     from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QStyle
 
     style = QApplication.style()
-    default = style.standardIcon(fallback) if (fallback is not None and style is not None) else QIcon()
-    return QIcon.fromTheme(theme_name, default)
+    if fallback is None or style is None:
+        return QIcon.fromTheme(theme_name, QIcon())
+    return QIcon.fromTheme(theme_name, style.standardIcon(getattr(QStyle.StandardPixmap, fallback)))
 
 
 class ActionRegistry(QObject):
@@ -46,57 +56,57 @@ class ActionRegistry(QObject):
         super().__init__(parent)
         self._window = parent
         self._all: dict[str, QAction] = {}
-        self._icons: dict[str, tuple[str, QStyle.StandardPixmap | None]] = {}
+        self._icons: dict[str, tuple[str, str | None]] = {}
         self._icons_loaded = False
         self.dock_toggles: dict[str, QAction] = {}
         """objectName of a dock -> its toggleViewAction (added by the main window with `add_dock_toggle`)."""
 
         self.new_chat = self._make("new_chat", translate("Actions", "&New chat"), [QKeySequence.StandardKey.New],
-                                   "document-new", _SP.SP_FileIcon, translate("Actions", "Start a new conversation"))
+                                   "document-new", "SP_FileIcon", translate("Actions", "Start a new conversation"))
         self.stop = self._make("stop", translate("Actions", "&Stop"), [QKeySequence(Qt.Key.Key_Escape)], "process-stop",
-                               _SP.SP_BrowserStop, translate("Actions", "Stop the running reply, its tool and its subagents (Esc)"))
+                               "SP_BrowserStop", translate("Actions", "Stop the running reply, its tool and its subagents (Esc)"))
         self.stop.setEnabled(False)
         self.rename_session = self._make("rename_session", translate("Actions", "&Rename session…"), [QKeySequence(Qt.Key.Key_F2)],
                                          "edit-rename", None, translate("Actions", "Give the selected session a title (F2)"),
                                          scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.delete_session = self._make("delete_session", translate("Actions", "&Delete session"), [QKeySequence.StandardKey.Delete],
-                                         "edit-delete", _SP.SP_TrashIcon,
+                                         "edit-delete", "SP_TrashIcon",
                                          translate("Actions", "Move the selected session to the trash (it can be restored)"),
                                          scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.undo_delete = self._make("undo_delete", translate("Actions", "&Undo delete"), [QKeySequence.StandardKey.Undo],
-                                      "edit-undo", _SP.SP_ArrowBack, translate("Actions", "Restore the session deleted last"),
+                                      "edit-undo", "SP_ArrowBack", translate("Actions", "Restore the session deleted last"),
                                       scope=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.undo_delete.setEnabled(False)
         self.export_markdown = self._make("export_markdown", translate("Actions", "Export as &Markdown…"), [],
-                                          "document-save-as", _SP.SP_DialogSaveButton,
+                                          "document-save-as", "SP_DialogSaveButton",
                                           translate("Actions", "Save the session as a readable Markdown transcript"))
         self.export_json = self._make("export_json", translate("Actions", "Export as &JSON…"), [], "document-save-as", None,
                                       translate("Actions", "Save the session's metadata and messages as JSON"))
-        self.reveal_file = self._make("reveal_file", translate("Actions", "Re&veal session file"), [], "folder-open", _SP.SP_DirOpenIcon,
+        self.reveal_file = self._make("reveal_file", translate("Actions", "Re&veal session file"), [], "folder-open", "SP_DirOpenIcon",
                                       translate("Actions", "Open the folder holding the session's .jsonl file"))
         self.search_sessions = self._make("search_sessions", translate("Actions", "Searc&h sessions…"), [QKeySequence("Ctrl+K")],
-                                          "edit-find", _SP.SP_FileDialogContentsView,
+                                          "edit-find", "SP_FileDialogContentsView",
                                           translate("Actions", "Search session titles and message text (Ctrl+K)"))
         self.settings = self._make("settings", translate("Actions", "&Settings…"),
                                    [QKeySequence.StandardKey.Preferences, QKeySequence("Ctrl+,")],
-                                   "preferences-system", _SP.SP_FileDialogDetailedView,
+                                   "preferences-system", "SP_FileDialogDetailedView",
                                    translate("Actions", "Model endpoint, agent, tool approvals, heartbeat, theme"),
                                    role=QAction.MenuRole.PreferencesRole)
         self.run_heartbeat = self._make("run_heartbeat", translate("Actions", "&Run heartbeat now"), [], "media-playback-start",
-                                        _SP.SP_MediaPlay, translate("Actions", "Check HEARTBEAT.md for tasks now"))
+                                        "SP_MediaPlay", translate("Actions", "Check HEARTBEAT.md for tasks now"))
         self.pause_heartbeat = self._make("pause_heartbeat", translate("Actions", "&Pause heartbeat"), [], "media-playback-pause",
-                                          _SP.SP_MediaPause, translate("Actions", "Stop the periodic heartbeat until resumed"))
+                                          "SP_MediaPause", translate("Actions", "Stop the periodic heartbeat until resumed"))
         self.pause_heartbeat.setCheckable(True)
         self.show_hide = self._make("show_hide", translate("Actions", "Show / &hide window"), [], "window", None,
                                     translate("Actions", "Show the window, or hide it to the tray"))
         self.quit = self._make("quit", translate("Actions", "&Quit"), [QKeySequence.StandardKey.Quit, QKeySequence("Ctrl+Q")],
-                               "application-exit", _SP.SP_DialogCloseButton,
+                               "application-exit", "SP_DialogCloseButton",
                                translate("Actions", "Stop the agent, save everything and quit"), role=QAction.MenuRole.QuitRole)
-        self.open_log_folder = self._make("open_log_folder", translate("Actions", "Open &log folder"), [], "folder", _SP.SP_DirIcon,
+        self.open_log_folder = self._make("open_log_folder", translate("Actions", "Open &log folder"), [], "folder", "SP_DirIcon",
                                           translate("Actions", "Open the folder with the app's log files"))
         self.reset_layout = self._make("reset_layout", translate("Actions", "&Reset layout"), [], "view-restore", None,
                                        translate("Actions", "Put every panel back where it is on a first start"))
-        self.about = self._make("about", translate("Actions", "&About nanobot Desktop"), [], "help-about", _SP.SP_MessageBoxInformation,
+        self.about = self._make("about", translate("Actions", "&About nanobot Desktop"), [], "help-about", "SP_MessageBoxInformation",
                                 translate("Actions", "Version and licence"), role=QAction.MenuRole.AboutRole)
         if icons:
             self.load_icons()
@@ -110,10 +120,10 @@ class ActionRegistry(QObject):
             self._all[name].setIcon(_icon(theme_icon, fallback))
 
     def _make(self, name: str, text: str, shortcuts: list[QKeySequence | QKeySequence.StandardKey],
-              theme_icon: str, fallback: QStyle.StandardPixmap | None, tooltip: str, *,
+              theme_icon: str, fallback: str | None, tooltip: str, *,
               scope: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut,
               role: QAction.MenuRole = QAction.MenuRole.NoRole) -> QAction:
-        action = QAction(text, self._window)
+        action = text_action(text, self._window)
         action.setObjectName(f"action_{name}")
         self._icons[name] = (theme_icon, fallback)
         if self._icons_loaded:

@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.window.actions import ActionRegistry
+from nanobot_desktop.gui.window.actions import ActionRegistry, text_action
 from nanobot_desktop.gui.window.panels import DOCK_TITLES, PANELS, SESSIONS_DOCK
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def build_dock_shells(window: QMainWindow, actions: ActionRegistry, show_skills:
     for area in (Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea):
         window.setTabPosition(area, QTabWidget.TabPosition.North)
     window.setDockNestingEnabled(True)
-    action = QAction(translate("Panels", "Skills"), window)  # skills live in the Workspace panel's second tab
+    action = text_action(translate("Panels", "Skills"), window)  # skills live in the Workspace panel's second tab
     action.setObjectName("action_show_skills")
     action.setToolTip(translate("Panels", "Show the skills manager (in the Workspace panel)"))
     action.triggered.connect(show_skills)

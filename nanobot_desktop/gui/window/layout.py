@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.window.actions import text_action
 from nanobot_desktop.gui.window.base import WindowBase
 from nanobot_desktop.gui.window.pages import CHAT_PAGE, CentralPages
 from nanobot_desktop.gui.window.panels import PAGES, SESSIONS_DOCK
@@ -61,7 +62,7 @@ class WindowLayout(WindowBase):
         self._page_actions = {}
         for spec in PAGES:
             title = translate("Panels", spec.title)
-            action = QAction(title, self)
+            action = text_action(title, self)
             action.setObjectName(f"action_page_{spec.name}")
             action.setCheckable(True)
             action.setToolTip(translate("Panels", "Show the {title} page in place of the chat (again: back to the chat)")
