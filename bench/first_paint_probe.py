@@ -66,8 +66,12 @@ def nanobot_app(argv: list[str]) -> int:
     # As `python -m nanobot_desktop` does: the command line module first, PySide6 after it. (Imported
     # the other way round, PySide's import hook would also inspect `nanobot_desktop.cli` and the
     # package, ~2.5 ms that a real start does not pay.)
+    from nanobot_desktop import start_up_collector
     from nanobot_desktop.cli import run
 
+    # `run` holds the garbage collector first thing, and a real start imports PySide6 after that; the
+    # hook below needs PySide6 now, so the probe holds it here, as `run` would (a second hold is a no-op).
+    start_up_collector.hold()
     _install_first_paint_hook()
     return run(argv)
 
