@@ -8,8 +8,9 @@ consolidation would), so both turns send the same amount of history and only the
 differs. `python -m nanobot_desktop agent -m "Hello"` (fresh process, temporary HOME, the fake
 endpoint in its own process) is timed from spawn to exit in each, alternating, one warm-up each, then
 5 runs each (every run appends its two lines, in both). Reported: the ratio of the median wall times,
-and CPU times in the note (steadier on a shared machine). The 100k turn reads the whole file once
-to count its lines (bytes.count, no parsing) and parses only the unconsolidated tail.
+and CPU times in the note (steadier on a shared machine). The 100k turn reads the whole file once,
+counts its lines and checks that each is a message line (two bytes.count passes, no parsing), and
+parses only the unconsolidated tail.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 
 from nanobot_desktop.cli import main as desktop_cli
 from nanobot_desktop.engine.runtime import Engine
@@ -103,6 +105,24 @@ def test_the_fast_tail_count_agrees_with_the_full_parser_and_falls_back_on_odd_l
     assert read_tail(path, path.read_bytes()) is None
     again = SessionStore(sessions).get_or_create("cli:direct")
     assert again.base == 0 and len(again.messages) == 19_999
+
+
+@pytest.mark.parametrize("odd", ["blank line", "other record", "first message", "last message", "space"])
+def test_the_fast_tail_count_falls_back_on_any_line_that_is_not_a_plain_message(tmp_path: Path, odd: str) -> None:
+    """Each line is checked (its start, its end), the first and the last ones included."""
+    lines = post4_lines(20_000, 19_990).split(b"\n")  # [header, 20,000 messages, b""]
+    assert read_tail(tmp_path / "x.jsonl", b"\n".join(lines)) is not None
+    if odd == "blank line":
+        lines.insert(500, b"")
+    elif odd == "other record":
+        lines.insert(500, b'{"_type": "note", "text": "}"}')
+    elif odd == "first message":
+        lines[1] = b" " + lines[1]
+    elif odd == "last message":
+        lines[-2] = lines[-2] + b" "
+    else:
+        lines[700] = lines[700].replace(b'{"role": "', b'{ "role": "', 1)
+    assert read_tail(tmp_path / "x.jsonl", b"\n".join(lines)) is None
 
 
 def test_pages_read_backwards_cover_the_file_in_order_and_start_at_user_turns(tmp_path: Path) -> None:
