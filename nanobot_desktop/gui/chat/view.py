@@ -72,7 +72,8 @@ class ChatView(QWidget):
     """(uid, -1 or +1): the "‹ 2/3 ›" switcher of that item was used."""
 
     PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
-    SCROLL_STEP = 2  # widgets made per step while scrolling: one Markdown answer costs ~6 ms to build
+    SCROLL_STEP = 1  # widgets made per step while scrolling: one Markdown answer costs ~6 ms to build and the
+    # step lays out all the others again; one per step keeps each step well inside a frame (two: up to 18 ms)
     MAX_WIDGETS = 64  # a few screenfuls: every step lays out all of them again
     FLUSH_INTERVAL_MS = 40
 
