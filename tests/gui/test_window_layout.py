@@ -217,3 +217,37 @@ def test_the_skill_name_field_has_a_usable_width(qtbot, open_window):
         qtbot.keyClicks(field, "weekly-report")
         assert field.text() == "weekly-report"
         qtbot.mouseClick(skills.cancel_button, Qt.MouseButton.LeftButton)
+
+
+BOTTOM_DOCKS = ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock")
+
+
+def test_the_bottom_panels_tables_show_every_column_label_whole(qtbot, open_window):
+    """Opened from the View menu in a 1400×900 window, each bottom panel fits its dock (no scroll bar)
+    and its table shows every column label whole, without a horizontal scroll bar. (The Scheduled
+    panel once asked for the room of its add/edit form while showing a job's details, so the dock
+    scrolled and held the jobs table at one row, with "Last run" squeezed to "st r".)"""
+    from PySide6.QtWidgets import QAbstractItemView
+
+    window = open_window()
+    resize_and_settle(qtbot, window, 1400, 900)
+    for name in BOTTOM_DOCKS:
+        window.actions.dock_toggles[name].trigger()
+        dock = window.docks[name]
+        qtbot.waitUntil(lambda dock=dock: dock.isVisible() and not dock.visibleRegion().isEmpty())
+        qtbot.waitUntil(lambda dock=dock: dock.findChildren(QAbstractItemView) != [], timeout=5000)
+        QApplication.processEvents()
+        for view in dock.findChildren(QAbstractItemView):
+            header = getattr(view, "horizontalHeader", lambda: None)()
+            if header is None or not view.isVisible():
+                continue
+            model = view.model()
+            for column in range(model.columnCount()):
+                label = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
+                if label and not header.isSectionHidden(column):
+                    assert header.sectionSize(column) >= header.fontMetrics().horizontalAdvance(label), (name, label)
+            assert not view.horizontalScrollBar().isVisible(), (name, view.objectName())
+        holder = dock.widget()  # the dock's scroll area: the panel fits without it at this size
+        assert not holder.verticalScrollBar().isVisible(), (name, holder.widget().minimumSizeHint(), holder.size())
+        window.actions.dock_toggles[name].trigger()  # closed again: the next one gets the room
+        qtbot.waitUntil(lambda dock=dock: not dock.isVisible())

@@ -14,8 +14,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QTimer, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QStackedWidget,
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine import (DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, BackgroundOwnerChanged, CronJobRan,
@@ -26,6 +26,7 @@ from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_mess
 from nanobot_desktop.gui.background.formatting import error_color
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.keyed_table import KeyedTableView, table_over_details
+from nanobot_desktop.gui.common.widgets import PageSizedStack
 
 __all__ = ["EVERY_UNITS", "CronJobForm", "CronJobsModel", "CronView", "error_message", "last_status_text",
            "next_run_text"]
@@ -95,10 +96,14 @@ class CronView(QWidget):
         self.table = KeyedTableView(self.model, "cronJobs")
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(CronJobsModel.LAST, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((CronJobsModel.NAME, 160), (CronJobsModel.SCHEDULE, 200), (CronJobsModel.NEXT, 250),
-                              (CronJobsModel.ENABLED, 70)):
-            self.table.setColumnWidth(column, width)
+        header.setSectionResizeMode(CronJobsModel.NAME, QHeaderView.ResizeMode.Stretch)
+        # In characters, so the five columns fit a dock as wide as the chat (~90 characters) in any font;
+        # the name takes what is left. ("Enabled" is its label and the check box.)
+        characters = self.table.fontMetrics().averageCharWidth()
+        for column, width in ((CronJobsModel.SCHEDULE, 20), (CronJobsModel.NEXT, 26), (CronJobsModel.LAST, 18)):
+            self.table.setColumnWidth(column, width * characters)
+        enabled = str(self.model.headerData(CronJobsModel.ENABLED, Qt.Orientation.Horizontal))
+        self.table.setColumnWidth(CronJobsModel.ENABLED, header.fontMetrics().horizontalAdvance(enabled) + 4 * characters)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.table.doubleClicked.connect(self._on_double_clicked)
         self.empty_label = QLabel(translate("Scheduled", "No scheduled jobs. Add one here, or ask the agent "
@@ -138,7 +143,7 @@ class CronView(QWidget):
         bottom_row.addStretch(0)
         bottom_row.addWidget(self.open_session_button)
 
-        self.bottom = QStackedWidget()  # the selected job's details, or the add/edit form in their place
+        self.bottom = PageSizedStack()  # the selected job's details, or the add/edit form in their place
         self.bottom.addWidget(self.details)
         self.bottom.addWidget(self.form)
         splitter = table_over_details([self.banner, toolbar, self.empty_label, self.table, self.missed_label],

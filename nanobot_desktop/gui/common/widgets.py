@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import (QColor, QFont, QFontDatabase, QResizeEvent, QSyntaxHighlighter, QTextCharFormat, QTextDocument,
                            QTextOption)
-from PySide6.QtWidgets import QLabel, QTextEdit, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTextEdit, QWidget
 
 from nanobot_desktop.gui.common.palette import PaletteColors
 
@@ -26,6 +26,24 @@ def plain_label(text: str = "", *, selectable: bool = True) -> QLabel:
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                       | Qt.TextInteractionFlag.TextSelectableByKeyboard)
     return label
+
+
+class PageSizedStack(QStackedWidget):
+    """A QStackedWidget that asks for the room of the page it shows, not of its largest page: the
+    Scheduled panel's job details would otherwise never get smaller than its add/edit form, and a
+    dock of ordinary height would hold the jobs table at one row behind a scroll bar."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.currentChanged.connect(lambda _index: self.updateGeometry())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else super().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        page = self.currentWidget()
+        return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
 
 
 def monospace_font() -> QFont:
