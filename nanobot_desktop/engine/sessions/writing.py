@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.events import SessionChanged
-from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD, BranchRecord, read_branch_records, session_files
+from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD
 from nanobot_desktop.engine.sessions.export import shorten
 from nanobot_desktop.engine.sessions.file import append_lines, create_file, create_file_if_missing, encode_line, update_header
 from nanobot_desktop.engine.sessions.session import Session, now
@@ -196,11 +196,6 @@ class SessionWriter(StoreBase):
             events = [self._after_write(branch, "branched")]
         self._publish(events)
         return branch
-
-    def branch_records(self) -> list[BranchRecord]:
-        """Every session file of the workspace that is a branch (read from metadata lines only)."""
-        files = session_files(self.sessions_dir)
-        return read_branch_records((path, self.paths.key_from_name(path)) for path in files)
 
     def _ensure_file(self, session: Session) -> None:
         """Create the file on first write; if it vanished, write what we still hold, so nothing is lost."""
