@@ -180,6 +180,9 @@ class TurnFailed(Event):
     partial_text: str = ""  # what was shown of a reply the endpoint cut off (kept in the session, marked)
     unsaved: bool = False  # messages of the turn could not be written: `AgentLoop.retry_save` tries again
     unsent_text: str = ""  # the person's message when it could not be saved (and so was not sent)
+    # When `error` is exactly a model call's failure sentence: its name ("sentence") and values as
+    # sorted (name, value) pairs (ProviderError.facts), so a front end can word it in the UI language.
+    facts: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

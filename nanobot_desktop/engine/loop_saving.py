@@ -51,8 +51,9 @@ class TurnSaving(LoopBase):
             except StorageError as storage:
                 unsaved = True
                 message = f"{message} {storage.sentence('the partial reply was not saved')}"
+        facts = tuple(sorted(error.facts.items())) if message == error.message else ()
         self.bus.publish(TurnFailed(key, turn_id=turn_id, error=message, kind=error.kind, partial_text=partial,
-                                    unsaved=unsaved))
+                                    unsaved=unsaved, facts=facts))
         return TurnResult(turn_id, "failed", partial or None, message, kind=error.kind)
 
     def has_unsaved(self, session_key: str) -> bool:

@@ -383,6 +383,66 @@
         <translation>请再试一次；如果再次发生，详情见日志（帮助 → 打开日志文件夹）。</translation>
     </message>
     <message>
+        <source>; it said: “{words}”</source>
+        <translation>；端点说：“{words}”</translation>
+    </message>
+    <message>
+        <source> after {count} attempts</source>
+        <translation>（已尝试 {count} 次）</translation>
+    </message>
+    <message>
+        <source>connection refused</source>
+        <translation>连接被拒绝</translation>
+    </message>
+    <message>
+        <source>host not found</source>
+        <translation>找不到主机</translation>
+    </message>
+    <message>
+        <source>connection failed</source>
+        <translation>连接失败</translation>
+    </message>
+    <message>
+        <source>The endpoint rejected the API key ({status}). Check the API key in Settings.</source>
+        <translation>端点拒绝了 API 密钥（{status}）。请在设置中检查 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The endpoint does not know the model &apos;{model}&apos; (404){said}. Pick a model from the endpoint&apos;s list in Settings.</source>
+        <translation>端点不认识模型“{model}”（404）{said}。请在设置中从端点的模型列表里选择一个。</translation>
+    </message>
+    <message>
+        <source>{api_base} answered 404 Not Found{said}. Check the base URL in Settings (it usually ends in /v1).</source>
+        <translation>{api_base} 返回 404 Not Found{said}。请在设置中检查基础 URL（通常以 /v1 结尾）。</translation>
+    </message>
+    <message>
+        <source>The endpoint is rate-limiting requests (429){tries}{said}. Wait a moment, then send again.</source>
+        <translation>端点正在限制请求频率（429）{tries}{said}。请稍等片刻再发送。</translation>
+    </message>
+    <message>
+        <source>The endpoint is rate-limiting requests (429){tries}{said}. Check the account&apos;s quota or billing.</source>
+        <translation>端点正在限制请求频率（429）{tries}{said}。请检查账户的额度或账单。</translation>
+    </message>
+    <message>
+        <source>The endpoint had a server error ({status}){tries}{said}. Try again in a moment.</source>
+        <translation>端点出现服务器错误（{status}）{tries}{said}。请稍后再试。</translation>
+    </message>
+    <message>
+        <source>The endpoint rejected the request ({status}){said}. Check the model and the endpoint in Settings.</source>
+        <translation>端点拒绝了请求（{status}）{said}。请在设置中检查模型和端点。</translation>
+    </message>
+    <message>
+        <source>{api_base} did not answer within {seconds} s{tries}. Try again, or check the endpoint and its timeouts in Settings.</source>
+        <translation>{api_base} 在 {seconds} 秒内没有应答{tries}。请重试，或在设置中检查端点及其超时设置。</translation>
+    </message>
+    <message>
+        <source>Could not connect to {api_base} ({why}){tries}. Check that the server is running and that its URL in Settings is right.</source>
+        <translation>无法连接到 {api_base}（{why}）{tries}。请确认服务器正在运行，并且设置中的 URL 正确。</translation>
+    </message>
+    <message>
+        <source>The endpoint reported an error{said}. Try again in a moment.</source>
+        <translation>端点报告了错误{said}。请稍后再试。</translation>
+    </message>
+    <message>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>

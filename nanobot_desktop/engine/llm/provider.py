@@ -273,15 +273,21 @@ class OpenAICompatProvider:
 
     def _provider_error(self, exc: Exception, model: str | None, attempts: int) -> ProviderError:
         """The SDK's exception as one line a person can act on (provider_errors.describe_failure)."""
-        kind, text, status = errors.describe_failure(exc, api_base=self.api_base, model=model, attempts=attempts,
-                                                     timeout_s=self.timeout_s)
-        return ProviderError(self._one_line(text), kind=kind, status=status)
+        kind, text, status, facts = errors.describe_failure(exc, api_base=self.api_base, model=model,
+                                                            attempts=attempts, timeout_s=self.timeout_s)
+        message = self._one_line(text)
+        if message.endswith("…"):
+            facts = {}  # cut to one line's length: no other wording could say the same
+        facts = {name: self._redacted(value) if isinstance(value, str) else value for name, value in facts.items()}
+        return ProviderError(message, kind=kind, status=status, facts=facts)
 
     def _one_line(self, text: str) -> str:
-        text = " ".join(text.split())
-        if self.api_key and len(self.api_key) >= 4:
-            text = text.replace(self.api_key, "***")
+        text = self._redacted(" ".join(text.split()))
         return text if len(text) <= 400 else text[:399] + "…"
+
+    def _redacted(self, text: str) -> str:
+        """`text` without the API key (a server may echo it back)."""
+        return text.replace(self.api_key, "***") if self.api_key and len(self.api_key) >= 4 else text
 
 
 def make_provider(name: str, api_key: str, api_base: str, model: str,

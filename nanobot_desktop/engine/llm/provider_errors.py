@@ -55,42 +55,49 @@ def refused_parameter(exc: Exception, request: dict[str, Any], refused: set[str]
 
 
 def describe_failure(exc: Exception, *, api_base: str, model: str | None, attempts: int,
-                     timeout_s: float) -> tuple[str, str, int | None]:
-    """(kind, text, status): one sentence of what happened (the server's own words quoted as such),
-    one of what to do."""
+                     timeout_s: float) -> tuple[str, str, int | None, dict[str, Any]]:
+    """(kind, text, status, facts): one sentence of what happened (the server's own words quoted as
+    such), one of what to do; `facts` names that sentence ("sentence") and holds the values in it, so
+    a front end can say the same in the person's language (the GUI's gui/chat/failures.py)."""
     status = getattr(exc, "status_code", None)
-    said = _quoted(server_message(exc))
+    server = " ".join(server_message(exc).split()).rstrip(".")
+    said = _quoted(server)
     tries = f" after {attempts} attempts" if attempts > 1 else ""
+    facts: dict[str, Any] = {"status": status, "said": server, "attempts": attempts, "api_base": api_base,
+                             "model": model or "", "timeout_s": timeout_s}
     if status in (401, 403):
-        kind, text = "auth", f"The endpoint rejected the API key ({status}). Check the API key in Settings."
+        kind, sentence, text = "auth", "auth", f"The endpoint rejected the API key ({status}). Check the API key in Settings."
     elif status == 404 and model and (error_code(exc) == "model_not_found" or "model" in said.lower()):
-        kind, text = "model_not_found", (f"The endpoint does not know the model '{model}' (404){said}. "
-                                         "Pick a model from the endpoint's list in Settings.")
+        kind, sentence, text = "model_not_found", "model_not_found", (
+            f"The endpoint does not know the model '{model}' (404){said}. Pick a model from the endpoint's list in Settings.")
     elif status == 404:
-        kind, text = "other", (f"{api_base} answered 404 Not Found{said}. "
-                               "Check the base URL in Settings (it usually ends in /v1).")
+        kind, sentence, text = "other", "not_found", (f"{api_base} answered 404 Not Found{said}. "
+                                                      "Check the base URL in Settings (it usually ends in /v1).")
     elif status == 429:
         quota = error_code(exc) == "insufficient_quota"
-        kind, text = "rate_limit", (f"The endpoint is rate-limiting requests (429){tries}{said}. "
-                                    + ("Check the account's quota or billing." if quota
-                                       else "Wait a moment, then send again."))
+        kind, sentence, text = "rate_limit", "quota" if quota else "rate_limit", (
+            f"The endpoint is rate-limiting requests (429){tries}{said}. "
+            + ("Check the account's quota or billing." if quota else "Wait a moment, then send again."))
     elif status is not None and status >= 500:
-        kind, text = "server", (f"The endpoint had a server error ({status}){tries}{said}. "
-                                "Try again in a moment.")
+        kind, sentence, text = "server", "server_status", (f"The endpoint had a server error ({status}){tries}{said}. "
+                                                           "Try again in a moment.")
     elif status is not None:
-        kind, text = "bad_request", (f"The endpoint rejected the request ({status}){said}. "
-                                     "Check the model and the endpoint in Settings.")
+        kind, sentence, text = "bad_request", "bad_request", (f"The endpoint rejected the request ({status}){said}. "
+                                                              "Check the model and the endpoint in Settings.")
     elif is_timeout(exc):
-        kind, text = "timeout", (f"{api_base} did not answer within {timeout_s:g} s{tries}. "
-                                 "Try again, or check the endpoint and its timeouts in Settings.")
+        kind, sentence, text = "timeout", "timeout", (f"{api_base} did not answer within {timeout_s:g} s{tries}. "
+                                                      "Try again, or check the endpoint and its timeouts in Settings.")
     elif is_connection_error(exc):
-        why = _connection_failure(exc)
-        kind, text = "unreachable", (f"Could not connect to {api_base} ({why}){tries}. "
-                                     "Check that the server is running and that its URL in Settings is right.")
+        facts["why"] = why = _connection_failure(exc)
+        kind, sentence, text = "unreachable", "unreachable", (
+            f"Could not connect to {api_base} ({why}){tries}. "
+            "Check that the server is running and that its URL in Settings is right.")
     else:
-        kind, text = "server", (f"The endpoint reported an error{said or ' (' + type(exc).__name__ + ')'}. "
-                                "Try again in a moment.")
-    return kind, text, status
+        facts["error_type"] = type(exc).__name__
+        kind, sentence, text = "server", "server_error", (f"The endpoint reported an error{said or ' (' + type(exc).__name__ + ')'}. "
+                                                          "Try again in a moment.")
+    facts["sentence"] = sentence
+    return kind, text, status, facts
 
 
 def retry_reason(exc: Exception) -> str:
@@ -155,8 +162,8 @@ def retry_after_s(exc: Exception) -> float | None:
 
 
 def _quoted(server: str) -> str:
-    """The endpoint's own message as a quotation to append to our sentence ("" when it said nothing)."""
-    server = " ".join(server.split()).rstrip(".")
+    """The endpoint's own message (whitespace collapsed) as a quotation to append to our sentence
+    ("" when it said nothing)."""
     return f"; it said: “{server}”" if server else ""
 
 

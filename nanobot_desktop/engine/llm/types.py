@@ -75,11 +75,14 @@ class ProviderError(Exception):
     HTML page), "empty" (no choices).
     """
 
-    def __init__(self, message: str, kind: str = "other", status: int | None = None) -> None:
+    def __init__(self, message: str, kind: str = "other", status: int | None = None,
+                 facts: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind
         self.status = status
+        self.facts: dict[str, Any] = dict(facts or {})
+        """The sentence `message` is ("sentence") and its values (provider_errors.describe_failure), when known."""
 
     def __str__(self) -> str:
         return self.message

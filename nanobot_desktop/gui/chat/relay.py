@@ -34,7 +34,7 @@ class ChatRelay:
 
     def failure_text(self, event: TurnFailed, kind: str) -> str:
         """The failed turn's message with what to do about it (the config names the provider)."""
-        return failure_text(event.error, kind, self.engine.config)
+        return failure_text(event.error, kind, self.engine.config, event.facts)
 
     def apply(self, model: ChatModel, event: Event) -> None:
         """Show `event` in `model` (the model of the event's session)."""
