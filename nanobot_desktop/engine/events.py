@@ -106,6 +106,7 @@ class LLMCallFinished(Event):
     latency_s: float
     finish_reason: str
     error: str | None = None
+    facts: tuple[tuple[str, Any], ...] = ()  # the error's sentence and values, as in TurnFailed.facts
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -73,7 +73,8 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
     except ProviderError as error:
         bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
                                     completion_tokens=0, latency_s=time.perf_counter() - started,
-                                    finish_reason="error", error=error.message))
+                                    finish_reason="error", error=error.message,
+                                    facts=tuple(sorted(error.facts.items()))))
         raise
     bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=response.model or model,
                                 prompt_tokens=response.usage.prompt_tokens,

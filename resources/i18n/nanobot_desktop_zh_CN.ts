@@ -618,6 +618,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <source>{tool}: {status} — click to open in the inspector</source>
         <translation>{tool}：{status} —— 点击在检查器中打开</translation>
     </message>
+    <message>
+        <source>Error: </source>
+        <translation>错误：</translation>
+    </message>
 </context>
 <context>
     <name>Duration</name>

@@ -13,6 +13,7 @@ import socket
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from nanobot_desktop.engine.llm.provider import OpenAICompatProvider
@@ -115,6 +116,7 @@ def test_the_chat_tells_a_rejected_key_in_chinese(qtbot, qapp: QApplication, ope
     assert install_translators(qapp, "zh_CN") == "zh_CN"
     try:
         window = open_window()
+        inspector = window.inspector  # built now (else after the first paint): it sees the turn from its start
         fake_openai.add_error(401, "Incorrect API key provided")
         send(qtbot, window, "hello")
         wait_idle(qtbot, window)
@@ -122,5 +124,11 @@ def test_the_chat_tells_a_rejected_key_in_chinese(qtbot, qapp: QApplication, ope
         assert isinstance(notice, Notice) and notice.level == "error"
         assert notice.text == "端点拒绝了 API 密钥（401）。请在设置中检查 API 密钥。"
         assert "端点拒绝了 API 密钥（401）" in window.notice_bar.text()  # the bar above the chat says the same
+        widget = window.chat_view.widget_for_row(window.chat.model.rowCount() - 1)
+        assert widget is not None and widget.label.text() == "错误：" + notice.text
+        # The inspector's turn summary and its model call say it in Chinese too.
+        qtbot.waitUntil(lambda: "端点拒绝了 API 密钥" in inspector.summary_label.text(), timeout=5000)
+        call = inspector.model.index(0, 2).data(Qt.ItemDataRole.ToolTipRole) or ""
+        assert "端点拒绝了 API 密钥" in call and "rejected" not in call, call
     finally:
         remove_translators(qapp)

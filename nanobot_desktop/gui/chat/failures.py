@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nanobot_desktop.gui.common.engine_words import model_call_failure
 from nanobot_desktop.gui.common.i18n import translate
 
 _SETTINGS_KINDS = ("auth", "model_not_found", "unreachable", "timeout", "bad_request", "config", "not_an_api")
@@ -62,51 +63,3 @@ def failure_text(error: str, kind: str, config: Any = None, facts: tuple[tuple[s
         return error
     return f"{error} {hint}"
 
-
-def model_call_failure(facts: dict[str, Any]) -> str | None:
-    """The engine's sentence for a failed model call (provider_errors.describe_failure) in the UI
-    language, from the sentence's name and values; None for a sentence this version does not know.
-    In English it is the engine's own text, word for word (tests/gui/test_failure_words.py)."""
-    said = facts.get("said") or ""
-    quoted = translate("Chat", "; it said: “{words}”").format(words=said) if said else ""
-    attempts = facts.get("attempts") or 1
-    tries = translate("Chat", " after {count} attempts").format(count=attempts) if attempts > 1 else ""
-    values = {"status": facts.get("status"), "model": facts.get("model", ""), "api_base": facts.get("api_base", ""),
-              "said": quoted, "tries": tries, "seconds": f"{facts.get('timeout_s') or 0:g}",
-              "why": _CONNECTION_FAILURES.get(str(facts.get("why")), lambda: str(facts.get("why")))()}
-    sentence = facts.get("sentence")
-    if sentence == "server_error" and not said:
-        values["said"] = f" ({facts.get('error_type', '')})"
-    template = _MODEL_CALL_SENTENCES.get(str(sentence))
-    return template().format(**values) if template is not None else None
-
-
-_CONNECTION_FAILURES = {
-    "connection refused": lambda: translate("Chat", "connection refused"),
-    "host not found": lambda: translate("Chat", "host not found"),
-    "connection failed": lambda: translate("Chat", "connection failed"),
-}
-
-# One per sentence of provider_errors.describe_failure (looked up when used: the UI language is set at start).
-_MODEL_CALL_SENTENCES = {
-    "auth": lambda: translate("Chat", "The endpoint rejected the API key ({status}). Check the API key in Settings."),
-    "model_not_found": lambda: translate(
-        "Chat", "The endpoint does not know the model '{model}' (404){said}. Pick a model from the endpoint's list in Settings."),
-    "not_found": lambda: translate(
-        "Chat", "{api_base} answered 404 Not Found{said}. Check the base URL in Settings (it usually ends in /v1)."),
-    "rate_limit": lambda: translate(
-        "Chat", "The endpoint is rate-limiting requests (429){tries}{said}. Wait a moment, then send again."),
-    "quota": lambda: translate(
-        "Chat", "The endpoint is rate-limiting requests (429){tries}{said}. Check the account's quota or billing."),
-    "server_status": lambda: translate(
-        "Chat", "The endpoint had a server error ({status}){tries}{said}. Try again in a moment."),
-    "bad_request": lambda: translate(
-        "Chat", "The endpoint rejected the request ({status}){said}. Check the model and the endpoint in Settings."),
-    "timeout": lambda: translate(
-        "Chat", "{api_base} did not answer within {seconds} s{tries}. Try again, or check the endpoint and its timeouts "
-                "in Settings."),
-    "unreachable": lambda: translate(
-        "Chat", "Could not connect to {api_base} ({why}){tries}. Check that the server is running and that its URL in "
-                "Settings is right."),
-    "server_error": lambda: translate("Chat", "The endpoint reported an error{said}. Try again in a moment."),
-}

@@ -280,7 +280,7 @@ class NoticeWidget(ItemWidget):
     def refresh(self) -> None:
         notice = self.item
         assert isinstance(notice, Notice)
-        prefix = {"error": "Error: ", "stopped": "■ "}.get(notice.level, "")
+        prefix = {"error": translate("Chat", "Error: "), "stopped": "■ "}.get(notice.level, "")
         self.label.setText(prefix + notice.text)
         font = QFont(self.font())
         font.setItalic(notice.level != "error")

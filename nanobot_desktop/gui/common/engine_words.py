@@ -10,7 +10,8 @@ is shown as it is.
 - the title of a session that has no messages and no title yet (`NEW_CHAT_TITLE`, "New chat");
 - a failed write (the engine's StorageError): what happened and what to do, from its errno and path;
 - the shell sandbox's status line (engine/tools/sandbox.py `SandboxSupport.summary`, and the approval
-  card's `sandbox` from shell.py's `sandbox_status`): a few fixed lines and a few with a number in them.
+  card's `sandbox` from shell.py's `sandbox_status`): a few fixed lines and a few with a number in them;
+- a failed model call: the sentence engine/llm/provider_errors.py names in `facts`, with its values.
 """
 
 from __future__ import annotations
@@ -126,3 +127,52 @@ def layout_reason(reason: str) -> str:
     if separator and not rest and " " not in path:
         return translate("Layout", "{path} exists").format(path=path)
     return reason
+
+
+def model_call_failure(facts: dict[str, Any]) -> str | None:
+    """The engine's sentence for a failed model call (provider_errors.describe_failure) in the UI
+    language, from the sentence's name and values; None for a sentence this version does not know.
+    In English it is the engine's own text, word for word (tests/gui/test_failure_words.py)."""
+    said = facts.get("said") or ""
+    quoted = translate("Chat", "; it said: “{words}”").format(words=said) if said else ""
+    attempts = facts.get("attempts") or 1
+    tries = translate("Chat", " after {count} attempts").format(count=attempts) if attempts > 1 else ""
+    values = {"status": facts.get("status"), "model": facts.get("model", ""), "api_base": facts.get("api_base", ""),
+              "said": quoted, "tries": tries, "seconds": f"{facts.get('timeout_s') or 0:g}",
+              "why": _CONNECTION_FAILURES.get(str(facts.get("why")), lambda: str(facts.get("why")))()}
+    sentence = facts.get("sentence")
+    if sentence == "server_error" and not said:
+        values["said"] = f" ({facts.get('error_type', '')})"
+    template = _MODEL_CALL_SENTENCES.get(str(sentence))
+    return template().format(**values) if template is not None else None
+
+
+_CONNECTION_FAILURES = {
+    "connection refused": lambda: translate("Chat", "connection refused"),
+    "host not found": lambda: translate("Chat", "host not found"),
+    "connection failed": lambda: translate("Chat", "connection failed"),
+}
+
+# One per sentence of provider_errors.describe_failure (looked up when used: the UI language is set at start).
+_MODEL_CALL_SENTENCES = {
+    "auth": lambda: translate("Chat", "The endpoint rejected the API key ({status}). Check the API key in Settings."),
+    "model_not_found": lambda: translate(
+        "Chat", "The endpoint does not know the model '{model}' (404){said}. Pick a model from the endpoint's list in Settings."),
+    "not_found": lambda: translate(
+        "Chat", "{api_base} answered 404 Not Found{said}. Check the base URL in Settings (it usually ends in /v1)."),
+    "rate_limit": lambda: translate(
+        "Chat", "The endpoint is rate-limiting requests (429){tries}{said}. Wait a moment, then send again."),
+    "quota": lambda: translate(
+        "Chat", "The endpoint is rate-limiting requests (429){tries}{said}. Check the account's quota or billing."),
+    "server_status": lambda: translate(
+        "Chat", "The endpoint had a server error ({status}){tries}{said}. Try again in a moment."),
+    "bad_request": lambda: translate(
+        "Chat", "The endpoint rejected the request ({status}){said}. Check the model and the endpoint in Settings."),
+    "timeout": lambda: translate(
+        "Chat", "{api_base} did not answer within {seconds} s{tries}. Try again, or check the endpoint and its timeouts "
+                "in Settings."),
+    "unreachable": lambda: translate(
+        "Chat", "Could not connect to {api_base} ({why}){tries}. Check that the server is running and that its URL in "
+                "Settings is right."),
+    "server_error": lambda: translate("Chat", "The endpoint reported an error{said}. Try again in a moment."),
+}

@@ -22,6 +22,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 
 from nanobot_desktop.engine import events as ev
+from nanobot_desktop.gui.common.engine_words import model_call_failure
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, status_text
@@ -214,7 +215,8 @@ class TimelineModel(QAbstractTableModel):
         elif isinstance(event, ev.TurnFinished):
             self._end_turn(event.session_key, event.turn_id, "ok", None, event.at)
         elif isinstance(event, ev.TurnFailed):
-            self._end_turn(event.session_key, event.turn_id, "failed", event.error, event.at)
+            error = (model_call_failure(dict(event.facts)) if event.facts else None) or event.error
+            self._end_turn(event.session_key, event.turn_id, "failed", error, event.at)
         elif isinstance(event, ev.TurnCancelled):
             self._end_turn(event.session_key, event.turn_id, "cancelled", None, event.at)
 
@@ -266,7 +268,7 @@ class TimelineModel(QAbstractTableModel):
         call.completion_tokens = event.completion_tokens
         call.latency_s = event.latency_s
         call.finish_reason = event.finish_reason
-        call.error = event.error
+        call.error = (model_call_failure(dict(event.facts)) if event.facts else None) or event.error
         call.status = "error" if event.error else "ok"
         self._changed(turn, row)
 
