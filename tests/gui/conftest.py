@@ -85,6 +85,7 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
         errors.append(f"{message}: {exception!r}" if exception else message)
 
     loop.set_exception_handler(collect)
+    loop.collected_errors = errors  # type: ignore[attr-defined]  # for a test that asserts on them early
     try:
         yield loop
     finally:

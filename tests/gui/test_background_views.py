@@ -313,3 +313,75 @@ def test_the_views_say_who_runs_cron_and_the_heartbeat_beside_a_gateway(qtbot, p
     qtbot.waitUntil(lambda: not cron.banner.isVisible(), timeout=5000)
     assert "gateway" not in heartbeat.status_label.text()
     engine.coexistence.release()
+
+
+# --- engine work that ends after its panel is gone -------------------------------------------------
+
+def _gone(qtbot, view) -> None:
+    """The panel is shut down and its C++ object deleted, as at the end of a window's life."""
+    import shiboken6
+
+    view.shutdown()
+    shiboken6.delete(view)
+    assert not shiboken6.isValid(view)
+
+
+def _loop_errors(loop) -> list[str]:
+    """What the qloop fixture has collected so far (it fails the test at teardown with them too)."""
+    return list(loop.collected_errors)
+
+
+def test_a_job_run_from_the_scheduled_panel_that_ends_after_the_panel_is_gone_touches_nothing(
+        qtbot, panel_env, fake_openai, qloop):
+    engine, bridge, _window, _tray, _panels = panel_env
+    fake_openai.add_hang()
+    job = engine.cron.add_job("plants", CronSchedule(kind="every", every_ms=3_600_000), "Water the plants")
+    view = CronView(engine, bridge)
+    view.show()
+    view.select_job(job.id)
+    qtbot.mouseClick(view.run_button, LEFT)
+    qtbot.waitUntil(lambda: len(fake_openai.requests) == 1, timeout=5000)  # the job waits on the model
+    running = view._running[job.id]
+    _gone(qtbot, view)
+    running.cancel()  # the run ends (here: the engine stops it) after the panel is gone
+    qtbot.waitUntil(running.done, timeout=5000)
+    for _ in range(3):
+        qtbot.wait(0)  # the done callbacks run on the next turns of the loop
+    assert _loop_errors(qloop) == []
+
+
+def test_a_heartbeat_tick_that_ends_after_its_panel_is_gone_touches_nothing(qtbot, panel_env, fake_openai, qloop):
+    engine, bridge, _window, _tray, _panels = panel_env
+    engine.workspace.heartbeat_file.write_text(TASKS, encoding="utf-8")
+    fake_openai.add_hang()
+    view = HeartbeatView(engine, bridge)
+    view.show()
+    qtbot.waitUntil(lambda: not view.editor.is_loading, timeout=5000)
+    qtbot.mouseClick(view.run_button, LEFT)
+    qtbot.waitUntil(lambda: len(fake_openai.requests) == 1, timeout=5000)
+    tick = view.run_task
+    _gone(qtbot, view)
+    tick.cancel()
+    qtbot.waitUntil(tick.done, timeout=5000)
+    for _ in range(3):
+        qtbot.wait(0)
+    assert _loop_errors(qloop) == []
+
+
+def test_a_subagent_cancelled_from_its_panel_that_ends_after_the_panel_is_gone_touches_nothing(
+        qtbot, panel_env, fake_openai, qloop):
+    engine, bridge, _window, _tray, _panels = panel_env
+    fake_openai.add_hang()
+    view = SubagentsView(engine, bridge)
+    view.show()
+    with qtbot.waitSignal(bridge.engine_event, check_params_cb=lambda e: isinstance(e, SubagentStarted)):
+        engine.subagents.spawn("Survey the workspace", label="survey")
+    qtbot.waitUntil(lambda: len(fake_openai.requests) == 1, timeout=5000)
+    view.table.selectRow(0)
+    cancelling = view.cancel_selected()
+    assert cancelling is not None
+    _gone(qtbot, view)
+    qtbot.waitUntil(cancelling.done, timeout=5000)
+    for _ in range(3):
+        qtbot.wait(0)
+    assert _loop_errors(qloop) == []

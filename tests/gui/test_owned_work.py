@@ -92,6 +92,21 @@ def test_a_task_is_cancelled_when_its_widget_is_deleted(qtbot, qloop):
     assert reached == []
 
 
+def test_work_that_is_not_the_widgets_goes_on_and_reports_only_while_the_widget_lives(qtbot, qloop):
+    """when_done: a job the engine runs is neither cancelled with the panel nor reported to a deleted one."""
+    living, doomed = QLabel("waiting"), QLabel("waiting")
+    qtbot.addWidget(living)
+    job: asyncio.Future[str] = qloop.create_future()
+    reports: list[str] = []
+    OwnedWork(living).when_done(job, lambda f: (reports.append("living"), living.setText(f.result())))
+    OwnedWork(doomed).when_done(job, lambda f: (reports.append("doomed"), doomed.setText(f.result())))
+    _delete_now(doomed)
+    assert not job.cancelled()
+    job.set_result("ran")
+    qtbot.waitUntil(lambda: living.text() == "ran", timeout=2000)
+    assert reports == ["living"]
+
+
 def test_an_editors_read_finishing_after_the_editor_is_gone_touches_nothing(qtbot, tmp_path):
     """The real case: MarkdownEditor's worker completes once the editor (and its bars) are deleted."""
     target = tmp_path / "MEMORY.md"

@@ -25,6 +25,7 @@ from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_mess
                                                        next_run_text, run_line)
 from nanobot_desktop.gui.background.formatting import error_color
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.keyed_table import KeyedTableView, table_over_details
 from nanobot_desktop.gui.common.widgets import PageSizedStack
 
@@ -55,6 +56,7 @@ class CronView(QWidget):
         self.setObjectName("cronView")
         self.engine = engine
         self.bridge = bridge
+        self._work = OwnedWork(self)
         self.model = CronJobsModel(self)
         self.model.enabled_toggled.connect(self.set_job_enabled)
         self.model.latest_run = self._latest_run
@@ -348,7 +350,7 @@ class CronView(QWidget):
                 log.warning("running cron job %s failed: %s", job_id, f.exception())
             self.refresh()
 
-        future.add_done_callback(done)
+        self._work.when_done(future, done)  # the run is the engine's: it goes on if this panel goes
         self._update_buttons()
         return future
 

@@ -26,6 +26,7 @@ from nanobot_desktop.gui.background.formatting import (error_color, format_clock
 from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, Index, TickDelegate,
                                                             decision_text, tick_details)
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.keyed_table import table_over_details
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 
@@ -117,6 +118,7 @@ class HeartbeatView(QWidget):
         self.setObjectName("heartbeatView")
         self.engine = engine
         self.bridge = bridge
+        self._work = OwnedWork(self)  # the engine's work started here reports back only while this panel lives
         self.model = HeartbeatTimelineModel(self)
         self.run_task: asyncio.Future[Any] | None = None
         self._run_after_save = False
@@ -278,7 +280,7 @@ class HeartbeatView(QWidget):
             future = asyncio.ensure_future(heartbeat.stop())
         else:
             return
-        future.add_done_callback(self._on_service_switched)
+        self._work.when_done(future, self._on_service_switched)
 
     def _on_service_switched(self, future: asyncio.Future[Any]) -> None:
         if not future.cancelled() and future.exception() is not None:
@@ -303,7 +305,7 @@ class HeartbeatView(QWidget):
 
     def _start_tick(self) -> None:
         self.run_task = asyncio.ensure_future(self.engine.heartbeat.trigger_now())
-        self.run_task.add_done_callback(self._on_tick_done)
+        self._work.when_done(self.run_task, self._on_tick_done)
         self.refresh()
 
     def _on_editor_saved(self, _path: Any) -> None:

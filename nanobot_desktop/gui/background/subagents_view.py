@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QApplication, QHBoxLayout, QHeaderView, QLabel, Q
 from nanobot_desktop.engine import SubagentFinished, SubagentStarted
 from nanobot_desktop.gui.background.formatting import error_color, format_clock, format_duration, ok_color
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.keyed_table import KeyedTableModel, KeyedTableView, table_over_details
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
@@ -144,6 +145,7 @@ class SubagentsView(QWidget):
         self.setObjectName("subagentsView")
         self.engine = engine
         self.bridge = bridge
+        self._work = OwnedWork(self)
         self.model = SubagentsModel(self)
         self._cancelling: dict[str, asyncio.Future[Any]] = {}
         self._build()
@@ -239,7 +241,7 @@ class SubagentsView(QWidget):
                 log.warning("cancelling subagent %s failed: %s", task_id, f.exception())
             self.refresh()
 
-        future.add_done_callback(done)
+        self._work.when_done(future, done)  # the cancelling is the engine's: it goes on if this panel goes
         self._update_selection_views()
         return future
 

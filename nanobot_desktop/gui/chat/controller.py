@@ -247,7 +247,7 @@ class ChatController(QObject):
 
     def _follow(self, key: str, task: "asyncio.Future[Any]") -> "asyncio.Future[Any]":
         self._submitted.setdefault(key, set()).add(task)
-        task.add_done_callback(functools.partial(self._on_submitted_done, key))
+        self._work.when_done(task, functools.partial(self._on_submitted_done, key))  # the turn goes on without us
         self._emit_busy()
         return task
 

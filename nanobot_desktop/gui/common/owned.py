@@ -8,6 +8,9 @@ result, not call into a deleted C++ object ("Internal C++ object (MessageBar) al
   is alive; once the owner is destroyed, queued and later callbacks are dropped.
 - `spawn(awaitable)` runs a task that is cancelled when the owner is destroyed, so the code
   after its `await` never runs against a deleted widget; `shutdown()` cancels and awaits them.
+- `when_done(future, callback)` is for work that is not the owner's to cancel (a scheduled job
+  run, a heartbeat tick, a subagent being cancelled: the engine's, which goes on whatever becomes
+  of the panel that started it): `callback(future)` runs when it ends, if the owner still exists.
 
 One mechanism for threads and tasks alike; panels use it instead of bare `asyncio.ensure_future`.
 """
@@ -71,6 +74,17 @@ class OwnedWork(QObject):
             return
         self._state.tasks.add(future)
         future.add_done_callback(self._state.task_done)
+
+    def when_done(self, future: "asyncio.Future[T]", callback: Callable[["asyncio.Future[T]"], None]) -> None:
+        """Run `callback(future)` once `future` is done, unless the owner is gone by then; the future
+        itself is left alone (not cancelled with the owner, unlike `spawn` and `track`)."""
+        state = self._state  # not `self`: its C++ side dies with the owner
+
+        def done(finished: "asyncio.Future[T]") -> None:
+            if state.alive:
+                callback(finished)
+
+        future.add_done_callback(done)
 
     @property
     def pending(self) -> list["asyncio.Future[Any]"]:

@@ -29,6 +29,7 @@ from nanobot_desktop.engine import (
     TurnFinished, TurnStarted,
 )
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.shell.single_instance import apply_instance_command
 from nanobot_desktop.gui.window.tray_approvals import TrayApprovals
 from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATES, Notification, app_icon,
@@ -84,6 +85,7 @@ class TrayController(QObject):
         self._failed: set[str] = set()  # "heartbeat" or "cron:<id>" whose last run failed, unseen
         self._message_session = ""
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._work = OwnedWork(self)  # the engine's work started here reports back only while this lives
         self._closed = False
         self._result_notifications: dict[int, str] = {}  # D-Bus notification id -> session key
 
@@ -185,7 +187,7 @@ class TrayController(QObject):
             def remember(done: asyncio.Future[int | None]) -> None:
                 self._remember_result_notification(done, session_key)
 
-            future.add_done_callback(remember)
+            self._work.when_done(future, remember)
             self.messages_shown += 1
             return
         if self.icon is None:
@@ -294,12 +296,12 @@ class TrayController(QObject):
         """Start one heartbeat tick (both phases); the icon shows "running" until it ends."""
         future = asyncio.ensure_future(self.engine.heartbeat.trigger_now())
         self._tasks.add(future)
-        future.add_done_callback(self._on_tick_done)
+        future.add_done_callback(self._tasks.discard)
+        self._work.when_done(future, self._on_tick_done)
         self.refresh()
         return future
 
     def _on_tick_done(self, future: asyncio.Future[Any]) -> None:
-        self._tasks.discard(future)
         if not future.cancelled() and future.exception() is not None:
             log.warning("the heartbeat tick from the tray failed: %s", future.exception())
         self.refresh()
