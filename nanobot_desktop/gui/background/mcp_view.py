@@ -9,7 +9,6 @@ the engine, which applies the change at once (no restart).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from typing import Any
@@ -38,6 +37,7 @@ from nanobot_desktop.engine import McpServersChanged, ServerStatus, ToolCallFini
 from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServerDialog
 from nanobot_desktop.gui.background.mcp_model import McpServersModel, state_text
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.owned import OwnedWork
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class McpView(QWidget):
         super().__init__(parent)
         self.engine = engine
         self.setObjectName("mcpView")
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._work = OwnedWork(self)  # a test or restart in progress: its message never reaches a deleted panel
         self._dialog: Any = None
         self.model = McpServersModel(self)
 
@@ -363,9 +363,7 @@ class McpView(QWidget):
         box.open()
 
     def _spawn(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._work.spawn(coroutine)
 
     def _test(self) -> None:
         name = self.selected_name()
@@ -393,5 +391,4 @@ class McpView(QWidget):
         self.show_message(f"{name}: {state_text(status)}", error=status.state == "failed")
 
     def shutdown(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
+        self._work.close()  # cancels a test or restart still running
