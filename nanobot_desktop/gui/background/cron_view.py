@@ -24,8 +24,8 @@ from nanobot_desktop.gui.background.cron_form import EVERY_UNITS, MISSED_RULE_LA
 from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_message, last_status_text,
                                                        next_run_text, run_line)
 from nanobot_desktop.gui.background.formatting import error_color
+from nanobot_desktop.gui.background.panel import BackgroundPanel
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.keyed_table import KeyedTableView, table_over_details
 from nanobot_desktop.gui.common.widgets import PageSizedStack
 
@@ -42,7 +42,7 @@ SYSTEM_JOB_NOTE = QT_TRANSLATE_NOOP("Scheduled", "A protected system job of nano
                                     "off in the config.")  # translated where shown
 
 
-class CronView(QWidget):
+class CronView(BackgroundPanel):
     """Jobs table, add/edit form, enable/disable, delete, run now, and the selected job's runs."""
 
     panel_title = QT_TRANSLATE_NOOP("Scheduled", "Scheduled")  # the dock's title (the window translates it)
@@ -52,21 +52,14 @@ class CronView(QWidget):
     REFRESH_INTERVAL_MS = 30_000
 
     def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("cronView")
-        self.engine = engine
-        self.bridge = bridge
-        self._work = OwnedWork(self)
+        super().__init__(engine, bridge, "cronView", self.REFRESH_INTERVAL_MS, parent)
         self.model = CronJobsModel(self)
         self.model.enabled_toggled.connect(self.set_job_enabled)
         self.model.latest_run = self._latest_run
         self.model.catching_up = engine.cron.catching_up
         self._running: dict[str, asyncio.Future[Any]] = {}
         self._build()
-        bridge.engine_event.connect(self._on_event)
-        self._timer = QTimer(self)
-        self._timer.setInterval(self.REFRESH_INTERVAL_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._listen()
         self._timer.start()
         self.refresh()
 
@@ -341,22 +334,8 @@ class CronView(QWidget):
         job_id = self.selected_job_id()
         if job_id is None or job_id in self._running:
             return None
-        future = asyncio.ensure_future(self.engine.cron.run_job(job_id, force=True))
-        self._running[job_id] = future
-
-        def done(f: asyncio.Future[Any]) -> None:
-            self._running.pop(job_id, None)
-            if not f.cancelled() and f.exception() is not None:
-                log.warning("running cron job %s failed: %s", job_id, f.exception())
-            self.refresh()
-
-        self._work.when_done(future, done)  # the run is the engine's: it goes on if this panel goes
+        future = self._start_engine_work(job_id, self.engine.cron.run_job(job_id, force=True), self._running,
+                                         "running cron job")
         self._update_buttons()
         return future
 
-    def shutdown(self) -> None:
-        self._timer.stop()
-        try:
-            self.bridge.engine_event.disconnect(self._on_event)
-        except (RuntimeError, TypeError):
-            pass

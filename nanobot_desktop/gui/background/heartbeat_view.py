@@ -25,8 +25,8 @@ from nanobot_desktop.gui.background.formatting import (error_color, format_clock
                                                        format_local_time, ok_color)
 from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, Index, TickDelegate,
                                                             decision_text, tick_details)
+from nanobot_desktop.gui.background.panel import BackgroundPanel
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.keyed_table import table_over_details
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 
@@ -102,7 +102,7 @@ class NextTickHint(QLabel):
         edit.setExtraSelections(selections)
 
 
-class HeartbeatView(QWidget):
+class HeartbeatView(BackgroundPanel):
     """Timeline, Run now, interval and on/off, and the HEARTBEAT.md editor in a splitter."""
 
     panel_title = QT_TRANSLATE_NOOP("Heartbeat", "Heartbeat")  # the dock's title (the window translates it)
@@ -114,21 +114,14 @@ class HeartbeatView(QWidget):
     POLL_INTERVAL_MS = 1000
 
     def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("heartbeatView")
-        self.engine = engine
-        self.bridge = bridge
-        self._work = OwnedWork(self)  # the engine's work started here reports back only while this panel lives
+        super().__init__(engine, bridge, "heartbeatView", self.POLL_INTERVAL_MS, parent)
         self.model = HeartbeatTimelineModel(self)
         self.run_task: asyncio.Future[Any] | None = None
         self._run_after_save = False
         self._build()
         self._load_settings()
-        bridge.engine_event.connect(self._on_event)
-        self._poll = QTimer(self)
-        self._poll.setInterval(self.POLL_INTERVAL_MS)
-        self._poll.timeout.connect(self.refresh)
-        self._poll.start()
+        self._listen()
+        self._timer.start()
         self.editor.open_file(engine.workspace.heartbeat_file)
         self.editor.loaded.connect(lambda _path: self.next_tick_hint.update_hint())
         self.next_tick_hint.update_hint()
@@ -384,9 +377,5 @@ class HeartbeatView(QWidget):
 
     def shutdown(self) -> None:
         """Stop polling and the editor's worker (the window owner calls this when quitting)."""
-        self._poll.stop()
-        try:
-            self.bridge.engine_event.disconnect(self._on_event)
-        except (RuntimeError, TypeError):
-            pass
+        super().shutdown()
         self.editor.shutdown()

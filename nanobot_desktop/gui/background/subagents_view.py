@@ -12,13 +12,13 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (QApplication, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine import SubagentFinished, SubagentStarted
 from nanobot_desktop.gui.background.formatting import error_color, format_clock, format_duration, ok_color
+from nanobot_desktop.gui.background.panel import BackgroundPanel
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.keyed_table import KeyedTableModel, KeyedTableView, table_over_details
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
@@ -131,7 +131,7 @@ def transcript_text(record: Any) -> str:
     return "\n\n".join(blocks)
 
 
-class SubagentsView(QWidget):
+class SubagentsView(BackgroundPanel):
     """Running and finished subagents; the selected one's transcript; Cancel for a running one."""
 
     panel_title = QT_TRANSLATE_NOOP("Subagents", "Subagents")  # the dock's title (the window translates it)
@@ -141,18 +141,11 @@ class SubagentsView(QWidget):
     TICK_INTERVAL_MS = 1000
 
     def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("subagentsView")
-        self.engine = engine
-        self.bridge = bridge
-        self._work = OwnedWork(self)
+        super().__init__(engine, bridge, "subagentsView", self.TICK_INTERVAL_MS, parent)
         self.model = SubagentsModel(self)
         self._cancelling: dict[str, asyncio.Future[Any]] = {}
         self._build()
-        bridge.engine_event.connect(self._on_event)
-        self._timer = QTimer(self)
-        self._timer.setInterval(self.TICK_INTERVAL_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._listen()
         self.refresh()
 
     def _build(self) -> None:
@@ -232,16 +225,8 @@ class SubagentsView(QWidget):
         task_id = self.selected_task_id()
         if task_id is None or task_id in self._cancelling:
             return None
-        future = asyncio.ensure_future(self.engine.subagents.cancel(task_id))
-        self._cancelling[task_id] = future
-
-        def done(f: asyncio.Future[Any]) -> None:
-            self._cancelling.pop(task_id, None)
-            if not f.cancelled() and f.exception() is not None:
-                log.warning("cancelling subagent %s failed: %s", task_id, f.exception())
-            self.refresh()
-
-        self._work.when_done(future, done)  # the cancelling is the engine's: it goes on if this panel goes
+        future = self._start_engine_work(task_id, self.engine.subagents.cancel(task_id), self._cancelling,
+                                         "cancelling subagent")
         self._update_selection_views()
         return future
 
@@ -250,9 +235,3 @@ class SubagentsView(QWidget):
         if task_id is not None:
             self.open_session_requested.emit(self.model.record_at(self.model.row_of(task_id)).origin_session_key)
 
-    def shutdown(self) -> None:
-        self._timer.stop()
-        try:
-            self.bridge.engine_event.disconnect(self._on_event)
-        except (RuntimeError, TypeError):
-            pass
