@@ -34,6 +34,7 @@ __all__ = ["EVERY_UNITS", "CronJobForm", "CronJobsModel", "CronView", "error_mes
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ class CronView(BackgroundPanel):
 
     REFRESH_INTERVAL_MS = 30_000
 
-    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(engine, bridge, "cronView", self.REFRESH_INTERVAL_MS, parent)
         self.model = CronJobsModel(self)
         self.model.enabled_toggled.connect(self.set_job_enabled)

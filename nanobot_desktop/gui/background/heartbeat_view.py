@@ -35,6 +35,7 @@ __all__ = ["HeartbeatTimelineModel", "HeartbeatView", "NextTickHint", "decision_
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,7 @@ class HeartbeatView(BackgroundPanel):
 
     POLL_INTERVAL_MS = 1000
 
-    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(engine, bridge, "heartbeatView", self.POLL_INTERVAL_MS, parent)
         self.model = HeartbeatTimelineModel(self)
         self.run_task: asyncio.Future[Any] | None = None

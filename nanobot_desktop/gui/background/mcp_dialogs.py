@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
@@ -27,6 +27,9 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine import ConfigError, McpSpecError, entry_from_fields, mcp_settings, parse_pasted_servers
 from nanobot_desktop.gui.common.i18n import translate
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
 
 TRANSPORT_LABELS = (("stdio", QT_TRANSLATE_NOOP("MCP", "Local command (stdio)")),
                     ("streamableHttp", QT_TRANSLATE_NOOP("MCP", "HTTP (streamable)")),
@@ -56,7 +59,7 @@ class McpServerDialog(QDialog):
     saved = Signal(str)
     """The server's name, after the config was saved and the server (re)started."""
 
-    def __init__(self, engine: Any, name: str | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, name: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.original_name = name
@@ -198,7 +201,7 @@ class McpImportDialog(QDialog):
     imported = Signal(list)
     """The names of the servers added."""
 
-    def __init__(self, engine: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.setObjectName("mcpImportDialog")

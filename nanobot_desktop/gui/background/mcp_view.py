@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import (
@@ -39,6 +39,10 @@ from nanobot_desktop.gui.background.mcp_model import McpServersModel, state_text
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
 
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
+
 log = logging.getLogger(__name__)
 
 LOG_TAIL_BYTES = 64_000
@@ -60,7 +64,7 @@ class McpView(QWidget):
 
     panel_title = "MCP"  # a name: the same in every language
 
-    def __init__(self, engine: Any, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.setObjectName("mcpView")

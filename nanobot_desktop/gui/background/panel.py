@@ -21,6 +21,7 @@ from nanobot_desktop.gui.common.owned import OwnedWork
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 class BackgroundPanel(QWidget):
     """A panel over one of the engine's background services (see the module docstring)."""
 
-    def __init__(self, engine: Engine, bridge: Any, object_name: str, refresh_interval_ms: int,
+    def __init__(self, engine: Engine, bridge: EngineBridge, object_name: str, refresh_interval_ms: int,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(object_name)

@@ -23,6 +23,7 @@ from nanobot_desktop.gui.common.keyed_table import KeyedTableModel, KeyedTableVi
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ class SubagentsView(BackgroundPanel):
 
     TICK_INTERVAL_MS = 1000
 
-    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(engine, bridge, "subagentsView", self.TICK_INTERVAL_MS, parent)
         self.model = SubagentsModel(self)
         self._cancelling: dict[str, asyncio.Future[Any]] = {}

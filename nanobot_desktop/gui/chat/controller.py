@@ -34,6 +34,7 @@ from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class ChatController(QObject):
     retry_changed = Signal(str, int, int, float)
     """(key, attempt, max attempts, delay s): a model call is retried; (key, 0, 0, 0) when that is over."""
 
-    def __init__(self, engine: Engine, bridge: Any, chat_model: ChatModel, chat_view: ChatView,
+    def __init__(self, engine: Engine, bridge: EngineBridge, chat_model: ChatModel, chat_view: ChatView,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine

@@ -9,7 +9,7 @@ calls `set_session`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
@@ -26,6 +26,7 @@ from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCa
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 
 class InspectorPanel(QWidget):
@@ -33,7 +34,7 @@ class InspectorPanel(QWidget):
 
     panel_title = QT_TRANSLATE_NOOP("Inspector", "Inspector")  # the dock's title (the window translates it)
 
-    def __init__(self, engine: Engine, bridge: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("inspectorPanel")
         self.engine = engine

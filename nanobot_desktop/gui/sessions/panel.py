@@ -41,6 +41,7 @@ from nanobot_desktop.gui.common.owned import OwnedWork
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 __all__ = ["SessionDelegate", "SessionListModel", "SessionRole", "SessionsPanel"]
 
@@ -75,7 +76,7 @@ class SessionsPanel(QWidget):
     REFRESH_DELAY_MS = 80
     SEARCH_DELAY_MS = 150
 
-    def __init__(self, engine: Engine, bridge: Any, actions: ActionRegistry | None = None,
+    def __init__(self, engine: Engine, bridge: EngineBridge, actions: ActionRegistry | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sessions_panel")

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
 
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle
     from nanobot_desktop.gui.window.actions import ActionRegistry
     from nanobot_desktop.gui.window.panels import LazyPanels
@@ -42,7 +43,7 @@ class WindowBase(_QtBase):
     actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
     docks: dict[str, QDockWidget]
     notice_bar: Any
-    bridge: Any
+    bridge: EngineBridge
     chat: Any
     branches: Any  # gui/chat/branching.py: Edit and resend, Regenerate, the "‹ 2/3 ›" switcher
     chat_view: Any

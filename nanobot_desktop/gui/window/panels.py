@@ -28,6 +28,7 @@ from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ class PanelContext(NamedTuple):
     """What a panel factory may use: the engine, its Qt bridge and hot reload (WorkspaceSync, or None)."""
 
     engine: Engine
-    bridge: Any
+    bridge: EngineBridge
     sync: Any
 
 
@@ -173,7 +174,7 @@ class LazyPanels:
     was built, and `on_all_built()` once, after the start-up ones.
     """
 
-    def __init__(self, window: QMainWindow, engine: Engine, bridge: Any, watcher: Any, docks: dict[str, QDockWidget],
+    def __init__(self, window: QMainWindow, engine: Engine, bridge: EngineBridge, watcher: Any, docks: dict[str, QDockWidget],
                  make_tray: Callable[[], Any] | None, on_built: Callable[[str, Any], None],
                  on_all_built: Callable[[], None], pages: Any = None) -> None:
         """`pages` is the window's CentralPages, where the panels without a dock area go."""

@@ -37,6 +37,7 @@ from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATE
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 __all__ = ["ACTION_KEYS", "CLOSE_NOTICE_KEY", "Notification", "TRAY_STATES", "TrayController", "app_icon",
            "notification_for", "tooltip_text", "tray_icon_path", "tray_state"]
@@ -67,7 +68,7 @@ class TrayController(QObject):
 
     POLL_INTERVAL_MS = 1000
 
-    def __init__(self, engine: Engine, bridge: Any, window: QWidget, parent: QObject | None = None, *,
+    def __init__(self, engine: Engine, bridge: EngineBridge, window: QWidget, parent: QObject | None = None, *,
                  actions: dict[str, QAction] | None = None, settings: QSettings | None = None,
                  use_dbus: bool = True) -> None:
         super().__init__(parent)

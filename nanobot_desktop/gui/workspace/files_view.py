@@ -22,6 +22,7 @@ from nanobot_desktop.gui.workspace.skills_view import SkillsView
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 WORKSPACE_FILES: tuple[tuple[str, str], ...] = (
     ("AGENTS.md", str(QT_TRANSLATE_NOOP("Workspace", "How the agent should work: instructions and rules"))),
@@ -45,7 +46,7 @@ class WorkspaceFilesView(QWidget):
 
     panel_title = QT_TRANSLATE_NOOP("Panels", "Workspace")  # the dock's title (the window translates it)
 
-    def __init__(self, engine: Engine, bridge: Any = None, sync: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge | None = None, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync (hot reload); None leaves the editors unwatched."""
         super().__init__(parent)
         self.setObjectName("workspaceFilesView")

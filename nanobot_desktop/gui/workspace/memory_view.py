@@ -33,13 +33,14 @@ from nanobot_desktop.gui.workspace.memory_versions import MemoryVersionsModel, v
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 class MemoryView(QWidget):
     """MEMORY.md | HISTORY.md editors, the MEMORY.md versions under the first, a consolidation badge."""
 
     panel_title = QT_TRANSLATE_NOOP("Panels", "Memory")  # the page's title (the window translates it)
 
-    def __init__(self, engine: Engine, bridge: Any, sync: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync (hot reload); None leaves the editors unwatched."""
         super().__init__(parent)
         self.setObjectName("memoryView")

@@ -28,6 +28,7 @@ from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 _PROBLEM_PREFIX = QT_TRANSLATE_NOOP("Skills", "This skill cannot be used until its header is fixed: ")
 _VALIDATOR_PREFIX = QT_TRANSLATE_NOOP("Skills", "the SKILL.md header is broken — ")  # both translated where used
@@ -43,7 +44,7 @@ class SkillsView(QWidget):
 
     panel_title = QT_TRANSLATE_NOOP("Panels", "Skills")
 
-    def __init__(self, engine: Engine, bridge: Any = None, sync: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge | None = None, sync: Any = None, parent: QWidget | None = None) -> None:
         """`sync` is the app's WorkspaceSync: it re-lists on `skills_changed` and keeps editors live."""
         super().__init__(parent)
         self.setObjectName("skillsView")
