@@ -2052,6 +2052,18 @@ The calls of its next turn will appear here.</source>
         <translation>子代理</translation>
     </message>
     <message>
+        <source>Hot reload</source>
+        <translation>自动重新加载</translation>
+    </message>
+    <message>
+        <source>Tray icon</source>
+        <translation>托盘图标</translation>
+    </message>
+    <message>
+        <source>{name}: {why}</source>
+        <translation>{name}：{why}</translation>
+    </message>
+    <message>
         <source>Sessions</source>
         <translation>会话</translation>
     </message>

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.gui.shell.app import run_gui
 from nanobot_desktop.gui.shell.startup import open_engine_for_gui
 from tests.conftest import write_test_config
-from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
+from tests.gui.window_fixtures import WAIT_MS, open_window, send, session_lines, wait_idle
 
 __all__ = ["open_window"]
 
@@ -380,3 +380,45 @@ def test_the_no_model_notice_goes_once_settings_name_a_usable_provider(qtbot, op
     wait_idle(qtbot, window)
     assert window.notice_bar.isHidden()
     assert any(getattr(item, "text", "") == "Now I can answer." for item in window.chat.model.items())
+
+
+def _break_the_inspector(monkeypatch) -> None:
+    """The Inspector's constructor fails, as a panel can on a bad file or a bug: the rest must work."""
+    from nanobot_desktop.gui.inspector import panel as inspector_panel
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the timeline could not be read")
+
+    monkeypatch.setattr(inspector_panel.InspectorPanel, "__init__", broken)
+
+
+def test_a_panel_that_cannot_be_built_is_named_and_the_chat_still_works(qtbot, open_window, fake_openai, monkeypatch):
+    _break_the_inspector(monkeypatch)
+    fake_openai.add_text("Still here.")
+    window = open_window()
+    qtbot.waitUntil(lambda: bool(window.panel_errors), timeout=WAIT_MS)
+    assert window.panel_errors == ["Inspector: the timeline could not be read"]
+    qtbot.waitUntil(window.notice_bar.isVisible, timeout=WAIT_MS)
+    assert window.notice_bar.text().startswith("Some panels could not be loaded (Inspector: the timeline could not be "
+                                               "read). The chat works without them")
+    failure = window.docks["inspectorDock"].findChild(QLabel, "inspectorDockError")
+    assert failure is not None and failure.text() == ("The Inspector panel could not be loaded: the timeline could not "
+                                                      "be read")
+    send(qtbot, window, "hello")
+    wait_idle(qtbot, window)
+    assert session_lines(window)[-1]["content"] == "Still here."
+
+
+def test_a_panel_that_cannot_be_built_is_named_in_chinese(qtbot, qapp, open_window, fake_openai, monkeypatch):
+    from nanobot_desktop.gui.common.i18n import install_translators, remove_translators
+
+    _break_the_inspector(monkeypatch)
+    assert install_translators(qapp, "zh_CN") == "zh_CN"
+    try:
+        window = open_window()
+        qtbot.waitUntil(window.notice_bar.isVisible, timeout=WAIT_MS)
+        assert window.panel_errors == ["检查器：the timeline could not be read"]
+        assert "检查器：the timeline could not be read" in window.notice_bar.text()
+        assert "Inspector" not in window.notice_bar.text()
+    finally:
+        remove_translators(qapp)

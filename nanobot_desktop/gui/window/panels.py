@@ -133,14 +133,21 @@ DOCK_TITLES = {SESSIONS_DOCK: _title(QT_TRANSLATE_NOOP("Panels", "Sessions")),
 """Every dock's title, known before any panel module is imported (a test checks they agree)."""
 
 
-def build_panel(errors: list[str], label: str, factory: Callable[[], Any]) -> Any:
-    """`factory()`, or None with "label: why" appended to `errors` (one broken panel must not take the chat)."""
+# The names of the two parts built like panels that have no dock, for "Some panels could not be loaded".
+_HOT_RELOAD = QT_TRANSLATE_NOOP("Panels", "Hot reload")
+_TRAY_ICON = QT_TRANSLATE_NOOP("Panels", "Tray icon")
+
+
+def build_panel(errors: list[str], label: str, factory: Callable[[], Any], shown_as: str) -> tuple[Any, str]:
+    """(`factory()`, ""), or (None, why) with "<shown_as>: why" appended to `errors` (one broken panel must
+    not take the chat). `shown_as` is the panel's name as the window shows it, in the UI language; the log
+    says `label`."""
     try:
-        return factory()
+        return factory(), ""
     except Exception as error:
         log.exception("the %s panel could not be built", label)
-        errors.append(f"{label}: {error}")
-        return None
+        errors.append(translate("Panels", "{name}: {why}").format(name=shown_as, why=error))
+        return None, str(error)
 
 
 def set_dock_panel(dock: QDockWidget, panel: QWidget) -> None:
@@ -252,10 +259,10 @@ class LazyPanels:
 
     def _build(self, name: str) -> None:
         if name == "sync":
-            panel = build_panel(self.errors, "workspace sync", self._make_sync)
+            panel, _why = build_panel(self.errors, "workspace sync", self._make_sync, translate("Panels", _HOT_RELOAD))
         elif name == "tray":
             assert self._make_tray is not None
-            panel = build_panel(self.errors, "tray", self._make_tray)
+            panel, _why = build_panel(self.errors, "tray", self._make_tray, translate("Panels", _TRAY_ICON))
         else:
             panel = self._build_into_dock(PANELS_BY_NAME[name])
         self.built[name] = panel
@@ -270,8 +277,8 @@ class LazyPanels:
 
     def _build_into_dock(self, spec: PanelSpec) -> Any:
         context = PanelContext(self._engine, self._bridge, self.built.get("sync"))
-        panel = build_panel(self.errors, spec.label, lambda: spec.factory(context))
-        shown = panel if panel is not None else failure_label(spec.title, spec.dock, self.errors[-1].split(": ", 1)[-1])
+        panel, why = build_panel(self.errors, spec.label, lambda: spec.factory(context), translate("Panels", spec.title))
+        shown = panel if panel is not None else failure_label(spec.title, spec.dock, why)
         if spec.area is None:
             self._pages.set_page_widget(spec.name, shown)
         else:
