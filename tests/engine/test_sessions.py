@@ -403,6 +403,30 @@ def test_list_sessions_newest_first_with_title_channel_count_preview(post4_sessi
     assert infos[4].title == "no metadata line here" and infos[4].message_count == 1
 
 
+def test_a_scheduled_jobs_session_is_titled_by_the_jobs_name(tmp_path: Path) -> None:
+    """Every run of a job starts with the same prompt (post4's gateway and the app write it alike), so a
+    title cut from its first words would make every job's session read "[Scheduled Task] Timer finished."."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for job_id, name, instruction in (("a1b2c3d4", "Time to take a break!", "Stretch and drink some water"),
+                                      ("5e6f7a8b", "Call the dentist", "Call the dentist about the filling")):
+        prompt = (f"[Scheduled Task] Timer finished.\n\nTask '{name}' has been triggered.\n"
+                  f"Scheduled instruction: {instruction}")
+        (folder / f"cron_{job_id}.jsonl").write_text(
+            json.dumps({"_type": "metadata", "key": f"cron:{job_id}", "created_at": "2026-03-08T09:00:00.000001",
+                        "updated_at": "2026-03-08T09:00:05.000002", "metadata": {}, "last_consolidated": 0}) + "\n"
+            + json.dumps({"role": "user", "content": prompt, "timestamp": "2026-03-08T09:00:00.000003"}) + "\n"
+            + json.dumps({"role": "assistant", "content": "Done.", "timestamp": "2026-03-08T09:00:05.000002"}) + "\n",
+            encoding="utf-8")
+    store = SessionStore(folder)
+    assert sorted(info.title for info in store.list_sessions()) == ["Call the dentist", "Time to take a break!"]
+    assert store.get_or_create("cron:5e6f7a8b").title == "Call the dentist"
+    # A person's own message that happens to start the same way keeps its words.
+    chat = store.get_or_create("cli:direct")
+    store.append(chat, [{"role": "user", "content": "[Scheduled Task] what does this prefix mean?"}])
+    assert chat.title == "[Scheduled Task] what does this prefix mean?"
+
+
 def test_list_preview_and_title_are_cut(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     session = store.get_or_create("cli:long")

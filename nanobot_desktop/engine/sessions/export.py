@@ -45,13 +45,21 @@ def shorten(text: str, limit: int) -> str:
     return flat[: limit - 1].rstrip() + "…"
 
 
+# The prompt every run of a scheduled job starts with (post4's gateway and engine/cron.py write it alike):
+# titled by the job's name, else every job's session would read "[Scheduled Task] Timer finished. …".
+_SCHEDULED_PROMPT = re.compile(r"\[Scheduled Task\] Timer finished\.\s+Task '(?P<name>.+?)' has been triggered\.",
+                               re.DOTALL)
+
+
 def derive_title(messages: list[dict[str, Any]]) -> str:
-    """A title from the first user message with text ("" when there is none)."""
+    """A title from the first user message with text ("" when there is none); a scheduled job's run is
+    titled by the job's name."""
     for message in messages:
         if message.get("role") == "user":
             text = message_text(message.get("content"))
             if text.strip():
-                return shorten(text, TITLE_MAX_CHARS)
+                scheduled = _SCHEDULED_PROMPT.match(text[:TITLE_MAX_CHARS * 8])
+                return shorten(scheduled["name"] if scheduled else text, TITLE_MAX_CHARS)
     return ""
 
 
