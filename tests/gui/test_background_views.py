@@ -236,6 +236,20 @@ def test_edit_disable_run_and_delete_a_job(qtbot, panel_env, fake_openai):
     assert view.model.rowCount() == 0
 
 
+def test_a_failed_runs_whole_error_is_in_the_last_run_tooltip(qtbot, panel_env, fake_openai):
+    engine, bridge, _window, _tray, panels = panel_env
+    fake_openai.add_error(401, "Incorrect API key provided")
+    job = engine.cron.add_job("plants", CronSchedule(kind="every", every_ms=3_600_000), "Water the plants")
+    view = add_panel(qtbot, panels, CronView(engine, bridge))
+    view.select_job(job.id)
+    qtbot.mouseClick(view.run_button, LEFT)
+    last = lambda: view.model.index(view.model.row_of(job.id), CronJobsModel.LAST)  # noqa: E731
+    qtbot.waitUntil(lambda: last().data().startswith("error at "), timeout=5000)
+    tooltip = last().data(Qt.ItemDataRole.ToolTipRole)
+    assert tooltip == last().data()
+    assert tooltip.endswith(": The endpoint rejected the API key (401). Check the API key in Settings.")
+
+
 def test_an_unreadable_jobs_file_is_reported_and_left_untouched(qtbot, panel_env):
     engine, bridge, _window, _tray, panels = panel_env
     engine.cron.store_path.parent.mkdir(parents=True, exist_ok=True)

@@ -132,6 +132,8 @@ class CronJobsModel(KeyedTableModel):
             latest = self.latest_run(job.id)
             if latest is not None and latest.status == "missed":
                 return latest.note
+            if job.state.last_error:  # the cell is cut at an ordinary width: the whole error here
+                return last_status_text(job, latest)
         if role == Qt.ItemDataRole.ToolTipRole:
             never = never_fires_reason(job, self.now_ms())
             warning = "\n\n" + translate("Scheduled", "This job will never run: {reason}.").format(reason=never) if never else ""
