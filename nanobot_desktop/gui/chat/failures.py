@@ -46,7 +46,7 @@ def needs_settings(kind: str) -> bool:
 def failure_text(error: str, kind: str, config: Any = None, facts: tuple[tuple[str, Any], ...] = ()) -> str:
     """The error with what to do (`config` is accepted for callers; the engine's text names the URL).
     A model call's failure whose `facts` the engine gave is worded here, in the UI language."""
-    worded = model_call_failure(dict(facts)) if facts else None
+    worded = model_call_failure(facts)
     if worded is not None:
         return worded
     if kind == "config" and "ConfigError: " in error:  # not a bug: drop the "Unexpected error" wording

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -129,10 +130,15 @@ def layout_reason(reason: str) -> str:
     return reason
 
 
-def model_call_failure(facts: dict[str, Any]) -> str | None:
+def model_call_failure(given: Mapping[str, Any] | tuple[tuple[str, Any], ...]) -> str | None:
     """The engine's sentence for a failed model call (provider_errors.describe_failure) in the UI
-    language, from the sentence's name and values; None for a sentence this version does not know.
-    In English it is the engine's own text, word for word (tests/gui/test_failure_words.py)."""
+    language, from the sentence's name and values (an event's `facts` as they come); None when there
+    are none or for a sentence this version does not know. In English it is the engine's own text,
+    word for word (tests/gui/test_failure_words.py)."""
+    facts = dict(given)
+    template = _MODEL_CALL_SENTENCES.get(str(facts.get("sentence")))
+    if template is None:
+        return None
     said = facts.get("said") or ""
     quoted = translate("Chat", "; it said: “{words}”").format(words=said) if said else ""
     attempts = facts.get("attempts") or 1
@@ -140,11 +146,9 @@ def model_call_failure(facts: dict[str, Any]) -> str | None:
     values = {"status": facts.get("status"), "model": facts.get("model", ""), "api_base": facts.get("api_base", ""),
               "said": quoted, "tries": tries, "seconds": f"{facts.get('timeout_s') or 0:g}",
               "why": _CONNECTION_FAILURES.get(str(facts.get("why")), lambda: str(facts.get("why")))()}
-    sentence = facts.get("sentence")
-    if sentence == "server_error" and not said:
+    if facts.get("sentence") == "server_error" and not said:
         values["said"] = f" ({facts.get('error_type', '')})"
-    template = _MODEL_CALL_SENTENCES.get(str(sentence))
-    return template().format(**values) if template is not None else None
+    return template().format(**values)
 
 
 _CONNECTION_FAILURES = {

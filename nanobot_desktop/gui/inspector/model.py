@@ -215,8 +215,8 @@ class TimelineModel(QAbstractTableModel):
         elif isinstance(event, ev.TurnFinished):
             self._end_turn(event.session_key, event.turn_id, "ok", None, event.at)
         elif isinstance(event, ev.TurnFailed):
-            error = (model_call_failure(dict(event.facts)) if event.facts else None) or event.error
-            self._end_turn(event.session_key, event.turn_id, "failed", error, event.at)
+            self._end_turn(event.session_key, event.turn_id, "failed", model_call_failure(event.facts) or event.error,
+                           event.at)
         elif isinstance(event, ev.TurnCancelled):
             self._end_turn(event.session_key, event.turn_id, "cancelled", None, event.at)
 
@@ -268,7 +268,7 @@ class TimelineModel(QAbstractTableModel):
         call.completion_tokens = event.completion_tokens
         call.latency_s = event.latency_s
         call.finish_reason = event.finish_reason
-        call.error = (model_call_failure(dict(event.facts)) if event.facts else None) or event.error
+        call.error = model_call_failure(event.facts) or event.error
         call.status = "error" if event.error else "ok"
         self._changed(turn, row)
 
