@@ -340,6 +340,14 @@ def _gone(qtbot, view) -> None:
     assert not shiboken6.isValid(view)
 
 
+def _after_its_callbacks(qtbot, future) -> None:
+    """Wait until every done callback registered on `future` so far has run: asyncio runs them in the
+    order they were added, so one added now runs last."""
+    ran: list[bool] = []
+    future.add_done_callback(lambda _f: ran.append(True))
+    qtbot.waitUntil(lambda: bool(ran), timeout=5000)
+
+
 def _loop_errors(loop) -> list[str]:
     """What the qloop fixture has collected so far (it fails the test at teardown with them too)."""
     return list(loop.collected_errors)
@@ -358,9 +366,7 @@ def test_a_job_run_from_the_scheduled_panel_that_ends_after_the_panel_is_gone_to
     running = view._running[job.id]
     _gone(qtbot, view)
     running.cancel()  # the run ends (here: the engine stops it) after the panel is gone
-    qtbot.waitUntil(running.done, timeout=5000)
-    for _ in range(3):
-        qtbot.wait(0)  # the done callbacks run on the next turns of the loop
+    _after_its_callbacks(qtbot, running)
     assert _loop_errors(qloop) == []
 
 
@@ -376,9 +382,7 @@ def test_a_heartbeat_tick_that_ends_after_its_panel_is_gone_touches_nothing(qtbo
     tick = view.run_task
     _gone(qtbot, view)
     tick.cancel()
-    qtbot.waitUntil(tick.done, timeout=5000)
-    for _ in range(3):
-        qtbot.wait(0)
+    _after_its_callbacks(qtbot, tick)
     assert _loop_errors(qloop) == []
 
 
@@ -395,7 +399,5 @@ def test_a_subagent_cancelled_from_its_panel_that_ends_after_the_panel_is_gone_t
     cancelling = view.cancel_selected()
     assert cancelling is not None
     _gone(qtbot, view)
-    qtbot.waitUntil(cancelling.done, timeout=5000)
-    for _ in range(3):
-        qtbot.wait(0)
+    _after_its_callbacks(qtbot, cancelling)
     assert _loop_errors(qloop) == []
