@@ -7,6 +7,9 @@
     python3 dev.py test --reverse          the same with the tests in reverse order, or shuffled with
     python3 dev.py test --random[=SEED]    --random (the seed is printed in pytest's header): a test
                                            that passes only after another shows up this way
+    python3 dev.py test --heavy            also the heavy tests (packages, a real model server, sync
+                                           engines), which the default run skips; `-m "not slow"` leaves
+                                           out the real-CLI and real-server tests for a quick inner loop
     python3 dev.py bench            run the benchmark suite and print its table
     python3 dev.py package          build the one-folder desktop bundle into dist/
     python3 dev.py translations     extract the GUI's strings into resources/i18n/*.ts (pyside6-lupdate),

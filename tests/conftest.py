@@ -25,6 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--test-order", choices=("file", "reverse", "random"), default="file",
                     help="run the collected tests in file order (default), reversed, or shuffled")
     group.addoption("--test-seed", type=int, default=None, help="the shuffle's seed for --test-order random")
+    parser.addoption("--heavy", action="store_true", default=False,
+                     help="also run the tests marked heavy (packages, a real model server, sync engines): "
+                          "minutes each, so the default run skips them")
 
 
 def _test_seed(config: pytest.Config) -> int:
@@ -43,6 +46,11 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--heavy"):
+        skip_heavy = pytest.mark.skip(reason="heavy: run with `python3 dev.py test --heavy`")
+        for item in items:
+            if "heavy" in item.keywords:
+                item.add_marker(skip_heavy)
     order = config.getoption("--test-order")
     if order == "reverse":
         items.reverse()
@@ -54,12 +62,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             reporter.write_line(f"test order: random (--test-seed {seed} repeats it)")
 
 
+# Where the test home keeps what XDG says; XDG_RUNTIME_DIR must be 0700 or Qt warns (and warnings fail).
+XDG_FOLDERS = {"XDG_CACHE_HOME": ".cache", "XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share",
+               "XDG_STATE_HOME": ".local/state", "XDG_RUNTIME_DIR": ".runtime"}
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point HOME at a fresh folder so ~/.nanobot of the machine is never read or written."""
+    """Point HOME and every XDG folder at a fresh folder, so nothing of the machine's ~/.nanobot, caches
+    or settings is read or written (a runner with XDG_CACHE_HOME set once got 114 session indexes)."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("USERPROFILE", str(home))
+    for name, relative in XDG_FOLDERS.items():
+        folder = home / relative
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        monkeypatch.setenv(name, str(folder))
     for name in list(os.environ):
         if name.startswith("NANOBOT_") and not name.startswith("NANOBOT_DESKTOP_"):  # the app's own (test tools) stay
             monkeypatch.delenv(name)
