@@ -273,6 +273,8 @@ async def _agent(args: argparse.Namespace) -> int:
     engine.approver = approve
     try:
         await _wait_for_mcp(engine)
+        for merged in engine.merge_sync_copies():  # another machine's lines first (a synced workspace)
+            _err(merged.sentence)
         channel, _, chat_id = args.session.partition(":")
         result = await engine.loop.process(args.session, args.message, channel=channel or "cli",
                                            chat_id=chat_id or "direct")

@@ -360,6 +360,22 @@ class BackgroundOwnerChanged(Event):
     owner: str | None
 
 
+# --- a workspace synced between machines ------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SyncCopyMerged(Event):
+    """A sync tool's conflict copy of this session was dealt with (engine/sync/sessions.py): `outcome` is
+    "merged" (its `added` missing messages appended), "orphaned" (its session is gone: the copy went to
+    the trash), "too-large" or "unreadable" (left where it is); `sentence` says it for a person."""
+
+    outcome: str
+    device: str
+    tool: str
+    added: int
+    copy_name: str
+    sentence: str
+
+
 # --- settings --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -31,7 +31,7 @@ from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
-from nanobot_desktop.engine.events import ConfigChanged, EventBus
+from nanobot_desktop.engine.events import ConfigChanged, EventBus, SyncCopyMerged
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
@@ -295,9 +295,36 @@ class Engine:
         """Connect the MCP servers in the background; their tools appear as each one is ready."""
         self.mcp.start()
 
+    def notice_session_files(self, paths: list[Path]) -> None:
+        """A watcher saw these session files change: the store says which changed outside, and a sync
+        tool's conflict copy among them is merged at once."""
+        from nanobot_desktop.engine.sync.names import parse_conflict_name
+
+        siblings = {path.name for path in self.sessions.sessions_dir.glob("*.jsonl")} if paths else set()
+        copies = [path for path in paths if parse_conflict_name(path.name, siblings) is not None]
+        self.sessions.notice_changes([path for path in paths if path not in copies])
+        if copies:
+            self.merge_sync_copies()
+
+    def merge_sync_copies(self) -> list[SyncCopyMerged]:
+        """Merge every sync-conflict copy of a session file into its session (engine/sync/sessions.py) and
+        publish what became of each; the app calls it at start and when a copy appears, `agent` before
+        its turn. Runs on the loop, like every session write (a copy is at most 64 MB)."""
+        from nanobot_desktop.engine.sync.sessions import merge_session_copies
+
+        published: list[SyncCopyMerged] = []
+        for merge in merge_session_copies(self.sessions):
+            event = SyncCopyMerged(merge.session_key, outcome=merge.outcome, device=merge.conflict.device,
+                                   tool=merge.conflict.tool, added=merge.added, copy_name=merge.copy.name,
+                                   sentence=merge.sentence())
+            self.bus.publish(event)
+            published.append(event)
+        return published
+
     async def start_services(self) -> None:
         """Start the MCP servers (in the background), cron and the heartbeat (the app runs them until quit)."""
         self._services_started = True
+        self.merge_sync_copies()
         self.start_mcp()
         await self.coexistence.start()
         await self.cron.start()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.sessions.file import parse_header, read_first_line
+from nanobot_desktop.engine.sync.names import parse_conflict_name
 
 __all__ = ["BRANCH_FIELD", "BranchPoint", "BranchRecord", "branch_of", "branch_points", "read_branch_records"]
 
@@ -113,8 +114,11 @@ def branch_points(key: str, metadata: dict[str, Any], records: list[BranchRecord
 
 
 def session_files(folder: Path) -> list[Path]:
-    """The `*.jsonl` files directly in `folder` (none when it does not exist)."""
+    """The `*.jsonl` files directly in `folder` (none when it does not exist), a sync tool's conflict
+    copies left out (they are merged into their session, engine/sync/sessions.py)."""
     if not folder.is_dir():
         return []
     with os.scandir(folder) as entries:
-        return [Path(entry.path) for entry in entries if entry.name.endswith(".jsonl") and entry.is_file()]
+        files = [entry for entry in entries if entry.name.endswith(".jsonl") and entry.is_file()]
+    names = {entry.name for entry in files}
+    return [Path(entry.path) for entry in files if parse_conflict_name(entry.name, names) is None]

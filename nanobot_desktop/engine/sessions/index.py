@@ -37,6 +37,7 @@ from nanobot_desktop.engine.sessions.branches import BranchRecord, read_branch_r
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS, message_text, shorten, snippet
 from nanobot_desktop.engine.sessions.file import parse_header
 from nanobot_desktop.engine.sessions.listing import SessionInfo, file_signature, indexed_info, sort_time, summarize
+from nanobot_desktop.engine.sync.names import parse_conflict_name
 
 if TYPE_CHECKING:
     import sqlite3
@@ -226,6 +227,8 @@ class SessionIndex:
                 files = [entry for entry in entries if entry.name.endswith(".jsonl") and entry.is_file()]
         except FileNotFoundError:
             files = []
+        names = {entry.name for entry in files}
+        files = [entry for entry in files if parse_conflict_name(entry.name, names) is None]  # merged, not listed
         for entry in files:
             seen.add(entry.name)
             try:

@@ -15,15 +15,22 @@ import logging
 import os
 from pathlib import Path
 
+from typing import Any
+
 from nanobot_desktop.engine.layout import post4_file_stem
 from nanobot_desktop.engine.sessions.export import render_json, render_markdown
-from nanobot_desktop.engine.sessions.listing import SessionInfo, file_signature, search_file, sort_time, summarize
+from nanobot_desktop.engine.sessions.file import parse_header, parse_session_bytes, read_first_line
+from nanobot_desktop.engine.sessions.listing import (
+    SessionInfo, file_signature, key_from_stem, search_file, sort_time, summarize,
+)
 from nanobot_desktop.engine.sessions.paging import SessionPage
 from nanobot_desktop.engine.sessions.session import INTERRUPTED_TOOL_RESULT, Session
 from nanobot_desktop.engine.sessions.trash import (
     TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash, trash_entries,
 )
 from nanobot_desktop.engine.sessions.writing import SessionWriter
+from nanobot_desktop.engine.sync.merge import missing_messages
+from nanobot_desktop.engine.sync.names import parse_conflict_name
 
 __all__ = ["INTERRUPTED_TOOL_RESULT", "Session", "SessionInfo", "SessionPage", "SessionNotFoundError", "SessionStore", "TrashEntry",
            "safe_key"]
@@ -58,6 +65,8 @@ class SessionStore(SessionWriter):
             return infos
         with os.scandir(self.sessions_dir) as entries:
             files = [e for e in entries if e.name.endswith(".jsonl") and e.is_file()]
+        names = {entry.name for entry in files}
+        files = [entry for entry in files if parse_conflict_name(entry.name, names) is None]  # merged, not listed
         seen: set[Path] = set()
         for entry in files:
             path = Path(entry.path)
@@ -78,6 +87,33 @@ class SessionStore(SessionWriter):
             self._summaries.pop(stale, None)
         infos.sort(key=lambda info: (sort_time(info.updated_at), info.key), reverse=True)
         return infos
+
+    # --- a sync tool's conflict copy (engine/sync/sessions.py) ------------------------------------------
+
+    def key_for_file(self, path: Path) -> str:
+        """The key of the session stored in `path`: its metadata line's, else what its name says."""
+        try:
+            header = parse_header(read_first_line(path))
+        except OSError:
+            header = None
+        key = header.get("key") if header else None
+        if isinstance(key, str) and key:
+            return key
+        return self.paths.key_from_name(path) or key_from_stem(path.stem)
+
+    def merge_messages(self, key: str, theirs: list[dict[str, Any]]) -> int:
+        """Append the messages of `theirs` that the session's file lacks (sync/sessions.py says which and
+        in what order); returns how many. The file's own lines and metadata line stay as they are."""
+        with self._writing():
+            session = self.get_or_create(key)
+            try:
+                ours = parse_session_bytes(session.path.read_bytes(), session.path.name).messages
+            except FileNotFoundError:
+                ours = []
+            missing = missing_messages(ours, theirs)
+            if missing:
+                self.append(session, missing, turn_id="sync-merge")
+        return len(missing)
 
     def delete(self, key: str) -> str:
         """Move the session's file into `.trash/`; returns the trash id `restore` takes."""

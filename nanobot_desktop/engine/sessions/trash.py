@@ -39,14 +39,16 @@ class TrashEntry:
     message_count: int
 
 
-def move_aside(path: Path, folder: Path, separator: str) -> Path:
-    """Rename `path` to `<folder>/<stem><separator><YYYYmmdd-HHMMSS>[-n].jsonl`, never overwriting."""
+def move_aside(path: Path, folder: Path, separator: str, stem: str = "") -> Path:
+    """Rename `path` to `<folder>/<stem><separator><YYYYmmdd-HHMMSS>[-n].jsonl`, never overwriting;
+    `stem` defaults to the file's own (a restore puts the file back under that name)."""
     folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now().strftime(_STAMP_FORMAT)
-    target = folder / f"{path.stem}{separator}{stamp}.jsonl"
+    stem = stem or path.stem
+    target = folder / f"{stem}{separator}{stamp}.jsonl"
     counter = 2
     while target.exists():
-        target = folder / f"{path.stem}{separator}{stamp}-{counter}.jsonl"
+        target = folder / f"{stem}{separator}{stamp}-{counter}.jsonl"
         counter += 1
     os.replace(path, target)
     return target

@@ -211,6 +211,8 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.chat.continued.connect(lambda old, new: self.open_session(new) if old == self.current_key else None)
         self.branches.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
 
+        self.bridge.engine_event.connect(self._on_sync_copy)
+
         panel = self.sessions_panel
         panel.session_activated.connect(self.open_session)
         panel.session_deleted.connect(self._on_session_deleted)
@@ -220,6 +222,15 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         panel.error.connect(lambda message: self.notice_bar.show_notice(message, "error"))
         panel.export_finished.connect(lambda path: self.statusBar().showMessage(
             translate("Window", "Exported to {path}").format(path=path), 5000))
+
+    def _on_sync_copy(self, event: object) -> None:
+        """A sync tool's conflict copy was merged into a session (or set aside): said once, briefly."""
+        from nanobot_desktop.engine import events
+
+        if isinstance(event, events.SyncCopyMerged):
+            severity = "info" if event.outcome in ("merged", "orphaned") else "warning"
+            self.notice_bar.show_notice(event.sentence, severity, timeout_ms=10_000 if severity == "info" else 0,
+                                        topic=f"sync-copy:{event.copy_name}")
 
     # --- sessions ----------------------------------------------------------------------------------
 

@@ -174,7 +174,7 @@ class WorkspaceSync(QObject):
         if top_level:
             self.workspace_files_changed.emit(top_level)
         if sessions:
-            self.engine.sessions.notice_changes(sessions)  # the engine says what changed, and who did it
+            self.engine.notice_session_files(sessions)  # the engine says what changed, and who did it
 
     def _notify_editors(self, paths: list[Path]) -> None:
         if not self._editors:
