@@ -31,7 +31,7 @@ from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
-from nanobot_desktop.engine.events import ConfigChanged, EventBus, SyncCopyMerged
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, ConfigChanged, EventBus, SyncCopyMerged
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from nanobot_desktop.engine.coexistence import Coexistence
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
+    from nanobot_desktop.engine.sync.machines import Machines
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,9 @@ class Engine:
         # The heartbeat and the coexistence watch are built on first use (a headless turn needs neither).
         self._heartbeat: HeartbeatService | None = None
         self._coexistence: Coexistence | None = None
+        self._machines: Machines | None = None
+        self._machines_owner: str | None = None  # why another machine runs the background work now
+        self._beating: asyncio.Task[None] | None = None
         self.cron.defer_to = self._background_owner
 
     @classmethod
@@ -153,8 +157,25 @@ class Engine:
             self._coexistence = Coexistence(self.config_path, self.workspace.root, _workspace_named_by, bus=self.bus)
         return self._coexistence
 
+    @property
+    def machines(self) -> "Machines":
+        """The machines sharing this workspace through a sync tool, and which one runs the background
+        work (engine/sync/machines.py); made on first use."""
+        if self._machines is None:
+            from nanobot_desktop.engine.sync.machines import Machines
+
+            self._machines = Machines(self.workspace.root)
+        return self._machines
+
     def _background_owner(self) -> str | None:
-        return self.coexistence.background_owner()
+        """Why the app does not run cron and the heartbeat now: another program on this machine, or
+        another machine of a synced workspace (None: it runs them)."""
+        return self.coexistence.background_owner() or self._machines_owner
+
+    def _machines_answered(self, owner: str | None) -> None:
+        if owner != self._machines_owner:
+            self._machines_owner = owner
+            self.bus.publish(BackgroundOwnerChanged("", owner=self._background_owner()))
 
     # --- configuration ----------------------------------------------------------------------------------
 
@@ -325,6 +346,17 @@ class Engine:
         """Start the MCP servers (in the background), cron and the heartbeat (the app runs them until quit)."""
         self._services_started = True
         self.merge_sync_copies()
+        from nanobot_desktop.engine.sync.folder import ensure_stignore, synced_folder
+        from nanobot_desktop.engine.sync.machines import keep_beating
+
+        synced = synced_folder(self.workspace.root)
+        if synced is not None and synced.tool == "Syncthing":
+            try:
+                ensure_stignore(synced.root)
+            except OSError as error:
+                log.warning("could not add the app's lines to %s/.stignore: %s", synced.root, error)
+        if self._beating is None:
+            self._beating = asyncio.create_task(keep_beating(self.machines, self._machines_answered), name="machines")
         self.start_mcp()
         await self.coexistence.start()
         await self.cron.start()
@@ -332,6 +364,13 @@ class Engine:
 
     async def shutdown(self) -> None:
         """Stop everything that runs in the background and close the endpoint connection."""
+        if self._beating is not None:
+            self._beating.cancel()
+            try:
+                await self._beating
+            except asyncio.CancelledError:
+                pass
+            self._beating = None
         if self._heartbeat is not None:
             await self._heartbeat.stop()
         await self.cron.stop()
