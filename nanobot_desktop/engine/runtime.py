@@ -328,18 +328,15 @@ class Engine:
             self.merge_sync_copies()
 
     def merge_sync_copies(self) -> list[SyncCopyMerged]:
-        """Merge every sync-conflict copy of a session file into its session (engine/sync/sessions.py) and
-        publish what became of each; the app calls it at start and when a copy appears, `agent` before
-        its turn. Runs on the loop, like every session write (a copy is at most 64 MB)."""
-        from nanobot_desktop.engine.sync.sessions import merge_session_copies
-
+        """Merge every sync-conflict copy of a session file into its session (engine/sync/merge.py); the
+        store publishes what became of each. The app calls it at start and when a copy appears, `agent`
+        before its turn. Runs on the loop, like every session write (a copy is at most 64 MB)."""
         published: list[SyncCopyMerged] = []
-        for merge in merge_session_copies(self.sessions):
-            event = SyncCopyMerged(merge.session_key, outcome=merge.outcome, device=merge.conflict.device,
-                                   tool=merge.conflict.tool, added=merge.added, copy_name=merge.copy.name,
-                                   sentence=merge.sentence())
-            self.bus.publish(event)
-            published.append(event)
+        unsubscribe = self.bus.subscribe(lambda event: published.append(event) if isinstance(event, SyncCopyMerged) else None)
+        try:
+            self.sessions.merge_conflict_copies()
+        finally:
+            unsubscribe()
         return published
 
     async def start_services(self) -> None:

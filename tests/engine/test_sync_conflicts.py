@@ -12,8 +12,8 @@ import pytest
 
 from nanobot_desktop.engine.events import EventBus, SyncCopyMerged
 from nanobot_desktop.engine.layout import SessionPaths, V03SessionPaths, encode_session_key
+from nanobot_desktop.engine.sessions import writing
 from nanobot_desktop.engine.sessions.store import SessionStore
-from nanobot_desktop.engine.sync import sessions as sync_sessions
 from nanobot_desktop.engine.sync.merge import missing_messages
 from nanobot_desktop.engine.sync.names import DROPBOX, NEXTCLOUD, ONEDRIVE, SYNCTHING, conflict_copies, parse_conflict_name
 
@@ -124,7 +124,7 @@ def test_a_copy_is_merged_once_in_time_order_and_goes_to_the_trash(tmp_path: Pat
     copy.write_bytes(_session_bytes(key, COMMON + FROM_B, updated_at="2026-11-28T10:02:04"))
     assert [info.key for info in store.list_sessions()] == [key]  # the copy is never a second session
 
-    results = sync_sessions.merge_session_copies(store)
+    results = store.merge_conflict_copies()
 
     assert [(r.outcome, r.added, r.conflict.device) for r in results] == [("merged", 2, "BBBBBBB")]
     lines = [json.loads(line) for line in main.read_bytes().splitlines()]
@@ -135,7 +135,7 @@ def test_a_copy_is_merged_once_in_time_order_and_goes_to_the_trash(tmp_path: Pat
     assert not copy.exists()
     trashed = list((main.parent / ".trash").iterdir())
     assert len(trashed) == 1 and trashed[0].read_bytes() == _session_bytes(key, COMMON + FROM_B, updated_at="2026-11-28T10:02:04")
-    assert sync_sessions.merge_session_copies(store) == []  # nothing left to merge
+    assert store.merge_conflict_copies() == []  # nothing left to merge
     assert [m["content"] for m in store.get_or_create(key).messages][-2:] == ["also pack a coat", "Noted: a coat."]
     assert any(getattr(e, "turn_id", "") == "sync-merge" for e in events)
 
@@ -147,7 +147,7 @@ def test_a_copy_with_bad_lines_merges_what_it_can_and_keeps_the_rest_in_the_tras
     copy = main.with_name("cli_direct.sync-conflict-20261128-100500-BBBBBBB.jsonl")
     data = _session_bytes("cli:direct", COMMON + FROM_B[:1]) + b'{"role": "assistant", "content": "cut of\n' + b"\xff\xfe\n"
     copy.write_bytes(data)
-    (result,) = sync_sessions.merge_session_copies(store)
+    (result,) = store.merge_conflict_copies()
     assert (result.outcome, result.added, result.skipped_lines) == ("merged", 1, 2)
     assert [json.loads(line)["content"] for line in main.read_bytes().splitlines()[1:]] == ["plan the trip", "Where to?",
                                                                                           "also pack a coat"]
@@ -162,7 +162,7 @@ def test_a_copy_without_any_session_line_is_left_as_it_is(tmp_path: Path) -> Non
     before = main.read_bytes()
     copy = main.with_name("cli_direct.sync-conflict-20261128-100500-BBBBBBB.jsonl")
     copy.write_bytes(b"not json at all\n\x00\x01\n")
-    (result,) = sync_sessions.merge_session_copies(store)
+    (result,) = store.merge_conflict_copies()
     assert result.outcome == "unreadable" and "could not be read" in result.sentence()
     assert copy.read_bytes() == b"not json at all\n\x00\x01\n" and main.read_bytes() == before
 
@@ -171,7 +171,7 @@ def test_a_copy_of_a_deleted_session_goes_to_the_trash_restorable(tmp_path: Path
     store, _ = _store(tmp_path)
     copy = store.sessions_dir / "cli_direct.sync-conflict-20261128-100500-BBBBBBB.jsonl"
     copy.write_bytes(_session_bytes("cli:direct", COMMON + FROM_B))
-    (result,) = sync_sessions.merge_session_copies(store)
+    (result,) = store.merge_conflict_copies()
     assert result.outcome == "orphaned" and not copy.exists()
     assert not store.path_for("cli:direct").exists()  # the deletion on the other machine holds
     (entry,) = store.list_trash()
@@ -179,7 +179,7 @@ def test_a_copy_of_a_deleted_session_goes_to_the_trash_restorable(tmp_path: Path
     assert store.restore(entry.trash_id) == "cli:direct"
     restored = store.load("cli:direct")  # under the session's own name, not as a copy to merge again
     assert restored is not None and [m["content"] for m in restored.messages][-1] == "Noted: a coat."
-    assert sync_sessions.merge_session_copies(store) == []
+    assert store.merge_conflict_copies() == []
 
 
 def test_a_copy_larger_than_the_limit_is_refused_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,8 +189,8 @@ def test_a_copy_larger_than_the_limit_is_refused_and_kept(tmp_path: Path, monkey
     before = main.read_bytes()
     copy = main.with_name("cli_direct.sync-conflict-20261128-100500-BBBBBBB.jsonl")
     copy.write_bytes(_session_bytes("cli:direct", COMMON + FROM_B))
-    monkeypatch.setattr(sync_sessions, "MAX_COPY_BYTES", 100)
-    (result,) = sync_sessions.merge_session_copies(store)
+    monkeypatch.setattr(writing, "MAX_COPY_BYTES", 100)
+    (result,) = store.merge_conflict_copies()
     assert result.outcome == "too-large" and "too large" in result.sentence() and copy.name in result.sentence()
     assert copy.exists() and main.read_bytes() == before
 
@@ -211,3 +211,25 @@ async def test_the_engine_merges_at_start_and_says_so(make_engine) -> None:
     assert merged[0].sentence == "Added 2 messages from Laptop (Dropbox) that were missing here (a sync conflict)."
     engine.notice_session_files([main])  # an ordinary change: nothing to merge, nothing said
     assert len([e for e in seen if isinstance(e, SyncCopyMerged)]) == 1
+
+
+def test_a_reply_written_after_the_sync_tool_swapped_the_file_follows_its_own_question(tmp_path: Path) -> None:
+    """The race the real sync engines show: a turn writes its question, the sync tool replaces the file
+    with the other machine's version (the question goes into a conflict copy), then the reply comes."""
+    store, events = _store(tmp_path)
+    session = store.get_or_create("cli:direct")
+    store.append(session, COMMON + FROM_A[:1])  # this machine's question
+    main = session.path
+    mine = main.read_bytes()
+    main.with_name("cli_direct.sync-conflict-20261128-100300-AAAAAAA.jsonl").write_bytes(mine)
+    theirs = main.with_name(".syncthing.tmp")
+    theirs.write_bytes(_session_bytes("cli:direct", COMMON + FROM_B))
+    theirs.replace(main)  # the other machine's version wins the name
+
+    store.append(session, FROM_A[1:])  # this machine's reply
+
+    contents = [json.loads(line)["content"] for line in main.read_bytes().splitlines()[1:]]
+    assert contents == ["plan the trip", "Where to?", "also pack a coat", "Noted: a coat.", "Lisbon", "Lisbon it is."]
+    assert not list(main.parent.glob("*.sync-conflict-*"))
+    merged = [e for e in events if isinstance(e, SyncCopyMerged)]
+    assert [(e.outcome, e.added, e.device) for e in merged] == [("merged", 1, "AAAAAAA")]

@@ -15,11 +15,9 @@ import logging
 import os
 from pathlib import Path
 
-from typing import Any
-
 from nanobot_desktop.engine.layout import post4_file_stem
 from nanobot_desktop.engine.sessions.export import render_json, render_markdown
-from nanobot_desktop.engine.sessions.file import parse_header, parse_session_bytes, read_first_line
+from nanobot_desktop.engine.sessions.file import parse_header, read_first_line
 from nanobot_desktop.engine.sessions.listing import (
     SessionInfo, file_signature, key_from_stem, search_file, sort_time, summarize,
 )
@@ -29,7 +27,7 @@ from nanobot_desktop.engine.sessions.trash import (
     TRASH_SEPARATOR, SessionNotFoundError, TrashEntry, move_aside, restore_from_trash, trash_entries,
 )
 from nanobot_desktop.engine.sessions.writing import SessionWriter
-from nanobot_desktop.engine.sync.merge import missing_messages
+from nanobot_desktop.engine.sync.merge import ORPHANED, UNREADABLE, CopyMerge, session_conflict_copies
 from nanobot_desktop.engine.sync.names import parse_conflict_name
 
 __all__ = ["INTERRUPTED_TOOL_RESULT", "Session", "SessionInfo", "SessionPage", "SessionNotFoundError", "SessionStore", "TrashEntry",
@@ -101,19 +99,35 @@ class SessionStore(SessionWriter):
             return key
         return self.paths.key_from_name(path) or key_from_stem(path.stem)
 
-    def merge_messages(self, key: str, theirs: list[dict[str, Any]]) -> int:
-        """Append the messages of `theirs` that the session's file lacks (sync/sessions.py says which and
-        in what order); returns how many. The file's own lines and metadata line stay as they are."""
-        with self._writing():
-            session = self.get_or_create(key)
+    def merge_conflict_copies(self) -> list[CopyMerge]:
+        """Merge every sync-conflict copy in the sessions folder into its session (`merge_copies`); a copy
+        whose session is gone goes to the trash under the session's name (restorable). Publishes
+        `SyncCopyMerged` for each copy and returns what became of them, oldest copy first."""
+        results: list[CopyMerge] = []
+        done: set[str] = set()
+        for copy, conflict in session_conflict_copies(self.sessions_dir):
+            original = copy.with_name(conflict.original_name)
+            if original.name in done:
+                continue
+            key = self.key_for_file(original)
+            if original.exists():
+                done.add(original.name)
+                with self._writing():
+                    session = self.get_or_create(key)
+                    outside = self._before_write(session)
+                    merged, written = self.merge_copies(session)
+                self._publish(outside + ([written] if written is not None else []))
+                results += merged
+                continue
             try:
-                ours = parse_session_bytes(session.path.read_bytes(), session.path.name).messages
-            except FileNotFoundError:
-                ours = []
-            missing = missing_messages(ours, theirs)
-            if missing:
-                self.append(session, missing, turn_id="sync-merge")
-        return len(missing)
+                trashed = move_aside(copy, self.trash_dir, TRASH_SEPARATOR, stem=original.stem)
+            except OSError as error:
+                results.append(CopyMerge(copy, conflict, key, UNREADABLE, detail=error.strerror or str(error)))
+                continue
+            results.append(CopyMerge(trashed, conflict, key, ORPHANED))
+            log.info("%s", results[-1].sentence())
+        self._publish_merges(results)
+        return results
 
     def delete(self, key: str) -> str:
         """Move the session's file into `.trash/`; returns the trash id `restore` takes."""

@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.events import EventBus, SessionChanged
+from nanobot_desktop.engine.events import Event, EventBus, SessionChanged
 from nanobot_desktop.engine.layout import SessionPaths
 from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
 from nanobot_desktop.engine.sessions.export import derive_title
@@ -203,6 +203,9 @@ class StoreBase:
 
     def _publish(self, events: list[SessionChanged]) -> None:
         """Called outside the lock: subscribers may call back into the store."""
+        self._publish_events(events)
+
+    def _publish_events(self, events: Sequence[Event]) -> None:
         if self.bus is not None:
             for event in events:
                 self.bus.publish(event)

@@ -23,13 +23,18 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.events import SessionChanged
+from nanobot_desktop.engine.events import SessionChanged, SyncCopyMerged
 from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD
 from nanobot_desktop.engine.sessions.export import shorten
-from nanobot_desktop.engine.sessions.file import append_lines, create_file, create_file_if_missing, encode_line, update_header
+from nanobot_desktop.engine.sessions.file import (
+    append_lines, create_file, create_file_if_missing, encode_line, parse_session_bytes, update_header,
+)
 from nanobot_desktop.engine.sessions.session import Session, now
 from nanobot_desktop.engine.sessions.store_base import StoreBase
-from nanobot_desktop.engine.sessions.trash import ARCHIVE_SEPARATOR, SessionNotFoundError, move_aside
+from nanobot_desktop.engine.sessions.trash import ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, move_aside
+from nanobot_desktop.engine.sync.merge import (
+    MAX_COPY_BYTES, MERGED, TOO_LARGE, UNREADABLE, CopyMerge, missing_messages, session_conflict_copies,
+)
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +61,12 @@ class SessionWriter(StoreBase):
             entries.append(entry)
         if not entries:
             return 0
+        merges: list[CopyMerge] = []
         with self._writing():
             # All or nothing (file.append_lines): on a StorageError the file and `session` are unchanged.
             events = self._before_write(session)
+            if events:  # changed outside: a sync tool may have swapped the file during the turn
+                merges = self.merge_copies(session)[0]
             self._own_path(session)
             self._rebase_if_missing(session)
             header = {**session.header(), "updated_at": now()}
@@ -72,7 +80,64 @@ class SessionWriter(StoreBase):
             self._adopt(session)
             events.append(self._after_write(session, "appended", turn_id))
         self._publish(events)
+        self._publish_merges(merges)
         return written
+
+    # --- a sync tool's conflict copies (engine/sync/merge.py) ---------------------------------------------
+
+    def merge_copies(self, session: Session) -> tuple[list[CopyMerge], SessionChanged | None]:
+        """Append to the session's file what its conflict copies have and it lacks, then move the copies
+        to the trash; before anything else is written to it, so the turn's own question stays before
+        its reply. Returns what became of each copy and, when lines were added, the store's record of
+        that write; the caller publishes both (`_publish_merges`)."""
+        merges: list[CopyMerge] = []
+        written: SessionChanged | None = None
+        with self._writing():
+            self._own_path(session)
+            copies = session_conflict_copies(session.path.parent, session.path.name)
+            if not copies or not session.path.exists():
+                return merges, None
+            ours = parse_session_bytes(session.path.read_bytes(), session.path.name).messages
+            missing: list[dict[str, Any]] = []
+            merged: list[tuple[Path, CopyMerge]] = []
+            for copy, conflict in copies:
+                try:
+                    size = copy.stat().st_size
+                    parsed = parse_session_bytes(copy.read_bytes(), copy.name) if size <= MAX_COPY_BYTES else None
+                except OSError as error:
+                    merges.append(CopyMerge(copy, conflict, session.key, UNREADABLE, detail=error.strerror or str(error)))
+                    continue
+                if parsed is None:
+                    merges.append(CopyMerge(copy, conflict, session.key, TOO_LARGE,
+                                            detail=f"{size / 1e6:.0f} MB; the limit is {MAX_COPY_BYTES / 1e6:.0f} MB"))
+                    continue
+                if parsed.header is None and not parsed.messages:
+                    merges.append(CopyMerge(copy, conflict, session.key, UNREADABLE, detail="no session line in it",
+                                            skipped_lines=len(parsed.warnings)))
+                    continue
+                new = missing_messages(ours + missing, parsed.messages)
+                missing += new
+                merged.append((copy, CopyMerge(copy, conflict, session.key, MERGED, added=len(new),
+                                               skipped_lines=len(parsed.warnings))))
+            if missing:
+                data = "".join(encode_line(message) for message in missing).encode("utf-8")
+                header = {**session.header(), "updated_at": now()}
+                append_lines(session.path, data, header)  # a StorageError leaves the file and the copies as they were
+                session.messages.extend(missing)
+                session.updated_at = header["updated_at"]
+                self._adopt(session)
+                written = self._after_write(session, "appended", "sync-merge")
+            for copy, result in merged:
+                move_aside(copy, self.trash_dir, TRASH_SEPARATOR)
+                merges.append(result)
+        for result in merges:
+            (log.info if result.outcome == MERGED else log.warning)("%s (%s)", result.sentence(), result.copy.name)
+        return merges, written
+
+    def _publish_merges(self, merges: list[CopyMerge]) -> None:
+        self._publish_events([SyncCopyMerged(m.session_key, outcome=m.outcome, device=m.conflict.device,
+                                             tool=m.conflict.tool, added=m.added, copy_name=m.copy.name,
+                                             sentence=m.sentence()) for m in merges])
 
     def set_last_consolidated(self, session: Session, n: int) -> None:
         """Record how many messages are summarised into memory, on disk at once."""

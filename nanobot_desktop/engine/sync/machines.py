@@ -77,8 +77,9 @@ class Machines:
     """This machine's beat, the other machines' files, and the rule that picks the runner (see module)."""
 
     def __init__(self, workspace: Path, machine_id: str | None = None, name: str | None = None,
-                 takeover_s: float = TAKEOVER_S, clock: Callable[[], float] = time.time) -> None:
+                 takeover_s: float = TAKEOVER_S, beat_s: float = BEAT_S, clock: Callable[[], float] = time.time) -> None:
         self.folder = workspace / APP_FOLDER
+        self.beat_s = beat_s
         self.machine_id = machine_id or this_machine_id()
         self.name = name or socket.gethostname() or "this machine"
         self.takeover_s = takeover_s
@@ -167,8 +168,8 @@ class Machines:
                 f"this machine takes over when it has not been seen for {minutes} min")
 
 
-async def keep_beating(machines: Machines, report: Callable[[str | None], None], beat_s: float = BEAT_S) -> None:
-    """Beat every `beat_s` while the workspace is shared, and `report` the runner's answer whenever it
+async def keep_beating(machines: Machines, report: Callable[[str | None], None], beat_s: float | None = None) -> None:
+    """Beat every `beat_s` (default: the machines' own) while the workspace is shared, and `report` the runner's answer whenever it
     changes (the first time too); file work runs off the event loop. Ends only by being cancelled, and
     then says "this machine left" so another takes over at once."""
     last: str | object | None = object()
@@ -184,7 +185,7 @@ async def keep_beating(machines: Machines, report: Callable[[str | None], None],
             if owner != last:
                 last = owner
                 report(owner)
-            await asyncio.sleep(beat_s)
+            await asyncio.sleep(machines.beat_s if beat_s is None else beat_s)
     except asyncio.CancelledError:
         if (machines.folder / "machines" / f"{machines.machine_id}.json").exists():
             machines.leave()

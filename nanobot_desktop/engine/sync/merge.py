@@ -1,11 +1,69 @@
-"""Which lines of one version of an append-only file the other lacks: the rule every merge of a sync
-conflict copy uses (sessions, history.jsonl), kept apart from the files so it can be tested alone."""
+"""Merging a sync tool's conflict copy of a session file back into the session, never losing a line.
+
+Two machines that append to one session between two syncs leave two versions: the sync tool keeps one
+under the session's name and renames the other (sync/names.py). Both start with the same lines (the
+conversation before the split) and then differ. The merge appends to the session every message of the
+copy that the session lacks, in the copy's time order; the session's own lines and its metadata line
+stay as they are (append-only, as every write of a session), and the copy goes to `.trash/` (restorable),
+where any line that could not be read stays too. A message counts as present when the session holds the
+same JSON object (the same message copied by both machines is one message, however it was spaced).
+
+The session store does the writing (sessions/writing.py, `merge_copies`): when asked (at start, when a
+watcher sees a copy, before a headless turn) and before each of its own appends to a file that changed
+outside, so that a turn's reply lands after its own question even when the sync tool swapped the file
+during the turn. This module holds the rules, free of any file layout.
+
+What is not merged is said, and the copy is left where it is: a copy larger than the limit, or one with
+no session line in it. A copy whose session no longer exists goes to the trash unmerged (the person had
+deleted the session on one machine; the other machine's lines are kept there, restorable).
+"""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from nanobot_desktop.engine.sync.names import ConflictName, conflict_copies
+
+# A session copy larger than this is not read into memory to be merged (a session of 100,000 messages is
+# ~40 MB); it stays where it is, with a notice, for the person to look at.
+MAX_COPY_BYTES = 64 << 20
+
+MERGED = "merged"
+ORPHANED = "orphaned"  # the session it is a copy of is gone: the copy went to the trash
+TOO_LARGE = "too-large"
+UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class CopyMerge:
+    """What became of one conflict copy: `outcome` is MERGED, ORPHANED, TOO_LARGE or UNREADABLE."""
+
+    copy: Path
+    conflict: ConflictName
+    session_key: str
+    outcome: str
+    added: int = 0
+    skipped_lines: int = 0
+    detail: str = ""
+
+    def sentence(self) -> str:
+        """One line a person reads in the notice bar or a log."""
+        device = self.conflict.describe_device()
+        if self.outcome == MERGED:
+            if not self.added:
+                return f"A copy of this conversation from {device} had nothing new; it was moved to the trash."
+            noun = "message" if self.added == 1 else "messages"
+            return f"Added {self.added} {noun} from {device} that were missing here (a sync conflict)."
+        if self.outcome == ORPHANED:
+            return (f"A copy of a deleted conversation came from {device}; it is in the trash "
+                    f"({self.copy.name}), where it can be restored.")
+        if self.outcome == TOO_LARGE:
+            return f"A sync conflict copy from {device} is too large to merge ({self.detail}); it was left as it is: {self.copy.name}."
+        return f"A sync conflict copy from {device} could not be read ({self.detail}); it was left as it is: {self.copy.name}."
 
 
 def identity(message: dict[str, Any]) -> str:
@@ -30,3 +88,10 @@ def missing_messages(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -
         missing.append((last_stamp, number, message))
     missing.sort(key=lambda item: (item[0], item[1]))
     return [message for _stamp, _number, message in missing]
+
+
+def session_conflict_copies(folder: Path, original: str = "") -> list[tuple[Path, ConflictName]]:
+    """The conflict copies among a sessions folder's `*.jsonl` files (of `original` only, when given),
+    oldest first."""
+    return [(path, name) for path, name in conflict_copies(folder, ".jsonl")
+            if name.original_name.endswith(".jsonl") and (not original or name.original_name == original)]

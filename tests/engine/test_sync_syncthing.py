@@ -1,0 +1,149 @@
+"""Two machines share one workspace through two real Syncthing instances (heavy: about two minutes).
+
+Each "machine" is an engine of its own with its own config and workspace folder; Syncthing carries the
+files between the two folders over loopback. The app's part is what a sync tool cannot do: merge the
+conflict copies that concurrent appends make, and agree which machine runs the heartbeat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, HeartbeatDecided
+from nanobot_desktop.engine.runtime import Engine
+from nanobot_desktop.engine.sync.machines import Machines
+from nanobot_desktop.engine.sync.merge import session_conflict_copies
+from tests.fake_openai import text_reply, write_fake_config
+from tests.reference_cli import POST4, run_reference_cli
+from tests.syncthing_pair import SyncthingPair
+
+pytestmark = [pytest.mark.heavy, pytest.mark.slow]
+KEY = "cli:direct"
+ROUNDS = 20
+
+
+def _reply_to_last_user(body: dict[str, Any]) -> Any:
+    last = next(m for m in reversed(body["messages"]) if m["role"] == "user")
+    text = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"])
+    return text_reply(f"ok: {text.strip().splitlines()[-1][-40:]}")
+
+
+def _engine(home: Path, workspace: Path, base_url: str, **heartbeat: Any) -> Engine:
+    config = write_fake_config(home / ".nanobot" / "config.json", base_url, workspace)
+    if heartbeat:
+        data = json.loads(config.read_text())
+        data["gateway"]["heartbeat"] = heartbeat
+        config.write_text(json.dumps(data))
+    return Engine.open(config)
+
+
+def _user_texts(path: Path) -> list[str]:
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()[1:] if line.strip()]
+    return [m["content"].split()[-1] for m in lines if m.get("role") == "user" and isinstance(m.get("content"), str)]
+
+
+async def _settle(pair: SyncthingPair, engines: list[Engine], limit_s: float = 120) -> int:
+    """Sync, merge what conflicted, and again, until no copy is left and both files are the same;
+    returns how many copies were merged."""
+    deadline = time.monotonic() + limit_s
+    merged = 0
+    while time.monotonic() < deadline:
+        await asyncio.to_thread(pair.settle)
+        for engine in engines:
+            merged += len(engine.merge_sync_copies())
+        await asyncio.to_thread(pair.settle)
+        files = [engine.sessions.path_for(KEY) for engine in engines]
+        copies = [c for engine in engines for c in session_conflict_copies(engine.sessions.sessions_dir)]
+        if not copies and files[0].read_bytes() == files[1].read_bytes():
+            return merged
+    raise AssertionError("the two workspaces never agreed")
+
+
+async def test_both_machines_append_at_once_and_every_turn_is_kept_once_in_order(tmp_path: Path, fake_openai) -> None:
+    fake_openai.respond_with(_reply_to_last_user)
+    with SyncthingPair(tmp_path) as pair:
+        laptop = _engine(tmp_path / "home-a", pair.a.folder, fake_openai.base_url)
+        desktop = _engine(tmp_path / "home-b", pair.b.folder, fake_openai.base_url)
+        engines = [laptop, desktop]
+        merged = 0
+        try:
+            for round_ in range(ROUNDS):
+                await asyncio.gather(laptop.loop.process(KEY, f"from laptop A{round_:02d}", channel="cli", chat_id="direct"),
+                                     desktop.loop.process(KEY, f"from desktop B{round_:02d}", channel="cli", chat_id="direct"))
+                await asyncio.to_thread(pair.settle)  # what the watcher would see, then merge
+                merged += sum(len(engine.merge_sync_copies()) for engine in engines)
+            merged += await _settle(pair, engines)
+        finally:
+            for engine in engines:
+                await engine.shutdown()
+        assert merged > 0, "no conflict happened: the test did not test merging"
+        for engine in engines:
+            texts = _user_texts(engine.sessions.path_for(KEY))
+            assert sorted(texts) == sorted([f"A{i:02d}" for i in range(ROUNDS)] + [f"B{i:02d}" for i in range(ROUNDS)])
+            assert [t for t in texts if t[0] == "A"] == [f"A{i:02d}" for i in range(ROUNDS)]  # each machine's in order
+            assert [t for t in texts if t[0] == "B"] == [f"B{i:02d}" for i in range(ROUNDS)]
+            messages = [json.loads(line) for line in engine.sessions.path_for(KEY).read_bytes().splitlines()[1:]]
+            for user, reply in zip(messages[::2], messages[1::2], strict=True):  # every question has its answer after it
+                assert user["role"] == "user" and reply["role"] == "assistant"
+                assert reply["content"].endswith(user["content"].split()[-1]), (user, reply)
+
+    # the nanobot CLI continues the merged conversation with all of it in its history
+    fake_openai.respond_with(None)
+    fake_openai.add_text("all there")
+    home = tmp_path / "home-a"
+    result = run_reference_cli(POST4, ["agent", "-m", "count them", "-s", KEY, "--no-markdown"], home=home)
+    assert result.returncode == 0 and "all there" in result.stdout, result.stdout + result.stderr
+    sent = [m.get("content") for m in fake_openai.requests[-1]["messages"] if m.get("role") == "user"]
+    for i in range(ROUNDS):
+        assert sum(f"A{i:02d}" in str(c) for c in sent) == 1 and sum(f"B{i:02d}" in str(c) for c in sent) == 1
+
+
+async def test_one_machine_runs_the_heartbeat_and_the_other_takes_over(tmp_path: Path, fake_openai) -> None:
+    fake_openai.respond_with(lambda body: text_reply("skip"))
+    with SyncthingPair(tmp_path) as pair:
+        for folder in (pair.a.folder, pair.b.folder):
+            (folder / "HEARTBEAT.md").write_text("# Heartbeat\n\n- [ ] water the plants\n")
+        engines = [_engine(tmp_path / f"home-{n}", folder, fake_openai.base_url, enabled=True, intervalS=3)
+                   for n, folder in (("a", pair.a.folder), ("b", pair.b.folder))]
+        for name, engine in zip(("laptop", "desktop"), engines, strict=True):
+            engine._machines = Machines(engine.workspace.root, machine_id=(name[0] * 32).replace("l", "a").replace("d", "b"),
+                                        name=name, takeover_s=8, beat_s=1)
+        ticks: dict[str, list[float]] = {"laptop": [], "desktop": []}
+        counting = {"laptop": asyncio.Event(), "desktop": asyncio.Event()}
+        seen_other = asyncio.Event()
+        wanted = {"laptop": 10, "desktop": 1}
+
+        def listen(event: object, name: str) -> None:
+            if isinstance(event, HeartbeatDecided) and event.reason != "external":
+                ticks[name].append(time.monotonic())
+                if len(ticks[name]) >= wanted[name]:
+                    counting[name].set()
+            if name == "desktop" and isinstance(event, BackgroundOwnerChanged) and event.owner:
+                seen_other.set()
+
+        for name, engine in zip(("laptop", "desktop"), engines, strict=True):
+            engine.bus.subscribe(lambda e, n=name: listen(e, n))
+        try:
+            for engine in engines:
+                await engine.start_services()
+            await asyncio.wait_for(seen_other.wait(), 30)  # both see each other (beats through Syncthing)
+            ticks["laptop"].clear()
+            ticks["desktop"].clear()
+            counting["laptop"].clear()
+            started = time.monotonic()
+            await asyncio.wait_for(counting["laptop"].wait(), 10 * 3 + 10)  # ten heartbeat intervals
+            assert ticks["desktop"] == [], "both machines ran the heartbeat"
+            assert time.monotonic() - started >= 9 * 3 - 1  # they were real intervals, not a burst
+            await engines[0].shutdown()  # the laptop's app quits
+            stopped = time.monotonic()
+            await asyncio.wait_for(counting["desktop"].wait(), 8 + 3 + 10)
+            assert ticks["desktop"][0] - stopped <= 8 + 3 + 3  # the take-over time, one interval, sync's delay
+        finally:
+            for engine in engines:
+                await engine.shutdown()
