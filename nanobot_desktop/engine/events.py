@@ -376,6 +376,18 @@ class SyncCopyMerged(Event):
     sentence: str
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class SyncTextConflict(Event):
+    """A text file of the workspace (MEMORY.md, a bootstrap file, HEARTBEAT.md, a skill) was changed on
+    two machines: `copy_name` is the other machine's version beside `file_name`. Nothing was overwritten;
+    `Engine.text_conflicts()` gives both versions and `Engine.resolve_text_conflict()` takes the choice."""
+
+    file_name: str
+    copy_name: str
+    device: str
+    tool: str
+
+
 # --- settings --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False, repr=False)

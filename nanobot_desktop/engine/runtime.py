@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
-from nanobot_desktop.engine.events import BackgroundOwnerChanged, ConfigChanged, EventBus, SyncCopyMerged
+from nanobot_desktop.engine.events import BackgroundOwnerChanged, ConfigChanged, EventBus, SyncCopyMerged, SyncTextConflict
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
     from nanobot_desktop.engine.sync.machines import Machines
+    from nanobot_desktop.engine.sync.texts import TextConflict
 
 log = logging.getLogger(__name__)
 
@@ -316,28 +318,65 @@ class Engine:
         """Connect the MCP servers in the background; their tools appear as each one is ready."""
         self.mcp.start()
 
-    def notice_session_files(self, paths: list[Path]) -> None:
-        """A watcher saw these session files change: the store says which changed outside, and a sync
-        tool's conflict copy among them is merged at once."""
+    def notice_files(self, paths: list[Path]) -> None:
+        """A watcher saw these files of the workspace change: the session store says which sessions changed
+        outside, and a sync tool's conflict copy among them is dealt with at once (`merge_sync_copies`)."""
         from nanobot_desktop.engine.sync.names import parse_conflict_name
 
-        siblings = {path.name for path in self.sessions.sessions_dir.glob("*.jsonl")} if paths else set()
-        copies = [path for path in paths if parse_conflict_name(path.name, siblings) is not None]
-        self.sessions.notice_changes([path for path in paths if path not in copies])
+        listings: dict[Path, set[str]] = {}
+
+        def siblings(folder: Path) -> set[str]:  # a OneDrive copy is known only beside its original
+            if folder not in listings:
+                try:
+                    listings[folder] = {entry.name for entry in os.scandir(folder)}
+                except OSError:
+                    listings[folder] = set()
+            return listings[folder]
+
+        copies = {path for path in paths if parse_conflict_name(path.name, siblings(path.parent)) is not None}
+        folder = self.sessions.sessions_dir
+        changed = [path for path in paths if path.parent == folder and path.suffix == ".jsonl" and path not in copies]
+        if changed:
+            self.sessions.notice_changes(changed)
         if copies:
             self.merge_sync_copies()
 
     def merge_sync_copies(self) -> list[SyncCopyMerged]:
-        """Merge every sync-conflict copy of a session file into its session (engine/sync/merge.py); the
-        store publishes what became of each. The app calls it at start and when a copy appears, `agent`
+        """Merge every sync-conflict copy of a session file and of the history log (engine/sync/), and
+        say which text files have one waiting for the person (`SyncTextConflict`). The store publishes
+        what became of each session copy. The app calls it at start and when a copy appears, `agent`
         before its turn. Runs on the loop, like every session write (a copy is at most 64 MB)."""
+        from nanobot_desktop.engine.sync.texts import merge_history_copies
+
         published: list[SyncCopyMerged] = []
         unsubscribe = self.bus.subscribe(lambda event: published.append(event) if isinstance(event, SyncCopyMerged) else None)
         try:
             self.sessions.merge_conflict_copies()
+            for merge in merge_history_copies(self.workspace.root, self.memory):
+                self.bus.publish(SyncCopyMerged("", outcome=merge.outcome, device=merge.conflict.device,
+                                                tool=merge.conflict.tool, added=merge.added, copy_name=merge.copy.name,
+                                                sentence=merge.sentence().replace("this conversation", "the history log")))
         finally:
             unsubscribe()
+        for conflict in self.text_conflicts():
+            self.bus.publish(SyncTextConflict("", file_name=conflict.name, copy_name=conflict.copy.name,
+                                              device=conflict.conflict.device, tool=conflict.conflict.tool))
         return published
+
+    def text_conflicts(self) -> list[TextConflict]:
+        """The workspace's text files that a sync tool left in two versions, waiting for the person."""
+        from nanobot_desktop.engine.sync.texts import text_conflicts
+
+        return text_conflicts(self.workspace.root, self.memory)
+
+    def resolve_text_conflict(self, copy_name: str, text: str) -> None:
+        """Keep `text` as the file's content and move the other version (`copy_name`) to the trash."""
+        from nanobot_desktop.engine.sync.texts import resolve_text_conflict
+
+        conflict = next((c for c in self.text_conflicts() if c.copy.name == copy_name), None)
+        if conflict is None:
+            raise FileNotFoundError(f"no conflict copy named {copy_name!r} is waiting")
+        resolve_text_conflict(conflict, text, self.workspace.root, self.memory)
 
     async def start_services(self) -> None:
         """Start the MCP servers (in the background), cron and the heartbeat (the app runs them until quit)."""

@@ -209,7 +209,7 @@ async def test_the_engine_merges_at_start_and_says_so(make_engine) -> None:
     assert [(e.outcome, e.added, e.device, e.tool) for e in merged] == [("merged", 2, "Laptop", DROPBOX)]
     assert [e for e in seen if isinstance(e, SyncCopyMerged)] == merged
     assert merged[0].sentence == "Added 2 messages from Laptop (Dropbox) that were missing here (a sync conflict)."
-    engine.notice_session_files([main])  # an ordinary change: nothing to merge, nothing said
+    engine.notice_files([main])  # an ordinary change: nothing to merge, nothing said
     assert len([e for e in seen if isinstance(e, SyncCopyMerged)]) == 1
 
 

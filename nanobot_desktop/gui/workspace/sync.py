@@ -173,8 +173,8 @@ class WorkspaceSync(QObject):
             self.memory_changed.emit(memory)
         if top_level:
             self.workspace_files_changed.emit(top_level)
-        if sessions:
-            self.engine.notice_session_files(sessions)  # the engine says what changed, and who did it
+        if sessions or any(path.suffix in (".md", ".txt", ".jsonl") for path in paths):
+            self.engine.notice_files(paths)  # the engine says what changed and who did it, and merges sync copies
 
     def _notify_editors(self, paths: list[Path]) -> None:
         if not self._editors:
