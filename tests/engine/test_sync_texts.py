@@ -27,7 +27,7 @@ def test_a_memory_conflict_shows_both_versions_the_base_and_the_device_and_waits
     (conflict,) = text_conflicts(root, memory)
     assert conflict.name == "memory/MEMORY.md" and conflict.conflict.device == "BBBBBBB"
     assert conflict.ours().endswith("- lives in Lisbon\n") and conflict.theirs().endswith("- has a dog\n")
-    assert conflict.base_text == "# Memory\n\n- likes tea\n" and conflict.base_label.startswith("the version saved")
+    assert conflict.base_text == "# Memory\n\n- likes tea\n" and conflict.base_label.startswith("saved 20")
     assert memory.read_long_term().endswith("- lives in Lisbon\n")  # nothing overwritten while it waits
 
     chosen = "# Memory\n\n- likes tea\n- lives in Lisbon\n- has a dog\n"

@@ -118,7 +118,7 @@ def _base_version(original: Path, conflict: ConflictName, memory: MemoryStore) -
         return None, "no earlier version of MEMORY.md is kept yet"
     newest = versions[0]
     try:
-        return memory.read_version(newest), f"the version saved {newest.saved_at:%Y-%m-%d %H:%M}"
+        return memory.read_version(newest), f"saved {newest.saved_at:%Y-%m-%d %H:%M}"
     except (OSError, ValueError) as error:
         return None, f"the last version could not be read ({error})"
 

@@ -112,6 +112,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
 
             self.log_folder = log_folder or logs_dir(Path(engine.config_path))
         self.bridge = EngineBridge(engine, self)
+        self.text_conflict_dialog: QWidget | None = None  # the open choice between two machines' versions
         self.notice_bar = NoticeBar()
         self.chat_model = ChatModel(self)
         self.chat_view = ChatView(self.chat_model)
@@ -231,6 +232,27 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             severity = "info" if event.outcome in ("merged", "orphaned") else "warning"
             self.notice_bar.show_notice(event.sentence, severity, timeout_ms=10_000 if severity == "info" else 0,
                                         topic=f"sync-copy:{event.copy_name}")
+        elif isinstance(event, events.SyncTextConflict):
+            device = event.device or event.tool
+            text = translate("Window", "{file} was changed here and on {device}; nothing was overwritten.").format(
+                file=event.file_name, device=device)
+            compare = translate("Window", "Compare and choose…")
+            self.notice_bar.show_notice(text, "warning", [(compare, lambda: self.open_text_conflict(event.copy_name))],
+                                        topic=f"sync-text:{event.copy_name}")
+
+    def open_text_conflict(self, copy_name: str) -> None:
+        """Show both machines' versions of a text file; not modal, so the agent keeps working meanwhile."""
+        from nanobot_desktop.gui.workspace.text_conflict import TextConflictDialog
+
+        try:
+            dialog = TextConflictDialog(self.engine, copy_name, self)
+        except FileNotFoundError:
+            return  # already decided (on this machine or, synced, on the other)
+        dialog.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
+        dialog.resolved.connect(lambda _file: self.notice_bar.clear(f"sync-text:{copy_name}"))
+        dialog.setModal(False)
+        dialog.show()
+        self.text_conflict_dialog = dialog
 
     # --- sessions ----------------------------------------------------------------------------------
 

@@ -1,0 +1,39 @@
+"""A text file changed on two machines: the notice names the device, the comparison waits for the
+person, and only their choice is written."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.gui.window_fixtures import open_window  # noqa: F401 - the fixture
+
+
+def test_a_memory_conflict_is_shown_with_the_device_and_only_the_choice_is_written(qtbot, open_window, make_engine):
+    engine = make_engine()
+    memory = engine.memory
+    memory.write_long_term("# Memory\n\n- likes tea\n")
+    memory.write_long_term("# Memory\n\n- likes tea\n- lives in Lisbon\n")
+    copy = memory.memory_file.with_name("MEMORY (Laptop's conflicted copy 2099-11-28).md")
+    copy.write_text("# Memory\n\n- likes tea\n- has a dog\n")
+    window = open_window(engine)
+    engine.merge_sync_copies()  # what start-up and the watcher do
+    qtbot.waitUntil(lambda: "memory/MEMORY.md was changed here and on Laptop" in window.notice_bar.text())
+
+    qtbot.mouseClick(window.notice_bar.button("Compare and choose…"), Qt.MouseButton.LeftButton)
+    dialog = window.text_conflict_dialog
+    assert dialog is not None and dialog.isVisible() and not dialog.isModal()
+    assert dialog.windowTitle() == "memory/MEMORY.md was changed on two machines"
+    assert dialog.theirs.toPlainText().endswith("- has a dog\n") and dialog.ours.toPlainText().endswith("Lisbon\n")
+    assert dialog.base is not None and dialog.base.toPlainText() == "# Memory\n\n- likes tea\n"
+    assert memory.read_long_term().endswith("Lisbon\n") and copy.exists()  # nothing written yet
+
+    qtbot.mouseClick(dialog.use_theirs, Qt.MouseButton.LeftButton)
+    assert dialog.kept_text.toPlainText().endswith("- has a dog\n")
+    dialog.kept_text.moveCursor(dialog.kept_text.textCursor().MoveOperation.End)
+    qtbot.keyClicks(dialog.kept_text, "- lives in Lisbon")
+    qtbot.keyClick(dialog.kept_text, Qt.Key.Key_Return)
+    qtbot.mouseClick(dialog.keep, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    assert memory.read_long_term() == "# Memory\n\n- likes tea\n- has a dog\n- lives in Lisbon\n"
+    assert not copy.exists() and engine.text_conflicts() == []
+    assert "was changed here and on Laptop" not in window.notice_bar.text()
