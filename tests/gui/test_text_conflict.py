@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tests.gui.window_fixtures import open_window  # noqa: F401 - the fixture
+from tests.gui.window_fixtures import open_window
+
+__all__ = ["open_window"]  # the fixture
 
 
 def test_a_memory_conflict_is_shown_with_the_device_and_only_the_choice_is_written(qtbot, open_window, make_engine):
