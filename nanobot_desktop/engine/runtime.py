@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
     from nanobot_desktop.engine.sync.machines import Machines
+    from nanobot_desktop.engine.sync.syncthing import SyncStatus
     from nanobot_desktop.engine.sync.texts import TextConflict
 
 log = logging.getLogger(__name__)
@@ -362,6 +363,14 @@ class Engine:
             self.bus.publish(SyncTextConflict("", file_name=conflict.name, copy_name=conflict.copy.name,
                                               device=conflict.conflict.device, tool=conflict.conflict.tool))
         return published
+
+    def sync_status(self) -> "SyncStatus | None":
+        """What the person's Syncthing says about the workspace's folder ("In sync with laptop · 2 min ago"),
+        or None without a Syncthing that syncs it. Blocking (a few loopback requests): call it in a thread."""
+        from nanobot_desktop.engine.sync.syncthing import find_api, read_status
+
+        api = find_api(self.workspace.root)
+        return read_status(api) if api is not None else None
 
     def text_conflicts(self) -> list[TextConflict]:
         """The workspace's text files that a sync tool left in two versions, waiting for the person."""

@@ -147,3 +147,20 @@ async def test_one_machine_runs_the_heartbeat_and_the_other_takes_over(tmp_path:
         finally:
             for engine in engines:
                 await engine.shutdown()
+
+
+def test_the_status_says_in_sync_with_the_other_device_and_when_it_is_gone(tmp_path: Path) -> None:
+    from nanobot_desktop.engine.sync.syncthing import find_api, read_status
+
+    with SyncthingPair(tmp_path) as pair:
+        (pair.a.folder / "notes.md").write_text("hello")
+        pair.settle()
+        api = find_api(pair.a.folder, pair.a.home / "config.xml")
+        assert api is not None
+        status = read_status(api)
+        assert status is not None and status.in_sync and status.text.startswith("In sync with desktop")
+        pair.b.stop()
+        deadline = time.monotonic() + 30
+        while (status := read_status(api)) is not None and status.in_sync and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert status is not None and status.text == "Syncthing: desktop not connected"

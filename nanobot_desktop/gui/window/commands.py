@@ -7,14 +7,21 @@ structure: the frame, the engine's arrival, sessions and chat.
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
 
 from nanobot_desktop.gui.common.engine_words import layout_label, layout_reason
+from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.base import WindowBase
+
+
+log = logging.getLogger(__name__)
+SYNC_STATUS_INTERVAL_MS = 30_000
 
 
 class WindowCommands(WindowBase):
@@ -35,6 +42,44 @@ class WindowCommands(WindowBase):
         bar.addPermanentWidget(self.model_label)
         bar.addPermanentWidget(self.workspace_label)
         bar.addPermanentWidget(self.layout_label)
+        self.sync_label = QLabel()  # "In sync with laptop · 2 min ago" when Syncthing syncs the workspace
+        self.sync_label.setObjectName("syncLabel")
+        self.sync_label.hide()
+        bar.addPermanentWidget(self.sync_label)
+        self._sync_work = OwnedWork(self.sync_label)
+        self._sync_asking = False
+        self._sync_timer = QTimer(self.sync_label)
+        self._sync_timer.setInterval(SYNC_STATUS_INTERVAL_MS)
+        self._sync_timer.timeout.connect(self.refresh_sync_status)
+        self._sync_timer.start()
+        QTimer.singleShot(0, self.refresh_sync_status)
+
+    def refresh_sync_status(self) -> None:
+        """Ask the engine what Syncthing says (in a thread: a few loopback requests), then show it."""
+        engine = self.engine
+        if engine is None or self._sync_asking:
+            return
+        self._sync_asking = True
+
+        def ask() -> None:
+            try:
+                status = engine.sync_status()
+            except Exception:
+                log.exception("reading Syncthing's status failed")
+                status = None
+            self._sync_work.post(lambda: self._show_sync_status(status))
+
+        threading.Thread(target=ask, name="syncthing-status", daemon=True).start()
+
+    def _show_sync_status(self, status: Any) -> None:
+        self._sync_asking = False
+        if status is None:
+            self.sync_label.hide()
+            return
+        self.sync_label.setText(status.text)
+        self.sync_label.setToolTip(translate("Window", "Syncthing syncs this workspace with: {devices}").format(
+            devices=", ".join(status.devices) or translate("Window", "no other device")))
+        self.sync_label.show()
 
     def _update_status(self) -> None:
         if self.engine is None:
