@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from nanobot_desktop.engine.sync.texts import TextConflict
 
 log = logging.getLogger(__name__)
+BACKGROUND_MACHINE = "workspace.backgroundMachine"
 
 
 class Engine:
@@ -218,9 +219,21 @@ class Engine:
     def update_config(self, patch: Mapping[str, Any]) -> tuple[str, ...]:
         """The one door for settings changes: apply `patch` ({dotted path: value or DELETE}) to the
         files as they are on disk now, save atomically, update the live services and publish
-        `ConfigChanged`. Paths starting with "app." go to desktop.json, all others to config.json.
-        An invalid value raises ConfigError and changes nothing."""
-        config, app, changed = patch_settings(self.config_path, patch)
+        `ConfigChanged`. Paths starting with "app." go to desktop.json, "workspace.backgroundMachine"
+        (which machine of a synced workspace runs the background work: a machine id, or None for the
+        automatic choice) to the workspace's own file that every machine reads (engine/sync/machines.py),
+        all others to config.json. An invalid value raises ConfigError and changes nothing."""
+        patch = dict(patch)
+        changed_machine: list[str] = []
+        if BACKGROUND_MACHINE in patch:
+            machine = patch.pop(BACKGROUND_MACHINE)
+            if machine is not None and not isinstance(machine, str):
+                raise ConfigError(f"{BACKGROUND_MACHINE} must be a machine id or null, got {machine!r}")
+            self.machines.choose(machine or None)
+            self._machines_answered(self.machines.background_owner())
+            changed_machine.append(BACKGROUND_MACHINE)
+        config, app, changed = patch_settings(self.config_path, patch) if patch else (None, None, [])
+        changed = [*changed, *changed_machine]
         self.config = config or self.config
         self.app_settings = app or self.app_settings
         self._apply_live()

@@ -254,7 +254,34 @@ class SettingsDialog(QDialog):
                     lambda v: {"gateway.heartbeat.enabled": v})
         self._field("heartbeat_minutes", self.heartbeat_minutes_spin.value,
                     lambda v: {"gateway.heartbeat.intervalS": v * 60})
+        self._machines_rows(page, form)
         return page
+
+    def _machines_rows(self, page: QWidget, form: QFormLayout) -> None:
+        """Which machine runs the heartbeat and scheduled jobs, when several share the workspace."""
+        machines = self._engine.machines
+        if not machines.in_use():
+            return
+        self.runner_combo = QComboBox(page)
+        self.runner_combo.setObjectName("backgroundMachine")
+        self.runner_combo.addItem(translate("Settings", "Automatically (the first machine that is on)"), "")
+        for machine in machines.known():
+            label = (translate("Settings", "This machine ({name})").format(name=machine.name)
+                     if machine.machine_id == machines.machine_id else machine.name)
+            self.runner_combo.addItem(label, machine.machine_id)
+        self.runner_combo.setCurrentIndex(max(0, self.runner_combo.findData(machines.chosen() or "")))
+        runner = machines.runner()
+        now_runs = (translate("Settings", "Now: this machine runs them.") if runner.machine_id == machines.machine_id
+                    else translate("Settings", "Now: {name} runs them.").format(name=runner.name))
+        minutes = max(1, round(machines.takeover_s / 60))
+        note = QLabel(translate("Settings", "This workspace is shared with other machines. {now} When the chosen machine "
+                                "has not been seen for {minutes} min, another one takes over.").format(now=now_runs, minutes=minutes),
+                      page)
+        note.setWordWrap(True)
+        form.addRow(translate("Settings", "Run them on:"), self.runner_combo)
+        form.addRow("", note)
+        self._field("background_machine", self.runner_combo.currentData,
+                    lambda machine_id: {"workspace.backgroundMachine": machine_id or None})
 
     def _appearance_page(self) -> QWidget:
         desktop = self._engine.app_settings
