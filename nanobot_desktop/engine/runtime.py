@@ -367,14 +367,16 @@ class Engine:
         try:
             self.sessions.merge_conflict_copies()
             for merge in merge_history_copies(self.workspace.root, self.memory):
-                self.bus.publish(SyncCopyMerged("", outcome=merge.outcome, device=merge.conflict.device,
+                self.bus.publish(SyncCopyMerged("", outcome=merge.outcome,
+                                                device=merge.conflict.device_name or merge.conflict.device,
                                                 tool=merge.conflict.tool, added=merge.added, copy_name=merge.copy.name,
                                                 sentence=merge.sentence().replace("this conversation", "the history log")))
         finally:
             unsubscribe()
         for conflict in self.text_conflicts():
             self.bus.publish(SyncTextConflict("", file_name=conflict.name, copy_name=conflict.copy.name,
-                                              device=conflict.conflict.device, tool=conflict.conflict.tool))
+                                              device=conflict.conflict.device_name or conflict.conflict.device,
+                                              tool=conflict.conflict.tool))
         return published
 
     def sync_status(self) -> "SyncStatus | None":

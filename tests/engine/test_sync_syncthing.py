@@ -15,15 +15,17 @@ from typing import Any
 
 import pytest
 
+from nanobot_desktop.engine.config import patch_settings
 from nanobot_desktop.engine.events import BackgroundOwnerChanged, HeartbeatDecided
+from nanobot_desktop.engine.layout import LayoutKind, prepare_workspace
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.engine.sync.machines import Machines
 from nanobot_desktop.engine.sync.merge import session_conflict_copies
 from tests.fake_openai import text_reply, write_fake_config
-from tests.reference_cli import POST4, run_reference_cli
+from tests.reference_cli import POST4, V035, run_reference_cli
 from tests.syncthing_pair import SyncthingPair
 
-pytestmark = [pytest.mark.heavy, pytest.mark.slow]
+pytestmark = [pytest.mark.heavy, pytest.mark.slow, pytest.mark.timeout(900)]  # two sync engines on a busy machine
 KEY = "cli:direct"
 ROUNDS = 20
 
@@ -89,19 +91,80 @@ async def test_both_machines_append_at_once_and_every_turn_is_kept_once_in_order
             assert [t for t in texts if t[0] == "A"] == [f"A{i:02d}" for i in range(ROUNDS)]  # each machine's in order
             assert [t for t in texts if t[0] == "B"] == [f"B{i:02d}" for i in range(ROUNDS)]
             messages = [json.loads(line) for line in engine.sessions.path_for(KEY).read_bytes().splitlines()[1:]]
-            for user, reply in zip(messages[::2], messages[1::2], strict=True):  # every question has its answer after it
-                assert user["role"] == "user" and reply["role"] == "assistant"
-                assert reply["content"].endswith(user["content"].split()[-1]), (user, reply)
+            for machine, letter in (("laptop", "A"), ("desktop", "B")):
+                # each machine's turns, question then answer, exactly once and in order (turns asked at the same
+                # moment on two machines may interleave, as two people talking at once do)
+                own = [(m["role"], m["content"].split()[-1]) for m in messages if f"from {machine} " in m["content"]]
+                assert own == [pair for i in range(ROUNDS) for pair in
+                               (("user", f"{letter}{i:02d}"), ("assistant", f"{letter}{i:02d}"))], machine
 
-    # the nanobot CLI continues the merged conversation with all of it in its history
+    # both nanobot CLIs continue the merged conversation with all of it in their history: post4 on this post4
+    # workspace; 0.3.5 on the same file in a 0.3 workspace (0.3.5 starts a post4 workspace's cli:direct afresh)
+    merged_file = (tmp_path / "machine-a" / "ws" / "sessions" / "cli_direct.jsonl").read_bytes()
     fake_openai.respond_with(None)
     fake_openai.add_text("all there")
-    home = tmp_path / "home-a"
-    result = run_reference_cli(POST4, ["agent", "-m", "count them", "-s", KEY, "--no-markdown"], home=home)
+    result = run_reference_cli(POST4, ["agent", "-m", "count them", "-s", KEY, "--no-markdown"], home=tmp_path / "home-a")
     assert result.returncode == 0 and "all there" in result.stdout, result.stdout + result.stderr
-    sent = [m.get("content") for m in fake_openai.requests[-1]["messages"] if m.get("role") == "user"]
+    _assert_every_turn_once(fake_openai.requests[-1], POST4)
+
+    home = tmp_path / "home-c"
+    config = patch_settings(home / ".nanobot" / "config.json", {
+        "agents.defaults.model": "fake-model", "agents.defaults.provider": "custom", "agents.defaults.workspace":
+        str(home / "ws"), "providers.custom.apiBase": fake_openai.base_url, "providers.custom.apiKey": "sk-test"})
+    prepare_workspace(home / "ws", LayoutKind.V03)
+    v03 = Engine.open(home / ".nanobot" / "config.json")
+    target = v03.sessions.path_for(KEY)
+    await v03.shutdown()
+    assert config is not None and target.name == "Y2xpOmRpcmVjdA.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(merged_file)
+    fake_openai.add_text("all there")
+    result = run_reference_cli(V035, ["agent", "-m", "count them", "-s", KEY, "--no-markdown"], home=home)
+    assert result.returncode == 0 and "all there" in result.stdout, result.stdout + result.stderr
+    _assert_every_turn_once(fake_openai.requests[-1], V035)
+
+
+def _assert_every_turn_once(request: dict[str, Any], version: str) -> None:
+    sent = [str(m.get("content")) for m in request["messages"] if m.get("role") == "user"]
     for i in range(ROUNDS):
-        assert sum(f"A{i:02d}" in str(c) for c in sent) == 1 and sum(f"B{i:02d}" in str(c) for c in sent) == 1
+        assert sum(f"A{i:02d}" in c for c in sent) == 1, (version, i, sent)
+        assert sum(f"B{i:02d}" in c for c in sent) == 1, (version, i)
+
+
+async def test_a_memory_edited_on_both_machines_waits_named_and_the_choice_reaches_both(tmp_path: Path, fake_openai,
+                                                                                    monkeypatch) -> None:
+    with SyncthingPair(tmp_path) as pair:
+        laptop = _engine(tmp_path / "home-a", pair.a.folder, fake_openai.base_url)
+        laptop.memory.write_long_term("# Memory\n\n- likes tea\n")
+        await asyncio.to_thread(pair.settle)  # the desktop gets the workspace before its app first opens it
+        desktop = _engine(tmp_path / "home-b", pair.b.folder, fake_openai.base_url)
+        try:
+            assert desktop.memory.read_long_term() == "# Memory\n\n- likes tea\n"
+            laptop.memory.write_long_term("# Memory\n\n- likes tea\n- lives in Lisbon\n")
+            desktop.memory.write_long_term("# Memory\n\n- likes tea\n- has a dog\n")
+            deadline = time.monotonic() + 60
+            while not (laptop.text_conflicts() and desktop.text_conflicts()) and time.monotonic() < deadline:
+                await asyncio.to_thread(pair.settle)
+            monkeypatch.setenv("STHOMEDIR", str(pair.a.home))  # the laptop's own Syncthing names the devices
+            (conflict,) = laptop.text_conflicts()
+            assert conflict.name == "memory/MEMORY.md"
+            # the copy names the device whose version lost, which may be this one: both are said by name
+            said = conflict.conflict.describe_device()
+            assert said == "desktop (Syncthing)" or (said.startswith("this machine (") and said.endswith(") (Syncthing)"))
+            versions = {conflict.ours(), conflict.theirs()}
+            assert versions == {"# Memory\n\n- likes tea\n- lives in Lisbon\n", "# Memory\n\n- likes tea\n- has a dog\n"}
+            chosen = "# Memory\n\n- likes tea\n- lives in Lisbon\n- has a dog\n"
+            laptop.resolve_text_conflict(conflict.copy.name, chosen)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                await asyncio.to_thread(pair.settle)
+                if desktop.memory.read_long_term() == chosen and not desktop.text_conflicts():
+                    break
+            assert laptop.memory.read_long_term() == desktop.memory.read_long_term() == chosen
+            assert laptop.text_conflicts() == [] and desktop.text_conflicts() == []
+        finally:
+            for engine in (laptop, desktop):
+                await engine.shutdown()
 
 
 async def test_one_machine_runs_the_heartbeat_and_the_other_takes_over(tmp_path: Path, fake_openai) -> None:

@@ -19,7 +19,8 @@ def test_a_memory_conflict_is_shown_with_the_device_and_only_the_choice_is_writt
     copy.write_text("# Memory\n\n- likes tea\n- has a dog\n")
     window = open_window(engine)
     engine.merge_sync_copies()  # what start-up and the watcher do
-    qtbot.waitUntil(lambda: "memory/MEMORY.md was changed here and on Laptop" in window.notice_bar.text())
+    qtbot.waitUntil(lambda: "memory/MEMORY.md was changed on two machines (the other version is from Laptop)"
+                    in window.notice_bar.text())
 
     qtbot.mouseClick(window.notice_bar.button("Compare and choose…"), Qt.MouseButton.LeftButton)
     dialog = window.text_conflict_dialog
@@ -38,4 +39,4 @@ def test_a_memory_conflict_is_shown_with_the_device_and_only_the_choice_is_writt
     qtbot.waitUntil(lambda: not dialog.isVisible())
     assert memory.read_long_term() == "# Memory\n\n- likes tea\n- has a dog\n- lives in Lisbon\n"
     assert not copy.exists() and engine.text_conflicts() == []
-    assert "was changed here and on Laptop" not in window.notice_bar.text()
+    assert "the other version is from Laptop" not in window.notice_bar.text()

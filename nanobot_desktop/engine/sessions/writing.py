@@ -135,7 +135,7 @@ class SessionWriter(StoreBase):
         return merges, written
 
     def _publish_merges(self, merges: list[CopyMerge]) -> None:
-        self._publish_events([SyncCopyMerged(m.session_key, outcome=m.outcome, device=m.conflict.device,
+        self._publish_events([SyncCopyMerged(m.session_key, outcome=m.outcome, device=m.conflict.device_name or m.conflict.device,
                                              tool=m.conflict.tool, added=m.added, copy_name=m.copy.name,
                                              sentence=m.sentence()) for m in merges])
 

@@ -34,9 +34,12 @@ class ConflictName:
     tool: str
     device: str = ""  # "" when the tool does not name it (Nextcloud, Dropbox's short form)
     when: datetime | None = None
+    device_name: str = ""  # the name the person gave that device, when the sync tool tells (Syncthing)
 
     def describe_device(self) -> str:
-        """The device as a person reads it: "device ABCDEFG (Syncthing)", or just the tool."""
+        """The device as a person reads it: "laptop (Syncthing)", "device ABCDEFG (Syncthing)", or the tool."""
+        if self.device_name:
+            return f"{self.device_name} ({self.tool})"
         if not self.device:
             return f"another device ({self.tool})"
         return f"device {self.device} ({self.tool})" if self.tool == SYNCTHING else f"{self.device} ({self.tool})"

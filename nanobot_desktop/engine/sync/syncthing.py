@@ -16,9 +16,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from nanobot_desktop.engine.sync.names import SYNCTHING, ConflictName
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,13 @@ class SyncthingApi:
     folder_id: str
     folder_path: Path
     device_names: dict[str, str] = field(default_factory=dict)  # device id → its name
+
+    def my_id(self) -> str:
+        """This machine's device id, as its Syncthing says ("" when it does not answer)."""
+        try:
+            return str(self.get("/rest/system/status").get("myID", ""))
+        except (OSError, ValueError, AttributeError, urllib.error.URLError):
+            return ""
 
     def get(self, path: str) -> Any:
         request = urllib.request.Request(self.base_url + path, headers={"X-API-Key": self.api_key})
@@ -83,6 +92,23 @@ def find_api(workspace: Path, config_file: Path | None = None) -> SyncthingApi |
             if target == folder_path or folder_path in target.parents:
                 return SyncthingApi(f"{scheme}://{address}", key, folder.get("id", ""), folder_path, names)
     return None
+
+
+def name_device(conflict: ConflictName, folder: Path) -> ConflictName:
+    """`conflict` with the device's name filled in from the person's Syncthing config, when it knows the
+    device (a Syncthing copy names only the first 7 characters of its id); unchanged otherwise."""
+    if conflict.tool != SYNCTHING or not conflict.device or conflict.device_name:
+        return conflict
+    api = find_api(folder)
+    if api is None:
+        return conflict
+    for device_id, name in api.device_names.items():
+        if device_id.replace("-", "").startswith(conflict.device) and name:
+            # A copy names the device that made the version that lost: often this machine itself.
+            if device_id == api.my_id():
+                return replace(conflict, device_name=f"this machine ({name})")
+            return replace(conflict, device_name=name)
+    return conflict
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from nanobot_desktop.engine.sync.machines import APP_FOLDER
 from nanobot_desktop.engine.sync.merge import MAX_COPY_BYTES, MERGED, TOO_LARGE, UNREADABLE, CopyMerge
 from nanobot_desktop.engine.sync.names import ConflictName, conflict_copies
+from nanobot_desktop.engine.sync.syncthing import name_device
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.memory import MemoryStore
@@ -104,7 +105,7 @@ def text_conflicts(workspace: Path, memory: MemoryStore) -> list[TextConflict]:
             if not original.is_file():
                 continue
             base_text, base_label = _base_version(original, conflict, memory)
-            found.append(TextConflict(original, copy, conflict, base_text, base_label))
+            found.append(TextConflict(original, copy, name_device(conflict, folder), base_text, base_label))
     return found
 
 
@@ -147,6 +148,7 @@ def merge_history_copies(workspace: Path, memory: MemoryStore) -> list[CopyMerge
     for copy, conflict in conflict_copies(log_file.parent):
         if conflict.original_name != log_file.name:
             continue
+        conflict = name_device(conflict, log_file.parent)
         try:
             size = copy.stat().st_size
             if size > MAX_COPY_BYTES:

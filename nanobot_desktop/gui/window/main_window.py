@@ -234,7 +234,8 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
                                         topic=f"sync-copy:{event.copy_name}")
         elif isinstance(event, events.SyncTextConflict):
             device = event.device or event.tool
-            text = translate("Window", "{file} was changed here and on {device}; nothing was overwritten.").format(
+            text = translate("Window", "{file} was changed on two machines (the other version is from {device}); "
+                             "nothing was overwritten.").format(
                 file=event.file_name, device=device)
             compare = translate("Window", "Compare and choose…")
             self.notice_bar.show_notice(text, "warning", [(compare, lambda: self.open_text_conflict(event.copy_name))],

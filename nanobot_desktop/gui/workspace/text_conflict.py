@@ -48,8 +48,9 @@ class TextConflictDialog(QDialog):
         layout = QVBoxLayout(self)
         intro = QLabel(translate(
             "TextConflict",
-            "{file} was changed here and on {device} before the two could sync. Nothing has been overwritten: "
-            "choose what to keep. The other version then goes to the trash in the workspace.").format(
+            "{file} was changed on two machines before they could sync; the sync tool kept one version under the "
+            "file's name and the other, from {device}, beside it. Nothing has been overwritten: choose what to "
+            "keep. The other version then goes to the trash in the workspace.").format(
                 file=conflict.name, device=device), self)
         intro.setWordWrap(True)
         layout.addWidget(intro)
@@ -58,8 +59,8 @@ class TextConflictDialog(QDialog):
         self.ours = _pane(conflict.ours(), self)
         self.theirs = _pane(conflict.theirs(), self)
         columns: list[tuple[str, QPlainTextEdit]] = [
-            (translate("TextConflict", "On this machine"), self.ours),
-            (translate("TextConflict", "On {device}").format(device=device), self.theirs)]
+            (translate("TextConflict", "{file} as it is now").format(file=conflict.original.name), self.ours),
+            (translate("TextConflict", "The other version, from {device}").format(device=device), self.theirs)]
         self.base: QPlainTextEdit | None = None
         if conflict.base_text is not None:
             self.base = _pane(conflict.base_text, self)
@@ -89,9 +90,8 @@ class TextConflictDialog(QDialog):
 
         row = QHBoxLayout()
         buttons = QDialogButtonBox(self)
-        self.use_ours = QPushButton(translate("TextConflict", "Start from this machine's"), self)
-        self.use_theirs = QPushButton(translate("TextConflict", "Start from {device}'s").format(
-            device=conflict.conflict.device or conflict.conflict.tool), self)
+        self.use_ours = QPushButton(translate("TextConflict", "Start from the file as it is"), self)
+        self.use_theirs = QPushButton(translate("TextConflict", "Start from the other version"), self)
         self.keep = QPushButton(translate("TextConflict", "Keep this text"), self)
         self.later = QPushButton(translate("TextConflict", "Decide later"), self)
         self.keep.setDefault(True)
