@@ -2712,6 +2712,30 @@ updated {when} · {file}</source>
         <translation>检查间隔：</translation>
     </message>
     <message>
+        <source>Automatically (the first machine that is on)</source>
+        <translation>自动（最先开机的那台机器）</translation>
+    </message>
+    <message>
+        <source>This machine ({name})</source>
+        <translation>本机（{name}）</translation>
+    </message>
+    <message>
+        <source>Now: this machine runs them.</source>
+        <translation>目前由本机运行。</translation>
+    </message>
+    <message>
+        <source>Now: {name} runs them.</source>
+        <translation>目前由 {name} 运行。</translation>
+    </message>
+    <message>
+        <source>This workspace is shared with other machines. {now} When the chosen machine has not been seen for {minutes} min, another one takes over.</source>
+        <translation>此工作区与其他机器共享。{now}所选机器超过 {minutes} 分钟未出现时，由另一台机器接管。</translation>
+    </message>
+    <message>
+        <source>Run them on:</source>
+        <translation>运行于：</translation>
+    </message>
+    <message>
         <source>Keep running in the tray when the window is closed</source>
         <translation>关闭窗口后在托盘中继续运行</translation>
     </message>
@@ -3285,6 +3309,61 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
     </message>
 </context>
 <context>
+    <name>TextConflict</name>
+    <message>
+        <source>{file} was changed on two machines</source>
+        <translation>{file} 在两台机器上被修改</translation>
+    </message>
+    <message>
+        <source>{file} was changed on two machines before they could sync; the sync tool kept one version under the file&apos;s name and the other, from {device}, beside it. Nothing has been overwritten: choose what to keep. The other version then goes to the trash in the workspace.</source>
+        <translation>{file} 在两台机器同步之前分别被修改；同步工具以原文件名保留了一个版本，另一个来自 {device} 的版本放在旁边。没有任何内容被覆盖：请选择要保留的内容。另一个版本随后会移到工作区的回收站。</translation>
+    </message>
+    <message>
+        <source>{file} as it is now</source>
+        <translation>{file} 的当前内容</translation>
+    </message>
+    <message>
+        <source>The other version, from {device}</source>
+        <translation>另一个版本，来自 {device}</translation>
+    </message>
+    <message>
+        <source>Before the conflict ({which})</source>
+        <translation>冲突之前（{which}）</translation>
+    </message>
+    <message>
+        <source>No version from before the conflict: {why}.</source>
+        <translation>没有冲突之前的版本：{why}。</translation>
+    </message>
+    <message>
+        <source>Text to keep (edit it if you want parts of both):</source>
+        <translation>要保留的文本（如需两边各取一部分，可直接编辑）：</translation>
+    </message>
+    <message>
+        <source>Text to keep</source>
+        <translation>要保留的文本</translation>
+    </message>
+    <message>
+        <source>Start from the file as it is</source>
+        <translation>以当前文件为起点</translation>
+    </message>
+    <message>
+        <source>Start from the other version</source>
+        <translation>以另一个版本为起点</translation>
+    </message>
+    <message>
+        <source>Keep this text</source>
+        <translation>保留此文本</translation>
+    </message>
+    <message>
+        <source>Decide later</source>
+        <translation>稍后决定</translation>
+    </message>
+    <message>
+        <source>Could not keep the text of {file}: {error}</source>
+        <translation>无法保留 {file} 的文本：{error}</translation>
+    </message>
+</context>
+<context>
     <name>ToolImages</name>
     <message>
         <source>[image: {name}]</source>
@@ -3429,6 +3508,14 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
 <context>
     <name>Window</name>
     <message>
+        <source>Syncthing syncs this workspace with: {devices}</source>
+        <translation>Syncthing 正在与以下设备同步此工作区：{devices}</translation>
+    </message>
+    <message>
+        <source>no other device</source>
+        <translation>没有其他设备</translation>
+    </message>
+    <message>
         <source>● Working…  (Esc to stop)</source>
         <translation>● 处理中…（按 Esc 停止）</translation>
     </message>
@@ -3507,6 +3594,14 @@ nanobot 个人 AI 代理的桌面应用。
     <message>
         <source>Exported to {path}</source>
         <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <source>{file} was changed on two machines (the other version is from {device}); nothing was overwritten.</source>
+        <translation>{file} 在两台机器上被修改（另一个版本来自 {device}）；没有任何内容被覆盖。</translation>
+    </message>
+    <message>
+        <source>Compare and choose…</source>
+        <translation>比较并选择…</translation>
     </message>
     <message>
         <source>Retry save</source>
