@@ -3619,6 +3619,22 @@ nanobot 个人 AI 代理的桌面应用。
         <source>Retry</source>
         <translation>重试</translation>
     </message>
+    <message>
+        <source>{device} ({tool})</source>
+        <translation>{device}（{tool}）</translation>
+    </message>
+    <message>
+        <source>another device ({tool})</source>
+        <translation>另一台设备（{tool}）</translation>
+    </message>
+    <message>
+        <source>A copy of this conversation from {device} had nothing new; it was moved to the trash.</source>
+        <translation>来自 {device} 的这段对话副本没有新内容，已移到回收站。</translation>
+    </message>
+    <message>
+        <source>A copy of a deleted conversation came from {device}; it is in the trash ({file}), where it can be restored.</source>
+        <translation>收到来自 {device} 的一段已删除对话的副本；它在回收站中（{file}），可以恢复。</translation>
+    </message>
 </context>
 <context>
     <name>Workspace</name>

@@ -40,3 +40,24 @@ def test_a_memory_conflict_is_shown_with_the_device_and_only_the_choice_is_writt
     assert memory.read_long_term() == "# Memory\n\n- likes tea\n- has a dog\n- lives in Lisbon\n"
     assert not copy.exists() and engine.text_conflicts() == []
     assert "the other version is from Laptop" not in window.notice_bar.text()
+
+
+def test_a_merged_session_copy_is_said_once_in_the_notice_bar(qtbot, open_window, make_engine):
+    import json
+
+    engine = make_engine()
+    head = {"_type": "metadata", "key": "cli:direct", "created_at": "2026-11-28T10:00:00",
+            "updated_at": "2026-11-28T10:00:00", "metadata": {}, "last_consolidated": 0}
+    common = [{"role": "user", "content": "hi", "timestamp": "2026-11-28T10:00:00"}]
+    extra = [{"role": "assistant", "content": "hello", "timestamp": "2026-11-28T10:00:01"},
+             {"role": "user", "content": "more", "timestamp": "2026-11-28T10:00:05"}]
+    main = engine.sessions.path_for("cli:direct")
+    main.parent.mkdir(parents=True, exist_ok=True)
+    main.write_text("".join(json.dumps(x) + "\n" for x in [head, *common]))
+    main.with_name("cli_direct (Laptop's conflicted copy 2026-11-28).jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in [head, *common, *extra]))
+    window = open_window(engine)
+    engine.merge_sync_copies()
+    qtbot.waitUntil(lambda: window.notice_bar.text()
+                    == "Added 2 messages from Laptop (Dropbox) that were missing here (a sync conflict).")
+    assert window.notice_bar.level == "info"

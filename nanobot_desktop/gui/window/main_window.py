@@ -230,8 +230,8 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
 
         if isinstance(event, events.SyncCopyMerged):
             severity = "info" if event.outcome in ("merged", "orphaned") else "warning"
-            self.notice_bar.show_notice(event.sentence, severity, timeout_ms=10_000 if severity == "info" else 0,
-                                        topic=f"sync-copy:{event.copy_name}")
+            self.notice_bar.show_notice(sync_copy_sentence(event), severity,
+                                        timeout_ms=10_000 if severity == "info" else 0, topic=f"sync-copy:{event.copy_name}")
         elif isinstance(event, events.SyncTextConflict):
             device = event.device or event.tool
             text = translate("Window", "{file} was changed on two machines (the other version is from {device}); "
@@ -401,3 +401,20 @@ async def create_main_window(lifecycle: Lifecycle, frame: MainWindow | None = No
     window = frame if frame is not None else MainWindow()
     window.attach_engine(engine, lifecycle, log_folder=log_folder)
     return window
+
+
+def sync_copy_sentence(event: Any) -> str:
+    """What became of a sync tool's conflict copy (engine `SyncCopyMerged`), in the UI language."""
+    where = (translate("Window", "{device} ({tool})").format(device=event.device, tool=event.tool) if event.device
+             else translate("Window", "another device ({tool})").format(tool=event.tool))
+    if event.outcome == "merged" and event.added:
+        return translate("Window", "Added %n message(s) from {device} that were missing here (a sync conflict).",
+                         n=event.added).format(device=where)
+    if event.outcome == "merged":
+        return translate("Window", "A copy of this conversation from {device} had nothing new; it was moved to the trash.").format(
+            device=where)
+    if event.outcome == "orphaned":
+        return translate("Window", "A copy of a deleted conversation came from {device}; it is in the trash ({file}), "
+                         "where it can be restored.").format(device=where, file=event.copy_name)
+    return event.sentence  # too large or unreadable: the engine's sentence carries the detail
+
