@@ -61,3 +61,17 @@ def test_a_merged_session_copy_is_said_once_in_the_notice_bar(qtbot, open_window
     qtbot.waitUntil(lambda: window.notice_bar.text()
                     == "Added 2 messages from Laptop (Dropbox) that were missing here (a sync conflict).")
     assert window.notice_bar.level == "info"
+
+
+def test_the_status_bar_shows_what_syncthing_says_and_nothing_without_it(qtbot, open_window, make_engine, monkeypatch):
+    from nanobot_desktop.engine.sync.syncthing import SyncStatus
+
+    engine = make_engine()
+    window = open_window(engine)
+    qtbot.waitUntil(lambda: not window._sync_asking)
+    assert window.sync_label.isHidden()  # no Syncthing in the test home
+    monkeypatch.setattr(engine, "sync_status", lambda: SyncStatus("In sync with laptop · 2 min ago", True, ("laptop",)))
+    window.refresh_sync_status()
+    qtbot.waitUntil(lambda: window.sync_label.isVisible())
+    assert window.sync_label.text() == "In sync with laptop · 2 min ago"
+    assert window.sync_label.toolTip() == "Syncthing syncs this workspace with: laptop"

@@ -52,7 +52,6 @@ class WindowCommands(WindowBase):
         self._sync_timer.setInterval(SYNC_STATUS_INTERVAL_MS)
         self._sync_timer.timeout.connect(self.refresh_sync_status)
         self._sync_timer.start()
-        QTimer.singleShot(0, self.refresh_sync_status)
 
     def refresh_sync_status(self) -> None:
         """Ask the engine what Syncthing says (in a thread: a few loopback requests), then show it."""

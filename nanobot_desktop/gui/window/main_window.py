@@ -135,6 +135,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self._connect()
         lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
         self._update_status()
+        self.refresh_sync_status()  # then every 30 s (in a thread: Syncthing's API, if any)
         self._show_initial_session()
         self._check_config()
         self.sessions_panel.refresh_now()
