@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QLabel, QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError, exec_allow_possible
+from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError
 from nanobot_desktop.gui.common.i18n import language_names, translate
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_choice import provider_patch
@@ -193,7 +193,7 @@ class SettingsDialog(QDialog):
             for decision, label in DECISION_LABELS.items():
                 combo.addItem(translate("Settings", label), decision)
             combo.setCurrentIndex(combo.findData(approval.get(name, default)))
-            if name == "exec" and not exec_allow_possible():  # not sandboxed: exec always asks
+            if name == "exec" and not self._engine.exec_allow_possible():  # not sandboxed: exec always asks
                 combo.model().item(combo.findData("allow")).setEnabled(False)  # type: ignore[attr-defined]
             self.policy_combos[name] = combo
             self.policy_table.setItem(row, 0, QTableWidgetItem(name))
@@ -231,7 +231,8 @@ class SettingsDialog(QDialog):
 
         self._field("approval", read, patch)
         self.background_policy_combos = add_background_policy(page, layout, self.policy_table, names,
-                                                              self._engine.app_settings, self._field)
+                                                              self._engine.app_settings, self._field,
+                                                              self._engine.exec_allow_possible)
         return page
 
     def _heartbeat_page(self) -> QWidget:
