@@ -28,6 +28,7 @@ from nanobot_desktop.gui.common.i18n import language_names, translate
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_choice import provider_patch
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line
+from nanobot_desktop.gui.settings.exec_limits_box import ExecLimitsBox
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.workspace_page import workspace_page
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
@@ -212,6 +213,10 @@ class SettingsDialog(QDialog):
         self.sandbox_box = SandboxBox(self._engine.app_settings, page)
         layout.addWidget(self.sandbox_box)
         self._field("exec_sandbox", self.sandbox_box.values, SandboxBox.patch)
+        self.exec_limits_box = ExecLimitsBox(self._engine.app_settings, page)
+        layout.addWidget(self.exec_limits_box)
+        self._field("exec_limits", self.exec_limits_box.limits, ExecLimitsBox.limits_patch)
+        self._field("web_fetch_networks", self.exec_limits_box.networks, ExecLimitsBox.networks_patch)
 
         def read() -> dict[str, str]:
             return {name: combo.currentData() for name, combo in self.policy_combos.items()}
