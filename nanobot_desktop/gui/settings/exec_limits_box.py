@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget
 
 from nanobot_desktop.engine import AppSettings
@@ -15,11 +16,11 @@ from nanobot_desktop.gui.common.i18n import translate
 
 # (desktop.json key, label, unit suffix, maximum)
 _LIMITS = (
-    ("memoryMb", "Memory per process", " MB", 1_048_576),
-    ("processes", "Processes", "", 1_000_000),
-    ("openFiles", "Open files per process", "", 1_048_576),
-    ("cpuS", "CPU time per process", " s", 86_400),
-    ("fileSizeMb", "Largest file written", " MB", 1_048_576),
+    ("memoryMb", QT_TRANSLATE_NOOP("Settings", "Memory per process"), QT_TRANSLATE_NOOP("Settings", " MB"), 1_048_576),
+    ("processes", QT_TRANSLATE_NOOP("Settings", "Processes"), "", 1_000_000),
+    ("openFiles", QT_TRANSLATE_NOOP("Settings", "Open files per process"), "", 1_048_576),
+    ("cpuS", QT_TRANSLATE_NOOP("Settings", "CPU time per process"), QT_TRANSLATE_NOOP("Settings", " s"), 86_400),
+    ("fileSizeMb", QT_TRANSLATE_NOOP("Settings", "Largest file written"), QT_TRANSLATE_NOOP("Settings", " MB"), 1_048_576),
 )
 
 
