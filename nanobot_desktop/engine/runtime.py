@@ -200,11 +200,15 @@ class Engine:
             self._provider_key = key
         return self._provider
 
-    def exec_allow_possible(self) -> bool:
-        """Whether exec runs in the OS sandbox with the current settings: only then may it be "allow"."""
-        tool = self.tools.get("exec")
-        sandboxed = getattr(tool, "sandboxed", None)
-        return bool(sandboxed(self.config.tools.restrict_to_workspace)) if callable(sandboxed) else False
+    def exec_allow_possible(self, patch: Mapping[str, Any] | None = None) -> bool:
+        """Whether exec runs in the OS sandbox with the current settings (or with `patch` applied to
+        them): only then may it be "allow"."""
+        from nanobot_desktop.engine.tools.sandbox import sandbox_support
+
+        patch = patch or {}
+        restrict = patch.get("tools.restrictToWorkspace", self.config.tools.restrict_to_workspace)
+        always = patch.get("app.execSandboxAlways", self.app_settings.exec_sandbox_always)
+        return sandbox_support().available and bool(restrict or always)
 
     def _unsandboxed_allow_notices(self) -> list[Notice]:
         """desktop.json saying exec: allow (edited by hand, or from another machine) while exec is not
@@ -227,7 +231,7 @@ class Engine:
         for key in ("app.toolApproval", "app.backgroundToolApproval"):
             value = patch.get(key)
             wanted = value.get("exec") if isinstance(value, Mapping) else patch.get(f"{key}.exec")
-            if wanted == "allow" and not self.exec_allow_possible():
+            if wanted == "allow" and not self.exec_allow_possible(patch):
                 raise ConfigError(UNSANDBOXED_ALLOW)
         config, app, changed = patch_settings(self.config_path, patch)
         self.config = config or self.config

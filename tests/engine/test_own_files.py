@@ -126,3 +126,24 @@ async def test_exec_made_links_do_not_carry_the_config_into_later_requests(make_
     sent = _sent(fake_openai)
     assert "linked" in sent
     assert KEY not in sent
+
+
+async def test_a_session_file_linked_out_is_neither_read_nor_appended_to(make_engine, fake_openai,
+                                                                        tmp_path: Path) -> None:
+    engine = make_engine(restrict_to_workspace=True, api_key=KEY)
+    refused: list[ev.Notice] = []
+    engine.bus.subscribe(lambda e: refused.append(e) if isinstance(e, ev.Notice) else None)
+    outside = tmp_path / "other.jsonl"
+    secret_line = json.dumps({"role": "user", "content": OUTSIDE_SECRET})
+    outside.write_text(secret_line + "\n")
+    fake_openai.add_text("first")
+    assert (await engine.loop.process("desktop:linked", "hi")).status == "ok"
+    path = engine.sessions.path_for("desktop:linked")
+    path.unlink()
+    path.symlink_to(outside)
+    engine.sessions._cache.clear()
+    fake_openai.add_text("second")
+    assert (await engine.loop.process("desktop:linked", "again")).status == "ok"
+    assert OUTSIDE_SECRET not in json.dumps(fake_openai.requests[-1]["messages"])
+    assert outside.read_text() == secret_line + "\n"  # nothing appended to the other file
+    assert any("leads out of the session folder" in n.text for n in refused)
