@@ -205,3 +205,19 @@ def test_limits_apply_and_are_said(tmp_path: Path) -> None:
     summary = limits_summary(limits)
     assert "512 MB memory" in summary and "32 processes" in summary
     assert json.loads(json.dumps(limits.as_dict()))["cpu_s"] == 2
+
+
+def test_the_hard_link_scan_finds_the_same_files_with_and_without_find(tmp_path: Path) -> None:
+    from nanobot_desktop.engine.tools import sandbox
+
+    ws = tmp_path / "ws"
+    (ws / "deep" / "er").mkdir(parents=True)
+    (tmp_path / "o").write_text("o")
+    for name in ("a", "deep/b c", "deep/er/d"):
+        os.link(tmp_path / "o", ws / name)
+    (ws / "single").write_text("s")
+    (ws / "link").symlink_to(tmp_path / "o")  # a symlink is not a second name of the file
+    expected = sorted(str(ws / n) for n in ("a", "deep/b c", "deep/er/d"))
+    assert sorted(sandbox._walk_hard_linked(str(ws))) == expected
+    found = sandbox._find_hard_linked(str(ws))
+    assert found is None or sorted(found) == expected
