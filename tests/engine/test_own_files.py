@@ -147,3 +147,20 @@ async def test_a_session_file_linked_out_is_neither_read_nor_appended_to(make_en
     assert OUTSIDE_SECRET not in json.dumps(fake_openai.requests[-1]["messages"])
     assert outside.read_text() == secret_line + "\n"  # nothing appended to the other file
     assert any("leads out of the session folder" in n.text for n in refused)
+
+
+def test_the_cli_names_a_file_it_did_not_read_on_stderr(fake_openai, tmp_path: Path) -> None:
+    from tests.conftest import write_test_config
+    from tests.engine.test_cli import run_cli
+
+    config = write_test_config(tmp_path / "cfg" / "config.json", fake_openai.base_url, tmp_path / "ws", api_key=KEY)
+    fake_openai.add_text("first")
+    assert run_cli("agent", "-m", "hi", "--config", str(config), home=tmp_path).returncode == 0
+    agents = tmp_path / "ws" / "AGENTS.md"
+    agents.unlink()
+    agents.symlink_to(config)
+    fake_openai.add_text("second")
+    done = run_cli("agent", "-m", "again", "--config", str(config), home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"{agents} was not read: it leads out of the workspace ({config.resolve()})" in done.stderr
+    assert KEY not in _sent(fake_openai)

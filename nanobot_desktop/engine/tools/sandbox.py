@@ -544,7 +544,7 @@ def remove_cgroups(pid: int) -> None:
     import time
 
     for folder in cgroup_folders(pid):
-        for _ in range(100):
+        for _ in range(250):  # up to 5 s on a loaded machine
             try:
                 os.rmdir(folder)
                 break
