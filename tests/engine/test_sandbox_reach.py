@@ -227,3 +227,10 @@ def test_the_hard_link_scan_finds_the_same_files_with_and_without_find(tmp_path:
     assert sorted(sandbox._walk_hard_linked(str(ws))) == expected
     found = sandbox._find_hard_linked(str(ws))
     assert found is None or sorted(found) == expected
+
+
+def test_the_session_runtime_folder_is_hidden_even_without_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nanobot_desktop.engine.tools import sandbox
+
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    assert Path(f"/run/user/{os.getuid()}").resolve() in sandbox.default_hidden(None)

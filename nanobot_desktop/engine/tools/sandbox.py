@@ -203,6 +203,8 @@ def default_hidden(config_path: Path | None) -> list[Path]:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime:
         candidates.append(Path(runtime))
+    if hasattr(os, "getuid"):  # the session's sockets live there even when the variable is not set
+        candidates.append(Path(f"/run/user/{os.getuid()}"))
     seen: list[Path] = []
     for candidate in candidates:
         try:
