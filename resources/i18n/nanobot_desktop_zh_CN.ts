@@ -3016,6 +3016,18 @@ updated {when} · {file}</source>
         <translation>每个沙箱中的命令（连同它启动的一切）到达这些限制时会被停止，并告诉智能体是哪一项（0：不限制）。</translation>
     </message>
     <message>
+        <source>Processes are counted by a cgroup of each call (cgroup v2, delegated).</source>
+        <translation>进程数由每次调用各自的 cgroup 计数（cgroup v2，已委派）。</translation>
+    </message>
+    <message>
+        <source>Processes are counted by a cgroup of each call (cgroup v1 pids).</source>
+        <translation>进程数由每次调用各自的 cgroup 计数（cgroup v1 pids）。</translation>
+    </message>
+    <message>
+        <source>Processes are counted per user (RLIMIT_NPROC); no cgroup can be made here, and the limit does not bind root.</source>
+        <translation>进程数按用户计数（RLIMIT_NPROC）；此处无法创建 cgroup，且该限制对 root 无效。</translation>
+    </message>
+    <message>
         <source>none (e.g. 192.168.1.0/24, 127.0.0.1)</source>
         <translation>无（例如 192.168.1.0/24, 127.0.0.1）</translation>
     </message>

@@ -41,7 +41,7 @@ def main(folder: Path) -> dict[str, dict[str, object]]:
     paths = _setup(folder)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from nanobot_desktop.engine.tools.base import ToolContext
-    from nanobot_desktop.engine.tools.sandbox import sandbox_support
+    from nanobot_desktop.engine.tools.sandbox import process_limit_mechanism, sandbox_support
     from nanobot_desktop.engine.tools.shell import ExecTool
 
     listeners = []
@@ -93,7 +93,8 @@ def main(folder: Path) -> dict[str, dict[str, object]]:
            f"{time.monotonic() - started:.1f}s {out}")
     for server in listeners:
         server.close()
-    results["_about"] = {"uid": os.getuid(), "sandbox": sandbox_support().summary}
+    results["_about"] = {"uid": os.getuid(), "sandbox": sandbox_support().summary,
+                         "processes": process_limit_mechanism()}
     return results
 
 

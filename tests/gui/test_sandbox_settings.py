@@ -93,6 +93,9 @@ def test_command_limits_and_web_fetch_networks_are_saved_and_reach_the_tools(qtb
     reach = dialog.sandbox_box.reach_label.text()
     assert "D-Bus" in reach and "ssh-agent" in reach and "API keys" in reach
     box = dialog.exec_limits_box
+    from nanobot_desktop.engine.tools.sandbox import process_limit_mechanism
+    expected = {"cgroup v1": "cgroup v1 pids", "cgroup v2": "cgroup v2", "rlimit": "RLIMIT_NPROC"}
+    assert expected[process_limit_mechanism()] in box.mechanism_label.text()  # which bound applies, said
     for key, value in (("memoryMb", 512), ("processes", 64)):
         spin = box.spins[key]
         spin.setFocus()

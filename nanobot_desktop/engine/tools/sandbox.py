@@ -541,6 +541,24 @@ def _pids_cgroup(max_pids: int) -> str | None:
     return None
 
 
+def process_limit_mechanism() -> str:
+    """What bounds a call's processes here: "cgroup v2" (pids controller delegated to us), "cgroup v1"
+    (the pids hierarchy writable, as for root), or "rlimit" (RLIMIT_NPROC only, which root escapes).
+    A look at permissions only (cheap, nothing is created)."""
+    for folder in cgroup_folders(os.getpid()):
+        parent = os.path.dirname(folder)
+        if not os.access(parent, os.W_OK):
+            continue
+        try:
+            controllers = Path(parent, "cgroup.subtree_control").read_text().split()
+            if "pids" in controllers:
+                return "cgroup v2"
+        except OSError:  # cgroup v1 has no subtree_control: its pids hierarchy is the controller
+            if os.path.exists(os.path.join(parent, "cgroup.procs")):
+                return "cgroup v1"
+    return "rlimit"
+
+
 def remove_cgroups(pid: int) -> None:
     """Engine side, after launcher `pid` exited: remove its cgroup (its processes are reaped a moment later)."""
     import time

@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget
 
-from nanobot_desktop.engine import AppSettings
+from nanobot_desktop.engine import AppSettings, process_limit_mechanism
 from nanobot_desktop.gui.common.i18n import translate
 
 # (desktop.json key, label, unit suffix, maximum)
@@ -37,6 +37,15 @@ class ExecLimitsBox(QGroupBox):
                                             "agent is told which one (0: no limit)."), self)
         note.setWordWrap(True)
         layout.addRow(note)
+        mechanism = process_limit_mechanism()
+        how = {"cgroup v2": translate("Settings", "Processes are counted by a cgroup of each call (cgroup v2, delegated)."),
+               "cgroup v1": translate("Settings", "Processes are counted by a cgroup of each call (cgroup v1 pids)."),
+               }.get(mechanism, translate("Settings", "Processes are counted per user (RLIMIT_NPROC); no cgroup can be "
+                                                     "made here, and the limit does not bind root."))
+        self.mechanism_label = QLabel(how, self)
+        self.mechanism_label.setObjectName("processLimitMechanism")
+        self.mechanism_label.setWordWrap(True)
+        layout.addRow(self.mechanism_label)
         self.spins: dict[str, QSpinBox] = {}
         for key, label, suffix, maximum in _LIMITS:
             spin = QSpinBox(self)
