@@ -163,7 +163,9 @@ def test_a_3_gb_allocation_stops_at_the_memory_limit(tmp_path: Path) -> None:
 def test_a_fork_bomb_stops_at_the_process_limit_and_the_loop_stays_responsive(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    bomb = f"{PY} -c 'import os\nwhile True:\n    os.fork()'; i=0; while [ $i -lt 1500 ]; do sleep 30 & i=$((i+1)); done"
+    token = f"29.{os.getpid()}"  # unique: other sessions' tests may run sleeps of their own
+    bomb = (f"{PY} -c 'import os\nwhile True:\n    os.fork()'; i=0; while [ $i -lt 1500 ]; do sleep {token} & "
+            "i=$((i+1)); done")
 
     async def scenario() -> tuple[str, int]:
         tool = ExecTool(timeout_s=20, limits=ResourceLimits(processes=64))
@@ -192,9 +194,9 @@ def test_a_fork_bomb_stops_at_the_process_limit_and_the_loop_stays_responsive(tm
     # the kernel kills the namespace's processes when its init exits; on a loaded machine the last
     # ones take a moment to go
     deadline = time.monotonic() + 15
-    while alive_with("sleep 30") and time.monotonic() < deadline:
+    while alive_with(f"sleep {token}") and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert alive_with("sleep 30") == []
+    assert alive_with(f"sleep {token}") == []
 
 
 @needs_sandbox
