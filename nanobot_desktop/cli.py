@@ -216,6 +216,8 @@ def _progress_printer(event: Any) -> None:
         _err(f"  ↳ memory was not updated: {event.error}")
     elif isinstance(event, events.SubagentStarted):
         _err(f"  ↳ subagent started: {event.label}")
+    elif isinstance(event, events.Notice):
+        _err(f"  ↳ {event.text}")
 
 
 def _release_collector_after_first_reply(event: Any) -> None:
@@ -250,6 +252,8 @@ async def _agent(args: argparse.Namespace) -> int:
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)
     engine.bus.subscribe(_release_collector_after_first_reply)
+    for notice in engine.start_notices:
+        _progress_printer(notice)
     interactive = sys.stdin is not None and sys.stdin.isatty()
 
     async def approve(request: ApprovalRequest) -> ApprovalAnswer:

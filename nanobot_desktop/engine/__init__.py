@@ -105,6 +105,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS as DEFAULT_DECISIONS
     from nanobot_desktop.engine.tools.policy import exec_allow_possible as exec_allow_possible
     from nanobot_desktop.engine.tools.sandbox import SandboxSupport as SandboxSupport
+    from nanobot_desktop.engine.tools.sandbox import process_limit_mechanism as process_limit_mechanism
     from nanobot_desktop.engine.tools.sandbox import sandbox_support as sandbox_support
     from nanobot_desktop.engine.workspace import Workspace as Workspace
     from nanobot_desktop.engine.workspace import atomic_write_bytes as atomic_write_bytes
@@ -160,7 +161,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
     "CANCELLED_RESULT": "tool_runner",
     **dict.fromkeys(("ApprovalAnswer", "ApprovalReply", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
-    **dict.fromkeys(("SandboxSupport", "sandbox_support"), "tools.sandbox"),
+    **dict.fromkeys(("SandboxSupport", "process_limit_mechanism", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
                      "atomic_write_text"), "workspace"),
     **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled"), "events"),
@@ -190,7 +191,8 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "list_archived", "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
            "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "saved_language",
            "saved_theme", "provider_entry",
-           "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
+           "resolve_provider", "process_limit_mechanism", "sandbox_support", "split_history_entries",
+           "strip_runtime_for_save",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
            "parse_pasted_servers", "ModelOption", "ProviderModels"]

@@ -15,6 +15,7 @@ import codecs
 import logging
 import os
 import platform
+import stat
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +24,7 @@ from typing import Any
 
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.own_files import LinkedOut, OwnFiles
 from nanobot_desktop.engine.skills import SkillsLoader, skill_body_of
 from nanobot_desktop.engine.workspace import BOOTSTRAP_FILES, Workspace
 
@@ -67,14 +69,18 @@ class PromptSection:
         return len(self.text)
 
 
-def _read_text(path: Path, limit: int | None = None) -> str | None:
-    """The file's text, or at most its first `limit` bytes followed by a notice saying it was cut."""
+def _read_text(path: Path, limit: int | None = None, own: OwnFiles | None = None) -> str | None:
+    """The file's text, or at most its first `limit` bytes followed by a notice saying it was cut.
+
+    Opened through `own` (beneath the workspace): a link out of it reads as no file (and is told).
+    """
     limit = MAX_PROMPT_FILE_BYTES if limit is None else limit
     try:
-        with path.open("rb") as handle:
+        fd = own.open(path) if own is not None else os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             data = handle.read(min(limit, size) + 1)  # never a buffer of `limit` bytes for a small file
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, LinkedOut):
         return None
     if len(data) <= limit:
         return data.decode("utf-8-sig", errors="replace")
@@ -92,7 +98,8 @@ _SETTLED_NS = 1_000_000_000
 class _PromptFiles:
     """`_read_text` for the files every prompt takes, remembering each text with the status it was read at."""
 
-    def __init__(self) -> None:
+    def __init__(self, own: OwnFiles | None = None) -> None:
+        self._own = own
         self._texts: dict[tuple[Path, int | None], tuple[tuple[int, int, int, int], str | None]] = {}
 
     def read(self, path: Path, limit: int | None = None) -> str | None:
@@ -102,12 +109,12 @@ class _PromptFiles:
             self._texts.pop((path, limit), None)
             return None
         except OSError:
-            return _read_text(path, limit)  # let the read say what is wrong, as without this cache
+            return _read_text(path, limit, self._own)  # let the read say what is wrong, as without this cache
         stamp = (status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
         known = self._texts.get((path, limit))
         if known is not None and known[0] == stamp:
             return known[1]
-        text = _read_text(path, limit)
+        text = _read_text(path, limit, self._own)
         if time.time_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > _SETTLED_NS:
             self._texts[(path, limit)] = (stamp, text)
         else:
@@ -125,11 +132,14 @@ def sniff_image_mime(data: bytes) -> str | None:
     return None
 
 
-def _image_block(path: Path) -> dict[str, Any] | None:
+def _image_block(path: Path, own: OwnFiles | None = None) -> dict[str, Any] | None:
+    """An image attachment as a data URL; one in the workspace is opened beneath it (`own`)."""
     try:
-        if not path.is_file() or path.stat().st_size > MAX_IMAGE_BYTES:
-            return None
-        data = path.read_bytes()
+        fd = own.open(path) if own is not None else os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size > MAX_IMAGE_BYTES:
+                return None
+            data = handle.read(MAX_IMAGE_BYTES + 1)
     except OSError:
         return None
     mime = sniff_image_mime(data)
@@ -157,6 +167,7 @@ def build_user_content(
     *,
     now: datetime | None = None,
     base_dir: Path | None = None,
+    own: OwnFiles | None = None,
 ) -> str | list[dict[str, Any]]:
     """The current user message: runtime block + text, or content parts when images are attached."""
     runtime = build_runtime_context(channel, chat_id, now)
@@ -165,7 +176,7 @@ def build_user_content(
         path = Path(item).expanduser()
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
-        block = _image_block(path)
+        block = _image_block(path, own)
         if block is None:
             log.info("attachment %s is not a readable PNG/JPEG/GIF/WebP image; not sent", item)
         else:
@@ -215,7 +226,7 @@ class ContextBuilder:
         # nanobot 0.3 loads AGENTS.md, SOUL.md and USER.md only (no TOOLS.md, no IDENTITY.md).
         self.context_files: tuple[str, ...] = layout.bootstrap_files if layout is not None and layout.is_v03 \
             else CONTEXT_FILES
-        self._files = _PromptFiles()
+        self._files = _PromptFiles(workspace.own)
         self._identity_text: tuple[Path, str] | None = None
 
     # ---- system prompt ----------------------------------------------------------------------
@@ -313,7 +324,8 @@ class ContextBuilder:
         *,
         now: datetime | None = None,
     ) -> str | list[dict[str, Any]]:
-        return build_user_content(text, media, channel, chat_id, now=now, base_dir=self.workspace.root)
+        return build_user_content(text, media, channel, chat_id, now=now, base_dir=self.workspace.root,
+                                  own=self.workspace.own)
 
     def build_messages(
         self,

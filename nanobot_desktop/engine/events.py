@@ -387,6 +387,17 @@ class SyncTextConflict(Event):
     device: str
     tool: str
 
+# --- notices ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Notice(Event):
+    """Something the person should know and can fix, that is no turn's failure: a workspace file the
+    app would not read because it leads out of the workspace, a setting refused on load. The window
+    shows it in its notice bar (one per `topic`), the CLI on stderr."""
+
+    topic: str
+    text: str
+
 
 # --- settings --------------------------------------------------------------------------------------
 

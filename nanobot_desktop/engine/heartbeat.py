@@ -23,6 +23,7 @@ from nanobot_desktop.engine.events import EventBus, HeartbeatDecided, HeartbeatR
 from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse, text_lines
 from nanobot_desktop.engine.llm.types import ChatWithTools
 from nanobot_desktop.engine.workspace import Workspace
+from nanobot_desktop.engine.own_files import LinkedOut
 
 log = logging.getLogger(__name__)
 
@@ -329,8 +330,8 @@ class HeartbeatService:
     def _read_file(self) -> str | None:
         path = self.workspace.heartbeat_file
         try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+            raw = self.workspace.own.read(path)
+        except (FileNotFoundError, LinkedOut):  # a link out of the workspace is told, never read
             return None
         except OSError as exc:
             raise HeartbeatError(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.own_files import LinkedOut, OwnFiles
 from nanobot_desktop.engine.workspace import (
     append_text,
     atomic_write_bytes,
@@ -106,8 +107,9 @@ def _clean(content: str) -> str:
 class HistoryJournal:
     """history.jsonl with its cursor files, in one workspace's `memory/` folder."""
 
-    def __init__(self, memory_dir: Path) -> None:
+    def __init__(self, memory_dir: Path, own: OwnFiles | None = None) -> None:
         self.memory_dir = Path(memory_dir)
+        self.own = own  # the workspace's reader: a history.jsonl linked out of the workspace is not read
         self._lock = threading.RLock()  # cursor choice + append must not interleave within this process
 
     @property
@@ -126,8 +128,8 @@ class HistoryJournal:
 
     def _lines(self) -> list[bytes]:
         try:
-            data = self.file.read_bytes()
-        except FileNotFoundError:
+            data = self.own.read(self.file) if self.own is not None else self.file.read_bytes()
+        except (FileNotFoundError, LinkedOut):
             return []
         return data.split(b"\n")
 

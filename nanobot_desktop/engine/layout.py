@@ -29,7 +29,7 @@ import logging
 import os
 import re
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,11 +220,12 @@ class WorkspaceLayout:
     def bootstrap_files(self) -> tuple[str, ...]:
         return ("AGENTS.md", "SOUL.md", "USER.md") if self.is_v03 else ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
 
-    def session_paths(self) -> SessionPaths:
-        """The session naming of this layout (0.3: finds or creates the workspace id as 0.3.5 does)."""
+    def session_paths(self, on_repair: Callable[[str], None] | None = None) -> SessionPaths:
+        """The session naming of this layout (0.3: finds or creates the workspace id as 0.3.5 does;
+        `on_repair` is told when a damaged id file was repaired)."""
         if not self.is_v03:
             return SessionPaths(self.root / "sessions")
-        return V03SessionPaths(self.sessions_root / claim_workspace_id(self.root, self.sessions_root))
+        return V03SessionPaths(self.sessions_root / claim_workspace_id(self.root, self.sessions_root, on_repair))
 
 
 def _has_v03_config_keys(defaults: Mapping[str, Any] | None) -> bool:
@@ -265,14 +266,21 @@ def detect_layout(root: Path, config_path: Path, config_defaults: Mapping[str, A
 # ---- the workspace id (0.3) -----------------------------------------------------------------------
 
 
-def _read_id(marker: Path) -> str:
+def _read_id(marker: Path) -> str | None:
+    """The id in `.nanobot/workspace-id`; None when the file is damaged (a link, not an id, unreadable)."""
     if marker.is_symlink():
-        raise LayoutError(f"{marker} must not be a symlink")
-    value = marker.read_text(encoding="utf-8").strip()
-    if not _WORKSPACE_ID.fullmatch(value):
-        raise LayoutError(f"{marker} does not hold a 32-character workspace id; restore it before using "
-                          "this workspace (nanobot 0.3 refuses it too)")
-    return value
+        return None
+    try:
+        value = marker.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeError):
+        return None
+    return value if _WORKSPACE_ID.fullmatch(value) else None
+
+
+def _move_aside(path: Path) -> None:
+    """Keep a damaged id file that is a link or a folder under another name, so a new one can be written."""
+    aside = path.with_name(f"{path.name}.damaged-{secrets.token_hex(4)}")
+    os.rename(path, aside)
 
 
 def _recorded_workspace(namespace: Path) -> Path | None:
@@ -316,22 +324,33 @@ def _migration_lock(sessions_root: Path) -> Iterator[None]:
         yield
 
 
-def claim_workspace_id(root: Path, sessions_root: Path) -> str:
+def claim_workspace_id(root: Path, sessions_root: Path, on_repair: Callable[[str], None] | None = None) -> str:
     """The workspace's id, and its session folder made ready, following 0.3.5's rules.
 
     Reads `.nanobot/workspace-id`; without it, recovers the id from a session folder that names this
     workspace, else makes a new random one. The folder `<sessions root>/<id>` gets a `.workspace` file
     naming the workspace. A workspace copied elsewhere (its folder's `.workspace` names another
     existing workspace) gets a fresh id, so two copies never share one session folder.
+
+    A damaged id file (anything may write in the workspace, a command too) is repaired the same way
+    (the id recovered from the session folder naming this workspace, else a new one), and `on_repair`
+    is told, instead of every later turn failing on it.
     """
     root = Path(root).resolve(strict=False)
     marker = root / WORKSPACE_STATE_DIR / WORKSPACE_ID_FILE
     with _migration_lock(sessions_root):
-        if marker.exists() or marker.is_symlink():
-            workspace_id = _read_id(marker)
+        damaged = marker.exists() or marker.is_symlink()
+        read = _read_id(marker) if damaged else None
+        if read is not None:
+            workspace_id = read
         else:
             workspace_id = _find_namespace(root, sessions_root) or secrets.token_hex(16)
+            if marker.is_symlink() or marker.is_dir():
+                _move_aside(marker)
             atomic_write_text(marker, f"{workspace_id}\n")
+            if damaged and on_repair is not None:
+                on_repair(f"{marker} did not hold a workspace id; it was rewritten with {workspace_id} "
+                          "(the id of this workspace's session folder, or a new one).")
         for _attempt in range(3):
             namespace = sessions_root / workspace_id
             if namespace.is_symlink():

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from nanobot_desktop.engine.history_journal import HistoryJournal, current_history_session
 from nanobot_desktop.engine.layout import WorkspaceLayout
+from nanobot_desktop.engine.own_files import LinkedOut
 from nanobot_desktop.engine.memory_git import GitMemoryMixin, MemoryGit, MemoryVersion
 from nanobot_desktop.engine.workspace import (
     StorageError, Workspace, append_text, atomic_write_bytes,
@@ -49,7 +50,7 @@ class MemoryStore(GitMemoryMixin):
         self.failed_consolidations: dict[str, tuple[int, str]] = {}
         self.workspace = workspace
         self.layout = layout
-        self.journal = HistoryJournal(workspace.memory_dir) if layout is not None and layout.is_v03 else None
+        self.journal = HistoryJournal(workspace.memory_dir, workspace.own) if layout is not None and layout.is_v03 else None
         self.git = MemoryGit(workspace.root) if layout is not None and layout.is_v03 else None
         self._committer: ThreadPoolExecutor | None = None
         self._last_job: Future[None] | None = None
@@ -71,8 +72,8 @@ class MemoryStore(GitMemoryMixin):
 
     def read_long_term(self) -> str:
         try:
-            return _decode(self.memory_file.read_bytes())
-        except FileNotFoundError:
+            return _decode(self.workspace.own.read(self.memory_file))
+        except (FileNotFoundError, LinkedOut):
             return ""
 
     def write_long_term(self, content: str, source: str = "user") -> None:
@@ -90,8 +91,8 @@ class MemoryStore(GitMemoryMixin):
             self._replace_tracked("memory/MEMORY.md", new_data, source, note)
             return
         try:
-            current = self.memory_file.read_bytes()
-        except FileNotFoundError:
+            current = self.workspace.own.read(self.memory_file)
+        except (FileNotFoundError, LinkedOut):  # a link out is replaced, and what it led to never copied
             current = None
         if current == new_data:
             return
@@ -216,8 +217,8 @@ class MemoryStore(GitMemoryMixin):
         if self.journal is not None:
             return self.journal.render_text()
         try:
-            return _decode(self.history_file.read_bytes())
-        except FileNotFoundError:
+            return _decode(self.workspace.own.read(self.history_file))
+        except (FileNotFoundError, LinkedOut):
             return ""
 
 

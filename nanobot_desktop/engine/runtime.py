@@ -32,7 +32,9 @@ from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
-from nanobot_desktop.engine.events import BackgroundOwnerChanged, ConfigChanged, EventBus, SyncCopyMerged, SyncTextConflict
+from nanobot_desktop.engine.events import (
+    BackgroundOwnerChanged, ConfigChanged, EventBus, Notice, SyncCopyMerged, SyncTextConflict,
+)
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
@@ -45,7 +47,7 @@ from nanobot_desktop.engine.subagents import SubagentManager
 from nanobot_desktop.engine.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
-from nanobot_desktop.engine.tools.policy import Approver, Decision, ToolPolicy
+from nanobot_desktop.engine.tools.policy import UNSANDBOXED_ALLOW, Approver, Decision, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
 from nanobot_desktop.engine.workspace import Workspace
 
@@ -76,13 +78,20 @@ class Engine:
         log.info("%s at %s (%s)", self.layout.label, self.workspace.root, self.layout.reason)
         self.workspace.sync_templates(v03=self.layout.is_v03)
         self.bus = EventBus()
+        # The app's own reads never follow a link out of the workspace; each refusal is told (notice bar, stderr).
+        self.workspace.own.listen(lambda path, target: self.bus.publish(Notice(
+            "", topic=f"own-file:{path}", text=f"{path} was not read: it leads out of the workspace ({target}). "
+            "Replace the link with the file itself, or move the file into the workspace.")))
         self.approver: Approver | None = None
         self._provider: ChatProvider | None = None
         self._provider_key: tuple[Any, ...] | None = None
         self._services_started = False
         self._background: set[asyncio.Future[Any]] = set()
 
-        self.sessions = SessionStore(paths=self.layout.session_paths(), bus=self.bus)
+        # What the person must know from the start (shown by the window when it attaches, printed by the CLI).
+        self.start_notices: list[Notice] = []
+        self.sessions = SessionStore(paths=self.layout.session_paths(on_repair=lambda text: self.start_notices.append(
+            Notice("", topic="workspace-id", text=text))), bus=self.bus)
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
         # The session list and search read this index (in the app's cache folder); the files stay the truth.
@@ -92,8 +101,10 @@ class Engine:
         self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(config_path=config_path)
         self.tools.configure(config.tools, self.app_settings)
-        self.policy = ToolPolicy(self.app_settings.tool_approval)
-        self.background_policy = ToolPolicy(self.app_settings.background_tool_approval)
+        self.policy = ToolPolicy(self.app_settings.tool_approval, exec_sandboxed=self.exec_allow_possible)
+        self.background_policy = ToolPolicy(self.app_settings.background_tool_approval,
+                                            exec_sandboxed=self.exec_allow_possible)
+        self.start_notices += self._unsandboxed_allow_notices()
         self.background_approvals = BackgroundApprovals(
             self.bus, expiry_s=lambda: self.app_settings.background_approval_expiry_s)
         self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
@@ -216,13 +227,41 @@ class Engine:
             self._provider_key = key
         return self._provider
 
+    def exec_allow_possible(self, patch: Mapping[str, Any] | None = None) -> bool:
+        """Whether exec runs in the OS sandbox with the current settings (or with `patch` applied to
+        them): only then may it be "allow"."""
+        from nanobot_desktop.engine.tools.sandbox import sandbox_support
+
+        patch = patch or {}
+        restrict = patch.get("tools.restrictToWorkspace", self.config.tools.restrict_to_workspace)
+        always = patch.get("app.execSandboxAlways", self.app_settings.exec_sandbox_always)
+        return sandbox_support().available and bool(restrict or always)
+
+    def _unsandboxed_allow_notices(self) -> list[Notice]:
+        """desktop.json saying exec: allow (edited by hand, or from another machine) while exec is not
+        sandboxed: refused (exec asks), and said."""
+        if self.exec_allow_possible():
+            return []
+        found = [which for which, mapping in (("toolApproval", self.app_settings.tool_approval),
+                                              ("backgroundToolApproval", self.app_settings.background_tool_approval))
+                 if mapping.get("exec") == "allow"]
+        return [Notice("", topic=f"exec-allow:{which}", text=(
+            f"{self.app_settings.source_path or 'desktop.json'} sets {which} exec to allow, but commands are not "
+            "sandboxed here (Settings → Tools): refused, every command is asked for.")) for which in found]
+
     def update_config(self, patch: Mapping[str, Any]) -> tuple[str, ...]:
         """The one door for settings changes: apply `patch` ({dotted path: value or DELETE}) to the
         files as they are on disk now, save atomically, update the live services and publish
         `ConfigChanged`. Paths starting with "app." go to desktop.json, "workspace.backgroundMachine"
         (which machine of a synced workspace runs the background work: a machine id, or None for the
         automatic choice) to the workspace's own file that every machine reads (engine/sync/machines.py),
-        all others to config.json. An invalid value raises ConfigError and changes nothing."""
+        all others to config.json. An invalid value raises ConfigError and changes nothing; so does exec
+        set to allow while commands are not sandboxed."""
+        for key in ("app.toolApproval", "app.backgroundToolApproval"):
+            value = patch.get(key)
+            wanted = value.get("exec") if isinstance(value, Mapping) else patch.get(f"{key}.exec")
+            if wanted == "allow" and not self.exec_allow_possible(patch):
+                raise ConfigError(UNSANDBOXED_ALLOW)
         patch = dict(patch)
         changed_machine: list[str] = []
         if BACKGROUND_MACHINE in patch:
@@ -237,6 +276,8 @@ class Engine:
         self.config = config or self.config
         self.app_settings = app or self.app_settings
         self._apply_live()
+        for notice in self._unsandboxed_allow_notices():  # e.g. the restriction switched off under an allow
+            self.bus.publish(notice)
         if changed:
             self.bus.publish(ConfigChanged("", tuple(changed)))
         return tuple(changed)
@@ -297,6 +338,8 @@ class Engine:
             return str(named)
         if ctx.session_key == "heartbeat":  # heartbeat.SESSION_KEY (not imported: the module is loaded on use)
             return "Heartbeat"
+        if ctx.in_cron_job and not ctx.session_key.startswith("cron:"):  # a job bound to a chat runs there
+            return "A scheduled task"
         if ctx.session_key.startswith("cron:"):
             job = self.cron.get_job(ctx.session_key[len("cron:"):])
             return f"Scheduled task “{job.name}”" if job is not None else "A scheduled task"

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 from nanobot_desktop.data import builtin_skills_dir
 from nanobot_desktop.engine.workspace import Workspace
+from nanobot_desktop.engine.own_files import LinkedOut, OwnFiles
 
 SKILL_FILE = "SKILL.md"
 _TRUE_WORDS = {"true", "yes", "on", "1"}
@@ -264,8 +265,9 @@ def _read_skill_bytes(data: bytes) -> _Parsed:
     return parse_skill_text(text)
 
 
-def _read_text(path: Path) -> str:
-    return path.read_bytes().decode("utf-8-sig", errors="replace")
+def _read_text(path: Path, own: OwnFiles) -> str | None:
+    data = own.read_or_none(path)
+    return None if data is None else data.decode("utf-8-sig", errors="replace")
 
 
 def _escape(text: str) -> str:
@@ -318,7 +320,9 @@ class SkillsLoader:
             cached = self._cache.get(path)
             if cached and cached[0] == key:
                 return cached[1]
-            parsed = _read_skill_bytes(path.read_bytes())
+            parsed = _read_skill_bytes(self.workspace.own.read(path))
+        except LinkedOut as exc:
+            return _Parsed(error=f"not read: it leads out of the workspace ({exc.target})")
         except OSError as exc:
             return _Parsed(error=f"cannot read {path.name}: {exc.strerror or exc}")
         self._cache[path] = (key, parsed)
@@ -365,7 +369,7 @@ class SkillsLoader:
     def load_skill(self, name: str) -> str | None:
         """The whole SKILL.md (workspace first), or None when there is no such skill."""
         path = self._find(name)
-        return _read_text(path) if path else None
+        return _read_text(path, self.workspace.own) if path else None
 
     def skill_body(self, name: str) -> str:
         """The SKILL.md without its frontmatter ("" when there is no such skill)."""

@@ -119,7 +119,7 @@ class ToolRunner:
         if decision == "deny":
             which = "background tool policy" if policy is not self.policy else "tool policy"
             return ToolOutcome(f"Error: the user's {which} does not allow '{call.name}'." + ERROR_HINT, "denied")
-        if decision == "ask":
+        if decision == "ask" and tool.asks_for(dict(call.arguments or {})):
             asked = time.perf_counter()
             try:
                 reply, why = await (self._ask_background(call, ctx, turn_id, tool, source) if source

@@ -16,10 +16,11 @@ import errno
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nanobot_desktop.data import templates_dir
+from nanobot_desktop.engine.own_files import OwnFiles
 
 BOOTSTRAP_FILES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
 HEARTBEAT_FILE = "HEARTBEAT.md"
@@ -201,9 +202,17 @@ class WorkspaceError(Exception):
 
 @dataclass(frozen=True)
 class Workspace:
-    """Paths inside one nanobot workspace (layout of nanobot 0.1.4.post4)."""
+    """Paths inside one nanobot workspace (layout of nanobot 0.1.4.post4).
+
+    `own` is the one door for the app's own reads of workspace files (engine/own_files.py): opened
+    beneath the root, never following a link out of it.
+    """
 
     root: Path
+    own: OwnFiles = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "own", OwnFiles(self.root))
 
     @classmethod
     def at(cls, path: str | os.PathLike[str]) -> "Workspace":

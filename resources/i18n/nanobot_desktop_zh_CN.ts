@@ -2928,6 +2928,10 @@ updated {when} · {file}</source>
         <translation>{sandbox}。命令总是先询问。</translation>
     </message>
     <message>
+        <source>In the sandbox a command can read the system&apos;s programs and libraries, write only the workspace and its own empty /tmp, and use the network if allowed below. It cannot read your home, the config folder (API keys) or the app&apos;s files, cannot change the app&apos;s state (.nanobot), cannot use files with other hard links, and cannot reach any local service&apos;s socket: D-Bus, X11/Wayland, audio, ssh-agent, gpg-agent, this app.</source>
+        <translation>在沙箱中，命令可以读取系统的程序和库，只能写入工作区和它自己的空 /tmp，并在下方允许时使用网络。它不能读取你的主目录、配置文件夹（API 密钥）或本应用的文件，不能更改本应用的状态（.nanobot），不能使用有其他硬链接的文件，也无法连接任何本地服务的套接字：D-Bus、X11/Wayland、音频、ssh-agent、gpg-agent、本应用。</translation>
+    </message>
+    <message>
         <source>Sandbox shell commands even when the workspace restriction is off</source>
         <translation>即使关闭工作区限制，也在沙箱中运行命令</translation>
     </message>
@@ -3002,6 +3006,62 @@ updated {when} · {file}</source>
     <message>
         <source>Dream itself runs in the nanobot 0.3 gateway; each of its edits appears as a version in the Memory view, and your own saves there are committed the same way.</source>
         <translation>Dream 本身在 nanobot 0.3 网关中运行；它的每次修改都会在“记忆”视图中显示为一个版本，你在那里保存的内容也会以同样方式提交。</translation>
+    </message>
+    <message>
+        <source>Memory per process</source>
+        <translation>每个进程的内存</translation>
+    </message>
+    <message>
+        <source> MB</source>
+        <translation> MB</translation>
+    </message>
+    <message>
+        <source>Processes</source>
+        <translation>进程数</translation>
+    </message>
+    <message>
+        <source>Open files per process</source>
+        <translation>每个进程打开的文件数</translation>
+    </message>
+    <message>
+        <source>CPU time per process</source>
+        <translation>每个进程的 CPU 时间</translation>
+    </message>
+    <message>
+        <source>Largest file written</source>
+        <translation>可写入的最大文件</translation>
+    </message>
+    <message>
+        <source>Command limits</source>
+        <translation>命令限制</translation>
+    </message>
+    <message>
+        <source>Each sandboxed command, with all it starts, stops at these limits and the agent is told which one (0: no limit).</source>
+        <translation>每个沙箱中的命令（连同它启动的一切）到达这些限制时会被停止，并告诉智能体是哪一项（0：不限制）。</translation>
+    </message>
+    <message>
+        <source>Processes are counted by a cgroup of each call (cgroup v2, delegated).</source>
+        <translation>进程数由每次调用各自的 cgroup 计数（cgroup v2，已委派）。</translation>
+    </message>
+    <message>
+        <source>Processes are counted by a cgroup of each call (cgroup v1 pids).</source>
+        <translation>进程数由每次调用各自的 cgroup 计数（cgroup v1 pids）。</translation>
+    </message>
+    <message>
+        <source>Processes are counted per user (RLIMIT_NPROC); no cgroup can be made here, and the limit does not bind root.</source>
+        <translation>进程数按用户计数（RLIMIT_NPROC）；此处无法创建 cgroup，且该限制对 root 无效。</translation>
+    </message>
+    <message>
+        <source>none (e.g. 192.168.1.0/24, 127.0.0.1)</source>
+        <translation>无（例如 192.168.1.0/24, 127.0.0.1）</translation>
+    </message>
+    <message>
+        <source>web_fetch refuses loopback, private and link-local addresses unless a network here holds them.</source>
+        <translation>web_fetch 拒绝访问回环、私有和链路本地地址，除非这里列出的网络包含它们。</translation>
+    </message>
+    <message>
+        <source>Local networks web_fetch may reach</source>
+        <translation>web_fetch 可访问的本地网络</translation>
     </message>
 </context>
 <context>

@@ -151,9 +151,9 @@ def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     reads: list[str] = []
     real = context_module._read_text
 
-    def counting(path: Path, limit: int | None = None) -> str | None:
+    def counting(path: Path, limit: int | None = None, own: object = None) -> str | None:
         reads.append(path.name)
-        return real(path, limit)
+        return real(path, limit, own)
 
     monkeypatch.setattr(context_module, "_read_text", counting)
     return reads

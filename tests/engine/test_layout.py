@@ -11,7 +11,6 @@ import pytest
 from nanobot_desktop.engine.config import load_config, patch_config_file
 from nanobot_desktop.engine.history_journal import HistoryJournal
 from nanobot_desktop.engine.layout import (
-    LayoutError,
     LayoutKind,
     V03SessionPaths,
     claim_workspace_id,
@@ -57,9 +56,16 @@ def test_workspace_id_is_created_once_and_recovered_from_the_session_folder(tmp_
     assert claim_workspace_id(ws, root) == first
     (ws / ".nanobot" / "workspace-id").unlink()
     assert claim_workspace_id(ws, root) == first  # found again through the folder's .workspace
-    (ws / ".nanobot" / "workspace-id").write_text("not an id\n")
-    with pytest.raises(LayoutError, match="32-character"):
-        claim_workspace_id(ws, root)
+    repairs: list[str] = []
+    for damage in ("not an id\n", ""):  # what a command in the workspace may write there
+        (ws / ".nanobot" / "workspace-id").write_text(damage)
+        assert claim_workspace_id(ws, root, repairs.append) == first  # repaired from the session folder
+        assert (ws / ".nanobot" / "workspace-id").read_text() == f"{first}\n"
+    (ws / ".nanobot" / "workspace-id").unlink()
+    (ws / ".nanobot" / "workspace-id").symlink_to(tmp_path / "elsewhere")
+    assert claim_workspace_id(ws, root, repairs.append) == first
+    assert len(repairs) == 3 and all("did not hold a workspace id" in text for text in repairs)
+    assert not (ws / ".nanobot" / "workspace-id").is_symlink()
 
 
 def test_a_copied_workspace_gets_a_session_folder_of_its_own(tmp_path):

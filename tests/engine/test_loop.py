@@ -351,13 +351,14 @@ async def test_update_config_updates_live_tools_policy_and_files(make_engine):
     engine = make_engine()
     seen: list[ConfigChanged] = []
     engine.bus.subscribe(lambda event: seen.append(event) if isinstance(event, ConfigChanged) else None)
-    engine.update_config({"tools.exec.timeout": 7, "app.toolApproval": {"exec": "allow"}})
+    # (write_file: exec may be "allow" only while it runs sandboxed, and this engine's restriction is off)
+    engine.update_config({"tools.exec.timeout": 7, "app.toolApproval": {"write_file": "allow"}})
     assert engine.tools.get("exec").timeout_s == 7
-    assert engine.policy.decision_for("exec") == "allow"
+    assert engine.policy.decision_for("write_file") == "allow"
     saved = json.loads(Path(engine.config_path).read_text())
     assert saved["tools"]["exec"]["timeout"] == 7 and "approval" not in saved["tools"]
     app = json.loads((Path(engine.config_path).parent / "desktop.json").read_text())
-    assert app == {"toolApproval": {"exec": "allow"}}
+    assert app == {"toolApproval": {"write_file": "allow"}}
     assert [event.paths for event in seen] == [("tools.exec.timeout", "app.toolApproval")]
     assert seen[0].touches("tools.exec") and not seen[0].touches("gateway.heartbeat")
 

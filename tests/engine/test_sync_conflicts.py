@@ -233,3 +233,17 @@ def test_a_reply_written_after_the_sync_tool_swapped_the_file_follows_its_own_qu
     assert not list(main.parent.glob("*.sync-conflict-*"))
     merged = [e for e in events if isinstance(e, SyncCopyMerged)]
     assert [(e.outcome, e.added, e.device) for e in merged] == [("merged", 1, "AAAAAAA")]
+
+
+def test_a_copy_that_is_a_link_out_of_the_folder_is_never_merged(tmp_path: Path) -> None:
+    """exec can make a file with a conflict copy's name that links to a secret: the merge must not read it."""
+    store, _ = _store(tmp_path)
+    main = store.path_for("cli:direct")
+    main.write_bytes(_session_bytes("cli:direct", COMMON))
+    secret = tmp_path / "secret.jsonl"
+    secret.write_bytes(_session_bytes("cli:direct", COMMON + [_msg("user", "sk-SECRET", "2026-11-28T11:00:00")]))
+    link = main.with_name("cli_direct.sync-conflict-20261128-100500-BBBBBBB.jsonl")
+    link.symlink_to(secret)
+    (result,) = store.merge_conflict_copies()
+    assert result.outcome == "unreadable" and "leads out" in result.detail
+    assert b"sk-SECRET" not in main.read_bytes() and link.is_symlink()

@@ -195,3 +195,19 @@ async def test_list_dir_messages(ctx: ToolContext) -> None:
     assert await tool.execute(ctx, path="empty") == "Directory empty is empty"
     assert await tool.execute(ctx, path="missing") == "Error: Directory not found: missing"
     assert await tool.execute(ctx, path="f") == "Error: Not a directory: f"
+
+
+async def test_write_file_refuses_content_above_the_readme_limit(tmp_path) -> None:
+    """README: write_file and edit_file change files of at most 2,000,000 bytes (3,000,000 were written)."""
+    from nanobot_desktop.engine.tools.base import ToolContext as Ctx
+    from nanobot_desktop.engine.tools.registry import build_default_registry as registry_of
+
+    registry = registry_of()
+    ctx = Ctx(workspace=tmp_path, restrict_to_workspace=True)
+    result = await registry.execute("write_file", {"path": "big.txt", "content": "x" * 3_000_000}, ctx)
+    assert "3,000,000 bytes; write_file writes at most 2,000,000" in result
+    assert not (tmp_path / "big.txt").exists()
+    full = "y" + "x" * 1_999_999
+    assert "Successfully" in await registry.execute("write_file", {"path": "ok.txt", "content": full}, ctx)
+    grown = await registry.execute("edit_file", {"path": "ok.txt", "old_text": "y", "new_text": "yy"}, ctx)
+    assert "Error" in grown and (tmp_path / "ok.txt").stat().st_size == 2_000_000

@@ -73,6 +73,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == "/loop":
             hop = int(urllib.parse.parse_qs(parsed.query).get("n", ["0"])[0])
             self._send(302, b"", "text/plain", {"Location": f"/loop?n={hop + 1}"})
+        elif route.startswith("/to/"):  # /to/10.0.0.1 redirects there (never followed: refused before connect)
+            self._send(302, b"", "text/plain", {"Location": f"http://{route[4:]}/latest/meta-data"})
         elif route == "/to-file":
             self._send(302, b"", "text/plain", {"Location": "file:///etc/passwd"})
         elif route == "/ua":
@@ -111,8 +113,11 @@ def ctx(tmp_path: Path) -> ToolContext:
     return ToolContext(workspace=tmp_path)
 
 
+LOOPBACK = ("127.0.0.1/32",)  # web_fetch refuses loopback unless allowed: these tests' server is there
+
+
 async def _fetch(ctx: ToolContext, **kwargs: Any) -> dict[str, Any]:
-    return json.loads(await WebFetchTool().execute(ctx, **kwargs))
+    return json.loads(await WebFetchTool(allowed_networks=LOOPBACK).execute(ctx, **kwargs))
 
 
 # ------------------------------------------------------------------------------------------- web_fetch
@@ -152,7 +157,7 @@ async def test_fetch_plain_text_uses_charset(server: str, ctx: ToolContext) -> N
 async def test_fetch_truncates_to_max_chars(server: str, ctx: ToolContext) -> None:
     data = await _fetch(ctx, url=f"{server}/long", maxChars=100)
     assert (data["truncated"], data["length"], data["text"]) == (True, 100, "z" * 100)
-    default_cap = json.loads(await WebFetchTool(max_chars=300).execute(ctx, url=f"{server}/long"))
+    default_cap = json.loads(await WebFetchTool(max_chars=300, allowed_networks=LOOPBACK).execute(ctx, url=f"{server}/long"))
     assert default_cap["length"] == 300
 
 
@@ -241,3 +246,67 @@ async def test_search_without_key_names_the_setting(ctx: ToolContext, monkeypatc
     result = await WebSearchTool(endpoint="http://127.0.0.1:9/never-called").execute(ctx, query="q")
     assert result.startswith("Error: Brave Search API key not configured")
     assert "tools.web.search.apiKey" in result and "BRAVE_API_KEY" in result
+
+
+# ------------------------------------------------------------- web_fetch: no loopback, LAN or metadata
+
+@pytest.fixture
+def connects(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every address a socket is asked to connect to; anything but loopback fails the test before a
+    packet leaves (this workplace flags traffic to private addresses)."""
+    import socket
+
+    seen: list[Any] = []
+    real = socket.socket.connect
+
+    def recording(sock: socket.socket, address: Any) -> Any:
+        seen.append(address)
+        assert isinstance(address, tuple) and address[0] in ("127.0.0.1", "::1"), f"connect to {address}"
+        return real(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", recording)
+    return seen
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/", "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data",
+                                 "http://[::1]:9/", "http://[::ffff:10.0.0.1]/", "http://192.168.1.1/",
+                                 "http://100.64.0.1/", "http://0.0.0.0/", "http://localhost:9/"])
+async def test_web_fetch_refuses_non_public_addresses_before_connecting(ctx: ToolContext, connects: list[Any],
+                                                                        url: str) -> None:
+    result = json.loads(await WebFetchTool().execute(ctx, url=url))
+    assert "does not reach" in result["error"] and "Settings" in result["error"]
+    assert connects == []
+
+
+@pytest.mark.parametrize("target", ["10.0.0.1", "169.254.169.254", "127.0.0.1:9"])
+async def test_a_redirect_to_a_non_public_address_is_refused(server: str, ctx: ToolContext, connects: list[Any],
+                                                             target: str) -> None:
+    port = int(server.rsplit(":", 1)[1])
+    tool = WebFetchTool(allowed_networks=["127.0.0.1/32"] if target != "127.0.0.1:9" else [])
+    if target == "127.0.0.1:9":  # the first hop itself is refused: nothing is connected at all
+        result = json.loads(await tool.execute(ctx, url=f"{server}/to/{target}"))
+        assert "does not reach 127.0.0.1" in result["error"] and connects == []
+        return
+    result = json.loads(await tool.execute(ctx, url=f"{server}/to/{target}"))
+    assert f"does not reach {target}" in result["error"]
+    assert connects == [("127.0.0.1", port)]  # the first hop only
+
+
+async def test_an_allowed_network_is_reached_and_a_bad_one_is_named(server: str, ctx: ToolContext) -> None:
+    ok = json.loads(await WebFetchTool(allowed_networks=["127.0.0.0/8"]).execute(ctx, url=f"{server}/plain"))
+    assert ok["status"] == 200
+    bad = json.loads(await WebFetchTool(allowed_networks=["lan"]).execute(ctx, url=f"{server}/plain"))
+    assert "'lan' is not a network" in bad["error"]
+
+
+async def test_a_rebinding_name_is_checked_on_the_address_connected_to(ctx: ToolContext, connects: list[Any],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name that resolves to a public address first and to 10.0.0.1 next cannot slip through: the
+    addresses are looked up once and the checked one is connected to."""
+    import socket
+
+    answers = iter([[(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.1", 80))]])
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: next(answers))
+    result = json.loads(await WebFetchTool().execute(ctx, url="http://rebind.example/"))
+    assert "does not reach rebind.example (10.0.0.1)" in result["error"]
+    assert connects == []

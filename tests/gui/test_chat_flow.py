@@ -139,7 +139,8 @@ def test_allow_once_runs_exec_and_deny_leaves_the_file_untouched(qtbot, open_win
 
 def test_a_pending_approval_card_survives_switching_sessions(qtbot, open_window, fake_openai):
     window = open_window()
-    fake_openai.add_tool_calls([("exec", {"command": "echo again"})])
+    # write_file: an unsandboxed exec (this engine's restriction is off) has no "Always allow" (issue 28)
+    fake_openai.add_tool_calls([("write_file", {"path": "again.txt", "content": "again"})])
     fake_openai.add_text("Done.")
     send(qtbot, window, "Please run it")
     first = window.current_key
@@ -154,9 +155,9 @@ def test_a_pending_approval_card_survives_switching_sessions(qtbot, open_window,
     assert window.composer.busy
     qtbot.mouseClick(window.chat_view.widget_for_row(row).allow_always_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window, first)
-    assert window.engine.policy.decision_for("exec") == "allow"
+    assert window.engine.policy.decision_for("write_file") == "allow"
     saved = json.loads((Path(window.engine.config_path).parent / "desktop.json").read_text(encoding="utf-8"))
-    assert saved["toolApproval"]["exec"] == "allow"  # the app's own file; config.json stays the CLI's
+    assert saved["toolApproval"]["write_file"] == "allow"  # the app's own file; config.json stays the CLI's
     assert "approval" not in json.loads(Path(window.engine.config_path).read_text(encoding="utf-8"))["tools"]
     assert last_assistant(window).text == "Done."
 
@@ -456,6 +457,12 @@ def test_a_cron_job_made_in_a_telegram_session_goes_back_to_that_chat(qtbot, ope
     fake_openai.add_tool_calls([("cron", {"action": "add", "message": "stretch", "every_seconds": 3600})])
     fake_openai.add_text("Scheduled.")
     send(qtbot, engine_window, "remind me to stretch every hour")
+    # a job runs later, unwatched: adding one asks first (issue 28)
+    qtbot.waitUntil(lambda: bool(engine_window.chat.pending_approvals("telegram:123")), timeout=WAIT_MS)
+    assert engine.cron.list_jobs() == []
+    call_id = engine_window.chat.pending_approvals("telegram:123")[0]
+    row = engine_window.chat.model.row_of_call(call_id, "approval")
+    qtbot.mouseClick(engine_window.chat_view.widget_for_row(row).allow_once_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, engine_window)
     jobs = engine.cron.list_jobs()
     assert [(job.payload.channel, job.payload.to, job.payload.deliver) for job in jobs] == [("telegram", "123", True)]

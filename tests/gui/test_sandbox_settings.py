@@ -80,3 +80,33 @@ def test_sandbox_settings_are_saved_and_reach_the_exec_tool(qtbot, make_engine) 
     assert app_file["execSandboxAlways"] is True and app_file["execNetwork"] is False
     exec_tool = engine.tools.get("exec")
     assert (exec_tool.sandbox_always, exec_tool.network) == (True, False)
+
+
+@pytest.mark.skipif(not sandbox_support().available, reason=sandbox_support().summary)
+def test_command_limits_and_web_fetch_networks_are_saved_and_reach_the_tools(qtbot, make_engine) -> None:
+    engine = make_engine()
+    dialog = SettingsDialog(engine)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    qtbot.waitExposed(dialog)
+    dialog.tabs.setCurrentIndex(2)
+    reach = dialog.sandbox_box.reach_label.text()
+    assert "D-Bus" in reach and "ssh-agent" in reach and "API keys" in reach
+    box = dialog.exec_limits_box
+    from nanobot_desktop.engine.tools.sandbox import process_limit_mechanism
+    expected = {"cgroup v1": "cgroup v1 pids", "cgroup v2": "cgroup v2", "rlimit": "RLIMIT_NPROC"}
+    assert expected[process_limit_mechanism()] in box.mechanism_label.text()  # which bound applies, said
+    for key, value in (("memoryMb", 512), ("processes", 64)):
+        spin = box.spins[key]
+        spin.setFocus()
+        spin.selectAll()
+        qtbot.keyClicks(spin, str(value))
+    box.networks_edit.setFocus()
+    qtbot.keyClicks(box.networks_edit, "192.168.1.0/24, 127.0.0.1")
+    qtbot.mouseClick(dialog.save_button, LEFT)
+    app_file = json.loads((engine.config_path.parent / "desktop.json").read_text())
+    assert app_file["execLimits"]["memoryMb"] == 512 and app_file["execLimits"]["processes"] == 64
+    assert app_file["webFetchAllowedNetworks"] == ["192.168.1.0/24", "127.0.0.1"]
+    limits = engine.tools.get("exec").limits
+    assert (limits.memory_mb, limits.processes, limits.cpu_s) == (512, 64, 300)
+    assert engine.tools.get("web_fetch").allowed_networks == ["192.168.1.0/24", "127.0.0.1"]

@@ -338,7 +338,7 @@ def test_saving_settings_keeps_changes_made_while_it_was_open(qtbot, make_engine
     engine = make_engine()
     dialog = make_dialog(qtbot, engine)
     engine.update_config({"gateway.heartbeat.enabled": True})  # e.g. from the Heartbeat panel
-    engine.runner.policy.allow_always("exec")  # what "Always allow" on a card does
+    engine.runner.policy.allow_always("write_file")  # what "Always allow" on a card does
     engine.update_config({"app.toolApproval": engine.policy.overrides})
     seen: list[ConfigChanged] = []
     engine.bus.subscribe(lambda event: seen.append(event) if isinstance(event, ConfigChanged) else None)
@@ -349,5 +349,6 @@ def test_saving_settings_keeps_changes_made_while_it_was_open(qtbot, make_engine
     on_disk = json.loads(engine.config_path.read_text(encoding="utf-8"))
     assert on_disk["gateway"]["heartbeat"]["enabled"] is True
     assert on_disk["agents"]["defaults"]["temperature"] == 0.3
-    assert engine.app_settings.tool_approval == {"exec": "allow"} and engine.policy.decision_for("exec") == "allow"
+    assert engine.app_settings.tool_approval == {"write_file": "allow"}
+    assert engine.policy.decision_for("write_file") == "allow"
     assert [event.paths for event in seen] == [("agents.defaults.temperature",)]

@@ -198,6 +198,16 @@ class Config(_Base):
         return Path(self.agents.defaults.workspace).expanduser()
 
 
+class ExecLimits(_Base):
+    """Bounds of one sandboxed exec call (engine/tools/sandbox.py ResourceLimits; 0: no bound)."""
+
+    memory_mb: int = Field(default=2048, ge=0)
+    processes: int = Field(default=256, ge=0)
+    open_files: int = Field(default=1024, ge=0)
+    cpu_s: int = Field(default=300, ge=0)
+    file_size_mb: int = Field(default=1024, ge=0)
+
+
 class LocalServer(_Base):
     """A local OpenAI-compatible server the user chose (Ollama, LM Studio, …): for labels only."""
 
@@ -218,6 +228,9 @@ class AppSettings(_Base):
     local_servers: dict[str, LocalServer] = Field(default_factory=dict)  # provider entry -> what it is
     exec_sandbox_always: bool = False  # OS sandbox for exec even with tools.restrictToWorkspace off
     exec_network: bool = True  # may sandboxed commands reach the network
+    exec_limits: ExecLimits = Field(default_factory=ExecLimits)  # per sandboxed call
+    # Networks web_fetch may reach although they are not public (loopback, LAN, link-local): none by default.
+    web_fetch_allowed_networks: list[str] = Field(default_factory=list)
     mcp_disabled: list[str] = Field(default_factory=list)  # MCP servers switched off here (the CLI still runs them)
     # the same as tool_approval, for tool calls of background work (heartbeat, cron jobs, subagents)
     background_tool_approval: dict[str, ApprovalPolicy] = Field(default_factory=dict)

@@ -123,6 +123,8 @@ async def _list_models(endpoint: ResolvedProvider) -> list[str] | str:
     except ProviderError as error:
         return error.message
     except TimeoutError:
-        return f"{endpoint.api_base} did not answer within {LIST_TIMEOUT_S:.0f} seconds."
+        from nanobot_desktop.engine.url_secrets import hide_url_secrets
+
+        return hide_url_secrets(f"{endpoint.api_base} did not answer within {LIST_TIMEOUT_S:.0f} seconds.")
     finally:
         await provider.close()

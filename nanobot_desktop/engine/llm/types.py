@@ -77,11 +77,15 @@ class ProviderError(Exception):
 
     def __init__(self, message: str, kind: str = "other", status: int | None = None,
                  facts: dict[str, Any] | None = None) -> None:
+        from nanobot_desktop.engine.url_secrets import hide_url_secrets
+
+        message = hide_url_secrets(message)  # an apiBase with credentials in it is never shown
         super().__init__(message)
         self.message = message
         self.kind = kind
         self.status = status
-        self.facts: dict[str, Any] = dict(facts or {})
+        self.facts: dict[str, Any] = {k: hide_url_secrets(v) if isinstance(v, str) else v
+                                      for k, v in (facts or {}).items()}
         """The sentence `message` is ("sentence") and its values (provider_errors.describe_failure), when known."""
 
     def __str__(self) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,10 +215,27 @@ def create_file(path: Path, header: dict[str, Any], messages: list[dict[str, Any
         atomic_write_bytes(path, header_line(header) + body)
 
 
+def leads_out(path: Path) -> str | None:
+    """Where a session file leads when it is a link out of its folder or has another hard link (the
+    store neither reads nor appends to such a file: its history would go to the model, its appends to
+    the other file); None for an ordinary file or none at all."""
+    try:
+        if path.is_symlink():
+            real = Path(os.path.realpath(path))
+            return None if real.is_relative_to(Path(os.path.realpath(path.parent))) else str(real)
+        status = path.stat()
+    except OSError:
+        return None
+    if stat.S_ISREG(status.st_mode) and status.st_nlink > 1:
+        return f"a file with {status.st_nlink} hard links, another name of it may be elsewhere"
+    return None
+
+
 def create_file_if_missing(path: Path, header: dict[str, Any], messages: list[dict[str, Any]]) -> bool:
-    """`create_file` unless another writer created the file first; True when this call created it."""
+    """`create_file` unless another writer created the file first; True when this call created it.
+    A file that leads out (`leads_out`) counts as missing: the new file replaces the link itself."""
     with session_files_lock(path.parent):
-        if path.exists():
+        if path.exists() and leads_out(path) is None:
             return False
         create_file(path, header, messages)
         return True

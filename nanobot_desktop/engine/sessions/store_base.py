@@ -13,12 +13,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.events import Event, EventBus, SessionChanged
+from nanobot_desktop.engine.events import Event, EventBus, Notice, SessionChanged
 from nanobot_desktop.engine.layout import SessionPaths
 from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
 from nanobot_desktop.engine.sessions.export import derive_title
 from nanobot_desktop.engine.sessions.file import (
-    HEADER_KEYS, ParsedSession, file_name_problem, parse_header, parse_session_bytes, read_first_line,
+    HEADER_KEYS, ParsedSession, file_name_problem, leads_out, parse_header, parse_session_bytes, read_first_line,
 )
 from nanobot_desktop.engine.sessions.listing import SessionInfo, mtime_iso
 from nanobot_desktop.engine.sessions.paging import SessionPage, read_page, read_tail
@@ -42,6 +42,7 @@ class StoreBase:
         self.sessions_dir = paths.sessions_dir
         self._legacy_dir = Path(legacy_dir) if legacy_dir is not None else None
         self.bus = bus
+        self._told_links: set[tuple[Path, str]] = set()  # session files refused as links out (_leads_out)
         self._cache: dict[str, Session] = {}
         self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
         self._changes = ChangeTracker(paths.key_from_name)  # each file as the store last wrote or loaded it
@@ -130,6 +131,8 @@ class StoreBase:
         with self._lock:
             self._migrate_legacy(path)
             for candidate in self.paths.read_candidates(key):
+                if self._leads_out(candidate):
+                    continue
                 signature = signature_of(candidate)
                 try:
                     data = candidate.read_bytes()
@@ -200,6 +203,21 @@ class StoreBase:
         event = self._changes.wrote(session.path, session.key, reason, turn_id)
         session.size = event.size
         return event
+
+    def _leads_out(self, path: Path) -> bool:
+        """A session file that is a link out of its folder, or has another hard link, is not read (its
+        history would go to the model, its appends to the other file); told once as a Notice."""
+        target = leads_out(path)
+        if target is None:
+            return False
+        if (path, target) not in self._told_links:
+            self._told_links.add((path, target))
+            log.warning("not reading session file %s: it leads out of its folder (%s)", path, target)
+            if self.bus is not None:
+                self.bus.publish(Notice("", topic=f"own-file:{path}", text=(
+                    f"{path} was not read: it leads out of the session folder ({target}). The conversation starts "
+                    "afresh in a new file there; replace the link with the file itself to keep it.")))
+        return True
 
     def _publish(self, events: list[SessionChanged]) -> None:
         """Called outside the lock: subscribers may call back into the store."""

@@ -27,7 +27,7 @@ from nanobot_desktop.engine.events import SessionChanged, SyncCopyMerged
 from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD
 from nanobot_desktop.engine.sessions.export import shorten
 from nanobot_desktop.engine.sessions.file import (
-    append_lines, create_file, create_file_if_missing, encode_line, parse_session_bytes, update_header,
+    append_lines, create_file, create_file_if_missing, encode_line, leads_out, parse_session_bytes, update_header,
 )
 from nanobot_desktop.engine.sessions.session import Session, now
 from nanobot_desktop.engine.sessions.store_base import StoreBase
@@ -101,6 +101,11 @@ class SessionWriter(StoreBase):
             missing: list[dict[str, Any]] = []
             merged: list[tuple[Path, CopyMerge]] = []
             for copy, conflict in copies:
+                outside = leads_out(copy)
+                if outside is not None:  # made by exec, not by a sync tool: never read into the conversation
+                    merges.append(CopyMerge(copy, conflict, session.key, UNREADABLE,
+                                            detail=f"it leads out of the session folder: {outside}"))
+                    continue
                 try:
                     size = copy.stat().st_size
                     parsed = parse_session_bytes(copy.read_bytes(), copy.name) if size <= MAX_COPY_BYTES else None

@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nanobot_desktop.engine.sessions.file import leads_out
 from nanobot_desktop.engine.sync.machines import APP_FOLDER
 from nanobot_desktop.engine.sync.merge import MAX_COPY_BYTES, MERGED, TOO_LARGE, UNREADABLE, CopyMerge
 from nanobot_desktop.engine.sync.names import ConflictName, conflict_copies
@@ -102,8 +103,8 @@ def text_conflicts(workspace: Path, memory: MemoryStore) -> list[TextConflict]:
             original = folder / conflict.original_name
             if not conflict.original_name.endswith(TEXT_SUFFIXES) or conflict.original_name == history:
                 continue
-            if not original.is_file():
-                continue
+            if not original.is_file() or leads_out(original) is not None or leads_out(copy) is not None:
+                continue  # a link or a second name is exec's doing, never a sync tool's: not shown, not read
             base_text, base_label = _base_version(original, conflict, memory)
             found.append(TextConflict(original, copy, name_device(conflict, folder), base_text, base_label))
     return found
@@ -149,6 +150,10 @@ def merge_history_copies(workspace: Path, memory: MemoryStore) -> list[CopyMerge
         if conflict.original_name != log_file.name:
             continue
         conflict = name_device(conflict, log_file.parent)
+        outside = leads_out(copy)
+        if outside is not None:
+            results.append(CopyMerge(copy, conflict, "", UNREADABLE, detail=f"it leads out of the memory folder: {outside}"))
+            continue
         try:
             size = copy.stat().st_size
             if size > MAX_COPY_BYTES:

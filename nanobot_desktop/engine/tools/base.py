@@ -62,6 +62,11 @@ class Tool:
         applies to the next call without a restart. Tools without settings keep this no-op.
         """
 
+    def asks_for(self, arguments: dict[str, Any]) -> bool:
+        """Whether a call with these arguments is asked for when the policy says "ask" (a tool whose
+        read-only actions need no yes, like cron's `list`, answers False for them)."""
+        return True
+
     async def preview(self, ctx: ToolContext, *args: Any, **kwargs: Any) -> str | None:
         """What an approval card shows besides the arguments (a unified diff for write/edit)."""
         return None

@@ -31,6 +31,10 @@ class CronTool(Tool):
         "required": ["action"],
     }
 
+    def asks_for(self, arguments: dict[str, Any]) -> bool:
+        """Adding and removing jobs asks (a job runs later, unwatched); listing them does not."""
+        return arguments.get("action") != "list"
+
     async def execute(self, ctx: ToolContext, **kwargs: Any) -> str:
         if ctx.cron is None:
             return "Error: scheduling is not available here (no cron service)"

@@ -175,10 +175,15 @@ class WriteFileTool(Tool):
             return str(exc)
 
         def write() -> str:
+            data = content.encode("utf-8")
+            if len(data) > MAX_EDIT_BYTES:  # the new content too: the README's limit is on what is written
+                raise FileToolError(f"Error: the content for {path} has {len(data):,} bytes; write_file writes at most "
+                                    f"{MAX_EDIT_BYTES:,} (the whole diff is shown before approval). Split it into "
+                                    "several files, or write it with a command.")
             size = file_size(place, path)  # refuses folders, hard-linked files and what cannot be opened
             if size is not None and size > MAX_EDIT_BYTES:
                 raise FileToolError(_TOO_LARGE_TO_CHANGE.format(shown=path, size=size, limit=MAX_EDIT_BYTES))
-            write_atomic(place, content.encode("utf-8"), path)
+            write_atomic(place, data, path)
             return f"Successfully wrote {len(content)} bytes to {place.path}"
 
         try:
@@ -229,7 +234,11 @@ class EditFileTool(Tool):
             new_content, message = _plan_edit(content, old_text, new_text, shown)
             if new_content is None:
                 return message
-            write_atomic(place, new_content.encode("utf-8"), shown)
+            encoded = new_content.encode("utf-8")
+            if len(encoded) > MAX_EDIT_BYTES:
+                return (f"Error: after this edit {shown} would have {len(encoded):,} bytes; edit_file keeps files at "
+                        f"most {MAX_EDIT_BYTES:,} bytes (the whole diff is shown before approval).")
+            write_atomic(place, encoded, shown)
         except (FileToolError, NotUtf8Error) as exc:
             return str(exc)
         return f"Successfully edited {place.path}"

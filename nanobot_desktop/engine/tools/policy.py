@@ -17,7 +17,8 @@ from nanobot_desktop.engine.tools.sandbox import sandbox_support
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[str, ...] = get_args(Decision)
 
-DEFAULT_DECISIONS: dict[str, Decision] = {"exec": "ask", "write_file": "ask", "edit_file": "ask"}
+# cron asks too: a job it saves runs later, with no one watching (only its `list` runs without asking).
+DEFAULT_DECISIONS: dict[str, Decision] = {"exec": "ask", "write_file": "ask", "edit_file": "ask", "cron": "ask"}
 MCP_PREFIX = "mcp_"  # tools of the user's MCP servers: they can do anything, so they ask by default
 WILDCARD = "*"  # a key ending in "*" sets every tool whose name starts with the rest ("mcp_time_*": a server)
 
@@ -30,31 +31,45 @@ def _checked(name: str, decision: str) -> Decision:
 
 
 def exec_allow_possible() -> bool:
-    """exec may run without asking only where an OS sandbox can contain it."""
+    """exec may run without asking only where an OS sandbox can contain it (the engine's
+    `exec_allow_possible` also asks whether the current settings put exec in it)."""
     return sandbox_support().available
 
 
-def _refuse_unsandboxed_allow(name: str, decision: str) -> None:
-    if name == "exec" and decision == "allow" and not exec_allow_possible():
-        raise ValueError(f"exec cannot be set to allow: commands are {sandbox_support().summary}")
+UNSANDBOXED_ALLOW = "exec cannot be set to allow: commands are not sandboxed"
 
 
 class ToolPolicy:
-    """Per-tool allow/ask/deny: the defaults above, overridden by config `tools.approval`."""
+    """Per-tool allow/ask/deny: the defaults above, overridden by config `tools.approval`.
 
-    def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
+    `exec_sandboxed` says whether exec runs in the OS sandbox right now (the settings may leave it
+    out even where the system has one); while it does not, exec can never be (or act as) "allow".
+    """
+
+    def __init__(self, overrides: Mapping[str, str] | None = None,
+                 exec_sandboxed: Callable[[], bool] = exec_allow_possible) -> None:
         self._overrides: dict[str, Decision] = {}
+        self.exec_sandboxed = exec_sandboxed
         self.replace(overrides)
 
+    def _refuse_unsandboxed_allow(self, name: str, decision: str) -> None:
+        if name == "exec" and decision == "allow" and not self.exec_sandboxed():
+            raise ValueError(UNSANDBOXED_ALLOW)
+
     def replace(self, overrides: Mapping[str, str] | None) -> None:
-        """Adopt a whole new `tools.approval` mapping (all checked first, so a bad one changes nothing)."""
+        """Adopt a whole new `tools.approval` mapping (all checked first, so a bad one changes nothing).
+
+        exec: allow while exec is not sandboxed is refused: left out, so it is neither obeyed nor saved
+        back (the engine tells the person)."""
         checked = {name: _checked(name, decision) for name, decision in (overrides or {}).items()}
+        if checked.get("exec") == "allow" and not self.exec_sandboxed():
+            del checked["exec"]
         self._overrides = checked
 
     def set(self, name: str, decision: str) -> dict[str, Decision]:
         """Set one tool's decision; returns the overrides to save. Refuses values other than allow/ask/deny,
         and exec on allow where no sandbox exists."""
-        _refuse_unsandboxed_allow(name, decision)
+        self._refuse_unsandboxed_allow(name, decision)
         self._overrides[name] = _checked(name, decision)
         return self.overrides
 
@@ -67,7 +82,7 @@ class ToolPolicy:
                 decision = self._overrides[max(prefixes, key=len)]
             else:
                 decision = DEFAULT_DECISIONS.get(name) or ("ask" if name.startswith(MCP_PREFIX) else "allow")
-        if name == "exec" and decision == "allow" and not exec_allow_possible():
+        if name == "exec" and decision == "allow" and not self.exec_sandboxed():
             return "ask"  # a config written elsewhere may say allow; without a sandbox we still ask
         return decision
 

@@ -156,11 +156,32 @@ class SandboxPolicy:
     hidden: list[Path] = field(default_factory=list)
     network: bool = True
     namespaces: bool = True  # False: Landlock and a subreaper only (where user namespaces are off)
+    limits: ResourceLimits = field(default_factory=lambda: ResourceLimits())
 
     def to_json(self) -> str:
         return json.dumps({"workspace": str(self.workspace), "temp_dir": str(self.temp_dir),
                            "hidden": [str(p) for p in self.hidden], "network": self.network,
-                           "namespaces": self.namespaces})
+                           "namespaces": self.namespaces, "limits": self.limits.as_dict()})
+
+
+@dataclass(frozen=True)
+class ResourceLimits:
+    """Per-call bounds (rlimits, set by the launcher for the command and all it starts; 0: no bound).
+
+    memory: private writable memory (RLIMIT_DATA) per process; processes: RLIMIT_NPROC (counted per
+    user namespace, so a call's own); open files per process; CPU seconds per process; the largest
+    file a command may write (which also bounds what it can pour into the disk per file).
+    """
+
+    memory_mb: int = 2048
+    processes: int = 256
+    open_files: int = 1024
+    cpu_s: int = 300
+    file_size_mb: int = 1024
+
+    def as_dict(self) -> dict[str, int]:
+        return {"memory_mb": self.memory_mb, "processes": self.processes, "open_files": self.open_files,
+                "cpu_s": self.cpu_s, "file_size_mb": self.file_size_mb}
 
 
 def app_paths() -> list[Path]:
@@ -182,6 +203,8 @@ def default_hidden(config_path: Path | None) -> list[Path]:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime:
         candidates.append(Path(runtime))
+    if hasattr(os, "getuid"):  # the session's sockets live there even when the variable is not set
+        candidates.append(Path(f"/run/user/{os.getuid()}"))
     seen: list[Path] = []
     for candidate in candidates:
         try:
@@ -205,9 +228,13 @@ def sandbox_environment(temp_dir: Path, path_append: str = "", source: dict[str,
     return env
 
 
-def launcher_argv(policy: SandboxPolicy, command: str) -> list[str]:
-    """argv that runs `command` under `policy` (the launcher is this file, run as a script)."""
-    return [sys.executable, "-I", "-S", str(Path(__file__).resolve()), policy.to_json(), command]
+def launcher_argv(spec_fd: int, command: str) -> list[str]:
+    """argv that runs `command` under the policy the launcher reads from descriptor `spec_fd`.
+
+    The policy (every hidden path) goes through a pipe, not argv: inside the sandbox /proc/1/cmdline
+    is the launcher's, and it must not tell a command what is hidden where.
+    """
+    return [sys.executable, "-I", "-S", str(Path(__file__).resolve()), f"--spec-fd={spec_fd}", command]
 
 
 # ================================ launcher side (runs in the child process) ================================
@@ -271,7 +298,7 @@ def _add_path_rule(ruleset: int, path: str, access: int) -> None:
         os.close(fd)
 
 
-def apply_landlock(spec: dict[str, Any], net_namespace: bool) -> None:
+def apply_landlock(spec: dict[str, Any], net_namespace: bool, own_temp: list[str] | None = None) -> None:
     """Restrict this process (and all it starts) to the policy in `spec`; raises if Landlock fails."""
     import ctypes
 
@@ -296,7 +323,7 @@ def apply_landlock(spec: dict[str, Any], net_namespace: bool) -> None:
             _add_path_rule(ruleset, str(file), (FS_EXECUTE | FS_READ_FILE) & all_fs)
         for device in _DEVICES:
             _add_path_rule(ruleset, device, (FS_READ_FILE | FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV) & all_fs)
-        for writable in (spec["workspace"], spec["temp_dir"]):
+        for writable in (spec["workspace"], spec["temp_dir"], *(own_temp or [])):  # own_temp: private tmpfs
             _add_path_rule(ruleset, writable, all_fs)
         _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
         _check(_libc().syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "landlock_restrict_self")
@@ -324,21 +351,30 @@ def _enter_namespaces(network: bool) -> bool:
     return True
 
 
-def _mount_view(writable: list[str]) -> None:
-    """Private mounts; a /proc showing only this namespace; every mount read-only except `writable`.
+def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, data: bytes | None = None) -> bool:
+    return bool(_libc().mount(source, target.encode(), fstype, flags, data) == 0)
 
-    Landlock does not cover chmod, chown or timestamps; a read-only mount does (best effort: a mount
-    the kernel will not remount stays as it was, and Landlock still guards its contents).
+
+def _mount_view(writable: list[str], hidden: list[str]) -> list[str]:
+    """Private mounts; a /proc showing only this namespace; every mount read-only except `writable`;
+    each hidden folder replaced by an empty tmpfs (so no Unix socket of the session, in /tmp, the
+    runtime folder or the home, can even be named), with `writable` folders inside them bound back.
+
+    Returns the mask points that are private temp folders (/tmp, /var/tmp, /dev/shm): the command
+    may use them. Landlock does not cover chmod, chown or timestamps, nor connecting to a Unix socket;
+    the mounts do (best effort: a mount the kernel will not remount stays as it was, and Landlock still
+    guards its contents).
     """
-    if _libc().mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
-        return
-    _libc().mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+    if not _mount(b"none", "/", None, _MS_REC | _MS_PRIVATE):
+        return []
+    _mount(b"proc", "/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    keep = {folder: os.open(folder, os.O_PATH | os.O_CLOEXEC) for folder in writable}
     for folder in writable:
-        _libc().mount(folder.encode(), folder.encode(), None, _MS_BIND | _MS_REC, None)
+        _mount(folder.encode(), folder, None, _MS_BIND | _MS_REC)
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError:
-        return
+        lines = []
     for line in lines:
         fields = line.split()
         point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
@@ -347,7 +383,212 @@ def _mount_view(writable: list[str]) -> None:
         flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
         for option in fields[5].split(","):
             flags |= _LOCKED_FLAGS.get(option, 0)
-        _libc().mount(None, point.encode(), None, flags, None)
+        _mount(None, point, None, flags)
+    masked: list[str] = []
+    for folder in sorted(hidden, key=lambda p: p.count("/")):
+        if any(_under(Path(folder), Path(m)) for m in masked) or not os.path.isdir(folder):
+            continue
+        if _mount(b"tmpfs", folder, b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=64m"):
+            masked.append(folder)
+    for folder, fd in keep.items():  # a workspace or temp folder inside a masked one: bound back
+        if any(_under(Path(folder), Path(m)) and Path(folder) != Path(m) for m in masked):
+            os.makedirs(folder, exist_ok=True)
+            _mount(f"/proc/self/fd/{fd}".encode(), folder, None, _MS_BIND | _MS_REC)
+        os.close(fd)
+    return [m for m in masked if m in _PRIVATE_TEMP]
+
+
+# Mask points that become the command's own (empty, writable) temp folders.
+_PRIVATE_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+# The app's own state in the workspace: read-only to commands (a damaged id file broke every turn).
+APP_STATE = (".nanobot", "memory/.cursor", "memory/.dream_cursor")
+_SCAN_LIMIT = 200_000  # entries looked at for hard-linked files (a huge tree is only partly covered)
+
+
+def _hard_linked(workspace: str) -> list[str]:
+    """Regular files in the workspace with more than one name (another may be outside it).
+
+    `find -links +1` where the system has it (half the CPU of a Python walk: 50,000 files cost
+    ~80 ms of CPU), else a walk of at most 200,000 entries.
+    """
+    found = _find_hard_linked(workspace)
+    return found if found is not None else _walk_hard_linked(workspace)
+
+
+def _find_hard_linked(workspace: str) -> list[str] | None:
+    find = next((p for p in ("/usr/bin/find", "/bin/find") if os.path.exists(p)), None)
+    if find is None:
+        return None
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(write_end, 1)
+            devnull = os.open("/dev/null", os.O_WRONLY)
+            os.dup2(devnull, 2)
+            os.execv(find, [find, workspace, "-type", "f", "-links", "+1", "-print0"])
+        finally:
+            os._exit(127)
+    os.close(write_end)
+    chunks = []
+    while chunk := os.read(read_end, 65536):
+        chunks.append(chunk)
+    os.close(read_end)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) not in (0, 1):  # 1: some folder unreadable
+        return None
+    return [os.fsdecode(p) for p in b"".join(chunks).split(b"\0") if p]
+
+
+def _walk_hard_linked(workspace: str) -> list[str]:
+    found: list[str] = []
+    seen = 0
+    stack = [workspace]
+    while stack and seen < _SCAN_LIMIT:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink > 1:
+                    found.append(entry.path)
+            except OSError:
+                continue
+    return found
+
+
+def _protect(workspace: str, temp_dir: str) -> list[str]:
+    """Make the app's state read-only and cover hard-linked files with an empty read-only file.
+
+    A hard link made before the call is a second name of a file that may be outside the workspace
+    (the config): Landlock checks the name, so only a mount over it keeps its bytes from the command.
+    Returns the hard-linked files covered (the launcher tells the command about them).
+    """
+    for name in APP_STATE:
+        path = os.path.join(workspace, name)
+        if os.path.lexists(path) and not os.path.islink(path) and _mount(path.encode(), path, None, _MS_BIND):
+            _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+    linked = _hard_linked(workspace)
+    if not linked:
+        return []
+    cover = os.path.join(temp_dir, ".hard-link-cover")
+    os.close(os.open(cover, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0))
+    covered = []
+    for path in linked:
+        if _mount(cover.encode(), path, None, _MS_BIND):
+            _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+            covered.append(path)
+    os.unlink(cover)  # the mounts keep the (empty) inode
+    return covered
+
+
+_RLIMITS = {"memory_mb": ("RLIMIT_DATA", 1 << 20), "processes": ("RLIMIT_NPROC", 1),
+            "open_files": ("RLIMIT_NOFILE", 1), "cpu_s": ("RLIMIT_CPU", 1), "file_size_mb": ("RLIMIT_FSIZE", 1 << 20)}
+
+
+def cgroup_folders(pid: int) -> list[str]:
+    """Where the cgroup of launcher `pid` is made: beside this process's own, in the cgroup v2
+    hierarchy and the v1 pids one (the engine computes the same names to remove them afterwards)."""
+    try:
+        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+        own = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return []
+    folders = []
+    for line in mounts:
+        fields = line.split()
+        tail = fields[fields.index("-") + 1:]
+        if tail[0] == "cgroup2":
+            relative = next((c.split(":", 2)[2] for c in own if c.startswith("0::")), None)
+        elif tail[0] == "cgroup" and "pids" in tail[2].split(","):
+            relative = next((c.split(":", 2)[2] for c in own if ":pids:" in c), None)
+        else:
+            continue
+        if relative is not None:
+            folders.append(os.path.join(fields[4] + relative.rstrip("/"), f"nanobot-exec-{pid}"))
+    return folders
+
+
+def _pids_cgroup(max_pids: int) -> str | None:
+    """A cgroup of its own with `pids.max` for this call, joined by this process (so by all it starts).
+
+    RLIMIT_NPROC does not bind root (the kernel exempts it), so where the pids controller is writable
+    (cgroup v2 delegated to us, or v1 as root) the count is bounded there too; the engine removes the
+    folder after the call (`remove_cgroups`). None where no cgroup can be made: RLIMIT_NPROC alone.
+    """
+    if max_pids <= 0:
+        return None
+    for folder in cgroup_folders(os.getpid()):
+        try:
+            os.mkdir(folder)
+        except OSError:
+            continue
+        try:
+            _write(os.path.join(folder, "pids.max"), str(max_pids))
+            _write(os.path.join(folder, "cgroup.procs"), str(os.getpid()))
+            return folder
+        except OSError:
+            os.rmdir(folder)
+    return None
+
+
+def process_limit_mechanism() -> str:
+    """What bounds a call's processes here: "cgroup v2" (pids controller delegated to us), "cgroup v1"
+    (the pids hierarchy writable, as for root), or "rlimit" (RLIMIT_NPROC only, which root escapes).
+    A look at permissions only (cheap, nothing is created)."""
+    for folder in cgroup_folders(os.getpid()):
+        parent = os.path.dirname(folder)
+        if not os.access(parent, os.W_OK):
+            continue
+        try:
+            controllers = Path(parent, "cgroup.subtree_control").read_text().split()
+            if "pids" in controllers:
+                return "cgroup v2"
+        except OSError:  # cgroup v1 has no subtree_control: its pids hierarchy is the controller
+            if os.path.exists(os.path.join(parent, "cgroup.procs")):
+                return "cgroup v1"
+    return "rlimit"
+
+
+def remove_cgroups(pid: int) -> None:
+    """Engine side, after launcher `pid` exited: remove its cgroup (its processes are reaped a moment later)."""
+    import time
+
+    for folder in cgroup_folders(pid):
+        for _ in range(250):  # up to 5 s on a loaded machine
+            try:
+                os.rmdir(folder)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.02)
+
+
+def _set_limits(limits: dict[str, int]) -> None:
+    """Lower the rlimits for the command and everything it starts (never raise one above its hard limit)."""
+    import resource
+
+    for key, (name, unit) in _RLIMITS.items():
+        value = int(limits.get(key) or 0) * unit
+        if value <= 0:
+            continue
+        which = getattr(resource, name)
+        _soft, hard = resource.getrlimit(which)
+        # CPU: SIGXCPU at the soft limit (so the engine can say which limit), SIGKILL a second later
+        ceiling = value + 1 if key == "cpu_s" else value
+        if hard != resource.RLIM_INFINITY:
+            value, ceiling = min(value, hard), min(ceiling, hard)
+        resource.setrlimit(which, (value, ceiling))
 
 
 def _exit_code(status: int) -> int:
@@ -428,15 +669,40 @@ def _kill_leftovers() -> None:
                 return
 
 
-def _launch(spec_json: str, command: str) -> int:
-    spec = json.loads(spec_json)
+def _read_spec(argument: str) -> dict[str, Any]:
+    """The policy, read whole from the pipe named by `--spec-fd=N` (then closed)."""
+    fd = int(argument.removeprefix("--spec-fd="))
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    os.close(fd)
+    spec: dict[str, Any] = json.loads(b"".join(chunks))
+    return spec
+
+
+def _tell_covered(covered: list[str], workspace: str) -> None:
+    names = [os.path.relpath(p, workspace) for p in covered]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    sys.stderr.write(f"sandbox: {len(names)} file(s) in the workspace have other hard links (another name may be "
+                     f"outside the workspace), so commands can neither read nor write them: {shown}\n")
+    sys.stderr.flush()
+
+
+def _launch(spec: dict[str, Any], command: str) -> int:
+    import resource  # noqa: F401 - now: once the home is masked, the interpreter's own modules may be out of view
+
     cwd = os.getcwd()
+    _pids_cgroup(int(spec.get("limits", {}).get("processes") or 0))  # before the user namespace
     if spec.get("namespaces", True) and _enter_namespaces(spec["network"]):
         init = os.fork()
         if init == 0:  # PID 1 of the new namespace: when it exits, the kernel kills everything left
             _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            _mount_view([spec["workspace"], spec["temp_dir"]])
-            apply_landlock(spec, net_namespace=not spec["network"])
+            own_temp = _mount_view([spec["workspace"], spec["temp_dir"]], spec["hidden"])
+            covered = _protect(spec["workspace"], spec["temp_dir"])
+            if covered:
+                _tell_covered(covered, spec["workspace"])
+            _set_limits(spec.get("limits", {}))
+            apply_landlock(spec, net_namespace=not spec["network"], own_temp=own_temp)
             os._exit(_run_shell(command, cwd))
         signal.signal(signal.SIGTERM, lambda *_: os.kill(init, signal.SIGKILL))
         while True:
@@ -448,6 +714,7 @@ def _launch(spec_json: str, command: str) -> int:
                 return 137
     _check(_libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
     signal.signal(signal.SIGTERM, _terminate)
+    _set_limits(spec.get("limits", {}))
     apply_landlock(spec, net_namespace=False)
     code = _run_shell(command, cwd)
     _kill_leftovers()
@@ -456,7 +723,7 @@ def _launch(spec_json: str, command: str) -> int:
 
 if __name__ == "__main__":
     try:
-        sys.exit(_launch(sys.argv[1], sys.argv[2]))
+        sys.exit(_launch(_read_spec(sys.argv[1]), sys.argv[2]))
     except OSError as error:
         sys.stderr.write(f"sandbox: could not start: {error}\n")
         sys.exit(126)

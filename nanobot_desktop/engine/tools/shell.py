@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any, Sequence
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, is_inside, resolve_tool_path, workspace_root
 from nanobot_desktop.engine.tools.sandbox import (
+    ResourceLimits,
     SandboxPolicy,
     default_hidden,
     launcher_argv,
+    remove_cgroups,
     sandbox_environment,
     sandbox_support,
 )
@@ -108,6 +110,43 @@ def format_output(stdout: bytes, stderr: bytes, returncode: int | None) -> str:
     if len(result) > MAX_OUTPUT_CHARS:
         result = result[:MAX_OUTPUT_CHARS] + f"\n... (truncated, {len(result) - MAX_OUTPUT_CHARS} more chars)"
     return result
+
+
+def limits_summary(limits: ResourceLimits) -> str:
+    """One line naming the per-call bounds (approval cards, Settings)."""
+    return (f"limits: {limits.memory_mb} MB memory, {limits.processes} processes, {limits.open_files} open files, "
+            f"{limits.cpu_s} s CPU, {limits.file_size_mb} MB per file")
+
+
+# What a command prints (or how it ends) when one of the sandbox's rlimits stopped it.
+_LIMIT_SIGNS = (
+    ("memory", re.compile(r"MemoryError|Cannot allocate memory|memory exhausted|out of memory|std::bad_alloc", re.I)),
+    ("processes", re.compile(r"fork: (retry: )?Resource temporarily unavailable|Cannot fork|can't fork", re.I)),
+    ("open_files", re.compile(r"Too many open files", re.I)),
+    ("file_size", re.compile(r"File too large", re.I)),
+)
+
+
+def limit_note(output: bytes, code: int | None, limits: ResourceLimits) -> str:
+    """A plain sentence when a sandbox limit stopped the command ("" otherwise), naming the limit and
+    where to change it."""
+    hit = None
+    if code == 128 + signal.SIGXCPU:
+        hit = "cpu"
+    elif code == 128 + signal.SIGXFSZ:
+        hit = "file_size"
+    else:
+        text = output[-200_000:].decode("utf-8", errors="replace")
+        hit = next((name for name, pattern in _LIMIT_SIGNS if pattern.search(text)), None)
+    if hit is None:
+        return ""
+    what = {"memory": f"memory limit ({limits.memory_mb} MB per process)",
+            "processes": f"process limit ({limits.processes} processes)",
+            "open_files": f"open-file limit ({limits.open_files} per process)",
+            "cpu": f"CPU time limit ({limits.cpu_s} s)",
+            "file_size": f"file size limit ({limits.file_size_mb} MB)"}[hit]
+    return (f"[The sandbox's {what} stopped this command. The person can raise it in Settings → Tools → "
+            "Command limits.]")
 
 
 def _signal_group(process: asyncio.subprocess.Process, sig: int) -> None:
@@ -255,13 +294,15 @@ class ExecTool(Tool):
 
     def __init__(self, timeout_s: float = 60, path_append: str = "",
                  deny_patterns: Sequence[str] = DEFAULT_DENY_PATTERNS, *, sandbox_always: bool = False,
-                 network: bool = True, config_path: Path | None = None) -> None:
+                 network: bool = True, config_path: Path | None = None,
+                 limits: ResourceLimits | None = None) -> None:
         self.timeout_s = timeout_s
         self.path_append = path_append
         self.deny_patterns = tuple(deny_patterns)
         self.sandbox_always = sandbox_always  # sandbox even with the workspace restriction off
         self.network = network  # network reachable from inside the sandbox
         self.config_path = config_path  # its folder is hidden from sandboxed commands
+        self.limits = limits or ResourceLimits()  # per sandboxed call (desktop.json execLimits)
 
     def sandboxed(self, restrict: bool) -> bool:
         """Whether a call made now runs in the OS sandbox."""
@@ -282,6 +323,9 @@ class ExecTool(Tool):
         if app is not None:  # the sandbox settings are the app's own (desktop.json), not the CLI's
             self.sandbox_always = app.exec_sandbox_always
             self.network = app.exec_network
+            given = app.exec_limits
+            self.limits = ResourceLimits(given.memory_mb, given.processes, given.open_files, given.cpu_s,
+                                         given.file_size_mb)
 
     def _environment(self) -> dict[str, str]:
         """Unsandboxed commands keep the user's environment, minus the app's keys and anything secret-named."""
@@ -312,17 +356,30 @@ class ExecTool(Tool):
 
     async def _run_sandboxed(self, command: str, cwd: Path, root: Path) -> str:
         temp_dir = Path(tempfile.mkdtemp(prefix="nanobot-exec-"))
+        read_end, write_end = os.pipe()
         try:
             policy = SandboxPolicy(workspace=root, temp_dir=temp_dir, hidden=default_hidden(self.config_path),
-                                   network=self.network, namespaces=sandbox_support().namespaces)
+                                   network=self.network, namespaces=sandbox_support().namespaces,
+                                   limits=self.limits)
+            os.write(write_end, policy.to_json().encode())  # a few KB: fits the pipe's buffer
+            os.close(write_end)
+            write_end = -1
             env = sandbox_environment(temp_dir, self.path_append)
             process = await _started(asyncio.ensure_future(asyncio.create_subprocess_exec(
-                *launcher_argv(policy, command), stdin=asyncio.subprocess.DEVNULL,
+                *launcher_argv(read_end, command), stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=env,
-                start_new_session=True,
+                start_new_session=True, pass_fds=(read_end,),
             )))
-            return await self._collect(process)
+            os.close(read_end)
+            read_end = -1
+            try:
+                return await self._collect(process, self.limits)
+            finally:
+                await asyncio.shield(asyncio.to_thread(remove_cgroups, process.pid))
         finally:
+            for fd in (read_end, write_end):
+                if fd >= 0:
+                    os.close(fd)
             await asyncio.to_thread(shutil.rmtree, temp_dir, True)
 
     async def _run(self, command: str, cwd: Path) -> str:
@@ -342,7 +399,7 @@ class ExecTool(Tool):
         ))
         return await self._collect(await _started(starting))
 
-    async def _collect(self, process: asyncio.subprocess.Process) -> str:
+    async def _collect(self, process: asyncio.subprocess.Process, limits: ResourceLimits | None = None) -> str:
         """Output of a started command. When the shell ends, what is left of its process group is killed
         (a sandboxed command's whole namespace is already gone); on timeout or cancellation, its tree."""
         assert process.stdout is not None and process.stderr is not None
@@ -363,7 +420,10 @@ class ExecTool(Tool):
             if sys.platform != "win32":
                 _signal_group(process, signal.SIGKILL)  # `cmd &` left behind in the group
             await _release(process, readers)
-            return format_output(bytes(buffers[0]), bytes(buffers[1]), await _returncode(process))
+            code = await _returncode(process)
+            output = format_output(bytes(buffers[0]), bytes(buffers[1]), code)
+            note = limit_note(bytes(buffers[0]) + bytes(buffers[1]), code, limits) if limits is not None else ""
+            return f"{output}\n{note}" if note else output
         finally:
             for reader in readers:
                 reader.cancel()

@@ -13,6 +13,7 @@ import json
 import os
 import urllib.error
 import urllib.parse
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
@@ -122,12 +123,17 @@ class WebFetchTool(Tool):
         "required": ["url"],
     }
 
-    def __init__(self, proxy: str | None = None, max_chars: int = 50_000) -> None:
+    def __init__(self, proxy: str | None = None, max_chars: int = 50_000, allowed_networks: Sequence[str] = ()) -> None:
         self.proxy = proxy
         self.max_chars = max_chars
+        # Loopback, private and link-local addresses are refused unless one of these holds them
+        # (desktop.json webFetchAllowedNetworks): a page must not steer the agent into the LAN or 169.254.169.254.
+        self.allowed_networks = list(allowed_networks)
 
     def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:
         self.proxy = settings.web.proxy
+        if app is not None:
+            self.allowed_networks = list(app.web_fetch_allowed_networks)
 
     async def execute(self, ctx: ToolContext, url: str, extractMode: str = "markdown",  # noqa: N803 (schema name)
                       maxChars: int | None = None, **_: Any) -> str:  # noqa: N803
@@ -151,9 +157,10 @@ class WebFetchTool(Tool):
         return json.dumps(result, ensure_ascii=False)
 
     def _fetch(self, url: str, mode: str, max_chars: int) -> dict[str, Any]:
-        from nanobot_desktop.engine.tools.web_http import opener, request as make_request
+        from nanobot_desktop.engine.tools.web_http import opener, parse_networks, request as make_request
 
-        with opener(self.proxy).open(make_request(url, {"User-Agent": USER_AGENT}), timeout=FETCH_TIMEOUT_S) as response:
+        guarded = opener(self.proxy, parse_networks(self.allowed_networks))
+        with guarded.open(make_request(url, {"User-Agent": USER_AGENT}), timeout=FETCH_TIMEOUT_S) as response:
             body = response.read(MAX_BODY_BYTES)
             final_url = response.geturl()
             status = response.status

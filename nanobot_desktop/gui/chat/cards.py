@@ -133,7 +133,7 @@ class ApprovalCardWidget(ItemWidget):
         self.allow_once_button = QPushButton(translate("Chat", "Allow once"))
         self.allow_always_button = QPushButton(translate("Chat", "Always allow"))
         self.deny_button = QPushButton(translate("Chat", "Deny"))
-        if card.tool == "exec" and not exec_allow_possible():
+        if card.tool == "exec" and (not exec_allow_possible() or (card.sandbox or "").startswith("not sandboxed")):
             self.allow_always_button.setEnabled(False)
             self.allow_always_button.setToolTip(translate("Chat", "Without a sandbox, every command is asked for"))
         self.allow_once_button.setDefault(True)

@@ -24,8 +24,8 @@ HEADER = QT_TRANSLATE_NOOP("Settings", "In background work")
 
 
 def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidget, names: list[str], app: Any,
-                          field: Callable[[str, Callable[[], Any], Callable[[Any], dict[str, Any]]], None]
-                          ) -> dict[str, QComboBox]:
+                          field: Callable[[str, Callable[[], Any], Callable[[Any], dict[str, Any]]], None],
+                          exec_allowed: Callable[[], bool] = exec_allow_possible) -> dict[str, QComboBox]:
     """Add the background column to the policy `table` and the expiry under it; register both with
     `field(name, read, patch)` (the patch goes to desktop.json through Engine.update_config)."""
     column = table.columnCount()
@@ -41,7 +41,7 @@ def add_background_policy(page: QWidget, layout: QVBoxLayout, table: QTableWidge
         for decision, label in LABELS.items():
             combo.addItem(translate("Settings", label), decision)
         combo.setCurrentIndex(combo.findData(current.get(name, DEFAULT_DECISIONS.get(name, "allow"))))
-        if name == "exec" and not exec_allow_possible():  # not sandboxed: exec always asks, here too
+        if name == "exec" and not exec_allowed():  # not sandboxed: exec always asks, here too
             combo.model().item(combo.findData("allow")).setEnabled(False)  # type: ignore[attr-defined]
         combos[name] = combo
         table.setCellWidget(row, column, combo)

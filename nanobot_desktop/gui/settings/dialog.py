@@ -23,11 +23,12 @@ from PySide6.QtWidgets import (
     QLabel, QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError, exec_allow_possible
+from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError
 from nanobot_desktop.gui.common.i18n import language_names, translate
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_choice import provider_patch
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line
+from nanobot_desktop.gui.settings.exec_limits_box import ExecLimitsBox
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.workspace_page import workspace_page
 from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
@@ -193,7 +194,7 @@ class SettingsDialog(QDialog):
             for decision, label in DECISION_LABELS.items():
                 combo.addItem(translate("Settings", label), decision)
             combo.setCurrentIndex(combo.findData(approval.get(name, default)))
-            if name == "exec" and not exec_allow_possible():  # not sandboxed: exec always asks
+            if name == "exec" and not self._engine.exec_allow_possible():  # not sandboxed: exec always asks
                 combo.model().item(combo.findData("allow")).setEnabled(False)  # type: ignore[attr-defined]
             self.policy_combos[name] = combo
             self.policy_table.setItem(row, 0, QTableWidgetItem(name))
@@ -212,6 +213,10 @@ class SettingsDialog(QDialog):
         self.sandbox_box = SandboxBox(self._engine.app_settings, page)
         layout.addWidget(self.sandbox_box)
         self._field("exec_sandbox", self.sandbox_box.values, SandboxBox.patch)
+        self.exec_limits_box = ExecLimitsBox(self._engine.app_settings, page)
+        layout.addWidget(self.exec_limits_box)
+        self._field("exec_limits", self.exec_limits_box.limits, ExecLimitsBox.limits_patch)
+        self._field("web_fetch_networks", self.exec_limits_box.networks, ExecLimitsBox.networks_patch)
 
         def read() -> dict[str, str]:
             return {name: combo.currentData() for name, combo in self.policy_combos.items()}
@@ -231,7 +236,8 @@ class SettingsDialog(QDialog):
 
         self._field("approval", read, patch)
         self.background_policy_combos = add_background_policy(page, layout, self.policy_table, names,
-                                                              self._engine.app_settings, self._field)
+                                                              self._engine.app_settings, self._field,
+                                                              self._engine.exec_allow_possible)
         return page
 
     def _heartbeat_page(self) -> QWidget:

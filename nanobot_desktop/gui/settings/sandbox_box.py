@@ -29,6 +29,15 @@ class SandboxBox(QGroupBox):
                 sandbox=sandbox_line(support.summary))
         self.status_label = QLabel(status, self)
         self.status_label.setWordWrap(True)
+        self.reach_label = QLabel(translate(
+            "Settings", "In the sandbox a command can read the system's programs and libraries, write only the "
+                        "workspace and its own empty /tmp, and use the network if allowed below. It cannot read "
+                        "your home, the config folder (API keys) or the app's files, cannot change the app's "
+                        "state (.nanobot), cannot use files with other hard links, and cannot reach any local "
+                        "service's socket: D-Bus, X11/Wayland, audio, ssh-agent, gpg-agent, this app."), self)
+        self.reach_label.setObjectName("sandboxReach")
+        self.reach_label.setWordWrap(True)
+        self.reach_label.setVisible(support.available)
         self.always_check = QCheckBox(translate("Settings", "Sandbox shell commands even when the workspace restriction is off"), self)
         self.always_check.setChecked(app.exec_sandbox_always)
         self.network_check = QCheckBox(translate("Settings", "Sandboxed commands may use the network"), self)
@@ -37,6 +46,7 @@ class SandboxBox(QGroupBox):
             check.setEnabled(support.available)
         layout = QVBoxLayout(self)
         layout.addWidget(self.status_label)
+        layout.addWidget(self.reach_label)
         layout.addWidget(self.always_check)
         layout.addWidget(self.network_check)
 

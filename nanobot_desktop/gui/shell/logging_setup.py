@@ -30,6 +30,7 @@ _SECRET_KEY_NAME = re.compile(r"(key|token|secret|password|authorization|cookie)
 _PATTERNS = (
     re.compile(r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{7,}"),  # OpenAI / Anthropic / DeepSeek style keys
     re.compile(r"(?i)(\bBearer\s+)[A-Za-z0-9._~+/=\-]{6,}"),
+    re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://)[^/\s@?#]+(?=@)"),  # user:password in a URL (an apiBase)
     re.compile(r"(?i)([\"']?(?:api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|password)[\"']?\s*[:=]\s*[\"']?)"
                r"[^\s\"',}]{4,}"),
 )

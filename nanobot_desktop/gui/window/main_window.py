@@ -212,6 +212,9 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.branches.open_requested.connect(self.open_session)
         self.chat.continued.connect(lambda old, new: self.open_session(new) if old == self.current_key else None)
         self.branches.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
+        self.bridge.engine_event.connect(self._on_engine_notice)
+        for notice in self.engine.start_notices:
+            self._on_engine_notice(notice)
 
         self.bridge.engine_event.connect(self._on_sync_copy)
 
@@ -343,6 +346,13 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         if dock is not None:
             dock.show()
             dock.raise_()
+
+    def _on_engine_notice(self, event: object) -> None:
+        """The engine's notices (a workspace file linked out of it, a setting refused on load), one per topic."""
+        from nanobot_desktop.engine import events
+
+        if isinstance(event, events.Notice):
+            self.notice_bar.show_notice(event.text, "warning", topic=event.topic)
 
     def _on_busy_changed(self, busy: bool) -> None:
         if busy:  # a new turn (sent, retried, regenerated): the last one's failure is over
