@@ -2016,6 +2016,18 @@ The calls of its next turn will appear here.</source>
         <translation>用“{title}”页面替换对话（再按一次：回到对话）</translation>
     </message>
     <message>
+        <source>Drawer</source>
+        <translation>侧栏</translation>
+    </message>
+    <message>
+        <source>Open or close the drawer: inspector, files and skills ({shortcut})</source>
+        <translation>打开或关闭侧栏：检查器、文件和技能（{shortcut}）</translation>
+    </message>
+    <message>
+        <source>Agent pages</source>
+        <translation>代理页面</translation>
+    </message>
+    <message>
         <source>The {title} page ({shortcut})</source>
         <translation>“{title}”页面（{shortcut}）</translation>
     </message>
@@ -2052,6 +2064,10 @@ The calls of its next turn will appear here.</source>
         <translation>子代理</translation>
     </message>
     <message>
+        <source>Agent</source>
+        <translation>代理</translation>
+    </message>
+    <message>
         <source>Hot reload</source>
         <translation>自动重新加载</translation>
     </message>
@@ -2070,6 +2086,10 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>The {title} panel could not be loaded: {why}</source>
         <translation>无法加载“{title}”面板：{why}</translation>
+    </message>
+    <message>
+        <source>Heartbeat, scheduled jobs, subagents and MCP servers ({shortcut})</source>
+        <translation>心跳、定时任务、子代理和 MCP 服务器（{shortcut}）</translation>
     </message>
 </context>
 <context>
@@ -3523,6 +3543,10 @@ nanobot 个人 AI 代理的桌面应用。
     <message>
         <source>Retry</source>
         <translation>重试</translation>
+    </message>
+    <message>
+        <source>Toolbar</source>
+        <translation>工具栏</translation>
     </message>
 </context>
 <context>

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -29,6 +29,7 @@ from nanobot_desktop.gui.chat.model import (
 )
 from nanobot_desktop.gui.chat.message import STREAM_STEP_BUDGET_S, AssistantWidget
 from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble
+from nanobot_desktop.gui.common.design import READING_CHARS, READING_MARGIN_CHARS, SPACING, chars
 from nanobot_desktop.gui.common.palette import mix, palette_colors
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
@@ -105,10 +106,11 @@ class ChatView(QWidget):
         self._container.setBackgroundRole(QPalette.ColorRole.Base)
         self._container.setAutoFillBackground(True)
         outer = QVBoxLayout(self._container)
-        outer.setContentsMargins(14, 12, 14, 12)
+        self._outer = outer
+        outer.setContentsMargins(SPACING.l, SPACING.l, SPACING.l, SPACING.l)
         outer.setSpacing(0)
         self._items_layout = QVBoxLayout()
-        self._items_layout.setSpacing(10)
+        self._items_layout.setSpacing(SPACING.l)
         outer.addLayout(self._items_layout)
         self.empty_hint = QLabel(translate("Chat", EMPTY_CHAT_HINT))  # what a new chat shows instead of a blank pane
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -121,11 +123,34 @@ class ChatView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.scroll_area)
 
+        self.scroll_area.viewport().installEventFilter(self)
         bar = self.scroll_area.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range_changed)
         bar.valueChanged.connect(self._on_value_changed)
         if model is not None:
             self.set_model(model)
+
+    # --- reading width -------------------------------------------------------------------------
+
+    def reading_width(self) -> int:
+        """The widest the column of messages gets: READING_CHARS of the body font (issue 26)."""
+        return chars(self.fontMetrics(), READING_CHARS)
+
+    def side_margin(self, width: int) -> int:
+        """The margin on each side of the column in a pane `width` wide: the column is centred."""
+        least = chars(self.fontMetrics(), READING_MARGIN_CHARS)
+        return max(least, (width - self.reading_width()) // 2)
+
+    def column_width(self) -> int:
+        """The messages' column as laid out now (what a test measures)."""
+        return self._items_layout.geometry().width()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize:
+            margin = self.side_margin(self.scroll_area.viewport().width())
+            if self._outer.contentsMargins().left() != margin:
+                self._outer.setContentsMargins(margin, SPACING.l, margin, SPACING.l)
+        return super().eventFilter(watched, event)
 
     # --- model ---------------------------------------------------------------------------------
 
