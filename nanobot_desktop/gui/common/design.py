@@ -5,14 +5,16 @@ so a contrast check or a new theme has one table to read.
 
 Measures are in device-independent pixels (Qt scales them with the screen) or, for widths that hold
 text, in average characters of the font (`chars`), so they hold at any scale and font size.
-No Qt import beyond QtGui's value types: the window's frame imports this before the first paint.
+No Qt import at run time: the window's frame imports this before the first paint, and the Markdown
+dialect (no Qt) reads its colours.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtGui import QFontMetrics
+if TYPE_CHECKING:
+    from PySide6.QtGui import QFontMetrics
 
 
 class Spacing(NamedTuple):
@@ -58,50 +60,97 @@ def chars(metrics: QFontMetrics, count: float) -> int:
     return round(count * metrics.averageCharWidth())
 
 
-class ThemeColors(NamedTuple):
-    """The named colours of one theme (hex strings, #rrggbb or #aarrggbb)."""
+class Accents(NamedTuple):
+    """Hues that read on light and dark backgrounds alike: status marks, and tints blended into the
+    base colour (a diff's added and removed lines, a message bar, a search hit)."""
 
-    window: str
-    window_text: str
-    base: str
-    alternate_base: str
-    text: str
-    button: str
-    button_text: str
-    placeholder: str
-    highlight: str
-    highlighted_text: str
-    link: str
-    link_visited: str
-    tooltip_base: str
-    tooltip_text: str
+    added: str = "#2ea043"
+    removed: str = "#d83a3a"
+    info: str = "#2f7ed8"
+    warning: str = "#d99a1e"
+    neutral: str = "#808080"
+    running: str = "#3b82f6"
+    waiting: str = "#d9a400"
+    failed: str = "#e5534b"
+    denied: str = "#d97706"
+    cancelled: str = "#8b8b8b"
+
+
+ACCENTS = Accents()
+
+
+class ThemeColors(NamedTuple):
+    """The named colours of one theme (hex strings): text colours that must read on this theme's base,
+    and the Markdown and editor colours that follow it."""
+
     ok: str
     error: str
     warning: str
-    info: str
-    removed: str
-    """Deleted lines of a diff, an invalid field."""
-    added: str
-    """Added lines of a diff, a skill that is available."""
-    neutral: str
-    """A state that is neither good nor bad (cancelled)."""
+    hunk: str
+    """A diff's @@ line."""
+    border: str
+    """Table and code-block borders in a rendered message (a fallback: the chat derives its own)."""
+    inline_code_background: str
+    quote_bar: str
+    muted: str
+    code_background: str
+    """A code block's background when the Pygments style names none."""
+    code_text: str
 
 
-LIGHT = ThemeColors(
-    window="#efefef", window_text="#000000", base="#ffffff", alternate_base="#f7f7f7", text="#000000",
-    button="#efefef", button_text="#000000", placeholder="#80000000", highlight="#308cc6", highlighted_text="#ffffff",
-    link="#0000ff", link_visited="#ff00ff", tooltip_base="#ffffdc", tooltip_text="#000000",
-    ok="#1a7f37", error="#b42318", warning="#a15c00", info="#2f7ed8", removed="#d83a3a", added="#2ea043",
-    neutral="#8b8b8b",
-)
-DARK = ThemeColors(
-    window="#2b2b2e", window_text="#e4e4e4", base="#1e1e20", alternate_base="#323236", text="#e4e4e4",
-    button="#37373b", button_text="#e4e4e4", placeholder="#8c8c8c", highlight="#2a78d2", highlighted_text="#ffffff",
-    link="#6eaaf0", link_visited="#aa8cf0", tooltip_base="#323236", tooltip_text="#e4e4e4",
-    ok="#7ee787", error="#ff7b72", warning="#e3b341", info="#6cb6ff", removed="#d83a3a", added="#2ea043",
-    neutral="#8b8b8b",
-)
+class HighlightColors(NamedTuple):
+    """The Markdown editor's syntax colours (gui/editor/md_highlighter.py)."""
+
+    heading: str
+    timestamp: str
+    code: str
+    code_background: str
+    marker: str
+    link: str
+    quote: str
+    comment: str
+    frontmatter: str
+    frontmatter_key: str
+
+
+LIGHT = ThemeColors(ok="#1a7f37", error="#b42318", warning="#a15c00", hunk="#0550ae", border="#c8c8c8",
+                    inline_code_background="#ececec", quote_bar="#b0b0b0", muted="#707070", code_background="#f8f8f8",
+                    code_text="#1f1f1f")
+DARK = ThemeColors(ok="#7ee787", error="#ff7b72", warning="#e3b341", hunk="#79c0ff", border="#5a5a5e",
+                   inline_code_background="#3a3a3e", quote_bar="#6a6a6e", muted="#9a9a9a", code_background="#272822",
+                   code_text="#f8f8f2")
+HIGHLIGHT_LIGHT = HighlightColors(heading="#1f4e9c", timestamp="#8a4b00", code="#7a2e8c", code_background="#efeaf3",
+                                  marker="#b0461f", link="#0b62c4", quote="#4f6b45", comment="#7b7f86",
+                                  frontmatter="#5b6470", frontmatter_key="#006e73")
+HIGHLIGHT_DARK = HighlightColors(heading="#8ab4ff", timestamp="#f0b35c", code="#d7a6e6", code_background="#352c3b",
+                                 marker="#ff9a70", link="#6cb6ff", quote="#a6c99a", comment="#8c9199",
+                                 frontmatter="#a5adb8", frontmatter_key="#5fd0d4")
+
+# The Qt palettes of the two themes (shell/theme.py applies them). role: (active and inactive, disabled).
+# Light is Fusion's own standard palette, written out (tests/gui/test_theme_palettes.py compares them).
+QPALETTE_LIGHT = {
+    "Window": ("#efefef", "#efefef"), "WindowText": ("#000000", "#bebebe"), "Base": ("#ffffff", "#efefef"),
+    "AlternateBase": ("#f7f7f7", "#f7f7f7"), "ToolTipBase": ("#ffffdc", "#ffffdc"),
+    "ToolTipText": ("#000000", "#000000"), "PlaceholderText": ("#80000000", "#80000000"),
+    "Text": ("#000000", "#bebebe"), "Button": ("#efefef", "#efefef"), "ButtonText": ("#000000", "#bebebe"),
+    "BrightText": ("#ffffff", "#ffffff"), "Light": ("#ffffff", "#ffffff"), "Midlight": ("#cacaca", "#cacaca"),
+    "Mid": ("#b8b8b8", "#b8b8b8"), "Dark": ("#9f9f9f", "#bebebe"), "Shadow": ("#767676", "#b1b1b1"),
+    "Highlight": ("#308cc6", "#919191"), "HighlightedText": ("#ffffff", "#ffffff"),
+    "Link": ("#0000ff", "#0000ff"), "LinkVisited": ("#ff00ff", "#ff00ff"), "Accent": ("#308cc6", "#919191"),
+}
+QPALETTE_DARK = {
+    "Window": "#2b2b2e", "WindowText": "#e4e4e4", "Base": "#1e1e20", "AlternateBase": "#323236",
+    "ToolTipBase": "#323236", "ToolTipText": "#e4e4e4", "PlaceholderText": "#8c8c8c", "Text": "#e4e4e4",
+    "Button": "#37373b", "ButtonText": "#e4e4e4", "BrightText": "#ff5a5a", "Light": "#4b4b50", "Midlight": "#3e3e42",
+    "Mid": "#28282b", "Dark": "#19191b", "Shadow": "#0a0a0a", "Link": "#6eaaf0", "LinkVisited": "#aa8cf0",
+    "Highlight": "#2a78d2", "HighlightedText": "#ffffff",
+}
+QPALETTE_DARK_DISABLED = {"Text": "#808080", "ButtonText": "#808080", "WindowText": "#808080", "Highlight": "#46464a"}
 
 
 def theme_colors(dark: bool) -> ThemeColors:
     return DARK if dark else LIGHT
+
+
+def highlight_colors(dark: bool) -> HighlightColors:
+    return HIGHLIGHT_DARK if dark else HIGHLIGHT_LIGHT

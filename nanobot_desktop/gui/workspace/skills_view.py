@@ -25,6 +25,7 @@ from nanobot_desktop.gui.workspace.new_skill import new_skill_name_problem, new_
 from nanobot_desktop.gui.workspace.skills_model import SkillsModel
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.palette import error_color
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -323,7 +324,7 @@ class SkillsView(QWidget):
     def _set_hint(self, text: str, *, error: bool) -> None:
         self.name_hint.setText(text)
         self.name_hint.setProperty("error", error)
-        self.name_hint.setStyleSheet("QLabel#newSkillHint { color: #d83a3a; }" if error else "")
+        self.name_hint.setStyleSheet(f"QLabel#newSkillHint {{ color: {error_color(self.palette()).name()}; }}" if error else "")
 
     def create_from_field(self) -> Path | None:
         return self.create_skill(self.name_field.text().strip())
