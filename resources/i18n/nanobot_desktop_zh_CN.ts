@@ -459,6 +459,14 @@
         <translation>复制</translation>
     </message>
     <message>
+        <source>Copy this code block</source>
+        <translation>复制这段代码</translation>
+    </message>
+    <message>
+        <source>Copy code block {number}</source>
+        <translation>复制代码块 {number}</translation>
+    </message>
+    <message>
         <source>Copy the message&apos;s Markdown source</source>
         <translation>复制这条消息的 Markdown 源文本</translation>
     </message>

@@ -128,10 +128,14 @@ class MarkdownRenderer:
                      '&nbsp;&nbsp;&nbsp;' if language else "")
             # Paragraphs with a background rather than a table: see chat_message.StreamingCode.
             background = f"background-color:{self._code_background};"
-            copy_text = html.escape(translate("Chat", "Copy"))  # the code block's copy link
+            # The code block's copy anchor: a real button is laid over the header (MessageBrowser), so the
+            # anchor's text is drawn in the background's colour; it stays in the document for copy-as-text
+            # and for the keyboard (Tab reaches anchors).
+            copy_text = html.escape(translate("Chat", "Copy"))
+            hidden = f"color:{self._code_background}; text-decoration:none;"
             return (
                 f'<p style="{background} margin-top:6px; margin-bottom:0px;">'
-                f'{label}<a href="{COPY_SCHEME}:{index}">{copy_text}</a></p>'
+                f'{label}<a href="{COPY_SCHEME}:{index}" style="{hidden}">{copy_text}</a></p>'
                 f'<pre style="{background} color:{self._code_foreground}; margin-top:0px; margin-bottom:6px; '
                 f'white-space:pre-wrap;">{inner.rstrip()}</pre>'
             )

@@ -284,6 +284,7 @@ class ChatView(QWidget):
                 self._items_layout.addWidget(widget)
         self._following = True
         self._update_empty_hint()
+        self._mark_final_replies()
         self.scroll_to_bottom()
         QTimer.singleShot(0, self, self._fill_viewport)
 
@@ -315,6 +316,27 @@ class ChatView(QWidget):
             self._items_layout.insertWidget(position, widget)
         if self._following:  # a long live session: the oldest widgets go (made again when scrolled to)
             self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
+        self._mark_final_replies()
+
+    def _mark_final_replies(self) -> None:
+        """Each reply knows whether a tool step follows it in its turn (then it is an intermediate step
+        and has no actions), and the newest final reply shows its actions without a hover."""
+        model = self._model
+        if model is None:
+            return
+        count = model.rowCount()
+        newest: AssistantWidget | None = None
+        for offset, widget in enumerate(self._widgets):
+            if not isinstance(widget, AssistantWidget):
+                continue
+            row = self._first_loaded + offset
+            following = model.item(row + 1) if row + 1 < count else None
+            widget.set_final(not isinstance(following, (ToolCard, ApprovalCard)))
+            widget.reveal.set_pinned(False)
+            if widget.is_final:
+                newest = widget
+        if newest is not None:
+            newest.reveal.set_pinned(True)
 
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int]) -> None:
         model = self._model
@@ -367,6 +389,7 @@ class ChatView(QWidget):
         self._widgets[:0] = new_widgets
         self._first_loaded = new_first
         self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=False)
+        self._mark_final_replies()
         QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
         return count
 
@@ -385,6 +408,7 @@ class ChatView(QWidget):
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
         self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
+        self._mark_final_replies()
         QTimer.singleShot(0, self, self._hold_anchor)
         return count
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLay
 
 from nanobot_desktop.gui.chat.message_actions import UserActions
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
+from nanobot_desktop.gui.chat.reveal import HoverReveal
 from nanobot_desktop.gui.common.formatting import format_duration
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
@@ -135,6 +136,10 @@ class UserBubble(ItemWidget):
         self.message_actions.edit_submitted.connect(lambda text: self.edit_submitted.emit(self.uid, text))
         self.message_actions.switcher.stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
         column.addWidget(self.message_actions)
+        edit_button = self.message_actions.edit_button
+        edit_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        edit_button.setAccessibleName(edit_button.text())
+        self.reveal = HoverReveal(self, [edit_button])
         row.setContentsMargins(48, 0, 0, 0)
         row.addStretch(1)
         self.bubble = CardFrame()
@@ -162,6 +167,9 @@ class UserBubble(ItemWidget):
         self.message_actions.switcher.set_fork(item.fork)
 
     def apply_colors(self, colors: PaletteColors) -> None:
+        from nanobot_desktop.gui.common.icons import icon
+
+        self.message_actions.edit_button.setIcon(icon("edit", self.palette()))
         self.bubble.set_colors(colors.bubble, QColor())
         set_text_color(self.attachments_label, colors.muted)
 
