@@ -630,6 +630,18 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <source>Error: </source>
         <translation>错误：</translation>
     </message>
+    <message>
+        <source>1 step</source>
+        <translation>1 个步骤</translation>
+    </message>
+    <message>
+        <source>{count} steps</source>
+        <translation>{count} 个步骤</translation>
+    </message>
+    <message>
+        <source>Show or hide the tool calls of this turn</source>
+        <translation>显示或隐藏本轮的工具调用</translation>
+    </message>
 </context>
 <context>
     <name>Duration</name>

@@ -57,3 +57,35 @@ def test_actions_only_under_final_replies_and_revealed_on_hover_or_focus(qtbot, 
     qtbot.waitUntil(lambda: bubble.reveal.revealed, timeout=WAIT_MS)
     qtbot.mouseClick(bubble.message_actions.edit_button, Qt.MouseButton.LeftButton)
     assert bubble.message_actions.edit_box.isVisible()
+
+
+def test_the_steps_of_a_finished_turn_fold_into_one_row_and_a_running_turn_keeps_them_open(qtbot, open_window, fake_openai):
+    from nanobot_desktop.gui.chat.model import ToolCard
+
+    window = open_window()
+    window.resize(1280, 800)
+    fake_openai.add_tool_calls([("list_dir", {"path": "."})], content="Let me look around.")
+    fake_openai.add_tool_calls([("list_dir", {"path": "."}), ("exec", {"command": "echo hi"})])
+    fake_openai.add_text("Two folders and a greeting.")
+    send(qtbot, window, "What is here?")
+    qtbot.waitUntil(lambda: bool(window.chat.pending_approvals(window.current_key)), timeout=WAIT_MS)
+    view = window.chat_view
+    assert view.step_groups.headers() == []  # still running, waiting for an answer: every step in sight
+    assert all(widget.isVisible() for widget in widgets_of(window, ToolCard))
+    call_id = window.chat.pending_approvals(window.current_key)[0]
+    card = view.widget_for_row(window.chat.model.row_of_call(call_id, "approval"))
+    qtbot.mouseClick(card.allow_once_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: len(view.step_groups.headers()) == 1, timeout=WAIT_MS)
+    [steps] = view.step_groups.headers()
+    assert steps.text() == "3 steps" and steps.isVisible() and steps.toolTip() and steps.accessibleName() == "3 steps"
+    tools = widgets_of(window, ToolCard)
+    step_reply, answer = widgets_of(window, AssistantMessage)
+    assert len(tools) == 3 and not any(widget.isVisible() for widget in tools) and not step_reply.isVisible()
+    assert not card.isVisible() and answer.isVisible() and answer.message.text == "Two folders and a greeting."
+    assert steps.y() < answer.y()
+    qtbot.mouseClick(steps, Qt.MouseButton.LeftButton)  # unfolded …
+    assert all(widget.isVisible() for widget in tools) and step_reply.isVisible() and card.isVisible()
+    assert steps.isVisible() and steps.y() < tools[0].y()
+    qtbot.mouseClick(steps, Qt.MouseButton.LeftButton)  # … and folded again
+    assert not any(widget.isVisible() for widget in tools)

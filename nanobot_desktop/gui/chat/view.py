@@ -28,6 +28,7 @@ from nanobot_desktop.gui.chat.model import (
     ApprovalCard, AssistantMessage, ChatItem, ChatModel, Notice, ToolCard, UserMessage,
 )
 from nanobot_desktop.gui.chat.message import STREAM_STEP_BUDGET_S, AssistantWidget
+from nanobot_desktop.gui.chat.steps import StepGroups
 from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble
 from nanobot_desktop.gui.common.design import READING_CHARS, READING_MARGIN_CHARS, SPACING, chars
 from nanobot_desktop.gui.common.palette import mix, palette_colors
@@ -36,6 +37,19 @@ from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.markdown_render import MarkdownRenderer, RenderStyle
 
 _FOLLOW_SLACK_PX = 8  # "at the bottom" tolerates a few pixels of rounding
+
+
+def _is_pending_approval(widget: QWidget) -> bool:
+    return isinstance(widget, ApprovalCardWidget) and isinstance(widget.item, ApprovalCard) and widget.item.state == "pending"
+
+
+def _is_step(widget: QWidget) -> bool:
+    """A tool call, an answered approval, or a reply a tool call follows: what a turn did on its way."""
+    if isinstance(widget, ToolCardWidget):
+        return True
+    if isinstance(widget, AssistantWidget):
+        return not widget.is_final
+    return isinstance(widget, ApprovalCardWidget) and not _is_pending_approval(widget)
 
 
 def render_style_for(palette: QPalette) -> RenderStyle:
@@ -112,6 +126,7 @@ class ChatView(QWidget):
         self._items_layout = QVBoxLayout()
         self._items_layout.setSpacing(SPACING.l)
         outer.addLayout(self._items_layout)
+        self.step_groups = StepGroups(self._items_layout)
         self.empty_hint = QLabel(translate("Chat", EMPTY_CHAT_HINT))  # what a new chat shows instead of a blank pane
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setWordWrap(True)
@@ -262,6 +277,7 @@ class ChatView(QWidget):
         return widget
 
     def _clear_widgets(self) -> None:
+        self.step_groups.detach()
         for widget in self._widgets:
             self._items_layout.removeWidget(widget)
             widget.hide()
@@ -309,6 +325,7 @@ class ChatView(QWidget):
         if last - first + 1 > self.PAGE_SIZE and last == model.rowCount() - 1:
             self._rebuild()
             return
+        self.step_groups.detach()  # positions below are the widgets', without the fold rows
         for row in range(first, last + 1):
             widget = self._make_widget(model.item(row))
             position = row - self._first_loaded
@@ -320,7 +337,8 @@ class ChatView(QWidget):
 
     def _mark_final_replies(self) -> None:
         """Each reply knows whether a tool step follows it in its turn (then it is an intermediate step
-        and has no actions), and the newest final reply shows its actions without a hover."""
+        and has no actions), the newest final reply shows its actions without a hover, and the steps
+        of each finished turn fold behind one "n steps" row (chat/steps.py)."""
         model = self._model
         if model is None:
             return
@@ -337,6 +355,12 @@ class ChatView(QWidget):
                 newest = widget
         if newest is not None:
             newest.reveal.set_pinned(True)
+        widgets = self._widgets
+        self.step_groups.arrange(
+            widgets, is_step=_is_step, keeps_open=lambda widget: False,
+            count_of=lambda widget: 1 if isinstance(widget, ToolCardWidget) else 0,
+            key_of=lambda widget: widget.uid if isinstance(widget, ItemWidget) else id(widget),
+            following_done=lambda index: not _is_pending_approval(widgets[index]))
 
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int]) -> None:
         model = self._model
@@ -384,6 +408,7 @@ class ChatView(QWidget):
         if self._widgets:
             self._anchor = (self._widgets[0], self._widgets[0].y() - bar.value())
         new_widgets = [self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)]
+        self.step_groups.detach()
         for position, widget in enumerate(new_widgets):
             self._items_layout.insertWidget(position, widget)
         self._widgets[:0] = new_widgets
