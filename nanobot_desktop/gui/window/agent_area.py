@@ -36,6 +36,7 @@ class AgentArea(QWidget):
         for spec in AGENT_PAGES:
             title = translate("Panels", spec.title)
             item = QListWidgetItem(title)
+            item.setSizeHint(QSize(0, self.side_list.fontMetrics().height() + 2 * SPACING.m))  # a row to aim at
             item.setToolTip(translate("Panels", "The {title} page ({shortcut})").format(title=title, shortcut=spec.shortcut))
             self.side_list.addItem(item)
             scroller = QScrollArea()
@@ -47,6 +48,8 @@ class AgentArea(QWidget):
         width = max((self.side_list.fontMetrics().horizontalAdvance(self.side_list.item(row).text())
                      for row in range(self.side_list.count())), default=0)
         self.side_list.setFixedWidth(width + 2 * SPACING.xl + SPACING.m)
+        self.side_list.setSpacing(SPACING.xs)
+        self.side_list.setContentsMargins(SPACING.s, SPACING.s, SPACING.s, SPACING.s)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
