@@ -221,3 +221,29 @@ def test_the_window_fits_a_1920x1080_screen_at_every_scale(tmp_path, scale):
     assert x >= 0 and y >= 0 and x + width <= screen_w and y + height <= screen_h, done.stdout
     assert min_w <= screen_w and min_h <= screen_h, done.stdout
     assert width >= 0.6 * screen_w and height >= 0.6 * screen_h, "a usable size, not a postage stamp"
+
+
+def test_the_memory_page_and_the_skills_drawer_fit_a_1024x640_window(qtbot, open_window):
+    window = open_window()
+    resize_and_settle(qtbot, window, 1024, 640)
+    window.show_page("memory_view")
+    memory = window.memory_view
+    qtbot.waitUntil(lambda: memory is not None and memory.isVisible())
+    QApplication.processEvents()
+    assert clipped_buttons(memory) == []
+
+    window.show_page(CHAT_PAGE)
+    window.show_skills()  # the drawer opens beside the chat, on Skills
+    skills = window.files_view.skills_view
+    qtbot.waitUntil(lambda: skills.isVisible() and skills.table.model().rowCount() > 0, timeout=10_000)
+    QApplication.processEvents()
+    assert skills.splitter.orientation() == Qt.Orientation.Vertical  # narrow: the editor goes below the list
+    table, model = skills.table, skills.table.model()
+    header = table.horizontalHeader()
+    name_column = next(column for column in range(model.columnCount())
+                       if model.headerData(column, Qt.Orientation.Horizontal) == "Skill")
+    for row in range(model.rowCount()):  # every name whole (side by side they read "weat", "mem")
+        name = str(model.index(row, name_column).data())
+        assert header.sectionSize(name_column) >= table.fontMetrics().horizontalAdvance(name), name
+    assert clipped_buttons(skills) == []
+    qtbot.waitUntil(lambda: window.pages.width() >= window.chat_min_width, timeout=3000)

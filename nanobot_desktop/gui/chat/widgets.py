@@ -142,6 +142,8 @@ class UserBubble(ItemWidget):
         self.reveal = HoverReveal(self, [edit_button])
         row.setContentsMargins(48, 0, 0, 0)
         row.addStretch(1)
+        # Edit sits beside the bubble, as the peers show it, not on a line of its own below.
+        row.addWidget(edit_button, 0, Qt.AlignmentFlag.AlignVCenter)
         self.bubble = CardFrame()
         self.bubble.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
         inner = QVBoxLayout(self.bubble)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
@@ -41,7 +41,18 @@ class _ReadOnlyBuiltin(PermissionError):
 
 
 class SkillsView(QWidget):
-    """Skills table on the left, the selected skill's SKILL.md on the right."""
+    """Skills table on the left, the selected skill's SKILL.md on the right (below it when narrow)."""
+
+    STACK_BELOW_CHARS = 110
+    """Narrower than this many characters (in the drawer beside the chat), the editor goes below the
+    list: side by side the names were cut to "weat" and the editor was cramped (issue 26)."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        narrow = event.size().width() < self.STACK_BELOW_CHARS * self.fontMetrics().averageCharWidth()
+        wanted = Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal
+        if self.splitter.orientation() != wanted:
+            self.splitter.setOrientation(wanted)
 
     panel_title = QT_TRANSLATE_NOOP("Panels", "Skills")
 
