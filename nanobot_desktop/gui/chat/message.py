@@ -177,7 +177,7 @@ class AssistantWidget(ItemWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout.setSpacing(SPACING.xs)
         self.reasoning_button = QToolButton()
         self.reasoning_button.setCheckable(True)
         self.reasoning_button.setAutoRaise(True)
