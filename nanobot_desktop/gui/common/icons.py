@@ -3,7 +3,7 @@ text colour so they read in light and dark, and rendered at 1x, 2x and 3x so the
 screen scale.
 
 Why drawn, not an icon font (qtawesome): a dozen 24-px line icons cost a few hundred bytes each and
-no dependency (QtSvg is in Essentials), and they are drawn in one style with the app's line width.
+no dependency (Qt's SVG image plugin draws them), and they are drawn in one style with the app's line width.
 Each SVG uses `currentColor`, replaced here by the palette's colour. Loaded on first use (the
 window's frame paints before any icon exists), cached per (name, colour, size).
 """
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
-from PySide6.QtCore import QByteArray, QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
-from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtCore import QBuffer, QByteArray, QSize
+from PySide6.QtGui import QColor, QIcon, QImageReader, QPalette, QPixmap
 
 from nanobot_desktop.data import resources_dir
 
@@ -29,13 +28,14 @@ def _svg_text(name: str) -> str:
     return (resources_dir() / "icons" / "ui" / f"{name}.svg").read_text(encoding="utf-8")
 
 
-def _pixmap(renderer: QSvgRenderer, size: int, scale: int) -> QPixmap:
-    pixmap = QPixmap(size * scale, size * scale)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    renderer.render(painter, QRectF(0, 0, size * scale, size * scale))
-    painter.end()
+def _pixmap(svg: bytes, size: int, scale: int) -> QPixmap:
+    """The drawing at `size` px for a screen of `scale`, rendered by Qt's SVG image plugin (no QtSvg
+    Python module to import)."""
+    data = QBuffer()
+    data.setData(QByteArray(svg))
+    reader = QImageReader(data, b"svg")
+    reader.setScaledSize(QSize(size * scale, size * scale))
+    pixmap = QPixmap.fromImage(reader.read())
     pixmap.setDevicePixelRatio(scale)
     return pixmap
 
@@ -44,10 +44,10 @@ def _pixmap(renderer: QSvgRenderer, size: int, scale: int) -> QPixmap:
 def _icon(name: str, color: str, disabled: str) -> QIcon:
     icon = QIcon()
     for mode, shade in ((QIcon.Mode.Normal, color), (QIcon.Mode.Disabled, disabled)):
-        renderer = QSvgRenderer(QByteArray(_svg_text(name).replace("currentColor", shade).encode()))
+        svg = _svg_text(name).replace("currentColor", shade).encode()
         for size in _SIZES:
             for scale in _SCALES:
-                icon.addPixmap(_pixmap(renderer, size, scale), mode)
+                icon.addPixmap(_pixmap(svg, size, scale), mode)
     return icon
 
 
