@@ -11,6 +11,8 @@
                                            engines), which the default run skips; `-m "not slow"` leaves
                                            out the real-CLI and real-server tests for a quick inner loop
     python3 dev.py bench            run the benchmark suite and print its table
+    python3 dev.py screenshots [ARGS]   the README's screenshots (docs/*.png) from a demo workspace it
+                                    builds, light and dark (docs/screenshots.py --help: sizes, scales)
     python3 dev.py package          build the one-folder desktop bundle into dist/
     python3 dev.py translations     extract the GUI's strings into resources/i18n/*.ts (pyside6-lupdate),
                                     then compile the .qm files the app loads (pyside6-lrelease)
@@ -325,6 +327,10 @@ def main(argv: list[str]) -> int:
     if command == "bench":
         python = ensure_venv("test")
         return subprocess.run([str(python), str(ROOT / "bench" / "run.py"), *argv[1:]], cwd=ROOT).returncode
+    if command == "screenshots":
+        python = ensure_venv("test")
+        compile_translations(python)
+        return subprocess.run([str(python), str(ROOT / "docs" / "screenshots.py"), *argv[1:]], cwd=ROOT).returncode
     if command == "translations":
         return update_translations(ensure_venv(""))
     if command == "package":

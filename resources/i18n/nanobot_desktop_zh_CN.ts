@@ -459,6 +459,14 @@
         <translation>复制</translation>
     </message>
     <message>
+        <source>Copy this code block</source>
+        <translation>复制这段代码</translation>
+    </message>
+    <message>
+        <source>Copy code block {number}</source>
+        <translation>复制代码块 {number}</translation>
+    </message>
+    <message>
         <source>Copy the message&apos;s Markdown source</source>
         <translation>复制这条消息的 Markdown 源文本</translation>
     </message>
@@ -621,6 +629,18 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Error: </source>
         <translation>错误：</translation>
+    </message>
+    <message>
+        <source>1 step</source>
+        <translation>1 个步骤</translation>
+    </message>
+    <message>
+        <source>{count} steps</source>
+        <translation>{count} 个步骤</translation>
+    </message>
+    <message>
+        <source>Show or hide the tool calls of this turn</source>
+        <translation>显示或隐藏本轮的工具调用</translation>
     </message>
 </context>
 <context>
@@ -2016,6 +2036,18 @@ The calls of its next turn will appear here.</source>
         <translation>用“{title}”页面替换对话（再按一次：回到对话）</translation>
     </message>
     <message>
+        <source>Drawer</source>
+        <translation>侧栏</translation>
+    </message>
+    <message>
+        <source>Open or close the drawer: inspector, files and skills ({shortcut})</source>
+        <translation>打开或关闭侧栏：检查器、文件和技能（{shortcut}）</translation>
+    </message>
+    <message>
+        <source>Agent pages</source>
+        <translation>代理页面</translation>
+    </message>
+    <message>
         <source>The {title} page ({shortcut})</source>
         <translation>“{title}”页面（{shortcut}）</translation>
     </message>
@@ -2052,6 +2084,10 @@ The calls of its next turn will appear here.</source>
         <translation>子代理</translation>
     </message>
     <message>
+        <source>Agent</source>
+        <translation>代理</translation>
+    </message>
+    <message>
         <source>Hot reload</source>
         <translation>自动重新加载</translation>
     </message>
@@ -2070,6 +2106,10 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>The {title} panel could not be loaded: {why}</source>
         <translation>无法加载“{title}”面板：{why}</translation>
+    </message>
+    <message>
+        <source>Heartbeat, scheduled jobs, subagents and MCP servers ({shortcut})</source>
+        <translation>心跳、定时任务、子代理和 MCP 服务器（{shortcut}）</translation>
     </message>
 </context>
 <context>
@@ -3694,6 +3734,10 @@ nanobot 个人 AI 代理的桌面应用。
     <message>
         <source>A copy of a deleted conversation came from {device}; it is in the trash ({file}), where it can be restored.</source>
         <translation>收到来自 {device} 的一段已删除对话的副本；它在回收站中（{file}），可以恢复。</translation>
+    </message>
+    <message>
+        <source>Toolbar</source>
+        <translation>工具栏</translation>
     </message>
 </context>
 <context>

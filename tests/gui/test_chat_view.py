@@ -269,7 +269,8 @@ def test_a_streaming_message_replaced_by_the_final_text_is_rebuilt(qtbot, view):
 CODE = 'def f(a):\n\tif a < 3 and "&amp;":\n\t\treturn "<b>"\n'
 
 
-def test_code_block_copy_link_puts_exactly_the_code_on_the_clipboard(qtbot, view):
+def test_code_block_copy_button_puts_exactly_the_code_on_the_clipboard(qtbot, view):
+    """Each code block has a real Copy button at the right of its header line (issue 26: not a link)."""
     model = view.model()
     message = f"Intro\n\n```python\n{CODE}```\n\nand a second block:\n\n```\nsecond\n```\n"
     model.append(AssistantMessage(text=message))
@@ -277,17 +278,20 @@ def test_code_block_copy_link_puts_exactly_the_code_on_the_clipboard(qtbot, view
     widget = view.widget_for_row(0)
     assert isinstance(widget, AssistantWidget)
     browser = widget.browser
-    found = browser.document().find("Copy")
-    assert not found.isNull()
-    cursor = QTextCursor(found)
-    cursor.setPosition(found.selectionStart() + 1)
-    link_point = browser.cursorRect(cursor).center()
+    qtbot.waitUntil(lambda: sorted(browser.copy_buttons) == [0, 1])
+    first = browser.copy_buttons[0]
+    assert first.isVisible() and first.text() == "Copy" and first.toolTip() and not first.icon().isNull()
+    found = browser.document().find("Copy")  # the anchor stays in the document, drawn in the block's colour
+    header = browser.cursorRect(QTextCursor(found))
+    assert first.geometry().top() <= header.center().y() <= first.geometry().bottom()  # on the header line …
+    assert first.geometry().right() > browser.viewport().width() * 0.8  # … at its right end
+    assert browser.copy_buttons[1].geometry().top() > first.geometry().bottom()
     QGuiApplication.clipboard().clear()
-    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=link_point)
+    qtbot.mouseClick(first, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: QGuiApplication.clipboard().text() != "", timeout=5000)
     assert QGuiApplication.clipboard().text() == CODE.removesuffix("\n")
 
-    widget.copy_code(1)
+    qtbot.mouseClick(browser.copy_buttons[1], Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == "second"
     qtbot.mouseClick(widget.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == message

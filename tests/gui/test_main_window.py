@@ -33,10 +33,13 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
     for name in ("inspectorDock", "workspaceDock"):
         assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.RightDockWidgetArea
     assert "memoryDock" not in window.docks and window.pages.page("memory_view") is window.memory_view
-    for name in ("heartbeatDock", "scheduledDock", "subagentsDock"):
-        assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.BottomDockWidgetArea
-    assert window.docks["inspectorDock"].isVisible()
-    assert window.tabifiedDockWidgets(window.docks["inspectorDock"])  # Workspace shares its place
+    for name in ("heartbeat_view", "cron_view", "subagents_view", "mcp_view"):  # pages of the Agent area, not docks
+        assert window.agent_area.page(name) is getattr(window, name), name
+    assert set(window.docks) == {"sessionsDock", "inspectorDock", "workspaceDock"}
+    assert not window.docks["inspectorDock"].isVisible()  # the drawer is closed at first
+    window.docks["inspectorDock"].show()
+    window.docks["workspaceDock"].show()
+    assert window.tabifiedDockWidgets(window.docks["inspectorDock"]) == [window.docks["workspaceDock"]]  # one place
 
     a = window.actions
     assert keys_of(a.new_chat)[0] == "Ctrl+N" and keys_of(a.stop) == ["Esc"] and keys_of(a.rename_session) == ["F2"]
@@ -52,9 +55,11 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
                  "export_json", "reveal_file", "search_sessions", "settings", "run_heartbeat", "pause_heartbeat",
                  "show_hide", "quit", "open_log_folder", "about", "reset_layout"):
         assert a.get(name) in menu_actions, name
-    for name in ("sessionsDock", "inspectorDock", "memoryPage", "workspaceDock", "heartbeatDock", "scheduledDock",
-                 "subagentsDock", "skills"):
+    for name in ("sessionsDock", "inspectorDock", "memoryPage", "workspaceDock", "heartbeatPage", "scheduledPage",
+                 "subagentsPage", "mcpPage", "agentPage", "drawer", "skills"):
         assert a.dock_toggles[name] in window.menus["view"].actions(), name
+    for name in ("agentPage", "heartbeatPage", "scheduledPage", "subagentsPage", "mcpPage"):
+        assert a.dock_toggles[name] in window.menus["agent"].actions(), name
     tray = window.tray
     assert tray is not None
     assert tray.actions["quit"] is a.quit and tray.actions["new_chat"] is a.new_chat
@@ -63,9 +68,11 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
 
     a.dock_toggles["workspaceDock"].trigger()  # toggles hide a shown dock …
     assert not window.docks["workspaceDock"].isVisible()
-    a.dock_toggles["heartbeatDock"].trigger()  # … and show a hidden one
-    assert window.docks["heartbeatDock"].isVisible()
-    a.dock_toggles["skills"].trigger()
+    a.dock_toggles["workspaceDock"].trigger()  # … and show a hidden one
+    assert window.docks["workspaceDock"].isVisible()
+    a.dock_toggles["heartbeatPage"].trigger()  # a page toggle shows its page of the Agent area
+    assert window.pages.page_name() == "agent" and window.heartbeat_view.isVisible()
+    a.dock_toggles["skills"].trigger()  # the drawer sits beside the chat: the chat comes back with it
     assert window.docks["workspaceDock"].isVisible()
     assert window.files_view.tabs.currentWidget() is window.files_view.skills_view
 
@@ -105,8 +112,7 @@ def test_window_state_and_the_current_session_survive_a_restart(qtbot, open_wind
     first.open_session("cli:direct")
     first.resize(720, 520)  # inside the offscreen screen (800x600): restoreGeometry keeps windows on screen
     first.move(30, 40)
-    first.docks["inspectorDock"].hide()
-    first.docks["scheduledDock"].show()
+    first.docks["sessionsDock"].hide()  # the session list collapsed
     qtbot.wait(20)
     geometry, size = first.pos(), first.size()
     first.close()  # no tray here: closing quits through the lifecycle
@@ -116,7 +122,7 @@ def test_window_state_and_the_current_session_survive_a_restart(qtbot, open_wind
 
     second = open_window(make_engine(), settings_file=settings_file)
     assert second.size() == size and second.pos() == geometry
-    assert not second.docks["inspectorDock"].isVisible() and second.docks["scheduledDock"].isVisible()
+    assert not second.docks["inspectorDock"].isVisible() and not second.docks["sessionsDock"].isVisible()
     assert second.current_key == "cli:direct"
     qtbot.waitUntil(lambda: second.chat.model.rowCount() == 2, timeout=WAIT_MS)
 
@@ -289,11 +295,12 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         window.show()
         qtbot.waitUntil(lambda: window._panels is not None and not window._panels.pending, timeout=WAIT_MS)
         seen = {name for name, dock in window.docks.items() if dock.isVisible()}
-        assert "inspectorDock" in seen or "workspaceDock" in seen
-        assert not any(isinstance(inside(name), PanelPlaceholder) for name in seen)
+        assert seen == {"sessionsDock"}  # the drawer is closed at first
         # A dock nobody can see yet (hidden, or a tab behind another) gets its panel when it is shown:
-        unseen = [name for name in DOCK_TITLES if name not in seen]
-        assert "scheduledDock" in unseen and all(isinstance(inside(name), PanelPlaceholder) for name in unseen)
+        # The inspector is built at once all the same: it records the calls of the turns to come.
+        assert not isinstance(inside("inspectorDock"), PanelPlaceholder)
+        unseen = [name for name in DOCK_TITLES if name not in seen and name != "inspectorDock"]
+        assert unseen == ["workspaceDock"] and isinstance(inside("workspaceDock"), PanelPlaceholder)
         for name in unseen:
             dock = window.docks[name]
             if dock.isHidden():
@@ -308,6 +315,14 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         assert isinstance(window.pages.page("memory_view"), PanelPlaceholder)
         window.pages.tabBar().setCurrentIndex(window.pages.indexOf(window.pages.page("memory_view")))
         qtbot.waitUntil(lambda: not isinstance(window.pages.page("memory_view"), PanelPlaceholder), timeout=WAIT_MS)
+        # The Agent area's pages: each built when it is first shown, not when the area is.
+        assert all(isinstance(window.agent_area.page(name), PanelPlaceholder) for name in ("heartbeat_view", "mcp_view"))
+        window.pages.tabBar().setCurrentIndex(window.pages.indexOf(window.agent_area))
+        qtbot.waitUntil(lambda: not isinstance(window.agent_area.page("heartbeat_view"), PanelPlaceholder), timeout=WAIT_MS)
+        assert isinstance(window.agent_area.page("mcp_view"), PanelPlaceholder)
+        window.agent_area.side_list.setCurrentRow(3)  # MCP, clicked in the side list
+        qtbot.waitUntil(lambda: window.agent_area.page("mcp_view") is window.__dict__["_panels"].built.get("mcp_view")
+                        and not isinstance(window.agent_area.page("mcp_view"), PanelPlaceholder), timeout=WAIT_MS)
         assert window.panel_errors == []
     finally:
         lifecycle.request_quit()
@@ -343,6 +358,7 @@ def test_the_engine_arrives_into_a_frame_that_has_already_painted(qtbot, qloop, 
         assert frame.model_label.text() == f"Model: {engine.settings().model}"
         holder = frame.docks["inspectorDock"].widget()
         assert isinstance(holder, QScrollArea)
+        frame.open_drawer("inspectorDock")
         qtbot.waitUntil(lambda: holder.widget() is frame.inspector and frame.inspector is not None, timeout=WAIT_MS)
         send(qtbot, frame, "hello")  # the chat works in the frame it arrived in
         qtbot.waitUntil(lambda: [item.kind for item in frame.chat.model.items()][:1] == ["user"], timeout=WAIT_MS)

@@ -33,7 +33,7 @@ def pid_dir(tmp_path: Path):
 def open_mcp_panel(qtbot, window):
     """Ctrl+8 shows the MCP dock (View menu); waits until its panel is built."""
     qtbot.waitUntil(lambda: window.mcp_view is not None, timeout=WAIT_MS)
-    window.actions.dock_toggles["mcpDock"].trigger()
+    window.actions.dock_toggles["mcpPage"].trigger()
     view = window.mcp_view
     qtbot.waitUntil(view.isVisible, timeout=WAIT_MS)
     return view
@@ -160,6 +160,8 @@ def test_an_image_from_an_mcp_tool_is_shown_in_the_inspector(qtbot, pid_dir, ope
     send(qtbot, window, "Draw")
     wait_idle(qtbot, window)
     inspector = window.inspector
+    qtbot.mouseClick(window.toolbar.widgetForAction(window.drawer_action), Qt.MouseButton.LeftButton)  # the drawer
+    qtbot.waitUntil(inspector.isVisible, timeout=WAIT_MS)
     row = next(r for r in range(inspector.model.rowCount())
                if "mcp_pics_image" in str(inspector.model.index(r, NAME_COLUMN).data()))
     index = inspector.model.index(row, NAME_COLUMN)

@@ -89,6 +89,10 @@ def test_an_answered_card_folds_to_one_line_and_unfolds(qtbot, open_window, fake
     assert notes.read_text(encoding="utf-8") == "new line\n"
     card = window.chat.model.item(row)
     assert isinstance(card, ApprovalCard) and card.state == "allowed" and not card.expanded
+    # The turn is over: its steps (the call and its answered card) fold behind one row; unfolded, as a person does.
+    [steps] = window.chat_view.step_groups.headers()
+    assert steps.text() == "1 step" and steps.isVisible() and not widget.isVisible()
+    qtbot.mouseClick(steps, LEFT)
     assert widget.summary_row.isVisible() and widget.body.isHidden()
     assert widget.summary_label.full_text == f"Allowed once: write_file {notes}"
     assert widget.sizeHint().height() < 3 * widget.fontMetrics().height() + 30  # one line, not the whole card

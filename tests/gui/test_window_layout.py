@@ -39,6 +39,7 @@ def shown_right_docks(window) -> list[str]:
 def test_the_chat_keeps_a_usable_width_and_the_docks_give_way(qtbot, open_window):
     window = open_window()
     assert window.panel_errors == []
+    window.toggle_drawer()  # the drawer opened: it gives way like any dock
     chat_min = window.chat_min_width
     assert chat_min >= 60 * window.fontMetrics().averageCharWidth()
 
@@ -75,25 +76,25 @@ def test_the_chat_keeps_a_usable_width_and_the_docks_give_way(qtbot, open_window
 def test_reset_layout_puts_the_default_docks_back(qtbot, open_window):
     window = open_window()
     resize_and_settle(qtbot, window, 1400, 900)
-    window.actions.dock_toggles["inspectorDock"].trigger()
     window.actions.dock_toggles["workspaceDock"].trigger()
-    window.actions.dock_toggles["heartbeatDock"].trigger()
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, window.docks["workspaceDock"])  # moved
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, window.docks["sessionsDock"])  # moved
-    window.resizeDocks([window.docks["heartbeatDock"]], [500], Qt.Orientation.Vertical)
-    qtbot.waitUntil(lambda: window.docks["heartbeatDock"].isVisible())
-    assert shown_right_docks(window) == []
+    window.actions.dock_toggles["heartbeatPage"].trigger()
+    qtbot.waitUntil(lambda: window.pages.page_name() == "agent")
 
     view_menu = window.menus["view"]
     assert window.actions.reset_layout in view_menu.actions()
     window.actions.reset_layout.trigger()
-    qtbot.waitUntil(lambda: window.docks["inspectorDock"].isVisible())
-    assert window.docks["sessionsDock"].isVisible()
+    qtbot.waitUntil(lambda: window.docks["sessionsDock"].isVisible())
     assert window.dockWidgetArea(window.docks["sessionsDock"]) == Qt.DockWidgetArea.LeftDockWidgetArea
-    for name in ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock"):
-        assert not window.docks[name].isVisible(), name
+    assert all(window.docks[name].isHidden() for name in RIGHT_DOCKS)  # the drawer closed …
+    window.toggle_drawer()  # … and in its place when opened, on the panel shown last
+    qtbot.waitUntil(lambda: window.docks["workspaceDock"].isVisible())
+    window.docks["inspectorDock"].show()
+    for name in RIGHT_DOCKS:
+        assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.RightDockWidgetArea, name
     assert window.tabifiedDockWidgets(window.docks["inspectorDock"]) == [window.docks["workspaceDock"]]
     qtbot.waitUntil(lambda: abs(window.docks["sessionsDock"].width() - window._default_width(window.docks["sessionsDock"])) <= 8)
-    assert abs(window.docks["inspectorDock"].width() - window._default_width(window.docks["inspectorDock"])) <= 8
     assert window.pages.page_name() == CHAT_PAGE
 
 
@@ -164,6 +165,8 @@ def test_memory_is_a_page_with_80_columns_for_each_file_and_readable_versions(qt
     view = window.memory_view
     assert window.pages.page("memory_view") is view
 
+    window.toggle_drawer()  # the drawer open: the page takes the whole width all the same
+    qtbot.waitUntil(lambda: window.docks["inspectorDock"].isVisible())
     qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)  # View → Memory (Ctrl+3)
     qtbot.waitUntil(lambda: view.isVisible())
     assert window.pages.page_name() == "memory_view"
@@ -186,11 +189,14 @@ def test_memory_is_a_page_with_80_columns_for_each_file_and_readable_versions(qt
     qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)  # again: back to the chat
     qtbot.waitUntil(lambda: window.pages.page_name() == CHAT_PAGE)
     qtbot.waitUntil(lambda: window.docks["sessionsDock"].isVisible() and window.docks["inspectorDock"].isVisible())
+    assert window.drawer_action.isChecked()
 
 
 def test_closing_on_the_memory_page_saves_the_chat_layout(qtbot, open_window, tmp_path):
     window = open_window(settings_file=tmp_path / "closing.ini")
     resize_and_settle(qtbot, window, 1400, 900)
+    window.toggle_drawer()
+    qtbot.waitUntil(lambda: window.docks["inspectorDock"].isVisible())
     window.show_page("memory_view")
     qtbot.waitUntil(lambda: not window.docks["inspectorDock"].isVisible())
     window.save_window_state()
@@ -219,11 +225,11 @@ def test_the_skill_name_field_has_a_usable_width(qtbot, open_window):
         qtbot.mouseClick(skills.cancel_button, Qt.MouseButton.LeftButton)
 
 
-BOTTOM_DOCKS = ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock")
+AGENT_PAGE_TOGGLES = ("heartbeatPage", "scheduledPage", "subagentsPage", "mcpPage")
 
 
-def test_the_bottom_panels_tables_show_every_column_label_whole(qtbot, open_window):
-    """Opened from the View menu in a 1400×900 window, each bottom panel fits its dock (no scroll bar)
+def test_the_agent_pages_tables_show_every_column_label_whole(qtbot, open_window):
+    """Opened from the View menu in a 1400×900 window, each Agent page fits its place (no scroll bar)
     and its table shows every column label whole, without a horizontal scroll bar. (The Scheduled
     panel once asked for the room of its add/edit form while showing a job's details, so the dock
     scrolled and held the jobs table at one row, with "Last run" squeezed to "st r".)"""
@@ -231,10 +237,10 @@ def test_the_bottom_panels_tables_show_every_column_label_whole(qtbot, open_wind
 
     window = open_window()
     resize_and_settle(qtbot, window, 1400, 900)
-    for name in BOTTOM_DOCKS:
+    for name in AGENT_PAGE_TOGGLES:
         window.actions.dock_toggles[name].trigger()
-        dock = window.docks[name]
-        qtbot.waitUntil(lambda dock=dock: dock.isVisible() and not dock.visibleRegion().isEmpty())
+        dock = window.agent_area.stack.currentWidget()  # the page's scroll area
+        qtbot.waitUntil(lambda dock=dock: dock.isVisible() and window.pages.page_name() == "agent")
         qtbot.waitUntil(lambda dock=dock: dock.findChildren(QAbstractItemView) != [], timeout=5000)
         QApplication.processEvents()
         for view in dock.findChildren(QAbstractItemView):
@@ -247,7 +253,7 @@ def test_the_bottom_panels_tables_show_every_column_label_whole(qtbot, open_wind
                 if label and not header.isSectionHidden(column):
                     assert header.sectionSize(column) >= header.fontMetrics().horizontalAdvance(label), (name, label)
             assert not view.horizontalScrollBar().isVisible(), (name, view.objectName())
-        holder = dock.widget()  # the dock's scroll area: the panel fits without it at this size
+        holder = dock  # the page's scroll area: the panel fits without it at this size
         assert not holder.verticalScrollBar().isVisible(), (name, holder.widget().minimumSizeHint(), holder.size())
-        window.actions.dock_toggles[name].trigger()  # closed again: the next one gets the room
+        window.actions.dock_toggles[name].trigger()  # again: back to the chat
         qtbot.waitUntil(lambda dock=dock: not dock.isVisible())

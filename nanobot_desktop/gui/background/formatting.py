@@ -15,6 +15,7 @@ from datetime import datetime
 from PySide6.QtCore import QLocale
 from PySide6.QtGui import QColor, QPalette
 
+from nanobot_desktop.gui.common.design import theme_colors
 from nanobot_desktop.gui.common.formatting import format_clock, format_duration
 from nanobot_desktop.gui.common.i18n import ui_locale
 from nanobot_desktop.gui.common.palette import error_color, is_dark, muted_color, ok_color
@@ -39,5 +40,5 @@ def format_local_time(moment: datetime, now: datetime | None = None) -> str:
 
 
 def warning_color(palette: QPalette) -> QColor:
-    return QColor("#e3b341") if is_dark(palette) else QColor("#a15c00")
+    return QColor(theme_colors(is_dark(palette)).warning)
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from nanobot_desktop.engine import ConfigError, McpSpecError, entry_from_fields, mcp_settings, parse_pasted_servers
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.palette import error_color
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -153,7 +154,7 @@ class McpServerDialog(QDialog):
     def show_message(self, text: str, error: bool = False) -> None:
         self.message_label.setText(text)
         self.message_label.setProperty("error", error)
-        self.message_label.setStyleSheet("color: #d1242f;" if error else "")
+        self.message_label.setStyleSheet(f"color: {error_color(self.palette()).name()};" if error else "")
 
     def _test(self) -> None:
         try:
@@ -232,7 +233,7 @@ class McpImportDialog(QDialog):
             names = mcp_settings.add_servers(self.engine, servers)
         except (McpSpecError, ConfigError, ValueError, OSError) as error:
             self.message_label.setText(translate("MCP", "Not imported: {error}").format(error=error))
-            self.message_label.setStyleSheet("color: #d1242f;")
+            self.message_label.setStyleSheet(f"color: {error_color(self.palette()).name()};")
             return
         self.imported.emit(names)
         self.accept()

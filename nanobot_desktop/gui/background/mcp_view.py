@@ -38,6 +38,7 @@ from nanobot_desktop.gui.background.mcp_dialogs import McpImportDialog, McpServe
 from nanobot_desktop.gui.background.mcp_model import McpServersModel, state_text
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
+from nanobot_desktop.gui.common.palette import error_color
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -306,7 +307,7 @@ class McpView(QWidget):
 
     def show_message(self, text: str, error: bool = False) -> None:
         self.message_label.setText(text)
-        self.message_label.setStyleSheet("color: #d1242f;" if error else "")
+        self.message_label.setStyleSheet(f"color: {error_color(self.palette()).name()};" if error else "")
 
     # --- actions ----------------------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from nanobot_desktop.gui.chat.model import ApprovalCard, summarize_arguments
 from nanobot_desktop.gui.chat.widgets import CardFrame, ElidedLabel, ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import DiffHighlighter, FitTextView, monospace_font, plain_label
+from nanobot_desktop.gui.common.design import SPACING
 
 ANSWER_LABELS = {"allow_once": QT_TRANSLATE_NOOP("Chat", "Allowed once"), "allow_always": QT_TRANSLATE_NOOP("Chat", "Always allowed"),
                  "deny": QT_TRANSLATE_NOOP("Chat", "Denied")}  # translated in _answer_label
@@ -46,14 +47,14 @@ class ApprovalCardWidget(ItemWidget):
         self.frame = CardFrame()
         outer.addWidget(self.frame)
         frame_layout = QVBoxLayout(self.frame)
-        frame_layout.setContentsMargins(14, 10, 14, 10)
-        frame_layout.setSpacing(6)
+        frame_layout.setContentsMargins(SPACING.l + SPACING.xs, SPACING.m + SPACING.xs, SPACING.l + SPACING.xs, SPACING.m + SPACING.xs)
+        frame_layout.setSpacing(SPACING.m - SPACING.xs)
 
         # The one line a resolved card folds to.
         self.summary_row = QWidget()
         summary_layout = QHBoxLayout(self.summary_row)
         summary_layout.setContentsMargins(0, 0, 0, 0)
-        summary_layout.setSpacing(8)
+        summary_layout.setSpacing(SPACING.m)
         self.summary_glyph = plain_label(selectable=False)
         self.summary_label = ElidedLabel()
         self.details_button = QToolButton()
@@ -67,7 +68,7 @@ class ApprovalCardWidget(ItemWidget):
         self.body = QWidget()
         layout = QVBoxLayout(self.body)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
+        layout.setSpacing(SPACING.m - SPACING.xs)
         frame_layout.addWidget(self.body)
 
         title = (translate("Chat", "Allow the tool “{tool}” from {origin} to run?") if card.origin
@@ -129,7 +130,7 @@ class ApprovalCardWidget(ItemWidget):
         layout.addWidget(self.reason_edit)
 
         buttons = QHBoxLayout()
-        buttons.setSpacing(8)
+        buttons.setSpacing(SPACING.m)
         self.allow_once_button = QPushButton(translate("Chat", "Allow once"))
         self.allow_always_button = QPushButton(translate("Chat", "Always allow"))
         self.deny_button = QPushButton(translate("Chat", "Deny"))

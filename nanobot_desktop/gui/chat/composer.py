@@ -27,6 +27,7 @@ from nanobot_desktop.gui.chat.attachments import (IMAGE_SUFFIXES, Attachment, At
                                                       unique_path)
 from nanobot_desktop.gui.chat.model_switcher import ModelSwitcher
 from nanobot_desktop.gui.common.owned import OwnedWork
+from nanobot_desktop.gui.common.design import SPACING
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine import Engine
@@ -141,13 +142,13 @@ class Composer(QWidget):
         self.chips_row = QWidget()
         self._chips_layout = QHBoxLayout(self.chips_row)
         self._chips_layout.setContentsMargins(0, 0, 0, 0)
-        self._chips_layout.setSpacing(6)
+        self._chips_layout.setSpacing(SPACING.m - SPACING.xs)
         self._chips_layout.addStretch(1)
         self.chips_row.hide()
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(6)
+        row.setSpacing(SPACING.m - SPACING.xs)
         row.addWidget(self.edit, 1)
         buttons = QVBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
@@ -156,8 +157,8 @@ class Composer(QWidget):
         buttons.addWidget(self.stop_button)
         row.addLayout(buttons)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 6, 10, 8)
-        layout.setSpacing(4)
+        layout.setContentsMargins(SPACING.m + SPACING.xs, SPACING.m - SPACING.xs, SPACING.m + SPACING.xs, SPACING.m)
+        layout.setSpacing(SPACING.s)
         layout.addWidget(self.chips_row)
         layout.addLayout(row)
         self.model_switcher = ModelSwitcher(engine, self) if engine is not None else None

@@ -33,6 +33,8 @@ from mdx_truly_sane_lists.mdx_truly_sane_lists import (
 from mdx_breakless_lists.mdx_breakless_lists import BreaklessLists
 from pymdownx.tasklist import TasklistExtension
 
+from nanobot_desktop.gui.common.design import LIGHT
+
 NESTED_INDENT = 2
 CHECKED_GLYPH = "\u2611"  # ☑
 UNCHECKED_GLYPH = "\u2610"  # ☐
@@ -81,7 +83,7 @@ class ChatDialectExtension(Extension):
     processors exist when this runs)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        self.config = {"quote_bar_color": ["#b0b0b0", "colour of a blockquote's left bar"]}
+        self.config = {"quote_bar_color": [LIGHT.quote_bar, "colour of a blockquote's left bar"]}
         super().__init__(**kwargs)
 
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)

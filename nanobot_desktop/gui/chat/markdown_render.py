@@ -26,6 +26,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.design import DARK, LIGHT
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -45,10 +46,10 @@ class RenderStyle:
     """Colours that must follow the light/dark palette (everything else inherits the widget's palette)."""
 
     dark: bool = False
-    border: str = "#c8c8c8"
-    inline_code_background: str = "#ececec"
-    quote_bar: str = "#b0b0b0"
-    muted: str = "#707070"  # a code block's language label
+    border: str = LIGHT.border
+    inline_code_background: str = LIGHT.inline_code_background
+    quote_bar: str = LIGHT.quote_bar
+    muted: str = LIGHT.muted  # a code block's language label
 
     @property
     def pygments_style(self) -> str:
@@ -127,10 +128,14 @@ class MarkdownRenderer:
                      '&nbsp;&nbsp;&nbsp;' if language else "")
             # Paragraphs with a background rather than a table: see chat_message.StreamingCode.
             background = f"background-color:{self._code_background};"
-            copy_text = html.escape(translate("Chat", "Copy"))  # the code block's copy link
+            # The code block's copy anchor: a real button is laid over the header (MessageBrowser), so the
+            # anchor's text is drawn in the background's colour; it stays in the document for copy-as-text
+            # and for the keyboard (Tab reaches anchors).
+            copy_text = html.escape(translate("Chat", "Copy"))
+            hidden = f"color:{self._code_background}; text-decoration:none;"
             return (
                 f'<p style="{background} margin-top:6px; margin-bottom:0px;">'
-                f'{label}<a href="{COPY_SCHEME}:{index}">{copy_text}</a></p>'
+                f'{label}<a href="{COPY_SCHEME}:{index}" style="{hidden}">{copy_text}</a></p>'
                 f'<pre style="{background} color:{self._code_foreground}; margin-top:0px; margin-bottom:6px; '
                 f'white-space:pre-wrap;">{inner.rstrip()}</pre>'
             )
@@ -160,7 +165,7 @@ def _code_colors(style_name: str) -> tuple[str, str]:
     from pygments.token import Token
 
     style = get_style_by_name(style_name)
-    background = style.background_color or "#f8f8f8"
+    background = style.background_color or (DARK if style_name == "monokai" else LIGHT).code_background
     foreground = ""
     for token in (Token.Text, Token):
         spec = style.styles.get(token, "")
@@ -169,7 +174,7 @@ def _code_colors(style_name: str) -> tuple[str, str]:
             foreground = found.group(0)
             break
     if not foreground:
-        foreground = "#f8f8f2" if style_name == "monokai" else "#1f1f1f"
+        foreground = (DARK if style_name == "monokai" else LIGHT).code_text
     return background, foreground
 
 

@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices, QGuiApplication, QResizeEvent, QTextBlockFormat, QTextCursor, QTextOption, QWheelEvent,
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.chat.message_actions import ReplyActions
+from nanobot_desktop.gui.chat.reveal import HoverReveal
 from nanobot_desktop.gui.chat.model import AssistantMessage
+from nanobot_desktop.gui.common.design import SPACING, TYPE
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
@@ -59,6 +61,9 @@ class MessageBrowser(QTextBrowser):
         self.document().documentLayout().documentSizeChanged.connect(self.fit_height)
         self.anchorClicked.connect(self._on_anchor)
         self.setFixedHeight(self._wanted_height())
+        self.copy_buttons: dict[int, QToolButton] = {}
+        """Code block number -> its Copy button, laid over the block's header (see place_copy_buttons)."""
+        self._placed_for: tuple[int, int] = (-1, -1)
 
     def _wanted_height(self) -> int:
         margins = self.contentsMargins()
@@ -69,6 +74,63 @@ class MessageBrowser(QTextBrowser):
         if height != self.height():
             self.setFixedHeight(height)
         self.verticalScrollBar().setValue(0)
+        self.place_copy_buttons()
+
+    def place_copy_buttons(self) -> None:
+        """A real Copy button at the right of each code block's header line, where the document has
+        its copy anchor (peers show a button there, not a link). Done again when the text or the
+        width changes; the anchors are found by their href, one pass over the document."""
+        document = self.document()
+        key = (document.revision(), self.viewport().width())
+        if key == self._placed_for:
+            return
+        self._placed_for = key
+        layout = document.documentLayout()
+        found: dict[int, QRectF] = {}  # code block number -> its header line
+        block = document.begin()
+        while block.isValid():
+            if block.text().endswith(self._copy_text):
+                fragments = block.begin()
+                while not fragments.atEnd():
+                    href = fragments.fragment().charFormat().anchorHref()
+                    if href.startswith(f"{COPY_SCHEME}:") and href[len(COPY_SCHEME) + 1:].isdigit() \
+                            and block.layout().lineCount():
+                        line = block.layout().lineAt(0).rect().translated(block.layout().position())
+                        line.setRight(layout.blockBoundingRect(block).right())
+                        found[int(href[len(COPY_SCHEME) + 1:])] = line
+                    fragments += 1
+            block = block.next()
+        for index, line in found.items():  # the header line's rectangle: the button is centred on it
+            button = self.copy_buttons.get(index) or self._make_copy_button(index)
+            button.move(int(line.right()) - button.width() - SPACING.s, round(line.center().y() - button.height() / 2))
+            button.show()
+        for index, button in self.copy_buttons.items():
+            if index not in found:
+                button.hide()
+
+    @property
+    def _copy_text(self) -> str:
+        return translate("Chat", "Copy")
+
+    def _make_copy_button(self, index: int) -> QToolButton:
+        from nanobot_desktop.gui.common.icons import icon
+
+        button = QToolButton(self.viewport())
+        button.setObjectName(f"copyCode{index}")
+        button.setText(self._copy_text)
+        button.setIcon(icon("copy", self.palette()))
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        button.setIconSize(QSize(14, 14))
+        font = button.font()
+        font.setPointSizeF(font.pointSizeF() * TYPE.small)
+        button.setFont(font)
+        button.setToolTip(translate("Chat", "Copy this code block"))
+        button.setAccessibleName(translate("Chat", "Copy code block {number}").format(number=index + 1))
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.clicked.connect(lambda: self.copy_code_requested.emit(index))
+        button.adjustSize()
+        self.copy_buttons[index] = button
+        return button
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -111,10 +173,11 @@ class AssistantWidget(ItemWidget):
         self._rendered_state: tuple[str, bool] | None = None
         self._continue_pending = False
         self._queued: RenderUpdate | None = None  # a streamed update waiting for its own loop step
+        self._icon_names: dict[QToolButton, str] = {}
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout.setSpacing(SPACING.xs)
         self.reasoning_button = QToolButton()
         self.reasoning_button.setCheckable(True)
         self.reasoning_button.setAutoRaise(True)
@@ -147,6 +210,13 @@ class AssistantWidget(ItemWidget):
         self.message_actions.switcher.stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
         footer.addWidget(self.message_actions)
         footer.addWidget(self.copy_button)
+        self._final = True
+        """Whether this reply ends its turn (no tool step follows): only then has it actions (set_final)."""
+        for button, name in ((self.copy_button, "copy"), (self.message_actions.regenerate_button, "regenerate")):
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+            button.setAccessibleName(button.text())
+            self._icon_names[button] = name
+        self.reveal = HoverReveal(self, [self.copy_button, self.message_actions.regenerate_button])
         layout.addWidget(self.reasoning_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.reasoning_label)
         layout.addWidget(self.browser)
@@ -307,11 +377,29 @@ class AssistantWidget(ItemWidget):
         self.status_label.setText(status)
         self.status_label.setVisible(bool(status))
         self.retry_button.setVisible(message.unsaved and not message.streaming)
-        self.copy_button.setVisible(not message.streaming and bool(message.text))
-        self.message_actions.setVisible(not message.streaming)
+        self.copy_button.setVisible(self._final and not message.streaming and bool(message.text))
+        self.message_actions.regenerate_button.setVisible(self._final)
+        self.message_actions.setVisible(not message.streaming and (self._final or message.fork is not None))
         self.message_actions.switcher.set_fork(message.fork)
 
+    def set_final(self, final: bool) -> None:
+        """Whether a tool step follows this reply in its turn: an intermediate "Let me look…" has no
+        Copy or Regenerate (they belong under the answer), only its version switcher if it forks."""
+        if final != self._final:
+            self._final = final
+            self._refresh_status(self.message)
+
+    @property
+    def is_final(self) -> bool:
+        return self._final
+
     def apply_colors(self, colors: PaletteColors) -> None:
+        from nanobot_desktop.gui.common.icons import icon
+
+        for button, name in self._icon_names.items():
+            button.setIcon(icon(name, self.palette()))
+        for button in self.browser.copy_buttons.values():
+            button.setIcon(icon("copy", self.palette()))
         set_text_color(self.reasoning_label, colors.muted)
         set_text_color(self.status_label, colors.muted)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -28,13 +28,28 @@ from nanobot_desktop.gui.chat.model import (
     ApprovalCard, AssistantMessage, ChatItem, ChatModel, Notice, ToolCard, UserMessage,
 )
 from nanobot_desktop.gui.chat.message import STREAM_STEP_BUDGET_S, AssistantWidget
+from nanobot_desktop.gui.chat.steps import StepGroups
 from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble
+from nanobot_desktop.gui.common.design import READING_CHARS, READING_MARGIN_CHARS, SPACING, chars
 from nanobot_desktop.gui.common.palette import mix, palette_colors
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.markdown_render import MarkdownRenderer, RenderStyle
 
 _FOLLOW_SLACK_PX = 8  # "at the bottom" tolerates a few pixels of rounding
+
+
+def _is_pending_approval(widget: QWidget) -> bool:
+    return isinstance(widget, ApprovalCardWidget) and isinstance(widget.item, ApprovalCard) and widget.item.state == "pending"
+
+
+def _is_step(widget: QWidget) -> bool:
+    """A tool call, an answered approval, or a reply a tool call follows: what a turn did on its way."""
+    if isinstance(widget, ToolCardWidget):
+        return True
+    if isinstance(widget, AssistantWidget):
+        return not widget.is_final
+    return isinstance(widget, ApprovalCardWidget) and not _is_pending_approval(widget)
 
 
 def render_style_for(palette: QPalette) -> RenderStyle:
@@ -105,11 +120,13 @@ class ChatView(QWidget):
         self._container.setBackgroundRole(QPalette.ColorRole.Base)
         self._container.setAutoFillBackground(True)
         outer = QVBoxLayout(self._container)
-        outer.setContentsMargins(14, 12, 14, 12)
+        self._outer = outer
+        outer.setContentsMargins(SPACING.l, SPACING.l, SPACING.l, SPACING.l)
         outer.setSpacing(0)
         self._items_layout = QVBoxLayout()
-        self._items_layout.setSpacing(10)
+        self._items_layout.setSpacing(SPACING.l)
         outer.addLayout(self._items_layout)
+        self.step_groups = StepGroups(self._items_layout)
         self.empty_hint = QLabel(translate("Chat", EMPTY_CHAT_HINT))  # what a new chat shows instead of a blank pane
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setWordWrap(True)
@@ -121,11 +138,34 @@ class ChatView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.scroll_area)
 
+        self.scroll_area.viewport().installEventFilter(self)
         bar = self.scroll_area.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range_changed)
         bar.valueChanged.connect(self._on_value_changed)
         if model is not None:
             self.set_model(model)
+
+    # --- reading width -------------------------------------------------------------------------
+
+    def reading_width(self) -> int:
+        """The widest the column of messages gets: READING_CHARS of the body font (issue 26)."""
+        return chars(self.fontMetrics(), READING_CHARS)
+
+    def side_margin(self, width: int) -> int:
+        """The margin on each side of the column in a pane `width` wide: the column is centred."""
+        least = chars(self.fontMetrics(), READING_MARGIN_CHARS)
+        return max(least, (width - self.reading_width()) // 2)
+
+    def column_width(self) -> int:
+        """The messages' column as laid out now (what a test measures)."""
+        return self._items_layout.geometry().width()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize:
+            margin = self.side_margin(self.scroll_area.viewport().width())
+            if self._outer.contentsMargins().left() != margin:
+                self._outer.setContentsMargins(margin, SPACING.l, margin, SPACING.l)
+        return super().eventFilter(watched, event)
 
     # --- model ---------------------------------------------------------------------------------
 
@@ -237,6 +277,7 @@ class ChatView(QWidget):
         return widget
 
     def _clear_widgets(self) -> None:
+        self.step_groups.detach()
         for widget in self._widgets:
             self._items_layout.removeWidget(widget)
             widget.hide()
@@ -259,6 +300,7 @@ class ChatView(QWidget):
                 self._items_layout.addWidget(widget)
         self._following = True
         self._update_empty_hint()
+        self._mark_final_replies()
         self.scroll_to_bottom()
         QTimer.singleShot(0, self, self._fill_viewport)
 
@@ -283,6 +325,7 @@ class ChatView(QWidget):
         if last - first + 1 > self.PAGE_SIZE and last == model.rowCount() - 1:
             self._rebuild()
             return
+        self.step_groups.detach()  # positions below are the widgets', without the fold rows
         for row in range(first, last + 1):
             widget = self._make_widget(model.item(row))
             position = row - self._first_loaded
@@ -290,6 +333,34 @@ class ChatView(QWidget):
             self._items_layout.insertWidget(position, widget)
         if self._following:  # a long live session: the oldest widgets go (made again when scrolled to)
             self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
+        self._mark_final_replies()
+
+    def _mark_final_replies(self) -> None:
+        """Each reply knows whether a tool step follows it in its turn (then it is an intermediate step
+        and has no actions), the newest final reply shows its actions without a hover, and the steps
+        of each finished turn fold behind one "n steps" row (chat/steps.py)."""
+        model = self._model
+        if model is None:
+            return
+        count = model.rowCount()
+        newest: AssistantWidget | None = None
+        for offset, widget in enumerate(self._widgets):
+            if not isinstance(widget, AssistantWidget):
+                continue
+            row = self._first_loaded + offset
+            following = model.item(row + 1) if row + 1 < count else None
+            widget.set_final(not isinstance(following, (ToolCard, ApprovalCard)))
+            widget.reveal.set_pinned(False)
+            if widget.is_final:
+                newest = widget
+        if newest is not None:
+            newest.reveal.set_pinned(True)
+        widgets = self._widgets
+        self.step_groups.arrange(
+            widgets, is_step=_is_step, keeps_open=lambda widget: False,
+            count_of=lambda widget: 1 if isinstance(widget, ToolCardWidget) else 0,
+            key_of=lambda widget: widget.uid if isinstance(widget, ItemWidget) else id(widget),
+            following_done=lambda index: not _is_pending_approval(widgets[index]))
 
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int]) -> None:
         model = self._model
@@ -337,11 +408,13 @@ class ChatView(QWidget):
         if self._widgets:
             self._anchor = (self._widgets[0], self._widgets[0].y() - bar.value())
         new_widgets = [self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)]
+        self.step_groups.detach()
         for position, widget in enumerate(new_widgets):
             self._items_layout.insertWidget(position, widget)
         self._widgets[:0] = new_widgets
         self._first_loaded = new_first
         self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=False)
+        self._mark_final_replies()
         QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
         return count
 
@@ -360,6 +433,7 @@ class ChatView(QWidget):
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
         self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
+        self._mark_final_replies()
         QTimer.singleShot(0, self, self._hold_anchor)
         return count
 

@@ -13,11 +13,13 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLay
 
 from nanobot_desktop.gui.chat.message_actions import UserActions
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
+from nanobot_desktop.gui.chat.reveal import HoverReveal
 from nanobot_desktop.gui.common.formatting import format_duration
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
+from nanobot_desktop.gui.common.design import RADII, SPACING
 
 
 class CardFrame(QFrame):
@@ -27,7 +29,7 @@ class CardFrame(QFrame):
         super().__init__(parent)
         self.fill = QColor()
         self.border = QColor()
-        self.radius = 8.0
+        self.radius = float(RADII.card)
 
     def set_colors(self, fill: QColor, border: QColor) -> None:
         self.fill, self.border = fill, border
@@ -128,20 +130,27 @@ class UserBubble(ItemWidget):
         super().__init__(item, parent)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(2)
+        column.setSpacing(SPACING.xs)
         row = QHBoxLayout()
         column.addLayout(row)
         self.message_actions = UserActions()
         self.message_actions.edit_submitted.connect(lambda text: self.edit_submitted.emit(self.uid, text))
         self.message_actions.switcher.stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
         column.addWidget(self.message_actions)
-        row.setContentsMargins(48, 0, 0, 0)
+        edit_button = self.message_actions.edit_button
+        edit_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        edit_button.setAccessibleName(edit_button.text())
+        self.reveal = HoverReveal(self, [edit_button])
+        row.setContentsMargins(2 * SPACING.xxl, 0, 0, 0)
         row.addStretch(1)
+        # Edit sits beside the bubble, as the peers show it, not on a line of its own below.
+        row.addWidget(edit_button, 0, Qt.AlignmentFlag.AlignVCenter)
         self.bubble = CardFrame()
         self.bubble.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
         inner = QVBoxLayout(self.bubble)
-        inner.setContentsMargins(12, 8, 12, 8)
-        inner.setSpacing(4)
+        inner.setContentsMargins(SPACING.l + SPACING.xs, SPACING.m, SPACING.l + SPACING.xs, SPACING.m)
+        inner.setSpacing(SPACING.s)
+        self.bubble.radius = float(RADII.bubble)
         self.text_label = BubbleLabel()
         self.attachments_label = plain_label()
         inner.addWidget(self.text_label)
@@ -162,6 +171,9 @@ class UserBubble(ItemWidget):
         self.message_actions.switcher.set_fork(item.fork)
 
     def apply_colors(self, colors: PaletteColors) -> None:
+        from nanobot_desktop.gui.common.icons import icon
+
+        self.message_actions.edit_button.setIcon(icon("edit", self.palette()))
         self.bubble.set_colors(colors.bubble, QColor())
         set_text_color(self.attachments_label, colors.muted)
 
@@ -194,10 +206,10 @@ class ToolCardWidget(ItemWidget):
         outer = QHBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         self.frame = CardFrame()
-        self.frame.radius = 6.0
+        self.frame.radius = float(RADII.card)
         row = QHBoxLayout(self.frame)
-        row.setContentsMargins(10, 4, 10, 4)
-        row.setSpacing(8)
+        row.setContentsMargins(SPACING.m + SPACING.xs, SPACING.s, SPACING.m + SPACING.xs, SPACING.s)
+        row.setSpacing(SPACING.m)
         self.status_label = plain_label(selectable=False)
         self.name_label = plain_label(selectable=False)
         self.name_label.setWordWrap(False)
@@ -270,7 +282,7 @@ class NoticeWidget(ItemWidget):
     def __init__(self, item: Notice, parent: QWidget | None = None) -> None:
         super().__init__(item, parent)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 0, 4, 0)
+        layout.setContentsMargins(SPACING.s, 0, SPACING.s, 0)
         self.label = plain_label()
         layout.addWidget(self.label)
         self._colors = palette_colors(self.palette())

@@ -45,3 +45,13 @@ def format_clock(moment: datetime | None, now: datetime | None = None) -> str:
         weekday = ui_locale().dayName(moment.isoweekday(), QLocale.FormatType.ShortFormat)
         return f"{weekday} {moment.strftime('%H:%M')}"
     return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def home_relative(path: str) -> str:
+    """`path` with the home folder written `~` (a status bar has no room for /home/someone/…)."""
+    from pathlib import Path
+
+    home = str(Path.home())
+    if home not in ("", "/") and (path == home or path.startswith(home.rstrip("/") + "/")):
+        return "~" + path[len(home.rstrip("/")):]
+    return path

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QWidget
 
+from nanobot_desktop.gui.common.design import theme_colors
+
 
 def is_dark(palette: QPalette) -> bool:
     """True when the palette's window colour is dark (text must then be light)."""
@@ -58,8 +60,8 @@ def palette_colors(palette: QPalette) -> PaletteColors:
         card_border=mix(base, text, 0.18),
         bubble=mix(base, highlight, 0.28 if dark else 0.16),
         accent=highlight,
-        ok=QColor("#7ee787") if dark else QColor("#1a7f37"),
-        error=QColor("#ff7b72") if dark else QColor("#b42318"),
+        ok=QColor(theme_colors(dark).ok),
+        error=QColor(theme_colors(dark).error),
     )
 
 

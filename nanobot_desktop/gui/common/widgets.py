@@ -14,6 +14,7 @@ from PySide6.QtGui import (QColor, QFont, QFontDatabase, QResizeEvent, QSyntaxHi
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTextEdit, QWidget
 
 from nanobot_desktop.gui.common.palette import PaletteColors
+from nanobot_desktop.gui.common.design import theme_colors
 
 
 def plain_label(text: str = "", *, selectable: bool = True) -> QLabel:
@@ -93,7 +94,7 @@ class DiffHighlighter(QSyntaxHighlighter):
                 text_format.setFontWeight(QFont.Weight.Bold)
             return text_format
 
-        hunk = QColor("#79c0ff") if colors.dark else QColor("#0550ae")
+        hunk = QColor(theme_colors(colors.dark).hunk)
         self._added, self._removed = fmt(colors.ok), fmt(colors.error)
         self._hunk, self._header = fmt(hunk), fmt(colors.muted, bold=True)
         self.rehighlight()

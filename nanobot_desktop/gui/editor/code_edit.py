@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QPalette, QResizeEvent, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+from nanobot_desktop.gui.common.design import ACCENTS
 
 
 def blend(base: QColor, accent: QColor, amount: float) -> QColor:
@@ -135,7 +136,7 @@ class CodeEdit(QPlainTextEdit):
             if block.isValid():
                 selection = QTextEdit.ExtraSelection()
                 selection.format.setBackground(blend(self.palette().color(QPalette.ColorRole.Base),
-                                                     QColor("#d83a3a"), 0.22))
+                                                     QColor(ACCENTS.removed), 0.22))
                 selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
                 selection.cursor = QTextCursor(block)
                 selections.append(selection)

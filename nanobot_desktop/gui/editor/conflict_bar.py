@@ -13,13 +13,14 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
+from nanobot_desktop.gui.common.design import ACCENTS, RADII
 from nanobot_desktop.gui.editor.code_edit import blend
 
 
 class BarKind(Enum):
-    INFO = "#2f7ed8"
-    WARNING = "#d99a1e"
-    ERROR = "#d83a3a"
+    INFO = ACCENTS.info
+    WARNING = ACCENTS.warning
+    ERROR = ACCENTS.removed
 
 
 class MessageBar(QFrame):
@@ -93,7 +94,7 @@ class MessageBar(QFrame):
         # The selector names only this frame, so the buttons keep their native look.
         sheet = (
             f"QFrame#{self.objectName()} {{ background: {background.name()}; border: 1px solid {border.name()};"
-            f" border-radius: 4px; }}"
+            f" border-radius: {RADII.small}px; }}"
             f" QFrame#{self.objectName()} > QLabel {{ color: {text.name()}; background: transparent; }}"
         )
         if sheet != self.styleSheet():

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette, QTextBlockForm
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.design import ACCENTS
 from nanobot_desktop.gui.editor.code_edit import blend
 
 
@@ -22,7 +23,8 @@ def unified_diff(old_text: str, new_text: str, old_name: str, new_name: str, con
     return "".join(difflib.unified_diff(old_lines, new_lines, fromfile=old_name, tofile=new_name, n=context))
 
 
-_KIND_ACCENTS = {"+": ("#2ea043", 0.22), "-": ("#d83a3a", 0.22), "@": ("#2f7ed8", 0.18), "header": ("#808080", 0.12)}
+_KIND_ACCENTS = {"+": (ACCENTS.added, 0.22), "-": (ACCENTS.removed, 0.22), "@": (ACCENTS.info, 0.18),
+                 "header": (ACCENTS.neutral, 0.12)}
 COLOURED_LINES_LIMIT = 20000
 """Tinting is a Python loop over lines; a diff longer than this stays plain rather than freezing."""
 

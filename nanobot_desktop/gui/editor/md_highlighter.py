@@ -8,9 +8,10 @@ block to block through QSyntaxHighlighter's block state.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from PySide6.QtGui import QColor, QFont, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+
+from nanobot_desktop.gui.common.design import HIGHLIGHT_DARK, HIGHLIGHT_LIGHT, HighlightColors
 
 # Block states (what the *next* line is inside of).
 STATE_NORMAL = -1  # Qt's default for "no state"
@@ -34,44 +35,9 @@ _COMMENT_OPEN = "<!--"
 _COMMENT_CLOSE = "-->"
 
 
-@dataclass(frozen=True)
-class _Palette:
-    heading: str
-    timestamp: str
-    code: str
-    code_background: str
-    marker: str
-    link: str
-    quote: str
-    comment: str
-    frontmatter: str
-    frontmatter_key: str
-
-
-_LIGHT = _Palette(
-    heading="#1f4e9c",
-    timestamp="#8a4b00",
-    code="#7a2e8c",
-    code_background="#efeaf3",
-    marker="#b0461f",
-    link="#0b62c4",
-    quote="#4f6b45",
-    comment="#7b7f86",
-    frontmatter="#5b6470",
-    frontmatter_key="#006e73",
-)
-_DARK = _Palette(
-    heading="#8ab4ff",
-    timestamp="#f0b35c",
-    code="#d7a6e6",
-    code_background="#352c3b",
-    marker="#ff9a70",
-    link="#6cb6ff",
-    quote="#a6c99a",
-    comment="#8c9199",
-    frontmatter="#a5adb8",
-    frontmatter_key="#5fd0d4",
-)
+_Palette = HighlightColors  # the colours are written in gui/common/design.py
+_LIGHT = HIGHLIGHT_LIGHT
+_DARK = HIGHLIGHT_DARK
 
 
 def palette_is_dark(palette: QPalette) -> bool:

@@ -26,6 +26,7 @@ from nanobot_desktop.gui.common.engine_words import model_call_failure
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, status_text
+from nanobot_desktop.gui.common.design import ACCENTS
 
 MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (memory bound)
 
@@ -55,8 +56,8 @@ STATUS_COLUMN, NAME_COLUMN, SUMMARY_COLUMN, TIME_COLUMN = range(4)
 
 # Fixed hues that read on light and dark backgrounds alike.
 _STATUS_COLORS = {
-    "running": "#3b82f6", "awaiting approval": "#d9a400", "ok": "#2ea043", "error": "#e5534b",
-    "denied": "#d97706", "cancelled": "#8b8b8b",
+    "running": ACCENTS.running, "awaiting approval": ACCENTS.waiting, "ok": ACCENTS.added, "error": ACCENTS.failed,
+    "denied": ACCENTS.denied, "cancelled": ACCENTS.cancelled,
 }
 _icons: dict[tuple[str, str], QIcon] = {}
 
@@ -69,7 +70,7 @@ def status_icon(kind: str, status: str) -> QIcon:
         pixmap.fill(Qt.GlobalColor.transparent)
         painter = QPainter(pixmap)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        color = QColor(_STATUS_COLORS.get(status, "#8b8b8b"))
+        color = QColor(_STATUS_COLORS.get(status, ACCENTS.cancelled))
         painter.setPen(QPen(color, 3))
         painter.setBrush(Qt.BrushStyle.NoBrush if status == "running" else color)
         if kind == "llm":

@@ -21,7 +21,7 @@ from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, App
                                     provider_entry)
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
-from nanobot_desktop.gui.common.palette import is_dark
+from nanobot_desktop.gui.common.palette import error_color
 from nanobot_desktop.gui.settings.provider_choice import (PRESETS, ProviderChoice, base_url_problem, preset_label,
                                                           preset_name_for, serving_entry_text)
 
@@ -54,7 +54,7 @@ class InlineError(QLabel):
         self.setVisible(bool(message))
 
     def _restyle(self) -> None:
-        color = "#ff8a80" if is_dark(self.palette()) else "#b3261e"
+        color = error_color(self.palette()).name()
         if color != self._color:
             self._color = color
             self.setStyleSheet(f"color: {color};")

@@ -2,7 +2,8 @@
 
 Fusion is used in every mode because it is the one built-in style that honours a custom palette
 everywhere (the native styles ignore parts of it), so light and dark look the same on each OS.
-Widgets take their colours from the palette, never hard-coded, and re-render on `PaletteChange`.
+Both palettes are written in gui/common/design.py; widgets take their colours from the palette,
+never hard-coded, and re-render on `PaletteChange`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import logging
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
+
+from nanobot_desktop.gui.common.design import QPALETTE_DARK, QPALETTE_DARK_DISABLED, QPALETTE_LIGHT
 
 log = logging.getLogger(__name__)
 
@@ -23,26 +26,12 @@ STYLE_CHOSEN_AT_START = "nanobotStyleChosenAtStart"
 _WATCHER_NAME = "nanobotThemeWatcher"
 
 
-# The light palette: Fusion's own (`QStyleFactory.create("Fusion").standardPalette()`), written out.
-# Asking a style object for it would create QStyle's Python type and enums, ~5 ms before the first
-# paint. Every role is set here, as in the dark palette (Fusion's leaves a few to the platform's
-# colours), so light looks the same on every OS too. role: (active and inactive, disabled);
-# tests/gui/test_theme_palettes.py compares it with Fusion's, colour by colour.
-_LIGHT = {
-    "Window": ("#efefef", "#efefef"), "WindowText": ("#000000", "#bebebe"), "Base": ("#ffffff", "#efefef"),
-    "AlternateBase": ("#f7f7f7", "#f7f7f7"), "ToolTipBase": ("#ffffdc", "#ffffdc"),
-    "ToolTipText": ("#000000", "#000000"), "PlaceholderText": ("#80000000", "#80000000"),
-    "Text": ("#000000", "#bebebe"), "Button": ("#efefef", "#efefef"), "ButtonText": ("#000000", "#bebebe"),
-    "BrightText": ("#ffffff", "#ffffff"), "Light": ("#ffffff", "#ffffff"), "Midlight": ("#cacaca", "#cacaca"),
-    "Mid": ("#b8b8b8", "#b8b8b8"), "Dark": ("#9f9f9f", "#bebebe"), "Shadow": ("#767676", "#b1b1b1"),
-    "Highlight": ("#308cc6", "#919191"), "HighlightedText": ("#ffffff", "#ffffff"),
-    "Link": ("#0000ff", "#0000ff"), "LinkVisited": ("#ff00ff", "#ff00ff"), "Accent": ("#308cc6", "#919191"),
-}
-
-
 def light_palette() -> QPalette:
+    """Fusion's own light palette, written out in gui/common/design.py (asking a style object for it
+    would create QStyle's Python type and enums, ~5 ms before the first paint). Every role is set, as
+    in the dark palette, so light looks the same on every OS too."""
     palette = QPalette()
-    for name, (normal, disabled) in _LIGHT.items():
+    for name, (normal, disabled) in QPALETTE_LIGHT.items():
         role = getattr(QPalette.ColorRole, name)
         for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
             palette.setColor(group, role, QColor(normal))
@@ -52,35 +41,10 @@ def light_palette() -> QPalette:
 
 def dark_palette() -> QPalette:
     palette = QPalette()
-    text = QColor(228, 228, 228)
-    disabled_text = QColor(128, 128, 128)
-    roles = {
-        QPalette.ColorRole.Window: QColor(43, 43, 46),
-        QPalette.ColorRole.WindowText: text,
-        QPalette.ColorRole.Base: QColor(30, 30, 32),
-        QPalette.ColorRole.AlternateBase: QColor(50, 50, 54),
-        QPalette.ColorRole.ToolTipBase: QColor(50, 50, 54),
-        QPalette.ColorRole.ToolTipText: text,
-        QPalette.ColorRole.PlaceholderText: QColor(140, 140, 140),
-        QPalette.ColorRole.Text: text,
-        QPalette.ColorRole.Button: QColor(55, 55, 59),
-        QPalette.ColorRole.ButtonText: text,
-        QPalette.ColorRole.BrightText: QColor(255, 90, 90),
-        QPalette.ColorRole.Light: QColor(75, 75, 80),
-        QPalette.ColorRole.Midlight: QColor(62, 62, 66),
-        QPalette.ColorRole.Mid: QColor(40, 40, 43),
-        QPalette.ColorRole.Dark: QColor(25, 25, 27),
-        QPalette.ColorRole.Shadow: QColor(10, 10, 10),
-        QPalette.ColorRole.Link: QColor(110, 170, 240),
-        QPalette.ColorRole.LinkVisited: QColor(170, 140, 240),
-        QPalette.ColorRole.Highlight: QColor(42, 120, 210),
-        QPalette.ColorRole.HighlightedText: QColor(255, 255, 255),
-    }
-    for role, color in roles.items():
-        palette.setColor(role, color)
-    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
-        palette.setColor(QPalette.ColorGroup.Disabled, role, disabled_text)
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Highlight, QColor(70, 70, 74))
+    for name, color in QPALETTE_DARK.items():
+        palette.setColor(getattr(QPalette.ColorRole, name), QColor(color))
+    for name, color in QPALETTE_DARK_DISABLED.items():
+        palette.setColor(QPalette.ColorGroup.Disabled, getattr(QPalette.ColorRole, name), QColor(color))
     return palette
 
 

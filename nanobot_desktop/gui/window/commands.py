@@ -81,6 +81,8 @@ class WindowCommands(WindowBase):
         self.sync_label.show()
 
     def _update_status(self) -> None:
+        from nanobot_desktop.gui.common.formatting import home_relative
+
         if self.engine is None:
             return
         busy = self.chat.is_busy(self.current_key) if self.current_key else False
@@ -90,7 +92,7 @@ class WindowCommands(WindowBase):
         model = shown or translate("Window", "no model configured")  # the chat's own model, or the config's
         self.model_label.setText(translate("Window", "Model: {model}").format(model=model))
         root = str(self.engine.workspace.root)
-        self.workspace_label.setText(translate("Window", "Workspace: {path}").format(path=root))
+        self.workspace_label.setText(translate("Window", "Workspace: {path}").format(path=home_relative(root)))
         self.workspace_label.setToolTip(root)
         layout = getattr(self.engine, "layout", None)  # which nanobot's files these are (engine/layout.py)
         self.layout_label.setText(layout_label(layout) if layout is not None else "")

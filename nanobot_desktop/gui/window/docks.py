@@ -1,10 +1,10 @@
 """The window's docks as shells (placed before any panel exists), and the central chat pane.
 
 Where things go (window/panels.py's table says which panel goes where): sessions on the left (full
-height); the inspector and the workspace editors (Memory, Workspace with its Skills tab) tabbed on
-the right, beside the chat; the background work (Heartbeat, Scheduled, Subagents) tabbed below the
-chat and hidden until asked for, so the chat keeps its room. Every dock has a show/hide action in
-the registry (the View menu lists them).
+height, collapsible); the drawer on the right: the inspector and the workspace (Files with its
+Skills tab) tabbed together, closed until asked for (the toolbar's drawer button, Ctrl+Shift+D, a
+click on a tool card), so the conversation owns the centre. Nothing docks below the chat. Every
+dock has a show/hide action in the registry (the View menu lists them).
 
 The docks are created empty (objectName, title, View-menu toggle, place), so the window can restore
 its saved layout and paint before the engine and the panels exist; panels.py's `set_dock_panel`
@@ -16,12 +16,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QResizeEvent
+from PySide6.QtWidgets import QDockWidget, QFrame, QHBoxLayout, QMainWindow, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.common.design import SPACING
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.actions import ActionRegistry, text_action
-from nanobot_desktop.gui.window.panels import DOCK_TITLES, PANELS, SESSIONS_DOCK
+from nanobot_desktop.gui.window.panels import DOCK_TITLES, DRAWER_PANELS, SESSIONS_DOCK
 
 if TYPE_CHECKING:
     from nanobot_desktop.gui.chat.composer import Composer
@@ -30,21 +31,36 @@ if TYPE_CHECKING:
 
 
 class ChatPane(QWidget):
-    """Notice bar, chat and composer; files dropped anywhere on it go to the composer."""
+    """Notice bar, chat and composer; files dropped anywhere on it go to the composer.
+
+    The composer keeps to the chat's reading column (centred, at most its width), so what a person
+    reads and what they type line up at every window width.
+    """
 
     def __init__(self, notice_bar: NoticeBar, chat_view: ChatView, composer: Composer) -> None:
         super().__init__()
         self.composer = composer
+        self.chat_view = chat_view
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         bar_holder = QVBoxLayout()
-        bar_holder.setContentsMargins(8, 6, 8, 0)
+        bar_holder.setContentsMargins(SPACING.m, SPACING.s, SPACING.m, 0)
         bar_holder.addWidget(notice_bar)
         layout.addLayout(bar_holder)
         layout.addWidget(chat_view, 1)
-        layout.addWidget(composer)
+        # The composer grows up to the column's width (its maximum), the stretches either side take the rest.
+        composer_row = QHBoxLayout()
+        composer_row.setContentsMargins(0, 0, 0, 0)
+        composer_row.addStretch(1)
+        composer_row.addWidget(composer, 1000)
+        composer_row.addStretch(1)
+        layout.addLayout(composer_row)
         self.setAcceptDrops(True)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.composer.setMaximumWidth(self.chat_view.reading_width() + 2 * SPACING.l)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls() or event.mimeData().hasImage():
@@ -70,10 +86,8 @@ def build_dock_shells(window: QMainWindow, actions: ActionRegistry, show_skills:
                                            "Ctrl+1")
     window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
     window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-    panels.first_right_dock = _add_tabbed(window, actions, panels, Qt.DockWidgetArea.RightDockWidgetArea)
-    _add_tabbed(window, actions, panels, Qt.DockWidgetArea.BottomDockWidgetArea)
-    for area in (Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea):
-        window.setTabPosition(area, QTabWidget.TabPosition.North)
+    panels.first_right_dock = _add_drawer(window, actions, panels)
+    window.setTabPosition(Qt.DockWidgetArea.RightDockWidgetArea, QTabWidget.TabPosition.North)
     window.setDockNestingEnabled(True)
     action = text_action(translate("Panels", "Skills"), window)  # skills live in the Workspace panel's second tab
     action.setObjectName("action_show_skills")
@@ -83,12 +97,12 @@ def build_dock_shells(window: QMainWindow, actions: ActionRegistry, show_skills:
     return panels
 
 
-def _add_tabbed(window: QMainWindow, actions: ActionRegistry, panels: Panels, area: Qt.DockWidgetArea) -> QDockWidget | None:
+def _add_drawer(window: QMainWindow, actions: ActionRegistry, panels: Panels) -> QDockWidget | None:
+    """The drawer's docks, tabbed on the right, closed (the first start's layout)."""
     first: QDockWidget | None = None
-    for spec in (spec for spec in PANELS if spec.area == area):
-        dock = add_dock(window, actions, None, spec.dock, area, spec.shortcut)
-        if spec.hidden:  # before tabifying: a group hidden afterwards leaves its tab bar on screen
-            dock.hide()
+    for spec in DRAWER_PANELS:
+        dock = add_dock(window, actions, None, spec.dock, Qt.DockWidgetArea.RightDockWidgetArea, spec.shortcut)
+        dock.hide()  # before tabifying: a group hidden afterwards leaves its tab bar on screen
         panels.docks[spec.dock] = dock
         if first is None:
             first = dock

@@ -1,5 +1,5 @@
 """The window's layout: the chat keeps a usable width and the docks give way first; a saved layout is
-checked against the screen it is restored on; View → Reset layout; the centre's pages.
+checked against the screen it is restored on; View → Reset layout; the centre's pages; the drawer.
 
 A mixin of MainWindow (window/main_window.py), like lifetime.py.
 
@@ -12,8 +12,14 @@ A mixin of MainWindow (window/main_window.py), like lifetime.py.
   scaled screen (QT_SCALE_FACTOR=2 leaves a 70 px session list) would come back unusable. Docks
   below their usable width get their first-start width again, and a layout saved at another scale
   keeps which docks are shown and where, but not their sizes.
-- **Pages.** While a page (Memory) is shown, every docked panel steps aside so the page has the whole
-  width; going back to the chat brings the layout back as it was.
+- **Pages.** While a page (Memory, the Agent area) is shown, every docked panel steps aside so the
+  page has the whole width; going back to the chat brings the layout back as it was. Each Agent page
+  (Heartbeat, Scheduled, …) has its own toggle, which opens the Agent area at that page.
+- **The drawer.** The right-hand docks (inspector, workspace) are closed on a first start; the drawer
+  toggle (toolbar, Ctrl+Shift+D) opens the one shown last, or closes whichever are open.
+- **Older layouts.** Layouts saved before the drawer and the Agent area (state version 1: bottom
+  docks, an open inspector) are not restored: the window starts from the new first-start layout,
+  keeping only its geometry, checked against the screen.
 """
 
 from __future__ import annotations
@@ -24,15 +30,21 @@ from PySide6.QtWidgets import QDockWidget
 
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.actions import text_action
+from nanobot_desktop.gui.window.agent_area import AgentArea
 from nanobot_desktop.gui.window.base import WindowBase
 from nanobot_desktop.gui.window.pages import CHAT_PAGE, CentralPages
-from nanobot_desktop.gui.window.panels import PAGES, SESSIONS_DOCK
+from nanobot_desktop.gui.window.panels import (
+    AGENT_AREA, AGENT_PAGES, AGENT_TITLE, DRAWER_PANELS, PAGES, PANELS_BY_NAME, SESSIONS_DOCK,
+)
 
 GEOMETRY_KEY = "mainWindow/geometry"
 STATE_KEY = "mainWindow/state"
 SCALE_KEY = "mainWindow/scale"
 GIVEN_WAY_KEY = "mainWindow/givenWay"
-STATE_VERSION = 1
+STATE_VERSION = 2
+"""1: before issue 26 (bottom docks, inspector open); 2: drawer closed at first start, the Agent area."""
+AGENT_SHORTCUT = "Ctrl+Shift+A"
+DRAWER_SHORTCUT = "Ctrl+Shift+D"
 
 # Widths in average characters of the window's font (6–7 px each at 1x).
 CHAT_MIN_CHARS = 70  # a readable line of chat
@@ -53,6 +65,9 @@ class WindowLayout(WindowBase):
     _given_way: list[QDockWidget]
     _page_state: QByteArray | None
     _page_actions: dict[str, QAction]
+    agent_area: AgentArea
+    drawer_action: QAction
+    _last_drawer: str
 
     def _init_layout(self) -> None:
         """Call once the docks exist, before the saved layout is restored."""
@@ -60,20 +75,66 @@ class WindowLayout(WindowBase):
         self._given_way = []
         self._page_state = None
         self._page_actions = {}
-        for spec in PAGES:
-            title = translate("Panels", spec.title)
-            action = text_action(title, self)
-            action.setObjectName(f"action_page_{spec.name}")
+        pages = [(spec.name, spec.dock, spec.title, spec.shortcut) for spec in (*PAGES, *AGENT_PAGES)]
+        for name, object_name, title, shortcut in [*pages, (AGENT_AREA, "agentPage", AGENT_TITLE, AGENT_SHORTCUT)]:
+            shown_title = translate("Panels", title)
+            action = text_action(shown_title, self)
+            action.setObjectName(f"action_page_{name}")
             action.setCheckable(True)
             action.setToolTip(translate("Panels", "Show the {title} page in place of the chat (again: back to the chat)")
-                              .format(title=title))
-            action.toggled.connect(lambda on, name=spec.name: self.show_page(name if on else CHAT_PAGE))
-            self.actions.add_dock_toggle(spec.dock, action, spec.shortcut)
-            self._page_actions[spec.name] = action
+                              .format(title=shown_title))
+            action.toggled.connect(lambda on, name=name: self.show_page(name if on else CHAT_PAGE))
+            self.actions.add_dock_toggle(object_name, action, shortcut)
+            self._page_actions[name] = action
+        self._last_drawer = DRAWER_PANELS[0].dock
+        self.drawer_action = text_action(translate("Panels", "Drawer"), self)
+        self.drawer_action.setObjectName("action_toggle_drawer")
+        self.drawer_action.setCheckable(True)
+        self.drawer_action.setToolTip(translate("Panels", "Open or close the drawer: inspector, files and skills ({shortcut})")
+                                      .format(shortcut=DRAWER_SHORTCUT))
+        self.drawer_action.triggered.connect(self.toggle_drawer)
+        self.actions.add_dock_toggle("drawer", self.drawer_action, DRAWER_SHORTCUT)
         self.pages.page_changed.connect(self._on_page_changed)
+        self.agent_area.page_changed.connect(lambda _name: self._on_page_changed(self.pages.page_name()))
         self.actions.reset_layout.triggered.connect(self.reset_layout)
         for dock in self.docks.values():  # a dock shown from the View menu must not squeeze the chat either
             dock.visibilityChanged.connect(self._schedule_balance)
+        for spec in DRAWER_PANELS:
+            self.docks[spec.dock].visibilityChanged.connect(self._on_drawer_visibility)
+
+    # --- the drawer ----------------------------------------------------------------------------------
+
+    def _drawer_docks(self) -> list[QDockWidget]:
+        return [self.docks[spec.dock] for spec in DRAWER_PANELS]
+
+    def drawer_open(self) -> bool:
+        """Whether any of the drawer's docks is open (docked or floating)."""
+        return any(not dock.isHidden() for dock in self._drawer_docks())
+
+    def toggle_drawer(self) -> None:
+        """Close the drawer's open docks, or open the one shown last (the inspector at first)."""
+        if self.drawer_open():
+            for dock in self._drawer_docks():
+                if not dock.isHidden():
+                    dock.hide()
+        else:
+            self.open_drawer(self._last_drawer)
+
+    def open_drawer(self, dock_name: str) -> None:
+        """Open the drawer at `dock_name` (a chat page comes back first: the drawer sits beside the chat)."""
+        if self.pages.page_name() != CHAT_PAGE:
+            self.show_page(CHAT_PAGE)
+        dock = self.docks[dock_name]
+        dock.show()
+        dock.raise_()
+
+    def _on_drawer_visibility(self, _visible: bool) -> None:
+        for dock in self._drawer_docks():
+            if not dock.isHidden() and not dock.visibleRegion().isEmpty():
+                self._last_drawer = dock.objectName()
+        self.drawer_action.blockSignals(True)
+        self.drawer_action.setChecked(self.drawer_open())
+        self.drawer_action.blockSignals(False)
 
     def _schedule_balance(self, visible: bool = True) -> None:
         if visible and self.isVisible():
@@ -196,7 +257,7 @@ class WindowLayout(WindowBase):
         if isinstance(geometry, QByteArray) and not geometry.isEmpty() and self.restoreGeometry(geometry):
             self._fit_geometry_to_screen()  # saved on a larger screen, or at a smaller scale
         else:
-            self.resize(*DEFAULT_SIZE)
+            self.resize(*self._first_start_size())
         restored = isinstance(state, QByteArray) and not state.isEmpty() and self.restoreState(state, STATE_VERSION)
         if not restored:
             self._apply_default_widths()
@@ -210,6 +271,14 @@ class WindowLayout(WindowBase):
             saved_scale = 0.0
         if abs(saved_scale - self._screen_scale()) > 0.01:
             self._apply_default_widths()  # sizes made for another scale: keep where the docks are, not how wide
+
+    def _first_start_size(self) -> tuple[int, int]:
+        """DEFAULT_SIZE, or 90 % of a screen too small for it (QT_SCALE_FACTOR=2 on 1920×1080 leaves 960×540)."""
+        screen = self.screen()
+        if screen is None:
+            return DEFAULT_SIZE
+        available = screen.availableGeometry()
+        return (min(DEFAULT_SIZE[0], int(available.width() * 0.9)), min(DEFAULT_SIZE[1], int(available.height() * 0.9)))
 
     def _fit_geometry_to_screen(self) -> None:
         screen = self.screen()
@@ -237,13 +306,17 @@ class WindowLayout(WindowBase):
     # --- pages ----------------------------------------------------------------------------------------
 
     def show_page(self, name: str) -> None:
-        """Show the chat or a page (Memory) in the centre."""
+        """Show the chat, a page (Memory), the Agent area or one of its pages (Heartbeat) in the centre."""
+        if name in PANELS_BY_NAME and PANELS_BY_NAME[name] in AGENT_PAGES:
+            self.agent_area.show_page(name)
+            name = AGENT_AREA
         self.pages.show_page(name)
 
     def _on_page_changed(self, name: str) -> None:
+        shown = {name} | ({self.agent_area.page_name()} if name == AGENT_AREA else set())
         for page, action in self._page_actions.items():
             action.blockSignals(True)
-            action.setChecked(page == name)
+            action.setChecked(page in shown)
             action.blockSignals(False)
         if name != CHAT_PAGE and self._page_state is None:
             self._page_state = self.saveState(STATE_VERSION)

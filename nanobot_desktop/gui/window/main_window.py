@@ -24,11 +24,16 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
+from nanobot_desktop.gui.window.agent_area import AgentArea
 from nanobot_desktop.gui.window.commands import WindowCommands
 from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells
+from nanobot_desktop.gui.window.layout import AGENT_SHORTCUT
 from nanobot_desktop.gui.window.lifetime import SESSION_KEY, WindowLifetime
 from nanobot_desktop.gui.window.pages import CentralPages
-from nanobot_desktop.gui.window.panels import PAGES, PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels, set_dock_panel
+from nanobot_desktop.gui.window.toolbar import WindowToolBar
+from nanobot_desktop.gui.window.panels import (
+    AGENT_AREA, AGENT_TITLE, PAGES, PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels, set_dock_panel,
+)
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is attached
     import asyncio
@@ -76,6 +81,10 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             title = translate("Panels", spec.title)
             self.pages.add_page(spec.name, title, PanelPlaceholder(QSize(640, 480), f"{spec.dock}Placeholder"),
                                 translate("Panels", "The {title} page ({shortcut})").format(title=title, shortcut=spec.shortcut))
+        self.agent_area = AgentArea(PanelPlaceholder)
+        self.pages.add_page(AGENT_AREA, translate("Panels", AGENT_TITLE), self.agent_area,
+                            translate("Panels", "Heartbeat, scheduled jobs, subagents and MCP servers ({shortcut})")
+                            .format(shortcut=AGENT_SHORTCUT))
         self.setCentralWidget(self.pages)
         shells = build_dock_shells(self, self.actions, self.show_skills)
         self.docks: dict[str, QDockWidget] = shells.docks
@@ -84,6 +93,10 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self._build_status_bar()
         self._init_layout()
         self.menus = build_menus(self.menuBar(), self.actions)
+        self.toolbar = WindowToolBar(
+            [(self.actions.dock_toggles[SESSIONS_DOCK], "sidebar"), (self.actions.new_chat, "new-chat")],
+            [(self._page_actions[AGENT_AREA], "agent"), (self.drawer_action, "drawer")], self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
         self.menus["agent"].aboutToShow.connect(self._update_heartbeat_actions)
         self._restore_window_state()
         if engine is not None and lifecycle is not None:
@@ -107,6 +120,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
         self.engine = engine
         self.lifecycle = lifecycle
         self.actions.load_icons()  # before the panels and the tray, whose buttons show them
+        self.toolbar.load_icons()
         if log_folder is not None or self.log_folder is None:
             from nanobot_desktop.engine import logs_dir
 
@@ -131,7 +145,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             QTimer.singleShot(0, self, lambda: self.resizeDocks(side_docks, widths, Qt.Orientation.Horizontal))
         self._panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
                                   self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built,
-                                  pages=self.pages)
+                                  pages=self.pages, agent=self.agent_area)
         self._connect()
         lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
         self._update_status()
@@ -330,16 +344,17 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             self.chat.stop_current()
 
     def show_tool_call(self, call_id: str) -> None:
-        if self.inspector is None:
-            return
+        """A tool card was clicked: the drawer opens on the inspector, at that call."""
         self._raise_dock(PANELS_BY_NAME["inspector"].dock)
-        self.inspector.show_call(call_id)
+        if self.inspector is not None:
+            self.inspector.show_call(call_id)
 
     def show_skills(self) -> None:
-        if self.engine is None or self.files_view is None:
+        if self.engine is None:
             return
         self._raise_dock(PANELS_BY_NAME["files_view"].dock)
-        self.files_view.tabs.setCurrentWidget(self.files_view.skills_view)
+        if self.files_view is not None:
+            self.files_view.tabs.setCurrentWidget(self.files_view.skills_view)
 
     def _raise_dock(self, name: str) -> None:
         dock = self.docks.get(name)

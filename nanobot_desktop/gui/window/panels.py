@@ -1,10 +1,12 @@
 """The one table of the window's dock panels, and building them after the first paint.
 
 Adding a panel is one `PanelSpec` in `PANELS`: its name (the window's attribute, `window.<name>`),
-its dock (objectName, title, area, shortcut, hidden at first start or not), a label for error
-messages, and a factory that imports its module on demand. The docks, the View menu's toggles,
-the build order, the window's attribute and the shutdown all read the table. A panel with no area
-is a page in the window's centre, a tab beside the chat (window/pages.py), not a dock.
+its objectName, title, place, shortcut, a label for error messages, and a factory that imports its
+module on demand. The docks, the pages, the View and Agent menus' toggles, the build order, the
+window's attribute and the shutdown all read the table. The place says where it goes (issue 26:
+the conversation owns the centre): DRAWER, a dock of the right-hand drawer that is closed until
+asked for; PAGE, a page in the window's centre in place of the chat (window/pages.py); AGENT, a
+page of the one Agent area (window/agent_area.py), itself a centre page — never a dock over the chat.
 
 Start-up cost: the docks are created first as empty shells, so the window can restore its saved
 layout and paint at once; the panels, whose modules take ~0.2 s to import, are built into them right
@@ -32,8 +34,6 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 log = logging.getLogger(__name__)
 
-Area = Qt.DockWidgetArea
-
 
 # NamedTuples, not dataclasses: this module is imported before the first paint, and `dataclasses`
 # (with `copy`, `inspect` work per class) costs ~1.5 ms there.
@@ -45,19 +45,29 @@ class PanelContext(NamedTuple):
     sync: Any
 
 
+DRAWER = "drawer"
+"""A dock of the right-hand drawer: beside the chat, opened on demand."""
+PAGE = "page"
+"""A page in the window's centre, in place of the chat (it needs the chat's width)."""
+AGENT = "agent"
+"""A page of the Agent area (one centre page with a side list of pages)."""
+
+
 class PanelSpec(NamedTuple):
-    """One dock panel of the window (see the module docstring)."""
+    """One panel of the window (see the module docstring)."""
 
     name: str
     dock: str
-    """The dock's objectName (for a page: the page's)."""
+    """The dock's objectName (for a page: the page's); also its toggle action's name."""
     title: str
-    area: Area | None
-    """Where its dock goes; None: a page in the centre, beside the chat."""
+    place: str
+    """DRAWER, PAGE or AGENT."""
     shortcut: str
     label: str
     factory: Callable[[PanelContext], QWidget]
-    hidden: bool = False
+    eager: bool = False
+    """Built after the first paint even while nobody can see it: it records what happens (the inspector's
+    timeline of this run's calls), so it must exist before the first turn, not when first opened."""
 
 
 def _inspector(context: PanelContext) -> QWidget:
@@ -102,34 +112,41 @@ def _mcp(context: PanelContext) -> QWidget:
     return McpView(context.engine, context.bridge)
 
 
-# In build order after the first paint: what a default layout shows first; the hidden bottom docks
-# last. Docks of one area are tabbed together, in this order. The session list (left, Ctrl+1) is
-# not in the table: it is part of the window's frame and built with the engine.
+# In build order after the first paint (a panel nobody can see is set aside until it is shown). The
+# drawer's docks are tabbed together in this order; the Agent area lists its pages in this order.
+# The session list (left, Ctrl+1) is not in the table: it is part of the window's frame and built
+# with the engine. Adding a page to the Agent area (Usage) is one line here.
 def _title(marked: object) -> str:
     """A panel's English title, marked for lupdate; shown as `translate("Panels", title)` (docks, pages, View menu)."""
     return str(marked)
 
 
 PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("inspector", "inspectorDock", _title(QT_TRANSLATE_NOOP("Panels", "Inspector")), Area.RightDockWidgetArea,
-              "Ctrl+2", "inspector", _inspector),
-    PanelSpec("memory_view", "memoryPage", _title(QT_TRANSLATE_NOOP("Panels", "Memory")), None, "Ctrl+3", "memory", _memory),
-    PanelSpec("files_view", "workspaceDock", _title(QT_TRANSLATE_NOOP("Panels", "Workspace")), Area.RightDockWidgetArea,
-              "Ctrl+4", "workspace files", _workspace_files),
-    PanelSpec("heartbeat_view", "heartbeatDock", _title(QT_TRANSLATE_NOOP("Panels", "Heartbeat")), Area.BottomDockWidgetArea,
-              "Ctrl+5", "heartbeat", _heartbeat, hidden=True),
-    PanelSpec("cron_view", "scheduledDock", _title(QT_TRANSLATE_NOOP("Panels", "Scheduled")), Area.BottomDockWidgetArea,
-              "Ctrl+6", "scheduled jobs", _cron, hidden=True),
-    PanelSpec("subagents_view", "subagentsDock", _title(QT_TRANSLATE_NOOP("Panels", "Subagents")), Area.BottomDockWidgetArea,
-              "Ctrl+7", "subagents", _subagents, hidden=True),
-    PanelSpec("mcp_view", "mcpDock", "MCP", Area.BottomDockWidgetArea, "Ctrl+8", "MCP servers", _mcp, hidden=True),
+    PanelSpec("inspector", "inspectorDock", _title(QT_TRANSLATE_NOOP("Panels", "Inspector")), DRAWER, "Ctrl+2", "inspector", _inspector,
+              eager=True),
+    PanelSpec("memory_view", "memoryPage", _title(QT_TRANSLATE_NOOP("Panels", "Memory")), PAGE, "Ctrl+3", "memory", _memory),
+    PanelSpec("files_view", "workspaceDock", _title(QT_TRANSLATE_NOOP("Panels", "Workspace")), DRAWER, "Ctrl+4", "workspace files",
+              _workspace_files),
+    PanelSpec("heartbeat_view", "heartbeatPage", _title(QT_TRANSLATE_NOOP("Panels", "Heartbeat")), AGENT, "Ctrl+5", "heartbeat",
+              _heartbeat),
+    PanelSpec("cron_view", "scheduledPage", _title(QT_TRANSLATE_NOOP("Panels", "Scheduled")), AGENT, "Ctrl+6", "scheduled jobs", _cron),
+    PanelSpec("subagents_view", "subagentsPage", _title(QT_TRANSLATE_NOOP("Panels", "Subagents")), AGENT, "Ctrl+7", "subagents",
+              _subagents),
+    PanelSpec("mcp_view", "mcpPage", "MCP", AGENT, "Ctrl+8", "MCP servers", _mcp),
 )
 PANELS_BY_NAME = {spec.name: spec for spec in PANELS}
-PAGES = tuple(spec for spec in PANELS if spec.area is None)
+DRAWER_PANELS = tuple(spec for spec in PANELS if spec.place == DRAWER)
+"""The panels of the right-hand drawer (docks, tabbed together, closed at first start), in tab order."""
+PAGES = tuple(spec for spec in PANELS if spec.place == PAGE)
 """The panels shown as pages in the window's centre, beside the chat (in tab order)."""
+AGENT_PAGES = tuple(spec for spec in PANELS if spec.place == AGENT)
+"""The pages of the Agent area (in its side list's order)."""
 SESSIONS_DOCK = "sessionsDock"
+AGENT_AREA = "agent"
+"""The centre page that holds the Agent area (CentralPages' name for it)."""
+AGENT_TITLE = _title(QT_TRANSLATE_NOOP("Panels", "Agent"))
 DOCK_TITLES = {SESSIONS_DOCK: _title(QT_TRANSLATE_NOOP("Panels", "Sessions")),
-               **{spec.dock: spec.title for spec in PANELS if spec.area is not None}}
+               **{spec.dock: spec.title for spec in DRAWER_PANELS}}
 """Every dock's title, known before any panel module is imported (a test checks they agree)."""
 
 
@@ -183,14 +200,15 @@ class LazyPanels:
 
     def __init__(self, window: QMainWindow, engine: Engine, bridge: EngineBridge, watcher: Any, docks: dict[str, QDockWidget],
                  make_tray: Callable[[], Any] | None, on_built: Callable[[str, Any], None],
-                 on_all_built: Callable[[], None], pages: Any = None) -> None:
-        """`pages` is the window's CentralPages, where the panels without a dock area go."""
+                 on_all_built: Callable[[], None], pages: Any = None, agent: Any = None) -> None:
+        """`pages` is the window's CentralPages, where the PAGE panels go; `agent` its AgentArea (AGENT panels)."""
         self.built: dict[str, Any] = {}
         """Name -> panel (None if it failed) for what has been built so far; see `get` for the rest."""
         self.errors: list[str] = []
         """Panels that could not be built, with why (the window still works without them)."""
         self._window, self._engine, self._bridge, self._watcher, self._docks = window, engine, bridge, watcher, docks
         self._pages = pages
+        self._agent = agent
         self._make_tray = make_tray
         self._on_built = on_built
         self._on_all_built = on_all_built
@@ -200,12 +218,13 @@ class LazyPanels:
         self._pending = names[:1] + ["sync"] + names[1:] + (["tray"] if make_tray is not None else [])
         self._unseen: list[str] = []
         """Panels set aside because nobody could see them; each is built when first shown."""
-        for spec in PANELS:
-            if spec.area is not None:
-                docks[spec.dock].visibilityChanged.connect(
-                    lambda visible, name=spec.name: self._build_unseen(name) if visible else None)
+        for spec in DRAWER_PANELS:
+            docks[spec.dock].visibilityChanged.connect(
+                lambda visible, name=spec.name: self._build_unseen(name) if visible else None)
         if pages is not None:
-            pages.page_changed.connect(self._build_unseen)
+            pages.page_changed.connect(self._on_page_changed)
+        if agent is not None:
+            agent.page_changed.connect(self._on_page_changed)
 
     @property
     def pending(self) -> bool:
@@ -237,7 +256,7 @@ class LazyPanels:
         if not self._pending:
             return
         name = self._pending.pop(0)
-        if name in PANELS_BY_NAME and not self._can_be_seen(PANELS_BY_NAME[name]):
+        if name in PANELS_BY_NAME and not PANELS_BY_NAME[name].eager and not self._can_be_seen(PANELS_BY_NAME[name]):
             self._unseen.append(name)
         else:
             self._build(name)
@@ -248,9 +267,20 @@ class LazyPanels:
         """Whether the person can see the panel's place now (a tabbed dock behind another is not visible)."""
         if not self._window.isVisible():
             return True  # not on screen (minimised, started hidden): nothing to judge by, build as before
-        if spec.area is None:
+        if spec.place == PAGE:
             return self._pages is None or self._pages.page_name() == spec.name
+        if spec.place == AGENT:
+            return self._pages is None or self._agent is None or (
+                self._pages.page_name() == AGENT_AREA and self._agent.page_name() == spec.name)
         return self._docks[spec.dock].isVisible()
+
+    def _on_page_changed(self, name: str) -> None:
+        if name == AGENT_AREA and self._agent is not None:
+            name = self._agent.page_name()
+        elif name in PANELS_BY_NAME and PANELS_BY_NAME[name].place == AGENT and self._pages is not None \
+                and self._pages.page_name() != AGENT_AREA:
+            return  # the Agent area's page changed while the area is not shown
+        self._build_unseen(name)
 
     def _build_unseen(self, name: str) -> None:
         if name in self._unseen:
@@ -279,8 +309,10 @@ class LazyPanels:
         context = PanelContext(self._engine, self._bridge, self.built.get("sync"))
         panel, why = build_panel(self.errors, spec.label, lambda: spec.factory(context), translate("Panels", spec.title))
         shown = panel if panel is not None else failure_label(spec.title, spec.dock, why)
-        if spec.area is None:
+        if spec.place == PAGE:
             self._pages.set_page_widget(spec.name, shown)
+        elif spec.place == AGENT:
+            self._agent.set_page_widget(spec.name, shown)
         else:
             set_dock_panel(self._docks[spec.dock], shown)
         return panel

@@ -20,6 +20,7 @@ from nanobot_desktop.gui.editor.code_edit import blend
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner
 from nanobot_desktop.gui.common.i18n import format_number, translate
+from nanobot_desktop.gui.common.design import ACCENTS
 
 SHOWN_MATCHES_LIMIT = 500
 """More matches than this are counted but not all shown: the reader narrows the search instead."""
@@ -171,7 +172,7 @@ class HistorySearchPane(QWidget):
 
     def _highlight(self, words: list[str]) -> None:
         document = self.results.document()
-        tint = blend(self.results.palette().color(QPalette.ColorRole.Base), QColor("#d99a1e"), 0.45)
+        tint = blend(self.results.palette().color(QPalette.ColorRole.Base), QColor(ACCENTS.warning), 0.45)
         selections: list[QTextEdit.ExtraSelection] = []
         for word in words:
             cursor = QTextCursor(document)

@@ -30,6 +30,7 @@ from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.editor.file_io import BackgroundRunner
 from nanobot_desktop.gui.workspace.history_search import HistorySearchPane
 from nanobot_desktop.gui.workspace.memory_versions import MemoryVersionsModel, version_time
+from nanobot_desktop.gui.common.design import RADII, SPACING
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -359,8 +360,8 @@ class MemoryView(QWidget):
         base = palette.color(QPalette.ColorRole.Window)
         accent = palette.color(QPalette.ColorRole.Highlight)
         sheet = (f"QLabel#consolidatingBadge {{ background: {blend(base, accent, 0.25).name()};"
-                 f" border: 1px solid {blend(base, accent, 0.7).name()}; border-radius: 8px;"
-                 f" padding: 1px 8px; color: {palette.color(QPalette.ColorRole.WindowText).name()}; }}")
+                 f" border: 1px solid {blend(base, accent, 0.7).name()}; border-radius: {RADII.card}px;"
+                 f" padding: 1px {SPACING.m}px; color: {palette.color(QPalette.ColorRole.WindowText).name()}; }}")
         if self.consolidating_badge.styleSheet() != sheet:
             self.consolidating_badge.setStyleSheet(sheet)
 

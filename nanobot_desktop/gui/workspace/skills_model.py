@@ -20,10 +20,11 @@ from nanobot_desktop.engine import SkillInfo
 from nanobot_desktop.gui.editor.code_edit import blend
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.design import ACCENTS as DESIGN_ACCENTS
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
-ACCENTS = {"available": "#2ea043", "missing": "#d99a1e", "broken": "#d83a3a"}
+ACCENTS = {"available": DESIGN_ACCENTS.added, "missing": DESIGN_ACCENTS.warning, "broken": DESIGN_ACCENTS.removed}
 
 
 def skill_state(skill: SkillInfo) -> str:

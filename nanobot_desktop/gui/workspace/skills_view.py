@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QSplitter, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
@@ -25,6 +25,7 @@ from nanobot_desktop.gui.workspace.new_skill import new_skill_name_problem, new_
 from nanobot_desktop.gui.workspace.skills_model import SkillsModel
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.palette import error_color
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -40,7 +41,18 @@ class _ReadOnlyBuiltin(PermissionError):
 
 
 class SkillsView(QWidget):
-    """Skills table on the left, the selected skill's SKILL.md on the right."""
+    """Skills table on the left, the selected skill's SKILL.md on the right (below it when narrow)."""
+
+    STACK_BELOW_CHARS = 110
+    """Narrower than this many characters (in the drawer beside the chat), the editor goes below the
+    list: side by side the names were cut to "weat" and the editor was cramped (issue 26)."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        narrow = event.size().width() < self.STACK_BELOW_CHARS * self.fontMetrics().averageCharWidth()
+        wanted = Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal
+        if self.splitter.orientation() != wanted:
+            self.splitter.setOrientation(wanted)
 
     panel_title = QT_TRANSLATE_NOOP("Panels", "Skills")
 
@@ -323,7 +335,7 @@ class SkillsView(QWidget):
     def _set_hint(self, text: str, *, error: bool) -> None:
         self.name_hint.setText(text)
         self.name_hint.setProperty("error", error)
-        self.name_hint.setStyleSheet("QLabel#newSkillHint { color: #d83a3a; }" if error else "")
+        self.name_hint.setStyleSheet(f"QLabel#newSkillHint {{ color: {error_color(self.palette()).name()}; }}" if error else "")
 
     def create_from_field(self) -> Path | None:
         return self.create_skill(self.name_field.text().strip())
