@@ -111,6 +111,7 @@ class ApprovalCard:
 class Notice:
     text: str
     level: str = "info"
+    detail: str = ""  # the technical words behind `text`, one click away (a "Details" toggle)
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "notice"
 

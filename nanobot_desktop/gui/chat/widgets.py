@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPen, QResizeEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.chat.message_actions import UserActions
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
@@ -267,12 +267,29 @@ class ToolCardWidget(ItemWidget):
 # --- notice ------------------------------------------------------------------------------------
 
 class NoticeWidget(ItemWidget):
+    """One line in people's words; a notice with technical `detail` gets a "Details" toggle that shows
+    it under the line (said once, the rest one click away)."""
+
     def __init__(self, item: Notice, parent: QWidget | None = None) -> None:
         super().__init__(item, parent)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 0, 4, 0)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 0, 4, 0)
+        outer.setSpacing(2)
+        line = QHBoxLayout()
+        line.setContentsMargins(0, 0, 0, 0)
         self.label = plain_label()
-        layout.addWidget(self.label)
+        line.addWidget(self.label, 1)
+        self.details_button = QToolButton(self)
+        self.details_button.setText(translate("Chat", "Details"))
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setAccessibleName(translate("Chat", "Show the technical details"))
+        line.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        outer.addLayout(line)
+        self.detail_label = plain_label()
+        self.detail_label.hide()
+        outer.addWidget(self.detail_label)
+        self.details_button.toggled.connect(self.detail_label.setVisible)
         self._colors = palette_colors(self.palette())
         self.apply_colors(self._colors)
         self.refresh()
@@ -285,6 +302,10 @@ class NoticeWidget(ItemWidget):
         font = QFont(self.font())
         font.setItalic(notice.level != "error")
         self.label.setFont(font)
+        self.detail_label.setText(notice.detail)
+        self.details_button.setVisible(bool(notice.detail))
+        if not notice.detail:
+            self.details_button.setChecked(False)
         self.apply_colors(self._colors)
 
     def apply_colors(self, colors: PaletteColors) -> None:
@@ -292,3 +313,4 @@ class NoticeWidget(ItemWidget):
         notice = self.item
         assert isinstance(notice, Notice)
         set_text_color(self.label, colors.error if notice.level == "error" else colors.muted)
+        set_text_color(self.detail_label, colors.muted)
