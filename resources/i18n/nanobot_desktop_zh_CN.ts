@@ -363,10 +363,6 @@
         <translation>较早的消息已总结进记忆。</translation>
     </message>
     <message>
-        <source>Memory was not updated: {error}</source>
-        <translation>记忆没有更新：{error}</translation>
-    </message>
-    <message>
         <source>Sent to {channel}:{chat}: {text}</source>
         <translation>已发送到 {channel}:{chat}：{text}</translation>
     </message>
@@ -381,6 +377,10 @@
     <message>
         <source>Try again; if it happens again, the log (Help → Open log folder) has the details.</source>
         <translation>请再试一次；如果再次发生，详情见日志（帮助 → 打开日志文件夹）。</translation>
+    </message>
+    <message>
+        <source>The conversation was not cleared: it could not be summarised into memory. Nothing was lost; you can try again, or start a new chat and keep this one.</source>
+        <translation>对话未被清空：无法将其总结进记忆。没有丢失任何内容；你可以重试，或开始新对话并保留这一个。</translation>
     </message>
     <message>
         <source>; it said: “{words}”</source>
@@ -617,6 +617,14 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>{tool}: {status} — click to open in the inspector</source>
         <translation>{tool}：{status} —— 点击在检查器中打开</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Show the technical details</source>
+        <translation>显示技术细节</translation>
     </message>
     <message>
         <source>Error: </source>
@@ -1831,8 +1839,8 @@ The calls of its next turn will appear here.</source>
         <translation>已把 {name} 恢复到 {time} 的版本。被替换的文本已保留为一个版本。</translation>
     </message>
     <message>
-        <source>Memory consolidation failed ({error}); MEMORY.md and HISTORY.md were left as they were.</source>
-        <translation>记忆整理失败（{error}）；MEMORY.md 和 HISTORY.md 保持原样。</translation>
+        <source>Older messages could not be summarised into memory this time; MEMORY.md and HISTORY.md were left as they were.</source>
+        <translation>这次未能把较早的消息总结进记忆；MEMORY.md 和 HISTORY.md 保持原样。</translation>
     </message>
 </context>
 <context>
@@ -2435,6 +2443,10 @@ updated {when} · {file}</source>
         <translation>{title}
 {key} · %n 条消息
 更新于 {when} · {file}</translation>
+    </message>
+    <message>
+        <source>Show branches</source>
+        <translation>显示分支</translation>
     </message>
     <message>
         <source>Search sessions  (Ctrl+K)</source>
