@@ -167,6 +167,42 @@
 <context>
     <name>Chat</name>
     <message>
+        <source>Images and text files ({patterns})</source>
+        <translation>图片和文本文件 ({patterns})</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>{name} is a folder; attach files one by one.</source>
+        <translation>{name} 是一个文件夹；请逐个附加文件。</translation>
+    </message>
+    <message>
+        <source>{name} is not a regular file (a device, pipe or socket), so it was not attached.</source>
+        <translation>{name} 不是普通文件（设备、管道或套接字），因此未附加。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: it has {size} and an image can have at most {limit}. Make it smaller, then attach it again.</source>
+        <translation>{name} 未附加：它有 {size}，而图片最多 {limit}。请缩小后再附加。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: it is named like an image but is not a PNG, JPEG, GIF or WebP image.</source>
+        <translation>{name} 未附加：它的名字像图片，但不是 PNG、JPEG、GIF 或 WebP 图片。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: it has {size} and a text file can have at most {limit}.</source>
+        <translation>{name} 未附加：它有 {size}，而文本文件最多 {limit}。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: there is no workspace to copy it into. Choose a workspace in Settings, then attach it again.</source>
+        <translation>{name} 未附加：没有可复制到的工作区。请在设置中选择工作区，然后再附加。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: only images (PNG, JPEG, GIF, WebP) and text files can be attached.</source>
+        <translation>{name} 未附加：只能附加图片（PNG、JPEG、GIF、WebP）和文本文件。</translation>
+    </message>
+    <message>
         <source>Remove this attachment</source>
         <translation>移除这个附件</translation>
     </message>
@@ -311,12 +347,16 @@
         <translation>停止回复（Esc）</translation>
     </message>
     <message>
-        <source>{name} is a folder; attach files one by one</source>
-        <translation>{name} 是文件夹；请逐个附加文件</translation>
+        <source>Attach images or text files…</source>
+        <translation>附加图片或文本文件…</translation>
     </message>
     <message>
-        <source>There is no workspace to copy the file into</source>
-        <translation>没有可以复制文件进去的工作区</translation>
+        <source>Attach files</source>
+        <translation>附加文件</translation>
+    </message>
+    <message>
+        <source>Attach images or text files</source>
+        <translation>附加图片或文本文件</translation>
     </message>
     <message>
         <source>Could not attach {name} ({reason}). Check that the file exists and can be read, then attach it again.</source>
@@ -523,6 +563,10 @@
         <translation>为同一条消息请求新的回复；这条回复保持不变</translation>
     </message>
     <message>
+        <source>Written by {model}</source>
+        <translation>由 {model} 撰写</translation>
+    </message>
+    <message>
         <source>No configured provider can serve {model}. Click to choose another model.</source>
         <translation>没有已配置的服务商能提供 {model}。点击选择其他模型。</translation>
     </message>
@@ -579,10 +623,6 @@ Enter sends · Shift+Enter adds a line · / for commands · drop or paste files 
 Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和图片即可附加</translation>
     </message>
     <message>
-        <source>Attached: {files}</source>
-        <translation>附件：{files}</translation>
-    </message>
-    <message>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
@@ -629,6 +669,22 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Error: </source>
         <translation>错误：</translation>
+    </message>
+    <message>
+        <source>Image {name}</source>
+        <translation>图片 {name}</translation>
+    </message>
+    <message>
+        <source>{name} — click to view at full size</source>
+        <translation>{name} — 点击查看原图</translation>
+    </message>
+    <message>
+        <source>{name} could not be read as an image</source>
+        <translation>{name} 无法作为图片读取</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
     </message>
 </context>
 <context>

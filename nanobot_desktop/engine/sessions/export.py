@@ -55,6 +55,22 @@ def message_text(content: Any) -> str:
     return str(content)
 
 
+def message_media(message: dict[str, Any]) -> list[str]:
+    """The image paths saved with a user message (`media`, as nanobot 0.3.5 and this app keep them)."""
+    media = message.get("media")
+    return [path for path in media if isinstance(path, str) and path] if isinstance(media, list) else []
+
+
+def user_text(message: dict[str, Any]) -> str:
+    """What the person wrote in a user message: its text, without the "[image]" stand-ins when the
+    images themselves are known (`media`), so the chat shows thumbnails instead."""
+    content = message.get("content")
+    if isinstance(content, list) and message_media(message):
+        content = [block for block in content
+                   if not (isinstance(block, dict) and block.get("type") == "text" and block.get("text") == "[image]")]
+    return message_text(content)
+
+
 def shorten(text: str, limit: int) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis (cheap on huge texts)."""
     flat = _WHITESPACE.sub(" ", text[: limit * 8 + 64]).strip()

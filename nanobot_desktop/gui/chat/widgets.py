@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPen, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.chat.images import ImageViewer, ThumbnailLabel
 from nanobot_desktop.gui.chat.message_actions import UserActions
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.common.formatting import format_duration
@@ -119,6 +120,7 @@ class BubbleLabel(QLabel):
 
 
 class UserBubble(ItemWidget):
+    THUMBNAIL = 96  # the edge of a sent image's thumbnail
     edit_submitted = Signal(int, str)
     """(uid, edited text): *Edit* → *Send as a new branch* (gui/chat/message_actions.py)."""
     fork_stepped = Signal(int, int)
@@ -143,9 +145,15 @@ class UserBubble(ItemWidget):
         inner.setContentsMargins(12, 8, 12, 8)
         inner.setSpacing(4)
         self.text_label = BubbleLabel()
-        self.attachments_label = plain_label()
+        self.thumbnails_row = QWidget()
+        self._thumbnails_layout = QHBoxLayout(self.thumbnails_row)
+        self._thumbnails_layout.setContentsMargins(0, 0, 0, 0)
+        self._thumbnails_layout.setSpacing(6)
+        self._thumbnails_layout.addStretch(1)
+        self.thumbnails: list[ThumbnailLabel] = []
+        self.image_viewer: ImageViewer | None = None
+        inner.addWidget(self.thumbnails_row)
         inner.addWidget(self.text_label)
-        inner.addWidget(self.attachments_label)
         row.addWidget(self.bubble)
         self.apply_colors(palette_colors(self.palette()))
         self.refresh()
@@ -155,15 +163,26 @@ class UserBubble(ItemWidget):
         assert isinstance(item, UserMessage)
         self.text_label.setText(item.text)
         self.text_label.setVisible(bool(item.text))
-        names = [path.replace("\\", "/").rsplit("/", 1)[-1] for path in item.attachments]
-        self.attachments_label.setText(translate("Chat", "Attached: {files}").format(files=", ".join(names)) if names else "")
-        self.attachments_label.setVisible(bool(names))
+        if [label.path for label in self.thumbnails] != list(item.attachments):
+            for label in self.thumbnails:
+                self._thumbnails_layout.removeWidget(label)
+                label.deleteLater()
+            self.thumbnails = [ThumbnailLabel(path, self.THUMBNAIL, clickable=True) for path in item.attachments]
+            for label in self.thumbnails:
+                label.clicked.connect(self.view_image)
+                self._thumbnails_layout.insertWidget(self._thumbnails_layout.count() - 1, label)
+        self.thumbnails_row.setVisible(bool(self.thumbnails))
         self.message_actions.set_text(item.text)
         self.message_actions.switcher.set_fork(item.fork)
 
+    def view_image(self, path: str) -> ImageViewer:
+        """Show an attached image at full size, in a window of its own (non-modal)."""
+        self.image_viewer = ImageViewer(path, self.window())
+        self.image_viewer.show()
+        return self.image_viewer
+
     def apply_colors(self, colors: PaletteColors) -> None:
         self.bubble.set_colors(colors.bubble, QColor())
-        set_text_color(self.attachments_label, colors.muted)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
