@@ -310,8 +310,10 @@ class AssistantWidget(ItemWidget):
         self.copy_button.setVisible(not message.streaming and bool(message.text))
         self.message_actions.setVisible(not message.streaming)
         self.message_actions.switcher.set_fork(message.fork)
+        self.message_actions.set_model(message.model)
 
     def apply_colors(self, colors: PaletteColors) -> None:
         set_text_color(self.reasoning_label, colors.muted)
         set_text_color(self.status_label, colors.muted)
+        set_text_color(self.message_actions.model_label, colors.muted)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nanobot_desktop.engine import (ApprovalAnswered, ApprovalRequested, ConsolidationFinished, ConsolidationStarted,
-                                    Event, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
+                                    Event, LLMCallStarted, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
                                     ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed, TurnFinished,
                                     TurnStarted)
 from nanobot_desktop.gui.chat.failures import failure_detail, failure_kind, failure_text
@@ -32,6 +32,7 @@ class ChatRelay:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._deferred: dict[str, list[Notice]] = {}
+        self._call_models: dict[str, str] = {}  # session key -> the model of its latest model call
 
     def failure_text(self, event: TurnFailed, kind: str) -> str:
         """The failed turn's message with what to do about it (the config names the provider)."""
@@ -40,7 +41,9 @@ class ChatRelay:
     def apply(self, model: ChatModel, event: Event) -> None:
         """Show `event` in `model` (the model of the event's session)."""
         key = event.session_key
-        if isinstance(event, TurnStarted):
+        if isinstance(event, LLMCallStarted):
+            self._call_models[key] = event.model  # the last call of a turn writes its reply
+        elif isinstance(event, TurnStarted):
             self._on_turn_started(model, event)
         elif isinstance(event, TextDelta):
             model.append_text_delta(event.text)
@@ -101,6 +104,7 @@ class ChatRelay:
             model.finish_assistant()
         else:
             model.finish_assistant(final_text=event.reply)
+            model.set_reply_model(self._call_models.pop(event.session_key, ""))
         self.flush(event.session_key, model)
 
     def _on_outbound(self, model: ChatModel, event: OutboundMessage) -> None:
