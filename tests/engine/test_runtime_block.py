@@ -1,8 +1,10 @@
 """The runtime block is for the model only: never in a title, preview, search result, export or branch copy.
 
-nanobot 0.3.5 saves the block at the END of the user message (with a `_runtime_context` marker); the
-app's own and post4's turns put it first and strip it before saving. Both forms are checked, one of them
-written by the real 0.3.5 CLI.
+nanobot 0.3.5 saves the block at the END of the user message (with a `_runtime_context` marker) when a
+runtime-context provider adds one (its gateway: a WebUI quote, a skill's context; its `agent` command
+saves none); the app's own and post4's turns put it first and strip it before saving. Both forms are
+checked; the slow test adds a block-carrying turn to a session the real 0.3.5 CLI wrote, and the CLI
+goes on with the branch the app makes of it.
 """
 
 from __future__ import annotations
@@ -130,21 +132,33 @@ async def test_a_session_the_035_cli_wrote_reads_without_the_block_and_its_branc
     fake_openai.add_text("Hi from the CLI.")
     done = run_reference_cli(V035, ["agent", "-m", "hello there", "--no-markdown"], home=home)
     assert done.returncode == 0, done.stdout + done.stderr
+    # 0.3.5's `agent` command saves no block; its gateway does when a runtime-context provider adds one
+    # (a WebUI quote, a skill's context): such a turn, in the shape runtime_context.py gives it
+    sessions_dir = next((home / ".nanobot" / "sessions").glob("*/"))
+    real = next(p for p in sessions_dir.glob("*.jsonl"))
+    suffix = BLOCK_03
+    with real.open("a", encoding="utf-8") as handle:
+        for line in ({"role": "user", "content": f"and this one?\n\n{suffix}", "timestamp": "2026-11-28T10:05:00",
+                      "_runtime_context": {"version": 1, "sources": ["webui_quote"], "suffix": suffix}},
+                     {"role": "assistant", "content": "That one too.", "timestamp": "2026-11-28T10:05:04"}):
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
     engine = Engine.open(config_path)
     try:
         path = engine.sessions.path_for("cli:direct")
-        saved = lines_of(path)
-        assert RUNTIME_TAG in json.dumps(saved)  # 0.3.5 keeps the block in its file: the case this is about
+        assert path == real and RUNTIME_TAG in path.read_text(encoding="utf-8")
         [info] = [i for i in engine.sessions.list_sessions() if i.key == "cli:direct"]
-        assert info.title == "hello there" and "Runtime" not in info.preview
+        assert info.title == "hello there" and info.preview == "That one too."
         assert engine.sessions.search("current time") == []
+        assert [hit for _key, hit in engine.sessions.search("this one")] == ["and this one?"]
         assert "Runtime Context" not in engine.sessions.export_markdown("cli:direct")
-        key = engine.branch_session("cli:direct", 1)
-        fake_openai.add_text("Hi again.")
+        key = engine.branch_session("cli:direct", 3)
+        fake_openai.add_text("Again, that one.")
         await engine.loop.resend(key)
-        copied = lines_of(engine.sessions.path_for(key))
-        assert RUNTIME_TAG not in json.dumps(copied)
-        assert [(m["role"], m["content"]) for m in copied[1:]] == [("user", "hello there"), ("assistant", "Hi again.")]
+        copied = engine.sessions.path_for(key).read_text(encoding="utf-8")
+        assert RUNTIME_TAG not in copied and "_runtime_context" not in copied
+        assert [(m["role"], m["content"]) for m in lines_of(engine.sessions.path_for(key))[1:]] == [
+            ("user", "hello there"), ("assistant", "Hi from the CLI."), ("user", "and this one?"),
+            ("assistant", "Again, that one.")]
     finally:
         await engine.shutdown()
     fake_openai.add_text("Madrid.")

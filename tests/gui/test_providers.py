@@ -67,8 +67,8 @@ def test_two_providers_each_model_reaches_its_endpoint_with_its_key(qtbot, open_
         routed = second.requests[-1]
         assert routed["model"] == "or-model" and routed.headers["authorization"] == "Bearer sk-or"
         assert not fake_openai.requests  # nothing of it went to the other endpoint
-        qtbot.waitUntil(lambda: last_reply_widget(window).message_actions.model_label.isVisible(), timeout=WAIT_MS)
-        assert last_reply_widget(window).message_actions.model_label.text() == "or-model"
+        qtbot.waitUntil(lambda: last_reply_widget(window).model_label.isVisible(), timeout=WAIT_MS)
+        assert last_reply_widget(window).model_label.text() == "or-model"
         # another chat on the default model: the local server, with its own key
         window.new_chat()
         qtbot.waitUntil(lambda: switcher.button.text() == "fake-model · Ollama ▾", timeout=WAIT_MS)
@@ -81,7 +81,7 @@ def test_two_providers_each_model_reaches_its_endpoint_with_its_key(qtbot, open_
         local = fake_openai.requests[-1]
         assert local["model"] == "local-coder" and local.headers["authorization"] == "Bearer sk-test"
         assert len(second.requests) == 1
-        qtbot.waitUntil(lambda: last_reply_widget(window).message_actions.model_label.text() == "local-coder",
+        qtbot.waitUntil(lambda: last_reply_widget(window).model_label.text() == "local-coder",
                         timeout=WAIT_MS)
         assert session_lines(window)[0]["metadata"]["model"] == "local-coder"
     # the config holds both providers, each with its key; the app's own record is not in config.json

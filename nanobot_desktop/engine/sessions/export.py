@@ -90,7 +90,7 @@ def derive_title(messages: list[dict[str, Any]]) -> str:
     titled by the job's name."""
     for message in messages:
         if message.get("role") == "user":
-            text = message_text(message.get("content"))
+            text = user_text(message)
             if text.strip():
                 scheduled = _SCHEDULED_PROMPT.match(text[:TITLE_MAX_CHARS * 8])
                 return shorten(scheduled["name"] if scheduled else text, TITLE_MAX_CHARS)

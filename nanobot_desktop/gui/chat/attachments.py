@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
+from PySide6.QtGui import QPainter, QPainterPath, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from nanobot_desktop.engine import MAX_IMAGE_BYTES, sniff_image_mime
@@ -169,6 +170,35 @@ def prepare_attachment(path: Path, workspace: Path | None) -> Attachment:
     if workspace is None:
         raise AttachmentRefused("no_workspace", path.name)
     return copy_into_uploads(path, workspace)
+
+
+class PaperclipButton(QToolButton):
+    """The composer's attach button: a paperclip drawn with the palette's text colour (no icon file or
+    image plugin to load before the first paint; emoji fonts are not everywhere)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAutoRaise(True)
+        self.setFixedSize(30, 30)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)  # the button's hover / focus frame
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(self.palette().color(QPalette.ColorRole.ButtonText), 1.6)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        painter.translate(self.width() / 2, self.height() / 2)
+        painter.rotate(40)
+        clip = QPainterPath()  # an outer loop, then the inner one, as one stroke
+        clip.moveTo(2.5, 4)
+        clip.lineTo(2.5, -6)
+        clip.arcTo(-2.5, -8.5, 5, 5, 0, 180)
+        clip.lineTo(-2.5, 7)
+        clip.arcTo(-5.5, 4, 11, 7, 180, 180)  # the bottom turn
+        clip.lineTo(5.5, -8)
+        clip.arcTo(-1.5, -14.5, 7, 7, 0, 180)
+        painter.drawPath(clip)
 
 
 class AttachmentChip(QFrame):

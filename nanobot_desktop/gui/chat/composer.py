@@ -25,7 +25,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import reason_of
 from nanobot_desktop.gui.chat.attachments import (PICKER_FILTERS, PICKER_PATTERNS, Attachment, AttachmentChip,
-                                                  AttachmentRefused, prepare_attachment, unique_path)
+                                                  AttachmentRefused, PaperclipButton, prepare_attachment, unique_path)
 from nanobot_desktop.gui.chat.model_switcher import ModelSwitcher
 from nanobot_desktop.gui.common.owned import OwnedWork
 
@@ -134,12 +134,10 @@ class Composer(QWidget):
         self.stop_button.setToolTip(translate("Chat", "Stop the reply (Esc)"))
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.hide()
-        self.attach_button = QToolButton()
+        self.attach_button = PaperclipButton()
         self.attach_button.setObjectName("attach_button")
-        self.attach_button.setText("📎")
         self.attach_button.setToolTip(translate("Chat", "Attach images or text files…"))
         self.attach_button.setAccessibleName(translate("Chat", "Attach files"))
-        self.attach_button.setAutoRaise(True)
         self.attach_button.clicked.connect(self.choose_files)
         self.file_dialog: QFileDialog | None = None
         for button in (self.send_button, self.stop_button):

@@ -139,6 +139,11 @@ class AssistantWidget(ItemWidget):
         self.retry_button.setText(translate("Chat", "Retry save"))
         self.retry_button.setToolTip(translate("Chat", "Write this reply to the session file again (after freeing space)"))
         self.retry_button.clicked.connect(lambda: self.retry_save_requested.emit())
+        self.model_label = plain_label(selectable=False)  # which model wrote it: small, at the footer's start
+        self.model_label.setObjectName("reply_model")
+        self.model_label.setWordWrap(False)
+        self.model_label.hide()
+        footer.addWidget(self.model_label)
         footer.addWidget(self.status_label)
         footer.addWidget(self.retry_button)
         footer.addStretch(1)
@@ -310,10 +315,13 @@ class AssistantWidget(ItemWidget):
         self.copy_button.setVisible(not message.streaming and bool(message.text))
         self.message_actions.setVisible(not message.streaming)
         self.message_actions.switcher.set_fork(message.fork)
-        self.message_actions.set_model(message.model)
+        self.model_label.setText(message.model)
+        self.model_label.setToolTip(translate("Chat", "Written by {model}").format(model=message.model)
+                                    if message.model else "")
+        self.model_label.setVisible(bool(message.model) and not message.streaming)
 
     def apply_colors(self, colors: PaletteColors) -> None:
         set_text_color(self.reasoning_label, colors.muted)
         set_text_color(self.status_label, colors.muted)
-        set_text_color(self.message_actions.model_label, colors.muted)
+        set_text_color(self.model_label, colors.muted)
 

@@ -162,16 +162,5 @@ class ReplyActions(QWidget):
         self.regenerate_button.setAutoRaise(True)
         self.regenerate_button.setToolTip(translate("Chat", "Ask for a new reply to the same message; this reply stays as it is"))
         self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit())
-        self.model_label = QLabel()  # which model wrote the reply: small, after the actions
-        self.model_label.setObjectName("reply_model")
-        self.model_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.model_label.hide()
         row.addWidget(self.switcher)
         row.addWidget(self.regenerate_button)
-        row.addWidget(self.model_label)
-
-    def set_model(self, name: str) -> None:
-        """Name the model that wrote the reply ("" when unknown: a reply read from the file)."""
-        self.model_label.setText(name)
-        self.model_label.setToolTip(translate("Chat", "Written by {model}").format(model=name) if name else "")
-        self.model_label.setVisible(bool(name))
