@@ -15,20 +15,22 @@ from nanobot_desktop.engine.runtime_block import public_message, without_runtime
 TITLE_MAX_CHARS = 60
 PREVIEW_MAX_CHARS = 120
 _WHITESPACE = re.compile(r"\s+")
-# Markdown read as plain text for one-line previews: (pattern, replacement), applied in order.
-_MARKDOWN_TO_PLAIN = [(re.compile(pattern, re.MULTILINE), replacement) for pattern, replacement in (
-    (r"^\s*(?:`{3,}|~{3,}).*$", ""),                         # code fences (the code stays)
-    (r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$", ""),  # a table's separator row
-    (r"^\s{0,3}(?:[-*_]\s*){3,}$", ""),                       # horizontal rules
-    (r"!\[([^\]]*)\]\([^)]*\)", r"\1"),                      # images: their alt text
-    (r"\[([^\]]+)\]\([^)]*\)", r"\1"),                        # links: their text
-    (r"^\s{0,3}#{1,6}\s+", ""),                               # heading hashes
-    (r"^\s{0,3}>\s?", ""),                                    # quote marks
-    (r"^\s*[-*+]\s+(?:\[[ xX]\]\s+)?", ""),                    # bullets (and task boxes)
-    (r"\*\*|__|~~|`+", ""),                                    # strong, strike-through, code ticks
-    (r"(?<![\w*])\*(?=\S)([^*\n]*?\S)\*(?![\w*])", r"\1"),      # *emphasis*
-    (r"(?<!\w)_(?=\S)([^_\n]*?\S)_(?!\w)", r"\1"),               # _emphasis_
-    (r"\s*\|\s*", " "),                                       # table cell borders
+# Markdown read as plain text for one-line previews: (what must be in the text for the rule to apply,
+# pattern, replacement), applied in order. The cheap `in` test skips most rules for most texts: a
+# first listing summarises 20,000 sessions.
+_MARKDOWN_TO_PLAIN = [(needles, re.compile(pattern, re.MULTILINE), replacement) for needles, pattern, replacement in (
+    (("```", "~~~"), r"^\s*(?:`{3,}|~{3,}).*$", ""),                        # code fences (the code stays)
+    (("|",), r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$", ""),         # a table's separator row
+    (("---", "***", "___"), r"^\s{0,3}(?:[-*_]\s*){3,}$", ""),             # horizontal rules
+    (("![",), r"!\[([^\]]*)\]\([^)]*\)", r"\1"),                           # images: their alt text
+    (("](",), r"\[([^\]]+)\]\([^)]*\)", r"\1"),                             # links: their text
+    (("#",), r"^\s{0,3}#{1,6}\s+", ""),                                    # heading hashes
+    ((">",), r"^\s{0,3}>\s?", ""),                                         # quote marks
+    (("- ", "* ", "+ "), r"^\s*[-*+]\s+(?:\[[ xX]\]\s+)?", ""),             # bullets (and task boxes)
+    (("**", "__", "~~", "`"), r"\*\*|__|~~|`+", ""),                         # strong, strike-through, code ticks
+    (("*",), r"(?<![\w*])\*(?=\S)([^*\n]*?\S)\*(?![\w*])", r"\1"),           # *emphasis*
+    (("_",), r"(?<!\w)_(?=\S)([^_\n]*?\S)_(?!\w)", r"\1"),                    # _emphasis_
+    (("|",), r"\s*\|\s*", " "),                                            # table cell borders
 )]
 
 
@@ -107,8 +109,9 @@ def preview_text(message: dict[str, Any]) -> str:
 def plain_text(markdown: str) -> str:
     """Markdown as the words a person reads ("# Notes Here is a **bold** [link](u)" -> "Notes Here is a
     bold link"), for one-line previews; not a renderer, so an odd construct may keep a mark."""
-    for pattern, replacement in _MARKDOWN_TO_PLAIN:
-        markdown = pattern.sub(replacement, markdown)
+    for needles, pattern, replacement in _MARKDOWN_TO_PLAIN:
+        if any(needle in markdown for needle in needles):
+            markdown = pattern.sub(replacement, markdown)
     return markdown
 
 
