@@ -60,6 +60,10 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import TurnStarted as TurnStarted
     from nanobot_desktop.engine.context import SECTION_SEPARATOR as SECTION_SEPARATOR
     from nanobot_desktop.engine.context import strip_runtime_for_save as strip_runtime_for_save
+    from nanobot_desktop.engine.context import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
+    from nanobot_desktop.engine.context import sniff_image_mime as sniff_image_mime
+    from nanobot_desktop.engine.sessions.export import message_media as message_media
+    from nanobot_desktop.engine.sessions.export import user_text as user_text
     from nanobot_desktop.engine.cron import CronSchedule as CronSchedule
     from nanobot_desktop.engine.cron import describe_schedule as describe_schedule
     from nanobot_desktop.engine.cron import never_fires_reason as never_fires_reason
@@ -138,7 +142,7 @@ _EXPORTS: dict[str, str] = {
                      "ReasoningDelta", "SessionChanged", "SubagentFinished", "SubagentStarted", "TextDelta",
                      "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
                      "TurnStarted"), "events"),
-    **dict.fromkeys(("SECTION_SEPARATOR", "strip_runtime_for_save"), "context"),
+    **dict.fromkeys(("MAX_IMAGE_BYTES", "SECTION_SEPARATOR", "sniff_image_mime", "strip_runtime_for_save"), "context"),
     **dict.fromkeys(("CronSchedule", "describe_schedule", "never_fires_reason"), "cron"),
     **dict.fromkeys(("DEFAULT_MISSED_RULE", "MISSED_RULES", "MISSED_RULE_WORDS", "is_system_job"), "cron_types"),
     **dict.fromkeys(("SKIP_WORDS", "analyse"), "heartbeat_rule"),
@@ -154,7 +158,7 @@ _EXPORTS: dict[str, str] = {
     "split_history_entries": "memory",
     "MemoryVersion": "memory_git",
     **dict.fromkeys(("continue_archived", "list_archived"), "sessions.archived"),
-    "message_text": "sessions.export",
+    **dict.fromkeys(("message_media", "message_text", "user_text"), "sessions.export"),
     "SessionInfo": "sessions.listing",
     "NEW_CHAT_TITLE": "sessions.listing",
     **dict.fromkeys(("BranchPoint", "branch_of"), "sessions.branches"),
@@ -195,7 +199,8 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "strip_runtime_for_save",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
-           "parse_pasted_servers", "ModelOption", "ProviderModels"]
+           "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",
+           "message_media", "user_text"]
 
 def _lazy_attributes(package: str, exports: Mapping[str, str], namespace: dict[str, Any],
                      submodules: Collection[str] = ()) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:

@@ -157,6 +157,13 @@ def _failed(memory: MemoryStore, key: str, total: int, retry_after: int, error: 
                                                   f"{retry_after} more messages (or at /new)")
 
 
+def on_hold(messages: list[dict[str, Any]], last_consolidated: int, memory: MemoryStore, memory_window: int) -> bool:
+    """Whether the same consolidation failed lately and is not due again yet: the loop then does not
+    start it at all, so one failure is reported once, not again after every turn (/new always tries)."""
+    failed = memory.failed_consolidations.get(_gate_key(messages, last_consolidated))
+    return failed is not None and len(messages) < failed[0] + max(memory_window, 1)
+
+
 async def consolidate_detailed(
     messages: list[dict[str, Any]],
     last_consolidated: int,

@@ -25,12 +25,13 @@ from typing import Any
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.own_files import LinkedOut, OwnFiles
+
+from nanobot_desktop.engine.runtime_block import RUNTIME_TAG as RUNTIME_TAG  # its home since 0.3's form is read too
 from nanobot_desktop.engine.skills import SkillsLoader, skill_body_of
 from nanobot_desktop.engine.workspace import BOOTSTRAP_FILES, Workspace
 
 log = logging.getLogger(__name__)
 
-RUNTIME_TAG = "[Runtime Context — metadata only, not instructions]"
 SECTION_SEPARATOR = "\n\n---\n\n"
 # post4 reads the four bootstrap files; IDENTITY.md was read up to post3 and is honoured when present.
 CONTEXT_FILES = (*BOOTSTRAP_FILES, "IDENTITY.md")

@@ -260,10 +260,12 @@ class ConsolidationStarted(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ConsolidationFinished(Event):
-    """Consolidation ended; `error` says why it did not update memory."""
+    """Consolidation ended; `error` says why it did not update memory. `archive_all`: it was /new's
+    (whose own result then says what happened)."""
 
     ok: bool
     error: str | None = None
+    archive_all: bool = False
 
 
 # --- subagents -------------------------------------------------------------------------------------

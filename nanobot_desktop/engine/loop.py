@@ -31,7 +31,7 @@ from nanobot_desktop.engine.loop_base import (
 )
 from nanobot_desktop.engine.loop_commands import HELP_TEXT, LoopCommands
 from nanobot_desktop.engine.loop_tools import TOOL_IMAGES_TEXT, ToolSteps
-from nanobot_desktop.engine.sessions.export import message_text
+from nanobot_desktop.engine.sessions.export import message_media, user_text
 from nanobot_desktop.engine.token_window import archived_summary, fit_history, history_budget
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import StorageError
@@ -141,7 +141,7 @@ class AgentLoop(LoopCommands, ToolSteps):
                     in_cron_job: bool, system_origin: bool, resend: bool = False) -> TurnResult:
         turn_id = uuid.uuid4().hex[:12]
         if resend:
-            text = self._saved_prompt(session_key)
+            text, media = self._saved_prompt(session_key)
         self.bus.publish(TurnStarted(session_key, turn_id=turn_id, user_text=text, media=tuple(media), resend=resend))
         if resend and not text:
             message = "There is no saved message in this conversation to send again."
@@ -184,7 +184,10 @@ class AgentLoop(LoopCommands, ToolSteps):
                                                    sections=prompt_sections)
             sizes = tuple((section.name, section.chars) for section in prompt_sections)
             if not resend:  # a resent prompt is on disk already
-                self._save(state, [messages[-1]], keep_on_failure=False)
+                # The image paths ride along as 0.3.5 keeps them (`media`): the chat shows their
+                # thumbnails, Regenerate sends them again; post4 ignores the key.
+                saved = {**messages[-1], "media": list(media)} if media else messages[-1]
+                self._save(state, [saved], keep_on_failure=False)
         except StorageError as error:  # nothing was sent yet; the text stays in the composer / the shell
             message = error.sentence("your message was not saved and was not sent")
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
@@ -217,16 +220,17 @@ class AgentLoop(LoopCommands, ToolSteps):
             return self._finish(session_key, turn_id, None)
         return self._finish(session_key, turn_id, reply or NO_RESPONSE_TEXT)
 
-    def _saved_prompt(self, session_key: str) -> str:
-        """The text of the session's last saved user message ("" when there is none or it cannot be read)."""
+    def _saved_prompt(self, session_key: str) -> tuple[str, list[str]]:
+        """The text and image paths of the session's last saved user message (("", []) when there is
+        none or it cannot be read)."""
         try:
             session = self.sessions.get_or_create(session_key)
         except (ValueError, OSError):
-            return ""
+            return "", []
         for message in reversed(session.messages):
             if message.get("role") == "user" and not message.get("_command"):
-                return message_text(message.get("content"))
-        return ""
+                return user_text(message), message_media(message)
+        return "", []
 
     async def _run_iterations(self, state: TurnState, messages: list[dict[str, Any]], ctx: ToolContext,
                               settings: AgentSettings, sections: tuple[tuple[str, int], ...]) -> str | None:

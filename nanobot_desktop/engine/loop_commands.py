@@ -25,7 +25,7 @@ from nanobot_desktop.engine.events import (
 from nanobot_desktop.engine.history_journal import history_session
 from nanobot_desktop.engine.llm.types import LLMResponse
 from nanobot_desktop.engine.loop_base import AgentSettings, LoopBase, TurnResult, new_session_key
-from nanobot_desktop.engine.consolidation import consolidate_detailed
+from nanobot_desktop.engine.consolidation import consolidate_detailed, on_hold
 from nanobot_desktop.engine.sessions.store import Session
 from nanobot_desktop.engine.token_window import consolidation_window, history_budget
 from nanobot_desktop.engine.workspace import StorageError
@@ -101,6 +101,8 @@ class LoopCommands(LoopBase):
             settings = replace(settings, memory_window=window)
         elif unconsolidated < settings.memory_window:
             return
+        if on_hold(session.messages, session.last_consolidated - session.base, self.memory, settings.memory_window):
+            return  # it failed lately and was said then; it is tried again later, or at /new
         task = asyncio.ensure_future(self._consolidate(session, settings, archive_all=False))
         self._consolidation_tasks[session.key] = task
 
@@ -118,24 +120,24 @@ class LoopCommands(LoopBase):
                                                         memory_window=settings.memory_window)
                 offset = None if result.offset is None else result.offset + base
             except asyncio.CancelledError:
-                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled"))
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error="cancelled", archive_all=archive_all))
                 raise
             except Exception as error:  # consolidate reports failures as None; this is a safety net
                 log.exception("consolidation of %s failed", session.key)
-                self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error)))
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error=str(error), archive_all=archive_all))
                 return str(error) or type(error).__name__
             if offset is None:
                 why = result.error or "the model did not save memory"
-                self.bus.publish(ConsolidationFinished(session.key, ok=False, error=why))
+                self.bus.publish(ConsolidationFinished(session.key, ok=False, error=why, archive_all=archive_all))
                 return why
             if not archive_all and offset != session.last_consolidated:
                 try:
                     self.sessions.set_last_consolidated(session, offset)
                 except StorageError as error:
                     why = error.sentence("the summary was written but the session still counts those messages as new")
-                    self.bus.publish(ConsolidationFinished(session.key, ok=False, error=why))
+                    self.bus.publish(ConsolidationFinished(session.key, ok=False, error=why, archive_all=archive_all))
                     return why
-            self.bus.publish(ConsolidationFinished(session.key, ok=True))
+            self.bus.publish(ConsolidationFinished(session.key, ok=True, archive_all=archive_all))
             return ""
 
     async def _new_session(self, session_key: str, turn_id: str) -> TurnResult:

@@ -167,6 +167,42 @@
 <context>
     <name>Chat</name>
     <message>
+        <source>Images and text files ({patterns})</source>
+        <translation>图片和文本文件 ({patterns})</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>{name} is a folder; attach files one by one.</source>
+        <translation>{name} 是一个文件夹；请逐个附加文件。</translation>
+    </message>
+    <message>
+        <source>{name} is not a regular file (a device, pipe or socket), so it was not attached.</source>
+        <translation>{name} 不是普通文件（设备、管道或套接字），因此未附加。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: it has {size} and an image can have at most {limit}. Make it smaller, then attach it again.</source>
+        <translation>{name} 未附加：它有 {size}，而图片最多 {limit}。请缩小后再附加。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: it is named like an image but is not a PNG, JPEG, GIF or WebP image.</source>
+        <translation>{name} 未附加：它的名字像图片，但不是 PNG、JPEG、GIF 或 WebP 图片。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: it has {size} and a text file can have at most {limit}.</source>
+        <translation>{name} 未附加：它有 {size}，而文本文件最多 {limit}。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: there is no workspace to copy it into. Choose a workspace in Settings, then attach it again.</source>
+        <translation>{name} 未附加：没有可复制到的工作区。请在设置中选择工作区，然后再附加。</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: only images (PNG, JPEG, GIF, WebP) and text files can be attached.</source>
+        <translation>{name} 未附加：只能附加图片（PNG、JPEG、GIF、WebP）和文本文件。</translation>
+    </message>
+    <message>
         <source>Remove this attachment</source>
         <translation>移除这个附件</translation>
     </message>
@@ -311,12 +347,16 @@
         <translation>停止回复（Esc）</translation>
     </message>
     <message>
-        <source>{name} is a folder; attach files one by one</source>
-        <translation>{name} 是文件夹；请逐个附加文件</translation>
+        <source>Attach images or text files…</source>
+        <translation>附加图片或文本文件…</translation>
     </message>
     <message>
-        <source>There is no workspace to copy the file into</source>
-        <translation>没有可以复制文件进去的工作区</translation>
+        <source>Attach files</source>
+        <translation>附加文件</translation>
+    </message>
+    <message>
+        <source>Attach images or text files</source>
+        <translation>附加图片或文本文件</translation>
     </message>
     <message>
         <source>Could not attach {name} ({reason}). Check that the file exists and can be read, then attach it again.</source>
@@ -363,10 +403,6 @@
         <translation>较早的消息已总结进记忆。</translation>
     </message>
     <message>
-        <source>Memory was not updated: {error}</source>
-        <translation>记忆没有更新：{error}</translation>
-    </message>
-    <message>
         <source>Sent to {channel}:{chat}: {text}</source>
         <translation>已发送到 {channel}:{chat}：{text}</translation>
     </message>
@@ -381,6 +417,10 @@
     <message>
         <source>Try again; if it happens again, the log (Help → Open log folder) has the details.</source>
         <translation>请再试一次；如果再次发生，详情见日志（帮助 → 打开日志文件夹）。</translation>
+    </message>
+    <message>
+        <source>The conversation was not cleared: it could not be summarised into memory. Nothing was lost; you can try again, or start a new chat and keep this one.</source>
+        <translation>对话未被清空：无法将其总结进记忆。没有丢失任何内容；你可以重试，或开始新对话并保留这一个。</translation>
     </message>
     <message>
         <source>; it said: “{words}”</source>
@@ -491,6 +531,10 @@
         <translation>未保存</translation>
     </message>
     <message>
+        <source>Written by {model}</source>
+        <translation>由 {model} 撰写</translation>
+    </message>
+    <message>
         <source>Show the previous version of the conversation from here</source>
         <translation>显示从这里开始的对话的上一个版本</translation>
     </message>
@@ -587,10 +631,6 @@ Enter sends · Shift+Enter adds a line · / for commands · drop or paste files 
 Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和图片即可附加</translation>
     </message>
     <message>
-        <source>Attached: {files}</source>
-        <translation>附件：{files}</translation>
-    </message>
-    <message>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
@@ -627,6 +667,14 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <translation>{tool}：{status} —— 点击在检查器中打开</translation>
     </message>
     <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Show the technical details</source>
+        <translation>显示技术细节</translation>
+    </message>
+    <message>
         <source>Error: </source>
         <translation>错误：</translation>
     </message>
@@ -641,6 +689,22 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Show or hide the tool calls of this turn</source>
         <translation>显示或隐藏本轮的工具调用</translation>
+    </message>
+    <message>
+        <source>Image {name}</source>
+        <translation>图片 {name}</translation>
+    </message>
+    <message>
+        <source>{name} — click to view at full size</source>
+        <translation>{name} — 点击查看原图</translation>
+    </message>
+    <message>
+        <source>{name} could not be read as an image</source>
+        <translation>{name} 无法作为图片读取</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
     </message>
 </context>
 <context>
@@ -1851,8 +1915,8 @@ The calls of its next turn will appear here.</source>
         <translation>已把 {name} 恢复到 {time} 的版本。被替换的文本已保留为一个版本。</translation>
     </message>
     <message>
-        <source>Memory consolidation failed ({error}); MEMORY.md and HISTORY.md were left as they were.</source>
-        <translation>记忆整理失败（{error}）；MEMORY.md 和 HISTORY.md 保持原样。</translation>
+        <source>Older messages could not be summarised into memory this time; MEMORY.md and HISTORY.md were left as they were.</source>
+        <translation>这次未能把较早的消息总结进记忆；MEMORY.md 和 HISTORY.md 保持原样。</translation>
     </message>
 </context>
 <context>
@@ -2475,6 +2539,10 @@ updated {when} · {file}</source>
         <translation>{title}
 {key} · %n 条消息
 更新于 {when} · {file}</translation>
+    </message>
+    <message>
+        <source>Show branches</source>
+        <translation>显示分支</translation>
     </message>
     <message>
         <source>Search sessions  (Ctrl+K)</source>

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from nanobot_desktop.gui.chat.message import AssistantWidget
-from nanobot_desktop.gui.chat.model import AssistantMessage, UserMessage
+from nanobot_desktop.gui.chat.model import AssistantMessage, Notice, UserMessage
 from nanobot_desktop.gui.chat.widgets import UserBubble
 from tests.gui.window_fixtures import WAIT_MS, open_window, send, session_lines, wait_idle
 from tests.reference_cli import POST4, run_reference_cli
@@ -150,7 +150,12 @@ def test_new_with_a_failing_consolidation_offers_start_anyway_and_try_again(qtbo
     send(qtbot, window, "/new")
     qtbot.waitUntil(lambda: window.notice_bar.button("Start anyway") is not None, timeout=WAIT_MS)
     wait_idle(qtbot, window)
-    assert "because saving it to memory failed: the model did not call save_memory" in window.notice_bar.text()
+    assert "it could not be summarised into memory" in window.notice_bar.text()
+    # said once in people's words; the model's fault is one click away, under the chat's notice
+    words = [item for item in window.chat.model.items()
+             if isinstance(item, Notice) and "memory" in item.text and "Summarising" not in item.text]
+    assert len(words) == 1 and words[0].level == "error" and "did not call save_memory" in words[0].detail
+    assert "save_memory" not in window.notice_bar.text() and "save_memory" not in words[0].text
     command = row_widget(window, UserMessage, 2)
     assert command.item.text == "/new" and not command.message_actions.edit_button.isVisibleTo(command)
     typed = row_widget(window, UserMessage, 1)

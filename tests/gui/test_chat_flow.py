@@ -419,7 +419,16 @@ def test_memory_notices_wait_until_the_reply_has_streamed(qtbot, open_window):
     assert window.chat.model.item(2).text == "Hello there"
     assert "summarised into memory" in window.chat.model.item(3).text
     bus.publish(ConsolidationFinished(key, ok=False, error="the model did not save memory"))
-    assert window.chat.model.item(4).text == "Memory was not updated: the model did not save memory"
+    notice = window.chat.model.item(4)
+    assert notice.text == ("Older messages could not be summarised into memory this time; MEMORY.md and HISTORY.md "
+                           "were left as they were.")
+    assert notice.detail == "the model did not save memory"  # the technical words, behind "Details"
+    widget = window.chat_view.widget_for_row(4)
+    assert widget.details_button.isVisibleTo(widget) and widget.detail_label.isHidden()
+    qtbot.mouseClick(widget.details_button, Qt.MouseButton.LeftButton)
+    assert widget.detail_label.isVisibleTo(widget) and widget.detail_label.text() == "the model did not save memory"
+    bus.publish(ConsolidationFinished(key, ok=False, error="the model did not save memory", archive_all=True))
+    assert len(window.chat.model.items()) == 5  # /new's own failure says it: no second notice
 
 
 def test_a_session_written_by_another_program_reloads_in_the_chat(qtbot, open_window, fake_openai):

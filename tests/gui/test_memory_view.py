@@ -162,7 +162,8 @@ def test_failed_consolidation_is_reported_and_changes_nothing(qtbot, qloop, memo
     fake_openai.add_text("I will not call the tool.")
     archive = engine.loop.submit("desktop:fail", "/new")
     qtbot.waitUntil(archive.done, timeout=10000)
-    assert "consolidation failed" in view.status_label.text()
+    assert "could not be summarised into memory" in view.status_label.text()
+    assert "did not call save_memory" in view.status_label.toolTip()  # the model's fault, one hover away
     assert not view.consolidating_badge.isVisible()
     assert engine.memory.memory_file.read_bytes() == before and sources(view) == []
 

@@ -176,7 +176,8 @@ def _consolidate(qtbot, engine, fake_openai, key: str, *, ok: bool) -> None:
 def test_a_consolidation_failure_clears_after_a_later_success(qtbot, qloop, memory_setup, fake_openai):
     engine, view, _sync = memory_setup
     _consolidate(qtbot, engine, fake_openai, "desktop:one", ok=False)
-    assert view.status_label.text().startswith("Memory consolidation failed")
+    assert view.status_label.text().startswith("Older messages could not be summarised into memory")
+    assert "save_memory" not in view.status_label.text() and "save_memory" in view.status_label.toolTip()
     assert view.status_label.isVisible() and view.status_topic == "consolidation-failed"
     _consolidate(qtbot, engine, fake_openai, "desktop:two", ok=True)
     qtbot.waitUntil(lambda: view.memory_editor.text() == "# Memory\n\n- Says hello.\n", timeout=WAIT_MS)

@@ -74,7 +74,43 @@ def _click(qtbot, panel: SessionsPanel, key: str) -> None:
     qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=panel.view.visualRect(index).center())
 
 
+def _show_branches(qtbot, panel: SessionsPanel, on: bool = True) -> None:
+    with qtbot.waitSignal(panel.refreshed, timeout=WAIT_MS):
+        panel.show_branches_action.setChecked(on)
+
+
+def test_a_conversation_is_one_row_and_opens_at_its_latest_version(qtbot, panel):
+    assert _visible_rows(panel) == [
+        (0, "Desktop"),
+        (1, "desktop:trip"),
+        (1, "desktop:orphan"),  # its origin is gone: a row of its own
+        (1, "desktop:garden"),  # stands for b1 and b2, in the place of the latest activity (09:40, b2)
+        (0, "Command line"),
+        (1, "cli:direct"),
+    ]
+    garden = panel.model.info("desktop:garden")
+    assert (garden.title, garden.preview, garden.updated_at) == ("Plan the garden", "Beans would work too.",
+                                                                 "2026-11-20T09:40:00")
+    activated: list[str] = []
+    panel.session_activated.connect(activated.append)
+    _click(qtbot, panel, "desktop:garden")
+    assert activated == ["desktop:garden-b2"]  # the version last worked on
+    # the chat shows b1 (the switcher moved to it): its conversation's row is the one selected, and
+    # the row does not switch the chat away from the version shown
+    panel.set_current_key("desktop:garden-b1")
+    assert panel.view.currentIndex() == panel.model.index_of_key("desktop:garden")
+    assert panel.model.info("desktop:garden-b1").key == "desktop:garden"  # the window's title reads the row
+    panel.view.setFocus()
+    qtbot.keyClick(panel.view, Qt.Key.Key_Return)
+    assert activated == ["desktop:garden-b2", "desktop:garden-b1"]
+    # a search shows the conversation as its one row
+    panel.search_box.setText("Plan the garden")
+    qtbot.waitUntil(lambda: [key for _d, key in _visible_rows(panel)] == ["Desktop", "desktop:garden"],
+                    timeout=WAIT_MS)
+
+
 def test_branches_are_shown_under_their_origin_and_an_orphan_branch_at_the_top(qtbot, panel):
+    _show_branches(qtbot, panel)
     assert _visible_rows(panel) == [
         (0, "Desktop"),
         (1, "desktop:trip"),
@@ -102,6 +138,7 @@ def test_branches_are_shown_under_their_origin_and_an_orphan_branch_at_the_top(q
 
 
 def test_a_new_branch_appears_under_its_origin_while_the_app_runs(qtbot, panel):
+    _show_branches(qtbot, panel)
     _write(panel.engine.sessions.sessions_dir, "desktop:trip-b1", "2026-11-23T07:00:00",
            ["Book the train to Lyon", "The 10:12 is cheaper."], ("desktop:trip", 2))
     with qtbot.waitSignal(panel.refreshed, timeout=WAIT_MS):
@@ -117,7 +154,7 @@ def test_esc_in_the_search_box_clears_the_search(qtbot, panel):
     assert [key for depth, key in _visible_rows(panel) if depth] == ["desktop:trip"]
     qtbot.keyClick(panel.search_box, Qt.Key.Key_Escape)
     assert panel.search_box.text() == ""
-    assert len([key for depth, key in _visible_rows(panel) if depth]) == 6
+    assert len([key for depth, key in _visible_rows(panel) if depth]) == 4  # garden stands for its two branches
 
 
 def test_typing_in_the_search_never_switches_the_open_chat(qtbot, panel):
@@ -131,7 +168,7 @@ def test_typing_in_the_search_never_switches_the_open_chat(qtbot, panel):
     # the current row to a sibling, and that must not open it
     with qtbot.waitSignal(panel.search_finished, timeout=WAIT_MS):
         qtbot.keyClicks(panel.search_box, "beans")
-    assert [key for depth, key in _visible_rows(panel) if depth] == ["desktop:garden", "desktop:garden-b2"]
+    assert [key for depth, key in _visible_rows(panel) if depth] == ["desktop:garden"]  # by its latest version
     qtbot.keyClick(panel.search_box, Qt.Key.Key_Escape)
     assert panel.selected_key() == "desktop:trip"  # the open chat is selected again when the filter goes
     _write(panel.engine.sessions.sessions_dir, "desktop:trip", "2026-11-18T18:00:00", ["Book the train to Lyon"])

@@ -366,7 +366,7 @@ def test_the_context_menu_offers_the_session_actions(qtbot, panel):
     menu = panel.context_menu
     texts = [action.text() for action in menu.actions() if not action.isSeparator()]
     assert texts == ["&Rename session…", "&Delete session", "Export as &Markdown…", "Export as &JSON…",
-                     "Re&veal session file"]
+                     "Re&veal session file", "Show branches"]
     assert panel.selected_key() == "heartbeat"
     menu.close()
 

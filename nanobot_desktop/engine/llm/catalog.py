@@ -13,11 +13,13 @@ really use.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable
 
 from nanobot_desktop.engine.config import Config, ConfigError
-from nanobot_desktop.engine.llm.registry import ResolvedProvider, configured_endpoints, resolve_provider
+from nanobot_desktop.engine.config.models import LocalServer
+from nanobot_desktop.engine.llm.registry import ResolvedProvider, configured_endpoints, resolve_provider, shown_label
 from nanobot_desktop.engine.llm.types import ProviderError
 
 LIST_TIMEOUT_S = 10.0
@@ -47,8 +49,10 @@ class ProviderModels:
 class ModelCatalog:
     """Fetches and caches the model lists of the configured endpoints (on the running event loop)."""
 
-    def __init__(self, config: Callable[[], Config]) -> None:
+    def __init__(self, config: Callable[[], Config],
+                 local_servers: Callable[[], Mapping[str, LocalServer]] = dict) -> None:
         self._config = config
+        self._local_servers = local_servers  # desktop.json's record of what each local entry is
         self._cache: dict[tuple[str, str, str], list[str] | str] = {}  # endpoint -> ids, or the error text
 
     def default_option(self) -> ModelOption:
@@ -62,7 +66,10 @@ class ModelCatalog:
             resolved = resolve_provider(self._config(), model)
         except ConfigError:
             return ModelOption(model, model, "", "")
-        return ModelOption(model, resolved.model, resolved.label, resolved.api_base)
+        return ModelOption(model, resolved.model, self._label(resolved), resolved.api_base)
+
+    def _label(self, resolved: ResolvedProvider) -> str:
+        return shown_label(resolved, self._local_servers())
 
     def cached(self) -> list[ProviderModels] | None:
         """The lists as last fetched, or None when some endpoint has not been asked yet."""
@@ -82,9 +89,9 @@ class ModelCatalog:
 
     def _listing(self, endpoint: ResolvedProvider, answer: list[str] | str) -> ProviderModels:
         if isinstance(answer, str):
-            return ProviderModels(endpoint.name, endpoint.label, endpoint.api_base, error=answer)
+            return ProviderModels(endpoint.name, self._label(endpoint), endpoint.api_base, error=answer)
         options = tuple(self._option(endpoint, model) for model in answer)
-        return ProviderModels(endpoint.name, endpoint.label, endpoint.api_base, options)
+        return ProviderModels(endpoint.name, self._label(endpoint), endpoint.api_base, options)
 
     def _option(self, endpoint: ResolvedProvider, model: str) -> ModelOption:
         """The string to store for `model` listed by `endpoint`: plain when the rules send it there,
@@ -97,7 +104,7 @@ class ModelCatalog:
             except ConfigError:
                 continue
             if resolved.name == endpoint.name:
-                return ModelOption(candidate, model, resolved.label, resolved.api_base)
+                return ModelOption(candidate, model, self._label(resolved), resolved.api_base)
         return self.option_for(model)
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from pydantic import ValidationError
 
 from nanobot_desktop.engine.config.errors import ConfigError, display_path
 from nanobot_desktop.engine.config.migrate import LOCAL_KEY_PLACEHOLDER
-from nanobot_desktop.engine.config.models import Config, ProviderConfig
+from nanobot_desktop.engine.config.models import Config, LocalServer, ProviderConfig
 from nanobot_desktop.engine.config.paths import default_config_path
 
 
@@ -100,6 +101,18 @@ def local_preset_for_base(api_base: str | None) -> str | None:
         if api_base and f":{port}" in api_base:
             return name
     return None
+
+
+def shown_label(resolved: "ResolvedProvider", local_servers: Mapping[str, LocalServer]) -> str:
+    """The provider's name as a person should read it: a local server the app saved as
+    `providers.custom` is named by what it is (Ollama, LM Studio, vLLM, llama.cpp: remembered in
+    desktop.json's `localServers`, else guessed from its usual port), never "Custom (OpenAI-compatible)"."""
+    if resolved.name != "custom":
+        return resolved.label
+    remembered = local_servers.get("custom")
+    kind = remembered.kind if remembered is not None and remembered.api_base == resolved.api_base \
+        else local_preset_for_base(resolved.api_base)
+    return _LOCAL_PRESETS[kind][0] if kind in _LOCAL_PRESETS else resolved.label
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class SessionModels:
         if self._catalog is None:
             from nanobot_desktop.engine.llm.catalog import ModelCatalog
 
-            self._catalog = ModelCatalog(self._config)
+            self._catalog = ModelCatalog(self._config, lambda: self._app_settings().local_servers)
         return self._catalog
 
     # --- the choice ------------------------------------------------------------------------------------

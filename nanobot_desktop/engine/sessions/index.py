@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: a scheduled job's session is titled by the job's name (export.derive_title)
+SCHEMA_VERSION = 3  # 2: a scheduled job's session is titled by the job's name (export.derive_title)
+# 3: titles, previews and search text without the runtime block (runtime_block.py), previews as plain text
 _SEQ_BITS = 24  # a message's FTS rowid is (file id << 24) | its number in the file
 _TEXT_BATCH = 200  # files indexed per hold of the lock, so a listing never waits for a whole rebuild
 _MAX_MESSAGE_CHARS = 20_000

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.events import SessionChanged, SyncCopyMerged
+from nanobot_desktop.engine.runtime_block import public_message
 from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD
 from nanobot_desktop.engine.sessions.export import shorten
 from nanobot_desktop.engine.sessions.file import (
@@ -247,7 +248,8 @@ class SessionWriter(StoreBase):
         return archived
 
     def branch(self, origin_key: str, at: int, new_key: str) -> Session:
-        """A new session `new_key`: the origin's messages [0:at] copied as they are, and a `branch_of`
+        """A new session `new_key`: the origin's messages [0:at] copied as they are (save that a user
+        message loses a runtime block nanobot 0.3 saved in it, see runtime_block.py), and a `branch_of`
         pointer in its metadata (sessions/branches.py). The origin's file is only read, never written."""
         origin = self.load(origin_key)
         if origin is None:
@@ -256,7 +258,7 @@ class SessionWriter(StoreBase):
             raise ValueError(f"a branch of {origin_key!r} copies 0..{len(origin.messages)} messages, not {at!r}")
         metadata = {name: value for name, value in origin.metadata.items() if name != "title"}
         metadata[BRANCH_FIELD] = {"key": origin_key, "at": at}
-        branch = Session(key=new_key, path=self.path_for(new_key), messages=[dict(m) for m in origin.messages[:at]],
+        branch = Session(key=new_key, path=self.path_for(new_key), messages=[public_message(dict(m)) for m in origin.messages[:at]],
                          metadata=metadata, last_consolidated=min(origin.last_consolidated, at),
                          header_extra=dict(origin.header_extra))
         with self._writing():

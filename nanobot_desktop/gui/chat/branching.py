@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine import BranchPoint, message_text
+from nanobot_desktop.engine import BranchPoint, user_text
 from nanobot_desktop.gui.chat.history import is_system_origin
 from nanobot_desktop.gui.chat.message_actions import UNSAVED_COMMANDS
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, UserMessage
@@ -45,7 +45,7 @@ def user_line_indexes(messages: list[dict[str, Any]]) -> list[int]:
     """Positions of the person's messages in a session's messages, in the order the chat shows them."""
     return [index for index, message in enumerate(messages)
             if message.get("role") == "user" and not message.get("_command")
-            and _counts(message_text(message.get("content")))]
+            and _counts(user_text(message))]
 
 
 def user_rows(items: list[ChatItem]) -> list[int]:
@@ -58,7 +58,7 @@ def user_line_of(messages: list[dict[str, Any]], ordinal: int, text: str) -> int
     indexes = user_line_indexes(messages)
 
     def same(index: int) -> bool:
-        return message_text(messages[index].get("content")).strip() == text.strip()
+        return user_text(messages[index]).strip() == text.strip()
 
     if 0 <= ordinal < len(indexes) and same(indexes[ordinal]):
         return indexes[ordinal]

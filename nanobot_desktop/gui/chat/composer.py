@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent, QPixmap, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QCompleter, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QCompleter, QFileDialog, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from nanobot_desktop.engine import atomic_write_bytes
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import reason_of
-from nanobot_desktop.gui.chat.attachments import (IMAGE_SUFFIXES, Attachment, AttachmentChip, copy_into_uploads,
-                                                      unique_path)
+from nanobot_desktop.gui.chat.attachments import (PICKER_FILTERS, PICKER_PATTERNS, Attachment, AttachmentChip,
+                                                  AttachmentRefused, PaperclipButton, prepare_attachment, unique_path)
 from nanobot_desktop.gui.chat.model_switcher import ModelSwitcher
 from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.design import SPACING
@@ -134,6 +135,12 @@ class Composer(QWidget):
         self.stop_button.setToolTip(translate("Chat", "Stop the reply (Esc)"))
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.hide()
+        self.attach_button = PaperclipButton()
+        self.attach_button.setObjectName("attach_button")
+        self.attach_button.setToolTip(translate("Chat", "Attach images or text files…"))
+        self.attach_button.setAccessibleName(translate("Chat", "Attach files"))
+        self.attach_button.clicked.connect(self.choose_files)
+        self.file_dialog: QFileDialog | None = None
         for button in (self.send_button, self.stop_button):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
             button.setMinimumWidth(64)
@@ -149,6 +156,7 @@ class Composer(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(SPACING.m - SPACING.xs)
+        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         row.addWidget(self.edit, 1)
         buttons = QVBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
@@ -315,24 +323,38 @@ class Composer(QWidget):
                 return True
         return False
 
-    def add_file(self, path: Path) -> "asyncio.Future[Any] | None":
-        """Images are attached as they are; other files are copied into uploads/ first (in an executor)."""
-        if path.is_dir():
-            self.attachment_failed.emit(translate("Chat", "{name} is a folder; attach files one by one").format(name=path.name))
-            return None
-        if path.suffix.lower() in IMAGE_SUFFIXES:
-            self._add_attachment(Attachment(path.resolve(), "image"))
-            return None
-        if self.workspace is None:
-            self.attachment_failed.emit(translate("Chat", "There is no workspace to copy the file into"))
-            return None
-        return self._work.spawn(self._copy_file(path))
+    def choose_files(self) -> QFileDialog:
+        """The paperclip: a file picker for images and text files. Opened with open(), never exec(),
+        so no nested event loop runs inside a coroutine; the chosen files arrive through a signal."""
+        if self.file_dialog is not None:
+            self.file_dialog.raise_()
+            return self.file_dialog
+        dialog = QFileDialog(self, translate("Chat", "Attach images or text files"), str(Path.home()))
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilters([translate("Chat", PICKER_FILTERS[0]).format(patterns=PICKER_PATTERNS),
+                               translate("Chat", PICKER_FILTERS[1])])
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.filesSelected.connect(lambda paths: [self.add_file(Path(path)) for path in paths])
+        dialog.destroyed.connect(self._picker_closed)
+        self.file_dialog = dialog
+        dialog.open()
+        return dialog
 
-    async def _copy_file(self, path: Path) -> None:
-        assert self.workspace is not None
+    def _picker_closed(self, *_: object) -> None:
+        self.file_dialog = None
+
+    def add_file(self, path: Path) -> "asyncio.Future[Any]":
+        """Check the file and, for a text file, copy it into uploads/ (in an executor); it is attached
+        only when all of that worked, else `attachment_failed` says why."""
+        return self._work.spawn(self._attach_file(path))
+
+    async def _attach_file(self, path: Path) -> None:
         loop = asyncio.get_running_loop()
         try:
-            attachment = await loop.run_in_executor(None, copy_into_uploads, path, self.workspace)
+            attachment = await loop.run_in_executor(None, prepare_attachment, path, self.workspace)
+        except AttachmentRefused as refused:
+            self.attachment_failed.emit(refused.sentence())
+            return
         except OSError as error:
             text = translate("Chat", "Could not attach {name} ({reason}). Check that the file exists and can be read, then "
                                      "attach it again.")

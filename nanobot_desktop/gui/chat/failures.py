@@ -15,6 +15,7 @@ from typing import Any
 from nanobot_desktop.gui.common.engine_words import model_call_failure
 from nanobot_desktop.gui.common.i18n import translate
 
+NEW_BLOCKED = "new_blocked"  # the engine's TurnFailed.kind for a /new that memory archival stopped
 _SETTINGS_KINDS = ("auth", "model_not_found", "unreachable", "timeout", "bad_request", "config", "not_an_api")
 _ENGINE_SAYS_WHAT_TO_DO = ("auth", "model_not_found", "unreachable", "timeout", "rate_limit", "server",
                            "bad_request", "not_an_api", "empty", "storage")
@@ -43,9 +44,19 @@ def needs_settings(kind: str) -> bool:
     return kind in _SETTINGS_KINDS
 
 
+def failure_detail(error: str, kind: str) -> str:
+    """The technical words behind a failure worded for people (shown one click away), or "" when the
+    failure's text already is the whole story."""
+    return error if kind == NEW_BLOCKED else ""
+
+
 def failure_text(error: str, kind: str, config: Any = None, facts: tuple[tuple[str, Any], ...] = ()) -> str:
     """The error with what to do (`config` is accepted for callers; the engine's text names the URL).
-    A model call's failure whose `facts` the engine gave is worded here, in the UI language."""
+    A model call's failure whose `facts` the engine gave is worded here, in the UI language; a /new
+    that memory stopped is said in people's words (the model's fault is its `failure_detail`)."""
+    if kind == NEW_BLOCKED:
+        return translate("Chat", "The conversation was not cleared: it could not be summarised into memory. Nothing "
+                                 "was lost; you can try again, or start a new chat and keep this one.")
     worded = model_call_failure(facts)
     if worded is not None:
         return worded

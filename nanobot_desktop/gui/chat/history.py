@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nanobot_desktop.engine import CANCELLED_RESULT, message_text
+from nanobot_desktop.engine import CANCELLED_RESULT, message_media, message_text, user_text
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, Notice, ToolCard, UserMessage
@@ -70,11 +70,12 @@ def items_from_messages(messages: list[dict[str, Any]], *, turn_running: bool = 
     for message in messages:
         role = message.get("role")
         if role == "user":
-            text = message_text(message.get("content"))
+            text = user_text(message)
+            media = message_media(message)
             if is_system_origin(text):
                 items.append(Notice(system_notice_text(text)))
-            elif text.strip():
-                items.append(UserMessage(text))
+            elif text.strip() or media:
+                items.append(UserMessage(text, attachments=tuple(media)))
         elif role == "assistant":
             _add_assistant(items, cards, message)
         elif role == "tool":

@@ -202,6 +202,11 @@ class AssistantWidget(ItemWidget):
         self.retry_button.setText(translate("Chat", "Retry save"))
         self.retry_button.setToolTip(translate("Chat", "Write this reply to the session file again (after freeing space)"))
         self.retry_button.clicked.connect(lambda: self.retry_save_requested.emit())
+        self.model_label = plain_label(selectable=False)  # which model wrote it: small, at the footer's start
+        self.model_label.setObjectName("reply_model")
+        self.model_label.setWordWrap(False)
+        self.model_label.hide()
+        footer.addWidget(self.model_label)
         footer.addWidget(self.status_label)
         footer.addWidget(self.retry_button)
         footer.addStretch(1)
@@ -381,6 +386,10 @@ class AssistantWidget(ItemWidget):
         self.message_actions.regenerate_button.setVisible(self._final)
         self.message_actions.setVisible(not message.streaming and (self._final or message.fork is not None))
         self.message_actions.switcher.set_fork(message.fork)
+        self.model_label.setText(message.model)
+        self.model_label.setToolTip(translate("Chat", "Written by {model}").format(model=message.model)
+                                    if message.model else "")
+        self.model_label.setVisible(bool(message.model) and not message.streaming)
 
     def set_final(self, final: bool) -> None:
         """Whether a tool step follows this reply in its turn: an intermediate "Let me look…" has no
@@ -402,4 +411,5 @@ class AssistantWidget(ItemWidget):
             button.setIcon(icon("copy", self.palette()))
         set_text_color(self.reasoning_label, colors.muted)
         set_text_color(self.status_label, colors.muted)
+        set_text_color(self.model_label, colors.muted)
 

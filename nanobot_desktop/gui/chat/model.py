@@ -51,6 +51,7 @@ class AssistantMessage:
     cut: bool = False  # the endpoint cut the reply off (a fault, not the person's Stop)
     unsaved: bool = False  # shown, but the disk would not take it: the widget offers Retry save
     fork: tuple[int, int] | None = None  # "‹ 2/3 ›": the conversation forks here (gui/chat/branching.py)
+    model: str = ""  # which model wrote it, for a reply seen arriving (the session file does not say)
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "assistant"
 
@@ -111,6 +112,7 @@ class ApprovalCard:
 class Notice:
     text: str
     level: str = "info"
+    detail: str = ""  # the technical words behind `text`, one click away (a "Details" toggle)
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "notice"
 
@@ -300,6 +302,15 @@ class ChatModel(QAbstractListModel):
         if final_text is not None:
             tail.text = final_text
         self._changed(len(self._items) - 1, [StreamingRole, TextRole, Qt.ItemDataRole.DisplayRole])
+
+    def set_reply_model(self, name: str) -> None:
+        """Name the model that wrote the newest reply (shown small under it)."""
+        row = next((row for row in range(len(self._items) - 1, -1, -1)
+                    if isinstance(self._items[row], AssistantMessage)), -1)
+        item = self._items[row] if row >= 0 else None
+        if isinstance(item, AssistantMessage) and not item.model and name:
+            item.model = name
+            self._changed(row, [TextRole])
 
     # --- cards ---------------------------------------------------------------------------------
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nanobot_desktop.engine import (ApprovalAnswered, ApprovalRequested, ConsolidationFinished, ConsolidationStarted,
-                                    Event, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
+                                    Event, LLMCallStarted, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
                                     ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed, TurnFinished,
                                     TurnStarted)
-from nanobot_desktop.gui.chat.failures import failure_kind, failure_text
+from nanobot_desktop.gui.chat.failures import failure_detail, failure_kind, failure_text
 from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, system_notice_text
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
+from nanobot_desktop.gui.common.engine_words import consolidation_failure_words
 from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
@@ -31,6 +32,7 @@ class ChatRelay:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._deferred: dict[str, list[Notice]] = {}
+        self._call_models: dict[str, str] = {}  # session key -> the model of its latest model call
 
     def failure_text(self, event: TurnFailed, kind: str) -> str:
         """The failed turn's message with what to do about it (the config names the provider)."""
@@ -39,7 +41,9 @@ class ChatRelay:
     def apply(self, model: ChatModel, event: Event) -> None:
         """Show `event` in `model` (the model of the event's session)."""
         key = event.session_key
-        if isinstance(event, TurnStarted):
+        if isinstance(event, LLMCallStarted):
+            self._call_models[key] = event.model  # the last call of a turn writes its reply
+        elif isinstance(event, TurnStarted):
             self._on_turn_started(model, event)
         elif isinstance(event, TextDelta):
             model.append_text_delta(event.text)
@@ -66,7 +70,8 @@ class ChatRelay:
             model.finish_assistant(cut=bool(event.partial_text) and event.kind != "storage",
                                    unsaved=event.unsaved and event.kind == "storage")
             self.flush(key, model)
-            model.append(Notice(self.failure_text(event, failure_kind(event)), "error"))
+            kind = failure_kind(event)
+            model.append(Notice(self.failure_text(event, kind), "error", detail=failure_detail(event.error, kind)))
         elif isinstance(event, TurnCancelled):
             if streaming_tail(model) is not None:
                 model.finish_assistant(stopped=True)
@@ -80,8 +85,8 @@ class ChatRelay:
         elif isinstance(event, ConsolidationFinished):
             if event.ok:
                 self.notice(key, model, translate("Chat", "Older messages were summarised into memory."))
-            elif event.error != "cancelled":
-                self.notice(key, model, translate("Chat", "Memory was not updated: {error}").format(error=event.error))
+            elif event.error != "cancelled" and not event.archive_all:  # /new's own failure says it
+                self.notice(key, model, consolidation_failure_words(), detail=event.error or "")
         elif isinstance(event, SessionChanged) and event.reason == "cleared":
             model.clear()
 
@@ -99,6 +104,7 @@ class ChatRelay:
             model.finish_assistant()
         else:
             model.finish_assistant(final_text=event.reply)
+            model.set_reply_model(self._call_models.pop(event.session_key, ""))
         self.flush(event.session_key, model)
 
     def _on_outbound(self, model: ChatModel, event: OutboundMessage) -> None:
@@ -112,9 +118,9 @@ class ChatRelay:
             self.notice(event.session_key, model, translate("Chat", "Sent to {channel}:{chat}: {text}").format(
                 channel=event.channel, chat=event.chat_id, text=event.content))
 
-    def notice(self, key: str, model: ChatModel, text: str) -> None:
+    def notice(self, key: str, model: ChatModel, text: str, detail: str = "") -> None:
         """A subtle notice; while a reply streams it waits, so the reply is not cut in two."""
-        notice = Notice(text)
+        notice = Notice(text, detail=detail)
         if streaming_tail(model) is not None:
             self._deferred.setdefault(key, []).append(notice)
         else:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPen, QResizeEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.chat.images import ImageViewer, ThumbnailLabel
 from nanobot_desktop.gui.chat.message_actions import UserActions
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.reveal import HoverReveal
@@ -121,6 +122,7 @@ class BubbleLabel(QLabel):
 
 
 class UserBubble(ItemWidget):
+    THUMBNAIL = 96  # the edge of a sent image's thumbnail
     edit_submitted = Signal(int, str)
     """(uid, edited text): *Edit* → *Send as a new branch* (gui/chat/message_actions.py)."""
     fork_stepped = Signal(int, int)
@@ -152,9 +154,15 @@ class UserBubble(ItemWidget):
         inner.setSpacing(SPACING.s)
         self.bubble.radius = float(RADII.bubble)
         self.text_label = BubbleLabel()
-        self.attachments_label = plain_label()
+        self.thumbnails_row = QWidget()
+        self._thumbnails_layout = QHBoxLayout(self.thumbnails_row)
+        self._thumbnails_layout.setContentsMargins(0, 0, 0, 0)
+        self._thumbnails_layout.setSpacing(SPACING.s)
+        self._thumbnails_layout.addStretch(1)
+        self.thumbnails: list[ThumbnailLabel] = []
+        self.image_viewer: ImageViewer | None = None
+        inner.addWidget(self.thumbnails_row)
         inner.addWidget(self.text_label)
-        inner.addWidget(self.attachments_label)
         row.addWidget(self.bubble)
         self.apply_colors(palette_colors(self.palette()))
         self.refresh()
@@ -164,18 +172,29 @@ class UserBubble(ItemWidget):
         assert isinstance(item, UserMessage)
         self.text_label.setText(item.text)
         self.text_label.setVisible(bool(item.text))
-        names = [path.replace("\\", "/").rsplit("/", 1)[-1] for path in item.attachments]
-        self.attachments_label.setText(translate("Chat", "Attached: {files}").format(files=", ".join(names)) if names else "")
-        self.attachments_label.setVisible(bool(names))
+        if [label.path for label in self.thumbnails] != list(item.attachments):
+            for label in self.thumbnails:
+                self._thumbnails_layout.removeWidget(label)
+                label.deleteLater()
+            self.thumbnails = [ThumbnailLabel(path, self.THUMBNAIL, clickable=True) for path in item.attachments]
+            for label in self.thumbnails:
+                label.clicked.connect(self.view_image)
+                self._thumbnails_layout.insertWidget(self._thumbnails_layout.count() - 1, label)
+        self.thumbnails_row.setVisible(bool(self.thumbnails))
         self.message_actions.set_text(item.text)
         self.message_actions.switcher.set_fork(item.fork)
+
+    def view_image(self, path: str) -> ImageViewer:
+        """Show an attached image at full size, in a window of its own (non-modal)."""
+        self.image_viewer = ImageViewer(path, self.window())
+        self.image_viewer.show()
+        return self.image_viewer
 
     def apply_colors(self, colors: PaletteColors) -> None:
         from nanobot_desktop.gui.common.icons import icon
 
         self.message_actions.edit_button.setIcon(icon("edit", self.palette()))
         self.bubble.set_colors(colors.bubble, QColor())
-        set_text_color(self.attachments_label, colors.muted)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -279,12 +298,29 @@ class ToolCardWidget(ItemWidget):
 # --- notice ------------------------------------------------------------------------------------
 
 class NoticeWidget(ItemWidget):
+    """One line in people's words; a notice with technical `detail` gets a "Details" toggle that shows
+    it under the line (said once, the rest one click away)."""
+
     def __init__(self, item: Notice, parent: QWidget | None = None) -> None:
         super().__init__(item, parent)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(SPACING.s, 0, SPACING.s, 0)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(SPACING.s, 0, SPACING.s, 0)
+        outer.setSpacing(SPACING.xs)
+        line = QHBoxLayout()
+        line.setContentsMargins(0, 0, 0, 0)
         self.label = plain_label()
-        layout.addWidget(self.label)
+        line.addWidget(self.label, 1)
+        self.details_button = QToolButton(self)
+        self.details_button.setText(translate("Chat", "Details"))
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setAccessibleName(translate("Chat", "Show the technical details"))
+        line.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        outer.addLayout(line)
+        self.detail_label = plain_label()
+        self.detail_label.hide()
+        outer.addWidget(self.detail_label)
+        self.details_button.toggled.connect(self.detail_label.setVisible)
         self._colors = palette_colors(self.palette())
         self.apply_colors(self._colors)
         self.refresh()
@@ -297,6 +333,10 @@ class NoticeWidget(ItemWidget):
         font = QFont(self.font())
         font.setItalic(notice.level != "error")
         self.label.setFont(font)
+        self.detail_label.setText(notice.detail)
+        self.details_button.setVisible(bool(notice.detail))
+        if not notice.detail:
+            self.details_button.setChecked(False)
         self.apply_colors(self._colors)
 
     def apply_colors(self, colors: PaletteColors) -> None:
@@ -304,3 +344,4 @@ class NoticeWidget(ItemWidget):
         notice = self.item
         assert isinstance(notice, Notice)
         set_text_color(self.label, colors.error if notice.level == "error" else colors.muted)
+        set_text_color(self.detail_label, colors.muted)

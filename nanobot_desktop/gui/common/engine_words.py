@@ -11,7 +11,8 @@ is shown as it is.
 - a failed write (the engine's StorageError): what happened and what to do, from its errno and path;
 - the shell sandbox's status line (engine/tools/sandbox.py `SandboxSupport.summary`, and the approval
   card's `sandbox` from shell.py's `sandbox_status`): a few fixed lines and a few with a number in them;
-- a failed model call: the sentence engine/llm/provider_errors.py names in `facts`, with its values.
+- a failed model call: the sentence engine/llm/provider_errors.py names in `facts`, with its values;
+- a failed memory consolidation: one sentence in people's words (the engine's reason is the detail).
 """
 
 from __future__ import annotations
@@ -180,3 +181,10 @@ _MODEL_CALL_SENTENCES = {
                 "Settings is right."),
     "server_error": lambda: translate("Chat", "The endpoint reported an error{said}. Try again in a moment."),
 }
+
+
+def consolidation_failure_words() -> str:
+    """What a failed consolidation means to a person; the engine's reason ("the model did not call
+    save_memory; not retried until …") is shown only as the detail under it."""
+    return translate("Memory", "Older messages could not be summarised into memory this time; MEMORY.md and "
+                               "HISTORY.md were left as they were.")

@@ -70,6 +70,10 @@ class SessionFilter:
             return listing
         if len(self._folded) > 2 * sum(len(rows) for _channel, rows in listing.groups) + 1000:
             self._folded = {}  # sessions deleted since: forget their text
+        for key, snippet in list(self.hits.items()) if listing.versions else ():
+            row = listing.versions.get(key)  # a hit in a version without a row: its conversation's row shows
+            if row is not None:
+                self.hits.setdefault(row, snippet)
         matches = self.matches
         groups: list[tuple[str, list[SessionInfo]]] = []
         branches: dict[str, list[SessionInfo]] = {}

@@ -198,16 +198,27 @@ class SessionListModel(QAbstractItemModel):
                 for key in [info.key, *(branch.key for branch in branches.get(info.key, []))]]
 
     def info(self, key: str) -> SessionInfo | None:
-        """The listed session `key`, whether the search shows it or not."""
+        """The listed session `key`, whether the search shows it or not; for a version without a row
+        of its own (a hidden branch), the row of its conversation."""
         if not key:
             return None
         if self._listed is None:  # keys are unique in a listing (rows.arrange): plain dict builds
             self._listed = {info.key: info for rows in itertools.chain(
                 (rows for _channel, rows in self._listing.groups), self._listing.branches.values()) for info in rows}
-        return self._listed.get(key)
+        return self._listed.get(key) or self._listed.get(self.row_key(key))
+
+    def row_key(self, key: str) -> str:
+        """The key of the row that shows session `key`: its conversation's when it is a hidden branch."""
+        return self._listing.versions.get(key, key)
+
+    def latest_version(self, key: str) -> str:
+        """The session a row opens: the most recently active version of its conversation."""
+        return self._listing.latest.get(key, key)
 
     def index_of_key(self, key: str) -> QModelIndex:
-        """The row showing session `key` (invalid when it is not listed or the search hides it)."""
+        """The row showing session `key` (invalid when it is not listed or the search hides it); a
+        hidden branch is shown by its conversation's row."""
+        key = self.row_key(key)
         if not key:
             return QModelIndex()
         if self._where is None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
 
 from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionChanged, SessionInfo, TurnCancelled,
@@ -91,6 +91,11 @@ class SessionsPanel(QWidget):
         self._refresh_again = False
         self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
         self.export_dialog: QFileDialog | None = None
+        # Branches (Edit, Regenerate) are versions inside their conversation; this lists them as rows too.
+        self.show_branches_action = QAction(translate("Sessions", "Show branches"), self)
+        self.show_branches_action.setObjectName("show_branches")
+        self.show_branches_action.setCheckable(True)
+        self.show_branches_action.toggled.connect(lambda _on: self.refresh_now())
 
         self.model = SessionListModel(renamer=self._rename)
         self.model.rename_failed.connect(lambda _key, message: self.error.emit(message))
@@ -250,7 +255,7 @@ class SessionsPanel(QWidget):
         """Every session and archived conversation, arranged as the list shows them (in an executor)."""
         infos = self.engine.session_index.list_sessions(check)
         infos += list_archived(self.engine.sessions.archive_dir)
-        return arrange_listing(infos)
+        return arrange_listing(infos, show_branches=self.show_branches_action.isChecked())
 
     def _index_text(self) -> None:
         """(In an executor.) Let the index catch up on message text while nobody searches (the first
@@ -328,15 +333,16 @@ class SessionsPanel(QWidget):
         if self._selecting or not current.isValid():
             return
         info = current.data(InfoRole)
-        if isinstance(info, SessionInfo) and not info.archived and info.key != self._current_key:
-            self.session_activated.emit(info.key)
+        if isinstance(info, SessionInfo) and not info.archived and info.key != self.model.row_key(self._current_key):
+            self.session_activated.emit(self.model.latest_version(info.key))
 
     def _on_index_activated(self, index: QModelIndex) -> None:
         info = index.data(InfoRole)
         if isinstance(info, SessionInfo) and info.archived:
             self.continue_archived(info.archived)
-        elif isinstance(info, SessionInfo):
-            self.session_activated.emit(info.key)
+        elif isinstance(info, SessionInfo):  # the conversation shown stays at the version shown
+            shown = info.key == self.model.row_key(self._current_key)
+            self.session_activated.emit(self._current_key if shown else self.model.latest_version(info.key))
 
     def continue_archived(self, name: str) -> None:
         """Copy an archived conversation into a new session and open it (the archive stays as it is)."""
@@ -395,6 +401,8 @@ class SessionsPanel(QWidget):
         if self._deleted:
             menu.addSeparator()
             menu.addAction(self.actions.undo_delete)
+        menu.addSeparator()
+        menu.addAction(self.show_branches_action)
         menu.aboutToHide.connect(menu.deleteLater)
         self.context_menu = menu
         menu.popup(self.view.viewport().mapToGlobal(position))  # popup, not exec: never a nested loop

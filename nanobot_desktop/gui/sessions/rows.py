@@ -4,7 +4,7 @@ would take (split from model.py to keep it readable)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QLocale
@@ -44,18 +44,43 @@ class Arrangement:
 
     groups: list[tuple[str, list[SessionInfo]]] = field(default_factory=list)
     branches: dict[str, list[SessionInfo]] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    """With branches hidden: each branch's key → the key of the row that stands for its conversation."""
+    latest: dict[str, str] = field(default_factory=dict)
+    """With branches hidden: a conversation's row key → its most recently active version (opened from the row)."""
 
 
-def arrange_listing(infos: list[SessionInfo]) -> Arrangement:
-    """The list's groups (in GROUP_ORDER) and branches from a listing ordered newest first."""
+def arrange_listing(infos: list[SessionInfo], show_branches: bool = False) -> Arrangement:
+    """The list's groups (in GROUP_ORDER) and branches from a listing ordered newest first.
+
+    A branch made by Edit or Regenerate is a version of its conversation, shown inside it (the chat's
+    "‹ 2/3 ›"), so by default it has no row of its own: its conversation's row stands for it, takes
+    its place in the order and its latest preview and time. `show_branches` lists them under it."""
     top, branches = arrange(infos)
+    versions: dict[str, str] = {}
+    latest: dict[str, str] = {}
+    if branches and not show_branches:
+        newest = {root: max(children, key=lambda info: info.updated_at)
+                  for root, children in branches.items()}
+        for position, info in enumerate(top):
+            children = branches.get(info.key)
+            if children is None:
+                continue
+            versions.update((child.key, info.key) for child in children)
+            last = newest[info.key]
+            if last.updated_at > info.updated_at:
+                latest[info.key] = last.key
+                top[position] = replace(info, updated_at=last.updated_at, preview=last.preview,
+                                        message_count=last.message_count)
+        branches = {}
     groups: dict[str, list[SessionInfo]] = {}
     for info in top:
         rows = groups.get(info.channel)
         if rows is None:
             rows = groups[info.channel] = []
         rows.append(info)
-    return Arrangement([(channel, groups[channel]) for channel in sorted(groups, key=group_rank)], branches)
+    return Arrangement([(channel, groups[channel]) for channel in sorted(groups, key=group_rank)], branches,
+                       versions, latest)
 
 
 def arrange(infos: list[SessionInfo]) -> tuple[list[SessionInfo], dict[str, list[SessionInfo]]]:

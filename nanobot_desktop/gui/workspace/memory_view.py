@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from nanobot_desktop.engine import ConsolidationFinished, ConsolidationStarted, MemoryVersion
 from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.engine_words import consolidation_failure_words
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.workspace.history_journal_pane import HistoryJournalPane
 from nanobot_desktop.engine import atomic_write_text
@@ -297,8 +298,7 @@ class MemoryView(QWidget):
             self._consolidating.discard(event.session_key)
             self.consolidating_badge.setVisible(bool(self._consolidating))
             if not event.ok and event.error != "cancelled":
-                self.set_status(translate("Memory", "Memory consolidation failed ({error}); MEMORY.md and HISTORY.md were left as "
-                                          "they were.").format(error=event.error), "consolidation-failed")
+                self.set_status(consolidation_failure_words(), "consolidation-failed", detail=event.error or "")
             elif event.ok:
                 self.clear_status("consolidation-failed")  # a later consolidation worked: the failure is over
             # Do not wait for the watcher: show the agent's writes now (a dirty editor gets its bar).
@@ -324,11 +324,12 @@ class MemoryView(QWidget):
     def is_consolidating(self) -> bool:
         return bool(self._consolidating)
 
-    def set_status(self, text: str, topic: str = "") -> None:
-        """Show `text` under the versions; `topic` says what ends it (see `status_topic`)."""
+    def set_status(self, text: str, topic: str = "", detail: str = "") -> None:
+        """Show `text` under the versions (`detail`, the technical words, in its tooltip); `topic` says
+        what ends it (see `status_topic`)."""
         self.status_topic = topic if text else ""
         self.status_label.setText(text)
-        self.status_label.setToolTip(text)
+        self.status_label.setToolTip(detail or text)
         self.status_label.setVisible(bool(text))
 
     def clear_status(self, topic: str) -> None:
