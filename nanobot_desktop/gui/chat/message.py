@@ -18,6 +18,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.common.accessibility import describe_reply, name
 from nanobot_desktop.gui.chat.message_actions import ReplyActions
 from nanobot_desktop.gui.chat.model import AssistantMessage
 from nanobot_desktop.gui.common.i18n import translate
@@ -188,6 +189,8 @@ class AssistantWidget(ItemWidget):
         state = (message.text, message.streaming)
         if state == self._rendered_state:
             return
+        if self._rendered_state is None or self._rendered_state[1] != message.streaming:
+            self._name_for_screen_readers(message)  # on start and end, never per streamed token
         self._rendered_state = state
         final = not message.streaming
         update = self._incremental.update(message.text, final=final, budget_s=None if final else budget_s)
@@ -286,6 +289,12 @@ class AssistantWidget(ItemWidget):
         self.reasoning_button.setVisible(has_reasoning)
         if has_reasoning and self.reasoning_label.isVisibleTo(self):
             self.reasoning_label.setText(message.reasoning)
+
+    def _name_for_screen_readers(self, message: AssistantMessage) -> None:
+        if message.streaming:
+            name(self.browser, translate("Chat", "Reply from nanobot, being written"), "")
+        else:
+            name(self.browser, translate("Chat", "Reply from nanobot"), describe_reply(message.text))
 
     def _toggle_reasoning(self, shown: bool) -> None:
         self.reasoning_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)

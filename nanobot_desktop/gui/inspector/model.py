@@ -354,6 +354,8 @@ class TimelineModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DecorationRole and column == STATUS_COLUMN:
             return status_icon(entry.kind, entry.status)
+        if role == Qt.ItemDataRole.AccessibleTextRole and column == STATUS_COLUMN:
+            return status_text(entry.status)  # the mark's meaning, for a screen reader
         if role == Qt.ItemDataRole.ToolTipRole:
             return _tooltip(entry)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == TIME_COLUMN:
