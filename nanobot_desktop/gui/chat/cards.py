@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextEdit, QToolButton, QVBoxLayout,
+from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextEdit, QToolButton, QVBoxLayout,
                                QWidget)
 
 from nanobot_desktop.engine import exec_allow_possible
@@ -234,6 +234,8 @@ class ApprovalCardWidget(ItemWidget):
     def refresh(self) -> None:
         card = self.card
         pending = card.state == "pending"
+        focus = QApplication.focusWidget()
+        had_focus = focus is not None and self.isAncestorOf(focus)
         for button in (self.allow_once_button, self.allow_always_button, self.deny_button):
             button.setVisible(pending)
         self.reason_edit.setVisible(pending)
@@ -248,6 +250,8 @@ class ApprovalCardWidget(ItemWidget):
             self.details_button.setText(translate("Chat", "Hide details ▴") if card.expanded else translate("Chat", "Show details ▾"))
             self.state_label.setText(self._answer_label())
         self.state_label.setVisible(False)  # the tool card says "waiting…"; the folded line says the answer
+        if had_focus and not pending and not self.details_button.hasFocus():
+            self.details_button.setFocus(Qt.FocusReason.OtherFocusReason)  # the keyboard stays on the answered card
         if pending:
             name(self.frame, translate("Chat", "Approval needed: {question}").format(question=self._question),
                  " ".join(part for part in (self._target, self._keys_hint) if part))

@@ -183,8 +183,10 @@ class WindowAccess(WindowBase):
         if self.shortcuts_dialog is None:
             self.shortcuts_dialog = ShortcutsDialog(self.actions, self)
             self.shortcuts_dialog.destroyed.connect(lambda *_: setattr(self, "shortcuts_dialog", None))
-        self.shortcuts_dialog.show()
-        self.shortcuts_dialog.raise_()
-        self.shortcuts_dialog.activateWindow()
+        if self.shortcuts_dialog.isVisible():  # asked again: bring it forward
+            self.shortcuts_dialog.raise_()
+            self.shortcuts_dialog.activateWindow()
+        else:
+            self.shortcuts_dialog.show()
         return self.shortcuts_dialog
 
