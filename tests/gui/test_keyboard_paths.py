@@ -167,7 +167,8 @@ def test_text_size_steps_scale_the_whole_ui_and_are_saved(qtbot, open_window, re
     qtbot.waitUntil(lambda: focused() is window.composer.edit, timeout=WAIT_MS)
     app = QApplication.instance()
     base = app.font().pointSizeF()
-    request.addfinalizer(lambda font=app.font(): app.setFont(font))  # the app is shared by every test
+    font_at_start = app.font()
+    request.addfinalizer(lambda: app.setFont(font_at_start))  # the app is shared by every test
     key(qtbot, "Ctrl+=")
     assert window.engine.app_settings.text_size == 110
     assert abs(app.font().pointSizeF() - base * 1.1) < 0.01
