@@ -143,7 +143,18 @@ def unnamed_focusable(objects: list[dict[str, Any]], *, under: str = "") -> list
 
 
 def focused(objects: list[dict[str, Any]]) -> dict[str, Any] | None:
-    return next((obj for obj in objects if "focused" in obj.get("states", [])), None)
+    """The object with the keyboard focus. Qt marks a view's current item "focused" even while the
+    view itself is not, so an item counts only when its view has the focus too."""
+    by_path = {obj.get("path"): obj for obj in objects}
+    for obj in objects:
+        if "focused" not in obj.get("states", []):
+            continue
+        if obj.get("role") in ("table cell", "list item", "tree item", "page tab"):
+            view = by_path.get(str(obj["path"]).rsplit("/", 1)[0], {})
+            if "focused" not in view.get("states", []):
+                continue
+        return obj
+    return None
 
 
 def window_path(objects: list[dict[str, Any]], name_regex: str) -> str:

@@ -17,7 +17,7 @@ import re
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QLayoutItem, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
 
@@ -27,6 +27,42 @@ def name(widget: QWidget, accessible_name: str, description: str | None = None) 
     widget.setAccessibleName(accessible_name)
     if description is not None:
         widget.setAccessibleDescription(description)
+
+
+def name_form_fields(root: QWidget) -> None:
+    """Name each unnamed control of every form under `root` after its row's label ("Base URL:" names
+    the field beside it). Qt does so only for a label's buddy, and a field that sits in a row widget
+    with its error line or a button is not one."""
+    for form in root.findChildren(QFormLayout):
+        for row in range(form.rowCount()):
+            label_item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            field_item = form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            label = label_item.widget() if label_item is not None else None
+            if not isinstance(label, QLabel) or not label.text().strip() or field_item is None:
+                continue
+            text = label.text().replace("&", "").strip().rstrip(":：").strip()
+            for control in _controls(field_item):
+                if not control.accessibleName():
+                    control.setAccessibleName(text)
+                break  # the row's first control; the others (Show, Refresh) have their own text
+
+
+def _controls(item: QLayoutItem) -> list[QWidget]:
+    """The focusable widgets of a layout item, in order (a widget's own children too)."""
+    widget = item.widget()
+    if widget is not None:
+        found = [widget] if widget.focusPolicy() != Qt.FocusPolicy.NoFocus else []
+        return found + [child for child in widget.findChildren(QWidget)
+                        if child.focusPolicy() != Qt.FocusPolicy.NoFocus and not isinstance(child, QLabel)]
+    layout = item.layout()
+    if layout is None:
+        return []
+    controls: list[QWidget] = []
+    for index in range(layout.count()):
+        child = layout.itemAt(index)
+        if child is not None:
+            controls += _controls(child)
+    return controls
 
 
 def takes_tab_focus(widget: QWidget) -> bool:
