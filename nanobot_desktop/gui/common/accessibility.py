@@ -17,7 +17,7 @@ import re
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QFormLayout, QLabel, QLayoutItem, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QLayoutItem, QTableWidget, QTableWidgetItem, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
 
@@ -63,6 +63,28 @@ def _controls(item: QLayoutItem) -> list[QWidget]:
         if child is not None:
             controls += _controls(child)
     return controls
+
+
+def name_cell_widgets(table: QTableWidget) -> None:
+    """A control put in a table cell (a combo box per tool) is called "<row>: <column>" ("exec: When
+    the agent calls it"), and its cell says the same, so the cell is not a nameless stop either."""
+    for row in range(table.rowCount()):
+        first = table.item(row, 0)
+        for column in range(table.columnCount()):
+            widget = table.cellWidget(row, column)
+            header = table.horizontalHeaderItem(column)
+            if widget is None or first is None:
+                continue
+            label = f"{first.text()}: {header.text() if header is not None else ''}".rstrip(": ")
+            if not widget.accessibleName():
+                widget.setAccessibleName(label)
+            item = table.item(row, column)
+            if item is None:
+                item = QTableWidgetItem()
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                table.setItem(row, column, item)
+            if not item.text():
+                item.setData(Qt.ItemDataRole.AccessibleTextRole, label)
 
 
 def takes_tab_focus(widget: QWidget) -> bool:

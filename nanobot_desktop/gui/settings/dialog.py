@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError, exec_allow_possible
-from nanobot_desktop.gui.common.accessibility import name as accessible_name, name_form_fields
+from nanobot_desktop.gui.common.accessibility import name as accessible_name, name_cell_widgets, name_form_fields
 from nanobot_desktop.gui.common.i18n import language_names, translate
 from nanobot_desktop.gui.common.text_size import TEXT_SIZES
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
@@ -90,6 +90,8 @@ class SettingsDialog(QDialog):
             self.tabs.addTab(build(self), title)
         accessible_name(self.tabs, translate("Settings", "Settings pages"))
         name_form_fields(self)  # every field is called by its row's label
+        for table in self.findChildren(QTableWidget):
+            name_cell_widgets(table)
         self.save_error = InlineError(self)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                         | QDialogButtonBox.StandardButton.Cancel, self)
@@ -187,6 +189,7 @@ class SettingsDialog(QDialog):
         page = QWidget(self)
         names = [n for n in self._engine.tools.names() if not n.startswith("mcp_")]  # MCP tools: the MCP panel
         self.policy_table = QTableWidget(len(names), 3, page)
+        accessible_name(self.policy_table, translate("Settings", "Tool approvals"))
         self.policy_table.setHorizontalHeaderLabels([translate("Settings", "Tool"), translate("Settings", "When the agent calls it"),
                                                    translate("Settings", "Default")])
         self.policy_table.verticalHeader().hide()
