@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFormLayout, QLabel, QLayoutItem, QTableWidget, QTableWidgetItem, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
@@ -27,6 +27,13 @@ def name(widget: QWidget, accessible_name: str, description: str | None = None) 
     widget.setAccessibleName(accessible_name)
     if description is not None:
         widget.setAccessibleDescription(description)
+
+
+def help_text(label: QLabel) -> QLabel:
+    """Grey help text that still reads: the palette's placeholder colour (≥ 4.5:1 on the window and the
+    base in both themes, tests/gui/test_contrast.py), not a disabled label (#bebebe on #efefef, 1.6:1)."""
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    return label
 
 
 def name_form_fields(root: QWidget) -> None:
