@@ -174,7 +174,7 @@ def describe_reply(text: str) -> str:
             in_paragraph = True
         else:
             in_paragraph = False
-    parts = [translate("Accessibility", "%n paragraph(s)", "", paragraphs)]
+    parts = [translate("Accessibility", "%n paragraph(s)", None, paragraphs)]
     if code_blocks:
-        parts.append(translate("Accessibility", "%n code block(s)", "", code_blocks))
+        parts.append(translate("Accessibility", "%n code block(s)", None, code_blocks))
     return ", ".join(parts)

@@ -62,9 +62,10 @@ class ActivityAnnouncer(QObject):
         if isinstance(event, TurnStarted) and shown:
             self.say(translate("Accessibility", "nanobot is replying"))
         elif isinstance(event, TurnFinished) and shown and event.reply:
+            count = len(event.reply.split())
+            words = translate("Accessibility", "%n word(s)", None, count)
             self.say(translate("Accessibility", "Reply finished: {shape}, {words}").format(
-                shape=describe_reply(event.reply),
-                words=translate("Accessibility", "%n word(s)", "", len(event.reply.split()))))
+                shape=describe_reply(event.reply), words=words))
         elif isinstance(event, TurnFailed):
             self.say(translate("Accessibility", "The reply failed: {error}").format(error=event.error), important=True)
         elif isinstance(event, ApprovalRequested):

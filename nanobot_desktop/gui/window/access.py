@@ -19,6 +19,7 @@ from PySide6.QtCore import QChildEvent, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QTabBar, QWidget
 
 from nanobot_desktop.gui.common.accessibility import focus_next_shown, takes_tab_focus
+from nanobot_desktop.gui.common.focus_ring import FocusRings
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.text_size import apply_text_size, next_text_size
 from nanobot_desktop.gui.window.base import WindowBase
@@ -42,8 +43,10 @@ class WindowAccess(WindowBase):
 
         settings = self.engine.app_settings
         app = QApplication.instance()
-        if isinstance(app, QApplication) and settings.text_size != 100:
-            apply_text_size(app, settings.text_size)
+        if isinstance(app, QApplication):
+            FocusRings.install(app)
+            if settings.text_size != 100:
+                apply_text_size(app, settings.text_size)
         self.announcer = ActivityAnnouncer(self, lambda: self.current_key, settings.announcements)
         self.bridge.engine_event.connect(self.announcer.on_event)
         self.bridge.engine_event.connect(self._on_access_setting_changed)
@@ -174,6 +177,13 @@ class WindowAccess(WindowBase):
         app = QApplication.instance()
         if event.touches("app.textSize") and isinstance(app, QApplication):
             apply_text_size(app, settings.text_size)
+            QTimer.singleShot(0, self, self._after_text_size)
+
+    def _after_text_size(self) -> None:
+        """Dock widths are in characters of the font: weigh them again for the new size."""
+        balance = getattr(self, "balance_docks", None)
+        if balance is not None and self.isVisible():
+            balance()
 
     # --- Help → Keyboard shortcuts -----------------------------------------------------------------
 
