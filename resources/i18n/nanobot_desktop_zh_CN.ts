@@ -2787,6 +2787,18 @@ updated {when} · {file}</source>
         <translation>不播报</translation>
     </message>
     <message>
+        <source>When the system asks for it</source>
+        <translation>系统要求时</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
@@ -2941,6 +2953,10 @@ updated {when} · {file}</source>
     <message>
         <source>The size of all text (Ctrl++ and Ctrl+- change it too)</source>
         <translation>所有文字的大小（也可用 Ctrl++ 和 Ctrl+- 调整）</translation>
+    </message>
+    <message>
+        <source>High contrast:</source>
+        <translation>高对比度：</translation>
     </message>
     <message>
         <source>Text size:</source>

@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QPalette
 
 from nanobot_desktop.gui.common.accessibility import contrast_ratio
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors
-from nanobot_desktop.gui.shell.theme import dark_palette, light_palette
+from nanobot_desktop.gui.shell.theme import dark_palette, high_contrast_palette, light_palette
 
 R = QPalette.ColorRole
 TEXT_ON = {R.WindowText: (R.Window, R.Button), R.Text: (R.Base, R.AlternateBase), R.ButtonText: (R.Button,),
@@ -24,7 +24,9 @@ TEXT_ON = {R.WindowText: (R.Window, R.Button), R.Text: (R.Base, R.AlternateBase)
 BACKGROUNDS = ("base", "card", "bubble")  # PaletteColors fields things are drawn on
 MARKS = ("accent",)  # a pending card's border and the "waiting" mark, drawn on cards and the base: 3:1 (WCAG 1.4.11)
 DECORATIVE = ("card_border",)  # a card is told apart by its fill and content; its hairline carries no meaning
-PALETTES = {"light": light_palette, "dark": dark_palette}
+PALETTES = {"light": light_palette, "dark": dark_palette,
+            "high contrast light": lambda: high_contrast_palette(dark=False),
+            "high contrast dark": lambda: high_contrast_palette(dark=True)}
 
 
 def test_the_example_pairs_of_the_issue():
@@ -64,3 +66,36 @@ def test_every_derived_colour_reads_on_every_derived_background(qapp, theme):
                 failing.append(f"{name} {getattr(colors, name).name()} on {background_name} {background.name()}: "
                                f"{ratio:.2f}:1 < {minimum}")
     assert not failing, failing
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_high_contrast_text_reaches_7_to_1(qapp, dark):
+    palette = high_contrast_palette(dark=dark)
+    for text_role, backgrounds in TEXT_ON.items():
+        for background in backgrounds:
+            assert contrast_ratio(palette.color(text_role), palette.color(background)) >= 7.0, (text_role, background)
+
+
+def test_high_contrast_follows_the_system_only_when_asked(qapp, monkeypatch):
+    from nanobot_desktop.gui.shell import theme
+
+    style, palette = qapp.style().name(), qapp.palette()
+    try:
+        system_wants = [True]  # what the OS says (QStyleHints.accessibility().contrastPreference())
+        monkeypatch.setattr(theme._SchemeWatcher, "wants_high_contrast", lambda self: self.high_contrast == "on" or (
+            self.high_contrast == "system" and system_wants[0]))
+        theme.apply_theme(qapp, "light", "system")
+        assert qapp.palette().color(R.Window) == QColor("#ffffff") and qapp.palette().color(R.Highlight) == QColor("#00307a")
+        theme.apply_theme(qapp, "light", "off")
+        assert qapp.palette().color(R.Window) == QColor("#efefef")
+        theme.apply_theme(qapp, "dark", "on")
+        assert qapp.palette().color(R.Window) == QColor("#000000")
+        theme.apply_theme(qapp, "dark")  # a theme change keeps the high-contrast choice
+        assert qapp.palette().color(R.Window) == QColor("#000000")
+        system_wants[0] = False
+        theme.apply_theme(qapp, "light", "system")
+        assert qapp.palette().color(R.Window) == QColor("#efefef")
+    finally:
+        theme.apply_theme(qapp, "system", "off")
+        qapp.setStyle(style)
+        qapp.setPalette(palette)

@@ -178,3 +178,26 @@ def test_text_size_steps_scale_the_whole_ui_and_are_saved(qtbot, open_window, re
     assert window.engine.app_settings.text_size == TEXT_SIZES[-1]
     key(qtbot, "Ctrl+0")
     assert window.engine.app_settings.text_size == 100 and abs(app.font().pointSizeF() - base) < 0.01
+
+
+def test_a_focused_reply_leads_to_its_actions(qtbot, open_window, fake_openai):
+    window = open_window()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: focused() is window.composer.edit, timeout=WAIT_MS)
+    fake_openai.add_text("A short reply.")
+    type_text(qtbot, "Hi")
+    key(qtbot, "Return")
+    wait_idle(qtbot, window)
+    reply = window.chat_view.widget_for_row(1)
+    qtbot.waitUntil(lambda: reply.copy_button.isVisible(), timeout=WAIT_MS)
+    for _ in range(30):  # Shift+Tab back from the composer, as a person would, until the reply
+        if focused() is reply.browser:
+            break
+        key(qtbot, "Shift+Tab")
+    assert focused() is reply.browser
+    assert reply.browser.accessibleName() == "Reply from nanobot" and reply.browser.accessibleDescription() == "1 paragraph"
+    reached = []
+    for _ in range(3):
+        key(qtbot, "Tab")
+        reached.append(focused())
+    assert reply.copy_button in reached and reply.message_actions.regenerate_button in reached, reached

@@ -32,7 +32,7 @@ from nanobot_desktop.gui.settings.provider_choice import provider_patch
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.workspace_page import workspace_page
-from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
+from nanobot_desktop.gui.shell.theme import HIGH_CONTRAST_MODES, THEME_MODES, apply_theme, current_theme_mode
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -48,6 +48,8 @@ ANNOUNCEMENT_LEVELS = ("all", "important", "off")  # AppSettings.announcements
 ANNOUNCEMENT_LABELS = {"all": QT_TRANSLATE_NOOP("Settings", "Replies, approvals, errors and background tasks"),
                        "important": QT_TRANSLATE_NOOP("Settings", "Only approvals and errors"),
                        "off": QT_TRANSLATE_NOOP("Settings", "None")}
+HIGH_CONTRAST_LABELS = {"system": QT_TRANSLATE_NOOP("Settings", "When the system asks for it"),
+                        "on": QT_TRANSLATE_NOOP("Settings", "On"), "off": QT_TRANSLATE_NOOP("Settings", "Off")}
 THEME_LABELS = {"system": QT_TRANSLATE_NOOP("Settings", "Follow the system"), "light": QT_TRANSLATE_NOOP("Settings", "Light"),
                 "dark": QT_TRANSLATE_NOOP("Settings", "Dark")}
 
@@ -299,9 +301,15 @@ class SettingsDialog(QDialog):
         for level in ANNOUNCEMENT_LEVELS:
             self.announcements_combo.addItem(translate("Settings", ANNOUNCEMENT_LABELS[level]), level)
         self.announcements_combo.setCurrentIndex(max(0, self.announcements_combo.findData(desktop.announcements)))
+        self.high_contrast_combo = QComboBox(page)
+        for choice in HIGH_CONTRAST_MODES:
+            self.high_contrast_combo.addItem(translate("Settings", HIGH_CONTRAST_LABELS[choice]), choice)
+        self.high_contrast_combo.setCurrentIndex(max(0, self.high_contrast_combo.findData(desktop.high_contrast)))
+        form.addRow(translate("Settings", "High contrast:"), self.high_contrast_combo)
         form.addRow(translate("Settings", "Text size:"), self.text_size_combo)
         form.addRow(translate("Settings", "Screen reader announcements:"), self.announcements_combo)
         self._field("text_size", self.text_size_combo.currentData, lambda v: {"app.textSize": v})
+        self._field("high_contrast", self.high_contrast_combo.currentData, lambda v: {"app.highContrast": v})
         self._field("announcements", self.announcements_combo.currentData, lambda v: {"app.announcements": v})
         self._field("theme", self.theme_combo.currentData, lambda v: {"app.theme": v})
         self._field("language", self.language_combo.currentData, lambda v: {"app.language": v})

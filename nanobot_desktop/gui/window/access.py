@@ -22,6 +22,7 @@ from nanobot_desktop.gui.common.accessibility import focus_next_shown, takes_tab
 from nanobot_desktop.gui.common.focus_ring import FocusRings
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.text_size import apply_text_size, next_text_size
+from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
 from nanobot_desktop.gui.window.base import WindowBase
 from nanobot_desktop.gui.window.pages import CentralPages
 from nanobot_desktop.gui.window.panels import SESSIONS_DOCK
@@ -47,6 +48,8 @@ class WindowAccess(WindowBase):
             FocusRings.install(app)
             if settings.text_size != 100:
                 apply_text_size(app, settings.text_size)
+            if settings.high_contrast != "off":
+                apply_theme(app, current_theme_mode(app), settings.high_contrast)
         self.announcer = ActivityAnnouncer(self, lambda: self.current_key, settings.announcements)
         self.bridge.engine_event.connect(self.announcer.on_event)
         self.bridge.engine_event.connect(self._on_access_setting_changed)
@@ -175,6 +178,8 @@ class WindowAccess(WindowBase):
         if event.touches("app.announcements"):
             self.announcer.level = settings.announcements
         app = QApplication.instance()
+        if event.touches("app.highContrast") and isinstance(app, QApplication):
+            apply_theme(app, current_theme_mode(app), settings.high_contrast)
         if event.touches("app.textSize") and isinstance(app, QApplication):
             apply_text_size(app, settings.text_size)
             QTimer.singleShot(0, self, self._after_text_size)
