@@ -630,8 +630,16 @@
         <translation>显示从这里开始的对话的上一个版本</translation>
     </message>
     <message>
+        <source>Previous version</source>
+        <translation>上一个版本</translation>
+    </message>
+    <message>
         <source>Show the next version of the conversation from here</source>
         <translation>显示从这里开始的对话的下一个版本</translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation>下一个版本</translation>
     </message>
     <message>
         <source>Version {position} of {count} of the conversation from this message</source>
@@ -952,12 +960,24 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <translation>上一个匹配（Shift+Enter）</translation>
     </message>
     <message>
+        <source>Previous match</source>
+        <translation>上一个匹配</translation>
+    </message>
+    <message>
         <source>Next match (Enter)</source>
         <translation>下一个匹配（Enter）</translation>
     </message>
     <message>
+        <source>Next match</source>
+        <translation>下一个匹配</translation>
+    </message>
+    <message>
         <source>Close (Esc)</source>
         <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Close find</source>
+        <translation>关闭查找</translation>
     </message>
     <message>
         <source>No matches</source>

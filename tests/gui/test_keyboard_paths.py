@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QKeySequence
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
 
 from nanobot_desktop.gui.chat.model import ApprovalCard
 from nanobot_desktop.gui.common.text_size import TEXT_SIZES
@@ -145,6 +145,13 @@ def test_every_focusable_widget_has_an_accessible_name(qtbot, open_window):
             if interface is not None and not interface.text(QAccessible.Text.Name).strip():
                 missing.append(f"{type(widget).__name__} {widget.objectName()!r}")
     assert not missing, missing
+    # Buttons shown only now and then (a notice's dismiss, the find bar, a branch switcher) as well:
+    # a glyph ("✕", "‹", "▲") is not a name a screen reader can say.
+    glyph_named = [f"{type(b).__name__} {QAccessible.queryAccessibleInterface(b).text(QAccessible.Text.Name)!r}"
+                   for b in window.findChildren(QAbstractButton)
+                   if b.focusPolicy() != Qt.FocusPolicy.NoFocus and QAccessible.queryAccessibleInterface(b) is not None
+                   and not any(c.isalnum() for c in QAccessible.queryAccessibleInterface(b).text(QAccessible.Text.Name))]
+    assert not glyph_named, glyph_named
 
 
 def test_help_lists_every_shortcut_of_the_registry_and_filters(qtbot, open_window):
