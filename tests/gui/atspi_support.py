@@ -104,7 +104,7 @@ class AtspiDesktop:
         return list(data["objects"])
 
     def wait_tree(self, condition: Callable[[list[dict[str, Any]]], bool], what: str,
-                  timeout: float = 15) -> list[dict[str, Any]]:
+                  timeout: float = 30) -> list[dict[str, Any]]:
         found: list[list[dict[str, Any]]] = []
 
         def check() -> bool:
@@ -130,7 +130,9 @@ class Listener:
         assert ready == "READY", f"the listener did not start: {ready!r} {self.process.stderr.read() if self.process.stderr else ''}"
 
     def heard(self) -> list[str]:
-        """Every announcement's text, once the listener has stopped."""
+        """Every announcement's text heard so far (the listener is stopped: it prints each at once)."""
+        if self.process.poll() is None:
+            self.process.terminate()
         out, _err = self.process.communicate(timeout=60)
         return [json.loads(line)["text"] for line in out.splitlines() if line.startswith("{")]
 

@@ -44,7 +44,7 @@ def test_every_focusable_object_is_named_and_the_agent_is_heard(desktop, fake_op
 
     # A conversation, typed and sent with keys; a screen reader hears the reply start and finish.
     fake_openai.add_text("Here is the plan.\n\nFirst, check.\n\n```\necho hi\n```\n", chunk_size=5)
-    listener = desktop.listen(12)
+    listener = desktop.listen(300)  # stopped once both announcements are due
     desktop.type("Plan my day")
     desktop.keys("Return")
     objects = desktop.wait_tree(lambda tree: any(o["name"] == "Reply from nanobot" for o in tree), "the reply")
