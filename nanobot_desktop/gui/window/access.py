@@ -15,19 +15,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QChildEvent, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QTabBar, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
-from nanobot_desktop.gui.common.accessibility import focus_next_shown, takes_tab_focus
-from nanobot_desktop.gui.common.focus_ring import FocusRings
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.text_size import apply_text_size, next_text_size
-from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
 from nanobot_desktop.gui.window.base import WindowBase
 from nanobot_desktop.gui.window.pages import CentralPages
 from nanobot_desktop.gui.window.panels import SESSIONS_DOCK
 
 if TYPE_CHECKING:  # the announcer hears engine events: loaded with the engine, after the first paint
+    from PySide6.QtCore import QChildEvent
+
     from nanobot_desktop.gui.common.announcements import ActivityAnnouncer
 
 
@@ -40,7 +39,10 @@ class WindowAccess(WindowBase):
 
     def _init_access(self) -> None:
         """Call from attach_engine, once the chat, the composer and the bridge exist."""
+        # Loaded here, after the frame has painted (their Qt types cost start-up time otherwise).
         from nanobot_desktop.gui.common.announcements import ActivityAnnouncer
+        from nanobot_desktop.gui.common.focus_ring import FocusRings
+        from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
 
         settings = self.engine.app_settings
         app = QApplication.instance()
@@ -83,11 +85,15 @@ class WindowAccess(WindowBase):
     def _tidy_dock_tab_bars(self) -> None:
         """Only a dock tab bar with tabs takes focus (Qt names a tab bar by its current tab: an empty
         one has no name to give)."""
+        from PySide6.QtWidgets import QTabBar
+
         self._tab_bar_check_pending = False
         for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
             bar.setFocusPolicy(Qt.FocusPolicy.TabFocus if bar.count() else Qt.FocusPolicy.NoFocus)
 
     def focusNextPrevChild(self, forward: bool) -> bool:  # noqa: N802 - Qt override: Tab and Shift+Tab
+        from nanobot_desktop.gui.common.accessibility import focus_next_shown
+
         return focus_next_shown(self, forward) or super().focusNextPrevChild(forward)
 
     # --- regions (F6) ------------------------------------------------------------------------------
@@ -116,6 +122,8 @@ class WindowAccess(WindowBase):
 
     def _focus_region(self, region: QWidget) -> bool:
         """Focus `region`'s main control: the composer for the chat, else its first on-screen one."""
+        from nanobot_desktop.gui.common.accessibility import takes_tab_focus
+
         composer = getattr(self, "composer", None)
         if region is self.pages and composer is not None and region.isAncestorOf(composer.edit) \
                 and not composer.edit.visibleRegion().isEmpty():
@@ -174,6 +182,8 @@ class WindowAccess(WindowBase):
 
         if not isinstance(event, ConfigChanged):
             return
+        from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+
         settings = self.engine.app_settings
         if event.touches("app.announcements"):
             self.announcer.level = settings.announcements
