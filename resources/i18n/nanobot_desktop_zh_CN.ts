@@ -1358,6 +1358,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <translation>{name}：{status}，用时 {duration}</translation>
     </message>
     <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>

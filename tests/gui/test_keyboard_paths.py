@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QKeySequence
-from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
+from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QApplication, QWidget
 
 from nanobot_desktop.gui.chat.model import ApprovalCard
 from nanobot_desktop.gui.common.text_size import TEXT_SIZES
@@ -152,6 +152,18 @@ def test_every_focusable_widget_has_an_accessible_name(qtbot, open_window):
                    if b.focusPolicy() != Qt.FocusPolicy.NoFocus and QAccessible.queryAccessibleInterface(b) is not None
                    and not any(c.isalnum() for c in QAccessible.queryAccessibleInterface(b).text(QAccessible.Text.Name))]
     assert not glyph_named, glyph_named
+    # Tables and trees say what each column is, also a column that shows only marks or check boxes.
+    unnamed_headers = []
+    for view in window.findChildren(QAbstractItemView):
+        interface = QAccessible.queryAccessibleInterface(view)
+        if view.model() is None or interface is None:
+            continue
+        for index in range(interface.childCount()):
+            child = interface.child(index)
+            if child is not None and child.role() == QAccessible.Role.ColumnHeader \
+                    and not child.text(QAccessible.Text.Name).strip():
+                unnamed_headers.append(f"{type(view).__name__} {view.objectName()!r} column {index}")
+    assert not unnamed_headers, unnamed_headers
 
 
 def test_help_lists_every_shortcut_of_the_registry_and_filters(qtbot, open_window):

@@ -330,6 +330,9 @@ class TimelineModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
                 and 0 <= section < len(COLUMNS):
             return translate("Inspector", COLUMNS[section]) if COLUMNS[section] else ""
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.AccessibleTextRole \
+                and section == STATUS_COLUMN:
+            return translate("Inspector", "Status")  # the column shows only marks: its header has no text
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
