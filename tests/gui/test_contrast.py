@@ -99,3 +99,15 @@ def test_high_contrast_follows_the_system_only_when_asked(qapp, monkeypatch):
         theme.apply_theme(qapp, "system", "off")
         qapp.setStyle(style)
         qapp.setPalette(palette)
+
+
+@pytest.mark.parametrize("theme", PALETTES)
+def test_the_inspectors_status_marks_stand_out_from_the_base(qapp, theme):
+    """A call's status is a coloured mark (its words are in the tooltip and for screen readers):
+    essential graphics need 3:1 against what they are drawn on."""
+    from nanobot_desktop.gui.inspector.model import _STATUS_COLORS
+
+    base = PALETTES[theme]().color(R.Base)
+    failing = {status: round(contrast_ratio(QColor(color), base), 2) for status, color in _STATUS_COLORS.items()
+               if contrast_ratio(QColor(color), base) < 3.0}
+    assert not failing, failing

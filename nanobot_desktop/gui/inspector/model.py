@@ -55,7 +55,7 @@ STATUS_COLUMN, NAME_COLUMN, SUMMARY_COLUMN, TIME_COLUMN = range(4)
 
 # Fixed hues that read on light and dark backgrounds alike.
 _STATUS_COLORS = {
-    "running": "#3b82f6", "awaiting approval": "#d9a400", "ok": "#2ea043", "error": "#e5534b",
+    "running": "#3b82f6", "awaiting approval": "#b58900", "ok": "#2ea043", "error": "#e5534b",
     "denied": "#d97706", "cancelled": "#8b8b8b",
 }
 _icons: dict[tuple[str, str], QIcon] = {}
