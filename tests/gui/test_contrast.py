@@ -95,6 +95,11 @@ def test_high_contrast_follows_the_system_only_when_asked(qapp, monkeypatch):
         system_wants[0] = False
         theme.apply_theme(qapp, "light", "system")
         assert qapp.palette().color(R.Window) == QColor("#efefef")
+        key = qapp.palette().cacheKey()
+        theme.set_high_contrast(qapp, "off")  # the outcome is the same: the palette is left alone
+        assert qapp.palette().cacheKey() == key
+        theme.set_high_contrast(qapp, "on")
+        assert qapp.palette().color(R.Window) == QColor("#ffffff")
     finally:
         theme.apply_theme(qapp, "system", "off")
         qapp.setStyle(style)

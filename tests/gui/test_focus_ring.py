@@ -22,7 +22,7 @@ def look_restored(qapp):
     style, palette, font, mode = qapp.style().name(), qapp.palette(), qapp.font(), current_theme_mode(qapp)
     yield
     qapp.setFont(font)
-    apply_theme(qapp, mode)
+    apply_theme(qapp, mode, "off")
     qapp.setStyle(style)
     qapp.setPalette(palette)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QApplication, QWidget
@@ -37,7 +39,20 @@ def focused() -> QWidget | None:
     return QApplication.focusWidget()
 
 
-def test_keyboard_only_walk(qtbot, open_window, fake_openai, tmp_path):
+@pytest.fixture
+def look_restored(qapp):
+    """The walk changes the theme of the one application every test shares: put it back."""
+    from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+
+    style, palette, font, mode = qapp.style().name(), qapp.palette(), qapp.font(), current_theme_mode(qapp)
+    yield
+    qapp.setFont(font)
+    apply_theme(qapp, mode, "off")
+    qapp.setStyle(style)
+    qapp.setPalette(palette)
+
+
+def test_keyboard_only_walk(qtbot, open_window, fake_openai, tmp_path, look_restored):
     window = open_window()
     window.activateWindow()
     qtbot.waitUntil(lambda: focused() is window.composer.edit, timeout=WAIT_MS)

@@ -188,6 +188,22 @@ def apply_theme(app: QApplication, mode: str, high_contrast: str | None = None) 
     log.debug("theme %s applied (dark=%s, high contrast=%s)", mode, dark, contrast)
 
 
+def set_high_contrast(app: QApplication, choice: str) -> None:
+    """Remember the high-contrast choice; the palette changes only when the outcome does (a window
+    opening with "system" on a system without the preference repaints nothing)."""
+    if choice not in HIGH_CONTRAST_MODES:
+        raise ValueError(f"unknown high-contrast choice {choice!r}; expected one of {', '.join(HIGH_CONTRAST_MODES)}")
+    watcher = app.findChild(_SchemeWatcher, _WATCHER_NAME)
+    if watcher is None:  # no theme applied yet (the app applies one before its window): only "on" needs one
+        if choice == "on":
+            apply_theme(app, "system", choice)
+        return
+    before = watcher.wants_high_contrast()
+    watcher.high_contrast = choice
+    if watcher.wants_high_contrast() != before:
+        _set_palette(app, dark=watcher.dark, high_contrast=not before)
+
+
 def current_theme_mode(app: QApplication) -> str:
     watcher = app.findChild(_SchemeWatcher, _WATCHER_NAME)
     return watcher.mode if watcher is not None else "system"

@@ -42,7 +42,7 @@ class WindowAccess(WindowBase):
         # Loaded here, after the frame has painted (their Qt types cost start-up time otherwise).
         from nanobot_desktop.gui.common.announcements import ActivityAnnouncer
         from nanobot_desktop.gui.common.focus_ring import FocusRings
-        from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+        from nanobot_desktop.gui.shell.theme import set_high_contrast
 
         settings = self.engine.app_settings
         app = QApplication.instance()
@@ -50,8 +50,7 @@ class WindowAccess(WindowBase):
             FocusRings.install(app)
             if settings.text_size != 100:
                 apply_text_size(app, settings.text_size)
-            if settings.high_contrast != "off":
-                apply_theme(app, current_theme_mode(app), settings.high_contrast)
+            set_high_contrast(app, settings.high_contrast)
         self.announcer = ActivityAnnouncer(self, lambda: self.current_key, settings.announcements)
         self.bridge.engine_event.connect(self.announcer.on_event)
         self.bridge.engine_event.connect(self._on_access_setting_changed)
@@ -182,14 +181,14 @@ class WindowAccess(WindowBase):
 
         if not isinstance(event, ConfigChanged):
             return
-        from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+        from nanobot_desktop.gui.shell.theme import set_high_contrast
 
         settings = self.engine.app_settings
         if event.touches("app.announcements"):
             self.announcer.level = settings.announcements
         app = QApplication.instance()
         if event.touches("app.highContrast") and isinstance(app, QApplication):
-            apply_theme(app, current_theme_mode(app), settings.high_contrast)
+            set_high_contrast(app, settings.high_contrast)
         if event.touches("app.textSize") and isinstance(app, QApplication):
             apply_text_size(app, settings.text_size)
             QTimer.singleShot(0, self, self._after_text_size)
