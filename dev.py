@@ -41,6 +41,8 @@ TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "tr
                         "haskell-status-notifier-item-utils", "haskell-gtk-sni-tray-utils",
                         # Chinese glyphs for the zh_CN screenshots and layout checks under Xvfb
                         "fonts-wqy-microhei",
+                        # the accessibility bus and a client reading it as Orca does (tests/gui/test_atspi.py)
+                        "at-spi2-core", "python3-pyatspi", "dbus-x11",
                         # two real sync engines for the synced-workspace tests (heavy)
                         "syncthing"]
 PYTEST_NO_TESTS_COLLECTED = 5
@@ -132,10 +134,11 @@ def ensure_venv(extras: str) -> Path:
 
 
 def ensure_test_debian_packages() -> None:
-    """Install Xvfb, a tray host, xdotool and a CJK font when we can (root on Debian); otherwise those tests skip."""
+    """Install Xvfb, a tray host, xdotool, a CJK font and the AT-SPI bus when we can (root on Debian); otherwise those tests skip."""
     cjk_font = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
-    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth", "syncthing")) and (
-            os.name != "posix" or sys.platform == "darwin" or cjk_font.exists()):
+    atspi_ready = Path("/usr/libexec/at-spi-bus-launcher").exists() and Path("/usr/lib/python3/dist-packages/pyatspi").exists()
+    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth", "dbus-launch", "syncthing")) and (
+            os.name != "posix" or sys.platform == "darwin" or (cjk_font.exists() and atspi_ready)):
         return
     if os.name != "posix" or not shutil.which("apt-get") or os.geteuid() != 0:
         _say("Xvfb/trayer/xdotool are missing and cannot be installed here: the real-window tests will be skipped")

@@ -2,6 +2,65 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Accessibility</name>
+    <message>
+        <source>%n paragraph(s)</source>
+        <translation>%n 段</translation>
+    </message>
+    <message>
+        <source>%n code block(s)</source>
+        <translation>%n 个代码块</translation>
+    </message>
+    <message>
+        <source>nanobot is replying</source>
+        <translation>nanobot 正在回复</translation>
+    </message>
+    <message>
+        <source>%n word(s)</source>
+        <translation>%n 个词</translation>
+    </message>
+    <message>
+        <source>Reply finished: {shape}, {words}</source>
+        <translation>回复完成：{shape}，{words}</translation>
+    </message>
+    <message>
+        <source>The reply failed: {error}</source>
+        <translation>回复失败：{error}</translation>
+    </message>
+    <message>
+        <source>Approval needed: nanobot wants to run the tool “{tool}”. Press Ctrl+Shift+A to answer.</source>
+        <translation>需要批准：nanobot 想运行工具“{tool}”。按 Ctrl+Shift+A 回答。</translation>
+    </message>
+    <message>
+        <source>Approval needed: {title}</source>
+        <translation>需要批准：{title}</translation>
+    </message>
+    <message>
+        <source>Background task “{label}” finished: {status}</source>
+        <translation>后台任务“{label}”已结束：{status}</translation>
+    </message>
+    <message>
+        <source>Scheduled task “{name}” finished: {status}</source>
+        <translation>定时任务“{name}”已结束：{status}</translation>
+    </message>
+    <message>
+        <source>Heartbeat finished: {outcome}</source>
+        <translation>心跳已结束：{outcome}</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>No approval is waiting.</source>
+        <translation>没有等待中的批准。</translation>
+    </message>
+</context>
+<context>
     <name>Actions</name>
     <message>
         <source>&amp;New chat</source>
@@ -140,6 +199,62 @@
         <translation>版本和许可证</translation>
     </message>
     <message>
+        <source>Go to waiting &amp;approval</source>
+        <translation>转到等待中的批准(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Focus the approval the agent is waiting for; then A allows once, W always allows, D denies (with the reason typed), R types a reason</source>
+        <translation>聚焦代理正在等待的批准；然后按 A 允许一次，W 始终允许，D 拒绝（附上已输入的理由），R 输入理由</translation>
+    </message>
+    <message>
+        <source>Next &amp;region</source>
+        <translation>下一个区域(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Move focus to the next part of the window: sessions, chat, panels (F6)</source>
+        <translation>把焦点移到窗口的下一部分：会话、对话、面板（F6）</translation>
+    </message>
+    <message>
+        <source>Previous re&amp;gion</source>
+        <translation>上一个区域(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Move focus to the previous part of the window (Shift+F6)</source>
+        <translation>把焦点移到窗口的上一部分（Shift+F6）</translation>
+    </message>
+    <message>
+        <source>&amp;Larger text</source>
+        <translation>放大文字(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Make all text larger (Ctrl++)</source>
+        <translation>放大所有文字（Ctrl++）</translation>
+    </message>
+    <message>
+        <source>S&amp;maller text</source>
+        <translation>缩小文字(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Make all text smaller (Ctrl+-)</source>
+        <translation>缩小所有文字（Ctrl+-）</translation>
+    </message>
+    <message>
+        <source>&amp;Default text size</source>
+        <translation>默认文字大小(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Text at the system&apos;s size (Ctrl+0)</source>
+        <translation>文字恢复为系统大小（Ctrl+0）</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Every shortcut of the app, searchable (Ctrl+/)</source>
+        <translation>应用的所有快捷键，可搜索（Ctrl+/）</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -259,6 +374,10 @@
         <translation>参数</translation>
     </message>
     <message>
+        <source>Reason for denying</source>
+        <translation>拒绝的理由</translation>
+    </message>
+    <message>
         <source>Reason for denying (optional)</source>
         <translation>拒绝的理由（可选）</translation>
     </message>
@@ -281,6 +400,14 @@
     <message>
         <source>Without a sandbox, every command is asked for</source>
         <translation>没有沙箱时，每条命令都会先询问</translation>
+    </message>
+    <message>
+        <source>Show or hide what this approval was about</source>
+        <translation>显示或隐藏这次批准的内容</translation>
+    </message>
+    <message>
+        <source>Keys: A allow once, W always allow, D deny, R type a reason for denying.</source>
+        <translation>按键：A 允许一次，W 始终允许，D 拒绝，R 输入拒绝的理由。</translation>
     </message>
     <message>
         <source>Hide arguments</source>
@@ -311,6 +438,10 @@
         <translation>显示详情 ▾</translation>
     </message>
     <message>
+        <source>Approval needed: {question}</source>
+        <translation>需要批准：{question}</translation>
+    </message>
+    <message>
         <source>start a new conversation (memory is updated first)</source>
         <translation>开始新对话（先更新记忆）</translation>
     </message>
@@ -321,6 +452,10 @@
     <message>
         <source>list the commands</source>
         <translation>列出所有命令</translation>
+    </message>
+    <message>
+        <source>Message to nanobot</source>
+        <translation>发给 nanobot 的消息</translation>
     </message>
     <message>
         <source>Message nanobot…   (/ for commands)</source>
@@ -519,6 +654,14 @@
         <translation>再次把这条回复写入会话文件（请先释放空间）</translation>
     </message>
     <message>
+        <source>Reply from nanobot, being written</source>
+        <translation>nanobot 的回复，正在生成</translation>
+    </message>
+    <message>
+        <source>Reply from nanobot</source>
+        <translation>nanobot 的回复</translation>
+    </message>
+    <message>
         <source>Writing…</source>
         <translation>正在输出…</translation>
     </message>
@@ -539,8 +682,16 @@
         <translation>显示从这里开始的对话的上一个版本</translation>
     </message>
     <message>
+        <source>Previous version</source>
+        <translation>上一个版本</translation>
+    </message>
+    <message>
         <source>Show the next version of the conversation from here</source>
         <translation>显示从这里开始的对话的下一个版本</translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation>下一个版本</translation>
     </message>
     <message>
         <source>Version {position} of {count} of the conversation from this message</source>
@@ -631,6 +782,10 @@ Enter sends · Shift+Enter adds a line · / for commands · drop or paste files 
 Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和图片即可附加</translation>
     </message>
     <message>
+        <source>Conversation</source>
+        <translation>对话内容</translation>
+    </message>
+    <message>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
@@ -665,6 +820,14 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>{tool}: {status} — click to open in the inspector</source>
         <translation>{tool}：{status} —— 点击在检查器中打开</translation>
+    </message>
+    <message>
+        <source>Tool call {tool}: {status}</source>
+        <translation>工具调用 {tool}：{status}</translation>
+    </message>
+    <message>
+        <source>{summary}. Enter opens it in the inspector.</source>
+        <translation>{summary}。按 Enter 在检查器中打开。</translation>
     </message>
     <message>
         <source>Details</source>
@@ -881,12 +1044,24 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <translation>上一个匹配（Shift+Enter）</translation>
     </message>
     <message>
+        <source>Previous match</source>
+        <translation>上一个匹配</translation>
+    </message>
+    <message>
         <source>Next match (Enter)</source>
         <translation>下一个匹配（Enter）</translation>
     </message>
     <message>
+        <source>Next match</source>
+        <translation>下一个匹配</translation>
+    </message>
+    <message>
         <source>Close (Esc)</source>
         <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Close find</source>
+        <translation>关闭查找</translation>
     </message>
     <message>
         <source>No matches</source>
@@ -919,6 +1094,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Save (Ctrl+S)</source>
         <translation>保存（Ctrl+S）</translation>
+    </message>
+    <message>
+        <source>File contents</source>
+        <translation>文件内容</translation>
     </message>
     <message>
         <source>Too large to preview ({size}).</source>
@@ -1263,6 +1442,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <translation>{name}：{status}，用时 {duration}</translation>
     </message>
     <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
@@ -1337,6 +1520,18 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Turns of this session since the app started; the newest follows new turns</source>
         <translation>本次启动以来此会话的轮次；最新的一项会跟随新轮次</translation>
+    </message>
+    <message>
+        <source>Turn summary</source>
+        <translation>轮次摘要</translation>
+    </message>
+    <message>
+        <source>Calls of the turn</source>
+        <translation>本轮的调用</translation>
+    </message>
+    <message>
+        <source>Model and tool calls in order; select one to see its details</source>
+        <translation>按顺序列出的模型和工具调用；选择一项查看详情</translation>
     </message>
     <message>
         <source>No turns yet</source>
@@ -2116,6 +2311,10 @@ The calls of its next turn will appear here.</source>
         <translation>“{title}”页面（{shortcut}）</translation>
     </message>
     <message>
+        <source>Chat and pages</source>
+        <translation>对话和页面</translation>
+    </message>
+    <message>
         <source>Chat</source>
         <translation>对话</translation>
     </message>
@@ -2549,6 +2748,18 @@ updated {when} · {file}</source>
         <translation>搜索会话（Ctrl+K）</translation>
     </message>
     <message>
+        <source>Search sessions</source>
+        <translation>搜索会话</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>Enter opens a session; F2 renames, Delete moves it to the trash</source>
+        <translation>按 Enter 打开会话；F2 重命名，Delete 移到回收站</translation>
+    </message>
+    <message>
         <source>Could not list the sessions in {folder} ({reason}). Check that the folder exists and can be read.</source>
         <translation>无法列出 {folder} 中的会话（{reason}）。请检查该文件夹是否存在且可读。</translation>
     </message>
@@ -2696,6 +2907,30 @@ updated {when} · {file}</source>
         <translation>先询问</translation>
     </message>
     <message>
+        <source>Replies, approvals, errors and background tasks</source>
+        <translation>回复、批准、错误和后台任务</translation>
+    </message>
+    <message>
+        <source>Only approvals and errors</source>
+        <translation>仅批准和错误</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>不播报</translation>
+    </message>
+    <message>
+        <source>When the system asks for it</source>
+        <translation>系统要求时</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
@@ -2734,6 +2969,10 @@ updated {when} · {file}</source>
     <message>
         <source>Workspace</source>
         <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Settings pages</source>
+        <translation>设置页面</translation>
     </message>
     <message>
         <source>The OpenAI-compatible endpoint the agent talks to. Pick a preset, paste the key, then choose a model from the endpoint&apos;s list.</source>
@@ -2790,6 +3029,10 @@ updated {when} · {file}</source>
     <message>
         <source>Wait when a reply stalls:</source>
         <translation>回复停滞时等待：</translation>
+    </message>
+    <message>
+        <source>Tool approvals</source>
+        <translation>工具批准</translation>
     </message>
     <message>
         <source>Tool</source>
@@ -2864,6 +3107,22 @@ updated {when} · {file}</source>
         <translation>语言：</translation>
     </message>
     <message>
+        <source>The size of all text (Ctrl++ and Ctrl+- change it too)</source>
+        <translation>所有文字的大小（也可用 Ctrl++ 和 Ctrl+- 调整）</translation>
+    </message>
+    <message>
+        <source>High contrast:</source>
+        <translation>高对比度：</translation>
+    </message>
+    <message>
+        <source>Text size:</source>
+        <translation>文字大小：</translation>
+    </message>
+    <message>
+        <source>Screen reader announcements:</source>
+        <translation>屏幕阅读器播报：</translation>
+    </message>
+    <message>
         <source>Fix the problems shown on the Provider page before saving.</source>
         <translation>请先修正“服务商”页面上显示的问题，再保存。</translation>
     </message>
@@ -2924,6 +3183,10 @@ updated {when} · {file}</source>
         <translation>{entry} 提供 {model}（按模型名称选择），在本应用和 nanobot CLI 中都是如此。</translation>
     </message>
     <message>
+        <source>Connection status</source>
+        <translation>连接状态</translation>
+    </message>
+    <message>
         <source>Show</source>
         <translation>显示</translation>
     </message>
@@ -2934,6 +3197,10 @@ updated {when} · {file}</source>
     <message>
         <source>Model id, e.g. gpt-4.1-mini</source>
         <translation>模型 ID，例如 gpt-4.1-mini</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
     </message>
     <message>
         <source>Refresh models</source>
@@ -3173,6 +3440,33 @@ updated {when} · {file}</source>
     </message>
 </context>
 <context>
+    <name>Shortcuts</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Search shortcuts (an action or a key)</source>
+        <translation>搜索快捷键（操作或按键）</translation>
+    </message>
+    <message>
+        <source>Search shortcuts</source>
+        <translation>搜索快捷键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>What it does</source>
+        <translation>作用</translation>
+    </message>
+</context>
+<context>
     <name>Skills</name>
     <message>
         <source>Broken: {error}</source>
@@ -3221,6 +3515,14 @@ updated {when} · {file}</source>
     <message>
         <source>Always on</source>
         <translation>始终启用</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Not always on</source>
+        <translation>非始终启用</translation>
     </message>
     <message>
         <source>Enabled: the agent is told about this skill</source>
@@ -3835,8 +4137,16 @@ nanobot 个人 AI 代理的桌面应用。
         <translation>身份（存在时读取，与旧版 nanobot 相同）</translation>
     </message>
     <message>
+        <source>Workspace files</source>
+        <translation>工作区文件</translation>
+    </message>
+    <message>
         <source>Select a file to edit it.</source>
         <translation>选择一个文件进行编辑。</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
     </message>
     <message>
         <source>Files</source>

@@ -31,7 +31,7 @@ def test_no_module_of_the_gui_but_the_design_module_writes_a_colour():
 
 def test_the_palettes_are_the_design_modules_colours():
     light, dark = light_palette(), dark_palette()
-    for name, (normal, _disabled) in design.QPALETTE_LIGHT.items():
+    for name, (normal, _disabled) in {**design.QPALETTE_LIGHT, **design.QPALETTE_LIGHT_CONTRAST_FIXES}.items():
         assert light.color(getattr(QPalette.ColorRole, name)) == QColor(normal), name
     for name, color in design.QPALETTE_DARK.items():
         assert dark.color(getattr(QPalette.ColorRole, name)).name() == color, name

@@ -223,6 +223,11 @@ class AppSettings(_Base):
     close_to_tray: bool = True
     start_at_login: bool = False
     notifications: bool = True
+    # Accessibility (README "Accessibility"): the UI's text size in percent of the system font, what is
+    # announced to screen readers, and a high-contrast palette ("system" follows the OS's preference).
+    text_size: int = Field(default=100, ge=50, le=250)
+    announcements: Literal["all", "important", "off"] = "all"
+    high_contrast: Literal["system", "on", "off"] = "system"
     tool_approval: dict[str, ApprovalPolicy] = Field(default_factory=dict)  # unset means "allow"
     disabled_skills: list[str] = Field(default_factory=list)
     local_servers: dict[str, LocalServer] = Field(default_factory=dict)  # provider entry -> what it is

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
 
 from nanobot_desktop.engine import (DEFAULT_MISSED_RULE, MISSED_RULE_WORDS, BackgroundOwnerChanged, CronJobRan,
                                     describe_schedule, is_system_job)
+from nanobot_desktop.gui.common.accessibility import help_text
 from nanobot_desktop.gui.background.cron_form import EVERY_UNITS, MISSED_RULE_LABELS, CronJobForm
 from nanobot_desktop.gui.background.cron_model import (CronJobsModel, error_message, last_status_text,
                                                        next_run_text, run_line)
@@ -105,7 +106,7 @@ class CronView(BackgroundPanel):
         self.empty_label = QLabel(translate("Scheduled", "No scheduled jobs. Add one here, or ask the agent "
                                             "(“remind me every morning at 9 to …”)."))
         self.empty_label.setWordWrap(True)
-        self.empty_label.setEnabled(False)
+        help_text(self.empty_label)
         if DEFAULT_MISSED_RULE == "run_once":
             missed = translate("Scheduled", "Times are in this computer's time zone. Runs missed while the app was closed "
                                "or the computer slept are listed in the job's history; by default the job then runs "
@@ -117,7 +118,7 @@ class CronView(BackgroundPanel):
         self.missed_label = QLabel(missed)
         self.missed_label.setObjectName("cronMissedDefault")
         self.missed_label.setWordWrap(True)
-        self.missed_label.setEnabled(False)
+        help_text(self.missed_label)
 
         self.form = CronJobForm()
         self.form.submitted.connect(self.submit_form)

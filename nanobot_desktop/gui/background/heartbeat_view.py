@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlain
 
 from nanobot_desktop.engine import (SKIP_WORDS, BackgroundApprovalPending, BackgroundApprovalResolved,
                                     BackgroundOwnerChanged, ConfigChanged, HeartbeatDecided, HeartbeatRan, analyse)
+from nanobot_desktop.gui.common.accessibility import help_text
 from nanobot_desktop.gui.background.formatting import (error_color, format_clock, format_duration,
                                                        format_local_time, ok_color)
 from nanobot_desktop.gui.background.heartbeat_model import (HeartbeatTimelineModel, Index, TickDelegate,
@@ -167,7 +168,7 @@ class HeartbeatView(BackgroundPanel):
         self.timeline.selectionModel().currentChanged.connect(self._show_details)
         self.empty_label = QLabel(translate("Heartbeat", "No heartbeat yet this session. “Run now” checks HEARTBEAT.md at once."))
         self.empty_label.setWordWrap(True)
-        self.empty_label.setEnabled(False)
+        help_text(self.empty_label)
 
         self.details = QPlainTextEdit()
         self.details.setObjectName("heartbeatDetails")

@@ -16,6 +16,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (QApplication, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
 from nanobot_desktop.engine import SubagentFinished, SubagentStarted
+from nanobot_desktop.gui.common.accessibility import help_text
 from nanobot_desktop.gui.background.formatting import error_color, format_clock, format_duration, ok_color
 from nanobot_desktop.gui.background.panel import BackgroundPanel
 from nanobot_desktop.gui.common.i18n import translate
@@ -160,7 +161,7 @@ class SubagentsView(BackgroundPanel):
         self.empty_label = QLabel(translate("Subagents", "No subagents yet. The agent starts one with the spawn tool for "
                                             "long background work; it shows up here while it runs."))
         self.empty_label.setWordWrap(True)
-        self.empty_label.setEnabled(False)
+        help_text(self.empty_label)
         self.transcript = QPlainTextEdit()
         self.transcript.setObjectName("subagentTranscript")
         self.transcript.setReadOnly(True)

@@ -75,6 +75,11 @@ class ApprovalCards:
         """Call ids of approval cards waiting for an answer (in `key`, or anywhere)."""
         return [call_id for call_id, (_f, session) in self._pending.items() if key is None or session == key]
 
+    def session_of(self, call_id: str) -> str:
+        """The session whose chat holds the waiting approval `call_id` ("" when none waits)."""
+        entry = self._pending.get(call_id)
+        return entry[1] if entry is not None else ""
+
     def deny_all(self) -> None:
         """At shutdown: every waiting approval is answered Deny."""
         for future, _key in list(self._pending.values()):

@@ -231,5 +231,6 @@ class AttachmentChip(QFrame):
         self.remove_button.setText("✕")
         self.remove_button.setAutoRaise(True)
         self.remove_button.setToolTip(translate("Chat", "Remove this attachment"))
+        self.remove_button.setAccessibleName(self.remove_button.toolTip())  # "✕" is no name for a screen reader
         self.remove_button.clicked.connect(lambda: self.removed.emit(self.attachment))
         layout.addWidget(self.remove_button)

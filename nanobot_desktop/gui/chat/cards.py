@@ -12,12 +12,13 @@ sit behind *Show arguments*; everything is still there, never truncated.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextEdit, QToolButton, QVBoxLayout,
+from PySide6.QtGui import QFont, QKeyEvent
+from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextEdit, QToolButton, QVBoxLayout,
                                QWidget)
 
 from nanobot_desktop.engine import exec_allow_possible
 from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.accessibility import name
 from nanobot_desktop.gui.common.engine_words import sandbox_line
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.model import ApprovalCard, summarize_arguments
@@ -31,8 +32,16 @@ ANSWER_LABELS = {"allow_once": QT_TRANSLATE_NOOP("Chat", "Allowed once"), "allow
 _STATE_GLYPHS = {"allowed": "✓", "denied": "⊘"}
 
 
+_ANSWER_KEYS = {Qt.Key.Key_A: "allow_once", Qt.Key.Key_W: "allow_always", Qt.Key.Key_D: "deny"}
+
+
 class ApprovalCardWidget(ItemWidget):
-    """Tool, command and working folder (for exec), the diff, the arguments, and the answer buttons."""
+    """Tool, command and working folder (for exec), the diff, the arguments, and the answer buttons.
+
+    For a keyboard and a screen reader the card is a named group whose name is its question; with
+    focus on it (Ctrl+Shift+A brings it there) A allows once, W always allows, D denies with the
+    reason typed, and R goes to the reason field (Enter there denies).
+    """
 
     answered = Signal(str, str, str)
     """(call_id, answer, reason) with answer in "allow_once", "allow_always", "deny"; reason only for deny."""
@@ -85,6 +94,7 @@ class ApprovalCardWidget(ItemWidget):
         if card.command is not None:
             layout.addWidget(self._caption(translate("Chat", "Command")))
             self.command_view = FitTextView(card.command, max_lines=8)
+            name(self.command_view, translate("Chat", "Command"))
             layout.addWidget(self.command_view)
             if card.working_dir:
                 self.working_dir_label = plain_label(translate("Chat", "in {folder}").format(folder=card.working_dir))
@@ -101,6 +111,7 @@ class ApprovalCardWidget(ItemWidget):
         if card.diff:
             layout.addWidget(self._caption(translate("Chat", "Changes")))
             self.diff_view = FitTextView(card.diff.rstrip("\n"), max_lines=18)
+            name(self.diff_view, translate("Chat", "Changes"))
             self.diff_view.setLineWrapMode(QTextEdit.LineWrapMode.NoWrap)
             self.diff_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
             self._highlighter = DiffHighlighter(self.diff_view.document(), palette_colors(self.palette()))
@@ -119,10 +130,12 @@ class ApprovalCardWidget(ItemWidget):
         else:
             layout.addWidget(self._caption(translate("Chat", "Arguments")))
         self.arguments_view = FitTextView(card.arguments_text(), max_lines=12)
+        name(self.arguments_view, translate("Chat", "Arguments"))
         self.arguments_view.setVisible(not self._arguments_repeat)
         layout.addWidget(self.arguments_view)
 
         self.reason_edit = QLineEdit()
+        name(self.reason_edit, translate("Chat", "Reason for denying"))
         self.reason_edit.setPlaceholderText(translate("Chat", "Reason for denying (optional)"))
         self.reason_edit.setToolTip(translate("Chat", "If you deny, the agent reads this reason and can adjust its plan."))
         self.reason_edit.setClearButtonEnabled(True)
@@ -151,9 +164,31 @@ class ApprovalCardWidget(ItemWidget):
         self.state_label.setFont(state_font)
         buttons.addWidget(self.state_label)
         layout.addLayout(buttons)
+        self.details_button.setAccessibleDescription(translate("Chat", "Show or hide what this approval was about"))
+        target = card.command if card.command is not None else summarize_arguments(card.arguments, limit=200)
+        self._question = title.format(tool=card.tool, origin=card.origin)
+        self._keys_hint = translate("Chat", "Keys: A allow once, W always allow, D deny, R type a reason for denying.")
+        self._target = " ".join((target or "").split())
         self._colors = palette_colors(self.palette())
         self.apply_colors(self._colors)
         self.refresh()
+
+    def focus_answer(self) -> None:
+        """Put the keyboard on the card: its Allow once button (Enter), with the answer keys live."""
+        if self.card.state == "pending":
+            self.allow_once_button.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - the answer keys (see the class docstring)
+        modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        key = Qt.Key(event.key())
+        if self.card.state == "pending" and modifiers == Qt.KeyboardModifier.NoModifier:
+            if key in _ANSWER_KEYS and not (_ANSWER_KEYS[key] == "allow_always" and not self.allow_always_button.isEnabled()):
+                self._answer(_ANSWER_KEYS[key])
+                return
+            if key == Qt.Key.Key_R:
+                self.reason_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                return
+        super().keyPressEvent(event)
 
     @property
     def card(self) -> ApprovalCard:
@@ -200,6 +235,8 @@ class ApprovalCardWidget(ItemWidget):
     def refresh(self) -> None:
         card = self.card
         pending = card.state == "pending"
+        focus = QApplication.focusWidget()
+        had_focus = focus is not None and self.isAncestorOf(focus)
         for button in (self.allow_once_button, self.allow_always_button, self.deny_button):
             button.setVisible(pending)
         self.reason_edit.setVisible(pending)
@@ -214,6 +251,13 @@ class ApprovalCardWidget(ItemWidget):
             self.details_button.setText(translate("Chat", "Hide details ▴") if card.expanded else translate("Chat", "Show details ▾"))
             self.state_label.setText(self._answer_label())
         self.state_label.setVisible(False)  # the tool card says "waiting…"; the folded line says the answer
+        if had_focus and not pending and not self.details_button.hasFocus():
+            self.details_button.setFocus(Qt.FocusReason.OtherFocusReason)  # the keyboard stays on the answered card
+        if pending:
+            name(self.frame, translate("Chat", "Approval needed: {question}").format(question=self._question),
+                 " ".join(part for part in (self._target, self._keys_hint) if part))
+        else:
+            name(self.frame, self.summary_text(), "")
         self.apply_colors(self._colors)
 
     def apply_colors(self, colors: PaletteColors) -> None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QCompleter, QFileDialog, QHBoxLayout, QPlainTextE
 
 from nanobot_desktop.engine import atomic_write_bytes
 from PySide6.QtCore import QT_TRANSLATE_NOOP
+from nanobot_desktop.gui.common.accessibility import name
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import reason_of
 from nanobot_desktop.gui.chat.attachments import (PICKER_FILTERS, PICKER_PATTERNS, Attachment, AttachmentChip,
@@ -110,6 +111,7 @@ class Composer(QWidget):
 
         self.edit = ComposerEdit()
         self.edit.setObjectName("composer_edit")
+        name(self.edit, translate("Chat", "Message to nanobot"))
         self.edit.setPlaceholderText(translate("Chat", "Message nanobot…   (/ for commands)"))
         self.edit.setToolTip(translate("Chat", "Enter sends, Shift+Enter starts a new line, ↑ recalls the last message, "
                                                "/ lists the commands; drop or paste files and images to attach them"))

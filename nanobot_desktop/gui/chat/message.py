@@ -18,6 +18,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.common.accessibility import describe_reply, name
 from nanobot_desktop.gui.chat.message_actions import ReplyActions
 from nanobot_desktop.gui.chat.reveal import HoverReveal
 from nanobot_desktop.gui.chat.model import AssistantMessage
@@ -217,10 +218,10 @@ class AssistantWidget(ItemWidget):
         footer.addWidget(self.copy_button)
         self._final = True
         """Whether this reply ends its turn (no tool step follows): only then has it actions (set_final)."""
-        for button, name in ((self.copy_button, "copy"), (self.message_actions.regenerate_button, "regenerate")):
+        for button, icon_name in ((self.copy_button, "copy"), (self.message_actions.regenerate_button, "regenerate")):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
             button.setAccessibleName(button.text())
-            self._icon_names[button] = name
+            self._icon_names[button] = icon_name
         self.reveal = HoverReveal(self, [self.copy_button, self.message_actions.regenerate_button])
         layout.addWidget(self.reasoning_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.reasoning_label)
@@ -263,6 +264,8 @@ class AssistantWidget(ItemWidget):
         state = (message.text, message.streaming)
         if state == self._rendered_state:
             return
+        if self._rendered_state is None or self._rendered_state[1] != message.streaming:
+            self._name_for_screen_readers(message)  # on start and end, never per streamed token
         self._rendered_state = state
         final = not message.streaming
         update = self._incremental.update(message.text, final=final, budget_s=None if final else budget_s)
@@ -362,6 +365,12 @@ class AssistantWidget(ItemWidget):
         if has_reasoning and self.reasoning_label.isVisibleTo(self):
             self.reasoning_label.setText(message.reasoning)
 
+    def _name_for_screen_readers(self, message: AssistantMessage) -> None:
+        if message.streaming:
+            name(self.browser, translate("Chat", "Reply from nanobot, being written"), "")
+        else:
+            name(self.browser, translate("Chat", "Reply from nanobot"), describe_reply(message.text))
+
     def _toggle_reasoning(self, shown: bool) -> None:
         self.reasoning_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self.reasoning_label.setText(self.message.reasoning)
@@ -405,8 +414,8 @@ class AssistantWidget(ItemWidget):
     def apply_colors(self, colors: PaletteColors) -> None:
         from nanobot_desktop.gui.common.icons import icon
 
-        for button, name in self._icon_names.items():
-            button.setIcon(icon(name, self.palette()))
+        for button, icon_name in self._icon_names.items():
+            button.setIcon(icon(icon_name, self.palette()))
         for button in self.browser.copy_buttons.values():
             button.setIcon(icon("copy", self.palette()))
         set_text_color(self.reasoning_label, colors.muted)

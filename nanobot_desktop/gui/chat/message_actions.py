@@ -30,9 +30,11 @@ class ForkSwitcher(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
         self.previous_button = self._arrow("‹", translate("Chat", "Show the previous version of the conversation from here"), -1)
+        self.previous_button.setAccessibleName(translate("Chat", "Previous version"))  # "‹" is no name
         self.position_label = QLabel()
         self.position_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.next_button = self._arrow("›", translate("Chat", "Show the next version of the conversation from here"), 1)
+        self.next_button.setAccessibleName(translate("Chat", "Next version"))
         row.addWidget(self.previous_button)
         row.addWidget(self.position_label)
         row.addWidget(self.next_button)

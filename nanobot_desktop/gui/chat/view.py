@@ -23,6 +23,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from nanobot_desktop.gui.common.accessibility import name
 from nanobot_desktop.gui.chat.cards import ApprovalCardWidget
 from nanobot_desktop.gui.chat.model import (
     ApprovalCard, AssistantMessage, ChatItem, ChatModel, Notice, ToolCard, UserMessage,
@@ -113,6 +114,7 @@ class ChatView(QWidget):
         self._flush_timer.timeout.connect(lambda: self.flush_now(STREAM_STEP_BUDGET_S))
 
         self.scroll_area = QScrollArea()
+        name(self.scroll_area, translate("Chat", "Conversation"))
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -12,6 +12,8 @@ from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPen,
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.chat.images import ImageViewer, ThumbnailLabel
+
+from nanobot_desktop.gui.common.accessibility import name
 from nanobot_desktop.gui.chat.message_actions import UserActions
 from nanobot_desktop.gui.chat.model import ChatItem, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.reveal import HoverReveal
@@ -268,6 +270,8 @@ class ToolCardWidget(ItemWidget):
         else:
             self.duration_label.setText(status)
         self.setToolTip(translate("Chat", "{tool}: {status} — click to open in the inspector").format(tool=card.name, status=status))
+        name(self, translate("Chat", "Tool call {tool}: {status}").format(tool=card.name, status=self.duration_label.text()),
+             translate("Chat", "{summary}. Enter opens it in the inspector.").format(summary=card.summary))
         self._color_status()
 
     def apply_colors(self, colors: PaletteColors) -> None:

@@ -55,6 +55,7 @@ class NoticeBar(QFrame):
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
         self.close_button.setToolTip(translate("Notices", "Dismiss"))
+        self.close_button.setAccessibleName(self.close_button.toolTip())  # "✕" is no name for a screen reader
         self.close_button.clicked.connect(self.dismiss)
         layout.addWidget(self.close_button)
         self.buttons: list[QPushButton] = []

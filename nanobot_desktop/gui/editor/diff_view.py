@@ -56,6 +56,7 @@ class DiffView(QFrame):
         close = QToolButton(self)
         close.setText("✕")
         close.setToolTip(translate("Editor", "Close the comparison"))
+        close.setAccessibleName(close.toolTip())  # a glyph is no name for a screen reader
         close.clicked.connect(self.close_requested)
         header = QHBoxLayout()
         header.setContentsMargins(6, 3, 3, 0)

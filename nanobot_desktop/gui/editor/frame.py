@@ -51,9 +51,11 @@ class EditorFrame(QWidget):
         self.error_bar = MessageBar("errorBar", self)
 
         self.text_edit = CodeEdit(self)
+        self.text_edit.setAccessibleName(translate("Editor", "File contents"))
         self.text_edit.setReadOnly(True)
         self.highlighter = MarkdownHighlighter(self.text_edit.document(), dark=palette_is_dark(self.palette()))
         self.preview = QTextBrowser(self)
+        self.preview.setAccessibleName(translate("Editor", "Preview"))
         self.preview.setOpenExternalLinks(True)
         self.loading_label = QLabel("", self)
         self.loading_label.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -331,6 +331,9 @@ class TimelineModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
                 and 0 <= section < len(COLUMNS):
             return translate("Inspector", COLUMNS[section]) if COLUMNS[section] else ""
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.AccessibleTextRole \
+                and section == STATUS_COLUMN:
+            return translate("Inspector", "Status")  # the column shows only marks: its header has no text
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -355,6 +358,8 @@ class TimelineModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DecorationRole and column == STATUS_COLUMN:
             return status_icon(entry.kind, entry.status)
+        if role == Qt.ItemDataRole.AccessibleTextRole and column == STATUS_COLUMN:
+            return status_text(entry.status)  # the mark's meaning, for a screen reader
         if role == Qt.ItemDataRole.ToolTipRole:
             return _tooltip(entry)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == TIME_COLUMN:

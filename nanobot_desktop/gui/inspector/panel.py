@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QStackedWidget, QTreeView, QVBoxLayout, QWidget,
 )
 
+from nanobot_desktop.gui.common.accessibility import name
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.common.widgets import plain_label
@@ -44,8 +45,10 @@ class InspectorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()
-        top.addWidget(plain_label(translate("Inspector", "Turn"), selectable=False))
+        turn_label = plain_label(translate("Inspector", "Turn"), selectable=False)
+        top.addWidget(turn_label)
         self.turn_selector = QComboBox()
+        turn_label.setBuddy(self.turn_selector)
         self.turn_selector.setObjectName("turnSelector")
         self.turn_selector.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.turn_selector.setMinimumContentsLength(16)
@@ -55,10 +58,13 @@ class InspectorPanel(QWidget):
         layout.addLayout(top)
         self.summary_label = plain_label()
         self.summary_label.setObjectName("turnSummary")
+        name(self.summary_label, translate("Inspector", "Turn summary"))
         layout.addWidget(self.summary_label)
 
         self.timeline = QTreeView()
         self.timeline.setObjectName("inspectorTimeline")
+        name(self.timeline, translate("Inspector", "Calls of the turn"),
+             translate("Inspector", "Model and tool calls in order; select one to see its details"))
         self.timeline.setModel(self.model)
         self.timeline.setRootIsDecorated(False)
         self.timeline.setUniformRowHeights(True)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, 
 from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionChanged, SessionInfo, TurnCancelled,
                                     TurnFailed, TurnFinished, TurnStarted, atomic_write_text, continue_archived,
                                     list_archived)
+from nanobot_desktop.gui.common.accessibility import name
 from nanobot_desktop.gui.window.actions import ActionRegistry
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
@@ -103,6 +104,7 @@ class SessionsPanel(QWidget):
         self.search_box = QLineEdit()
         self.search_box.setObjectName("session_search")
         self.search_box.setPlaceholderText(translate("Sessions", "Search sessions  (Ctrl+K)"))
+        name(self.search_box, translate("Sessions", "Search sessions"))
         self.search_box.setClearButtonEnabled(True)
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.returnPressed.connect(self._open_first_match)
@@ -112,6 +114,8 @@ class SessionsPanel(QWidget):
 
         self.view = QTreeView()
         self.view.setObjectName("session_list")
+        name(self.view, translate("Sessions", "Sessions"),
+             translate("Sessions", "Enter opens a session; F2 renames, Delete moves it to the trash"))
         self.view.setModel(self.model)  # the model filters itself (filter.py): no proxy walks 20,000 rows
         self.view.setHeaderHidden(True)
         self.view.setRootIsDecorated(False)  # channel groups: headings, always open

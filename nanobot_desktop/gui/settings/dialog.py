@@ -24,14 +24,16 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError
+from nanobot_desktop.gui.common.accessibility import name as accessible_name, name_cell_widgets, name_form_fields
 from nanobot_desktop.gui.common.i18n import language_names, translate
+from nanobot_desktop.gui.common.text_size import TEXT_SIZES
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
 from nanobot_desktop.gui.settings.provider_choice import provider_patch
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line
 from nanobot_desktop.gui.settings.exec_limits_box import ExecLimitsBox
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.workspace_page import workspace_page
-from nanobot_desktop.gui.shell.theme import THEME_MODES, apply_theme, current_theme_mode
+from nanobot_desktop.gui.shell.theme import HIGH_CONTRAST_MODES, THEME_MODES, apply_theme, current_theme_mode
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -43,6 +45,12 @@ REASONING_EFFORTS = {"none": QT_TRANSLATE_NOOP("Settings", "none"), "low": QT_TR
 """agents.defaults.reasoningEffort's values, each shown in the UI language (English shows the value itself)."""
 DECISION_LABELS = {"allow": QT_TRANSLATE_NOOP("Settings", "Allow"), "ask": QT_TRANSLATE_NOOP("Settings", "Ask first"),
                    "deny": QT_TRANSLATE_NOOP("Settings", "Deny")}  # translated where shown
+ANNOUNCEMENT_LEVELS = ("all", "important", "off")  # AppSettings.announcements
+ANNOUNCEMENT_LABELS = {"all": QT_TRANSLATE_NOOP("Settings", "Replies, approvals, errors and background tasks"),
+                       "important": QT_TRANSLATE_NOOP("Settings", "Only approvals and errors"),
+                       "off": QT_TRANSLATE_NOOP("Settings", "None")}
+HIGH_CONTRAST_LABELS = {"system": QT_TRANSLATE_NOOP("Settings", "When the system asks for it"),
+                        "on": QT_TRANSLATE_NOOP("Settings", "On"), "off": QT_TRANSLATE_NOOP("Settings", "Off")}
 THEME_LABELS = {"system": QT_TRANSLATE_NOOP("Settings", "Follow the system"), "light": QT_TRANSLATE_NOOP("Settings", "Light"),
                 "dark": QT_TRANSLATE_NOOP("Settings", "Dark")}
 
@@ -83,6 +91,10 @@ class SettingsDialog(QDialog):
             (translate("Settings", "Workspace"), lambda d: workspace_page(d._engine, d._config, d.add_field, d)), *EXTRA_PAGES]
         for title, build in pages:
             self.tabs.addTab(build(self), title)
+        accessible_name(self.tabs, translate("Settings", "Settings pages"))
+        name_form_fields(self)  # every field is called by its row's label
+        for table in self.findChildren(QTableWidget):
+            name_cell_widgets(table)
         self.save_error = InlineError(self)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                         | QDialogButtonBox.StandardButton.Cancel, self)
@@ -180,6 +192,7 @@ class SettingsDialog(QDialog):
         page = QWidget(self)
         names = [n for n in self._engine.tools.names() if not n.startswith("mcp_")]  # MCP tools: the MCP panel
         self.policy_table = QTableWidget(len(names), 3, page)
+        accessible_name(self.policy_table, translate("Settings", "Tool approvals"))
         self.policy_table.setHorizontalHeaderLabels([translate("Settings", "Tool"), translate("Settings", "When the agent calls it"),
                                                    translate("Settings", "Default")])
         self.policy_table.verticalHeader().hide()
@@ -312,6 +325,25 @@ class SettingsDialog(QDialog):
         form.addRow("", language_note)
         form.addRow("", self.tray_check)
         form.addRow("", self.notifications_check)
+        self.text_size_combo = QComboBox(page)
+        for size in sorted({*TEXT_SIZES, desktop.text_size}):
+            self.text_size_combo.addItem(f"{size} %", size)
+        self.text_size_combo.setCurrentIndex(self.text_size_combo.findData(desktop.text_size))
+        self.text_size_combo.setToolTip(translate("Settings", "The size of all text (Ctrl++ and Ctrl+- change it too)"))
+        self.announcements_combo = QComboBox(page)
+        for level in ANNOUNCEMENT_LEVELS:
+            self.announcements_combo.addItem(translate("Settings", ANNOUNCEMENT_LABELS[level]), level)
+        self.announcements_combo.setCurrentIndex(max(0, self.announcements_combo.findData(desktop.announcements)))
+        self.high_contrast_combo = QComboBox(page)
+        for choice in HIGH_CONTRAST_MODES:
+            self.high_contrast_combo.addItem(translate("Settings", HIGH_CONTRAST_LABELS[choice]), choice)
+        self.high_contrast_combo.setCurrentIndex(max(0, self.high_contrast_combo.findData(desktop.high_contrast)))
+        form.addRow(translate("Settings", "High contrast:"), self.high_contrast_combo)
+        form.addRow(translate("Settings", "Text size:"), self.text_size_combo)
+        form.addRow(translate("Settings", "Screen reader announcements:"), self.announcements_combo)
+        self._field("text_size", self.text_size_combo.currentData, lambda v: {"app.textSize": v})
+        self._field("high_contrast", self.high_contrast_combo.currentData, lambda v: {"app.highContrast": v})
+        self._field("announcements", self.announcements_combo.currentData, lambda v: {"app.announcements": v})
         self._field("theme", self.theme_combo.currentData, lambda v: {"app.theme": v})
         self._field("language", self.language_combo.currentData, lambda v: {"app.language": v})
         self._field("close_to_tray", self.tray_check.isChecked, lambda v: {"app.closeToTray": v})

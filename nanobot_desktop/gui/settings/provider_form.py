@@ -91,6 +91,7 @@ class StatusLine(QWidget):
         self.busy.setFixedWidth(60)
         self.busy.hide()
         self.label = QLabel(self)
+        self.label.setAccessibleName(translate("Settings", "Connection status"))
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # word-wrapped labels may be given room for two lines: keep the text at the top, by its icon
@@ -150,6 +151,7 @@ class ProviderForm(QWidget):
         line_edit = self.model_combo.lineEdit()
         if line_edit is not None:  # always, for an editable combo box
             line_edit.setPlaceholderText(translate("Settings", "Model id, e.g. gpt-4.1-mini"))
+            line_edit.setAccessibleName(translate("Settings", "Model"))
         self.model_error = InlineError(self)
         self.refresh_button = QPushButton(translate("Settings", "Refresh models"), self)
         self.test_button = QPushButton(translate("Settings", "Test connection"), self)

@@ -109,6 +109,27 @@ class ActionRegistry(QObject):
                                        translate("Actions", "Put every panel back where it is on a first start"))
         self.about = self._make("about", translate("Actions", "&About nanobot Desktop"), [], "help-about", "SP_MessageBoxInformation",
                                 translate("Actions", "Version and licence"), role=QAction.MenuRole.AboutRole)
+        # Keyboard and screen-reader paths (window/access.py; README "Accessibility").
+        self.go_to_approval = self._make("go_to_approval", translate("Actions", "Go to waiting &approval"),
+                                         [QKeySequence("Ctrl+Shift+A")], "dialog-question", None,
+                                         translate("Actions", "Focus the approval the agent is waiting for; then A allows once, "
+                                                              "W always allows, D denies (with the reason typed), R types a reason"))
+        self.next_region = self._make("next_region", translate("Actions", "Next &region"), [QKeySequence(Qt.Key.Key_F6)],
+                                      "go-next", None, translate("Actions", "Move focus to the next part of the window: "
+                                                                            "sessions, chat, panels (F6)"))
+        self.previous_region = self._make("previous_region", translate("Actions", "Previous re&gion"),
+                                          [QKeySequence("Shift+F6")], "go-previous", None,
+                                          translate("Actions", "Move focus to the previous part of the window (Shift+F6)"))
+        self.larger_text = self._make("larger_text", translate("Actions", "&Larger text"),
+                                      [QKeySequence.StandardKey.ZoomIn, QKeySequence("Ctrl+=")], "zoom-in", None,
+                                      translate("Actions", "Make all text larger (Ctrl++)"))
+        self.smaller_text = self._make("smaller_text", translate("Actions", "S&maller text"), [QKeySequence.StandardKey.ZoomOut],
+                                       "zoom-out", None, translate("Actions", "Make all text smaller (Ctrl+-)"))
+        self.default_text = self._make("default_text", translate("Actions", "&Default text size"), [QKeySequence("Ctrl+0")],
+                                       "zoom-original", None, translate("Actions", "Text at the system's size (Ctrl+0)"))
+        self.keyboard_shortcuts = self._make("keyboard_shortcuts", translate("Actions", "&Keyboard shortcuts"),
+                                             [QKeySequence("Ctrl+/")], "help-keyboard-shortcuts", None,
+                                             translate("Actions", "Every shortcut of the app, searchable (Ctrl+/)"))
         if icons:
             self.load_icons()
 
@@ -177,8 +198,10 @@ def build_menus(menu_bar: QMenuBar, actions: ActionRegistry) -> dict[str, QMenu]
         "agent": (translate("Actions", "&Agent"), [a.run_heartbeat, a.pause_heartbeat, None]
                   + [a.dock_toggles[name] for name in ("agentPage", *(spec.dock for spec in AGENT_PAGES))
                      if name in a.dock_toggles]),
-        "view": (translate("Actions", "&View"), [*a.dock_toggles.values(), None, a.reset_layout]),
-        "help": (translate("Actions", "&Help"), [a.open_log_folder, a.about]),
+        "view": (translate("Actions", "&View"), [*a.dock_toggles.values(), None, a.next_region, a.previous_region,
+                                                 a.go_to_approval, None, a.larger_text, a.smaller_text, a.default_text,
+                                                 None, a.reset_layout]),
+        "help": (translate("Actions", "&Help"), [a.keyboard_shortcuts, a.open_log_folder, a.about]),
     }
     menus: dict[str, QMenu] = {}
     for name, (title, entries) in layout.items():

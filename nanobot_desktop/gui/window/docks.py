@@ -144,6 +144,7 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
         # area lets a wide panel scroll instead of squeezing the chat.
         holder = QScrollArea()
         holder.setObjectName(f"{name}Scroller")
+        holder.setAccessibleName(title)
         holder.setWidgetResizable(True)
         holder.setFrameShape(QFrame.Shape.NoFrame)
         holder.setWidget(panel if panel is not None else PanelPlaceholder())

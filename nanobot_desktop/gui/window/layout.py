@@ -43,7 +43,7 @@ SCALE_KEY = "mainWindow/scale"
 GIVEN_WAY_KEY = "mainWindow/givenWay"
 STATE_VERSION = 2
 """1: before issue 26 (bottom docks, inspector open); 2: drawer closed at first start, the Agent area."""
-AGENT_SHORTCUT = "Ctrl+Shift+A"
+AGENT_SHORTCUT = "Ctrl+Shift+G"  # Ctrl+Shift+A is "go to the waiting approval" (window/access.py)
 DRAWER_SHORTCUT = "Ctrl+Shift+D"
 
 # Widths in average characters of the window's font (6–7 px each at 1x).

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.window.access import WindowAccess
 from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.agent_area import AgentArea
 from nanobot_desktop.gui.window.commands import WindowCommands
@@ -48,7 +49,7 @@ APP_TITLE = "nanobot"
 NEW_CHAT_TITLE = str(QT_TRANSLATE_NOOP("Window", "New chat"))  # the window title of an unsaved chat
 
 
-class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
+class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
     """The app's window around one Engine (which may arrive after the window has painted)."""
 
     def __init__(self, engine: Engine | None = None, lifecycle: Lifecycle | None = None,
@@ -147,6 +148,7 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
                                   self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built,
                                   pages=self.pages, agent=self.agent_area)
         self._connect()
+        self._init_access()
         lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
         self._update_status()
         self.refresh_sync_status()  # then every 30 s (in a thread: Syncthing's API, if any)

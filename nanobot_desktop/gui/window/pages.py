@@ -24,6 +24,7 @@ class CentralPages(QTabWidget):
     def __init__(self, chat: QWidget, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("centralPages")
+        self.setAccessibleName(translate("Panels", "Chat and pages"))
         self.setDocumentMode(True)
         self.setTabPosition(QTabWidget.TabPosition.North)
         self._names: list[str] = [CHAT_PAGE]

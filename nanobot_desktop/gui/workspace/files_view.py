@@ -58,6 +58,7 @@ class WorkspaceFilesView(QWidget):
 
         self.file_list = QListWidget(self)
         self.file_list.setObjectName("workspaceFileList")
+        self.file_list.setAccessibleName(translate("Workspace", "Workspace files"))
         self.file_list.setWordWrap(True)
         self.file_list.setSpacing(3)
         self.file_list.currentItemChanged.connect(lambda current, _previous: self._open_item(current))
@@ -75,6 +76,7 @@ class WorkspaceFilesView(QWidget):
         files_page.setChildrenCollapsible(False)
         files_page.setSizes([220, 780])
         self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName(translate("Workspace", "Workspace"))
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(files_page, translate("Workspace", "Files"))
         self.tabs.addTab(self.skills_view, translate("Workspace", "Skills"))

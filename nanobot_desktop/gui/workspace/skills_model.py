@@ -152,6 +152,11 @@ class SkillsModel(QAbstractTableModel):
             return self._display(skill, column)
         if role == Qt.ItemDataRole.CheckStateRole and column == self.ON:
             return Qt.CheckState.Checked if skill.enabled else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.AccessibleTextRole and column in (self.ON, self.ALWAYS):
+            # what a screen reader says for a cell that shows only a check box or nothing
+            if column == self.ON:
+                return translate("Skills", "On") if skill.enabled else translate("Skills", "Off")
+            return self._display(skill, column) or translate("Skills", "Not always on")
         if role == Qt.ItemDataRole.DecorationRole and column == self.NAME:
             return status_icon(skill_state(skill))
         if role == Qt.ItemDataRole.ForegroundRole:

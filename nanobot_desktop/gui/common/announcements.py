@@ -1,0 +1,84 @@
+"""Spoken activity: what the agent does, said to a screen reader once per step, never per token.
+
+A sighted person sees a reply grow, an error bar or an approval card appear; a screen-reader user
+hears nothing unless the app says so. `ActivityAnnouncer` listens to the engine's events (through
+the bridge) and turns the few that matter into Qt accessibility announcements
+(`QAccessibleAnnouncementEvent`, Qt 6.8+, sent on Linux as AT-SPI `object:announcement`):
+
+    reply started · reply finished (with its length) · reply failed · approval waiting
+    (assertive: it blocks the agent) · background task finished (heartbeat, scheduled job, subagent)
+
+Streamed text is never announced: the finished reply's length is, and the reply itself is one
+focusable message with its own name and description. `app.announcements` in desktop.json turns them
+down: "all", "important" (failures and approvals only) or "off".
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent
+from PySide6.QtWidgets import QWidget
+
+from nanobot_desktop.engine import (
+    ApprovalRequested, BackgroundApprovalPending, CronJobRan, HeartbeatRan, SubagentFinished, TurnFailed, TurnFinished,
+    TurnStarted,
+)
+from nanobot_desktop.gui.common.accessibility import describe_reply
+from nanobot_desktop.gui.common.i18n import translate
+
+LEVELS = ("all", "important", "off")
+
+
+class ActivityAnnouncer(QObject):
+    """Announces the engine's activity on `window` for assistive technology (see the module docstring)."""
+
+    announced = Signal(str, bool)
+    """(text, important) for every announcement made: what a screen reader was told."""
+
+    def __init__(self, window: QWidget, current_key: Callable[[], str], level: str = "all") -> None:
+        super().__init__(window)
+        self._window = window
+        self._current_key = current_key
+        self.level = level if level in LEVELS else "all"
+        self.spoken: list[str] = []
+        """Every announcement made, oldest first (the tests read it; a person hears it)."""
+
+    def say(self, text: str, *, important: bool = False) -> None:
+        """Announce `text` now unless the level turns it down; `important` interrupts (assertive)."""
+        if self.level == "off" or (self.level == "important" and not important):
+            return
+        event = QAccessibleAnnouncementEvent(self._window, text)
+        event.setPoliteness(QAccessible.AnnouncementPoliteness.Assertive if important
+                            else QAccessible.AnnouncementPoliteness.Polite)
+        QAccessible.updateAccessibility(event)
+        self.spoken.append(text)
+        self.announced.emit(text, important)
+
+    def on_event(self, event: object) -> None:
+        """The bridge's `engine_event` slot."""
+        shown = getattr(event, "session_key", "") == self._current_key()
+        if isinstance(event, TurnStarted) and shown:
+            self.say(translate("Accessibility", "nanobot is replying"))
+        elif isinstance(event, TurnFinished) and shown and event.reply:
+            count = len(event.reply.split())
+            words = translate("Accessibility", "%n word(s)", None, count)
+            self.say(translate("Accessibility", "Reply finished: {shape}, {words}").format(
+                shape=describe_reply(event.reply), words=words))
+        elif isinstance(event, TurnFailed):
+            self.say(translate("Accessibility", "The reply failed: {error}").format(error=event.error), important=True)
+        elif isinstance(event, ApprovalRequested):
+            self.say(translate("Accessibility", "Approval needed: nanobot wants to run the tool “{tool}”. "
+                                                "Press Ctrl+Shift+A to answer.").format(tool=event.name), important=True)
+        elif isinstance(event, BackgroundApprovalPending):
+            self.say(translate("Accessibility", "Approval needed: {title}").format(title=event.title), important=True)
+        elif isinstance(event, SubagentFinished):
+            self.say(translate("Accessibility", "Background task “{label}” finished: {status}").format(
+                label=event.label, status=event.status))
+        elif isinstance(event, CronJobRan):
+            self.say(translate("Accessibility", "Scheduled task “{name}” finished: {status}").format(
+                name=event.name, status=event.status))
+        elif isinstance(event, HeartbeatRan) and event.decision == "run":
+            self.say(translate("Accessibility", "Heartbeat finished: {outcome}").format(
+                outcome=translate("Accessibility", "error") if event.error else translate("Accessibility", "ok")))
