@@ -12,7 +12,7 @@ PREFIX="${PREFIX:-$HOME/.local}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 APP_DIR="$PREFIX/share/nanobot-desktop"
 BIN_LINK="$PREFIX/bin/nanobot-desktop"
-DESKTOP_FILE="$PREFIX/share/applications/nanobot-desktop.desktop"
+DESKTOP_FILE="$PREFIX/share/applications/io.github.nanobot_desktop.NanobotDesktop.desktop"
 ICON_FILE="$PREFIX/share/icons/hicolor/scalable/apps/nanobot-desktop.svg"
 
 refresh_caches() {
@@ -48,7 +48,7 @@ cp "$HERE/nanobot-desktop.svg" "$ICON_FILE"
 # The menu entry runs the absolute path: ~/.local/bin is not on every desktop session's PATH.
 sed -e "s|^Exec=nanobot-desktop|Exec=$APP_DIR/nanobot-desktop|" \
     -e "s|^TryExec=nanobot-desktop|TryExec=$APP_DIR/nanobot-desktop|" \
-    "$HERE/nanobot-desktop.desktop" > "$DESKTOP_FILE"
+    "$HERE/io.github.nanobot_desktop.NanobotDesktop.desktop" > "$DESKTOP_FILE"
 refresh_caches
 
 echo "nanobot Desktop is installed in $APP_DIR"
