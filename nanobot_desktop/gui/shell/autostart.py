@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import plistlib
+import shutil
 import sys
 from pathlib import Path
 
@@ -27,8 +28,13 @@ MAC_LABEL = APP_ID
 
 
 def default_command() -> list[str]:
-    """What login should run: the bundle's executable when frozen, else the installed script."""
+    """What login should run: the launcher on PATH when it is this bundle (the Debian package's
+    /usr/bin/nanobot-desktop, which survives upgrades), else the bundle's executable when frozen,
+    else the installed script."""
     if getattr(sys, "frozen", False):
+        launcher = shutil.which(FOLDER_NAME)
+        if launcher and os.path.realpath(launcher) == os.path.realpath(sys.executable):
+            return [launcher]
         return [sys.executable]
     return [FOLDER_NAME]
 
