@@ -139,9 +139,10 @@ def test_install_run_upgrade_and_purge_leave_the_system_and_the_persons_data_as_
         upgraded = _run(*apt, "install", str(newer), env=env, timeout=1200)
         assert upgraded.returncode == 0, upgraded.stdout[-3000:] + upgraded.stderr[-3000:]
         assert _run("dpkg-query", "-W", "-f=${Version}", "nanobot-desktop").stdout == NEXT_VERSION
+        fake_openai.add_text("Hello again.")
         again = _run("nanobot-desktop", "agent", "-m", "Again", "--config", str(config), env=run_env,
                      cwd=tmp_path, timeout=180, stdin=subprocess.DEVNULL)
-        assert again.returncode == 0, again.stderr
+        assert again.returncode == 0 and again.stdout == "Hello again.\n", again.stderr
 
         workspace_before = _fingerprint(tmp_path / "ws")
         config_before = _fingerprint(home / ".nanobot")
