@@ -42,9 +42,11 @@ TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "tr
                         # Chinese glyphs for the zh_CN screenshots and layout checks under Xvfb
                         "fonts-wqy-microhei",
                         # the accessibility bus and a client reading it as Orca does (tests/gui/test_atspi.py)
-                        "at-spi2-core", "python3-pyatspi", "dbus-x11",
-                        # two real sync engines for the synced-workspace tests (heavy)
-                        "syncthing"]
+                        "at-spi2-core", "python3-pyatspi", "dbus-x11"]
+# For the heavy tests only: Debian's packaging tools (build, check and install the .deb) and two real
+# sync engines (a workspace shared between machines). tool on PATH: its Debian package.
+HEAVY_DEBIAN_PACKAGES = {"dpkg-deb": "dpkg-dev", "lintian": "lintian", "appstreamcli": "appstream",
+                         "desktop-file-validate": "desktop-file-utils", "syncthing": "syncthing"}
 PYTEST_NO_TESTS_COLLECTED = 5
 # The real nanobot CLIs the compatibility tests run against, each in a cached venv of its own.
 REFERENCE_CLI_VERSIONS = ["0.1.4.post4", "0.3.5"]
@@ -137,7 +139,7 @@ def ensure_test_debian_packages() -> None:
     """Install Xvfb, a tray host, xdotool, a CJK font and the AT-SPI bus when we can (root on Debian); otherwise those tests skip."""
     cjk_font = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
     atspi_ready = Path("/usr/libexec/at-spi-bus-launcher").exists() and Path("/usr/lib/python3/dist-packages/pyatspi").exists()
-    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth", "dbus-launch", "syncthing")) and (
+    if all(shutil.which(tool) for tool in ("Xvfb", "trayer", "xdotool", "xauth", "dbus-launch")) and (
             os.name != "posix" or sys.platform == "darwin" or (cjk_font.exists() and atspi_ready)):
         return
     if os.name != "posix" or not shutil.which("apt-get") or os.geteuid() != 0:
@@ -150,6 +152,24 @@ def ensure_test_debian_packages() -> None:
     PROGRESS.end()
     if not ok:
         _say("could not install the Debian packages above; the real-window tests will be skipped")
+
+
+def ensure_heavy_debian_packages() -> None:
+    """dpkg-dev, lintian, appstream and desktop-file-utils for the .deb tests (root on Debian only)."""
+    missing = [package for tool, package in HEAVY_DEBIAN_PACKAGES.items() if not shutil.which(tool)]
+    if not missing:
+        return
+    if os.name != "posix" or not shutil.which("apt-get") or os.geteuid() != 0:
+        _say(f"{', '.join(missing)} missing and not installable here: the .deb tests will be skipped")
+        return
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    message = "installing Debian's packaging tools for the heavy tests (first use only)"
+    apt = ["apt-get", "-o", "DPkg::Lock::Timeout=600"]
+    ok = PROGRESS.run(message, [*apt, "update", "-qq"], env=env) is not None and PROGRESS.run(
+        message, [*apt, "install", "-y", "-qq", "--no-install-recommends", *missing], env=env) is not None
+    PROGRESS.end()
+    if not ok:
+        _say("could not install the Debian packaging tools; the .deb tests will be skipped")
 
 
 def reference_cli_root() -> Path:
@@ -307,12 +327,15 @@ def order_arguments(args: list[str]) -> list[str]:
 
 def run_tests(args: list[str]) -> int:
     args = order_arguments(args)
-    python = ensure_venv("test")
+    heavy = "--heavy" in args
+    python = ensure_venv("test,package" if heavy else "test")  # the heavy tests build the PyInstaller bundle
     compile_translations(python)
     lint_code = run_lint(python)
     if lint_code != 0:
         return lint_code
     ensure_test_debian_packages()
+    if heavy:
+        ensure_heavy_debian_packages()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1",
                NANOBOT_DESKTOP_REFERENCE_CLIS=str(ensure_reference_clis()),
                NANOBOT_DESKTOP_MCP_SERVERS=str(ensure_mcp_test_servers()))

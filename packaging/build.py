@@ -103,14 +103,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workpath", type=Path, default=ROOT / "build" / "pyinstaller",
                         help="PyInstaller's scratch folder")
     parser.add_argument("--clean", action="store_true", help="ignore PyInstaller's cache from earlier builds")
+    parser.add_argument("--deb", action="store_true", help="then build the Debian package from it (linux/make_deb.py)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     folder = build(args.distpath.resolve(), args.workpath.resolve(), args.clean)
     smoke_test(args.distpath.resolve())
     size_mb = folder_size(folder) / 1e6
     say(f"bundle: {folder} ({size_mb:.0f} MB), built in {time.perf_counter() - started:.0f} s")
-    if sys.platform.startswith("linux"):
-        say("desktop integration tarball: python packaging/linux/make_tarball.py")
+    if args.deb:
+        subprocess.run([sys.executable, str(ROOT / "packaging" / "linux" / "make_deb.py"),
+                        "--dist", str(args.distpath.resolve())], check=True)
+    elif sys.platform.startswith("linux"):
+        say("Debian package: python packaging/linux/make_deb.py (or build.py --deb); "
+            "tarball: python packaging/linux/make_tarball.py")
     elif sys.platform == "win32":
         say("installer: iscc packaging\\windows\\installer.iss  (needs Inno Setup 6; see packaging/README.md)")
     elif sys.platform == "darwin":

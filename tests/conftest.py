@@ -13,6 +13,8 @@ from tests.fake_openai import write_fake_config as write_test_config  # tests im
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+pytest_plugins = ["tests.packaging_support"]  # the `bundle` fixture: one PyInstaller build per session
+
 
 # --- test order ------------------------------------------------------------------------------------
 # `--test-order reverse` or `--test-order random` (with `--test-seed N` to repeat one) shows whether a

@@ -27,22 +27,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Build once for this module, into a temporary folder (the repository's dist/ is left alone)."""
-    scratch = tmp_path_factory.mktemp("bundle")
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYINSTALLER_CONFIG_DIR=str(scratch / "pyinstaller-cache"))
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "build.py"), "--distpath", str(scratch / "dist"),
-         "--workpath", str(scratch / "work")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
-    )
-    assert result.returncode == 0, f"the build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-    folder = scratch / "dist" / "nanobot-desktop"
-    assert (folder / EXECUTABLE).is_file()
-    return folder
-
-
 def _run(bundle: Path, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
     env["QT_QPA_PLATFORM"] = "offscreen"

@@ -12,8 +12,10 @@ PREFIX="${PREFIX:-$HOME/.local}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 APP_DIR="$PREFIX/share/nanobot-desktop"
 BIN_LINK="$PREFIX/bin/nanobot-desktop"
-DESKTOP_FILE="$PREFIX/share/applications/nanobot-desktop.desktop"
+DESKTOP_FILE="$PREFIX/share/applications/io.github.nanobot_desktop.NanobotDesktop.desktop"
 ICON_FILE="$PREFIX/share/icons/hicolor/scalable/apps/nanobot-desktop.svg"
+# Versions before the application id named the menu entry nanobot-desktop.desktop: never two entries.
+LEGACY_DESKTOP_FILE="$PREFIX/share/applications/nanobot-desktop.desktop"
 
 refresh_caches() {
     if command -v update-desktop-database >/dev/null 2>&1; then
@@ -26,7 +28,7 @@ refresh_caches() {
 
 if [ "${1:-}" = "--uninstall" ]; then
     rm -rf "$APP_DIR"
-    rm -f "$BIN_LINK" "$DESKTOP_FILE" "$ICON_FILE"
+    rm -f "$BIN_LINK" "$DESKTOP_FILE" "$LEGACY_DESKTOP_FILE" "$ICON_FILE"
     refresh_caches
     echo "nanobot Desktop removed from $PREFIX (your workspace and ~/.nanobot are untouched)."
     exit 0
@@ -45,10 +47,11 @@ rm -rf "$APP_DIR"
 mv "$APP_DIR.new" "$APP_DIR"
 ln -sfn "$APP_DIR/nanobot-desktop" "$BIN_LINK"
 cp "$HERE/nanobot-desktop.svg" "$ICON_FILE"
+rm -f "$LEGACY_DESKTOP_FILE"
 # The menu entry runs the absolute path: ~/.local/bin is not on every desktop session's PATH.
 sed -e "s|^Exec=nanobot-desktop|Exec=$APP_DIR/nanobot-desktop|" \
     -e "s|^TryExec=nanobot-desktop|TryExec=$APP_DIR/nanobot-desktop|" \
-    "$HERE/nanobot-desktop.desktop" > "$DESKTOP_FILE"
+    "$HERE/io.github.nanobot_desktop.NanobotDesktop.desktop" > "$DESKTOP_FILE"
 refresh_caches
 
 echo "nanobot Desktop is installed in $APP_DIR"

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 ICON = ROOT / "resources" / "icons" / "app.svg"
 NAME = "nanobot-desktop"
+APP_ID = "io.github.nanobot_desktop.NanobotDesktop"  # nanobot_desktop/identity.py (tests/test_identity.py checks)
 
 
 def version() -> str:
@@ -47,7 +48,7 @@ def make_tarball(dist: Path) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     try:
         staging.mkdir(parents=True)
-        shutil.copy2(HERE / f"{NAME}.desktop", staging / f"{NAME}.desktop")
+        shutil.copy2(HERE / f"{APP_ID}.desktop", staging / f"{APP_ID}.desktop")
         shutil.copy2(ICON, staging / f"{NAME}.svg")
         shutil.copy2(HERE / "install.sh", staging / "install.sh")
         (staging / "install.sh").chmod(0o755)

@@ -14,6 +14,8 @@
 #endif
 #define AppName "nanobot Desktop"
 #define AppExe "nanobot-desktop.exe"
+; The app's id (nanobot_desktop/identity.py): the process sets it too, so the taskbar groups the two.
+#define AppUserModelId "io.github.nanobot_desktop.NanobotDesktop"
 #define RepoRoot AddBackslash(SourcePath) + "..\.."
 
 [Setup]
@@ -53,9 +55,9 @@ Name: "startup"; Description: "Start nanobot Desktop when I sign in (it waits in
 Source: "{#RepoRoot}\dist\nanobot-desktop\*"; DestDir: "{app}"; Flags: ignoreversion recursesubdirs createallsubdirs
 
 [Icons]
-Name: "{autoprograms}\{#AppName}"; Filename: "{app}\{#AppExe}"
-Name: "{autodesktop}\{#AppName}"; Filename: "{app}\{#AppExe}"; Tasks: desktopicon
-Name: "{userstartup}\{#AppName}"; Filename: "{app}\{#AppExe}"; Tasks: startup
+Name: "{autoprograms}\{#AppName}"; Filename: "{app}\{#AppExe}"; AppUserModelID: "{#AppUserModelId}"
+Name: "{autodesktop}\{#AppName}"; Filename: "{app}\{#AppExe}"; AppUserModelID: "{#AppUserModelId}"; Tasks: desktopicon
+Name: "{userstartup}\{#AppName}"; Filename: "{app}\{#AppExe}"; AppUserModelID: "{#AppUserModelId}"; Tasks: startup
 
 [Run]
 Filename: "{app}\{#AppExe}"; Description: "{cm:LaunchProgram,{#AppName}}"; Flags: nowait postinstall skipifsilent

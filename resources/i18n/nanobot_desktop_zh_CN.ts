@@ -3107,6 +3107,10 @@ updated {when} · {file}</source>
         <translation>语言：</translation>
     </message>
     <message>
+        <source>Tray:</source>
+        <translation>托盘：</translation>
+    </message>
+    <message>
         <source>The size of all text (Ctrl++ and Ctrl+- change it too)</source>
         <translation>所有文字的大小（也可用 Ctrl++ 和 Ctrl+- 调整）</translation>
     </message>
@@ -3129,6 +3133,14 @@ updated {when} · {file}</source>
     <message>
         <source>The settings were not saved: {reason}</source>
         <translation>设置未保存：{reason}</translation>
+    </message>
+    <message>
+        <source>Available: nanobot waits in the tray when the window is closed.</source>
+        <translation>可用：关闭窗口后 nanobot 在托盘中等待。</translation>
+    </message>
+    <message>
+        <source>Not available on this desktop. Closing the window asks once whether to keep running in the background; “Show or Hide the Window” in the app&apos;s menu entry, or nanobot-desktop --toggle, brings it back.</source>
+        <translation>此桌面没有托盘。关闭窗口时会询问一次是否在后台继续运行；应用菜单项中的“显示或隐藏窗口”或 nanobot-desktop --toggle 可让窗口重新出现。</translation>
     </message>
     <message>
         <source>Custom (OpenAI-compatible)</source>
@@ -3843,6 +3855,14 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
 <context>
     <name>Tray</name>
     <message>
+        <source>nanobot keeps running in the background</source>
+        <translation>nanobot 在后台继续运行</translation>
+    </message>
+    <message>
+        <source>Open it again with “Show or Hide the Window” in its menu entry, or run nanobot-desktop --toggle.</source>
+        <translation>用菜单项中的“显示或隐藏窗口”重新打开，或运行 nanobot-desktop --toggle。</translation>
+    </message>
+    <message>
         <source>nanobot keeps running in the tray</source>
         <translation>nanobot 会在托盘中继续运行</translation>
     </message>
@@ -3973,6 +3993,22 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
     <message>
         <source>Scheduled task</source>
         <translation>定时任务</translation>
+    </message>
+    <message>
+        <source>Keep nanobot running?</source>
+        <translation>让 nanobot 继续运行？</translation>
+    </message>
+    <message>
+        <source>This desktop has no tray, so nanobot cannot wait there. Keep it running in the background (the heartbeat and scheduled tasks go on), or quit?</source>
+        <translation>此桌面没有托盘，nanobot 无法在托盘中等待。要在后台继续运行（心跳和定时任务照常进行），还是退出？</translation>
+    </message>
+    <message>
+        <source>Bring the window back with “Show or Hide the Window” in the app menu entry, or by running nanobot-desktop --toggle. Settings → Appearance changes this later.</source>
+        <translation>用应用菜单项中的“显示或隐藏窗口”或运行 nanobot-desktop --toggle 让窗口重新出现。之后可在 设置 → 外观 中更改。</translation>
+    </message>
+    <message>
+        <source>Keep running</source>
+        <translation>继续运行</translation>
     </message>
 </context>
 <context>

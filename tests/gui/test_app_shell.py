@@ -144,8 +144,8 @@ def test_application_names(qapp):
     app = create_application()
     assert app is qapp
     assert app.applicationName() == APP_NAME == "nanobot Desktop"
-    assert app.organizationName() == "nanobot"
-    assert app.desktopFileName() == "nanobot-desktop"
+    assert app.organizationName() == "nanobot-desktop"  # never "nanobot": see nanobot_desktop/identity.py
+    assert app.desktopFileName() == "io.github.nanobot_desktop.NanobotDesktop"
 
 
 # --- single instance -------------------------------------------------------------------------------

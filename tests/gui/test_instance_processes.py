@@ -4,7 +4,7 @@
 own `python -m nanobot_desktop` process, exactly as a desktop shortcut or a second click in the
 launcher starts it: a second launch and `--toggle` must reach the running instance and exit at once,
 and the window is closed the way a window manager's close button does it (WM_DELETE_WINDOW). With
-a tray host (trayer), closing hides the window and the app keeps running; without one it quits.
+a tray host (trayer), closing hides the window and the app keeps running; without one the first close\nasks whether to keep running in the background (and the Quit answer is tested in test_tray_less.py).
 What the tests look at is what a person would see: whether the X window is mapped, whether the
 process is alive, and its exit code. Each test starts its own Xvfb, and every process it starts
 is stopped by its PID in a `finally`.
@@ -190,24 +190,39 @@ def test_toggle_and_a_second_launch_reach_the_running_instance(desktop):
     assert desktop.quit(app) == 0
 
 
-def test_without_a_tray_closing_the_window_quits_and_toggle_then_starts_afresh(desktop):
+KEEP_RUNNING_QUESTION = "^Keep nanobot running"
+
+
+def answer_question(display: str, question: int, key: str) -> None:
+    """Focus the question box and press `key` there, as a person at the keyboard would."""
+    env = {**os.environ, "DISPLAY": display}
+    subprocess.run(["xdotool", "windowfocus", "--sync", str(question)], env=env, check=True, timeout=10)
+    subprocess.run(["xdotool", "key", key], env=env, check=True, timeout=10)
+
+
+def test_without_a_tray_closing_asks_once_keeps_running_and_toggle_shows_the_window(desktop):
     config = desktop.config()
     app = desktop.launch(config)
     window = desktop.main_window(app)
 
     request_close(desktop.display, window)
-    try:
-        code = app.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"closing the window without a tray must quit the app\n{desktop.log_of(app)}")
-    assert code == 0, desktop.log_of(app)
-    assert desktop.sockets() == [], "a clean quit removes the single-instance socket"
+    question = wait_for_visible_window(desktop.display, KEEP_RUNNING_QUESTION, COMMAND_TIMEOUT_S,
+                                       alive=lambda: app.poll() is None)
+    answer_question(desktop.display, question, "Return")  # the default button: Keep running
+    wait_for_map_state(desktop.display, window, "IsUnMapped")
+    assert app.poll() is None, f"'Keep running' must keep the app running\n{desktop.log_of(app)}"
+    assert len(desktop.sockets()) == 1
 
-    # Nothing runs now, so --toggle starts the app (a desktop shortcut must never do nothing).
-    again = desktop.launch(config, "--toggle")
-    second_window = desktop.main_window(again)
-    assert map_state(desktop.display, second_window) == "IsViewable"
-    assert desktop.quit(again) == 0
+    desktop.run(config, "--toggle", label="--toggle (show, no tray)")
+    wait_for_map_state(desktop.display, window, "IsViewable")
+
+    request_close(desktop.display, window)  # asked once: now it goes to the background at once
+    wait_for_map_state(desktop.display, window, "IsUnMapped")
+    assert visible_windows(desktop.display, KEEP_RUNNING_QUESTION) == []
+    assert app.poll() is None
+    desktop.run(config, label="second launch (background, no tray)")
+    wait_for_map_state(desktop.display, window, "IsViewable")
+    assert desktop.quit(app) == 0
 
 
 def test_another_config_runs_its_own_instance(desktop):
@@ -248,7 +263,7 @@ def test_with_a_tray_closing_hides_the_window_and_toggle_brings_it_back(desktop,
     config = desktop.config()
     app = desktop.launch(config)
     window = desktop.main_window(app)
-    settings_file = Path(desktop.env["HOME"]) / ".config" / "nanobot" / "nanobot Desktop.conf"
+    settings_file = Path(desktop.env["HOME"]) / ".config" / "nanobot-desktop" / "nanobot Desktop.conf"  # identity.py
 
     request_close(desktop.display, window)
     wait_for_map_state(desktop.display, window, "IsUnMapped")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QPushButton
 
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.gui.shell.app import run_gui
@@ -115,7 +115,12 @@ def test_window_state_and_the_current_session_survive_a_restart(qtbot, open_wind
     first.docks["sessionsDock"].hide()  # the session list collapsed
     qtbot.wait(20)
     geometry, size = first.pos(), first.size()
-    first.close()  # no tray here: closing quits through the lifecycle
+    first.close()  # no tray here: the first close asks whether to keep running; Quit quits through the lifecycle
+    qtbot.waitUntil(lambda: any(isinstance(w, QMessageBox) and w.objectName() == "keepRunningQuestion" and w.isVisible()
+                                for w in QApplication.topLevelWidgets()), timeout=WAIT_MS)
+    question = next(w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, QMessageBox) and w.objectName() == "keepRunningQuestion")
+    qtbot.mouseClick(question.findChild(QPushButton, "quitButton"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: first.lifecycle.is_finished, timeout=WAIT_MS)
     assert not first.watcher.is_running
     assert not first.engine.cron.running

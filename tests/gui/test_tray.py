@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 
 from nanobot_desktop.engine.events import CronJobRan, HeartbeatRan, OutboundMessage
 from nanobot_desktop.engine.heartbeat import TickRecord
-from nanobot_desktop.gui.shell.autostart import autostart_file, is_start_at_login, set_start_at_login
+from nanobot_desktop.gui.shell.autostart import autostart_file, default_command, is_start_at_login, set_start_at_login
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.shell.logging_setup import LOG_FILE_NAME, redact, setup_logging
 from nanobot_desktop.gui.window.tray import (
@@ -307,3 +308,25 @@ def test_an_autostart_entry_disabled_by_the_desktop_counts_as_off(monkeypatch, t
     path = autostart_file("linux")
     path.write_text(path.read_text(encoding="utf-8") + "Hidden=true\n", encoding="utf-8")
     assert not is_start_at_login("linux")
+
+
+def test_a_packaged_bundle_starts_at_login_through_its_launcher_on_path(monkeypatch, tmp_path):
+    """The .deb's /usr/bin/nanobot-desktop links to the bundle: the entry names the link, which
+    upgrades keep; a bundle that nothing on PATH points to names its own executable."""
+    bundle = tmp_path / "usr" / "lib" / "nanobot-desktop"
+    bundle.mkdir(parents=True)
+    executable = bundle / "nanobot-desktop"
+    executable.write_text("#!/bin/sh\n", encoding="utf-8")
+    executable.chmod(0o755)
+    bin_dir = tmp_path / "usr" / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nanobot-desktop").symlink_to("../lib/nanobot-desktop/nanobot-desktop")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(executable))
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert default_command() == [str(bin_dir / "nanobot-desktop")]
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # the tarball's per-user install elsewhere, or none at all
+    assert default_command() == [str(executable)]
+    monkeypatch.delattr(sys, "frozen")
+    assert default_command() == ["nanobot-desktop"]

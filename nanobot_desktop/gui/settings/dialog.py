@@ -324,6 +324,10 @@ class SettingsDialog(QDialog):
         form.addRow(translate("Settings", "Language:"), self.language_combo)
         form.addRow("", language_note)
         form.addRow("", self.tray_check)
+        self.tray_status = QLabel(tray_status_text(), page)
+        self.tray_status.setObjectName("trayStatus")
+        self.tray_status.setWordWrap(True)
+        form.addRow(translate("Settings", "Tray:"), self.tray_status)
         form.addRow("", self.notifications_check)
         self.text_size_combo = QComboBox(page)
         for size in sorted({*TEXT_SIZES, desktop.text_size}):
@@ -399,6 +403,17 @@ class SettingsDialog(QDialog):
                 apply_theme(app, self._theme_at_open)
             self._previewed_theme = False
         super().done(result)
+
+
+def tray_status_text() -> str:
+    """Whether this desktop shows tray icons, and what closing the window does about it."""
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    if QSystemTrayIcon.isSystemTrayAvailable():
+        return translate("Settings", "Available: nanobot waits in the tray when the window is closed.")
+    return translate("Settings", "Not available on this desktop. Closing the window asks once whether to keep running "
+                                 "in the background; “Show or Hide the Window” in the app's menu entry, or "
+                                 "nanobot-desktop --toggle, brings it back.")
 
 
 def _form(page: QWidget) -> QFormLayout:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Sequence
 from PySide6.QtWidgets import QApplication
 
 from nanobot_desktop import start_up_collector
+from nanobot_desktop.identity import APP_ID, APP_NAME, ORGANIZATION
 from nanobot_desktop.gui.common.i18n import install_saved_language
 from nanobot_desktop.gui.shell.single_instance import (
     STARTING_INSTANCE_WAIT_S, InstanceEndpointError, InstanceServer, apply_instance_command, claim_first_launch,
@@ -36,9 +37,8 @@ __all__ = ["APP_NAME", "apply_instance_command", "apply_saved_theme", "create_ap
 
 log = logging.getLogger(__name__)
 
-APP_NAME = "nanobot Desktop"
-ORGANIZATION = "nanobot"
-DESKTOP_FILE = "nanobot-desktop"
+LEGACY_ORGANIZATION = "nanobot"  # QSettings' organization before 0.2: carried over once (_carry_over_settings)
+DESKTOP_FILE = APP_ID  # the menu entry is <APP_ID>.desktop (Wayland matches windows to it by this name)
 _EXTRA_SPIN_TIMEOUT_S = 30.0
 
 
@@ -56,7 +56,34 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName(ORGANIZATION)
     app.setDesktopFileName(DESKTOP_FILE)
+    _set_windows_app_id()
+    _carry_over_settings()
     return app
+
+
+def _carry_over_settings() -> None:
+    """The window layout and one-time notices, saved by earlier versions under the organization name
+    "nanobot" (a name macOS and Windows would share with upstream's folder), move under ours once."""
+    from PySide6.QtCore import QSettings
+
+    ours = QSettings()
+    if ours.allKeys():
+        return
+    earlier = QSettings(LEGACY_ORGANIZATION, APP_NAME)
+    keys = earlier.allKeys()
+    for key in keys:
+        ours.setValue(key, earlier.value(key))
+    if keys:
+        ours.sync()
+        log.info("carried %d window settings over from the organization name %r", len(keys), LEGACY_ORGANIZATION)
+
+
+def _set_windows_app_id() -> None:
+    """Windows groups taskbar buttons and toasts by AppUserModelID: ours, never python.exe's."""
+    if sys.platform == "win32":
+        import ctypes
+
+        ctypes.windll.shell32.SetCurrentProcessExplicitAppUserModelID(APP_ID)
 
 
 def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,

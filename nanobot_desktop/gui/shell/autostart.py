@@ -11,25 +11,32 @@ from __future__ import annotations
 
 import os
 import plistlib
+import shutil
 import sys
 from pathlib import Path
 
 from nanobot_desktop.engine import atomic_write_bytes, atomic_write_text
+from nanobot_desktop.identity import APP_ID, APP_NAME, FOLDER_NAME
 
 __all__ = ["AUTOSTART_NAME", "autostart_file", "default_command", "desktop_entry", "is_start_at_login",
            "set_start_at_login"]
 
-AUTOSTART_NAME = "nanobot-desktop"
+AUTOSTART_NAME = FOLDER_NAME
 WINDOWS_RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
-WINDOWS_VALUE_NAME = "nanobot Desktop"
-MAC_LABEL = "ai.nanobot.desktop"
+WINDOWS_VALUE_NAME = APP_NAME
+MAC_LABEL = APP_ID
 
 
 def default_command() -> list[str]:
-    """What login should run: the bundle's executable when frozen, else the installed script."""
+    """What login should run: the launcher on PATH when it is this bundle (the Debian package's
+    /usr/bin/nanobot-desktop, which survives upgrades), else the bundle's executable when frozen,
+    else the installed script."""
     if getattr(sys, "frozen", False):
+        launcher = shutil.which(FOLDER_NAME)
+        if launcher and os.path.realpath(launcher) == os.path.realpath(sys.executable):
+            return [launcher]
         return [sys.executable]
-    return ["nanobot-desktop"]
+    return [FOLDER_NAME]
 
 
 def _platform(platform: str | None) -> str:

@@ -16,12 +16,13 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from nanobot_desktop.identity import APP_ID, APP_NAME
+
 log = logging.getLogger(__name__)
 
 BUS_NAME = "org.freedesktop.Notifications"
 OBJECT_PATH = "/org/freedesktop/Notifications"
 INTERFACE = "org.freedesktop.Notifications"
-APP_NAME = "nanobot"
 
 
 class DBusNotifier(QObject):
@@ -68,12 +69,24 @@ class DBusNotifier(QObject):
             log.info("no desktop notification server on the session bus (%s): notifications without buttons", exc)
             await self.stop()
             return False
+        await self._own_app_id(Proxy(message_bus, self._router))
         self.supports_actions = "actions" in capabilities
         self.available = True
         self._member_field = HeaderFields.member
         self._listener = asyncio.ensure_future(self._listen(rule))
         log.info("notifications via %s (actions: %s)", self.server or "a notification server", self.supports_actions)
         return True
+
+    async def _own_app_id(self, bus: Any) -> None:
+        """Take the app's id as our well-known name on the session bus, so the desktop can tell the
+        sender is this app (not upstream's); a second instance (another config) simply goes without it."""
+        do_not_queue = 4
+        try:
+            reply = await asyncio.wait_for(bus.RequestName(APP_ID, do_not_queue), 5)
+        except Exception as exc:  # noqa: BLE001 - a bus that refuses names still carries notifications
+            log.info("could not own the D-Bus name %s: %s", APP_ID, exc)
+            return
+        log.info("D-Bus name %s: %s", APP_ID, "owned" if reply and reply[0] in (1, 4) else "held by another instance")
 
     async def _listen(self, rule: Any) -> None:
         with self._router.filter(rule, bufsize=64) as queue:
@@ -100,7 +113,7 @@ class DBusNotifier(QObject):
         for key, label in (actions or []) if self.supports_actions else []:
             flat += [key, label]
         hints: dict[str, tuple[str, Any]] = {"urgency": ("y", 2 if critical else 1),
-                                             "desktop-entry": ("s", "nanobot-desktop")}
+                                             "desktop-entry": ("s", APP_ID)}
         message = new_method_call(self._address, "Notify", "susssasa{sv}i",
                                   (APP_NAME, replaces, "", title, body, flat, hints, timeout_ms))
         try:

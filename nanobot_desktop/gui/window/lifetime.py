@@ -96,10 +96,8 @@ class WindowLifetime(WindowLayout):
             event.accept()
             return
         self.save_window_state()
-        if self.tray is not None and self.tray.should_close_to_tray():
+        if self.tray is not None and self.tray.handle_close(self.quit):  # to the tray, the background, or asking
             event.ignore()
-            self.hide()
-            self.tray.note_closed_to_tray()
             return
         event.accept()
         self.quit()

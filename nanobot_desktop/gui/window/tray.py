@@ -2,8 +2,9 @@
 
 Why it is shaped like this:
 - A tray may not exist (GNOME without the AppIndicator extension, offscreen tests). Then nothing
-  here creates an icon, closing the window quits as usual, and the app must never start hidden,
-  or the person is locked out of it (`may_start_hidden()` is False).
+  here creates an icon, the first close of the window asks whether to keep running in the
+  background (tray_less.py), and the app must never start hidden, or the person is locked out of it
+  (`may_start_hidden()` is False).
 - Notifications are decided by a pure function of engine events (`notification_for`), so the rule
   "only when there is something to tell" is testable without a tray: a heartbeat or cron run that
   produced a reply or failed, never a skip / nothing-to-do tick.
@@ -18,20 +19,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
 
 from nanobot_desktop.engine import (
-    CronJobRan, HeartbeatDecided, HeartbeatRan, SubagentFinished, SubagentStarted, TurnCancelled, TurnFailed,
+    ConfigError, CronJobRan, HeartbeatDecided, HeartbeatRan, SubagentFinished, SubagentStarted, TurnCancelled, TurnFailed,
     TurnFinished, TurnStarted,
 )
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.shell.single_instance import apply_instance_command
 from nanobot_desktop.gui.window.tray_approvals import TrayApprovals
+from nanobot_desktop.gui.window.tray_less import ask_keep_running, was_asked
 from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATES, Notification, app_icon,
                                                    notification_for, tooltip_text, tray_icon_path, tray_state)
 
@@ -89,6 +91,9 @@ class TrayController(QObject):
         self._work = OwnedWork(self)  # the engine's work started here reports back only while this lives
         self._closed = False
         self._result_notifications: dict[int, str] = {}  # D-Bus notification id -> session key
+        self._question: QWidget | None = None  # the open "keep running?" box (no tray)
+        self.running_in_background = False
+        """The window was closed without a tray and the app stayed (tray_less.py)."""
 
         self.actions = self._make_actions(actions or {})
         self.menu = QMenu(window)
@@ -135,6 +140,46 @@ class TrayController(QObject):
     def may_start_hidden(self) -> bool:
         """Starting without a window is only allowed when a tray icon can bring it back."""
         return self.available
+
+    def handle_close(self, quit_app: Callable[[], None]) -> bool:
+        """The person closed the window: True when the app stays (hidden to the tray, hidden in the
+        background, or asking first, with `quit_app` called if the answer is Quit); False: quit now."""
+        if self.should_close_to_tray():
+            self.window.hide()
+            self.note_closed_to_tray()
+            return True
+        if self.available or not self.engine.app_settings.close_to_tray:
+            return False
+        if was_asked(self._settings):
+            self._run_in_background()
+            return True
+        if self._question is None:
+            def answered(keep: bool) -> None:
+                self._question = None
+                if keep:
+                    self._run_in_background()
+                    return
+                try:
+                    self.engine.update_config({"app.closeToTray": False})  # Settings shows it, can undo it
+                except (ConfigError, OSError, ValueError) as error:
+                    log.warning("could not save the answer to 'keep running': %s", error)
+                quit_app()
+
+            self._question = ask_keep_running(self.window, self._settings, answered)
+        return True
+
+    def _run_in_background(self) -> None:
+        """No tray: hide the window, keep the app (and its heartbeat) running, say how to come back."""
+        QApplication.setQuitOnLastWindowClosed(False)
+        self.window.hide()
+        self.running_in_background = True
+        if self._settings.value(CLOSE_NOTICE_KEY, False, type=bool):
+            return
+        self._settings.setValue(CLOSE_NOTICE_KEY, True)
+        self._settings.sync()
+        self.notify(Notification(translate("Tray", "nanobot keeps running in the background"),
+                                 translate("Tray", "Open it again with “Show or Hide the Window” in its menu entry, "
+                                                   "or run nanobot-desktop --toggle."), ""))
 
     def note_closed_to_tray(self) -> bool:
         """Call after the window hid itself on close: tells once, ever, where the app went."""
@@ -216,7 +261,8 @@ class TrayController(QObject):
 
     def _open_session(self, session_key: str) -> None:
         self.show_window()
-        self.open_session_requested.emit(session_key)
+        if session_key:  # "" is a notification about the app itself: the window is all it opens
+            self.open_session_requested.emit(session_key)
 
     def refresh(self, *, ending_turn: str | None = None, tick_ending: bool = False) -> None:
         """Recompute the state, icon and tooltip from the engine's public state."""
