@@ -15,7 +15,9 @@ from __future__ import annotations
 import csv
 import io
 import sqlite3
+import threading
 import time
+from itertools import pairwise
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -68,9 +70,17 @@ class Totals:
         return self.cache_read_tokens / self.cache_observed_input if self.cache_observed_input else None
 
     def add(self, other: "Totals") -> None:
-        for name in ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-                     "cache_observed_input", "estimated_calls", "failed_calls", "cost", "unpriced_calls"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        # Spelled out (not a loop over the field names): this runs for every group the page adds up.
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.cache_observed_input += other.cache_observed_input
+        self.estimated_calls += other.estimated_calls
+        self.failed_calls += other.failed_calls
+        self.cost += other.cost
+        self.unpriced_calls += other.unpriced_calls
 
 
 @dataclass
@@ -93,6 +103,11 @@ class UsageSummary:
     """What could not be read (a damaged CLI file, ...), for the page to say."""
 
 
+def _midnight_ms(day: date) -> int:
+    """The start of `day` in local time, in epoch milliseconds."""
+    return int(time.mktime(day.timetuple()) * 1000)
+
+
 def _totals(values: tuple[int, ...], model: str, prices: Mapping[str, ModelPrice]) -> Totals:
     calls, inp, out, read, write, observed, estimated, failed = (int(v or 0) for v in values)
     totals = Totals(calls, inp, out, read, write, observed, estimated, failed)
@@ -110,8 +125,11 @@ class UsageReader:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
-    def _open(self) -> tuple[sqlite3.Connection, str, list[str]]:
-        """The connection, a WITH clause naming `rows_` (every call that is there), and notes on what was left out."""
+    def _open(self, since_ms: int = 0, *, app_only: bool = False) -> tuple[sqlite3.Connection, str, list[str]]:
+        """The connection, a WITH clause naming `rows_` (every call since `since_ms` that is there; only the
+        app's with `app_only`), and notes on what was left out. The time filter sits in each part of the
+        union, so each file's time index narrows its part before the CLI's rows are checked against the app's."""
+        since_ms = int(since_ms)
         connection = sqlite3.connect(":memory:", timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                      check_same_thread=False)
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -126,13 +144,13 @@ class UsageReader:
                     has_app = True
                     parts.append("SELECT started_at_ms, duration_ms, provider, model, kind, session_key, input_tokens, "
                                  "output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, finish_reason, "
-                                 "error_kind FROM app.calls")
+                                 f"error_kind FROM app.calls WHERE started_at_ms >= {since_ms}")
                 else:
                     notes.append(f"{app} has no usage table the app knows; it is left out")
             except sqlite3.DatabaseError as error:
                 notes.append(f"{app} cannot be read ({error}); it is left out")
         cli = self.folder / CLI_FILE
-        if cli.is_file():
+        if cli.is_file() and not app_only:
             try:
                 connection.execute("ATTACH DATABASE ? AS cli", (str(cli),))
                 columns = table_columns(connection, "llm_calls", "cli")
@@ -145,7 +163,7 @@ class UsageReader:
                             "AND m.started_at_ms = c.started_at_ms)") if has_app and "id" in columns else ""
                     parts.append("SELECT started_at_ms, duration_ms, provider, model, 'cli:' || source, '', input_tokens, "
                                  "output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, finish_reason, "
-                                 f"{error_kind} FROM cli.llm_calls c WHERE 1 {mine}")
+                                 f"{error_kind} FROM cli.llm_calls c WHERE started_at_ms >= {since_ms} {mine}")
             except sqlite3.DatabaseError as error:
                 notes.append(f"{cli} cannot be read ({error}); the CLI's calls are left out")
         connection.execute("PRAGMA query_only = ON")
@@ -156,26 +174,31 @@ class UsageReader:
         today = today or date.today()
         summary = UsageSummary(today)
         first = min(today - timedelta(days=CHART_DAYS - 1), today.replace(day=1))
-        since_ms = int(time.mktime(first.timetuple()) * 1000)
-        connection, rows, summary.notes = self._open()
+        midnights = [_midnight_ms(first + timedelta(days=n)) for n in range((today - first).days + 2)]
+        # A day's number by integer division while every day of the span is 24 h long (no clock change
+        # in it): several times cheaper than SQLite's localtime conversion, which is the fallback.
+        uniform = all(b - a == 86_400_000 for a, b in pairwise(midnights))
+        day = f"(started_at_ms - {midnights[0]}) / 86400000" if uniform else _DAY
+        # The conversations' sums (only the app's rows name one) are read on a second thread meanwhile:
+        # SQLite lets go of the GIL while it works, so the two queries share the machine's cores.
+        sessions: list[Any] = []
+        reading = threading.Thread(target=self._read_sessions, args=(today, sessions), name="usage-sessions")
+        reading.start()
+        connection, rows, summary.notes = self._open(midnights[0])
         try:
-            grouped = connection.execute(
-                f"{rows}SELECT {_DAY} AS day, kind, model, {_SUMS} FROM rows_ WHERE started_at_ms >= ? "
-                "GROUP BY day, kind, model", (since_ms,)).fetchall()
-            sessions = connection.execute(
-                f"{rows}SELECT session_key, model, {_SUMS} FROM rows_ WHERE started_at_ms >= ? AND session_key != '' "
-                "GROUP BY session_key, model", (int(time.mktime((today - timedelta(days=CHART_DAYS - 1)).timetuple())
-                                                    * 1000),)).fetchall()
+            grouped = connection.execute(f"{rows}SELECT {day} AS day, kind, model, {_SUMS} FROM rows_ "
+                                         "GROUP BY day, kind, model").fetchall()
         except sqlite3.DatabaseError as error:
             summary.notes.append(f"the usage record cannot be read ({error})")
-            grouped, sessions = [], []
+            grouped = []
         finally:
             connection.close()
+            reading.join()
+        grouped = [(first + timedelta(days=d) if uniform else date.fromisoformat(d), *rest) for d, *rest in grouped]
         chart_start = today - timedelta(days=CHART_DAYS - 1)
         summary.days = {chart_start + timedelta(days=n): {} for n in range(CHART_DAYS)}
         models: dict[str, Totals] = {}
-        for day_text, kind, model, *values in grouped:
-            day = date.fromisoformat(day_text)
+        for day, kind, model, *values in grouped:
             totals = _totals(tuple(values), model, prices)
             if day >= today.replace(day=1):
                 summary.calendar_month.add(totals)
@@ -194,6 +217,16 @@ class UsageReader:
             by_session.setdefault(key, Totals()).add(_totals(tuple(values), model, prices))
         summary.by_session = sorted(by_session.items(), key=lambda item: -item[1].tokens)
         return summary
+
+    def _read_sessions(self, today: date, into: list[Any]) -> None:
+        connection, rows, _notes = self._open(_midnight_ms(today - timedelta(days=CHART_DAYS - 1)), app_only=True)
+        try:
+            into += connection.execute(f"{rows}SELECT session_key, model, {_SUMS} FROM rows_ WHERE session_key != '' "
+                                       "GROUP BY session_key, model").fetchall()
+        except sqlite3.DatabaseError:
+            pass  # the main query says what is wrong with the file
+        finally:
+            connection.close()
 
     def session_totals(self, session_key: str, prices: Mapping[str, ModelPrice]) -> Totals:
         """Everything recorded for one conversation (the inspector's turn header)."""

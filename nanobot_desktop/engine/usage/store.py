@@ -149,8 +149,7 @@ def _app_schema(connection: sqlite3.Connection) -> None:
         BEGIN;
         CREATE TABLE calls ({columns}, kind TEXT NOT NULL, session_key TEXT NOT NULL DEFAULT '', cli_id INTEGER);
         CREATE INDEX calls_started_at_idx ON calls(started_at_ms);
-        CREATE INDEX calls_cli_id_idx ON calls(cli_id);
-        CREATE INDEX calls_session_idx ON calls(session_key);
+        CREATE INDEX calls_cli_id_idx ON calls(cli_id, started_at_ms);  -- covers the reader's anti-join
         PRAGMA user_version = {APP_SCHEMA_VERSION};
         COMMIT;
     """)

@@ -102,6 +102,12 @@ def _mcp(context: PanelContext) -> QWidget:
     return McpView(context.engine, context.bridge)
 
 
+def _usage(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.background.usage_view import UsageView
+
+    return UsageView(context.engine, context.bridge)
+
+
 # In build order after the first paint: what a default layout shows first; the hidden bottom docks
 # last. Docks of one area are tabbed together, in this order. The session list (left, Ctrl+1) is
 # not in the table: it is part of the window's frame and built with the engine.
@@ -123,6 +129,8 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("subagents_view", "subagentsDock", _title(QT_TRANSLATE_NOOP("Panels", "Subagents")), Area.BottomDockWidgetArea,
               "Ctrl+7", "subagents", _subagents, hidden=True),
     PanelSpec("mcp_view", "mcpDock", "MCP", Area.BottomDockWidgetArea, "Ctrl+8", "MCP servers", _mcp, hidden=True),
+    PanelSpec("usage_view", "usageDock", _title(QT_TRANSLATE_NOOP("Panels", "Usage")), Area.BottomDockWidgetArea,
+              "Ctrl+9", "usage", _usage, hidden=True),
 )
 PANELS_BY_NAME = {spec.name: spec for spec in PANELS}
 PAGES = tuple(spec for spec in PANELS if spec.area is None)

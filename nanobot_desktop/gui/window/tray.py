@@ -216,7 +216,8 @@ class TrayController(QObject):
 
     def _open_session(self, session_key: str) -> None:
         self.show_window()
-        self.open_session_requested.emit(session_key)
+        if session_key:  # "" for news about no session (the usage budget): the window is enough
+            self.open_session_requested.emit(session_key)
 
     def refresh(self, *, ending_turn: str | None = None, tick_ending: bool = False) -> None:
         """Recompute the state, icon and tooltip from the engine's public state."""
