@@ -141,9 +141,9 @@ def test_new_calls_refresh_the_page_and_the_clis_rows_count_too(qtbot, panel_env
     fake_openai.add_text("hello", usage=(300, 20), cache=(200, None))
     import asyncio
 
-    with qtbot.waitSignal(view.loaded, timeout=10_000):
-        turn = asyncio.ensure_future(engine.loop.process("desktop:a", "hi"))
-    qtbot.waitUntil(turn.done, timeout=10_000)
+    turn = asyncio.ensure_future(engine.loop.process("desktop:a", "hi"))
+    # The page reads the record again by itself once the turn's row is written (no refresh asked here).
+    qtbot.waitUntil(lambda: turn.done() and view.summary.day.calls == 2, timeout=10_000)
     assert view.summary.day.calls == 2 and view.summary.day.input_tokens == 1_200
     assert dict(view.chart.data.series).keys() == {"chat", "cli:user"}
     assert [view.sessions.record_at(r).key for r in range(view.sessions.rowCount())] == ["desktop:a"]

@@ -89,7 +89,7 @@ def test_reset_layout_puts_the_default_docks_back(qtbot, open_window):
     qtbot.waitUntil(lambda: window.docks["inspectorDock"].isVisible())
     assert window.docks["sessionsDock"].isVisible()
     assert window.dockWidgetArea(window.docks["sessionsDock"]) == Qt.DockWidgetArea.LeftDockWidgetArea
-    for name in ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock"):
+    for name in ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock", "usageDock"):
         assert not window.docks[name].isVisible(), name
     assert window.tabifiedDockWidgets(window.docks["inspectorDock"]) == [window.docks["workspaceDock"]]
     qtbot.waitUntil(lambda: abs(window.docks["sessionsDock"].width() - window._default_width(window.docks["sessionsDock"])) <= 8)
@@ -219,7 +219,7 @@ def test_the_skill_name_field_has_a_usable_width(qtbot, open_window):
         qtbot.mouseClick(skills.cancel_button, Qt.MouseButton.LeftButton)
 
 
-BOTTOM_DOCKS = ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock")
+BOTTOM_DOCKS = ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock", "usageDock")
 
 
 def test_the_bottom_panels_tables_show_every_column_label_whole(qtbot, open_window):

@@ -174,7 +174,7 @@ def build_menus(menu_bar: QMenuBar, actions: ActionRegistry) -> dict[str, QMenu]
                            None, a.settings, None, a.show_hide, a.quit]),
         "session": (translate("Actions", "&Session"), [a.stop, None, a.rename_session, a.delete_session, a.undo_delete]),
         "agent": (translate("Actions", "&Agent"), [a.run_heartbeat, a.pause_heartbeat, None]
-                  + [a.dock_toggles[name] for name in ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock")
+                  + [a.dock_toggles[name] for name in ("heartbeatDock", "scheduledDock", "subagentsDock", "mcpDock", "usageDock")
                      if name in a.dock_toggles]),
         "view": (translate("Actions", "&View"), [*a.dock_toggles.values(), None, a.reset_layout]),
         "help": (translate("Actions", "&Help"), [a.open_log_folder, a.about]),
