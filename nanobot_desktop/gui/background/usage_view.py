@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
@@ -163,12 +164,12 @@ class UsageView(BackgroundPanel):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
+        self.refresh()  # the reading starts on its threads first, and the chart is built meanwhile
         if self.chart is None:
             from nanobot_desktop.gui.background.usage_chart import UsageChart  # QtCharts: first shown only
 
             self.chart = UsageChart(self)
             self.chart_holder.addWidget(self.chart)
-        self.refresh()
 
     def refresh(self) -> None:
         """Read the record again (in an executor) and show it; one read at a time, the last one wins."""
@@ -176,18 +177,20 @@ class UsageView(BackgroundPanel):
             self._again = True
             return
         self._again = False
-        self._loading = self._work.spawn(self._load())
-
-    async def _load(self) -> None:
         usage = self.engine.usage
-        prices = usage.prices()
         loop = asyncio.get_running_loop()
-        summary, titles = await asyncio.gather(loop.run_in_executor(None, usage.reader.summary, prices),
-                                               loop.run_in_executor(None, self._titles))
+        # Handed to the executor now, not when the task first runs: the reading overlaps what the GUI
+        # thread does next (building the chart at the first show).
+        reading = asyncio.gather(loop.run_in_executor(None, usage.reader.summary, usage.prices()),
+                                 loop.run_in_executor(None, self._titles))
+        self._loading = self._work.spawn(self._load(reading))
+
+    async def _load(self, reading: Awaitable[tuple[UsageSummary, dict[str, str]]]) -> None:
+        summary, titles = await reading
         self._show(summary, titles)
-        if self._again:
+        if self._again:  # asked again while reading: once this task is done, read once more
             self._again = False
-            self._loading = self._work.spawn(self._load())
+            self._work.post(self.refresh)
 
     def _titles(self) -> dict[str, str]:
         """Session key -> title, from the session index (worker thread; it has a lock of its own)."""
