@@ -46,12 +46,12 @@ from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import Approver, Decision, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
-from nanobot_desktop.engine.usage.prices import ModelPrice, price_table
 from nanobot_desktop.engine.usage.recorder import Budget, UsageRecorder
 from nanobot_desktop.engine.usage.source import call_source
 from nanobot_desktop.engine.workspace import Workspace
 
 if TYPE_CHECKING:
+    from nanobot_desktop.engine.usage.prices import ModelPrice
     from nanobot_desktop.engine.coexistence import Coexistence
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
@@ -164,6 +164,8 @@ class Engine:
 
     def usage_prices(self) -> dict[str, ModelPrice]:
         """The price table: the defaults with the person's own prices (desktop.json `usagePrices`) over them."""
+        from nanobot_desktop.engine.usage.prices import ModelPrice, price_table
+
         return price_table({name: ModelPrice(p.input, p.output, p.cache_read, p.cache_write)
                             for name, p in self.app_settings.usage_prices.items()})
 

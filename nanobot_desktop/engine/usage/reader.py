@@ -12,8 +12,6 @@ opens in the same time over 100 calls or 100,000 (bench/usage_page.py).
 
 from __future__ import annotations
 
-import csv
-import io
 import sqlite3
 import threading
 import time
@@ -25,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.usage.prices import ModelPrice, price_for
-from nanobot_desktop.engine.usage.store import APP_FILE, CLI_FILE, READ_COLUMNS, BUSY_TIMEOUT_MS, table_columns
+from nanobot_desktop.engine.usage.store import BUSY_TIMEOUT_MS, READ_COLUMNS, table_columns
+from nanobot_desktop.engine.usage.store_errors import APP_FILE, CLI_FILE
 
 CHART_DAYS = 30
 _COLUMNS = ("started_at_ms", "duration_ms", "provider", "model", "kind", "session_key", "input_tokens", "output_tokens",
@@ -251,6 +250,9 @@ class UsageReader:
 
     def export_csv(self, prices: Mapping[str, ModelPrice]) -> str:
         """Every recorded call, oldest first, one CSV line each (cost empty where there is no price)."""
+        import csv  # only here: not part of the app's start
+        import io
+
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["started", "duration_ms", "source", "session", "provider", "model", "input_tokens",

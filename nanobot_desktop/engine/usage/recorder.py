@@ -17,15 +17,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nanobot_desktop.engine.events import BudgetCrossed, EventBus, LLMCallFinished, UsageRecorded
-from nanobot_desktop.engine.usage.prices import ModelPrice
-from nanobot_desktop.engine.usage.reader import UsageReader
-from nanobot_desktop.engine.usage.store import UsageFileError, UsageRow, UsageWriter
+from nanobot_desktop.engine.usage.store_errors import UsageFileError
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from nanobot_desktop.engine.usage.prices import ModelPrice
+    from nanobot_desktop.engine.usage.reader import UsageReader
+    from nanobot_desktop.engine.usage.store import UsageRow, UsageWriter
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +48,8 @@ class Budget:
 
 
 def row_from_event(event: LLMCallFinished, provider: str) -> UsageRow:
+    from nanobot_desktop.engine.usage.store import UsageRow
+
     return UsageRow(
         started_at_ms=max(0, int((event.at - event.latency_s) * 1000)), duration_ms=max(0, int(event.latency_s * 1000)),
         provider=provider, model=event.model, kind=event.source, session_key=event.session_key,
@@ -58,8 +65,8 @@ class UsageRecorder:
     def __init__(self, folder: Path, bus: EventBus, *, provider_name: Callable[[], str],
                  prices: Callable[[], dict[str, ModelPrice]], budget: Callable[[], Budget]) -> None:
         self.folder = folder
-        self.writer = UsageWriter(folder)
-        self.reader = UsageReader(folder)
+        self._writer: UsageWriter | None = None
+        self._reader: UsageReader | None = None
         self._bus = bus
         self._provider_name = provider_name
         self.prices = prices
@@ -75,6 +82,30 @@ class UsageRecorder:
         self._resumed: set[str] = set()  # periods whose spent budget the person chose to go past
         self._held: dict[str, str] = {}  # period -> why background work waits
         bus.subscribe(self._on_event)
+
+    @property
+    def reader(self) -> UsageReader:
+        """Sums over the record (made on first use: the empty window adds nothing up)."""
+        if self._reader is None:
+            from nanobot_desktop.engine.usage.reader import UsageReader
+
+            self._reader = UsageReader(self.folder)
+        return self._reader
+
+    @property
+    def writer(self) -> UsageWriter:
+        """Writes the rows (made with the first one: the store's module is not part of the app's start)."""
+        if self._writer is None:
+            from nanobot_desktop.engine.usage.store import UsageWriter
+
+            self._writer = UsageWriter(self.folder)
+        return self._writer
+
+    def has_record(self) -> bool:
+        """Whether there is anything to read at all (either usage file)."""
+        from nanobot_desktop.engine.usage.store_errors import APP_FILE, CLI_FILE
+
+        return (self.folder / APP_FILE).is_file() or (self.folder / CLI_FILE).is_file()
 
     # --- rows in ------------------------------------------------------------------------------------------
 
@@ -102,10 +133,16 @@ class UsageRecorder:
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="usage-record")
-        self._writing = loop.run_in_executor(self._executor, self._write_batch, list(self._pending))
+        self._writing = loop.run_in_executor(self._worker(), self._write_batch, list(self._pending))
         self._writing.add_done_callback(self._written)
+
+    def _worker(self) -> ThreadPoolExecutor:
+        """The recorder's own thread, started with the first row (not at start: the empty window has none)."""
+        if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="usage-record")
+        return self._executor
 
     def _write_batch(self, batch: list[UsageRow]) -> tuple[int, str, dict[str, float]]:
         """Worker thread: write, then (with a budget set) add up what today and this month cost."""
@@ -216,9 +253,7 @@ class UsageRecorder:
             self._held.clear()
             return
         loop = asyncio.get_running_loop()
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="usage-record")
-        self._judge_budget(await loop.run_in_executor(self._executor, self._spent))
+        self._judge_budget(await loop.run_in_executor(self._worker(), self._spent))
 
     def budget_hold(self) -> str | None:
         """Why background work waits now (a spent budget), or None."""

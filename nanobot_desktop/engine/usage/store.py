@@ -24,8 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-CLI_FILE = "llm_usage.sqlite3"
-APP_FILE = "desktop-usage.sqlite3"
+from nanobot_desktop.engine.usage.store_errors import APP_FILE, CLI_FILE, UsageFileError
+
 CLI_SCHEMA_VERSION = 1
 APP_SCHEMA_VERSION = 1
 MAX_DAYS_RETAINED = 400
@@ -52,15 +52,6 @@ _ERROR_KINDS = {"auth": "authentication", "model_not_found": "invalid_request", 
                 "timeout": "timeout", "rate_limit": "rate_limit", "server": "server_error",
                 "bad_request": "invalid_request", "cancelled": "cancelled", "empty": "empty", "cut": "connection",
                 "stalled": "timeout", "malformed": "http", "not_an_api": "http"}
-
-
-class UsageFileError(Exception):
-    """A usage file cannot be written now. `lasting` is False for a lock (try again soon) and True for a
-    damaged file or a schema the app does not know (nothing changes until a person acts)."""
-
-    def __init__(self, message: str, *, lasting: bool) -> None:
-        super().__init__(message)
-        self.lasting = lasting
 
 
 @dataclass(frozen=True, slots=True)

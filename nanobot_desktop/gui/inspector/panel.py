@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine import UsageRecorded
-from nanobot_desktop.gui.background.usage_model import format_cost
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.common.owned import OwnedWork
@@ -116,12 +115,14 @@ class InspectorPanel(QWidget):
     def refresh_conversation_usage(self) -> None:
         """Read the shown conversation's recorded total again (in an executor) and show it."""
         key = self.model.session_key
-        if not key:
+        if not key or not self.engine.usage.has_record():  # no usage file yet: nothing to add up
             self.conversation_label.clear()
             return
         self._work.spawn(self._read_conversation_usage(key))
 
     async def _read_conversation_usage(self, key: str) -> None:
+        from nanobot_desktop.gui.background.usage_model import format_cost  # with the first usage to show
+
         usage = self.engine.usage
         totals = await asyncio.get_running_loop().run_in_executor(None, usage.reader.session_totals, key, usage.prices())
         if key != self.model.session_key:
