@@ -40,6 +40,7 @@ BENCHMARKS = [
     ("long_session_memory", "RSS with a 100,000-msg session; growth over 100 turns"),
     ("long_session_cli", "Headless turn in a 100,000-msg session vs a 10-msg one"),
     ("mcp_servers", "MCP servers: start to ready, per-call overhead"),
+    ("usage_page", "Open the Usage page over 100,000 calls"),
 ]
 TIMEOUT_S = 240
 RESULTS_FILE = BENCH_DIR / "RESULTS.md"

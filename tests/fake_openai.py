@@ -48,6 +48,10 @@ class Reply:
     deltas: list[dict[str, Any]] = field(default_factory=list)
     finish_reason: str | None = "stop"
     usage: tuple[int, int] | None = None  # (prompt_tokens, completion_tokens); None = estimated
+    # (cached read, cache write) tokens, sent as OpenAI's prompt_tokens_details.cached_tokens and
+    # OpenRouter's .cache_write_tokens (None: no details, as before); send_usage=False: no usage at all
+    cache: tuple[int, int | None] | None = None
+    send_usage: bool = True
     delay_s: float = 0.0  # pause before each chunk (for GUI streaming tests)
     status: int = 200
     error: dict[str, Any] | None = None  # OpenAI's error object, sent as {"error": ...}
@@ -75,10 +79,11 @@ def text_reply(
     delay_s: float = 0.0,
     finish_reason: str = "stop",
     usage: tuple[int, int] | None = None,
+    cache: tuple[int, int | None] | None = None,
 ) -> Reply:
     """A plain streamed answer; `chunk_size=None` streams word by word."""
     deltas: list[dict[str, Any]] = [{"content": piece} for piece in _split_text(text, chunk_size)]
-    return Reply(deltas=deltas, finish_reason=finish_reason, usage=usage, delay_s=delay_s)
+    return Reply(deltas=deltas, finish_reason=finish_reason, usage=usage, delay_s=delay_s, cache=cache)
 
 
 def _tool_call_deltas(index: int, call_id: str, name: str, arguments: str, split: bool) -> list[dict]:
@@ -98,6 +103,7 @@ def tool_calls_reply(
     content: str | None = None,
     split_arguments: bool = True,
     usage: tuple[int, int] | None = None,
+    cache: tuple[int, int | None] | None = None,
 ) -> Reply:
     """One or more (parallel) tool calls: items are (name, args_dict) or (name, args_dict, call_id)."""
     deltas: list[dict[str, Any]] = [{"content": p} for p in _split_text(content or "", None)]
@@ -106,7 +112,7 @@ def tool_calls_reply(
         call_id = call[2] if len(call) > 2 else f"call_{next(_call_ids):05d}"
         raw = json.dumps(arguments, ensure_ascii=False)
         deltas += _tool_call_deltas(index, call_id, name, raw, split_arguments)
-    return Reply(deltas=deltas, finish_reason="tool_calls", usage=usage)
+    return Reply(deltas=deltas, finish_reason="tool_calls", usage=usage, cache=cache)
 
 
 def raw_tool_call_reply(name: str, raw_arguments: str, call_id: str | None = None) -> Reply:
@@ -267,12 +273,14 @@ class FakeOpenAIServer:
                 self._script.extend((reply, False) for _ in range(times))
 
     def add_text(self, text: str, chunk_size: int | None = None, delay_s: float = 0.0,
-                 finish_reason: str = "stop", usage: tuple[int, int] | None = None) -> None:
-        self.add(text_reply(text, chunk_size, delay_s, finish_reason, usage))
+                 finish_reason: str = "stop", usage: tuple[int, int] | None = None,
+                 cache: tuple[int, int | None] | None = None) -> None:
+        self.add(text_reply(text, chunk_size, delay_s, finish_reason, usage, cache))
 
     def add_tool_calls(self, calls: Iterable[tuple[Any, ...]], content: str | None = None,
-                       split_arguments: bool = True, usage: tuple[int, int] | None = None) -> None:
-        self.add(tool_calls_reply(calls, content, split_arguments, usage))
+                       split_arguments: bool = True, usage: tuple[int, int] | None = None,
+                       cache: tuple[int, int | None] | None = None) -> None:
+        self.add(tool_calls_reply(calls, content, split_arguments, usage, cache))
 
     def add_raw_tool_call(self, name: str, raw_arguments: str, call_id: str | None = None) -> None:
         self.add(raw_tool_call_reply(name, raw_arguments, call_id))
@@ -529,7 +537,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._hang()
                 return
             self._event(_chunk(completion_id, model, {}, reply.finish_reason))
-            if (body.get("stream_options") or {}).get("include_usage"):
+            if (body.get("stream_options") or {}).get("include_usage") and reply.send_usage:
                 usage_chunk = _chunk(completion_id, model, None)
                 usage_chunk["usage"] = _usage(body, reply)
                 self._event(usage_chunk)
@@ -590,13 +598,17 @@ def _chunk(completion_id: str, model: str, delta: dict[str, Any] | None,
             "model": model, "system_fingerprint": None, "choices": choices}
 
 
-def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
+def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     if reply.usage is not None:
         prompt, completion = reply.usage
     else:  # a rough, deterministic estimate (4 characters per token)
         prompt = len(json.dumps(body.get("messages", []))) // 4 + 1
         completion = len(json.dumps(reply.deltas)) // 4 + 1
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    if reply.cache is not None:
+        read, write = reply.cache
+        usage["prompt_tokens_details"] = {"cached_tokens": read, **({} if write is None else {"cache_write_tokens": write})}
+    return usage
 
 
 def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:

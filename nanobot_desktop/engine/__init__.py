@@ -128,6 +128,15 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.mcp import parse_pasted_servers as parse_pasted_servers
     from nanobot_desktop.engine.llm.catalog import ModelOption as ModelOption
     from nanobot_desktop.engine.llm.catalog import ProviderModels as ProviderModels
+    from nanobot_desktop.engine.events import BudgetCrossed as BudgetCrossed
+    from nanobot_desktop.engine.events import UsageRecorded as UsageRecorded
+    from nanobot_desktop.engine.usage.prices import DEFAULT_PRICES as DEFAULT_PRICES
+    from nanobot_desktop.engine.usage.prices import ModelPrice as ModelPrice
+    from nanobot_desktop.engine.usage.prices import model_key as model_key
+    from nanobot_desktop.engine.usage.prices import price_for as price_for
+    from nanobot_desktop.engine.usage.reader import CHART_DAYS as CHART_DAYS
+    from nanobot_desktop.engine.usage.reader import Totals as Totals
+    from nanobot_desktop.engine.usage.reader import UsageSummary as UsageSummary
 
 # name -> the module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -174,6 +183,9 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
     **dict.fromkeys(("McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
                      "parse_pasted_servers"), "mcp"),
+    **dict.fromkeys(("BudgetCrossed", "UsageRecorded"), "events"),
+    **dict.fromkeys(("DEFAULT_PRICES", "ModelPrice", "model_key", "price_for"), "usage.prices"),
+    **dict.fromkeys(("CHART_DAYS", "Totals", "UsageSummary"), "usage.reader"),
 }
 
 # the events module and every name of _EXPORTS
@@ -200,7 +212,9 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
            "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",
-           "message_media", "user_text"]
+           "message_media", "user_text",
+           "BudgetCrossed", "UsageRecorded", "DEFAULT_PRICES", "ModelPrice", "model_key", "price_for", "CHART_DAYS",
+           "Totals", "UsageSummary"]
 
 def _lazy_attributes(package: str, exports: Mapping[str, str], namespace: dict[str, Any],
                      submodules: Collection[str] = ()) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:

@@ -107,6 +107,15 @@ class LLMCallFinished(Event):
     finish_reason: str
     error: str | None = None
     facts: tuple[tuple[str, Any], ...] = ()  # the error's sentence and values, as in TurnFailed.facts
+    # For the usage record (engine/usage): the cache counts as reported (None: not said); `estimated`
+    # when the endpoint reported no usage and the counts are the engine's estimate; what made the call
+    # (engine/usage/source.py: chat, consolidation, heartbeat, cron, subagent); a failure's kind and status.
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    estimated: bool = False
+    source: str = "chat"
+    error_kind: str = ""
+    error_status: int | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -402,6 +411,28 @@ class Notice(Event):
 
 
 # --- settings --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False, repr=False)
+class UsageRecorded(Event):
+    """Rows of the usage record were written (`pending`: how many still wait in memory); the Usage
+    page refreshes from it. `problem` is set when a usage file could not be written (locked, damaged,
+    an unknown schema): a notice, never a failed turn."""
+
+    written: int
+    pending: int = 0
+    problem: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class BudgetCrossed(Event):
+    """The spending of a budget period (`period` "day" or "month") crossed `level` (0.8: the warning,
+    1.0: background work pauses until the person resumes it). Costs in US dollars."""
+
+    period: str
+    level: float
+    spent: float
+    limit: float
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ConfigChanged(Event):

@@ -22,6 +22,7 @@ from nanobot_desktop.engine.background_log import ToolUse, ToolUseRecorder
 from nanobot_desktop.engine.events import EventBus, HeartbeatDecided, HeartbeatRan
 from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse, text_lines
 from nanobot_desktop.engine.llm.types import ChatWithTools
+from nanobot_desktop.engine.usage.source import source_context
 from nanobot_desktop.engine.workspace import Workspace
 from nanobot_desktop.engine.own_files import LinkedOut
 
@@ -32,6 +33,7 @@ MAX_TICKS = 500
 SKIP_PAUSED = "paused"
 LATE_S = 120  # a timer tick this much later than planned (and later than one interval) missed checks
 SKIP_EXTERNAL = "external"
+SKIP_BUDGET = "budget"
 
 HEARTBEAT_TOOL: dict[str, Any] = {
     "type": "function",
@@ -140,6 +142,8 @@ class HeartbeatService:
         # see engine/coexistence.py. While it says so, timer ticks are left to that process (and the
         # timeline says so); "Run now" still runs here.
         self.defer_to: Callable[[], str | None] | None = None
+        # Why background work waits (a spent usage budget, engine/usage/recorder.py): timer ticks skip.
+        self.budget_hold: Callable[[], str | None] | None = None
 
     # --- state for the GUI -----------------------------------------------------------------------------
 
@@ -274,7 +278,8 @@ class HeartbeatService:
 
     async def _shared_tick(self, trigger: str) -> TickRecord:
         if self._current_tick is None or self._current_tick.done():
-            self._current_tick = asyncio.create_task(self._tick(trigger), name=f"heartbeat-tick-{trigger}")
+            self._current_tick = asyncio.create_task(self._tick(trigger), name=f"heartbeat-tick-{trigger}",
+                                                     context=source_context("heartbeat", SESSION_KEY))
         # shield: a waiter giving up (e.g. the loop being stopped) must not cancel a tick others await
         return await asyncio.shield(self._current_tick)
 
@@ -285,6 +290,9 @@ class HeartbeatService:
             return SKIP_EXTERNAL, f"another program runs the heartbeat: {elsewhere}"
         if trigger == "timer" and self._paused:
             return SKIP_PAUSED, "the heartbeat is paused (from the tray); Run now still works"
+        held = self.budget_hold() if trigger == "timer" and self.budget_hold is not None else None
+        if held:
+            return SKIP_BUDGET, f"{held}; background work waits until you resume it (Usage page); Run now still works"
         return None
 
     async def _tick(self, trigger: str) -> TickRecord:

@@ -29,6 +29,8 @@ from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, Provider
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.usage.estimate import usage_fields
+from nanobot_desktop.engine.usage.source import current_source
 from nanobot_desktop.engine.workspace import Workspace
 
 if TYPE_CHECKING:  # subagents imports the loop
@@ -71,16 +73,27 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
                 session_key, turn_id=turn_id, attempt=attempt, max_attempts=attempts, delay_s=delay, reason=reason)),
         )
     except ProviderError as error:
-        bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
-                                    completion_tokens=0, latency_s=time.perf_counter() - started,
-                                    finish_reason="error", error=error.message,
-                                    facts=tuple(sorted(error.facts.items()))))
+        publish_call_failed(bus, session_key, turn_id, call_id, model, error, time.perf_counter() - started)
         raise
-    bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=response.model or model,
-                                prompt_tokens=response.usage.prompt_tokens,
-                                completion_tokens=response.usage.completion_tokens,
-                                latency_s=response.latency_s, finish_reason=response.finish_reason))
+    publish_call_finished(bus, session_key, turn_id, call_id, model, response, messages, tools)
     return response
+
+
+def publish_call_finished(bus: EventBus, session_key: str, turn_id: str, call_id: str, model: str,
+                          response: LLMResponse, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
+    """The LLMCallFinished of a call that answered: what the inspector shows and the usage record keeps
+    (engine/usage), tagged with what made the call."""
+    bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=response.model or model,
+                                latency_s=response.latency_s, finish_reason=response.finish_reason,
+                                source=current_source(), **usage_fields(response, messages, tools)))
+
+
+def publish_call_failed(bus: EventBus, session_key: str, turn_id: str, call_id: str, model: str,
+                        error: ProviderError, latency_s: float) -> None:
+    bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
+                                completion_tokens=0, latency_s=latency_s, finish_reason="error", error=error.message,
+                                facts=tuple(sorted(error.facts.items())), source=current_source(),
+                                error_kind=error.kind, error_status=error.status))
 
 
 @dataclass

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from dataclasses import replace
 from typing import Any
@@ -23,11 +24,13 @@ from nanobot_desktop.engine.events import (
     TurnStarted,
 )
 from nanobot_desktop.engine.history_journal import history_session
-from nanobot_desktop.engine.llm.types import LLMResponse
-from nanobot_desktop.engine.loop_base import AgentSettings, LoopBase, TurnResult, new_session_key
+from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError
+from nanobot_desktop.engine.loop_base import (AgentSettings, LoopBase, TurnResult, new_session_key, publish_call_failed,
+                                              publish_call_finished)
 from nanobot_desktop.engine.consolidation import consolidate_detailed, on_hold
 from nanobot_desktop.engine.sessions.store import Session
 from nanobot_desktop.engine.token_window import consolidation_window, history_budget
+from nanobot_desktop.engine.usage.source import call_source, current_session
 from nanobot_desktop.engine.workspace import StorageError
 
 log = logging.getLogger(__name__)
@@ -84,8 +87,18 @@ class LoopCommands(LoopBase):
         consolidation and the heartbeat's decision use."""
         provider = self._provider()
         settings = self._settings()
-        return await provider.chat(messages, tools, model=settings.model or provider.default_model,
-                                   temperature=settings.temperature, max_tokens=settings.max_tokens)
+        model = settings.model or provider.default_model
+        call_id = uuid.uuid4().hex[:12]
+        started = time.perf_counter()
+        try:
+            response = await provider.chat(messages, tools, model=model, temperature=settings.temperature,
+                                           max_tokens=settings.max_tokens)
+        except ProviderError as error:
+            publish_call_failed(self.bus, current_session(), "", call_id, model, error, time.perf_counter() - started)
+            raise
+        # Announced for the usage record only (no turn: the inspector has nothing to attach it to).
+        publish_call_finished(self.bus, current_session(), "", call_id, model, response, messages, tools)
+        return response
 
     def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
         unconsolidated = session.count - session.last_consolidated
@@ -113,7 +126,8 @@ class LoopCommands(LoopBase):
             count = session.count - session.last_consolidated
             self.bus.publish(ConsolidationStarted(session.key, message_count=count, archive_all=archive_all))
             try:
-                with history_session(session.key):  # 0.3's history.jsonl entries name their session
+                with history_session(session.key), call_source("consolidation", session.key):
+                    # (0.3's history.jsonl entries name their session)
                     base = session.base  # only the loaded tail is summarised; it starts at the offset
                     result = await consolidate_detailed(session.messages, session.last_consolidated - base,
                                                         self.memory, self.plain_chat, archive_all=archive_all,

@@ -49,9 +49,12 @@ from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import UNSANDBOXED_ALLOW, Approver, Decision, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
+from nanobot_desktop.engine.usage.recorder import Budget, UsageRecorder
+from nanobot_desktop.engine.usage.source import call_source
 from nanobot_desktop.engine.workspace import Workspace
 
 if TYPE_CHECKING:
+    from nanobot_desktop.engine.usage.prices import ModelPrice
     from nanobot_desktop.engine.coexistence import Coexistence
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
@@ -139,6 +142,11 @@ class Engine:
         self._machines_owner: str | None = None  # why another machine runs the background work now
         self._beating: asyncio.Task[None] | None = None
         self.cron.defer_to = self._background_owner
+        # Every model call's row (engine/usage): into nanobot 0.3.5's llm_usage.sqlite3 beside the config
+        # when it is there, and the app's desktop-usage.sqlite3; a spent budget holds background work.
+        self.usage = UsageRecorder(config_path.parent, self.bus, provider_name=lambda: resolve_provider(self.config).name,
+                                   prices=self.usage_prices, budget=self._usage_budget)
+        self.subagents.held = self.usage.budget_hold
 
     @classmethod
     def open(cls, config_path: str | Path | None = None, workspace: str | Path | None = None) -> "Engine":
@@ -160,6 +168,7 @@ class Engine:
                                                on_execute=self._run_heartbeat_tasks, interval_s=settings.interval_s,
                                                enabled=settings.enabled, bus=self.bus)
             self._heartbeat.defer_to = self._background_owner
+            self._heartbeat.budget_hold = self.usage.budget_hold
         return self._heartbeat
 
     @property
@@ -181,6 +190,17 @@ class Engine:
 
             self._machines = Machines(self.workspace.root)
         return self._machines
+
+    def usage_prices(self) -> dict[str, ModelPrice]:
+        """The price table: the defaults with the person's own prices (desktop.json `usagePrices`) over them."""
+        from nanobot_desktop.engine.usage.prices import ModelPrice, price_table
+
+        return price_table({name: ModelPrice(p.input, p.output, p.cache_read, p.cache_write)
+                            for name, p in self.app_settings.usage_prices.items()})
+
+    def _usage_budget(self) -> Budget:
+        budget = self.app_settings.usage_budget
+        return Budget(budget.daily, budget.monthly)
 
     def _background_owner(self) -> str | None:
         """Why the app does not run cron and the heartbeat now: another program on this machine, or
@@ -464,6 +484,7 @@ class Engine:
         await self.coexistence.start()
         await self.cron.start()
         await self.heartbeat.start()
+        await self.usage.check_budget()
 
     async def shutdown(self) -> None:
         """Stop everything that runs in the background and close the endpoint connection."""
@@ -484,6 +505,7 @@ class Engine:
         if self._mcp is not None:
             await self._mcp.shutdown()
         await self.session_models.close()
+        await self.usage.close()
         if self._provider is not None:
             close = getattr(self._provider, "close", None)
             if close is not None:
@@ -523,8 +545,12 @@ class Engine:
 
     async def _run_cron_job(self, job: CronJob) -> str | None:
         session_key, channel, chat_id = job_session(job)  # a 0.3 job bound to a chat runs in that chat
-        result = await self.loop.process(session_key, cron_job_prompt(job), channel=channel or "cli",
-                                         chat_id=chat_id or "direct", in_cron_job=True)
+        held = self.usage.budget_hold()
+        if held:
+            raise RuntimeError(f"not run: {held}; background work waits until you resume it (Usage page)")
+        with call_source("cron", session_key):
+            result = await self.loop.process(session_key, cron_job_prompt(job), channel=channel or "cli",
+                                             chat_id=chat_id or "direct", in_cron_job=True)
         if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the scheduled run failed")
         return result.reply

@@ -24,6 +24,7 @@ from nanobot_desktop.engine.loop import chat_with_events
 from nanobot_desktop.engine.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.registry import SUBAGENT_TOOL_NAMES, ToolRegistry
+from nanobot_desktop.engine.usage.source import source_context
 from nanobot_desktop.engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -69,14 +70,20 @@ class SubagentManager:
         self._announce = announce
         self.records: dict[str, SubagentRecord] = {}
         self._tasks: dict[str, asyncio.Task[Any]] = {}
+        self.held: Callable[[], str | None] | None = None
+        """Why new subagents must wait (a spent usage budget), or None: `spawn` then starts none."""
 
     def spawn(self, task: str, *, label: str | None = None, origin_session_key: str = "cli:direct",
               origin_channel: str = "cli", origin_chat_id: str = "direct") -> str:
+        held = self.held() if self.held is not None else None
+        if held:
+            return f"Error: no subagent started: {held}. Background work waits until the person resumes it."
         task_id = uuid.uuid4().hex[:8]
         label = label or (task[:30] + ("..." if len(task) > 30 else ""))
         record = SubagentRecord(task_id=task_id, label=label, task=task, origin_session_key=origin_session_key)
         self.records[task_id] = record
-        runner = asyncio.ensure_future(self._run(record, origin_channel, origin_chat_id))
+        runner = asyncio.get_running_loop().create_task(self._run(record, origin_channel, origin_chat_id),
+                                                         context=source_context("subagent"))
         self._tasks[task_id] = runner
         runner.add_done_callback(lambda _t: self._tasks.pop(task_id, None))
         self.bus.publish(SubagentStarted(origin_session_key, task_id=task_id, label=label, task=task))

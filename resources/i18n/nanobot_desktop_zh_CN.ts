@@ -1147,6 +1147,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <translation>由其他程序运行</translation>
     </message>
     <message>
+        <source>usage budget spent</source>
+        <translation>用量预算已用完</translation>
+    </message>
+    <message>
         <source>manual</source>
         <translation>手动</translation>
     </message>
@@ -1532,6 +1536,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
     <message>
         <source>Model and tool calls in order; select one to see its details</source>
         <translation>按顺序列出的模型和工具调用；选择一项查看详情</translation>
+    </message>
+    <message>
+        <source>This conversation: {tokens} tokens, {cost} in %n call(s)</source>
+        <translation>本对话：{tokens} 个 token，{cost}，共 %n 次调用</translation>
     </message>
     <message>
         <source>No turns yet</source>
@@ -2373,6 +2381,10 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>Heartbeat, scheduled jobs, subagents and MCP servers ({shortcut})</source>
         <translation>心跳、定时任务、子代理和 MCP 服务器（{shortcut}）</translation>
+    </message>
+    <message>
+        <source>Usage</source>
+        <translation>用量</translation>
     </message>
 </context>
 <context>
@@ -3991,6 +4003,30 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
         <translation>定时任务：{name}</translation>
     </message>
     <message>
+        <source>today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>this month</source>
+        <translation>本月</translation>
+    </message>
+    <message>
+        <source>${spent} of ${limit} spent {period}.</source>
+        <translation>{period}已花费 ${spent}，预算 ${limit}。</translation>
+    </message>
+    <message>
+        <source>Usage budget spent</source>
+        <translation>用量预算已用完</translation>
+    </message>
+    <message>
+        <source>The heartbeat, scheduled jobs and subagents wait until you resume them (Usage page).</source>
+        <translation>心跳、定时任务和子代理将暂停，直到你恢复它们（“用量”页面）。</translation>
+    </message>
+    <message>
+        <source>Usage budget at {percent} %</source>
+        <translation>用量预算已达 {percent} %</translation>
+    </message>
+    <message>
         <source>Scheduled task</source>
         <translation>定时任务</translation>
     </message>
@@ -4009,6 +4045,257 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
     <message>
         <source>Keep running</source>
         <translation>继续运行</translation>
+    </message>
+</context>
+<context>
+    <name>Usage</name>
+    <message>
+        <source>Usage per day, by source</source>
+        <translation>每日用量（按来源）</translation>
+    </message>
+    <message>
+        <source>Prices per million tokens (US dollars)</source>
+        <translation>每百万 token 价格（美元）</translation>
+    </message>
+    <message>
+        <source>Prices</source>
+        <translation>价格</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Cache read</source>
+        <translation>缓存读取</translation>
+    </message>
+    <message>
+        <source>Cache write</source>
+        <translation>缓存写入</translation>
+    </message>
+    <message>
+        <source>Add a model</source>
+        <translation>添加模型</translation>
+    </message>
+    <message>
+        <source>An empty input or output price means no price: those calls show &quot;no price&quot;, not $0. An empty cache price bills cached tokens as input.</source>
+        <translation>输入或输出价格留空表示没有价格：这些调用显示“无价格”，而不是 $0。缓存价格留空时，缓存的 token 按输入计费。</translation>
+    </message>
+    <message>
+        <source>Row {row} ({model}): a price must be a number</source>
+        <translation>第 {row} 行（{model}）：价格必须是数字</translation>
+    </message>
+    <message>
+        <source>Row {row} ({model}): a price cannot be negative</source>
+        <translation>第 {row} 行（{model}）：价格不能为负数</translation>
+    </message>
+    <message>
+        <source>Usage budget</source>
+        <translation>用量预算</translation>
+    </message>
+    <message>
+        <source>Daily limit</source>
+        <translation>每日上限</translation>
+    </message>
+    <message>
+        <source>Monthly limit</source>
+        <translation>每月上限</translation>
+    </message>
+    <message>
+        <source>At 80 % you get a notification. At 100 % the heartbeat, scheduled jobs and subagents wait until you resume them on the Usage page; chats are never stopped. Only calls with a price count.</source>
+        <translation>达到 80 % 时会通知你。达到 100 % 时，心跳、定时任务和子代理将暂停，直到你在“用量”页面恢复它们；对话永远不会被停止。只计算有价格的调用。</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>无上限</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <source>Scheduled</source>
+        <translation>定时任务</translation>
+    </message>
+    <message>
+        <source>Subagents</source>
+        <translation>子代理</translation>
+    </message>
+    <message>
+        <source>CLI: chats</source>
+        <translation>命令行：对话</translation>
+    </message>
+    <message>
+        <source>CLI: API</source>
+        <translation>命令行：API</translation>
+    </message>
+    <message>
+        <source>CLI: scheduled</source>
+        <translation>命令行：定时任务</translation>
+    </message>
+    <message>
+        <source>CLI: Dream</source>
+        <translation>命令行：Dream</translation>
+    </message>
+    <message>
+        <source>CLI: system</source>
+        <translation>命令行：系统</translation>
+    </message>
+    <message>
+        <source>no price</source>
+        <translation>无价格</translation>
+    </message>
+    <message>
+        <source>not reported</source>
+        <translation>未报告</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation>调用</translation>
+    </message>
+    <message>
+        <source>Cached</source>
+        <translation>缓存</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>{input} input tokens ({cached} from the cache), {output} output tokens</source>
+        <translation>{input} 个输入 token（其中 {cached} 个来自缓存），{output} 个输出 token</translation>
+    </message>
+    <message>
+        <source>%n call(s) estimated: the endpoint reported no usage</source>
+        <translation>%n 次调用为估算值：端点未报告用量</translation>
+    </message>
+    <message>
+        <source>%n call(s) without a price (set one with Prices…)</source>
+        <translation>%n 次调用没有价格（可在“价格…”中设置）</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens</source>
+        <translation>{tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>{cost} · %n call(s)</source>
+        <translation>{cost} · %n 次调用</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>最近 7 天</translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation>最近 30 天</translation>
+    </message>
+    <message>
+        <source>Resume background work</source>
+        <translation>恢复后台任务</translation>
+    </message>
+    <message>
+        <source>Let the heartbeat, scheduled jobs and subagents run again although the budget is spent</source>
+        <translation>即使预算已用完，也让心跳、定时任务和子代理重新运行</translation>
+    </message>
+    <message>
+        <source>Chart shows</source>
+        <translation>图表显示</translation>
+    </message>
+    <message>
+        <source>Tokens per day</source>
+        <translation>每日 token</translation>
+    </message>
+    <message>
+        <source>Cost per day</source>
+        <translation>每日费用</translation>
+    </message>
+    <message>
+        <source>Prices…</source>
+        <translation>价格…</translation>
+    </message>
+    <message>
+        <source>Budget…</source>
+        <translation>预算…</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Usage by model</source>
+        <translation>按模型统计的用量</translation>
+    </message>
+    <message>
+        <source>Usage by conversation</source>
+        <translation>按对话统计的用量</translation>
+    </message>
+    <message>
+        <source>Double-click a conversation to open it</source>
+        <translation>双击对话即可打开</translation>
+    </message>
+    <message>
+        <source>By model</source>
+        <translation>按模型</translation>
+    </message>
+    <message>
+        <source>By conversation</source>
+        <translation>按对话</translation>
+    </message>
+    <message>
+        <source>Usage</source>
+        <translation>用量</translation>
+    </message>
+    <message>
+        <source>Input read from the prompt cache (30 days): {share}</source>
+        <translation>从提示缓存读取的输入（30 天）：{share}</translation>
+    </message>
+    <message>
+        <source>Background work is paused: {why}.</source>
+        <translation>后台任务已暂停：{why}。</translation>
+    </message>
+    <message>
+        <source>Usage record: {problem}</source>
+        <translation>用量记录：{problem}</translation>
+    </message>
+    <message>
+        <source>Export usage as CSV</source>
+        <translation>将用量导出为 CSV</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>The CSV file was not written: {why}</source>
+        <translation>未能写入 CSV 文件：{why}</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
     </message>
 </context>
 <context>

@@ -62,7 +62,7 @@ async def test_text_deltas_arrive_in_order_and_assemble(provider, fake_openai) -
     assert deltas == ["Hell", "o br", "ave ", "new ", "worl", "d"]
     assert response.content == "Hello brave new world"
     assert response.tool_calls == [] and response.finish_reason == "stop"
-    assert response.usage == Usage(prompt_tokens=12, completion_tokens=5, total_tokens=17)
+    assert response.usage == Usage(prompt_tokens=12, completion_tokens=5, total_tokens=17, reported=True)
     assert response.model == "fake-model"
     assert response.latency_s > 0
 

@@ -117,9 +117,9 @@ def test_every_agent_page_fits_a_1024x640_window_and_no_dock_covers_the_chat(qtb
     window = open_window()
     resize_and_settle(qtbot, window, 1024, 640)
     assert not any(window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea for dock in window.docks.values())
-    assert [spec.name for spec in AGENT_PAGES] == ["heartbeat_view", "cron_view", "subagents_view", "mcp_view"]
+    assert [spec.name for spec in AGENT_PAGES] == ["heartbeat_view", "cron_view", "subagents_view", "mcp_view", "usage_view"]
     area = window.agent_area
-    assert area.titles() == ["Heartbeat", "Scheduled", "Subagents", "MCP"]
+    assert area.titles() == ["Heartbeat", "Scheduled", "Subagents", "MCP", "Usage"]
     for spec in AGENT_PAGES:
         window.actions.dock_toggles[spec.dock].trigger()  # Agent → Heartbeat, as from the menu
         qtbot.waitUntil(lambda spec=spec: window.pages.page_name() == AGENT_AREA and area.page_name() == spec.name)

@@ -225,7 +225,7 @@ def test_the_skill_name_field_has_a_usable_width(qtbot, open_window):
         qtbot.mouseClick(skills.cancel_button, Qt.MouseButton.LeftButton)
 
 
-AGENT_PAGE_TOGGLES = ("heartbeatPage", "scheduledPage", "subagentsPage", "mcpPage")
+AGENT_PAGE_TOGGLES = ("heartbeatPage", "scheduledPage", "subagentsPage", "mcpPage", "usagePage")
 
 
 def test_the_agent_pages_tables_show_every_column_label_whole(qtbot, open_window):

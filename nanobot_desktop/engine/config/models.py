@@ -215,6 +215,23 @@ class LocalServer(_Base):
     api_base: str = ""
 
 
+class UsagePrice(_Base):
+    """A model's price in US dollars per million tokens (the Usage page's table; engine/usage/prices.py).
+    A cache price left out bills those tokens as ordinary input."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+
+
+class UsageBudget(_Base):
+    """Optional spending limits in US dollars; at 100 % background work waits (engine/usage/recorder.py)."""
+
+    daily: float | None = Field(default=None, gt=0)
+    monthly: float | None = Field(default=None, gt=0)
+
+
 class AppSettings(_Base):
     """desktop.json: what only the desktop app uses. The CLI never reads this file."""
 
@@ -244,6 +261,8 @@ class AppSettings(_Base):
     # Seconds before a model call is given up: nothing at all arrived / the stream stopped progressing.
     model_first_byte_timeout: float = Field(default=45.0, gt=0)
     model_idle_timeout: float = Field(default=30.0, gt=0)
+    usage_prices: dict[str, UsagePrice] = Field(default_factory=dict)  # model -> the person's price (over the defaults)
+    usage_budget: UsageBudget = Field(default_factory=UsageBudget)
 
     _source_path: Path | None = PrivateAttr(default=None)
 

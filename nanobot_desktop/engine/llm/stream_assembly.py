@@ -14,6 +14,7 @@ from typing import Any
 
 from nanobot_desktop.engine.llm.payload import parse_tool_arguments
 from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError, TextCallback, ToolCallRequest, Usage
+from nanobot_desktop.engine.llm.usage_wire import usage_from_wire
 
 
 @dataclass
@@ -53,8 +54,7 @@ class Assembly:
             self.model = model
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            prompt, completion = _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
-            self.usage = Usage(prompt, completion, _count(usage, "total_tokens") or prompt + completion)
+            self.usage = usage_from_wire(usage)
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices:
             return
@@ -130,8 +130,3 @@ def reasoning_of(delta: dict[str, Any]) -> str:
 def _text(mapping: dict[str, Any], key: str) -> str:
     value = mapping.get(key)
     return value if isinstance(value, str) else ""
-
-
-def _count(usage: dict[str, Any], key: str) -> int:
-    value = usage.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -44,9 +44,16 @@ class ToolCallRequest:
 
 @dataclass
 class Usage:
+    """Token counts of one call. `prompt_tokens` includes the cached ones (as OpenAI counts them);
+    a cache count of None means the endpoint did not say, 0 that it said none; `reported` is False
+    when the endpoint sent no usage at all (the usage record then estimates)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reported: bool = False
 
 
 @dataclass

@@ -27,7 +27,8 @@ DECISION_WORDS = {  # translated where shown
 }
 SKIP_SHORT = {"missing": QT_TRANSLATE_NOOP("Heartbeat", "no HEARTBEAT.md"), "empty": QT_TRANSLATE_NOOP("Heartbeat", "file empty"),
               "template": QT_TRANSLATE_NOOP("Heartbeat", "template only"), "paused": QT_TRANSLATE_NOOP("Heartbeat", "paused"),
-              "external": QT_TRANSLATE_NOOP("Heartbeat", "another program runs it")}
+              "external": QT_TRANSLATE_NOOP("Heartbeat", "another program runs it"),
+              "budget": QT_TRANSLATE_NOOP("Heartbeat", "usage budget spent")}
 
 Index = QModelIndex | QPersistentModelIndex
 

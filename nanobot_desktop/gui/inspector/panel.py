@@ -9,6 +9,7 @@ calls `set_session`.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QItemSelectionModel, QModelIndex, Qt
@@ -18,8 +19,10 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.gui.common.accessibility import name
+from nanobot_desktop.engine import UsageRecorded
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.i18n import format_number, translate
+from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.widgets import plain_label
 from nanobot_desktop.gui.inspector.details import LLMCallDetail, ToolCallDetail
 from nanobot_desktop.gui.inspector.model import NAME_COLUMN, STATUS_COLUMN, SUMMARY_COLUMN, TIME_COLUMN, TimelineModel
@@ -60,6 +63,13 @@ class InspectorPanel(QWidget):
         self.summary_label.setObjectName("turnSummary")
         name(self.summary_label, translate("Inspector", "Turn summary"))
         layout.addWidget(self.summary_label)
+        # What the whole conversation has cost so far, from the usage record (every run, its
+        # consolidation and subagents too), read off the GUI thread when the session or the record changes.
+        self.conversation_label = plain_label()
+        self.conversation_label.setObjectName("conversationUsage")
+        layout.addWidget(self.conversation_label)
+        self._work = OwnedWork(self)
+        bridge.engine_event.connect(self._on_usage_event)
 
         self.timeline = QTreeView()
         self.timeline.setObjectName("inspectorTimeline")
@@ -106,6 +116,34 @@ class InspectorPanel(QWidget):
         """Show that session's latest turn (the main window calls this when the user switches session)."""
         self.model.set_session(key)
         self._fill_turn_selector()
+        self.refresh_conversation_usage()
+
+    def refresh_conversation_usage(self) -> None:
+        """Read the shown conversation's recorded total again (in an executor) and show it."""
+        key = self.model.session_key
+        if not key or not self.engine.usage.has_record():  # no usage file yet: nothing to add up
+            self.conversation_label.clear()
+            return
+        self._work.spawn(self._read_conversation_usage(key))
+
+    async def _read_conversation_usage(self, key: str) -> None:
+        from nanobot_desktop.gui.background.usage_model import format_cost  # with the first usage to show
+
+        usage = self.engine.usage
+        totals = await asyncio.get_running_loop().run_in_executor(None, usage.reader.session_totals, key, usage.prices())
+        if key != self.model.session_key:
+            return  # another conversation was chosen meanwhile
+        if not totals.calls:
+            self.conversation_label.clear()
+            return
+        calls = totals.calls  # a plain name: pyside6-lupdate skips a plural whose count is an attribute
+        self.conversation_label.setText(translate("Inspector", "This conversation: {tokens} tokens, {cost} in %n call(s)",
+                                                  None, calls).format(tokens=format_number(totals.tokens),
+                                                                      cost=format_cost(totals)))
+
+    def _on_usage_event(self, event: object) -> None:
+        if isinstance(event, UsageRecorded) and event.written:
+            self.refresh_conversation_usage()
 
     def show_call(self, call_id: str) -> bool:
         """Select and reveal a call (the chat's tool card click); False when this run never saw it."""

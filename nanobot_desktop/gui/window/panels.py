@@ -112,6 +112,12 @@ def _mcp(context: PanelContext) -> QWidget:
     return McpView(context.engine, context.bridge)
 
 
+def _usage(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.background.usage_view import UsageView
+
+    return UsageView(context.engine, context.bridge)
+
+
 # In build order after the first paint (a panel nobody can see is set aside until it is shown). The
 # drawer's docks are tabbed together in this order; the Agent area lists its pages in this order.
 # The session list (left, Ctrl+1) is not in the table: it is part of the window's frame and built
@@ -133,6 +139,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("subagents_view", "subagentsPage", _title(QT_TRANSLATE_NOOP("Panels", "Subagents")), AGENT, "Ctrl+7", "subagents",
               _subagents),
     PanelSpec("mcp_view", "mcpPage", "MCP", AGENT, "Ctrl+8", "MCP servers", _mcp),
+    PanelSpec("usage_view", "usagePage", _title(QT_TRANSLATE_NOOP("Panels", "Usage")), AGENT, "Ctrl+9", "usage", _usage),
 )
 PANELS_BY_NAME = {spec.name: spec for spec in PANELS}
 DRAWER_PANELS = tuple(spec for spec in PANELS if spec.place == DRAWER)

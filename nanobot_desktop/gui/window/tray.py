@@ -261,7 +261,7 @@ class TrayController(QObject):
 
     def _open_session(self, session_key: str) -> None:
         self.show_window()
-        if session_key:  # "" is a notification about the app itself: the window is all it opens
+        if session_key:  # "" is news about the app itself (the usage budget): the window is all it opens
             self.open_session_requested.emit(session_key)
 
     def refresh(self, *, ending_turn: str | None = None, tick_ending: bool = False) -> None:

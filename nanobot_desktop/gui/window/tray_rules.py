@@ -14,7 +14,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QIcon
 
 from nanobot_desktop.data import resources_dir
-from nanobot_desktop.engine import CronJobRan, HeartbeatRan, OutboundMessage
+from nanobot_desktop.engine import BudgetCrossed, CronJobRan, HeartbeatRan, OutboundMessage
 from nanobot_desktop.gui.common.i18n import translate
 
 TRAY_STATES = ("idle", "running", "error", "paused", "waiting")
@@ -109,6 +109,15 @@ def notification_for(event: Any) -> Notification | None:
         if event.result and event.result.strip():
             return Notification(translate("Tray", "Scheduled: {name}").format(name=event.name), _shorten(event.result), key)
         return None
+    if isinstance(event, BudgetCrossed):
+        period = translate("Tray", "today") if event.period == "day" else translate("Tray", "this month")
+        spent = translate("Tray", "${spent} of ${limit} spent {period}.").format(
+            spent=f"{event.spent:.2f}", limit=f"{event.limit:.2f}", period=period)
+        if event.level >= 1.0:
+            return Notification(translate("Tray", "Usage budget spent"), spent + " " + translate(
+                "Tray", "The heartbeat, scheduled jobs and subagents wait until you resume them (Usage page)."), "", True)
+        return Notification(translate("Tray", "Usage budget at {percent} %").format(percent=round(event.level * 100)),
+                            spent, "")
     if isinstance(event, OutboundMessage) and _is_background_session(event.session_key):
         # The message tool delivered the reply itself (the turn's own reply is then None).
         if event.content.strip():

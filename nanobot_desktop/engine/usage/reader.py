@@ -1,0 +1,276 @@
+"""Adding up the usage record: the app's rows and the nanobot CLI's, as one picture.
+
+One in-memory SQLite connection attaches both files (each only when it exists: reading never creates
+one) and reads them through one `rows` query, the CLI's rows that the app wrote itself left out (they
+are in the app's file with their conversation). A CLI file with a schema the app does not write is
+still read, as long as it has the columns a sum needs; a damaged one is left out with a note.
+
+The sums are grouped in SQL by day, source and model (a few hundred groups for a month, however many
+calls), and the costs are worked out from those groups, since prices are per model: so the Usage page
+opens in the same time over 100 calls or 100,000 (bench/usage_page.py).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from itertools import pairwise
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from nanobot_desktop.engine.usage.prices import ModelPrice, price_for
+from nanobot_desktop.engine.usage.store import BUSY_TIMEOUT_MS, READ_COLUMNS, table_columns
+from nanobot_desktop.engine.usage.store_errors import APP_FILE, CLI_FILE
+
+CHART_DAYS = 30
+_COLUMNS = ("started_at_ms", "duration_ms", "provider", "model", "kind", "session_key", "input_tokens", "output_tokens",
+            "cache_read_tokens", "cache_write_tokens", "estimated_tokens", "finish_reason", "error_kind")
+_DAY = "date(started_at_ms / 1000, 'unixepoch', 'localtime')"
+_SUMS = ("COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+         "COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_write_tokens), 0), "
+         "COALESCE(SUM(CASE WHEN cache_read_tokens IS NOT NULL THEN input_tokens ELSE 0 END), 0), "
+         "COALESCE(SUM(CASE WHEN estimated_tokens > 0 THEN 1 ELSE 0 END), 0), "
+         "COALESCE(SUM(CASE WHEN finish_reason IN ('error', 'cancelled') THEN 1 ELSE 0 END), 0)")
+
+
+@dataclass
+class Totals:
+    """Sums over some calls. `cost` counts only priced calls; `unpriced_calls` says how many had no
+    price (then the cost is a lower bound, and with no priced call at all there is "no price")."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_observed_input: int = 0
+    """Input tokens of the calls whose endpoint said how many were cached (the cache share's base)."""
+    estimated_calls: int = 0
+    failed_calls: int = 0
+    cost: float = 0.0
+    unpriced_calls: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def priced(self) -> bool:
+        """Whether any call had a price (False: show "no price", not $0)."""
+        return self.calls > self.unpriced_calls
+
+    @property
+    def cached_share(self) -> float | None:
+        """The share of input served from the prompt cache, where the endpoint reported it (None: never said)."""
+        return self.cache_read_tokens / self.cache_observed_input if self.cache_observed_input else None
+
+    def add(self, other: "Totals") -> None:
+        # Spelled out (not a loop over the field names): this runs for every group the page adds up.
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.cache_observed_input += other.cache_observed_input
+        self.estimated_calls += other.estimated_calls
+        self.failed_calls += other.failed_calls
+        self.cost += other.cost
+        self.unpriced_calls += other.unpriced_calls
+
+
+@dataclass
+class UsageSummary:
+    """What the Usage page shows (and the budget checks), for the CHART_DAYS days up to `today`."""
+
+    today: date
+    day: Totals = field(default_factory=Totals)
+    week: Totals = field(default_factory=Totals)
+    month: Totals = field(default_factory=Totals)
+    """The last 30 days (today included)."""
+    calendar_month: Totals = field(default_factory=Totals)
+    """Since the first of this month (the monthly budget's period)."""
+    days: dict[date, dict[str, Totals]] = field(default_factory=dict)
+    """Day -> source -> totals, for every one of the 30 days (empty dicts for quiet days)."""
+    by_model: list[tuple[str, Totals]] = field(default_factory=list)
+    by_session: list[tuple[str, Totals]] = field(default_factory=list)
+    """Conversations by tokens; the CLI's calls (which name none) are not in it."""
+    notes: list[str] = field(default_factory=list)
+    """What could not be read (a damaged CLI file, ...), for the page to say."""
+
+
+def _midnight_ms(day: date) -> int:
+    """The start of `day` in local time, in epoch milliseconds."""
+    return int(time.mktime(day.timetuple()) * 1000)
+
+
+def _totals(values: tuple[int, ...], model: str, prices: Mapping[str, ModelPrice]) -> Totals:
+    calls, inp, out, read, write, observed, estimated, failed = (int(v or 0) for v in values)
+    totals = Totals(calls, inp, out, read, write, observed, estimated, failed)
+    price = price_for(model, prices)
+    if price is None:
+        totals.unpriced_calls = calls
+    else:
+        totals.cost = price.cost(inp, out, read, write)
+    return totals
+
+
+class UsageReader:
+    """Reads the record of one config folder (blocking: call it from an executor)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _open(self, since_ms: int = 0, *, app_only: bool = False) -> tuple[sqlite3.Connection, str, list[str]]:
+        """The connection, a WITH clause naming `rows_` (every call since `since_ms` that is there; only the
+        app's with `app_only`), and notes on what was left out. The time filter sits in each part of the
+        union, so each file's time index narrows its part before the CLI's rows are checked against the app's."""
+        since_ms = int(since_ms)
+        connection = sqlite3.connect(":memory:", timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                     check_same_thread=False)
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        notes: list[str] = []
+        parts: list[str] = []
+        app = self.folder / APP_FILE
+        has_app = False
+        if app.is_file():
+            try:
+                connection.execute("ATTACH DATABASE ? AS app", (str(app),))
+                if "kind" in table_columns(connection, "calls", "app"):
+                    has_app = True
+                    parts.append("SELECT started_at_ms, duration_ms, provider, model, kind, session_key, input_tokens, "
+                                 "output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, finish_reason, "
+                                 f"error_kind FROM app.calls WHERE started_at_ms >= {since_ms}")
+                else:
+                    notes.append(f"{app} has no usage table the app knows; it is left out")
+            except sqlite3.DatabaseError as error:
+                notes.append(f"{app} cannot be read ({error}); it is left out")
+        cli = self.folder / CLI_FILE
+        if cli.is_file() and not app_only:
+            try:
+                connection.execute("ATTACH DATABASE ? AS cli", (str(cli),))
+                columns = table_columns(connection, "llm_calls", "cli")
+                missing = [name for name in READ_COLUMNS if name not in columns]
+                if missing:
+                    notes.append(f"{cli} lacks the columns {', '.join(missing)}; the CLI's calls are left out")
+                else:
+                    error_kind = "error_kind" if "error_kind" in columns else "NULL"
+                    mine = ("AND NOT EXISTS (SELECT 1 FROM app.calls m WHERE m.cli_id = c.id "
+                            "AND m.started_at_ms = c.started_at_ms)") if has_app and "id" in columns else ""
+                    parts.append("SELECT started_at_ms, duration_ms, provider, model, 'cli:' || source, '', input_tokens, "
+                                 "output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, finish_reason, "
+                                 f"{error_kind} FROM cli.llm_calls c WHERE started_at_ms >= {since_ms} {mine}")
+            except sqlite3.DatabaseError as error:
+                notes.append(f"{cli} cannot be read ({error}); the CLI's calls are left out")
+        connection.execute("PRAGMA query_only = ON")
+        rows = " UNION ALL ".join(parts) or f"SELECT {', '.join('NULL' for _ in _COLUMNS)} WHERE 0"
+        return connection, f"WITH rows_({', '.join(_COLUMNS)}) AS ({rows}) ", notes
+
+    def summary(self, prices: Mapping[str, ModelPrice], today: date | None = None) -> UsageSummary:
+        today = today or date.today()
+        summary = UsageSummary(today)
+        first = min(today - timedelta(days=CHART_DAYS - 1), today.replace(day=1))
+        midnights = [_midnight_ms(first + timedelta(days=n)) for n in range((today - first).days + 2)]
+        # A day's number by integer division while every day of the span is 24 h long (no clock change
+        # in it): several times cheaper than SQLite's localtime conversion, which is the fallback.
+        uniform = all(b - a == 86_400_000 for a, b in pairwise(midnights))
+        day = f"(started_at_ms - {midnights[0]}) / 86400000" if uniform else _DAY
+        # The conversations' sums (only the app's rows name one) are read on a second thread meanwhile:
+        # SQLite lets go of the GIL while it works, so the two queries share the machine's cores.
+        sessions: list[Any] = []
+        reading = threading.Thread(target=self._read_sessions, args=(today, sessions), name="usage-sessions")
+        reading.start()
+        connection, rows, summary.notes = self._open(midnights[0])
+        try:
+            grouped = connection.execute(f"{rows}SELECT {day} AS day, kind, model, {_SUMS} FROM rows_ "
+                                         "GROUP BY day, kind, model").fetchall()
+        except sqlite3.DatabaseError as error:
+            summary.notes.append(f"the usage record cannot be read ({error})")
+            grouped = []
+        finally:
+            connection.close()
+            reading.join()
+        grouped = [(first + timedelta(days=d) if uniform else date.fromisoformat(d), *rest) for d, *rest in grouped]
+        chart_start = today - timedelta(days=CHART_DAYS - 1)
+        summary.days = {chart_start + timedelta(days=n): {} for n in range(CHART_DAYS)}
+        models: dict[str, Totals] = {}
+        for day, kind, model, *values in grouped:
+            totals = _totals(tuple(values), model, prices)
+            if day >= today.replace(day=1):
+                summary.calendar_month.add(totals)
+            if day < chart_start or day > today:
+                continue
+            summary.month.add(totals)
+            if day > today - timedelta(days=7):
+                summary.week.add(totals)
+            if day == today:
+                summary.day.add(totals)
+            summary.days[day].setdefault(kind, Totals()).add(totals)
+            models.setdefault(model, Totals()).add(totals)
+        summary.by_model = sorted(models.items(), key=lambda item: -item[1].tokens)
+        by_session: dict[str, Totals] = {}
+        for key, model, *values in sessions:
+            by_session.setdefault(key, Totals()).add(_totals(tuple(values), model, prices))
+        summary.by_session = sorted(by_session.items(), key=lambda item: -item[1].tokens)
+        return summary
+
+    def _read_sessions(self, today: date, into: list[Any]) -> None:
+        connection, rows, _notes = self._open(_midnight_ms(today - timedelta(days=CHART_DAYS - 1)), app_only=True)
+        try:
+            into += connection.execute(f"{rows}SELECT session_key, model, {_SUMS} FROM rows_ WHERE session_key != '' "
+                                       "GROUP BY session_key, model").fetchall()
+        except sqlite3.DatabaseError:
+            pass  # the main query says what is wrong with the file
+        finally:
+            connection.close()
+
+    def session_totals(self, session_key: str, prices: Mapping[str, ModelPrice]) -> Totals:
+        """Everything recorded for one conversation (the inspector's turn header)."""
+        totals = Totals()
+        connection, rows, _notes = self._open()
+        try:
+            for model, *values in connection.execute(
+                    f"{rows}SELECT model, {_SUMS} FROM rows_ WHERE session_key = ? GROUP BY model", (session_key,)):
+                totals.add(_totals(tuple(values), model, prices))
+        except sqlite3.DatabaseError:
+            pass  # a record that cannot be read shows no total rather than a wrong one
+        finally:
+            connection.close()
+        return totals
+
+    def count(self) -> int:
+        connection, rows, _notes = self._open()
+        try:
+            return int(connection.execute(f"{rows}SELECT COUNT(*) FROM rows_").fetchone()[0])
+        finally:
+            connection.close()
+
+    def export_csv(self, prices: Mapping[str, ModelPrice]) -> str:
+        """Every recorded call, oldest first, one CSV line each (cost empty where there is no price)."""
+        import csv  # only here: not part of the app's start
+        import io
+
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["started", "duration_ms", "source", "session", "provider", "model", "input_tokens",
+                         "output_tokens", "cache_read_tokens", "cache_write_tokens", "estimated", "finish_reason",
+                         "error_kind", "cost_usd"])
+        for row in self._rows():
+            started, duration, provider, model, kind, session, inp, out_tokens, read, write, estimated, reason, kind_error = row
+            price = price_for(model, prices)
+            cost = "" if price is None else f"{price.cost(inp or 0, out_tokens or 0, read, write):.6f}"
+            writer.writerow([datetime.fromtimestamp(started / 1000).astimezone().isoformat(timespec="seconds"),
+                             duration, kind, session, provider, model, inp, out_tokens,
+                             "" if read is None else read, "" if write is None else write,
+                             "yes" if (estimated or 0) > 0 else "no", reason, kind_error or "", cost])
+        return out.getvalue()
+
+    def _rows(self) -> Iterator[tuple[Any, ...]]:
+        connection, rows, _notes = self._open()
+        try:
+            yield from connection.execute(f"{rows}SELECT * FROM rows_ ORDER BY started_at_ms")
+        finally:
+            connection.close()
