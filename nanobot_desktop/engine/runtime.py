@@ -17,7 +17,6 @@ from nanobot_desktop.engine.config import (
     AppSettings,
     Config,
     ConfigError,
-    cron_store_path,
     default_config_path,
     load_app_settings,
     load_config,
@@ -30,6 +29,7 @@ from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.cron_location import settle_cron_store
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.events import ConfigChanged, EventBus
 from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
@@ -97,8 +97,9 @@ class Engine:
         self.runner.background = self.background_approvals
         self.runner.background_source = self._background_source
         self.runner.on_background_policy_changed = self._save_background_policy
-        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus,
-                                missed_rule=self.missed_rule)
+        # One job store per workspace, where its layout keeps it (0.3: in the workspace, with action.jsonl).
+        self.cron = CronService(settle_cron_store(self.layout), on_job=self._run_cron_job, bus=self.bus,
+                                missed_rule=self.missed_rule, shared_actions=self.layout.is_v03)
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
         self.loop = AgentLoop(
