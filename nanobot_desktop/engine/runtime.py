@@ -366,11 +366,12 @@ class Engine:
 
 
 def _workspace_named_by(config_path: Path) -> Path | None:
-    """The workspace another config file names (for telling whether a CLI process shares ours)."""
+    """The workspace another config file names, `~` not expanded (the process that reads it has its own
+    HOME: coexistence expands it as that process would)."""
     try:
         from nanobot_desktop.engine.config import load_config as _load
 
-        return _load(config_path, environ={}).workspace_path
+        return Path(_load(config_path, environ={}).agents.defaults.workspace)
     except (ConfigError, OSError):
         return None
 
