@@ -32,7 +32,12 @@ from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_location import settle_cron_store
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.events import ConfigChanged, EventBus
-from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
+from nanobot_desktop.engine.layout import (
+    WorkspaceLayout,
+    context_window_tokens,
+    detect_layout,
+    max_concurrent_subagents,
+)
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
 from nanobot_desktop.engine.memory import MemoryStore
@@ -164,7 +169,8 @@ class Engine:
         return AgentSettings(model=self._resolved_model(), temperature=d.temperature, max_tokens=d.max_tokens,
                              max_iterations=d.max_tool_iterations, memory_window=d.memory_window,
                              reasoning_effort=d.reasoning_effort,
-                             context_window_tokens=context_window_tokens(self.layout, d.model_extra))
+                             context_window_tokens=context_window_tokens(self.layout, d.model_extra),
+                             max_concurrent_subagents=max_concurrent_subagents(d.model_extra))
 
     def _resolved_model(self) -> str:
         try:
