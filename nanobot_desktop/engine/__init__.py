@@ -91,6 +91,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.sessions.archived import continue_archived as continue_archived
     from nanobot_desktop.engine.sessions.archived import list_archived as list_archived
     from nanobot_desktop.engine.sessions.export import message_text as message_text
+    from nanobot_desktop.engine.sessions.file import is_hidden_message as is_hidden_message
     from nanobot_desktop.engine.sessions.listing import NEW_CHAT_TITLE as NEW_CHAT_TITLE
     from nanobot_desktop.engine.sessions.listing import SessionInfo as SessionInfo
     from nanobot_desktop.engine.sessions.branches import BranchPoint as BranchPoint
@@ -164,7 +165,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
                      "atomic_write_text"), "workspace"),
     **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled"), "events"),
-    "file_name_problem": "sessions.file",
+    **dict.fromkeys(("file_name_problem", "is_hidden_message"), "sessions.file"),
     "safe_key": "sessions.store",
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
     **dict.fromkeys(("McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
@@ -191,7 +192,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "saved_language",
            "saved_theme", "provider_entry",
            "resolve_provider", "sandbox_support", "split_history_entries", "strip_runtime_for_save",
-           "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
+           "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "is_hidden_message", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
            "parse_pasted_servers", "ModelOption", "ProviderModels"]
 
