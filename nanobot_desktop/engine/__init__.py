@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import Progress as Progress
     from nanobot_desktop.engine.events import ReasoningDelta as ReasoningDelta
     from nanobot_desktop.engine.events import SessionChanged as SessionChanged
+    from nanobot_desktop.engine.events import SessionLinesLost as SessionLinesLost
     from nanobot_desktop.engine.events import SubagentFinished as SubagentFinished
     from nanobot_desktop.engine.events import SubagentStarted as SubagentStarted
     from nanobot_desktop.engine.events import TextDelta as TextDelta
@@ -135,7 +136,7 @@ _EXPORTS: dict[str, str] = {
                      "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
                      "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
                      "HeartbeatRan", "LLMCallFinished", "LLMCallStarted", "OutboundMessage", "Progress",
-                     "ReasoningDelta", "SessionChanged", "SubagentFinished", "SubagentStarted", "TextDelta",
+                     "ReasoningDelta", "SessionChanged", "SessionLinesLost", "SubagentFinished", "SubagentStarted", "TextDelta",
                      "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
                      "TurnStarted"), "events"),
     **dict.fromkeys(("SECTION_SEPARATOR", "strip_runtime_for_save"), "context"),
@@ -182,7 +183,8 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "HistoryJournal", "LLMCallFinished", "LLMCallStarted", "LOCAL_KEY_PLACEHOLDER", "LayoutKind",
            "LocalServer", "MISSED_RULES", "MISSED_RULE_WORDS", "MemoryVersion", "OutboundMessage", "PROVIDER_PRESETS",
            "Progress", "ProviderError", "ProviderPreset", "ReasoningDelta", "SECTION_SEPARATOR", "SKILL_FILE",
-           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "NEW_CHAT_TITLE", "BranchPoint", "branch_of",
+           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionLinesLost",
+           "SessionInfo", "NEW_CHAT_TITLE", "BranchPoint", "branch_of",
            "SkillInfo", "SubagentFinished",
            "SubagentStarted", "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed",
            "TurnFinished", "TurnStarted", "Workspace", "analyse", "atomic_write_bytes", "atomic_write_text",

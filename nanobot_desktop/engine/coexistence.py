@@ -168,17 +168,37 @@ class Coexistence:
         """Why the app does not fire cron jobs and the heartbeat now (None: it does)."""
         return self._reason
 
-    def session_warning(self, session_key: str) -> str | None:
-        """A warning for sending into `session_key` while another program may hold it in memory."""
+    def holder_of(self, session_key: str) -> str:
+        """Which other process may hold `session_key` in memory ("" when none is known to)."""
+        channel = session_key.partition(":")[0]
+        for other in self._others:
+            if (other.command == "agent" and other.session == session_key) or (
+                    other.command == "gateway" and channel not in APP_SESSION_CHANNELS):
+                return other.describe()
+        return ""
+
+    def scan_now(self) -> None:
+        """Look at the running processes once, without taking the app's workspace lock (a one-shot
+        command asks only whether a session is held; it runs no background work)."""
+        self._others = self._collect()
+
+    def session_risk(self, session_key: str) -> str | None:
+        """Why sending into `session_key` now may be lost: another program may hold it in memory."""
         channel = session_key.partition(":")[0]
         for other in self._others:
             if other.command == "agent" and other.session == session_key:
                 return (f"{other.describe()} has this session open: it rewrites the whole file from its memory, "
-                        "so what you send here may be erased when it saves. Press Send again to send anyway.")
+                        "so what you send here may be erased when it saves.")
             if other.command == "gateway" and channel not in APP_SESSION_CHANNELS:
                 return (f"{other.describe()} serves this workspace and may hold this session in memory: its next "
-                        "save can erase what you send here. Press Send again to send anyway.")
+                        "save can erase what you send here.")
         return None
+
+    def session_warning(self, session_key: str) -> str | None:
+        """The chat's warning for sending into `session_key` while another program may hold it in memory."""
+        risk = self.session_risk(session_key)
+        return None if risk is None else (f"{risk} Press Send again to send anyway, or start a new chat "
+                                          "(which it does not hold) to continue there.")
 
     # --- checking --------------------------------------------------------------------------------------
 

@@ -126,6 +126,7 @@ class Engine:
         self._heartbeat: HeartbeatService | None = None
         self._coexistence: Coexistence | None = None
         self.cron.defer_to = self._background_owner
+        self.sessions.suspect = self._session_holder
 
     @classmethod
     def open(cls, config_path: str | Path | None = None, workspace: str | Path | None = None) -> "Engine":
@@ -161,6 +162,15 @@ class Engine:
 
     def _background_owner(self) -> str | None:
         return self.coexistence.background_owner()
+
+    def _session_holder(self, key: str) -> str:
+        return self._coexistence.holder_of(key) if self._coexistence is not None else ""
+
+    def put_back_lost(self, key: str) -> str | None:
+        """Put the app's messages another program erased from `key` into a new chat of the app's own
+        (a session no nanobot gateway holds); its key, or None when nothing was erased."""
+        session = self.sessions.put_back_lost(key, new_session_key())
+        return session.key if session is not None else None
 
     # --- configuration ----------------------------------------------------------------------------------
 

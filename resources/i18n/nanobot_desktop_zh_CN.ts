@@ -347,6 +347,14 @@
         <translation>已保存到会话文件。</translation>
     </message>
     <message>
+        <source>another program</source>
+        <translation>另一个程序</translation>
+    </message>
+    <message>
+        <source>{count} message(s) the app wrote to “{session}” were erased from its file by {by}. The app kept them.</source>
+        <translation>本应用写入“{session}”的 {count} 条消息已被{by}从文件中抹去。应用已保留这些消息。</translation>
+    </message>
+    <message>
         <source>Waiting for an answer… {waited} s (gives up after {limit} s)</source>
         <translation>正在等待回答… {waited} 秒（{limit} 秒后放弃）</translation>
     </message>
@@ -3503,6 +3511,10 @@ nanobot 个人 AI 代理的桌面应用。
     <message>
         <source>New chat</source>
         <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Put back in a new chat</source>
+        <translation>放回一个新对话</translation>
     </message>
     <message>
         <source>Exported to {path}</source>

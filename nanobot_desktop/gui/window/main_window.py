@@ -201,6 +201,9 @@ class MainWindow(WindowLifetime, WindowCommands, QMainWindow):
             switcher.shown.connect(lambda _model: self._update_status())
         self.chat.busy_changed.connect(self._on_busy_changed)
         self.chat.turn_failed.connect(self._on_turn_failed)
+        self.chat.lines_lost.connect(lambda key, text: self.notice_bar.show_notice(
+            text, "warning", [(translate("Window", "Put back in a new chat"), lambda: self.chat.put_back_lost(key))],
+            topic=f"lost:{key}"))
         self.chat.message_returned.connect(self._on_message_returned)
         self.chat.waiting_changed.connect(self._on_waiting_changed)
         self.chat.retry_changed.connect(self._on_retry_changed)
