@@ -185,3 +185,45 @@ async def test_a_job_made_by_each_program_runs_once_by_the_other(fake_openai):
         assert engine.cron.runs(made.id) == [] and _asked(fake_openai, "water the plants") == 1
     finally:
         await engine.shutdown()
+
+
+async def test_a_turn_beside_a_gateway_holding_the_session_is_warned_before_and_its_erasure_reported(fake_openai):
+    from nanobot_desktop.engine.events import SessionLinesLost
+
+    config_path = _onboard(_home(), fake_openai.base_url)
+    # `nanobot agent` schedules a job every 4 s: 0.3.5 binds it to cli:direct, which the gateway then holds
+    fake_openai.add_tool_calls([("cron", {"action": "add", "message": "count the tulips", "every_seconds": 4})])
+    fake_openai.add_text("Scheduled.")
+    result = run_reference_cli(V035, ["agent", "-m", "count the tulips every few seconds", "--no-markdown"],
+                               home=_home())
+    assert result.returncode == 0, result.stdout + result.stderr
+    fake_openai.respond_with(lambda body: text_reply("Forty tulips."))
+    gateway = _start_gateway(_home())
+    engine = Engine.open(config_path)
+    lost: list[SessionLinesLost] = []
+    engine.bus.subscribe(lambda e: lost.append(e) if isinstance(e, SessionLinesLost) else None)
+    try:
+        await _until(lambda: _asked(fake_openai, "count the tulips") >= 1, 30.0, "the gateway to run the job")
+        await asyncio.to_thread(engine.coexistence.scan_now)
+        warning = engine.coexistence.session_warning("cli:direct")
+        assert warning and f"pid {gateway.pid}" in warning and "erase" in warning  # said before sending
+        turn = await engine.loop.process("cli:direct", "plant more tulips", channel="cli", chat_id="direct")
+        assert turn.status == "ok", turn.error
+        runs_before = _asked(fake_openai, "count the tulips")
+        await _until(lambda: _asked(fake_openai, "count the tulips") > runs_before + 1, 30.0, "two more runs")
+
+        def noticed() -> bool:
+            engine.sessions.notice_changes()
+            return bool(lost)
+
+        await _until(noticed, 20.0, "the app to notice its erased turn")
+        assert lost[0].session_key == "cli:direct" and lost[0].count >= 1 and f"pid {gateway.pid}" in lost[0].by
+        erased = engine.sessions.lost_messages("cli:direct")
+        assert {m["content"] for m in erased} <= {"plant more tulips", "Forty tulips."}, erased
+        print("erased by the gateway:", [(m["role"], m["content"]) for m in erased])
+        new_key = engine.put_back_lost("cli:direct")
+        restored = engine.sessions.load(new_key or "")
+        assert restored is not None and [m["content"] for m in restored.messages] == [m["content"] for m in erased]
+    finally:
+        _stop(gateway)
+        await engine.shutdown()
