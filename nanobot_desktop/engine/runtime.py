@@ -55,6 +55,8 @@ from nanobot_desktop.engine.workspace import Workspace
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.coexistence import Coexistence
+    from nanobot_desktop.engine.loop_base import TurnResult
+    from nanobot_desktop.engine.sessions.checkpoint import InterruptedTurn
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
 
@@ -165,6 +167,52 @@ class Engine:
 
     def _session_holder(self, key: str) -> str:
         return self._coexistence.holder_of(key) if self._coexistence is not None else ""
+
+    # --- interrupted turns (nanobot 0.3.5's <session>.checkpoint.json: sessions/checkpoint.py) -------------
+
+    def interrupted_turn(self, key: str) -> "InterruptedTurn | None":
+        """The turn nanobot 0.3.5 left unfinished in `key` (its checkpoint file), or None."""
+        from nanobot_desktop.engine.sessions.checkpoint import read_interrupted
+
+        return read_interrupted(self.sessions.path_for(key), key)
+
+    def dismiss_interrupted(self, key: str) -> bool:
+        """*Dismiss*: keep what the interrupted turn had done (calls of unknown outcome marked so, never
+        run again), close it, remove the checkpoint. False when there is none."""
+        turn = self.interrupted_turn(key)
+        if turn is None:
+            return False
+        self._settle_interrupted(turn, continuing=False)
+        return True
+
+    async def continue_interrupted(self, key: str) -> "TurnResult | None":
+        """*Continue*: as Dismiss, then the model goes on from there (0.3.5's continuation prompt, kept as a
+        hidden history message). None when there is nothing 0.3.5 would let continue."""
+        turn = self.interrupted_turn(key)
+        if turn is None or not turn.can_continue:
+            return None
+        self._settle_interrupted(turn, continuing=True)
+        channel, chat_id = self.loop.route_for_user_turn(key)
+        return await self.loop.resend(key, channel=channel, chat_id=chat_id)
+
+    def _settle_interrupted(self, turn: "InterruptedTurn", *, continuing: bool) -> None:
+        from nanobot_desktop.engine.sessions.checkpoint import CONTINUE_PROMPT, INTERRUPTED_TURN, PENDING_USER_TURN
+
+        session = self.sessions.get_or_create(turn.key)
+        rows = [dict(row) for row in turn.messages]
+        last = rows[-1] if rows else (session.messages[-1] if session.messages else {})
+        if continuing:
+            rows.append({"role": "user", "content": CONTINUE_PROMPT, "_hidden_history": True})
+        elif last.get("role") == "user":  # a turn with no answer at all is closed, as 0.3.5 closes it
+            rows.append({"role": "assistant", "content": INTERRUPTED_TURN, "_recovery_interrupted": True})
+        if rows:
+            self.sessions.append(session, rows)
+        if PENDING_USER_TURN in session.metadata:
+            self.sessions.update_metadata(session, **{PENDING_USER_TURN: None})
+        turn.path.unlink(missing_ok=True)
+        log.info("interrupted turn of %s %s (%d message(s) kept%s)", turn.key,
+                 "continued" if continuing else "dismissed", len(turn.messages),
+                 f"; not run again: {', '.join(turn.unknown_tools)}" if turn.unknown_tools else "")
 
     def put_back_lost(self, key: str) -> str | None:
         """Put the app's messages another program erased from `key` into a new chat of the app's own
