@@ -179,21 +179,24 @@ class Engine:
     def dismiss_interrupted(self, key: str) -> bool:
         """*Dismiss*: keep what the interrupted turn had done (calls of unknown outcome marked so, never
         run again), close it, remove the checkpoint. False when there is none."""
-        turn = self.interrupted_turn(key)
-        if turn is None:
-            return False
-        self._settle_interrupted(turn, continuing=False)
-        return True
+        return self.settle_interrupted(key, continuing=False)
 
     async def continue_interrupted(self, key: str) -> "TurnResult | None":
         """*Continue*: as Dismiss, then the model goes on from there (0.3.5's continuation prompt, kept as a
         hidden history message). None when there is nothing 0.3.5 would let continue."""
-        turn = self.interrupted_turn(key)
-        if turn is None or not turn.can_continue:
+        if not self.settle_interrupted(key, continuing=True):
             return None
-        self._settle_interrupted(turn, continuing=True)
         channel, chat_id = self.loop.route_for_user_turn(key)
         return await self.loop.resend(key, channel=channel, chat_id=chat_id)
+
+    def settle_interrupted(self, key: str, *, continuing: bool) -> bool:
+        """Put the interrupted turn into the conversation (with the continuation prompt when `continuing`,
+        which then needs `loop.resend`) and remove its checkpoint; False when there is none to settle."""
+        turn = self.interrupted_turn(key)
+        if turn is None or (continuing and not turn.can_continue):
+            return False
+        self._settle_interrupted(turn, continuing=continuing)
+        return True
 
     def _settle_interrupted(self, turn: "InterruptedTurn", *, continuing: bool) -> None:
         from nanobot_desktop.engine.sessions.checkpoint import CONTINUE_PROMPT, INTERRUPTED_TURN, PENDING_USER_TURN

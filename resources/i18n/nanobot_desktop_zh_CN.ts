@@ -339,6 +339,14 @@
         <translation>无法读取这个会话（{error}）。它的文件保持原样；等可以读取时再打开它。</translation>
     </message>
     <message>
+        <source>This conversation stopped in the middle of a turn (nanobot saved where it was).</source>
+        <translation>这段对话在一轮回复中途停止了（nanobot 保存了当时的进度）。</translation>
+    </message>
+    <message>
+        <source>{tools} had not finished: their outcome is unknown and they are not run again.</source>
+        <translation>{tools} 尚未完成：其结果未知，不会再次运行。</translation>
+    </message>
+    <message>
         <source>{problem} The messages are still not saved: retry once that is fixed.</source>
         <translation>{problem}消息仍未保存：解决后请重试。</translation>
     </message>
@@ -3519,6 +3527,14 @@ nanobot 个人 AI 代理的桌面应用。
     <message>
         <source>Exported to {path}</source>
         <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>忽略</translation>
     </message>
     <message>
         <source>Retry save</source>

@@ -51,6 +51,9 @@ class ChatController(QObject):
     """(key): the history of a session is in its model."""
     turn_failed = Signal(str, str, str)
     """(key, message with what to do, kind): a turn failed (the window may offer Settings)."""
+    interrupted_found = Signal(str, str, bool)
+    """(key, what happened, whether it can be continued): nanobot 0.3.5 left a turn of that session
+    unfinished (its checkpoint); the window offers Continue / Dismiss (`resolve_interrupted`)."""
     lines_lost = Signal(str, str)
     """(key, what happened): another program erased messages the app wrote there (the window offers to
     put them back into a new chat: `put_back_lost`)."""
@@ -232,6 +235,34 @@ class ChatController(QObject):
         if model is not None:
             self.relay.notice(key, model, warning)
         return True
+
+    def check_interrupted(self, key: str) -> None:
+        """Look (off the GUI thread) for a turn nanobot 0.3.5 left unfinished in `key`; says so if found."""
+        task = asyncio.ensure_future(asyncio.to_thread(self.engine.interrupted_turn, key))
+
+        def found(done: "asyncio.Future[Any]") -> None:
+            turn = None if done.cancelled() or done.exception() is not None else done.result()
+            if turn is None:
+                return
+            text = translate("Chat", "This conversation stopped in the middle of a turn (nanobot saved where it was).")
+            if turn.unknown_tools:
+                text += " " + translate("Chat", "{tools} had not finished: their outcome is unknown and they are "
+                                                "not run again.").format(tools=", ".join(turn.unknown_tools))
+            self.interrupted_found.emit(key, text, bool(turn.can_continue))
+
+        self._work.when_done(task, found)
+
+    def resolve_interrupted(self, key: str, continuing: bool) -> "asyncio.Task[Any]":
+        """*Continue* (the model goes on from the saved state) or *Dismiss* (keep it, close the turn)."""
+
+        async def run() -> Any:
+            settled = await asyncio.to_thread(self.engine.settle_interrupted, key, continuing=continuing)
+            if not settled:
+                return None
+            self.reload_session(key)
+            return self.resend(key) if continuing else None
+
+        return self._work.spawn(run())
 
     def put_back_lost(self, key: str) -> "asyncio.Future[str | None]":
         """Put the messages erased from `key` into a new chat (a file write: off the GUI thread)."""
