@@ -89,3 +89,20 @@ def test_a_0_3_workspace_with_a_symlinked_config_keeps_sessions_beside_the_targe
     (post4 / "memory").mkdir(parents=True)
     (post4 / "memory" / "HISTORY.md").write_text("", encoding="utf-8")
     assert detect_layout(post4, link).data_dir == link.parent  # post4 keeps its files beside the link
+
+
+def test_keys_0_3_5_removed_are_never_written(tmp_path: Path) -> None:
+    from nanobot_desktop.engine.config import patch_settings
+    from tests.conftest import write_test_config
+
+    path = write_test_config(tmp_path / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["agents"]["defaults"].update({"contextBlockLimit": 4, "fail_on_tool_error": True, "consolidationRatio": 0.5,
+                                      "maxConcurrentSubagents": 2})
+    raw["gateway"]["heartbeat"]["keepRecentMessages"] = 8
+    path.write_text(json.dumps(raw, indent=2), encoding="utf-8")
+    patch_settings(path, {"agents.defaults.temperature": 0.4})
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert set(saved["agents"]["defaults"]).isdisjoint({"contextBlockLimit", "fail_on_tool_error", "consolidationRatio"})
+    assert "keepRecentMessages" not in saved["gateway"]["heartbeat"]
+    assert saved["agents"]["defaults"]["maxConcurrentSubagents"] == 2 and saved["agents"]["defaults"]["temperature"] == 0.4
