@@ -163,7 +163,8 @@ class Engine:
         return self._coexistence
 
     def _background_owner(self) -> str | None:
-        return self.coexistence.background_owner()
+        # Not built just to ask: until the watch starts (start_services) nobody else is known to run them.
+        return self._coexistence.background_owner() if self._coexistence is not None else None
 
     def _session_holder(self, key: str) -> str:
         return self._coexistence.holder_of(key) if self._coexistence is not None else ""
