@@ -94,6 +94,7 @@ class Engine:
         self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(config_path=config_path)
         self.tools.configure(config.tools, self.app_settings)
+        _say_unapplied_exec_sandbox(config.tools.exec.model_extra)
         self.policy = ToolPolicy(self.app_settings.tool_approval)
         self.background_policy = ToolPolicy(self.app_settings.background_tool_approval)
         self.background_approvals = BackgroundApprovals(
@@ -431,6 +432,18 @@ class Engine:
 
     async def _announce(self, session_key: str, channel: str, chat_id: str, content: str) -> None:
         await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
+
+
+def _say_unapplied_exec_sandbox(exec_extra: Mapping[str, Any] | None) -> None:
+    """nanobot 0.3.5's `tools.exec.sandbox` ("bwrap"/"seatbelt") and its bind lists are not applied by the
+    app (its exec always runs in its own sandbox): said in the log, never silently ignored."""
+    extra = exec_extra or {}
+    keys = [key for key in ("sandbox", "sandboxRoBinds", "sandbox_ro_binds", "sandboxRwBinds", "sandbox_rw_binds")
+            if extra.get(key)]
+    if keys:
+        log.warning("config tools.exec.%s: nanobot 0.3.5's exec sandbox settings are kept but not applied by the "
+                    "app; its exec runs in the app's own sandbox (Settings), which does not add these binds",
+                    ", tools.exec.".join(keys))
 
 
 def _workspace_named_by(config_path: Path) -> Path | None:
