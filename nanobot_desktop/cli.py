@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -279,10 +280,11 @@ async def _agent(args: argparse.Namespace) -> int:
         await _wait_for_mcp(engine)
         for merged in engine.merge_sync_copies():  # another machine's lines first (a synced workspace)
             _err(merged.sentence)
-        channel, _, chat_id = args.session.partition(":")
-        result = await engine.loop.process(args.session, args.message, channel=channel or "cli",
+        session = await _session_not_held(engine, args.session, interactive)
+        channel, _, chat_id = session.partition(":")
+        result = await engine.loop.process(session, args.message, channel=channel or "cli",
                                            chat_id=chat_id or "direct")
-        await engine.loop.wait_for_consolidation(args.session)
+        await engine.loop.wait_for_consolidation(session)
     finally:
         await engine.shutdown()
     if result.status == "failed":
@@ -293,6 +295,26 @@ async def _agent(args: argparse.Namespace) -> int:
     if result.reply:
         print(result.reply)
     return EXIT_OK
+
+
+async def _session_not_held(engine: Any, key: str, interactive: bool) -> str:
+    """The session to send into: `key`, unless a running nanobot process holds it in memory (its next
+    save would erase this turn) and the person, asked at a terminal, takes a new session instead.
+    Without a terminal the warning is printed and the turn goes into `key`, as asked."""
+    import asyncio
+
+    await asyncio.to_thread(engine.coexistence.scan_now)
+    warning = engine.coexistence.session_risk(key)
+    if not warning:
+        return key
+    channel, _, chat_id = key.partition(":")
+    fresh = f"{channel or 'cli'}:{chat_id or 'direct'}-{time.strftime('%Y%m%d-%H%M%S')}"
+    _err(f"Warning: {warning}")
+    if not interactive:
+        _err(f"  ↳ sending into {key} anyway; use -s {fresh} to continue in a new session instead")
+        return key
+    answer = await asyncio.to_thread(input, f"Continue in a new session ({fresh}) instead? [Y/n] ")
+    return key if answer.strip().lower() in {"n", "no"} else fresh
 
 
 async def _heartbeat_once(args: argparse.Namespace) -> int:

@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import Progress as Progress
     from nanobot_desktop.engine.events import ReasoningDelta as ReasoningDelta
     from nanobot_desktop.engine.events import SessionChanged as SessionChanged
+    from nanobot_desktop.engine.events import SessionLinesLost as SessionLinesLost
     from nanobot_desktop.engine.events import SubagentFinished as SubagentFinished
     from nanobot_desktop.engine.events import SubagentStarted as SubagentStarted
     from nanobot_desktop.engine.events import TextDelta as TextDelta
@@ -95,6 +96,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.sessions.archived import continue_archived as continue_archived
     from nanobot_desktop.engine.sessions.archived import list_archived as list_archived
     from nanobot_desktop.engine.sessions.export import message_text as message_text
+    from nanobot_desktop.engine.sessions.file import is_hidden_message as is_hidden_message
     from nanobot_desktop.engine.sessions.listing import NEW_CHAT_TITLE as NEW_CHAT_TITLE
     from nanobot_desktop.engine.sessions.listing import SessionInfo as SessionInfo
     from nanobot_desktop.engine.sessions.branches import BranchPoint as BranchPoint
@@ -148,7 +150,7 @@ _EXPORTS: dict[str, str] = {
                      "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
                      "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
                      "HeartbeatRan", "LLMCallFinished", "LLMCallStarted", "OutboundMessage", "Progress",
-                     "ReasoningDelta", "SessionChanged", "SubagentFinished", "SubagentStarted", "TextDelta",
+                     "ReasoningDelta", "SessionChanged", "SessionLinesLost", "SubagentFinished", "SubagentStarted", "TextDelta",
                      "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
                      "TurnStarted"), "events"),
     **dict.fromkeys(("MAX_IMAGE_BYTES", "SECTION_SEPARATOR", "sniff_image_mime", "strip_runtime_for_save"), "context"),
@@ -178,7 +180,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
                      "atomic_write_text"), "workspace"),
     **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled"), "events"),
-    "file_name_problem": "sessions.file",
+    **dict.fromkeys(("file_name_problem", "is_hidden_message"), "sessions.file"),
     "safe_key": "sessions.store",
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
     **dict.fromkeys(("McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
@@ -198,7 +200,8 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "HistoryJournal", "LLMCallFinished", "LLMCallStarted", "LOCAL_KEY_PLACEHOLDER", "LayoutKind",
            "LocalServer", "MISSED_RULES", "MISSED_RULE_WORDS", "MemoryVersion", "OutboundMessage", "PROVIDER_PRESETS",
            "Progress", "ProviderError", "ProviderPreset", "ReasoningDelta", "SECTION_SEPARATOR", "SKILL_FILE",
-           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionInfo", "NEW_CHAT_TITLE", "BranchPoint", "branch_of",
+           "SKIP_WORDS", "SandboxSupport", "SessionChanged", "SessionLinesLost",
+           "SessionInfo", "NEW_CHAT_TITLE", "BranchPoint", "branch_of",
            "SkillInfo", "SubagentFinished",
            "SubagentStarted", "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed",
            "TurnFinished", "TurnStarted", "Workspace", "analyse", "atomic_write_bytes", "atomic_write_text",
@@ -208,7 +211,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "saved_language",
            "saved_theme", "provider_entry",
            "resolve_provider", "process_limit_mechanism", "sandbox_support", "split_history_entries",
-           "strip_runtime_for_save",
+           "strip_runtime_for_save", "is_hidden_message",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
            "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",

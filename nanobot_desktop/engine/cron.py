@@ -115,8 +115,9 @@ class CronService(CronStore):
         bus: EventBus | None = None,
         now_ms: Callable[[], int] = wall_clock_ms,
         missed_rule: Callable[[str], str] | None = None,
+        shared_actions: bool = False,
     ) -> None:
-        super().__init__(store_path, now_ms)
+        super().__init__(store_path, now_ms, shared_actions)
         self._on_job = on_job
         self._bus = bus
         self._missed_rule = missed_rule or (lambda _job_id: DEFAULT_MISSED_RULE)
@@ -213,6 +214,10 @@ class CronService(CronStore):
                 await task
             except asyncio.CancelledError:
                 pass
+
+    def _owns_store(self) -> bool:
+        """Only while the app fires the jobs does it rewrite jobs.json; otherwise it queues its changes."""
+        return self._running and not self.held_by
 
     @property
     def held_by(self) -> str | None:

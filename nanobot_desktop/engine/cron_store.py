@@ -1,7 +1,11 @@
 """The job list of `cron/jobs.json`: reading it when it changed on disk, and every change to it.
 
 The file is the truth: it is re-read whenever its mtime/size/inode changes, so edits by the nanobot
-CLI, a text editor or the GUI's watcher take effect without a restart. A jobs.json that cannot be
+CLI, a text editor or the GUI's watcher take effect without a restart. On a nanobot 0.3 workspace
+(`shared_actions`) the store is `<workspace>/cron/jobs.json` and changes may also be queued in
+`action.jsonl` beside it (cron_actions.py): the app reads them as part of the store, merges them into
+jobs.json when it is the one that fires the jobs, and queues its own changes there while another
+program (a 0.3 gateway) fires them, so that program's next save cannot lose them. A jobs.json that cannot be
 parsed is never written over: the error is kept, and changes are refused until the file is fixed.
 `CronService` (cron.py) adds the timer and the runs on top of this.
 """
@@ -14,6 +18,14 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
+from nanobot_desktop.engine.cron_actions import (
+    action_path,
+    append_action,
+    cron_lock,
+    params_to_store_dict,
+    read_actions,
+    store_dict_to_params,
+)
 from nanobot_desktop.engine.cron_types import (
     CronJob,
     CronJobState,
@@ -23,7 +35,9 @@ from nanobot_desktop.engine.cron_types import (
     compute_next_run,
     dump_store,
     is_system_job,
+    job_to_dict,
     parse_store,
+    read_job,
     validate_schedule,
 )
 from nanobot_desktop.engine.workspace import atomic_write_text
@@ -36,17 +50,29 @@ _UPDATABLE = {"name", "schedule", "message", "deliver", "channel", "to", "enable
 class CronStore:
     """jobs.json as a list of jobs; subclasses re-arm their timer in `_arm()` after every change."""
 
-    def __init__(self, store_path: Path, now_ms: Callable[[], int]) -> None:
+    def __init__(self, store_path: Path, now_ms: Callable[[], int], shared_actions: bool = False) -> None:
         self.store_path = Path(store_path)
+        self.shared_actions = shared_actions  # nanobot 0.3's action.jsonl and lock are used beside jobs.json
         self._now_ms = now_ms
         self._jobs: list[CronJob] = []
         self._top_level: dict[str, Any] = {}
-        self._signature: tuple[int, int, int] | None = None
+        self._signature: tuple[tuple[int, int, int] | None, ...] | None = None
+        self._actions_read = 0  # bytes of action.jsonl already applied to `_jobs`
         self._loaded = False
         self._store_error: CronStoreError | None = None
 
     def _arm(self) -> None:
         """Re-arm the timer after a change (nothing to arm in a bare store)."""
+
+    def _owns_store(self) -> bool:
+        """Whether this process fires the jobs, and so may rewrite jobs.json with queued lines merged
+        (as in 0.3.5, only the program that runs the timer does); a bare store always does."""
+        return True
+
+    @property
+    def watched_files(self) -> tuple[Path, ...]:
+        """The files whose change means the job list may have changed."""
+        return (self.store_path, action_path(self.store_path)) if self.shared_actions else (self.store_path,)
 
     # --- the file --------------------------------------------------------------------------------------
 
@@ -56,15 +82,41 @@ class CronStore:
         self._refresh()
         return self._store_error
 
-    def _stat_signature(self) -> tuple[int, int, int] | None:
+    def _stat_signature(self) -> tuple[tuple[int, int, int] | None, ...] | None:
+        stats = tuple(_stat(path) for path in self.watched_files)
+        return None if all(st is None for st in stats) else stats
+
+    def _read_files(self) -> bool:
+        """jobs.json with the queued action lines applied; True when there were lines to apply."""
+        if self.store_path.exists():
+            self._jobs, self._top_level = parse_store(self.store_path, self.store_path.read_bytes())
+        else:
+            self._jobs, self._top_level = [], {}
+        self._actions_read = 0
+        return self._apply_new_actions() if self.shared_actions else False
+
+    def _apply_new_actions(self) -> bool:
+        """Apply the action lines added since the last read; True when there were any."""
+        actions, self._actions_read = read_actions(action_path(self.store_path), self._actions_read)
+        for action, params in actions:
+            self._apply_action(action, params)
+        return bool(actions) or self._actions_read > 0
+
+    def _apply_action(self, action: str, params: dict[str, Any]) -> None:
+        """One queued change, as 0.3.5 applies it: "del" drops the job, anything else puts it in whole."""
+        where = action_path(self.store_path)
+        if action == "del":
+            self._jobs = [job for job in self._jobs if job.id != params.get("job_id")]
+            return
         try:
-            st = self.store_path.stat()
-        except FileNotFoundError:
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+            job = read_job(where, f"an {action!r} line", params_to_store_dict(params))
+        except CronStoreError as exc:
+            log.warning("%s", exc)
+            return
+        self._jobs = [other for other in self._jobs if other.id != job.id] + [job]
 
     def _refresh(self) -> bool:
-        """Re-read jobs.json if it changed on disk since we last read or wrote it; True if re-read."""
+        """Re-read jobs.json (and action.jsonl) if they changed on disk since we last read or wrote them."""
         signature = self._stat_signature()
         if self._loaded and signature == self._signature:
             return False
@@ -74,7 +126,12 @@ class CronStore:
             self._jobs, self._top_level, self._store_error = [], {}, None
             return True
         try:
-            self._jobs, self._top_level = parse_store(self.store_path, self.store_path.read_bytes())
+            if self.shared_actions:
+                with cron_lock(self.store_path):
+                    if self._read_files() and self._owns_store():
+                        self._write_merged()
+            else:
+                self._read_files()
             self._store_error = None
         except CronStoreError as exc:
             self._store_error = exc  # keep the last good jobs visible, but fire and save nothing
@@ -96,13 +153,36 @@ class CronStore:
             self._arm()
         return changed
 
+    def _write_merged(self) -> None:
+        """jobs.json with every queued line folded in, and the queue emptied (the caller holds the lock)."""
+        self._apply_new_actions()
+        atomic_write_text(self.store_path, dump_store(self._jobs, self._top_level))
+        if self._actions_read:
+            atomic_write_text(action_path(self.store_path), "")
+            log.info("merged the queued job changes of %s into %s", action_path(self.store_path), self.store_path)
+        self._actions_read = 0
+        self._signature = self._stat_signature()
+
     def _save(self) -> None:
         if self._store_error is not None:
             raise CronStoreError(
                 self.store_path, f"not saved, because the file on disk is unusable and must be fixed first ({self._store_error.problem})",
                 self._store_error.line, self._store_error.column,
             )
-        atomic_write_text(self.store_path, dump_store(self._jobs, self._top_level))
+        if self.shared_actions:
+            with cron_lock(self.store_path):
+                self._write_merged()
+        else:
+            atomic_write_text(self.store_path, dump_store(self._jobs, self._top_level))
+            self._signature = self._stat_signature()
+
+    def _persist(self, action: str, job: CronJob) -> None:
+        """Save one change: into jobs.json, or queued in action.jsonl while a 0.3 gateway owns jobs.json."""
+        if not self.shared_actions or self._owns_store():
+            self._save()
+            return
+        params = {"job_id": job.id} if action == "del" else store_dict_to_params(job_to_dict(job))
+        append_action(self.store_path, action, params)
         self._signature = self._stat_signature()
 
     def _writable(self) -> None:
@@ -162,8 +242,10 @@ class CronStore:
             updated_at_ms=now,
             delete_after_run=delete_after_run,
         )
+        if self.shared_actions:
+            bind_to_session(job)
         self._jobs.append(job)
-        self._save()
+        self._persist("add", job)
         self._arm()
         return copy.deepcopy(job)
 
@@ -190,7 +272,7 @@ class CronStore:
         if "schedule" in changes or "enabled" in changes:
             job.state.next_run_at_ms = compute_next_run(job.schedule, now) if job.enabled else None
         job.updated_at_ms = now
-        self._save()
+        self._persist("update", job)
         self._arm()
         return copy.deepcopy(job)
 
@@ -203,10 +285,26 @@ class CronStore:
             raise ValueError(f"'{job.name}' is a protected system job of nanobot 0.3 (its gateway runs it); "
                              "turn it off in the config instead of removing it")
         self._jobs.remove(job)
-        self._save()
+        self._persist("del", job)
         self._arm()
         return True
 
     def enable_job(self, job_id: str, enabled: bool = True) -> CronJob:
         return self.update_job(job_id, enabled=enabled)
 
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def bind_to_session(job: CronJob) -> None:
+    """Give a new job the session 0.3.5 requires of every agent job (it disables unbound ones):
+    its own `cron:<id>` session, as the app runs any job, reached through the `cli` channel."""
+    job.payload.extra.setdefault("sessionKey", f"cron:{job.id}")
+    job.payload.extra.setdefault("originChannel", "cli")
+    job.payload.extra.setdefault("originChatId", "direct")

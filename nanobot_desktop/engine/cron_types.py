@@ -312,7 +312,8 @@ def _read_state(path: Path, where: str, data: Any) -> CronJobState:
     return state
 
 
-def _read_job(path: Path, where: str, data: Any) -> CronJob:
+def read_job(path: Path, where: str, data: Any) -> CronJob:
+    """One job object (camelCase keys, snake_case accepted); raises CronStoreError saying what is wrong."""
     r = _Reader(path, where, data)
     job_id = r.get("id", "id", str, None)
     if not job_id:
@@ -347,7 +348,7 @@ def parse_store(path: Path, raw: bytes) -> tuple[list[CronJob], dict[str, Any]]:
         raise CronStoreError(path, f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     r = _Reader(path, "the file", data)
     raw_jobs = r.get("jobs", "jobs", list, [], nullable=False)
-    jobs = [_read_job(path, f"jobs[{i}]", item) for i, item in enumerate(raw_jobs)]
+    jobs = [read_job(path, f"jobs[{i}]", item) for i, item in enumerate(raw_jobs)]
     seen: set[str] = set()
     for job in jobs:
         if job.id in seen:

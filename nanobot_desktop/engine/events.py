@@ -231,6 +231,16 @@ class TurnCancelled(Event):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class SessionLinesLost(Event):
+    """Messages the app appended to this session are no longer in its file: another program (a nanobot
+    gateway or agent holding the session in memory) rewrote it without them. `count` messages; the
+    store keeps them, and `SessionStore.put_back_lost(session_key)` puts them into a new session."""
+
+    count: int = 0
+    by: str = ""  # who probably did it (coexistence's description), "" when unknown
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class SessionChanged(Event):
     """A session's file changed on disk: the one event for every change, whoever made it.
 

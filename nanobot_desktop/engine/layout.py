@@ -179,7 +179,7 @@ class WorkspaceLayout:
 
     kind: LayoutKind
     root: Path
-    data_dir: Path  # the folder of the config file
+    data_dir: Path  # the folder of the config file (0.3: of the file a symlinked config points to)
     reason: str  # what on disk decided, for the log and tooltips
 
     @property
@@ -240,10 +240,13 @@ def detect_layout(root: Path, config_path: Path, config_defaults: Mapping[str, A
     ("post4" or "0.3") is the choice for a folder that has no nanobot files yet.
     """
     root = Path(root)
-    data_dir = Path(config_path).parent
     memory = root / "memory"
 
     def make(kind: LayoutKind, reason: str) -> WorkspaceLayout:
+        # 0.3.x keeps its sessions (and run/, cron's old store) beside the *resolved* config: a symlinked
+        # config.json means the folder of its target, so both programs continue the same conversations.
+        config = Path(config_path)
+        data_dir = config.resolve(strict=False).parent if kind is LayoutKind.V03 else config.parent
         return WorkspaceLayout(kind=kind, root=root, data_dir=data_dir, reason=reason)
 
     if (root / WORKSPACE_STATE_DIR / WORKSPACE_ID_FILE).exists():
@@ -404,6 +407,18 @@ def context_window_tokens(layout: WorkspaceLayout, defaults_extra: Mapping[str, 
     value = (defaults_extra or {}).get("contextWindowTokens", DEFAULT_CONTEXT_WINDOW_TOKENS)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
         else DEFAULT_CONTEXT_WINDOW_TOKENS
+
+
+DEFAULT_MAX_CONCURRENT_SUBAGENTS = 4  # 0.3.5's default (its schema: an int, at least 1)
+
+
+def max_concurrent_subagents(defaults_extra: Mapping[str, Any] | None) -> int:
+    """`agents.defaults.maxConcurrentSubagents` (0.3.x), 4 when absent or not a whole number of at least 1."""
+    extra = defaults_extra or {}
+    value = extra.get("maxConcurrentSubagents", extra.get("max_concurrent_subagents"))
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    return DEFAULT_MAX_CONCURRENT_SUBAGENTS
 
 
 def dream_settings(defaults_extra: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -106,6 +106,8 @@ class AgentSettings:
     reasoning_effort: str | None = None
     # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/token_window.py)
     context_window_tokens: int = 0
+    # nanobot 0.3.x's agents.defaults.maxConcurrentSubagents: more spawned subagents wait for a free slot
+    max_concurrent_subagents: int = 4
 
 
 @dataclass

@@ -18,7 +18,6 @@ from nanobot_desktop.engine.config import (
     AppSettings,
     Config,
     ConfigError,
-    cron_store_path,
     default_config_path,
     load_app_settings,
     load_config,
@@ -31,11 +30,17 @@ from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.cron_location import settle_cron_store
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.events import (
     BackgroundOwnerChanged, ConfigChanged, EventBus, Notice, SyncCopyMerged, SyncTextConflict,
 )
-from nanobot_desktop.engine.layout import WorkspaceLayout, context_window_tokens, detect_layout
+from nanobot_desktop.engine.layout import (
+    WorkspaceLayout,
+    context_window_tokens,
+    detect_layout,
+    max_concurrent_subagents,
+)
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
 from nanobot_desktop.engine.memory import MemoryStore
@@ -56,6 +61,8 @@ from nanobot_desktop.engine.workspace import Workspace
 if TYPE_CHECKING:
     from nanobot_desktop.engine.usage.prices import ModelPrice
     from nanobot_desktop.engine.coexistence import Coexistence
+    from nanobot_desktop.engine.loop_base import TurnResult
+    from nanobot_desktop.engine.sessions.checkpoint import InterruptedTurn
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
     from nanobot_desktop.engine.sync.machines import Machines
@@ -104,6 +111,7 @@ class Engine:
         self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(config_path=config_path)
         self.tools.configure(config.tools, self.app_settings)
+        _say_unapplied_exec_sandbox(config.tools.exec.model_extra)
         self.policy = ToolPolicy(self.app_settings.tool_approval, exec_sandboxed=self.exec_allow_possible)
         self.background_policy = ToolPolicy(self.app_settings.background_tool_approval,
                                             exec_sandboxed=self.exec_allow_possible)
@@ -116,8 +124,9 @@ class Engine:
         self.runner.background = self.background_approvals
         self.runner.background_source = self._background_source
         self.runner.on_background_policy_changed = self._save_background_policy
-        self.cron = CronService(cron_store_path(config_path), on_job=self._run_cron_job, bus=self.bus,
-                                missed_rule=self.missed_rule)
+        # One job store per workspace, where its layout keeps it (0.3: in the workspace, with action.jsonl).
+        self.cron = CronService(settle_cron_store(self.layout), on_job=self._run_cron_job, bus=self.bus,
+                                missed_rule=self.missed_rule, shared_actions=self.layout.is_v03)
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
         self.loop = AgentLoop(
@@ -147,6 +156,7 @@ class Engine:
         self.usage = UsageRecorder(config_path.parent, self.bus, provider_name=lambda: resolve_provider(self.config).name,
                                    prices=self.usage_prices, budget=self._usage_budget)
         self.subagents.held = self.usage.budget_hold
+        self.sessions.suspect = self._session_holder
 
     @classmethod
     def open(cls, config_path: str | Path | None = None, workspace: str | Path | None = None) -> "Engine":
@@ -204,13 +214,73 @@ class Engine:
 
     def _background_owner(self) -> str | None:
         """Why the app does not run cron and the heartbeat now: another program on this machine, or
-        another machine of a synced workspace (None: it runs them)."""
-        return self.coexistence.background_owner() or self._machines_owner
+        another machine of a synced workspace (None: it runs them). The coexistence watch is not built
+        just to ask: until it starts (start_services) nobody else on this machine is known to run them."""
+        here = self._coexistence.background_owner() if self._coexistence is not None else None
+        return here or self._machines_owner
 
     def _machines_answered(self, owner: str | None) -> None:
         if owner != self._machines_owner:
             self._machines_owner = owner
             self.bus.publish(BackgroundOwnerChanged("", owner=self._background_owner()))
+
+    def _session_holder(self, key: str) -> str:
+        return self._coexistence.holder_of(key) if self._coexistence is not None else ""
+
+    # --- interrupted turns (nanobot 0.3.5's <session>.checkpoint.json: sessions/checkpoint.py) -------------
+
+    def interrupted_turn(self, key: str) -> "InterruptedTurn | None":
+        """The turn nanobot 0.3.5 left unfinished in `key` (its checkpoint file), or None."""
+        from nanobot_desktop.engine.sessions.checkpoint import read_interrupted
+
+        return read_interrupted(self.sessions.path_for(key), key)
+
+    def dismiss_interrupted(self, key: str) -> bool:
+        """*Dismiss*: keep what the interrupted turn had done (calls of unknown outcome marked so, never
+        run again), close it, remove the checkpoint. False when there is none."""
+        return self.settle_interrupted(key, continuing=False)
+
+    async def continue_interrupted(self, key: str) -> "TurnResult | None":
+        """*Continue*: as Dismiss, then the model goes on from there (0.3.5's continuation prompt, kept as a
+        hidden history message). None when there is nothing 0.3.5 would let continue."""
+        if not self.settle_interrupted(key, continuing=True):
+            return None
+        channel, chat_id = self.loop.route_for_user_turn(key)
+        return await self.loop.resend(key, channel=channel, chat_id=chat_id)
+
+    def settle_interrupted(self, key: str, *, continuing: bool) -> bool:
+        """Put the interrupted turn into the conversation (with the continuation prompt when `continuing`,
+        which then needs `loop.resend`) and remove its checkpoint; False when there is none to settle."""
+        turn = self.interrupted_turn(key)
+        if turn is None or (continuing and not turn.can_continue):
+            return False
+        self._settle_interrupted(turn, continuing=continuing)
+        return True
+
+    def _settle_interrupted(self, turn: "InterruptedTurn", *, continuing: bool) -> None:
+        from nanobot_desktop.engine.sessions.checkpoint import CONTINUE_PROMPT, INTERRUPTED_TURN, PENDING_USER_TURN
+
+        session = self.sessions.get_or_create(turn.key)
+        rows = [dict(row) for row in turn.messages]
+        last = rows[-1] if rows else (session.messages[-1] if session.messages else {})
+        if continuing:
+            rows.append({"role": "user", "content": CONTINUE_PROMPT, "_hidden_history": True})
+        elif last.get("role") == "user":  # a turn with no answer at all is closed, as 0.3.5 closes it
+            rows.append({"role": "assistant", "content": INTERRUPTED_TURN, "_recovery_interrupted": True})
+        if rows:
+            self.sessions.append(session, rows)
+        if PENDING_USER_TURN in session.metadata:
+            self.sessions.update_metadata(session, **{PENDING_USER_TURN: None})
+        turn.path.unlink(missing_ok=True)
+        log.info("interrupted turn of %s %s (%d message(s) kept%s)", turn.key,
+                 "continued" if continuing else "dismissed", len(turn.messages),
+                 f"; not run again: {', '.join(turn.unknown_tools)}" if turn.unknown_tools else "")
+
+    def put_back_lost(self, key: str) -> str | None:
+        """Put the app's messages another program erased from `key` into a new chat of the app's own
+        (a session no nanobot gateway holds); its key, or None when nothing was erased."""
+        session = self.sessions.put_back_lost(key, new_session_key())
+        return session.key if session is not None else None
 
     # --- configuration ----------------------------------------------------------------------------------
 
@@ -219,7 +289,8 @@ class Engine:
         return AgentSettings(model=self._resolved_model(), temperature=d.temperature, max_tokens=d.max_tokens,
                              max_iterations=d.max_tool_iterations, memory_window=d.memory_window,
                              reasoning_effort=d.reasoning_effort,
-                             context_window_tokens=context_window_tokens(self.layout, d.model_extra))
+                             context_window_tokens=context_window_tokens(self.layout, d.model_extra),
+                             max_concurrent_subagents=max_concurrent_subagents(d.model_extra))
 
     def _resolved_model(self) -> str:
         try:
@@ -413,10 +484,10 @@ class Engine:
         copies = {path for path in paths if parse_conflict_name(path.name, siblings(path.parent)) is not None}
         folder = self.sessions.sessions_dir
         changed = [path for path in paths if path.parent == folder and path.suffix == ".jsonl" and path not in copies]
+        if copies:  # first: a session the sync tool swapped gets its lines back before anyone looks for them
+            self.merge_sync_copies()
         if changed:
             self.sessions.notice_changes(changed)
-        if copies:
-            self.merge_sync_copies()
 
     def merge_sync_copies(self) -> list[SyncCopyMerged]:
         """Merge every sync-conflict copy of a session file and of the history log (engine/sync/), and
@@ -559,12 +630,25 @@ class Engine:
         await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
 
 
+def _say_unapplied_exec_sandbox(exec_extra: Mapping[str, Any] | None) -> None:
+    """nanobot 0.3.5's `tools.exec.sandbox` ("bwrap"/"seatbelt") and its bind lists are not applied by the
+    app (its exec always runs in its own sandbox): said in the log, never silently ignored."""
+    extra = exec_extra or {}
+    keys = [key for key in ("sandbox", "sandboxRoBinds", "sandbox_ro_binds", "sandboxRwBinds", "sandbox_rw_binds")
+            if extra.get(key)]
+    if keys:
+        log.warning("config tools.exec.%s: nanobot 0.3.5's exec sandbox settings are kept but not applied by the "
+                    "app; its exec runs in the app's own sandbox (Settings), which does not add these binds",
+                    ", tools.exec.".join(keys))
+
+
 def _workspace_named_by(config_path: Path) -> Path | None:
-    """The workspace another config file names (for telling whether a CLI process shares ours)."""
+    """The workspace another config file names, `~` not expanded (the process that reads it has its own
+    HOME: coexistence expands it as that process would)."""
     try:
         from nanobot_desktop.engine.config import load_config as _load
 
-        return _load(config_path, environ={}).workspace_path
+        return Path(_load(config_path, environ={}).agents.defaults.workspace)
     except (ConfigError, OSError):
         return None
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import logging
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from collections.abc import AsyncIterator
 from typing import Any, Awaitable, Callable
 
 from nanobot_desktop.engine.context import ContextBuilder
@@ -72,6 +74,8 @@ class SubagentManager:
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self.held: Callable[[], str | None] | None = None
         """Why new subagents must wait (a spent usage budget), or None: `spawn` then starts none."""
+        self._active = 0  # subagents past the concurrency gate (maxConcurrentSubagents, read on each spawn)
+        self._slots: asyncio.Condition | None = None
 
     def spawn(self, task: str, *, label: str | None = None, origin_session_key: str = "cli:direct",
               origin_channel: str = "cli", origin_chat_id: str = "direct") -> str:
@@ -88,6 +92,23 @@ class SubagentManager:
         runner.add_done_callback(lambda _t: self._tasks.pop(task_id, None))
         self.bus.publish(SubagentStarted(origin_session_key, task_id=task_id, label=label, task=task))
         return f"Subagent [{label}] started (id: {task_id}). I'll notify you when it completes."
+
+    @contextlib.asynccontextmanager
+    async def _slot(self) -> AsyncIterator[None]:
+        """Wait until fewer than maxConcurrentSubagents subagents run (as 0.3.5 queues the rest)."""
+        if self._slots is None:
+            self._slots = asyncio.Condition()
+        slots = self._slots
+        limit = max(1, int(getattr(self._settings(), "max_concurrent_subagents", 4)))
+        async with slots:
+            await slots.wait_for(lambda: self._active < limit)
+            self._active += 1
+        try:
+            yield
+        finally:
+            async with slots:
+                self._active -= 1
+                slots.notify_all()
 
     def list(self) -> list[SubagentRecord]:
         return sorted(self.records.values(), key=lambda r: r.started_at, reverse=True)
@@ -134,7 +155,8 @@ class SubagentManager:
                                           {"role": "user", "content": record.task}]
         record.transcript = messages
         try:
-            result = await self._iterate(record, messages, ctx)
+            async with self._slot():
+                result = await self._iterate(record, messages, ctx)
             record.status, record.result = "ok", result
         except asyncio.CancelledError:
             record.status, record.result, record.finished_at = "cancelled", None, datetime.now()

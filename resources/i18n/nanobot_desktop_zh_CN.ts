@@ -514,12 +514,28 @@
         <translation>无法读取这个会话（{error}）。它的文件保持原样；等可以读取时再打开它。</translation>
     </message>
     <message>
+        <source>This conversation stopped in the middle of a turn (nanobot saved where it was).</source>
+        <translation>这段对话在一轮回复中途停止了（nanobot 保存了当时的进度）。</translation>
+    </message>
+    <message>
+        <source>{tools} had not finished: their outcome is unknown and they are not run again.</source>
+        <translation>{tools} 尚未完成：其结果未知，不会再次运行。</translation>
+    </message>
+    <message>
         <source>{problem} The messages are still not saved: retry once that is fixed.</source>
         <translation>{problem}消息仍未保存：解决后请重试。</translation>
     </message>
     <message>
         <source>Saved to the session file.</source>
         <translation>已保存到会话文件。</translation>
+    </message>
+    <message>
+        <source>another program</source>
+        <translation>另一个程序</translation>
+    </message>
+    <message>
+        <source>{count} message(s) the app wrote to “{session}” were erased from its file by {by}. The app kept them.</source>
+        <translation>本应用写入“{session}”的 {count} 条消息已被{by}从文件中抹去。应用已保留这些消息。</translation>
     </message>
     <message>
         <source>Waiting for an answer… {waited} s (gives up after {limit} s)</source>
@@ -4385,6 +4401,10 @@ nanobot 个人 AI 代理的桌面应用。
         <translation>新对话</translation>
     </message>
     <message>
+        <source>Put back in a new chat</source>
+        <translation>放回一个新对话</translation>
+    </message>
+    <message>
         <source>Exported to {path}</source>
         <translation>已导出到 {path}</translation>
     </message>
@@ -4395,6 +4415,14 @@ nanobot 个人 AI 代理的桌面应用。
     <message>
         <source>Compare and choose…</source>
         <translation>比较并选择…</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>忽略</translation>
     </message>
     <message>
         <source>Retry save</source>

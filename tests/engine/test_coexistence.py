@@ -116,3 +116,37 @@ def test_a_gateway_on_another_workspace_is_ignored(tmp_path: Path) -> None:
     assert "pid 42" in (same_ws.background_owner() or "")
     assert same_ws.session_warning("telegram:1") and same_ws.session_warning("desktop:x") is None
     same_ws.release()
+
+
+def test_a_gateway_counts_only_when_it_is_the_same_users_and_its_home_serves_our_config(tmp_path: Path) -> None:
+    from nanobot_desktop.engine.process_facts import ProcessFacts
+
+    home = Path(os.environ["HOME"])
+    ours = home / ".nanobot" / "config.json"
+    named = lambda _config: Path("~/.nanobot/workspace")  # noqa: E731 - the raw value a config holds
+
+    def owner(*facts: ProcessFacts) -> str | None:
+        coexistence = Coexistence(ours, home / ".nanobot" / "workspace", named, scan=lambda: list(facts))
+        coexistence._lock_holder = lambda: None  # type: ignore[method-assign] - only the scan is under test
+        coexistence.check()
+        return coexistence.background_owner()
+
+    gateway = ["/opt/nanobot/bin/nanobot", "gateway"]
+    assert owner(ProcessFacts(41, gateway, None, uid=os.getuid() + 1, home=home)) is None  # another user's
+    assert owner(ProcessFacts(42, gateway, None, uid=os.getuid(), home=tmp_path / "other")) is None  # another HOME
+    assert owner(ProcessFacts(43, ["nanobot-gateway"], None, uid=os.getuid(), home=tmp_path / "other")) is None
+    assert "pid 44" in (owner(ProcessFacts(44, gateway, None, uid=os.getuid(), home=home)) or "")
+    assert "pid 45" in (owner(ProcessFacts(45, ["nanobot-gateway"], None, uid=os.getuid(), home=home)) or "")
+    # another HOME's gateway given our config by its full path serves us all the same
+    assert "pid 46" in (owner(ProcessFacts(46, [*gateway, "--config", str(ours)], None, uid=os.getuid(),
+                                           home=tmp_path / "other")) or "")
+
+
+def test_the_owner_says_which_version_runs_since_when() -> None:
+    from datetime import UTC, datetime
+
+    from nanobot_desktop.engine.coexistence import OtherProcess
+
+    since = datetime(2026, 11, 28, 9, 14, tzinfo=UTC)
+    text = OtherProcess(4242, "gateway", None, None, version="0.3.5", since=since).describe()
+    assert text == f"nanobot gateway 0.3.5 (pid 4242) since {since.astimezone().strftime('%H:%M')}"

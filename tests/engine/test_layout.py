@@ -292,8 +292,6 @@ async def test_a_session_0_3_compacted_is_continued_from_its_summary(make_engine
 
 
 async def test_a_0_3_job_bound_to_a_chat_runs_in_that_chat(make_engine, fake_openai, tmp_path):
-    from nanobot_desktop.engine.config import cron_store_path
-
     prepare_workspace(tmp_path / "ws", LayoutKind.V03)
     engine = make_engine()
     job = {"id": "j1", "name": "water", "enabled": True,
@@ -303,7 +301,7 @@ async def test_a_0_3_job_bound_to_a_chat_runs_in_that_chat(make_engine, fake_ope
                        "originChannel": "telegram", "originChatId": "42", "originMetadata": {"x": 1}},
            "state": {"nextRunAtMs": None, "lastRunAtMs": None, "lastStatus": None, "lastError": None},
            "createdAtMs": 1, "updatedAtMs": 1, "deleteAfterRun": False}
-    store = cron_store_path(engine.config_path)
+    store = engine.cron.store_path
     store.parent.mkdir(parents=True, exist_ok=True)
     store.write_text(json.dumps({"version": 1, "jobs": [job]}))
     fake_openai.add_text("Time to water the plants.")

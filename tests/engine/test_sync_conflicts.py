@@ -233,6 +233,7 @@ def test_a_reply_written_after_the_sync_tool_swapped_the_file_follows_its_own_qu
     assert not list(main.parent.glob("*.sync-conflict-*"))
     merged = [e for e in events if isinstance(e, SyncCopyMerged)]
     assert [(e.outcome, e.added, e.device) for e in merged] == [("merged", 1, "AAAAAAA")]
+    assert not [e for e in events if type(e).__name__ == "SessionLinesLost"]  # not "erased": it was merged back
 
 
 def test_a_copy_that_is_a_link_out_of_the_folder_is_never_merged(tmp_path: Path) -> None:

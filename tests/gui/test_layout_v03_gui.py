@@ -226,10 +226,9 @@ def test_files_view_commits_soul_saves_and_hides_tools_md(qtbot, v03_engine):
 
 
 def test_scheduled_view_shows_0_3_system_jobs_as_protected(qtbot, qloop, v03_engine):
-    from nanobot_desktop.engine.config import cron_store_path
     from nanobot_desktop.gui.background.cron_view import SYSTEM_JOB_NOTE, CronView
 
-    store = cron_store_path(v03_engine.config_path)
+    store = v03_engine.cron.store_path
     store.parent.mkdir(parents=True, exist_ok=True)
     job = {"id": "dream", "name": "dream", "enabled": True,
            "schedule": {"kind": "every", "atMs": None, "everyMs": 7_200_000, "expr": None, "tz": "UTC"},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import os
 import re
 from collections.abc import Mapping
@@ -26,6 +27,8 @@ from nanobot_desktop.engine.config.paths import default_config_path
 from nanobot_desktop.engine.workspace import atomic_write_text
 
 DELETE: Any = object()  # a patch value that removes the key
+
+log = logging.getLogger(__name__)
 
 
 MAX_DEPTH = 64  # a real config is about 6 levels deep; deeper input only costs recursion everywhere
@@ -194,9 +197,34 @@ def patch_config_file(path: Path, patch: Mapping[str, Any],
     original = read_text_or_none(path)
     data = read_json_object(path) if original is not None else default_config_data()
     changed = apply_patch(data, Config, patch)
+    drop_removed_keys(data)
     config = config_from_data(data, path, environ)
     write_json_file(path, data, original)
     return config, changed
+
+
+# Keys nanobot 0.3.5 removed (it reports them as unknown and drops them when it saves); no version reads them.
+REMOVED_KEYS = (("agents", "defaults", "contextBlockLimit"), ("agents", "defaults", "failOnToolError"),
+                ("agents", "defaults", "consolidationRatio"), ("gateway", "heartbeat", "keepRecentMessages"))
+
+
+def drop_removed_keys(data: dict[str, Any]) -> list[str]:
+    """Leave out of a config about to be saved the keys 0.3.5 removed (either spelling); their paths."""
+    dropped: list[str] = []
+    for *parents, name in REMOVED_KEYS:
+        node: Any = data
+        for parent in parents:
+            node = node.get(parent) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            continue
+        snake = re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+        for key in (name, snake):
+            if key in node:
+                del node[key]
+                dropped.append(".".join([*parents, key]))
+    if dropped:
+        log.info("not saving keys nanobot 0.3.5 removed: %s", ", ".join(dropped))
+    return dropped
 
 
 def read_text_or_none(path: Path) -> str | None:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from pydantic import ValidationError
 
+from nanobot_desktop.engine.config.env_refs import expand_env_refs
 from nanobot_desktop.engine.config.errors import ConfigError, display_path
 from nanobot_desktop.engine.config.migrate import LOCAL_KEY_PLACEHOLDER
 from nanobot_desktop.engine.config.models import Config, LocalServer, ProviderConfig
@@ -238,16 +239,23 @@ def _endpoint(config: Config, spec: _ProviderSpec, model: str) -> ResolvedProvid
     if spec.oauth:
         raise ConfigError(f"{_where(config)}: provider {alias} needs an OAuth login, which this app does not support; "
                           "choose another provider in agents.defaults.provider", field=f"providers.{alias}", path=_source(config))
-    api_key = entry.api_key.get_secret_value()
+
+    def where(key: str) -> Callable[[], str]:
+        return lambda: f"{_where(config)}: providers.{alias}.{key}"
+
+    api_key = expand_env_refs(entry.api_key.get_secret_value(), where("apiKey"))  # 0.3.5's ${NAME}
     if not api_key and not spec.local:
         raise ConfigError(f"{_where(config)}: providers.{alias}.apiKey is empty: set the API key for {spec.label}",
                           field=f"providers.{alias}.apiKey", path=_source(config))
-    api_base = entry.api_base or spec.api_base
+    api_base = expand_env_refs(entry.api_base or "", where("apiBase")) or spec.api_base
     if not api_base:
         raise ConfigError(f"{_where(config)}: providers.{alias}.apiBase is empty: {spec.label} needs the endpoint URL",
                           field=f"providers.{alias}.apiBase", path=_source(config))
     return ResolvedProvider(name=spec.name, api_key=api_key or LOCAL_KEY_PLACEHOLDER, api_base=api_base,
-                            model=_model_for(spec, model), extra_headers=dict(entry.extra_headers or {}),
+                            model=_model_for(spec, model),
+                            extra_headers={name: expand_env_refs(value, where(f"extraHeaders.{name}"))
+                                           if isinstance(value, str) else value
+                                           for name, value in (entry.extra_headers or {}).items()},
                             label=spec.label, entry=f"providers.{alias}")
 
 

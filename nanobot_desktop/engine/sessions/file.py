@@ -145,6 +145,14 @@ def parse_session_bytes(data: bytes, source: str = "session") -> ParsedSession:
 
 
 _ROLES = ("system", "user", "assistant", "tool")
+HIDDEN_HISTORY = "_hidden_history"
+
+
+def is_hidden_message(message: dict[str, Any]) -> bool:
+    """A message nanobot 0.3.5 keeps in the history for the model but never shows as a chat turn
+    (`"_hidden_history": true` or an object: a summary's continuation, a subagent's inner step)."""
+    marker = message.get(HIDDEN_HISTORY)
+    return marker is True or isinstance(marker, dict)
 
 
 def message_problem(obj: dict[str, Any]) -> str | None:

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from nanobot_desktop.engine.sessions.branches import branch_of
 from nanobot_desktop.engine.sessions.export import derive_title, message_text, preview_text, shorten, snippet
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS
-from nanobot_desktop.engine.sessions.file import parse_header, parse_session_bytes
+from nanobot_desktop.engine.sessions.file import is_hidden_message, parse_header, parse_session_bytes
 
 _SCAN_LINES = 200
 # Files up to this size are read whole; longer ones by their ends and in chunks (_read_ends).
@@ -149,7 +149,8 @@ def _decode(line: bytes) -> dict[str, Any] | None:
         obj = json.loads(line.strip().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
-    return obj if isinstance(obj, dict) and "_type" not in obj else None
+    # neither 0.3's record lines (`provider_state`) nor its hidden history messages title or preview a session
+    return obj if isinstance(obj, dict) and "_type" not in obj and not is_hidden_message(obj) else None
 
 
 def _count_lines(data: bytes) -> int:

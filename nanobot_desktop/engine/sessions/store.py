@@ -137,6 +137,7 @@ class SessionStore(SessionWriter):
                 raise SessionNotFoundError(f"no session {key!r} to delete")
             outside = self._changes.check(path, key)
             target = move_aside(path, self.trash_dir, TRASH_SEPARATOR)
+            self._own.forget(path)
             self._cache.pop(key, None)
             self._changes.forget(key)
             self._summaries.pop(path, None)

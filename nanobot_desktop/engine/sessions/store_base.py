@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.events import Event, EventBus, Notice, SessionChanged
+from nanobot_desktop.engine.events import Event, EventBus, Notice, SessionChanged, SessionLinesLost
 from nanobot_desktop.engine.layout import SessionPaths
 from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
 from nanobot_desktop.engine.sessions.export import derive_title
@@ -21,8 +21,10 @@ from nanobot_desktop.engine.sessions.file import (
     HEADER_KEYS, ParsedSession, file_name_problem, leads_out, parse_header, parse_session_bytes, read_first_line,
 )
 from nanobot_desktop.engine.sessions.listing import SessionInfo, mtime_iso
+from nanobot_desktop.engine.sessions.own_lines import OwnLines
 from nanobot_desktop.engine.sessions.paging import SessionPage, read_page, read_tail
 from nanobot_desktop.engine.sessions.session import Session, valid_offset
+from nanobot_desktop.engine.sync.merge import session_conflict_copies
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,8 @@ class StoreBase:
         self._cache: dict[str, Session] = {}
         self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
         self._changes = ChangeTracker(paths.key_from_name)  # each file as the store last wrote or loaded it
+        self._own = OwnLines()  # what this run appended, to notice another program erasing it
+        self.suspect: Callable[[str], str] = lambda _key: ""  # who may have erased lines (set by the Engine)
         # Sessions may be written from the event loop and from executor threads.
         self._lock = threading.RLock()
 
@@ -177,7 +181,7 @@ class StoreBase:
         checks every session file and every file the store has written. The store's own writes are
         never found here: they were recorded when made.
         """
-        events: list[SessionChanged] = []
+        events: list[Event] = []
         with self._lock:
             folder = self.sessions_dir.resolve()
             if paths is None:
@@ -185,18 +189,34 @@ class StoreBase:
             else:
                 candidates = {self.sessions_dir / Path(p).name for p in paths
                               if Path(p).suffix == ".jsonl" and Path(p).resolve().parent == folder}
+            lost: list[Event] = []
             for path in sorted(candidates):
                 event = self._changes.check(path)
                 if event is not None:
                     events.append(event)
-        self._publish(events)
-        return [event.session_key for event in events]
+                    lost += self._erased(path, event.session_key)
+        self._publish([*events, *lost])
+        return [event.session_key for event in events if isinstance(event, SessionChanged)]
 
-    def _before_write(self, session: Session) -> list[SessionChanged]:
-        """A change of the session's file that the store did not make is reported before it writes."""
+    def _erased(self, path: Path, key: str) -> list[Event]:
+        """The event for lines this run appended that the outside change took away (none: []). A sync
+        tool's conflict copy beside the file holds them: the merge puts them back, nothing is lost."""
+        if session_conflict_copies(path.parent, path.name):
+            return []
+        missing = self._own.check(path, key)
+        if not missing:
+            return []
+        by = self.suspect(key)
+        log.warning("%d message(s) the app wrote to session %s were erased from %s%s; kept for putting back",
+                    len(missing), key, path, f" (probably by {by})" if by else "")
+        return [SessionLinesLost(key, count=len(missing), by=by)]
+
+    def _before_write(self, session: Session) -> list[Event]:
+        """A change of the session's file that the store did not make is reported before it writes
+        (with the app's lines it took away, if any)."""
         self._own_path(session)
         event = self._changes.check(session.path, session.key)
-        return [event] if event is not None else []
+        return [event, *self._erased(session.path, session.key)] if event is not None else []
 
     def _after_write(self, session: Session, reason: str, turn_id: str = "") -> SessionChanged:
         """Record the file as the store left it; returns the event that says so."""
@@ -219,7 +239,7 @@ class StoreBase:
                     "afresh in a new file there; replace the link with the file itself to keep it.")))
         return True
 
-    def _publish(self, events: list[SessionChanged]) -> None:
+    def _publish(self, events: Sequence[Event]) -> None:
         """Called outside the lock: subscribers may call back into the store."""
         self._publish_events(events)
 

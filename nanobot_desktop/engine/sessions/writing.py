@@ -23,7 +23,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.events import SessionChanged, SyncCopyMerged
+from nanobot_desktop.engine.events import Event, SessionChanged, SyncCopyMerged
 from nanobot_desktop.engine.runtime_block import public_message
 from nanobot_desktop.engine.sessions.branches import BRANCH_FIELD
 from nanobot_desktop.engine.sessions.export import shorten
@@ -77,6 +77,7 @@ class SessionWriter(StoreBase):
             else:
                 written = append_lines(session.path, data, header)
             session.messages.extend(entries)
+            self._own.appended(session.path, entries)
             session.updated_at = header["updated_at"]
             self._adopt(session)
             events.append(self._after_write(session, "appended", turn_id))
@@ -198,7 +199,7 @@ class SessionWriter(StoreBase):
         self._publish(events)
         return True
 
-    def _set_metadata(self, session: Session, metadata_fields: dict[str, Any]) -> list[SessionChanged]:
+    def _set_metadata(self, session: Session, metadata_fields: dict[str, Any]) -> list[Event]:
         events = self._before_write(session)
         cached = self._cache.get(session.key)
         targets = [session] if cached is None or cached is session else [session, cached]
@@ -233,6 +234,7 @@ class SessionWriter(StoreBase):
             archived: Path | None = None
             if session.path.exists():
                 archived = move_aside(session.path, self.archive_dir, ARCHIVE_SEPARATOR)
+            self._own.forget(session.path)
             session.messages = []
             session.base = 0
             session.head_title = ""
@@ -246,6 +248,23 @@ class SessionWriter(StoreBase):
             events.append(self._after_write(session, "cleared"))
         self._publish(events)
         return archived
+
+    def lost_messages(self, key: str) -> list[dict[str, Any]]:
+        """The app's messages another program erased from `key`'s file (SessionLinesLost), oldest first."""
+        return [dict(m) for m in self._own.lost.get(key, [])]
+
+    def put_back_lost(self, key: str, new_key: str) -> Session | None:
+        """Put the messages erased from `key` into the new session `new_key` (None: nothing was lost)."""
+        lost = self.lost_messages(key)
+        if not lost:
+            return None
+        session = self.get_or_create(new_key)
+        if session.messages:
+            raise ValueError(f"a session {new_key!r} already exists; erased messages go into a new one")
+        session.metadata["title"] = f"Put back from {key}"
+        self.append(session, lost)
+        self._own.lost.pop(key, None)
+        return session
 
     def branch(self, origin_key: str, at: int, new_key: str) -> Session:
         """A new session `new_key`: the origin's messages [0:at] copied as they are (save that a user

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from nanobot_desktop.engine import (ApprovalReply, ApprovalRequest, ApprovalRequested, ConsolidationFinished, Event,
-                                    ReasoningDelta, RetryScheduled, SessionChanged, TextDelta, ToolCallStarted,
+                                    ReasoningDelta, RetryScheduled, SessionChanged, SessionLinesLost, TextDelta,
+                                    ToolCallStarted,
                                     TurnCancelled, TurnFailed, TurnFinished, TurnStarted, WaitingForModel)
 from nanobot_desktop.gui.chat.approvals import ApprovalCards
 from nanobot_desktop.gui.chat.failures import failure_kind
@@ -50,6 +51,12 @@ class ChatController(QObject):
     """(key): the history of a session is in its model."""
     turn_failed = Signal(str, str, str)
     """(key, message with what to do, kind): a turn failed (the window may offer Settings)."""
+    interrupted_found = Signal(str, str, bool)
+    """(key, what happened, whether it can be continued): nanobot 0.3.5 left a turn of that session
+    unfinished (its checkpoint); the window offers Continue / Dismiss (`resolve_interrupted`)."""
+    lines_lost = Signal(str, str)
+    """(key, what happened): another program erased messages the app wrote there (the window offers to
+    put them back into a new chat: `put_back_lost`)."""
     approval_requested = Signal(str, str)
     """(key, tool): a tool call waits for the person's answer in that session's chat."""
     reply_finished = Signal(str)
@@ -229,6 +236,41 @@ class ChatController(QObject):
             self.relay.notice(key, model, warning)
         return True
 
+    def check_interrupted(self, key: str) -> None:
+        """Look (off the GUI thread) for a turn nanobot 0.3.5 left unfinished in `key`; says so if found."""
+        task = asyncio.ensure_future(asyncio.to_thread(self.engine.interrupted_turn, key))
+
+        def found(done: "asyncio.Future[Any]") -> None:
+            turn = None if done.cancelled() or done.exception() is not None else done.result()
+            if turn is None:
+                return
+            text = translate("Chat", "This conversation stopped in the middle of a turn (nanobot saved where it was).")
+            if turn.unknown_tools:
+                text += " " + translate("Chat", "{tools} had not finished: their outcome is unknown and they are "
+                                                "not run again.").format(tools=", ".join(turn.unknown_tools))
+            self.interrupted_found.emit(key, text, bool(turn.can_continue))
+
+        self._work.when_done(task, found)
+
+    def resolve_interrupted(self, key: str, continuing: bool) -> "asyncio.Task[Any]":
+        """*Continue* (the model goes on from the saved state) or *Dismiss* (keep it, close the turn)."""
+
+        async def run() -> Any:
+            settled = await asyncio.to_thread(self.engine.settle_interrupted, key, continuing=continuing)
+            if not settled:
+                return None
+            self.reload_session(key)
+            return self.resend(key) if continuing else None
+
+        return self._work.spawn(run())
+
+    def put_back_lost(self, key: str) -> "asyncio.Future[str | None]":
+        """Put the messages erased from `key` into a new chat (a file write: off the GUI thread)."""
+        task: asyncio.Future[str | None] = asyncio.ensure_future(asyncio.to_thread(self.engine.put_back_lost, key))
+        self._work.when_done(task, lambda done: self.continued.emit(key, done.result() or "")
+                             if not done.cancelled() and done.exception() is None and done.result() else None)
+        return task
+
     def send(self, text: str, media: list[str] | None = None) -> "asyncio.Future[Any] | None":
         """Submit the person's message to the session shown (a chat channel's session keeps its channel
         and chat id, as the gateway would; the app's own sessions are channel "desktop")."""
@@ -355,6 +397,12 @@ class ChatController(QObject):
         key = event.session_key
         if isinstance(event, ApprovalRequested):
             self.approvals.note_requested(event)
+        elif isinstance(event, SessionLinesLost):
+            by = event.by or translate("Chat", "another program")
+            self.lines_lost.emit(key, translate("Chat", "{count} message(s) the app wrote to “{session}” were erased "
+                                                "from its file by {by}. The app kept them.").format(
+                count=event.count, session=key, by=by))
+            return
         elif isinstance(event, SessionChanged) and event.outside and key not in self._loading:
             if not self.reload_session(key) and key in self._models:
                 self._reload_when_idle.add(key)  # never under a live turn: read it once that is over

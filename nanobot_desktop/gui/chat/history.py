@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nanobot_desktop.engine import CANCELLED_RESULT, message_media, message_text, user_text
+from nanobot_desktop.engine import CANCELLED_RESULT, is_hidden_message, message_media, message_text, user_text
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, Notice, ToolCard, UserMessage
@@ -68,6 +68,8 @@ def items_from_messages(messages: list[dict[str, Any]], *, turn_running: bool = 
     items: list[ChatItem] = []
     cards: dict[str, ToolCard] = {}
     for message in messages:
+        if is_hidden_message(message):
+            continue  # nanobot 0.3's hidden history: for the model, never a chat turn
         role = message.get("role")
         if role == "user":
             text = user_text(message)

@@ -16,6 +16,7 @@ paint. Given an engine and a lifecycle, the constructor attaches at once (what t
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSize, Qt, QTimer
@@ -219,11 +220,16 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
             switcher.shown.connect(lambda _model: self._update_status())
         self.chat.busy_changed.connect(self._on_busy_changed)
         self.chat.turn_failed.connect(self._on_turn_failed)
+        self.chat.lines_lost.connect(lambda key, text: self.notice_bar.show_notice(
+            text, "warning", [(translate("Window", "Put back in a new chat"), lambda: self.chat.put_back_lost(key))],
+            topic=f"lost:{key}"))
         self.chat.message_returned.connect(self._on_message_returned)
         self.chat.waiting_changed.connect(self._on_waiting_changed)
         self.chat.retry_changed.connect(self._on_retry_changed)
         self.chat.save_retried.connect(self._on_save_retried)
         self.chat.session_loaded.connect(lambda _key: self._update_title())
+        self.chat.session_loaded.connect(self.chat.check_interrupted)
+        self.chat.interrupted_found.connect(self._offer_interrupted)
         self.chat_view.tool_card_clicked.connect(self.show_tool_call)
         self.branches.open_requested.connect(self.open_session)
         self.chat.continued.connect(lambda old, new: self.open_session(new) if old == self.current_key else None)
@@ -377,6 +383,16 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.composer.set_busy(busy)
         self.actions.stop.setEnabled(busy)
         self._update_status()
+
+    def _offer_interrupted(self, key: str, text: str, can_continue: bool) -> None:
+        """Continue / Dismiss for a turn nanobot 0.3.5 left unfinished in the session shown."""
+        if key != self.current_key:
+            return
+        actions: list[tuple[str, Callable[[], object]]] = []
+        if can_continue:
+            actions.append((translate("Window", "Continue"), lambda: self.chat.resolve_interrupted(key, True)))
+        actions.append((translate("Window", "Dismiss"), lambda: self.chat.resolve_interrupted(key, False)))
+        self.notice_bar.show_notice(text, "info", actions, topic=f"interrupted:{key}")
 
     def _on_turn_failed(self, key: str, message: str, kind: str) -> None:
         from nanobot_desktop.gui.chat.failures import needs_settings

@@ -7,7 +7,7 @@ The WorkspaceWatcher only says which paths changed. WorkspaceSync decides what t
   decides whether the file changed outside (the nanobot CLI appended) or is its own write, and
   publishes `SessionChanged(outside=...)`; the chat and the session list react to that event. No
   session file is parsed and no file signature is kept here;
-- `cron/jobs.json` beside the config → `engine.cron.reload_if_changed()`.
+- the job store (`cron/jobs.json` of the layout, and 0.3's `action.jsonl`) → `engine.cron.reload_if_changed()`.
 The app's own saves are announced to the watcher (`expect_own_write`) so they do not come back.
 """
 
@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine import cron_store_path
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
@@ -65,7 +64,8 @@ class WorkspaceSync(QObject):
         self._memory_dir = Path(engine.workspace.memory_dir).resolve()
         self._sessions_dir = Path(engine.sessions.sessions_dir).resolve()
         self._builtin_dir = Path(engine.skills.builtin_dir).resolve()
-        self._cron_file = self._prepare_cron_folder(cron_store_path(engine.config_path))
+        self._cron_file = self._prepare_cron_folder(engine.cron.store_path)
+        self._cron_files = {self._cron_file.with_name(path.name) for path in engine.cron.watched_files}
         self._editors: dict[int, MarkdownEditor] = {}
         self._awaiting: dict[int, tuple[Path, float]] = {}
         self._closed = False
@@ -159,7 +159,7 @@ class WorkspaceSync(QObject):
         for path in paths:
             if _is_within(path, self._skills_dir) or _is_within(path, self._builtin_dir):
                 skills = True
-            elif path == self._cron_file:
+            elif path in self._cron_files:
                 self._reload_cron()
             elif path.parent == self._sessions_dir and path.suffix == ".jsonl":
                 sessions.append(path)
