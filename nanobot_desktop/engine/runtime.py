@@ -219,6 +219,13 @@ class Engine:
         here = self._coexistence.background_owner() if self._coexistence is not None else None
         return here or self._machines_owner
 
+    def runs_for_others(self) -> list[str]:
+        """The other machines' names when the workspace is shared and this machine runs its background work
+        (the Heartbeat and Scheduled pages say so); [] otherwise. Reads a few small files."""
+        if self._machines is None or self._beating is None or self._background_owner() is not None:
+            return []
+        return [m.name for m in self._machines.known() if m.machine_id != self._machines.machine_id]
+
     def _machines_answered(self, owner: str | None) -> None:
         if owner != self._machines_owner:
             self._machines_owner = owner

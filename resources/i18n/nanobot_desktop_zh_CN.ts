@@ -1342,6 +1342,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <source>Next check at {time} (in {minutes} min).</source>
         <translation>下次检查于 {time}（{minutes} 分钟后）。</translation>
     </message>
+    <message>
+        <source>This machine runs the checks for the workspace it shares with {machines}.</source>
+        <translation>本机为与 {machines} 共享的工作区运行这些检查。</translation>
+    </message>
 </context>
 <context>
     <name>Inspector</name>
@@ -2711,6 +2715,10 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>The app does not run these jobs now: {reason}.</source>
         <translation>本应用目前不运行这些任务：{reason}。</translation>
+    </message>
+    <message>
+        <source>This machine runs these jobs for the workspace it shares with {machines}.</source>
+        <translation>本机为与 {machines} 共享的工作区运行这些任务。</translation>
     </message>
     <message>
         <source>Running…</source>

@@ -37,3 +37,17 @@ def test_an_unshared_workspace_shows_no_machine_choice(qtbot, open_window, make_
     dialog = window.open_settings()
     assert dialog.findChild(type(dialog.theme_combo), "backgroundMachine") is None
     dialog.reject()
+
+
+def test_the_pages_of_the_machine_that_runs_the_work_say_so(qtbot, open_window, make_engine):
+    engine = make_engine()
+    root = engine.workspace.root
+    (root / ".stfolder").mkdir()
+    Machines(root, machine_id="f" * 32, name="desktop").beat()  # a larger id: this machine runs the work
+    window = open_window(engine, start_services=True)
+    qtbot.waitUntil(lambda: engine.runs_for_others() == ["desktop"])
+    window.show_page("cron_view")
+    qtbot.waitUntil(lambda: window.cron_view is not None)
+    window.cron_view.refresh()
+    assert window.cron_view.banner.text() == "This machine runs these jobs for the workspace it shares with desktop."
+    assert window.cron_view.banner.isVisibleTo(window.cron_view)

@@ -163,13 +163,18 @@ class CronView(BackgroundPanel):
         self.table.show_records(cron.list_jobs(include_disabled=True))
         error = cron.store_error
         held_by = cron.held_by  # a nanobot gateway on this config: see engine/coexistence.py
-        self.banner.setVisible(error is not None or bool(held_by))
+        others = self.engine.runs_for_others() if error is None and not held_by else []  # a shared workspace
+        self.banner.setVisible(error is not None or bool(held_by) or bool(others))
         if error is not None:
             self.banner.setText(translate("Scheduled", "jobs.json cannot be used, so no job runs and nothing is saved until "
                                           "it is fixed: {error}").format(error=error))
             self.banner.setStyleSheet(f"color: {error_color(self.palette()).name()}")
         elif held_by:
             self.banner.setText(translate("Scheduled", "The app does not run these jobs now: {reason}.").format(reason=held_by))
+            self.banner.setStyleSheet("")
+        elif others:
+            self.banner.setText(translate("Scheduled", "This machine runs these jobs for the workspace it shares with {machines}.")
+                                .format(machines=", ".join(others)))
             self.banner.setStyleSheet("")
         self.add_button.setEnabled(error is None)
         self.empty_label.setVisible(self.model.rowCount() == 0 and error is None)

@@ -365,8 +365,13 @@ class HeartbeatView(BackgroundPanel):
         if next_at is None:
             return translate("Heartbeat", "The periodic check starts with the app's background services.")
         minutes = max(0, round((next_at - datetime.now(next_at.tzinfo)).total_seconds() / 60))
-        return translate("Heartbeat", "Next check at {time} (in {minutes} min).").format(
+        text = translate("Heartbeat", "Next check at {time} (in {minutes} min).").format(
             time=format_local_time(next_at), minutes=minutes)
+        others = self.engine.runs_for_others()  # a workspace shared through a sync tool (engine/sync/machines.py)
+        if others:
+            text += " " + translate("Heartbeat", "This machine runs the checks for the workspace it shares with {machines}.").format(
+                machines=", ".join(others))
+        return text
 
     def _open_session(self) -> None:
         self.open_session_requested.emit("heartbeat")
