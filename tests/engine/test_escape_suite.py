@@ -111,6 +111,14 @@ class Arena:
         return value
 
 
+def _apps_own_write(path: Path, home: Path) -> bool:
+    """The app's own usage record (engine/usage: a row per model call, beside the config), and the config
+    folder's time stamp that creating it moves: written by the app, never by the agent, so not an escape.
+    Any other file there that changes still counts (the config itself, a new file)."""
+    config_dir = home / ".nanobot"
+    return path == config_dir or (path.parent == config_dir and path.name.startswith("desktop-usage.sqlite3"))
+
+
 def snapshot(*roots: Path, skip: Path) -> dict[str, tuple]:
     """Everything under `roots` except `skip`: type, mode, size, mtime, bytes or link target."""
     seen: dict[str, tuple] = {}
@@ -248,9 +256,10 @@ async def run_case(arena: Arena, fake_openai, case: Case) -> tuple[list[str], li
         for where, text in places.items():
             if any(form in text for form in forms(secret)):
                 leaks.append(f"{what} in {where}")
-    if snapshot(arena.home, arena.out, skip=arena.ws) != outside_before:
-        after = snapshot(arena.home, arena.out, skip=arena.ws)
-        changed = sorted(k for k in set(after) | set(outside_before) if after.get(k) != outside_before.get(k))
+    after = snapshot(arena.home, arena.out, skip=arena.ws)
+    changed = sorted(k for k in set(after) | set(outside_before)
+                     if after.get(k) != outside_before.get(k) and not _apps_own_write(Path(k), arena.home))
+    if changed:
         leaks.append(f"changed outside: {changed}")
     for stray in (Path("/tmp") / f"escape-{arena.tok}", Path("/dev/shm") / f"escape-{arena.tok}"):
         if stray.exists():
