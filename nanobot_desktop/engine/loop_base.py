@@ -27,6 +27,7 @@ from nanobot_desktop.engine.events import (
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.prompt_fit import tokens_of, tokens_of_tools
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import ToolRunner
 from nanobot_desktop.engine.workspace import Workspace
@@ -53,13 +54,15 @@ def strip_think(text: str | None) -> str:
 async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: str, turn_id: str,
                            messages: list[dict[str, Any]], tools: list[dict[str, Any]], settings: "AgentSettings", *,
                            sections: tuple[tuple[str, int], ...] = (), on_text: Callable[[str], None] | None = None,
-                           on_reasoning: Callable[[str], None] | None = None) -> LLMResponse:
+                           on_reasoning: Callable[[str], None] | None = None, window_tokens: int = 0) -> LLMResponse:
     """One model call, announced with LLMCallStarted/LLMCallFinished so the inspector sees exactly what was
     sent and what it cost — for the main agent's turns and for subagents alike."""
     call_id = uuid.uuid4().hex[:12]
     model = settings.model or provider.default_model
+    estimate = tokens_of(messages) + tokens_of_tools(tools) if window_tokens else 0
     bus.publish(LLMCallStarted(session_key, turn_id=turn_id, call_id=call_id, model=model,
-                               messages=tuple(messages), tools=tuple(tools), system_sections=sections))
+                               messages=tuple(messages), tools=tuple(tools), system_sections=sections,
+                               window_tokens=window_tokens, estimated_tokens=estimate))
     started = time.perf_counter()
     try:
         response = await provider.chat(
@@ -74,12 +77,14 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
         bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
                                     completion_tokens=0, latency_s=time.perf_counter() - started,
                                     finish_reason="error", error=error.message,
-                                    facts=tuple(sorted(error.facts.items()))))
+                                    facts=tuple(sorted(error.facts.items())), window_tokens=window_tokens))
         raise
     bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=response.model or model,
                                 prompt_tokens=response.usage.prompt_tokens,
                                 completion_tokens=response.usage.completion_tokens,
-                                latency_s=response.latency_s, finish_reason=response.finish_reason))
+                                latency_s=response.latency_s, finish_reason=response.finish_reason,
+                                window_tokens=window_tokens, first_token_s=response.first_token_s,
+                                tokens_per_s=response.tokens_per_s))
     return response
 
 
@@ -93,6 +98,8 @@ class AgentSettings:
     reasoning_effort: str | None = None
     # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/token_window.py)
     context_window_tokens: int = 0
+    # > 0: the model's context window as set in Settings, over what the server says (engine/prompt_fit.py)
+    context_window_override: int = 0
 
 
 @dataclass
@@ -112,6 +119,7 @@ class TurnState:
     pending_tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (call id, name) not yet answered
     reply: str | None = None  # the final reply, once there is one (kept when saving it fails)
     provider: Callable[[], ChatProvider] | None = None  # the session's own model's endpoint; None: the config's
+    window: int = 0  # the model's context window in tokens, when known
 
 
 class LoopBase:
@@ -149,6 +157,7 @@ class LoopBase:
         # Messages a failed write could not save, per session; written before anything else next time.
         self._unsaved: dict[str, list[dict[str, Any]]] = {}
         self._models_without_images: set[str] = set()  # endpoints that refused a tool's images
+        self._models_without_tools: set[str] = set()  # servers that cannot take tool definitions
         # Set by the Engine: a session's own model (`metadata["model"]`) as its settings and endpoint, or None
         # when the session uses the config's model. Consolidation and the heartbeat's decision (`plain_chat`)
         # keep the config's model.
