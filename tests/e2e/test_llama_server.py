@@ -79,7 +79,7 @@ async def test_a_headless_turn_answers_with_speed_figures(llama: LlamaServer, re
     took = time.monotonic() - started
     assert result.status == "ok" and result.reply, result.error
     call = _calls(seen)[-1]
-    assert call.first_token_s > 0 and call.tokens_per_s > 0 and call.prompt_tokens > 500
+    assert call.first_token_s > 0 and call.tokens_per_s > 0
     report(f"headless turn: {took:.1f} s; {_speed(call)}; the model said: {result.reply[:120]!r}")
 
 

@@ -227,6 +227,7 @@ class OpenAICompatProvider:
         try:
             async with asyncio.timeout_at(watch.deadline()) as scope:
                 watch.start(scope)
+                assembly.sent_at = time.monotonic()
                 stream = await client.post("/chat/completions", body=request, cast_to=object, stream=True,
                                            stream_cls=self._stream_class)
                 content_type = stream.response.headers.get("content-type", "")

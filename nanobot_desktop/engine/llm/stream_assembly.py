@@ -41,6 +41,8 @@ class Assembly:
     chunks_with_choices: int = 0
     chars: int = 0  # characters of text, reasoning and tool arguments received
     first_token_at: float = 0.0  # time.monotonic() when the first text, reasoning or tool call arrived
+    sent_at: float = 0.0  # time.monotonic() when the request went out (after the SDK's first import)
+    token_chunks: int = 0  # chunks that brought text, reasoning or tool arguments (about one token each)
 
     def take_chunk(self, chunk: Any, on_text: TextCallback | None, on_reasoning: TextCallback | None) -> None:
         """Add one chunk (a decoded JSON value); its text goes to the callbacks as it comes."""
@@ -71,8 +73,10 @@ class Assembly:
             finish_reason = choice.get("finish_reason")
             if finish_reason and isinstance(finish_reason, str):
                 self.finish_reason = finish_reason
-        if not self.first_token_at and self.chars > chars_before:
-            self.first_token_at = time.monotonic()
+        if self.chars > chars_before:
+            self.token_chunks += 1
+            if not self.first_token_at:
+                self.first_token_at = time.monotonic()
 
     def _take_delta(self, delta: dict[str, Any], on_text: TextCallback | None,
                     on_reasoning: TextCallback | None) -> None:
@@ -129,12 +133,13 @@ class Assembly:
 
     def speed(self, latency_s: float, started: float | None) -> dict[str, float]:
         """Time to first token and output tokens per second after it, from the stream itself (the
-        endpoint's completion token count over the time the tokens took to arrive); 0 when unknown."""
+        endpoint's completion token count, else the chunks that brought text — servers stream about a
+        token per chunk, and llama-cpp-python sends no usage —, over the time they took to arrive)."""
         if started is None or not self.first_token_at:
             return {}
-        first = max(0.0, self.first_token_at - started)
-        generating = latency_s - first
-        tokens = self.usage.completion_tokens
+        first = max(0.0, self.first_token_at - (self.sent_at or started))
+        generating = latency_s - (self.first_token_at - started)
+        tokens = self.usage.completion_tokens or self.token_chunks
         rate = tokens / generating if tokens > 1 and generating > 0.001 else 0.0
         return {"first_token_s": first, "tokens_per_s": rate}
 
