@@ -532,8 +532,10 @@ class _Handler(BaseHTTPRequestHandler):
         completion_id = f"chatcmpl-fake-{next(_completion_ids)}"
         model = body.get("model", "")
         try:
-            if reply.empty_stream:
+            if reply.empty_stream:  # and the connection closed after it, as llama.cpp's server does
                 self._write_chunk(b"")
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
                 return
             if reply.empty_choices:
                 for _ in reply.deltas:

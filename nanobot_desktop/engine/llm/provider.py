@@ -261,7 +261,13 @@ class OpenAICompatProvider:
                 else:
                     probe = {name: value for name, value in request.items() if name not in ("stream", "stream_options")}
                     probe["max_completion_tokens" if "max_completion_tokens" in probe else "max_tokens"] = 1
-                    await client.post("/chat/completions", body=probe, cast_to=object)
+                    try:
+                        await client.post("/chat/completions", body=probe, cast_to=object)
+                    except Exception as exc:  # read again below, on a fresh connection
+                        if not (errors.is_openai_error(exc) and errors.is_connection_error(exc)):
+                            raise
+                        # llama.cpp closes the connection after its empty stream: the pooled one is dead
+                        await client.post("/chat/completions", body=probe, cast_to=object)
         except asyncio.CancelledError:
             raise
         except TimeoutError:

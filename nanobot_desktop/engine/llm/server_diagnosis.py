@@ -44,7 +44,7 @@ def diagnose(status: int | None, said: str, code: str | None, model: str | None)
         sizes = (f" ({requested:,} tokens asked for, {window:,} fit)" if requested and window
                  else f" of {window:,} tokens" if window else quoted)
         return Diagnosis("context_overflow", "context_overflow", (
-            f"The conversation is longer than {name}'s context window{sizes}. Start a new chat (/new), or give "
+            f"The conversation is longer than the context window of {name}{sizes}. Start a new chat (/new), or give "
             "the model a larger window on the server (llama.cpp: --n_ctx; Ollama: num_ctx; LM Studio: Context "
             "Length) and set it in Settings."), window, requested)
     if any(word in words for word in _TOOLS_WORDS):
