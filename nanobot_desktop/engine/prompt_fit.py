@@ -107,7 +107,7 @@ def _fit(history: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 def _too_long(needed: int, window: int, reserve: int, model: str) -> str:
     name = f"'{model}'" if model else "the model"
     return (f"This message was not sent: the system prompt, the tools and your message need about {needed:,} "
-            f"tokens with {reserve:,} kept for the reply, but {name}'s context window holds {window:,}. Give the "
+            f"tokens with {reserve:,} kept for the reply, but the context window of {name} holds {window:,}. Give the "
             "model a larger window on the server (llama.cpp: --ctx-size / --n_ctx; Ollama: num_ctx; LM Studio: "
             "Context Length) and set it in Settings, or make MEMORY.md and the workspace's AGENTS.md, SOUL.md, "
             "USER.md and TOOLS.md shorter, or switch skills off in Settings.")
