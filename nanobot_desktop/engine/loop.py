@@ -20,17 +20,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.context import PromptSection
-from nanobot_desktop.engine.events import ReasoningDelta, TextDelta, TurnCancelled, TurnFailed, TurnStarted
+from nanobot_desktop.engine.context import SECTION_SEPARATOR, PromptSection
+from nanobot_desktop.engine.events import Progress, ReasoningDelta, TextDelta, TurnCancelled, TurnFailed, TurnStarted
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.loop_base import (
     APP_CHANNELS, AgentSettings, TurnResult, TurnState, chat_with_events, new_session_key, strip_think,
 )
 from nanobot_desktop.engine.loop_commands import HELP_TEXT, LoopCommands
 from nanobot_desktop.engine.loop_tools import TOOL_IMAGES_TEXT, ToolSteps
+from nanobot_desktop.engine.prompt_fit import PromptTooLong, fit_prompt
 from nanobot_desktop.engine.sessions.export import message_media, user_text
 from nanobot_desktop.engine.token_window import archived_summary, fit_history, history_budget
 from nanobot_desktop.engine.tools.base import ToolContext
@@ -162,12 +163,16 @@ class AgentLoop(LoopCommands, ToolSteps):
                                         unsent_text=text))
             return TurnResult(turn_id, "failed", None, message, kind="session")
         settings = self._settings()
-        if not system_origin:
-            self._maybe_start_consolidation(session, settings)
         state = TurnState(turn_id=turn_id, session=session)
         own = self.session_endpoint(session) if self.session_endpoint is not None else None
         if own is not None:
-            settings, state.provider = own
+            state.provider = own[1]
+        # asked first: a consolidation started below must not run before this turn's message is saved
+        state.window = await self._context_window(state, own[0] if own is not None else settings)
+        if not system_origin:
+            self._maybe_start_consolidation(session, settings)
+        if own is not None:
+            settings = own[0]
         try:
             self._save(state, [])  # first what an earlier failed write left unsaved, so the model sees it
             prompt_sections = self.context.system_sections()
@@ -182,12 +187,25 @@ class AgentLoop(LoopCommands, ToolSteps):
                 history = _before_prompt(session.get_history(settings.memory_window), resend)
             messages = self.context.build_messages(history, text, media, channel, chat_id,
                                                    sections=prompt_sections)
+            if state.window:  # fitted to the model's window: oldest history first, then the skills summary
+                fit = fit_prompt(prompt_sections, history, messages[-1], self._tools(settings), state.window,
+                                 settings.max_tokens, settings.model)
+                if fit.dropped or fit.compacted:
+                    log.info("prompt fitted to a %d-token window: %d history messages left out, compacted: %s",
+                             state.window, fit.dropped, ", ".join(fit.compacted) or "nothing")
+                    prompt_sections = fit.sections
+                    messages = [{"role": "system", "content": SECTION_SEPARATOR.join(s.text for s in fit.sections)},
+                                *fit.history, messages[-1]]
             sizes = tuple((section.name, section.chars) for section in prompt_sections)
             if not resend:  # a resent prompt is on disk already
                 # The image paths ride along as 0.3.5 keeps them (`media`): the chat shows their
                 # thumbnails, Regenerate sends them again; post4 ignores the key.
                 saved = {**messages[-1], "media": list(media)} if media else messages[-1]
                 self._save(state, [saved], keep_on_failure=False)
+        except PromptTooLong as error:  # nothing was sent or saved: the text goes back to the composer
+            self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=error.message, kind="context_overflow",
+                                        unsent_text=text))
+            return TurnResult(turn_id, "failed", None, error.message, kind="context_overflow")
         except StorageError as error:  # nothing was sent yet; the text stays in the composer / the shell
             message = error.sentence("your message was not saved and was not sent")
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
@@ -220,6 +238,25 @@ class AgentLoop(LoopCommands, ToolSteps):
             return self._finish(session_key, turn_id, None)
         return self._finish(session_key, turn_id, reply or NO_RESPONSE_TEXT)
 
+    async def _context_window(self, state: TurnState, settings: AgentSettings) -> int:
+        """The model's window in tokens (0: not known): Settings' number, else what the server says, at
+        most a nanobot 0.3 workspace's `contextWindowTokens`."""
+        if settings.context_window_override > 0:
+            return settings.context_window_override
+        try:
+            provider = state.provider() if state.provider is not None else self._provider()
+        except ConfigError:
+            return settings.context_window_tokens  # the turn says what is missing when it calls the model
+        ask = getattr(provider, "context_window", None)
+        found = await ask(settings.model or None) if ask is not None else None
+        server = found.tokens if found is not None else 0
+        configured = settings.context_window_tokens
+        return min(server, configured) if server and configured else server or configured
+
+    def _tools(self, settings: AgentSettings) -> list[dict[str, Any]]:
+        """The tool definitions sent to this model: none to a server that cannot take them."""
+        return [] if settings.model in self._models_without_tools else self.runner.registry.get_definitions()
+
     def _saved_prompt(self, session_key: str) -> tuple[str, list[str]]:
         """The text and image paths of the session's last saved user message (("", []) when there is
         none or it cannot be read)."""
@@ -235,9 +272,8 @@ class AgentLoop(LoopCommands, ToolSteps):
     async def _run_iterations(self, state: TurnState, messages: list[dict[str, Any]], ctx: ToolContext,
                               settings: AgentSettings, sections: tuple[tuple[str, int], ...]) -> str | None:
         provider = state.provider() if state.provider is not None else self._provider()
-        tools = self.runner.registry.get_definitions()
         for _ in range(settings.max_iterations):
-            response = await self._call_llm(state, provider, messages, tools, settings, sections)
+            response = await self._call_llm(state, provider, messages, self._tools(settings), settings, sections)
             if not response.has_tool_calls:
                 final = strip_think(response.content)
                 state.reply = final
@@ -264,8 +300,12 @@ class AgentLoop(LoopCommands, ToolSteps):
 
         try:
             return await chat_with_events(self.bus, provider, key, state.turn_id, messages, tools, settings,
-                                          sections=sections, on_text=on_text, on_reasoning=on_reasoning)
+                                          sections=sections, on_text=on_text, on_reasoning=on_reasoning,
+                                          window_tokens=state.window)
         except ProviderError as error:
+            if error.kind == "tools_unsupported" and tools and not state.streamed:
+                return await self._call_without_tools(state, provider, messages, settings, sections, error,
+                                                      on_text, on_reasoning)
             last = messages[-1] if messages else {}
             has_images = last.get("role") == "user" and isinstance(last.get("content"), list) \
                 and last["content"][:1] == [{"type": "text", "text": TOOL_IMAGES_TEXT}]
@@ -276,7 +316,23 @@ class AgentLoop(LoopCommands, ToolSteps):
             messages.pop()
             state.streamed = []
             return await chat_with_events(self.bus, provider, key, state.turn_id, messages, tools, settings,
-                                          sections=sections, on_text=on_text, on_reasoning=on_reasoning)
+                                          sections=sections, on_text=on_text, on_reasoning=on_reasoning,
+                                          window_tokens=state.window)
+
+    async def _call_without_tools(self, state: TurnState, provider: ChatProvider, messages: list[dict[str, Any]],
+                                  settings: AgentSettings, sections: tuple[tuple[str, int], ...],
+                                  error: ProviderError, on_text: Callable[[str], None],
+                                  on_reasoning: Callable[[str], None]) -> LLMResponse:
+        """The server refused tool definitions: said once (per model, while the app runs), and the turn
+        goes on as plain chat."""
+        log.info("%s cannot take tools (%s); going on as plain chat", settings.model, error.message)
+        self._models_without_tools.add(settings.model)
+        self.bus.publish(Progress(state.session.key, turn_id=state.turn_id, text=(
+            f"The server cannot give the model '{settings.model}' tool definitions, so the agent answers as plain "
+            "chat without tools (files, shell, web, memory) for this model.")))
+        return await chat_with_events(self.bus, provider, state.session.key, state.turn_id, messages, [], settings,
+                                      sections=sections, on_text=on_text, on_reasoning=on_reasoning,
+                                      window_tokens=state.window)
 
 
 def _before_prompt(history: list[dict[str, Any]], resend: bool) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ from nanobot_desktop.engine.events import (
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.prompt_fit import tokens_of, tokens_of_tools
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import ToolRunner
 from nanobot_desktop.engine.usage.estimate import usage_fields
@@ -55,13 +56,15 @@ def strip_think(text: str | None) -> str:
 async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: str, turn_id: str,
                            messages: list[dict[str, Any]], tools: list[dict[str, Any]], settings: "AgentSettings", *,
                            sections: tuple[tuple[str, int], ...] = (), on_text: Callable[[str], None] | None = None,
-                           on_reasoning: Callable[[str], None] | None = None) -> LLMResponse:
+                           on_reasoning: Callable[[str], None] | None = None, window_tokens: int = 0) -> LLMResponse:
     """One model call, announced with LLMCallStarted/LLMCallFinished so the inspector sees exactly what was
     sent and what it cost — for the main agent's turns and for subagents alike."""
     call_id = uuid.uuid4().hex[:12]
     model = settings.model or provider.default_model
+    estimate = tokens_of(messages) + tokens_of_tools(tools) if window_tokens else 0
     bus.publish(LLMCallStarted(session_key, turn_id=turn_id, call_id=call_id, model=model,
-                               messages=tuple(messages), tools=tuple(tools), system_sections=sections))
+                               messages=tuple(messages), tools=tuple(tools), system_sections=sections,
+                               window_tokens=window_tokens, estimated_tokens=estimate))
     started = time.perf_counter()
     try:
         response = await provider.chat(
@@ -73,27 +76,31 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
                 session_key, turn_id=turn_id, attempt=attempt, max_attempts=attempts, delay_s=delay, reason=reason)),
         )
     except ProviderError as error:
-        publish_call_failed(bus, session_key, turn_id, call_id, model, error, time.perf_counter() - started)
+        publish_call_failed(bus, session_key, turn_id, call_id, model, error, time.perf_counter() - started,
+                            window_tokens=window_tokens)
         raise
-    publish_call_finished(bus, session_key, turn_id, call_id, model, response, messages, tools)
+    publish_call_finished(bus, session_key, turn_id, call_id, model, response, messages, tools, window_tokens=window_tokens)
     return response
 
 
 def publish_call_finished(bus: EventBus, session_key: str, turn_id: str, call_id: str, model: str,
-                          response: LLMResponse, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
-    """The LLMCallFinished of a call that answered: what the inspector shows and the usage record keeps
-    (engine/usage), tagged with what made the call."""
+                          response: LLMResponse, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                          window_tokens: int = 0) -> None:
+    """The LLMCallFinished of a call that answered: what the inspector shows (with the window's fill and
+    the stream's speed) and the usage record keeps (engine/usage), tagged with what made the call."""
     bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=response.model or model,
                                 latency_s=response.latency_s, finish_reason=response.finish_reason,
-                                source=current_source(), **usage_fields(response, messages, tools)))
+                                source=current_source(), window_tokens=window_tokens,
+                                first_token_s=response.first_token_s, tokens_per_s=response.tokens_per_s,
+                                **usage_fields(response, messages, tools)))
 
 
 def publish_call_failed(bus: EventBus, session_key: str, turn_id: str, call_id: str, model: str,
-                        error: ProviderError, latency_s: float) -> None:
+                        error: ProviderError, latency_s: float, *, window_tokens: int = 0) -> None:
     bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model, prompt_tokens=0,
                                 completion_tokens=0, latency_s=latency_s, finish_reason="error", error=error.message,
                                 facts=tuple(sorted(error.facts.items())), source=current_source(),
-                                error_kind=error.kind, error_status=error.status))
+                                error_kind=error.kind, error_status=error.status, window_tokens=window_tokens))
 
 
 @dataclass
@@ -108,6 +115,8 @@ class AgentSettings:
     context_window_tokens: int = 0
     # nanobot 0.3.x's agents.defaults.maxConcurrentSubagents: more spawned subagents wait for a free slot
     max_concurrent_subagents: int = 4
+    # > 0: the model's context window as set in Settings, over what the server says (engine/prompt_fit.py)
+    context_window_override: int = 0
 
 
 @dataclass
@@ -127,6 +136,7 @@ class TurnState:
     pending_tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (call id, name) not yet answered
     reply: str | None = None  # the final reply, once there is one (kept when saving it fails)
     provider: Callable[[], ChatProvider] | None = None  # the session's own model's endpoint; None: the config's
+    window: int = 0  # the model's context window in tokens, when known
 
 
 class LoopBase:
@@ -164,6 +174,7 @@ class LoopBase:
         # Messages a failed write could not save, per session; written before anything else next time.
         self._unsaved: dict[str, list[dict[str, Any]]] = {}
         self._models_without_images: set[str] = set()  # endpoints that refused a tool's images
+        self._models_without_tools: set[str] = set()  # servers that cannot take tool definitions
         # Set by the Engine: a session's own model (`metadata["model"]`) as its settings and endpoint, or None
         # when the session uses the config's model. Consolidation and the heartbeat's decision (`plain_chat`)
         # keep the config's model.

@@ -297,7 +297,8 @@ class Engine:
                              max_iterations=d.max_tool_iterations, memory_window=d.memory_window,
                              reasoning_effort=d.reasoning_effort,
                              context_window_tokens=context_window_tokens(self.layout, d.model_extra),
-                             max_concurrent_subagents=max_concurrent_subagents(d.model_extra))
+                             max_concurrent_subagents=max_concurrent_subagents(d.model_extra),
+                             context_window_override=self.app_settings.model_context_window)
 
     def _resolved_model(self) -> str:
         try:
@@ -313,7 +314,7 @@ class Engine:
         desktop = self.app_settings
         key = (resolved.name, resolved.api_key, resolved.api_base, resolved.model,
                tuple(sorted((resolved.extra_headers or {}).items())),
-               desktop.model_first_byte_timeout, desktop.model_idle_timeout)
+               desktop.model_first_byte_timeout, desktop.model_idle_timeout, desktop.model_wait_for_local)
         if self._provider is None or key != self._provider_key:
             release = getattr(self._provider, "release", None)  # the old endpoint's connection is let go
             if release is not None:
@@ -321,7 +322,8 @@ class Engine:
             self._provider = make_provider(resolved.name, resolved.api_key, resolved.api_base, resolved.model,
                                            resolved.extra_headers,
                                            first_byte_timeout_s=desktop.model_first_byte_timeout,
-                                           idle_timeout_s=desktop.model_idle_timeout)
+                                           idle_timeout_s=desktop.model_idle_timeout,
+                                           wait_for_local=desktop.model_wait_for_local)
             self._provider_key = key
         return self._provider
 

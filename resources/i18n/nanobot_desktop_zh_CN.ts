@@ -542,6 +542,10 @@
         <translation>正在等待回答… {waited} 秒（{limit} 秒后放弃）</translation>
     </message>
     <message>
+        <source>The local server is reading the prompt… {waited} s</source>
+        <translation>本地服务器正在读取提示词… {waited} 秒</translation>
+    </message>
+    <message>
         <source>Waiting for the rest of the reply… {waited} s (gives up after {limit} s)</source>
         <translation>正在等待回复的其余部分… {waited} 秒（{limit} 秒后放弃）</translation>
     </message>
@@ -1618,6 +1622,18 @@ The calls of its next turn will appear here.</source>
     <message>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+    <message>
+        <source>Context: {used} / {window} tokens ({percent} %)</source>
+        <translation>上下文：{used} / {window} 个 token（{percent}%）</translation>
+    </message>
+    <message>
+        <source>First token: {seconds} s</source>
+        <translation>首个 token：{seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{rate} tokens/s</source>
+        <translation>{rate} token/秒</translation>
     </message>
     <message>
         <source>LLM · {model}</source>
@@ -4351,6 +4367,14 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
     <message>
         <source>Read and written in this layout because {reason}</source>
         <translation>按此布局读写，原因：{reason}</translation>
+    </message>
+    <message>
+        <source>Context {used} / {window}</source>
+        <translation>上下文 {used} / {window}</translation>
+    </message>
+    <message>
+        <source>The last prompt of this chat used {used} of the model&apos;s {window}-token context window; older messages are left out when it would not fit</source>
+        <translation>此对话的上一次提示词用了模型 {window} 个 token 上下文窗口中的 {used} 个；放不下时会省略较早的消息</translation>
     </message>
     <message>
         <source>● {status}  (Esc to stop)</source>

@@ -25,7 +25,8 @@ PARTIAL = "The first half of a careful answer, "
 
 def _config(tmp_path: Path, base_url: str, first_byte: float = 10.0, idle: float = 1.5) -> Path:
     path = write_test_config(tmp_path / "cfg" / "config.json", base_url, tmp_path / "ws")
-    app_settings_path(path).write_text(json.dumps({"modelFirstByteTimeout": first_byte, "modelIdleTimeout": idle}))
+    app_settings_path(path).write_text(json.dumps({"modelFirstByteTimeout": first_byte, "modelIdleTimeout": idle,
+                                                       "modelWaitForLocal": False}))  # given up on, as a remote one
     return path
 
 
@@ -87,6 +88,7 @@ def test_each_endpoint_fault_has_its_own_message_and_keeps_the_partial_reply(kin
 def test_waiting_for_the_first_byte_is_announced_while_it_lasts(make_engine, fake_openai, tmp_path):
     engine = make_engine()
     engine.app_settings.model_first_byte_timeout = 2.5
+    engine.app_settings.model_wait_for_local = False  # the fake is on 127.0.0.1: as a remote endpoint here
     fake_openai.add_stall()
     seen: list[object] = []
     engine.bus.subscribe(seen.append)

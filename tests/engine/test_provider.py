@@ -408,7 +408,8 @@ async def test_a_closed_port_is_unreachable_and_names_the_url() -> None:
 
 async def test_an_endpoint_that_stops_answering_times_out(fake_openai) -> None:
     fake_openai.add_hang()
-    provider = OpenAICompatProvider("k", fake_openai.base_url, "m", max_retries=0, timeout_s=0.3)
+    provider = OpenAICompatProvider("k", fake_openai.base_url, "m", max_retries=0, timeout_s=0.3,
+                                    wait_for_local=False)  # as a remote endpoint: a local one is waited for
     try:
         with pytest.raises(ProviderError) as caught:
             await provider.chat(USER)

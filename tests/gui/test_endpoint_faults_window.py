@@ -14,6 +14,7 @@ __all__ = ["open_window"]
 def test_waiting_for_a_silent_endpoint_is_shown_then_explained(qtbot, open_window, make_engine, fake_openai):
     engine = make_engine()
     engine.app_settings.model_first_byte_timeout = 3.0
+    engine.app_settings.model_wait_for_local = False  # the fake is on 127.0.0.1: as a remote endpoint here
     window = open_window(engine)
     fake_openai.add_stall()
     # The label as it reads right after each waiting update (the window's own slot runs first): a

@@ -57,7 +57,7 @@ CASES = {  # sentence: (how the fake endpoint fails, provider options)
     "quota": (lambda fake: fake.add_error(429, "You exceeded your current quota.", code="insufficient_quota"), {}),
     "server_status": (lambda fake: fake.add_error(503, "Overloaded", times=3), {"max_retries": 2}),
     "bad_request": (lambda fake: fake.add_error(400, "messages must not be empty"), {}),
-    "timeout": (lambda fake: fake.add_hang(), {"max_retries": 0, "timeout_s": 0.3}),
+    "timeout": (lambda fake: fake.add_hang(), {"max_retries": 0, "timeout_s": 0.3, "wait_for_local": False}),
     "unreachable": (None, {"max_retries": 1}),
 }
 

@@ -263,6 +263,11 @@ class AppSettings(_Base):
     model_idle_timeout: float = Field(default=30.0, gt=0)
     usage_prices: dict[str, UsagePrice] = Field(default_factory=dict)  # model -> the person's price (over the defaults)
     usage_budget: UsageBudget = Field(default_factory=UsageBudget)
+    # A server on this machine or the local network is waited for as long as it works on the prompt
+    # (no first-byte give-up); False: it is given up on like a remote one.
+    model_wait_for_local: bool = True
+    # The model's context window in tokens as set here; 0: as the server says (engine/llm/context_window.py)
+    model_context_window: int = Field(default=0, ge=0, le=10_000_000)
 
     _source_path: Path | None = PrivateAttr(default=None)
 

@@ -14,23 +14,32 @@ Why it looks like this:
   `client.chat.completions.create`, but each chunk stays the dict `json` made of it
   (stream_assembly.py) instead of becoming a pydantic model, and the chat resource and its types are
   never imported (~20 ms of a headless turn, plus the per-chunk model construction).
-- A stalled endpoint is given up on: nothing within `first_byte_timeout_s`, or a stream that makes no
+- A stalled endpoint is given up on: nothing within `first_byte_timeout_s` (except a local server,
+  which may read a long prompt for minutes: it is waited for, with Stop), or a stream that makes no
   real progress (fewer than 16 characters) for `idle_timeout_s`; while waiting, `on_wait` is told
   every second so the window can show it. Malformed replies (cut off, an HTML page, no choices, a
   chunk that is not JSON or not a JSON object) each get their own message (stream_faults.py,
   stream_assembly.py).
+- An empty or cut stream is explained by its real cause: the same request is sent once more without
+  streaming (and with `max_tokens` 1, so it costs no reply) to read the server's own error, since
+  llama.cpp answers a streamed request that does not fit with HTTP 200 and no data and says why only
+  to a plain request; a server that no longer takes connections has stopped (crashed, killed, out of
+  memory). A context overflow teaches the window (context_window.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import ipaddress
 import logging
 import sys
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 from nanobot_desktop.engine.llm import provider_errors as errors
+from nanobot_desktop.engine.llm.context_window import BOOK, ContextWindow
 from nanobot_desktop.engine.llm.http_client import sdk_http_client
 from nanobot_desktop.engine.llm.payload import keeps_reasoning_content, parse_tool_arguments, sanitize_messages
 from nanobot_desktop.engine.llm.stream_assembly import Assembly
@@ -40,9 +49,24 @@ from nanobot_desktop.engine.llm.types import (
 )
 
 __all__ = ["OpenAICompatProvider", "make_provider", "parse_tool_arguments", "sanitize_messages",
-           "keeps_reasoning_content"]
+           "keeps_reasoning_content", "is_local_endpoint"]
 
 log = logging.getLogger(__name__)
+
+_PROBE_TIMEOUT_S = 30.0
+
+
+def is_local_endpoint(api_base: str) -> bool:
+    """A server on this machine or the local network (Ollama, LM Studio, llama.cpp, vLLM at home):
+    its silence while reading a prompt is work, not a stall."""
+    host = (urlsplit(api_base).hostname or "").lower()
+    if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost", ".lan")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 class OpenAICompatProvider:
@@ -60,6 +84,7 @@ class OpenAICompatProvider:
         keep_reasoning: bool | None = None,
         first_byte_timeout_s: float = 45.0,
         idle_timeout_s: float = 30.0,
+        wait_for_local: bool = True,
     ) -> None:
         self.api_key = api_key
         self.api_base = api_base.rstrip("/")
@@ -71,6 +96,7 @@ class OpenAICompatProvider:
         self.first_byte_timeout_s = first_byte_timeout_s
         self.idle_timeout_s = idle_timeout_s
         self.keep_reasoning = keeps_reasoning_content(api_base) if keep_reasoning is None else keep_reasoning
+        self.local = wait_for_local and is_local_endpoint(api_base)  # waited for while it reads the prompt
         self._client: Any = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._stream_class: Any = None  # openai.AsyncStream[object], set with the client
@@ -103,7 +129,8 @@ class OpenAICompatProvider:
             base_url=self.api_base,
             default_headers=self.extra_headers or None,
             max_retries=0,
-            timeout=openai.Timeout(self.timeout_s, connect=min(self.timeout_s, 15.0)),
+            # a local server may read a prompt for minutes before its first byte: no read timeout there
+            timeout=openai.Timeout(None if self.local else self.timeout_s, connect=min(self.timeout_s, 15.0)),
             http_client=sdk_http_client(openai, self.api_base),  # plain http: no CA bundle read (http_client.py)
         )
         self._client_loop = loop
@@ -172,7 +199,7 @@ class OpenAICompatProvider:
             assembly = Assembly(model=model)
             try:
                 await self._stream_once(request, assembly, on_text_delta, on_reasoning_delta, on_wait)
-                return assembly.response(time.monotonic() - started)
+                return assembly.response(time.monotonic() - started, started)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # every SDK failure is translated below
@@ -183,7 +210,7 @@ class OpenAICompatProvider:
                 delay = self._retry_delay(exc, attempt)
                 cut = assembly.chunks > 0 and errors.is_connection_error(exc) and not errors.is_timeout(exc)
                 if cut and (delay is None or assembly.delivered):
-                    raise self._cut_off_error(assembly) from None
+                    raise await self._probed(request, self._cut_off_error(assembly)) from None
                 if delay is None or assembly.delivered:
                     raise self._provider_error(exc, model, attempt + 1) from None
                 attempt += 1
@@ -196,10 +223,11 @@ class OpenAICompatProvider:
     async def _stream_once(self, request: dict[str, Any], assembly: Assembly, on_text: TextCallback | None,
                            on_reasoning: TextCallback | None, on_wait: WaitCallback | None) -> None:
         client = await self._ready_client()  # first: importing the SDK must not eat into the endpoint's time
-        watch = StallWatch(self.first_byte_timeout_s, self.idle_timeout_s, on_wait)
+        watch = StallWatch(None if self.local else self.first_byte_timeout_s, self.idle_timeout_s, on_wait)
         try:
             async with asyncio.timeout_at(watch.deadline()) as scope:
                 watch.start(scope)
+                assembly.sent_at = time.monotonic()
                 stream = await client.post("/chat/completions", body=request, cast_to=object, stream=True,
                                            stream_cls=self._stream_class)
                 content_type = stream.response.headers.get("content-type", "")
@@ -216,7 +244,51 @@ class OpenAICompatProvider:
             watch.stop()
         if not assembly.chunks_with_choices and not assembly.text and not assembly.calls:
             message, kind = empty_reply_error(self.api_base, content_type, assembly.chunks)
-            raise ProviderError(self._one_line(message), kind=kind)
+            error = ProviderError(self._one_line(message), kind=kind)
+            raise (await self._probed(request, error) if kind == "not_an_api" and "html" not in content_type
+                   else error)
+
+    async def _probed(self, request: dict[str, Any], error: ProviderError) -> ProviderError:
+        """The real cause of an empty or cut stream, or `error` when none is found. An empty stream: the
+        same request once more, not streamed and for one token, read for the server's own error. A cut
+        one: whether the server still answers at all (its model list), since asking for the reply again
+        would cost a whole reply."""
+        try:
+            client = await self._ready_client()
+            async with asyncio.timeout(_PROBE_TIMEOUT_S):
+                if error.kind == "cut":
+                    await client.get("/models", cast_to=object)
+                else:
+                    probe = {name: value for name, value in request.items() if name not in ("stream", "stream_options")}
+                    probe["max_completion_tokens" if "max_completion_tokens" in probe else "max_tokens"] = 1
+                    try:
+                        await client.post("/chat/completions", body=probe, cast_to=object)
+                    except Exception as exc:  # read again below, on a fresh connection
+                        if not (errors.is_openai_error(exc) and errors.is_connection_error(exc)):
+                            raise
+                        # llama.cpp closes the connection after its empty stream: the pooled one is dead
+                        await client.post("/chat/completions", body=probe, cast_to=object)
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            return error
+        except Exception as exc:  # the SDK's error classes, read in provider_errors
+            if not errors.is_openai_error(exc):
+                raise
+            if errors.is_connection_error(exc) and not errors.is_timeout(exc):
+                if error.kind != "cut":
+                    return error
+                why = errors.describe_failure(exc, api_base=self.api_base, model=None, attempts=1,
+                                              timeout_s=self.timeout_s)[3].get("why", "connection failed")
+                return ProviderError(self._one_line(
+                    f"{error.message} The server at {self.api_base} no longer answers ({why}): it stopped or "
+                    "crashed (for example out of memory). Start it again, then send the message again."),
+                    kind="server_gone")
+            if getattr(exc, "status_code", None) is not None and error.kind != "cut":
+                found = self._provider_error(exc, request.get("model"), 1)
+                log.info("an empty stream explained by a plain request: %s", found.message)
+                return found
+        return error
 
     def _cut_off_error(self, assembly: Assembly) -> ProviderError:
         shown = sum(len(piece) for piece in assembly.text)
@@ -225,6 +297,11 @@ class OpenAICompatProvider:
         return ProviderError(self._one_line(text), kind="cut")
 
     # ---- models ----------------------------------------------------------------------------------
+
+    async def context_window(self, model: str | None = None) -> ContextWindow | None:
+        """The model's context window as the server says it (asked once per model), or None."""
+        await self._ready_client()  # the SDK (and its httpx) imported off the GUI thread
+        return await BOOK.window(self.api_base, self.api_key, model or self.default_model, self.extra_headers)
 
     async def list_models(self) -> list[str]:
         """The endpoint's model ids (GET /models), in the endpoint's order."""
@@ -276,6 +353,8 @@ class OpenAICompatProvider:
         kind, text, status, facts = errors.describe_failure(exc, api_base=self.api_base, model=model,
                                                             attempts=attempts, timeout_s=self.timeout_s)
         message = self._one_line(text)
+        if kind == "context_overflow" and model and facts.get("window"):
+            BOOK.learn(self.api_base, model, int(facts["window"]), "the server's error")
         if message.endswith("…"):
             facts = {}  # cut to one line's length: no other wording could say the same
         facts = {name: self._redacted(value) if isinstance(value, str) else value for name, value in facts.items()}
@@ -292,7 +371,7 @@ class OpenAICompatProvider:
 
 def make_provider(name: str, api_key: str, api_base: str, model: str,
                   extra_headers: dict[str, str] | None = None, *, first_byte_timeout_s: float = 45.0,
-                  idle_timeout_s: float = 30.0) -> OpenAICompatProvider:
+                  idle_timeout_s: float = 30.0, wait_for_local: bool = True) -> OpenAICompatProvider:
     """The provider for a resolved config entry (config.resolve_provider gives these values:
     the base URL already defaulted, the model already stripped of its routing prefix)."""
     if not api_base:
@@ -303,4 +382,4 @@ def make_provider(name: str, api_key: str, api_base: str, model: str,
     keep_reasoning = True if name in ("deepseek", "moonshot") else None  # else: judged from the URL
     return OpenAICompatProvider(api_key=api_key, api_base=api_base, default_model=model, extra_headers=headers,
                                 keep_reasoning=keep_reasoning, first_byte_timeout_s=first_byte_timeout_s,
-                                idle_timeout_s=idle_timeout_s)
+                                idle_timeout_s=idle_timeout_s, wait_for_local=wait_for_local)

@@ -12,10 +12,13 @@ import socket
 import time
 from typing import Any
 
+from nanobot_desktop.engine.llm.server_diagnosis import diagnose
+
 MAX_RETRY_AFTER_S = 30.0
 _DNS_FAILURES = ("name or service not known", "nodename nor servname", "getaddrinfo failed",
                  "temporary failure in name resolution")
 REFUSAL_WORDS = ("unsupported", "not supported", "does not support", "unrecognized", "unknown parameter")
+_NOT_RETRIED = ("context_overflow", "tools_unsupported", "out_of_memory")
 ADAPTABLE_PARAMETERS = ("max_tokens", "temperature", "reasoning_effort", "stream_options")
 
 
@@ -24,6 +27,9 @@ def retry_delay(exc: Exception, attempt: int, max_retries: int, base_delay_s: fl
     if attempt >= max_retries:
         return None
     status = getattr(exc, "status_code", None)
+    found = diagnose(status, server_message(exc), error_code(exc), None) if status is not None else None
+    if found is not None and found.kind in _NOT_RETRIED:
+        return None  # the same request would fail the same way
     if status is None:
         if not is_connection_error(exc):
             return None  # e.g. an error event inside the stream
@@ -65,7 +71,11 @@ def describe_failure(exc: Exception, *, api_base: str, model: str | None, attemp
     tries = f" after {attempts} attempts" if attempts > 1 else ""
     facts: dict[str, Any] = {"status": status, "said": server, "attempts": attempts, "api_base": api_base,
                              "model": model or "", "timeout_s": timeout_s}
-    if status in (401, 403):
+    found = diagnose(status, server, error_code(exc), model) if status not in (401, 403) else None
+    if found is not None:
+        kind, sentence, text = found.kind, found.sentence, found.text
+        facts.update(window=found.window or 0, requested=found.requested or 0)
+    elif status in (401, 403):
         kind, sentence, text = "auth", "auth", f"The endpoint rejected the API key ({status}). Check the API key in Settings."
     elif status == 404 and model and (error_code(exc) == "model_not_found" or "model" in said.lower()):
         kind, sentence, text = "model_not_found", "model_not_found", (

@@ -107,14 +107,15 @@ class SessionModels:
             return self._default_provider()  # the same endpoint: one connection, whatever the model
         app = self._app_settings()
         key = (resolved.name, resolved.api_base, resolved.api_key, tuple(sorted(resolved.extra_headers.items())),
-               app.model_first_byte_timeout, app.model_idle_timeout)
+               app.model_first_byte_timeout, app.model_idle_timeout, app.model_wait_for_local)
         provider = self._providers.get(key)
         if provider is None:
             if len(self._providers) >= _KEPT_ENDPOINTS:
                 self._release_all()
             provider = make_provider(resolved.name, resolved.api_key, resolved.api_base, resolved.model,
                                      resolved.extra_headers, first_byte_timeout_s=app.model_first_byte_timeout,
-                                     idle_timeout_s=app.model_idle_timeout)
+                                     idle_timeout_s=app.model_idle_timeout,
+                                     wait_for_local=app.model_wait_for_local)
             self._providers[key] = provider
         return provider
 

@@ -9,6 +9,7 @@ never as a crash.
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,9 @@ class Assembly:
     chunks: int = 0  # stream chunks received
     chunks_with_choices: int = 0
     chars: int = 0  # characters of text, reasoning and tool arguments received
+    first_token_at: float = 0.0  # time.monotonic() when the first text, reasoning or tool call arrived
+    sent_at: float = 0.0  # time.monotonic() when the request went out (after the SDK's first import)
+    token_chunks: int = 0  # chunks that brought text, reasoning or tool arguments (about one token each)
 
     def take_chunk(self, chunk: Any, on_text: TextCallback | None, on_reasoning: TextCallback | None) -> None:
         """Add one chunk (a decoded JSON value); its text goes to the callbacks as it comes."""
@@ -59,6 +63,7 @@ class Assembly:
         if not isinstance(choices, list) or not choices:
             return
         self.chunks_with_choices += 1
+        chars_before = self.chars
         for choice in choices:
             if not isinstance(choice, dict):
                 continue
@@ -68,6 +73,10 @@ class Assembly:
             finish_reason = choice.get("finish_reason")
             if finish_reason and isinstance(finish_reason, str):
                 self.finish_reason = finish_reason
+        if self.chars > chars_before:
+            self.token_chunks += 1
+            if not self.first_token_at:
+                self.first_token_at = time.monotonic()
 
     def _take_delta(self, delta: dict[str, Any], on_text: TextCallback | None,
                     on_reasoning: TextCallback | None) -> None:
@@ -107,7 +116,8 @@ class Assembly:
         call.arguments.append(arguments)
         return len(arguments)
 
-    def response(self, latency_s: float) -> LLMResponse:
+    def response(self, latency_s: float, started: float | None = None) -> LLMResponse:
+        """The reply; `started` (time.monotonic() when the call began) gives its speed figures."""
         tool_calls = []
         for index in sorted(self.calls):
             call = self.calls[index]
@@ -118,7 +128,20 @@ class Assembly:
         return LLMResponse(content="".join(self.text) or None, tool_calls=tool_calls,
                            finish_reason=self.finish_reason or "stop",
                            reasoning_content="".join(self.reasoning) or None,
-                           usage=self.usage, model=self.model, latency_s=latency_s)
+                           usage=self.usage, model=self.model, latency_s=latency_s,
+                           **self.speed(latency_s, started))
+
+    def speed(self, latency_s: float, started: float | None) -> dict[str, float]:
+        """Time to first token and output tokens per second after it, from the stream itself (the
+        endpoint's completion token count, else the chunks that brought text — servers stream about a
+        token per chunk, and llama-cpp-python sends no usage —, over the time they took to arrive)."""
+        if started is None or not self.first_token_at:
+            return {}
+        first = max(0.0, self.first_token_at - (self.sent_at or started))
+        generating = latency_s - (self.first_token_at - started)
+        tokens = self.usage.completion_tokens or self.token_chunks
+        rate = tokens / generating if tokens > 1 and generating > 0.001 else 0.0
+        return {"first_token_s": first, "tokens_per_s": rate}
 
 
 def reasoning_of(delta: dict[str, Any]) -> str:

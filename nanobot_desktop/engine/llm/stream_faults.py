@@ -6,6 +6,10 @@ first-byte timeout; afterwards it moves forward only when the stream makes real 
 every few seconds both end after `idle_timeout_s`. One scope rescheduled per chunk costs nothing
 measurable, unlike a `wait_for` task per chunk. While nothing arrives, `on_wait` hears about it once
 a second (after the first two seconds), which the window shows as "waiting for the model… N s".
+
+A local server (`first_byte_s` None) is never given up on before its first chunk: reading a long
+prompt takes a 7B model on a laptop CPU minutes, and the server is working, not stuck. The wait is
+then told as phase "prompt" with no limit (0), and Stop is the person's way out.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ _QUIET_BEFORE_TELLING_S = 2.0
 class StallWatch:
     """The deadline and the "waiting…" ticks of one streamed call."""
 
-    def __init__(self, first_byte_s: float, idle_s: float, on_wait: WaitCallback | None) -> None:
+    def __init__(self, first_byte_s: float | None, idle_s: float, on_wait: WaitCallback | None) -> None:
         self.first_byte_s = first_byte_s
         self.idle_s = idle_s
         self.on_wait = on_wait
@@ -36,8 +40,10 @@ class StallWatch:
         self._scope: asyncio.Timeout | None = None
         self._tick: asyncio.TimerHandle | None = None
 
-    def deadline(self) -> float:
+    def deadline(self) -> float | None:
         limit = self.idle_s if self.first_chunk_seen else self.first_byte_s
+        if limit is None:
+            return None
         return asyncio.get_running_loop().time() + max(limit - (time.monotonic() - self.last_progress), 0.0)
 
     def start(self, scope: asyncio.Timeout) -> None:
@@ -48,6 +54,8 @@ class StallWatch:
     def progress(self, chars: int) -> None:
         """A chunk arrived; `chars` is the total received so far."""
         self.last_chunk = time.monotonic()
+        if chars == 0 and self.first_byte_s is None:
+            return  # a local server's empty role chunk: it may still be reading the prompt
         moved = not self.first_chunk_seen or chars - self.progress_chars >= PROGRESS_CHARS
         self.first_chunk_seen = True
         if moved:
@@ -64,8 +72,8 @@ class StallWatch:
     def _on_tick(self) -> None:
         waited = time.monotonic() - self.last_progress
         if self.on_wait is not None and waited >= _QUIET_BEFORE_TELLING_S:
-            phase = "idle" if self.first_chunk_seen else "first_byte"
-            limit = self.idle_s if self.first_chunk_seen else self.first_byte_s
+            phase = "idle" if self.first_chunk_seen else "first_byte" if self.first_byte_s is not None else "prompt"
+            limit = self.idle_s if self.first_chunk_seen else self.first_byte_s or 0.0
             try:
                 self.on_wait(phase, round(waited, 1), limit)
             except Exception:  # noqa: BLE001 - a listener must not break the call
@@ -78,7 +86,7 @@ class StallWatch:
     def message(self, api_base: str, chars: int) -> str:
         """The sentence for the timeout that just fired."""
         if not self.first_chunk_seen:
-            return (f"{api_base} accepted the request but sent nothing for {self.first_byte_s:g} s, so the call "
+            return (f"{api_base} accepted the request but sent nothing for {self.first_byte_s or 0:g} s, so the call "
                     "was given up (first-byte timeout). The server may be overloaded or stuck: try again.")
         trickled = chars - self.progress_chars
         silent_s = time.monotonic() - self.last_chunk

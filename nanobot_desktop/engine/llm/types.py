@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
 
 TextCallback = Callable[[str], None]
-# on_wait(phase, waited_s, limit_s): the endpoint has been silent for `waited_s` ("first_byte" or "idle").
+# on_wait(phase, waited_s, limit_s): the endpoint has been silent for `waited_s` ("first_byte" or "idle");
+# "prompt": a local server still reading the prompt, which is never given up on (`limit_s` is 0).
 WaitCallback = Callable[[str, float, float], None]
 # on_retry(attempt, max_attempts, delay_s, reason): a failed call is tried again as `attempt` (2 = the
 # first retry) of `max_attempts` after `delay_s` seconds; `reason` is short ("server error 503").
@@ -67,6 +68,8 @@ class LLMResponse:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     latency_s: float = 0.0
+    first_token_s: float = 0.0  # from sending to the first streamed token (0: none came)
+    tokens_per_s: float = 0.0  # output tokens per second after the first one (0: not known)
 
     @property
     def has_tool_calls(self) -> bool:
@@ -79,7 +82,9 @@ class ProviderError(Exception):
     `kind` is one of: "auth", "model_not_found", "unreachable", "timeout", "rate_limit", "server",
     "bad_request", "cancelled", "other", and for malformed or stalled replies: "cut" (stream cut off),
     "stalled" (no progress mid-stream), "malformed" (a chunk that is not JSON), "not_an_api" (e.g. an
-    HTML page), "empty" (no choices).
+    HTML page), "empty" (no choices); and what a local server's own error says (server_diagnosis.py):
+    "context_overflow", "model_not_loaded", "out_of_memory", "tools_unsupported", "server_gone" (it
+    stopped answering mid-reply and no longer takes connections).
     """
 
     def __init__(self, message: str, kind: str = "other", status: int | None = None,

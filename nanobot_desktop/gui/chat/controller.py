@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from nanobot_desktop.engine import (ApprovalReply, ApprovalRequest, ApprovalRequested, ConsolidationFinished, Event,
+                                    LLMCallFinished, LLMCallStarted,
                                     ReasoningDelta, RetryScheduled, SessionChanged, SessionLinesLost, TextDelta,
                                     ToolCallStarted,
                                     TurnCancelled, TurnFailed, TurnFinished, TurnStarted, WaitingForModel)
@@ -64,6 +65,9 @@ class ChatController(QObject):
     message_returned = Signal(str, str)
     """(key, text): the person's message could not be saved (nor sent): it goes back to the composer."""
     waiting_changed = Signal(str, str)
+    """(session key, used tokens, window tokens): how full the model's context window was at the
+    session's last model call (estimated when sent, the server's count when it answered)."""
+    context_fill_changed = Signal(str, int, int)
     """(key, text): "Waiting for the model… 12 s" while the endpoint is silent, "" when it speaks again."""
     save_retried = Signal(str, bool, str)
     """(key, ok, message): the outcome of *Retry save*."""
@@ -97,6 +101,7 @@ class ChatController(QObject):
         chat_view.older_requested.connect(lambda: self._track(asyncio.ensure_future(self._load_older())))
         chat_view.retry_save_requested.connect(lambda: self.retry_save(self._current_key))
         self._waiting: set[str] = set()
+        self._fill: dict[str, tuple[int, int]] = {}  # session key -> (used, window) at its last model call
         self._unsaved_shown: set[str] = set()  # sessions showing a reply marked "Not saved"
 
     # --- sessions ----------------------------------------------------------------------------------
@@ -345,6 +350,10 @@ class ChatController(QObject):
         self._track(task)
         return task
 
+    def context_fill(self, key: str) -> tuple[int, int] | None:
+        """(used, window) tokens of the session's last model call, when the window is known."""
+        return self._fill.get(key)
+
     def is_busy(self, key: str) -> bool:
         return self._running.get(key, 0) > 0 or any(not t.done() for t in self._submitted.get(key, ()))
 
@@ -422,9 +431,15 @@ class ChatController(QObject):
                 if event.unsent_text:
                     self.message_returned.emit(key, event.unsent_text)
                 self.turn_failed.emit(key, self.relay.failure_text(event, kind), kind)
+        if isinstance(event, (LLMCallStarted, LLMCallFinished)) and event.window_tokens:
+            used = event.estimated_tokens if isinstance(event, LLMCallStarted) else event.prompt_tokens
+            if used:
+                self._fill[key] = (used, event.window_tokens)
+                self.context_fill_changed.emit(key, used, event.window_tokens)
         if isinstance(event, WaitingForModel):
             self._waiting.add(key)
             text = (translate("Chat", "Waiting for an answer… {waited} s (gives up after {limit} s)") if event.phase == "first_byte"
+                    else translate("Chat", "The local server is reading the prompt… {waited} s") if event.phase == "prompt"
                     else translate("Chat", "Waiting for the rest of the reply… {waited} s (gives up after {limit} s)"))
             self.waiting_changed.emit(key, text.format(waited=f"{event.waited_s:.0f}", limit=f"{event.limit_s:g}"))
         elif key in self._waiting and isinstance(event, (TextDelta, ReasoningDelta, ToolCallStarted, *_END_EVENTS)):

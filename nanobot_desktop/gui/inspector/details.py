@@ -209,6 +209,9 @@ class LLMCallDetail(QWidget):
         self.numbers_label = plain_label()
         self.numbers_label.setObjectName("llmNumbers")
         layout.addWidget(self.numbers_label)
+        self.speed_label = plain_label()
+        self.speed_label.setObjectName("llmSpeed")
+        layout.addWidget(self.speed_label)
         self.error_label = plain_label()
         layout.addWidget(self.error_label)
         self.context_view = ContextView()
@@ -230,6 +233,8 @@ class LLMCallDetail(QWidget):
                 translate("Inspector", "Tokens: {sent} in · {received} out    Latency: {latency}    Finish: {reason}").format(
                     sent=format_number(call.prompt_tokens or 0), received=format_number(call.completion_tokens or 0),
                     latency=latency or "—", reason=call.finish_reason or "—"))
+        self.speed_label.setText(call.speed_text)  # context fill, time to first token, tokens/s
+        self.speed_label.setVisible(bool(call.speed_text))
         self.error_label.setVisible(bool(call.error))
         if call.error:
             self.error_label.setText(translate("Inspector", "Error: {error}").format(error=call.error))

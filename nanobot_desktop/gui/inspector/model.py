@@ -98,6 +98,8 @@ def _tooltip(entry: TimelineEntry) -> str:
         if entry.prompt_tokens is not None:
             lines.append(translate("Inspector", "{prompt} prompt + {completion} completion tokens").format(
                 prompt=format_number(entry.prompt_tokens), completion=format_number(entry.completion_tokens or 0)))
+        if entry.speed_text:
+            lines.append(entry.speed_text)
         if entry.finish_reason:
             lines.append(translate("Inspector", "finish reason: {reason}").format(reason=entry.finish_reason))
         if entry.error:
@@ -197,7 +199,8 @@ class TimelineModel(QAbstractTableModel):
         elif isinstance(event, ev.LLMCallStarted):
             turn = self._turn(event.session_key, event.turn_id, "", event.at)
             self._append(turn, LLMCall(event.call_id, event.turn_id, event.model, tuple(event.messages),
-                                       tuple(event.tools), tuple(event.system_sections), event.at))
+                                       tuple(event.tools), tuple(event.system_sections), event.at,
+                                       window_tokens=event.window_tokens, estimated_tokens=event.estimated_tokens))
         elif isinstance(event, ev.LLMCallFinished):
             self._finish_llm(event)
         elif isinstance(event, ev.ToolCallStarted):
@@ -271,6 +274,8 @@ class TimelineModel(QAbstractTableModel):
         call.finish_reason = event.finish_reason
         call.error = model_call_failure(event.facts) or event.error
         call.status = "error" if event.error else "ok"
+        call.window_tokens = event.window_tokens or call.window_tokens
+        call.first_token_s, call.tokens_per_s = event.first_token_s, event.tokens_per_s
         self._changed(turn, row)
 
     def _approved(self, event: ev.ApprovalAnswered) -> None:

@@ -12,11 +12,11 @@ import threading
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QProgressBar
 
 from nanobot_desktop.gui.common.engine_words import layout_label, layout_reason
 from nanobot_desktop.gui.common.owned import OwnedWork
-from nanobot_desktop.gui.common.i18n import translate
+from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.window.base import WindowBase
 
 
@@ -39,6 +39,12 @@ class WindowCommands(WindowBase):
         bar.addWidget(self.busy_label)
         self.layout_label = QLabel()
         self.layout_label.setObjectName("layoutLabel")
+        self.context_gauge = QProgressBar()  # how full the model's window was at this chat's last call
+        self.context_gauge.setObjectName("contextGauge")
+        self.context_gauge.setMaximumWidth(220)
+        self.context_gauge.setTextVisible(True)
+        self.context_gauge.hide()
+        bar.addPermanentWidget(self.context_gauge)
         bar.addPermanentWidget(self.model_label)
         bar.addPermanentWidget(self.workspace_label)
         bar.addPermanentWidget(self.layout_label)
@@ -96,9 +102,29 @@ class WindowCommands(WindowBase):
         self.workspace_label.setToolTip(root)
         layout = getattr(self.engine, "layout", None)  # which nanobot's files these are (engine/layout.py)
         self.layout_label.setText(layout_label(layout) if layout is not None else "")
+        fill = self.chat.context_fill(self.current_key) if self.current_key else None
+        self._show_context_fill(*(fill or (0, 0)))
         self.layout_label.setToolTip(translate("Window", "Read and written in this layout because {reason}").format(
             reason=layout_reason(layout.reason))
                                      if layout else "")
+
+    def _on_context_fill_changed(self, key: str, used: int, window: int) -> None:
+        if key == self.current_key:
+            self._show_context_fill(used, window)
+
+    def _show_context_fill(self, used: int, window: int) -> None:
+        """The gauge of the shown chat's context window: tokens used / window ("" when not known)."""
+        self.context_gauge.setVisible(window > 0)
+        if window <= 0:
+            return
+        self.context_gauge.setRange(0, window)
+        self.context_gauge.setValue(min(used, window))
+        self.context_gauge.setFormat(translate("Window", "Context {used} / {window}").format(
+            used=format_number(used), window=format_number(window)))
+        self.context_gauge.setToolTip(translate(
+            "Window", "The last prompt of this chat used {used} of the model's {window}-token context window; "
+                      "older messages are left out when it would not fit").format(
+            used=format_number(used), window=format_number(window)))
 
     def _on_waiting_changed(self, key: str, text: str) -> None:
         """The chat's "waiting for the model…" line for the session shown; "" when the wait is over."""

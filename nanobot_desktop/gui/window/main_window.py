@@ -225,6 +225,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
             topic=f"lost:{key}"))
         self.chat.message_returned.connect(self._on_message_returned)
         self.chat.waiting_changed.connect(self._on_waiting_changed)
+        self.chat.context_fill_changed.connect(self._on_context_fill_changed)
         self.chat.retry_changed.connect(self._on_retry_changed)
         self.chat.save_retried.connect(self._on_save_retried)
         self.chat.session_loaded.connect(lambda _key: self._update_title())

@@ -1,0 +1,208 @@
+"""How many tokens the model's context window holds, as the server says it, remembered per model.
+
+Local servers cut or refuse a prompt longer than their window (Ollama silently drops the prompt's
+start — the tools and the memory; llama.cpp answers a streamed request with an empty body), so the
+loop fits every prompt to the window (engine/prompt_fit.py) and needs the number. Each server says it
+somewhere else, all asked at once with a short timeout, the first sane answer in this order winning:
+
+- the OpenAI-style model list (`GET /v1/models`): vLLM's `max_model_len`, LM Studio's and
+  OpenRouter's `context_length` / `loaded_context_length` / `max_context_length`;
+- llama.cpp's server (`GET /props`): `default_generation_settings.n_ctx`;
+- LM Studio's own API (`GET /api/v0/models/<id>`): `loaded_context_length`, else `max_context_length`;
+- Ollama (`POST /api/show`): the model's `num_ctx` parameter, else Ollama's default (2,048), at most
+  the model's trained `*.context_length`.
+
+A failed call can teach it too: "This model's maximum context length is N tokens" (OpenAI, vLLM,
+llama-cpp-python) is `learn`ed. A number below 256 or above 10,000,000 is nonsense (0, negative,
+10^12) and is ignored with a log line. `httpx` is the SDK's own HTTP library, already imported when
+a model call is made, so asking costs no import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+MIN_WINDOW = 256
+MAX_WINDOW = 10_000_000
+OLLAMA_DEFAULT_NUM_CTX = 2048  # what Ollama runs a model with when nobody set num_ctx (newer versions: 4096)
+ASK_TIMEOUT_S = 3.0
+_ERROR_WINDOW = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
+_ERROR_REQUESTED = re.compile(r"you requested (\d[\d,]*) tokens", re.IGNORECASE)
+_LLAMA_CPP_EXCEEDS = re.compile(r"exceed(?:s)? (?:the )?(?:available )?context (?:size|window)[^\d]*(\d+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    """A window size and where it was read ("llama.cpp /props", "error", "settings", …)."""
+
+    tokens: int
+    source: str
+
+
+def sane_window(value: Any, source: str) -> int | None:
+    """`value` as a window size, or None (with a log line) when it is no plausible size."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        log.warning("%s reported a context window that is not a number (%r); ignored", source, value)
+        return None
+    if not MIN_WINDOW <= value <= MAX_WINDOW:
+        log.warning("%s reported a context window of %d tokens, which is not plausible; ignored", source, value)
+        return None
+    return value
+
+
+def window_from_error(text: str) -> int | None:
+    """The window an overflow error names ("maximum context length is 1024 tokens"), or None."""
+    match = _ERROR_WINDOW.search(text) or _LLAMA_CPP_EXCEEDS.search(text)
+    return sane_window(int(match.group(1).replace(",", "")), "an error message") if match else None
+
+
+def requested_from_error(text: str) -> int | None:
+    """The prompt size an overflow error names ("However, you requested 1545 tokens"), or None."""
+    match = _ERROR_REQUESTED.search(text)
+    return int(match.group(1).replace(",", "")) if match else None
+
+
+def server_root(api_base: str) -> str:
+    """The server's address without the OpenAI path (`http://host:8080/v1` → `http://host:8080`)."""
+    base = api_base.rstrip("/")
+    return base[:-3] if base.endswith("/v1") else base
+
+
+class WindowBook:
+    """The windows known so far, per (base URL, model): asked once, learned from errors."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, str], ContextWindow] = {}
+        self._asked: dict[tuple[str, str], asyncio.Future[ContextWindow | None]] = {}
+
+    def known(self, api_base: str, model: str) -> ContextWindow | None:
+        return self._known.get((api_base.rstrip("/"), model))
+
+    def learn(self, api_base: str, model: str, tokens: int, source: str) -> None:
+        """Remember a window found out from the server's own words (an error); replaces what was asked."""
+        self._known[(api_base.rstrip("/"), model)] = ContextWindow(tokens, source)
+
+    async def window(self, api_base: str, api_key: str, model: str,
+                     headers: dict[str, str] | None = None) -> ContextWindow | None:
+        """The model's window: remembered, else asked of the server (once per model, even when asked
+        by two turns at the same time); None when the server does not say."""
+        key = (api_base.rstrip("/"), model)
+        if key in self._known:
+            return self._known[key]
+        pending = self._asked.get(key)
+        if pending is None:
+            pending = self._asked[key] = asyncio.ensure_future(ask_window(api_base, api_key, model, headers))
+        try:
+            found = await asyncio.shield(pending)
+        except Exception:  # asking is a courtesy: never the reason a turn fails
+            log.info("could not ask %s for the context window of %s", api_base, model, exc_info=True)
+            found = None
+        if found is not None and key not in self._known:
+            self._known[key] = found
+        return self._known.get(key)
+
+
+BOOK = WindowBook()
+"""The app's one book: providers are rebuilt when settings change, what a server said stays known."""
+
+
+async def ask_window(api_base: str, api_key: str, model: str,
+                     headers: dict[str, str] | None = None) -> ContextWindow | None:
+    """Ask every place a server may say its window, at once; the first sane answer in the module's order."""
+    import httpx  # the SDK's HTTP library: imported already by the time a model is called
+
+    root = server_root(api_base)
+    sent = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    sent.update(headers or {})
+    async with httpx.AsyncClient(timeout=ASK_TIMEOUT_S, headers=sent) as client:
+        async def get(url: str) -> Any:
+            return _json(await client.get(url))
+
+        async def post(url: str, body: dict[str, Any]) -> Any:
+            return _json(await client.post(url, json=body))
+
+        asks = (
+            ("model list", _from_model_list(get(api_base.rstrip("/") + "/models"), model)),
+            ("llama.cpp /props", _from_props(get(root + "/props"))),
+            ("LM Studio /api/v0/models", _from_lm_studio(get(f"{root}/api/v0/models/{model}"))),
+            ("Ollama /api/show", _from_ollama(post(root + "/api/show", {"model": model}))),
+        )
+        answers = await asyncio.gather(*(ask for _, ask in asks), return_exceptions=True)
+    for (source, _), answer in zip(asks, answers, strict=True):
+        if isinstance(answer, BaseException):
+            continue
+        tokens = sane_window(answer, f"{root} ({source})") if answer is not None else None
+        if tokens is not None:
+            log.info("%s: context window of %s is %d tokens (%s)", root, model, tokens, source)
+            return ContextWindow(tokens, source)
+    return None
+
+
+def _json(response: Any) -> Any:
+    if response.status_code != 200:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _number_in(mapping: Any, *names: str) -> Any:
+    if not isinstance(mapping, dict):
+        return None
+    for name in names:
+        if mapping.get(name) is not None:
+            return mapping[name]
+    return None
+
+
+async def _from_model_list(reply: Any, model: str) -> Any:
+    payload = await reply
+    data = payload.get("data") if isinstance(payload, dict) else None
+    for item in data if isinstance(data, list) else ():
+        if isinstance(item, dict) and item.get("id") == model:
+            return _number_in(item, "max_model_len", "loaded_context_length", "context_length",
+                              "max_context_length", "context_window")
+    return None
+
+
+async def _from_props(reply: Any) -> Any:
+    payload = await reply
+    settings = payload.get("default_generation_settings") if isinstance(payload, dict) else None
+    found = _number_in(settings, "n_ctx")
+    return found if found is not None else _number_in(payload, "n_ctx")
+
+
+async def _from_lm_studio(reply: Any) -> Any:
+    return _number_in(await reply, "loaded_context_length", "max_context_length")
+
+
+async def _from_ollama(reply: Any) -> Any:
+    payload = await reply
+    if not isinstance(payload, dict):
+        return None
+    parameters = payload.get("parameters")
+    if isinstance(parameters, str):
+        for line in parameters.splitlines():
+            words = line.split()
+            if len(words) == 2 and words[0] == "num_ctx":
+                return words[1]
+    info = payload.get("model_info")
+    trained = [value for name, value in info.items() if name.endswith(".context_length")] \
+        if isinstance(info, dict) else []
+    if not trained and "details" not in payload:
+        return None  # not Ollama's answer
+    limit = trained[0] if trained and isinstance(trained[0], int) else OLLAMA_DEFAULT_NUM_CTX
+    return min(OLLAMA_DEFAULT_NUM_CTX, limit) if limit > 0 else limit
