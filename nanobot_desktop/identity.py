@@ -27,5 +27,7 @@ ORGANIZATION = "nanobot-desktop"
 """Qt's organization name, which names QSettings' folder (`~/.config/nanobot-desktop/`): never
 `nanobot`, which macOS and Windows would file beside upstream's `Nanobot` folder."""
 
+MACOS_SUPPORT = ("Library", "Application Support")
+"""Where macOS keeps applications' data, under the home folder (named here only, with what is not ours)."""
 UPSTREAM_FOLDER_NAMES = ("Nanobot", "nanobot")
 """Folder names under Application Support / %LOCALAPPDATA% that belong to the upstream app."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.sync.names import SYNCTHING, ConflictName
+from nanobot_desktop.identity import MACOS_SUPPORT
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ def config_candidates() -> list[Path]:
     state = Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state")
     config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     found += [state / "syncthing" / "config.xml", config / "syncthing" / "config.xml",
-              home / "Library" / "Application Support" / "Syncthing" / "config.xml"]
+              home.joinpath(*MACOS_SUPPORT, "Syncthing", "config.xml")]
     if os.environ.get("LOCALAPPDATA"):
         found.append(Path(os.environ["LOCALAPPDATA"]) / "Syncthing" / "config.xml")
     return found

@@ -19,10 +19,8 @@ from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.palette import palette_colors
 
 # One colour per source, readable on light and dark bases alike (the CLI's sources in muted tones).
-SOURCE_COLORS = {"chat": "#3b82f6", "consolidation": "#a855f7", "heartbeat": "#ef4444", "cron": "#f59e0b",
-                 "subagent": "#10b981", "cli:user": "#64748b", "cli:api": "#0ea5e9", "cli:cron": "#d97706",
-                 "cli:dream": "#8b5cf6", "cli:system": "#94a3b8"}
-FALLBACK_COLOR = "#6b7280"
+from nanobot_desktop.gui.common.design import USAGE_FALLBACK_COLOR as FALLBACK_COLOR
+from nanobot_desktop.gui.common.design import USAGE_SOURCE_COLORS as SOURCE_COLORS
 
 
 class UsageChart(QChartView):

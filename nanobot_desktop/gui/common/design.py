@@ -170,3 +170,11 @@ def theme_colors(dark: bool) -> ThemeColors:
 
 def highlight_colors(dark: bool) -> HighlightColors:
     return HIGHLIGHT_DARK if dark else HIGHLIGHT_LIGHT
+
+
+# The Usage page's chart: one hue per source of model calls, the app's and the nanobot CLI's own
+# (gui/background/usage_chart.py); they read on the light and the dark chart background alike.
+USAGE_SOURCE_COLORS = {"chat": "#3b82f6", "consolidation": "#a855f7", "heartbeat": "#ef4444", "cron": "#f59e0b",
+                       "subagent": "#10b981", "cli:user": "#64748b", "cli:api": "#0ea5e9", "cli:cron": "#d97706",
+                       "cli:dream": "#8b5cf6", "cli:system": "#94a3b8"}
+USAGE_FALLBACK_COLOR = "#6b7280"

@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar
 
 from nanobot_desktop.gui.common.engine_words import layout_label, layout_reason
-from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.window.base import WindowBase
 
@@ -52,18 +51,22 @@ class WindowCommands(WindowBase):
         self.sync_label.setObjectName("syncLabel")
         self.sync_label.hide()
         bar.addPermanentWidget(self.sync_label)
-        self._sync_work = OwnedWork(self.sync_label)
+        self._sync_work: Any = None  # OwnedWork, made with the engine (it imports asyncio: not before the first paint)
         self._sync_asking = False
-        self._sync_timer = QTimer(self.sync_label)
-        self._sync_timer.setInterval(SYNC_STATUS_INTERVAL_MS)
-        self._sync_timer.timeout.connect(self.refresh_sync_status)
-        self._sync_timer.start()
 
     def refresh_sync_status(self) -> None:
         """Ask the engine what Syncthing says (in a thread: a few loopback requests), then show it."""
         engine = self.engine
         if engine is None or self._sync_asking:
             return
+        if self._sync_work is None:
+            from nanobot_desktop.gui.common.owned import OwnedWork
+
+            self._sync_work = OwnedWork(self.sync_label)
+            timer = QTimer(self.sync_label)
+            timer.setInterval(SYNC_STATUS_INTERVAL_MS)
+            timer.timeout.connect(self.refresh_sync_status)
+            timer.start()
         self._sync_asking = True
 
         def ask() -> None:
