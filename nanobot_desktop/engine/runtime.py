@@ -568,6 +568,9 @@ class Engine:
 
     async def shutdown(self) -> None:
         """Stop everything that runs in the background and close the endpoint connection."""
+        from nanobot_desktop.engine.llm.context_window import BOOK
+
+        await BOOK.cancel_pending()  # a context-window question still out to the server
         if self._beating is not None:
             self._beating.cancel()
             try:

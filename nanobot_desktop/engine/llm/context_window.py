@@ -90,6 +90,18 @@ class WindowBook:
     def known(self, api_base: str, model: str) -> ContextWindow | None:
         return self._known.get((api_base.rstrip("/"), model))
 
+    async def cancel_pending(self) -> None:
+        """Stop the asks still running on this loop and wait until they are gone (the engine shuts down):
+        an ask outlives the turn that started it, but never the loop; the next turn asks again."""
+        loop = asyncio.get_running_loop()
+        pending = {key: task for key, task in self._asked.items() if not task.done() and task.get_loop() is loop}
+        for task in pending.values():
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending.values(), return_exceptions=True)
+        for key in pending:
+            self._asked.pop(key, None)
+
     def learn(self, api_base: str, model: str, tokens: int, source: str) -> None:
         """Remember a window found out from the server's own words (an error); replaces what was asked."""
         self._known[(api_base.rstrip("/"), model)] = ContextWindow(tokens, source)
