@@ -127,6 +127,7 @@ class Engine:
         # One job store per workspace, where its layout keeps it (0.3: in the workspace, with action.jsonl).
         self.cron = CronService(settle_cron_store(self.layout), on_job=self._run_cron_job, bus=self.bus,
                                 missed_rule=self.missed_rule, shared_actions=self.layout.is_v03)
+        self.cron.read_bytes = self.workspace.own.read  # a link out of the workspace is never followed
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
         self.loop = AgentLoop(
