@@ -16,7 +16,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -102,11 +102,12 @@ def copy_default(name: str) -> Any:
     return type(value)() if isinstance(value, (dict, list)) else value
 
 
-def read_actions(path: Path, start: int = 0) -> tuple[list[tuple[str, dict[str, Any]]], int]:
+def read_actions(path: Path, start: int = 0, read: Callable[[Path], bytes] = Path.read_bytes,
+                 ) -> tuple[list[tuple[str, dict[str, Any]]], int]:
     """(action, params) of each usable whole line from byte `start` on, in order, and the offset after
     the last whole line; an unusable line is logged and skipped (as 0.3.5 does)."""
     try:
-        raw = path.read_bytes()
+        raw = read(path)
     except FileNotFoundError:
         return [], 0
     if start > len(raw):

@@ -60,6 +60,9 @@ class CronStore:
         self._actions_read = 0  # bytes of action.jsonl already applied to `_jobs`
         self._loaded = False
         self._store_error: CronStoreError | None = None
+        # How the store's files are read. In a 0.3 workspace they live in the workspace, where exec can
+        # make links: the engine sets this to the workspace's own-files reader, which follows no link out.
+        self.read_bytes: Callable[[Path], bytes] = Path.read_bytes
 
     def _arm(self) -> None:
         """Re-arm the timer after a change (nothing to arm in a bare store)."""
@@ -88,16 +91,17 @@ class CronStore:
 
     def _read_files(self) -> bool:
         """jobs.json with the queued action lines applied; True when there were lines to apply."""
-        if self.store_path.exists():
-            self._jobs, self._top_level = parse_store(self.store_path, self.store_path.read_bytes())
-        else:
+        try:
+            self._jobs, self._top_level = parse_store(self.store_path, self.read_bytes(self.store_path))
+        except FileNotFoundError:
             self._jobs, self._top_level = [], {}
         self._actions_read = 0
         return self._apply_new_actions() if self.shared_actions else False
 
     def _apply_new_actions(self) -> bool:
         """Apply the action lines added since the last read; True when there were any."""
-        actions, self._actions_read = read_actions(action_path(self.store_path), self._actions_read)
+        actions, self._actions_read = read_actions(action_path(self.store_path), self._actions_read,
+                                                   read=self.read_bytes)
         for action, params in actions:
             self._apply_action(action, params)
         return bool(actions) or self._actions_read > 0

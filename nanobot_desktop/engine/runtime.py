@@ -111,7 +111,7 @@ class Engine:
         self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(config_path=config_path)
         self.tools.configure(config.tools, self.app_settings)
-        _say_unapplied_exec_sandbox(config.tools.exec.model_extra)
+        self.start_notices += _exec_sandbox_notices(config.tools.exec.model_extra, self.workspace.root, config_path)
         self.policy = ToolPolicy(self.app_settings.tool_approval, exec_sandboxed=self.exec_allow_possible)
         self.background_policy = ToolPolicy(self.app_settings.background_tool_approval,
                                             exec_sandboxed=self.exec_allow_possible)
@@ -127,6 +127,7 @@ class Engine:
         # One job store per workspace, where its layout keeps it (0.3: in the workspace, with action.jsonl).
         self.cron = CronService(settle_cron_store(self.layout), on_job=self._run_cron_job, bus=self.bus,
                                 missed_rule=self.missed_rule, shared_actions=self.layout.is_v03)
+        self.cron.read_bytes = self.workspace.own.read  # a link out of the workspace is never followed
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
         self.loop = AgentLoop(
@@ -330,12 +331,14 @@ class Engine:
     def exec_allow_possible(self, patch: Mapping[str, Any] | None = None) -> bool:
         """Whether exec runs in the OS sandbox with the current settings (or with `patch` applied to
         them): only then may it be "allow"."""
+        from nanobot_desktop.engine.tools.exec_binds import named_backend
         from nanobot_desktop.engine.tools.sandbox import sandbox_support
 
         patch = patch or {}
         restrict = patch.get("tools.restrictToWorkspace", self.config.tools.restrict_to_workspace)
         always = patch.get("app.execSandboxAlways", self.app_settings.exec_sandbox_always)
-        return sandbox_support().available and bool(restrict or always)
+        named = named_backend(self.config.tools.exec.model_extra)  # 0.3.5's tools.exec.sandbox: always on
+        return sandbox_support().available and bool(restrict or always or named)
 
     def _unsandboxed_allow_notices(self) -> list[Notice]:
         """desktop.json saying exec: allow (edited by hand, or from another machine) while exec is not
@@ -642,16 +645,23 @@ class Engine:
         await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
 
 
-def _say_unapplied_exec_sandbox(exec_extra: Mapping[str, Any] | None) -> None:
-    """nanobot 0.3.5's `tools.exec.sandbox` ("bwrap"/"seatbelt") and its bind lists are not applied by the
-    app (its exec always runs in its own sandbox): said in the log, never silently ignored."""
-    extra = exec_extra or {}
-    keys = [key for key in ("sandbox", "sandboxRoBinds", "sandbox_ro_binds", "sandboxRwBinds", "sandbox_rw_binds")
-            if extra.get(key)]
-    if keys:
-        log.warning("config tools.exec.%s: nanobot 0.3.5's exec sandbox settings are kept but not applied by the "
-                    "app; its exec runs in the app's own sandbox (Settings), which does not add these binds",
-                    ", tools.exec.".join(keys))
+def _exec_sandbox_notices(exec_extra: Mapping[str, Any] | None, workspace: Path,
+                          config_path: Path | None) -> list[Notice]:
+    """nanobot 0.3.5's `tools.exec.sandbox` and its bind lists are applied by the app's own sandbox
+    (engine/tools/exec_binds.py); each part it cannot honour is logged and said at start."""
+    from nanobot_desktop.engine.tools.exec_binds import exec_binds
+    from nanobot_desktop.engine.tools.sandbox import app_paths
+
+    protected = [*([Path(config_path).expanduser().parent] if config_path is not None else []), *app_paths()]
+    binds = exec_binds(exec_extra, workspace, protected)
+    if binds.backend:
+        log.info("config tools.exec.sandbox %r: commands see only system folders, the workspace and %d "
+                 "read-only / %d read-write bound folders", binds.backend, len(binds.read_only), len(binds.read_write))
+    notices = []
+    for number, problem in enumerate(binds.problems):
+        log.warning("%s", problem)
+        notices.append(Notice("", topic=f"exec-sandbox:{number}", text=problem))
+    return notices
 
 
 def _workspace_named_by(config_path: Path) -> Path | None:

@@ -107,16 +107,3 @@ def test_keys_0_3_5_removed_are_never_written(tmp_path: Path) -> None:
     assert "keepRecentMessages" not in saved["gateway"]["heartbeat"]
     assert saved["agents"]["defaults"]["maxConcurrentSubagents"] == 2 and saved["agents"]["defaults"]["temperature"] == 0.4
 
-
-def test_0_3_5_exec_sandbox_settings_are_said_not_silently_ignored(make_engine, caplog: pytest.LogCaptureFixture) -> None:
-    import logging
-
-    with caplog.at_level(logging.WARNING, logger="nanobot_desktop.engine.runtime"):
-        make_engine()
-    assert not any("exec sandbox" in r.getMessage() for r in caplog.records)
-    from nanobot_desktop.engine.runtime import _say_unapplied_exec_sandbox
-
-    with caplog.at_level(logging.WARNING, logger="nanobot_desktop.engine.runtime"):
-        _say_unapplied_exec_sandbox({"sandbox": "bwrap", "sandboxRoBinds": ["/opt/data"], "sandboxRwBinds": []})
-    [record] = [r for r in caplog.records if "exec sandbox" in r.getMessage()]
-    assert "tools.exec.sandbox, tools.exec.sandboxRoBinds" in record.getMessage() and "not applied" in record.getMessage()

@@ -49,6 +49,10 @@ _MS_NOATIME, _MS_NODIRATIME, _MS_REC, _MS_PRIVATE, _MS_RELATIME = 1024, 2048, 1 
 _LOCKED_FLAGS = {"nosuid": _MS_NOSUID, "nodev": _MS_NODEV, "noexec": _MS_NOEXEC, "noatime": _MS_NOATIME,
                  "nodiratime": _MS_NODIRATIME, "relatime": _MS_RELATIME}
 # Devices every shell script writes to or reads from.
+# The narrow view (nanobot 0.3.5's tools.exec.sandbox, engine/tools/exec_binds.py): what its bubblewrap
+# view shows of the system, read-only, and /proc and /dev; the rest of / is not readable.
+SYSTEM_VIEW = ("/usr", "/bin", "/lib", "/lib64", "/etc/alternatives", "/etc/ssl/certs", "/etc/pki/tls/certs",
+               "/etc/pki/ca-trust", "/etc/crypto-policies", "/etc/resolv.conf", "/etc/ld.so.cache", "/proc", "/dev")
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 # Variables a command may see; everything else (API keys, tokens, NANOBOT_*) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "COLUMNS", "LINES")
@@ -157,11 +161,18 @@ class SandboxPolicy:
     network: bool = True
     namespaces: bool = True  # False: Landlock and a subreaper only (where user namespaces are off)
     limits: ResourceLimits = field(default_factory=lambda: ResourceLimits())
+    # nanobot 0.3.5's tools.exec.sandbox (engine/tools/exec_binds.py): only system folders, the workspace
+    # and these extra folders are readable; `read_write` ones are also writable.
+    system_only: bool = False
+    read_only: list[Path] = field(default_factory=list)
+    read_write: list[Path] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps({"workspace": str(self.workspace), "temp_dir": str(self.temp_dir),
                            "hidden": [str(p) for p in self.hidden], "network": self.network,
-                           "namespaces": self.namespaces, "limits": self.limits.as_dict()})
+                           "namespaces": self.namespaces, "limits": self.limits.as_dict(),
+                           "system_only": self.system_only, "read_only": [str(p) for p in self.read_only],
+                           "read_write": [str(p) for p in self.read_write]})
 
 
 @dataclass(frozen=True)
@@ -316,14 +327,25 @@ def apply_landlock(spec: dict[str, Any], net_namespace: bool, own_temp: list[str
     ruleset = _check(_libc().syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
                                    ctypes.c_uint32(0)), "landlock_create_ruleset")
     try:
-        folders, files = read_rules([Path(p) for p in spec["hidden"]])
+        if spec.get("system_only"):  # 0.3.5's view: system folders only, plus what the config binds
+            folders, files = [], []
+            for path in (*SYSTEM_VIEW, *spec.get("read_only", [])):
+                if os.path.isdir(path):
+                    folders.append(Path(path))
+                elif os.path.exists(path):
+                    files.append(Path(path))
+        else:
+            folders, files = read_rules([Path(p) for p in spec["hidden"]])
+            folders += [Path(p) for p in spec.get("read_only", []) if os.path.isdir(p)]
+            files += [Path(p) for p in spec.get("read_only", []) if os.path.isfile(p)]
         for folder in folders:
             _add_path_rule(ruleset, str(folder), _READ & all_fs)
         for file in files:
             _add_path_rule(ruleset, str(file), (FS_EXECUTE | FS_READ_FILE) & all_fs)
         for device in _DEVICES:
             _add_path_rule(ruleset, device, (FS_READ_FILE | FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV) & all_fs)
-        for writable in (spec["workspace"], spec["temp_dir"], *(own_temp or [])):  # own_temp: private tmpfs
+        for writable in (spec["workspace"], spec["temp_dir"], *spec.get("read_write", []), *(own_temp or [])):
+            # own_temp: the private tmpfs folders (/tmp, /var/tmp, /dev/shm)
             _add_path_rule(ruleset, writable, all_fs)
         _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
         _check(_libc().syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "landlock_restrict_self")
@@ -355,7 +377,7 @@ def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, 
     return bool(_libc().mount(source, target.encode(), fstype, flags, data) == 0)
 
 
-def _mount_view(writable: list[str], hidden: list[str]) -> list[str]:
+def _mount_view(writable: list[str], hidden: list[str], read_only: list[str] | None = None) -> list[str]:
     """Private mounts; a /proc showing only this namespace; every mount read-only except `writable`;
     each hidden folder replaced by an empty tmpfs (so no Unix socket of the session, in /tmp, the
     runtime folder or the home, can even be named), with `writable` folders inside them bound back.
@@ -368,7 +390,8 @@ def _mount_view(writable: list[str], hidden: list[str]) -> list[str]:
     if not _mount(b"none", "/", None, _MS_REC | _MS_PRIVATE):
         return []
     _mount(b"proc", "/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
-    keep = {folder: os.open(folder, os.O_PATH | os.O_CLOEXEC) for folder in writable}
+    keep = {folder: os.open(folder, os.O_PATH | os.O_CLOEXEC) for folder in [*writable, *(read_only or [])]
+            if os.path.isdir(folder)}
     for folder in writable:
         _mount(folder.encode(), folder, None, _MS_BIND | _MS_REC)
     try:
@@ -394,6 +417,8 @@ def _mount_view(writable: list[str], hidden: list[str]) -> list[str]:
         if any(_under(Path(folder), Path(m)) and Path(folder) != Path(m) for m in masked):
             os.makedirs(folder, exist_ok=True)
             _mount(f"/proc/self/fd/{fd}".encode(), folder, None, _MS_BIND | _MS_REC)
+            if folder not in writable:  # a read-only bind (Landlock forbids writes there in any case)
+                _mount(None, folder, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
         os.close(fd)
     return [m for m in masked if m in _PRIVATE_TEMP]
 
@@ -697,7 +722,8 @@ def _launch(spec: dict[str, Any], command: str) -> int:
         init = os.fork()
         if init == 0:  # PID 1 of the new namespace: when it exits, the kernel kills everything left
             _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            own_temp = _mount_view([spec["workspace"], spec["temp_dir"]], spec["hidden"])
+            own_temp = _mount_view([spec["workspace"], spec["temp_dir"], *spec.get("read_write", [])],
+                                   spec["hidden"], spec.get("read_only", []))
             covered = _protect(spec["workspace"], spec["temp_dir"])
             if covered:
                 _tell_covered(covered, spec["workspace"])

@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.exec_binds import exec_binds, named_backend
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, is_inside, resolve_tool_path, workspace_root
 from nanobot_desktop.engine.tools.sandbox import (
     ResourceLimits,
     SandboxPolicy,
+    app_paths,
     default_hidden,
     launcher_argv,
     remove_cgroups,
@@ -303,23 +305,25 @@ class ExecTool(Tool):
         self.network = network  # network reachable from inside the sandbox
         self.config_path = config_path  # its folder is hidden from sandboxed commands
         self.limits = limits or ResourceLimits()  # per sandboxed call (desktop.json execLimits)
+        self.exec_extra: dict[str, Any] = {}  # config.json tools.exec keys of nanobot 0.3.5 (sandbox, binds)
 
     def sandboxed(self, restrict: bool) -> bool:
         """Whether a call made now runs in the OS sandbox."""
-        return (restrict or self.sandbox_always) and sandbox_support().available
+        return (restrict or self.sandbox_always or bool(named_backend(self.exec_extra))) and sandbox_support().available
 
     def sandbox_status(self, restrict: bool) -> str:
         """One line for the approval card: how (or whether) the command will be contained."""
         support = sandbox_support()
         if not support.available:
             return support.summary
-        if not (restrict or self.sandbox_always):
+        if not self.sandboxed(restrict):
             return "not sandboxed: the workspace restriction is off (Settings → Tools)"
         return f"{support.summary}; network {'on' if self.network else 'off'}"
 
     def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:
         self.timeout_s = settings.exec.timeout
         self.path_append = settings.exec.path_append
+        self.exec_extra = dict(settings.exec.model_extra or {})
         if app is not None:  # the sandbox settings are the app's own (desktop.json), not the CLI's
             self.sandbox_always = app.exec_sandbox_always
             self.network = app.exec_network
@@ -358,9 +362,11 @@ class ExecTool(Tool):
         temp_dir = Path(tempfile.mkdtemp(prefix="nanobot-exec-"))
         read_end, write_end = os.pipe()
         try:
+            binds = exec_binds(self.exec_extra, root, protected=self._protected())
             policy = SandboxPolicy(workspace=root, temp_dir=temp_dir, hidden=default_hidden(self.config_path),
                                    network=self.network, namespaces=sandbox_support().namespaces,
-                                   limits=self.limits)
+                                   limits=self.limits, system_only=binds.system_only,
+                                   read_only=list(binds.read_only), read_write=list(binds.read_write))
             os.write(write_end, policy.to_json().encode())  # a few KB: fits the pipe's buffer
             os.close(write_end)
             write_end = -1
@@ -381,6 +387,11 @@ class ExecTool(Tool):
                 if fd >= 0:
                     os.close(fd)
             await asyncio.to_thread(shutil.rmtree, temp_dir, True)
+
+    def _protected(self) -> list[Path]:
+        """Folders no bind list may open to commands: the config folder and the app's own files."""
+        config_folder = [Path(self.config_path).expanduser().parent] if self.config_path is not None else []
+        return [*config_folder, *app_paths()]
 
     async def _run(self, command: str, cwd: Path) -> str:
         group_options: dict[str, Any]
