@@ -29,9 +29,9 @@ from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
-from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
-from nanobot_desktop.engine.cron_location import settle_cron_store
-from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
+from nanobot_desktop.engine.background.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.background.cron_location import settle_cron_store
+from nanobot_desktop.engine.background.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.events import (
     BackgroundOwnerChanged, ConfigChanged, EventBus, Notice, SyncCopyMerged, SyncTextConflict,
 )
@@ -43,7 +43,7 @@ from nanobot_desktop.engine.layout import (
 )
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
-from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.sessions.branches import BranchPoint, branch_points
 from nanobot_desktop.engine.sessions.index import SessionIndex
 from nanobot_desktop.engine.sessions.store import SessionStore
@@ -60,10 +60,10 @@ from nanobot_desktop.engine.workspace import Workspace
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.usage.prices import ModelPrice
-    from nanobot_desktop.engine.coexistence import Coexistence
+    from nanobot_desktop.engine.background.coexistence import Coexistence
     from nanobot_desktop.engine.loop_base import TurnResult
     from nanobot_desktop.engine.sessions.checkpoint import InterruptedTurn
-    from nanobot_desktop.engine.heartbeat import HeartbeatService
+    from nanobot_desktop.engine.background.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
     from nanobot_desktop.engine.sync.machines import Machines
     from nanobot_desktop.engine.sync.syncthing import SyncStatus
@@ -171,7 +171,7 @@ class Engine:
     def heartbeat(self) -> "HeartbeatService":
         """The heartbeat service, made from the current config on first use."""
         if self._heartbeat is None:
-            from nanobot_desktop.engine.heartbeat import HeartbeatService
+            from nanobot_desktop.engine.background.heartbeat import HeartbeatService
 
             settings = self.config.gateway.heartbeat
             self._heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat,
@@ -186,7 +186,7 @@ class Engine:
         """Whether a `nanobot gateway` (or another app instance) on this config/workspace runs cron and
         the heartbeat; made on first use."""
         if self._coexistence is None:
-            from nanobot_desktop.engine.coexistence import Coexistence
+            from nanobot_desktop.engine.background.coexistence import Coexistence
 
             self._coexistence = Coexistence(self.config_path, self.workspace.root, _workspace_named_by, bus=self.bus)
         return self._coexistence

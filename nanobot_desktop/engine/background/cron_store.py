@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from nanobot_desktop.engine.cron_actions import (
+from nanobot_desktop.engine.background.cron_actions import (
     action_path,
     append_action,
     cron_lock,
@@ -26,7 +26,7 @@ from nanobot_desktop.engine.cron_actions import (
     read_actions,
     store_dict_to_params,
 )
-from nanobot_desktop.engine.cron_types import (
+from nanobot_desktop.engine.background.cron_types import (
     CronJob,
     CronJobState,
     CronPayload,

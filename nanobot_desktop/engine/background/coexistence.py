@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import IO
 
 from nanobot_desktop.engine.events import BackgroundOwnerChanged, EventBus
-from nanobot_desktop.engine.gateway_record import GatewayRecord, read_gateway_records
-from nanobot_desktop.engine.process_facts import ProcessFacts, facts_of, installed_version, scan_processes
+from nanobot_desktop.engine.background.gateway_record import GatewayRecord, read_gateway_records
+from nanobot_desktop.engine.background.process_facts import ProcessFacts, facts_of, installed_version, scan_processes
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
-from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.workspace import storage_error
 
 log = logging.getLogger(__name__)

@@ -20,9 +20,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from nanobot_desktop.engine.background_log import ToolUse, ToolUseRecorder
-from nanobot_desktop.engine.cron_store import CronStore
-from nanobot_desktop.engine.cron_types import (
+from nanobot_desktop.engine.background.log import ToolUse, ToolUseRecorder
+from nanobot_desktop.engine.background.cron_store import CronStore
+from nanobot_desktop.engine.background.cron_types import (
     DEFAULT_MISSED_RULE,
     MAX_COUNTED_MISSES,
     MISSED_RULE_WORDS,
@@ -129,7 +129,7 @@ class CronService(CronStore):
         self._catch_up: asyncio.Task[None] | None = None
         self._catching_up: set[str] = set()
         # Who fires the jobs instead of the app (a `nanobot gateway` on this config), if anyone: see
-        # engine/coexistence.py. While it says so, due jobs are left to it and the timer only polls.
+        # engine/background/coexistence.py. While it says so, due jobs are left to it and the timer only polls.
         self.defer_to: Callable[[], str | None] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------------

@@ -15,10 +15,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from nanobot_desktop.engine.history_journal import HistoryJournal, current_history_session
+from nanobot_desktop.engine.memory.history_journal import HistoryJournal, current_history_session
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.own_files import LinkedOut
-from nanobot_desktop.engine.memory_git import GitMemoryMixin, MemoryGit, MemoryVersion
+from nanobot_desktop.engine.memory.git import GitMemoryMixin, MemoryGit, MemoryVersion
 from nanobot_desktop.engine.workspace import (
     StorageError, Workspace, append_text, atomic_write_bytes,
 )
