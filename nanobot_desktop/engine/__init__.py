@@ -122,6 +122,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import WaitingForModel as WaitingForModel
     from nanobot_desktop.engine.sessions.file import file_name_problem as file_name_problem
     from nanobot_desktop.engine.sessions.store import safe_key as safe_key
+    from nanobot_desktop.engine.sessions.key import SessionKey as SessionKey
+    from nanobot_desktop.engine.sessions.key import SessionKeyError as SessionKeyError
     from nanobot_desktop.engine.mcp import McpServersChanged as McpServersChanged
     from nanobot_desktop.engine.mcp import McpSpecError as McpSpecError
     from nanobot_desktop.engine.mcp import ServerStatus as ServerStatus
@@ -182,6 +184,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled"), "events"),
     **dict.fromkeys(("file_name_problem", "is_hidden_message"), "sessions.file"),
     "safe_key": "sessions.store",
+    **dict.fromkeys(("SessionKey", "SessionKeyError"), "sessions.key"),
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
     **dict.fromkeys(("McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
                      "parse_pasted_servers"), "mcp"),
@@ -213,6 +216,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "resolve_provider", "process_limit_mechanism", "sandbox_support", "split_history_entries",
            "strip_runtime_for_save", "is_hidden_message",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
+           "SessionKey", "SessionKeyError",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
            "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",
            "message_media", "user_text",

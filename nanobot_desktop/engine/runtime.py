@@ -46,6 +46,7 @@ from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, 
 from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.sessions.branches import BranchPoint, branch_points
 from nanobot_desktop.engine.sessions.index import SessionIndex
+from nanobot_desktop.engine.sessions.key import SessionKey
 from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
@@ -601,7 +602,7 @@ class Engine:
     def branch_session(self, key: str, at: int) -> str:
         """Start a branch of session `key` holding its first `at` messages (Edit and resend, Regenerate);
         returns the branch's key. The origin's file is only read (engine/sessions/branches.py)."""
-        channel = key.partition(":")[0] if ":" in key else ""
+        channel = SessionKey.parse(key).channel
         channel = channel if channel in APP_CHANNELS else "desktop"  # a chat channel's id would be made up
         new_key = self.new_session_key(channel)
         while self.sessions.path_for(new_key).exists() or self.sessions.load(new_key) is not None:
