@@ -4,7 +4,7 @@ The original rewrites the whole file on every save, so a kill mid-save can lose 
 a corrupt line makes it start over and overwrite the file. Here a turn only *appends* its lines, and
 loading never writes: a bad line is skipped with a warning and stays on disk.
 
-`SessionStore` is built in three layers: sessions/store_base.py (paths, loading, who changed a
+`SessionStore` is built in three layers: sessions/files.py (paths, loading, who changed a
 file), sessions/writing.py (the write path and why the metadata line is fixed-width), and this
 module (listing, trash, search, export).
 """

@@ -31,7 +31,7 @@ from nanobot_desktop.engine.sessions.file import (
     append_lines, create_file, create_file_if_missing, encode_line, leads_out, parse_session_bytes, update_header,
 )
 from nanobot_desktop.engine.sessions.session import Session, now
-from nanobot_desktop.engine.sessions.store_base import StoreBase
+from nanobot_desktop.engine.sessions.files import StoreBase
 from nanobot_desktop.engine.sessions.trash import ARCHIVE_SEPARATOR, TRASH_SEPARATOR, SessionNotFoundError, move_aside
 from nanobot_desktop.engine.sync.merge import (
     MAX_COPY_BYTES, MERGED, TOO_LARGE, UNREADABLE, CopyMerge, missing_messages, session_conflict_copies,
