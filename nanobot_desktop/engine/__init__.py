@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import ConsolidationStarted as ConsolidationStarted
     from nanobot_desktop.engine.events import CronJobRan as CronJobRan
     from nanobot_desktop.engine.events import Event as Event
+    from nanobot_desktop.engine.events import FileChanged as FileChanged
     from nanobot_desktop.engine.events import EventBus as EventBus
     from nanobot_desktop.engine.events import HeartbeatDecided as HeartbeatDecided
     from nanobot_desktop.engine.events import HeartbeatRan as HeartbeatRan
@@ -150,7 +151,7 @@ _EXPORTS: dict[str, str] = {
                      "saved_language", "saved_theme"), "config"),
     **dict.fromkeys(("ApprovalRequested", "BackgroundApprovalPending", "BackgroundApprovalResolved",
                      "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
-                     "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
+                     "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "FileChanged", "HeartbeatDecided",
                      "HeartbeatRan", "LLMCallFinished", "LLMCallStarted", "OutboundMessage", "Progress",
                      "ReasoningDelta", "SessionChanged", "SessionLinesLost", "SubagentFinished", "SubagentStarted", "TextDelta",
                      "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
@@ -198,7 +199,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "ApprovalRequested", "RetryScheduled",
            "BackgroundApprovalPending", "BackgroundApprovalResolved", "BackgroundOwnerChanged", "CANCELLED_RESULT",
            "Config", "ConfigChanged", "ConfigError", "ConsolidationFinished", "ConsolidationStarted", "CronJobRan",
-           "CronSchedule", "DEFAULT_CANDIDATES", "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS",
+           "CronSchedule", "FileChanged", "DEFAULT_CANDIDATES", "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS",
            "DEFAULT_MISSED_RULE", "Engine", "Event", "EventBus", "HeartbeatDecided", "HeartbeatRan", "HistoryEntry",
            "HistoryJournal", "LLMCallFinished", "LLMCallStarted", "LOCAL_KEY_PLACEHOLDER", "LayoutKind",
            "LocalServer", "MISSED_RULES", "MISSED_RULE_WORDS", "MemoryVersion", "OutboundMessage", "PROVIDER_PRESETS",

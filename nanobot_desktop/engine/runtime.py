@@ -32,8 +32,9 @@ from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.background.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.background.cron_location import settle_cron_store
 from nanobot_desktop.engine.background.cron_types import DEFAULT_MISSED_RULE, job_session
+from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.events import (
-    BackgroundOwnerChanged, ConfigChanged, EventBus, Notice, SyncCopyMerged, SyncTextConflict,
+    BackgroundOwnerChanged, ConfigChanged, EventBus, FileChanged, Notice, SyncCopyMerged, SyncTextConflict,
 )
 from nanobot_desktop.engine.layout import (
     WorkspaceLayout,
@@ -101,13 +102,15 @@ class Engine:
 
         # What the person must know from the start (shown by the window when it attaches, printed by the CLI).
         self.start_notices: list[Notice] = []
+        # The one record of what the engine wrote and read, for every file it owns (engine/changes.py).
+        self.changes = ChangeTracker()
         self.sessions = SessionStore(paths=self.layout.session_paths(on_repair=lambda text: self.start_notices.append(
-            Notice("", topic="workspace-id", text=text))), bus=self.bus)
+            Notice("", topic="workspace-id", text=text))), bus=self.bus, changes=self.changes)
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
         # The session list and search read this index (in the app's cache folder); the files stay the truth.
         self.session_index = SessionIndex.for_store(self.sessions, self.bus)
-        self.memory = MemoryStore(self.workspace, self.layout)
+        self.memory = MemoryStore(self.workspace, self.layout, self.changes)
         self.skills = SkillsLoader(self.workspace, disabled=self._disabled_skills())
         self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(config_path=config_path)
@@ -127,7 +130,7 @@ class Engine:
         self.runner.on_background_policy_changed = self._save_background_policy
         # One job store per workspace, where its layout keeps it (0.3: in the workspace, with action.jsonl).
         self.cron = CronService(settle_cron_store(self.layout), on_job=self._run_cron_job, bus=self.bus,
-                                missed_rule=self.missed_rule, shared_actions=self.layout.is_v03)
+                                missed_rule=self.missed_rule, shared_actions=self.layout.is_v03, changes=self.changes)
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
         self.loop = AgentLoop(
@@ -476,9 +479,13 @@ class Engine:
         """Connect the MCP servers in the background; their tools appear as each one is ready."""
         self.mcp.start()
 
-    def notice_files(self, paths: list[Path]) -> None:
-        """A watcher saw these files of the workspace change: the session store says which sessions changed
-        outside, and a sync tool's conflict copy among them is dealt with at once (`merge_sync_copies`)."""
+    def notice_files(self, paths: list[Path]) -> list[Path]:
+        """A watcher saw these files change: the engine says who changed them. The session store publishes
+        `SessionChanged(outside=...)` for session files; every other file gets one `FileChanged` with the
+        change tracker's answer (a changed job store is re-read first); a sync tool's conflict copy among
+        them is dealt with at once (`merge_sync_copies`). Returns the files, sessions aside, that a
+        watcher's listeners (editors, views) should follow: all but the echo of a write the app announced
+        (`expect_write`, an editor's own save)."""
         from nanobot_desktop.engine.sync.names import parse_conflict_name
 
         listings: dict[Path, set[str]] = {}
@@ -498,6 +505,54 @@ class Engine:
             self.merge_sync_copies()
         if changed:
             self.sessions.notice_changes(changed)
+        follow: list[Path] = []
+        cron_outside: bool | None = None
+        cron_files = {Path(os.path.realpath(p)) for p in self.cron.watched_files}
+        for path in paths:
+            if path.parent == folder and path.suffix == ".jsonl":
+                continue
+            if Path(os.path.realpath(path)) in cron_files:
+                if cron_outside is None:
+                    cron_outside = self._reload_cron()
+                kind, verdict = "cron", ("outside" if cron_outside else "unchanged")
+            else:
+                kind, verdict = self._kind_of(path), self.changes.verdict(path)
+            self.bus.publish(FileChanged("", path=str(path), kind=kind, outside=verdict == "outside"))
+            if verdict != "announced":
+                follow.append(path)
+        return follow
+
+    def expect_write(self, path: Path, data: bytes | str) -> None:
+        """The app is about to write exactly `data` to `path` (an editor's save, a new skill): when the
+        watcher reports it, it is the app's own change, not someone else's."""
+        self.changes.expect(path, data)
+
+    def _reload_cron(self) -> bool:
+        try:
+            return self.cron.reload_if_changed()
+        except Exception:  # a bad jobs.json is reported by the cron service itself
+            log.exception("re-reading %s failed", self.cron.store_path)
+            return True
+
+    def _kind_of(self, path: Path) -> str:
+        """Which of the engine's files `path` is, for `FileChanged.kind`."""
+        real = Path(os.path.realpath(path))
+
+        def within(folder: Path) -> bool:
+            top = Path(os.path.realpath(folder))
+            return real == top or top in real.parents
+
+        memory = self.memory
+        history = {Path(os.path.realpath(memory.history_file))}
+        if memory.journal is not None:
+            history.add(Path(os.path.realpath(memory.journal.cursor_file)))
+        if real in history:
+            return "history"
+        if real == Path(os.path.realpath(memory.memory_file)) or within(memory.versions_dir):
+            return "memory"
+        if within(self.workspace.skills_dir) or within(self.skills.builtin_dir):
+            return "skills"
+        return "workspace"
 
     def merge_sync_copies(self) -> list[SyncCopyMerged]:
         """Merge every sync-conflict copy of a session file and of the history log (engine/sync/), and

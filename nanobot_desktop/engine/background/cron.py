@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.background.log import ToolUse, ToolUseRecorder
 from nanobot_desktop.engine.background.cron_store import CronStore
 from nanobot_desktop.engine.background.cron_types import (
@@ -116,8 +117,9 @@ class CronService(CronStore):
         now_ms: Callable[[], int] = wall_clock_ms,
         missed_rule: Callable[[str], str] | None = None,
         shared_actions: bool = False,
+        changes: ChangeTracker | None = None,
     ) -> None:
-        super().__init__(store_path, now_ms, shared_actions)
+        super().__init__(store_path, now_ms, shared_actions, changes)
         self._on_job = on_job
         self._bus = bus
         self._missed_rule = missed_rule or (lambda _job_id: DEFAULT_MISSED_RULE)

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.workspace import (
     Workspace,
     atomic_write_bytes,
@@ -205,6 +206,7 @@ class GitMemoryMixin:
 
     workspace: Workspace
     git: MemoryGit | None
+    changes: ChangeTracker
     _committer: ThreadPoolExecutor | None
     _last_job: Future[None] | None
 
@@ -232,6 +234,7 @@ class GitMemoryMixin:
                 pass
             git.commit(f"snapshot: {rel_path} before a {source} save")
             atomic_write_bytes(target, new_data)
+            self.changes.wrote(target)
             git.commit(f"{source}: {note or 'edit ' + rel_path}")
 
         future = self._submit(job)

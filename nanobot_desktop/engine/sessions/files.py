@@ -16,7 +16,8 @@ from typing import Any
 
 from nanobot_desktop.engine.events import Event, EventBus, Notice, SessionChanged, SessionLinesLost
 from nanobot_desktop.engine.layout import SessionPaths
-from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
+from nanobot_desktop.engine.changes import ChangeTracker
+from nanobot_desktop.engine.sessions.changes import SessionChanges, Signature, signature_of
 from nanobot_desktop.engine.sessions.export import derive_title
 from nanobot_desktop.engine.sessions.file import (
     HEADER_KEYS, ParsedSession, file_name_problem, leads_out, parse_header, parse_session_bytes, read_first_line,
@@ -34,9 +35,11 @@ class SessionFiles:
     """Paths, locks, loading and change records of one workspace's session files (see `SessionStore`)."""
 
     def __init__(self, sessions_dir: Path | None = None, legacy_dir: Path | None = None,
-                 paths: SessionPaths | None = None, bus: EventBus | None = None) -> None:
+                 paths: SessionPaths | None = None, bus: EventBus | None = None,
+                 changes: ChangeTracker | None = None) -> None:
         """`paths` (from engine/layout.py) decides where files are and how they are named: post4's rule
-        under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace."""
+        under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace.
+        `changes` is the engine's one change tracker (a store of its own when None)."""
         if paths is None:
             if sessions_dir is None:
                 raise ValueError("a SessionStore needs a sessions folder or a SessionPaths")
@@ -48,7 +51,7 @@ class SessionFiles:
         self._told_links: set[tuple[Path, str]] = set()  # session files refused as links out (_leads_out)
         self.cache: dict[str, Session] = {}
         self.summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
-        self.changes = ChangeTracker(paths.key_from_name)  # each file as the store last wrote or loaded it
+        self.changes = SessionChanges(paths.key_from_name, changes)  # each file as the store last wrote or loaded it
         self.own = OwnLines()  # what this run appended, to notice another program erasing it
         self.suspect: Callable[[str], str] = lambda _key: ""  # who may have erased lines (set by the Engine)
         # Sessions may be written from the event loop and from executor threads.

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.events import EventBus, SessionChanged
 from nanobot_desktop.engine.layout import SessionPaths, post4_file_stem
 from nanobot_desktop.engine.sessions.export import render_json, render_markdown
@@ -62,10 +63,12 @@ class SessionStore:
     """
 
     def __init__(self, sessions_dir: Path | None = None, legacy_dir: Path | None = None,
-                 paths: SessionPaths | None = None, bus: EventBus | None = None) -> None:
+                 paths: SessionPaths | None = None, bus: EventBus | None = None,
+                 changes: ChangeTracker | None = None) -> None:
         """`paths` (from engine/layout.py) decides where files are and how they are named: post4's rule
-        under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace."""
-        self.files = SessionFiles(sessions_dir, legacy_dir, paths, bus)
+        under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace.
+        `changes` is the engine's one change tracker (engine/changes.py; a store of its own when None)."""
+        self.files = SessionFiles(sessions_dir, legacy_dir, paths, bus, changes)
         self.writer = SessionWriter(self.files)
 
     # --- the file layer's facts ----------------------------------------------------------------------
