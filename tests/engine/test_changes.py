@@ -148,3 +148,23 @@ async def test_consolidation_writes_are_the_engines_own(make_engine, fake_openai
     engine.notice_files([path])
     assert _file_events(seen, path) == [(kind, False)]
     await engine.shutdown()
+
+
+async def test_a_restore_is_current_until_anyone_writes_the_file(make_engine, fake_openai, tmp_path):
+    """What ends the memory view's "Restored" line is the engine's answer, whoever wrote after it."""
+    engine = make_engine()
+    memory = engine.memory
+    memory.write_long_term("first\n")
+    memory.write_long_term("second\n")
+    assert not memory.restore_still_current(), "nothing restored yet"
+    memory.restore_version(memory.list_versions()[0])
+    assert memory.memory_file.read_text(encoding="utf-8") == "first\n"
+    assert memory.restore_still_current()
+    memory.commit_consolidation(None, "from consolidation\n")  # the engine's own later write
+    assert not memory.restore_still_current()
+
+    memory.restore_version(memory.list_versions()[0])
+    assert memory.restore_still_current()
+    _touch_later(memory.memory_file, "another program\n")
+    assert not memory.restore_still_current()
+    await engine.shutdown()

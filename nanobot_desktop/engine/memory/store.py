@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from nanobot_desktop.engine.changes import ChangeTracker
+from nanobot_desktop.engine.changes import ChangeTracker, Signature, signature_of
 from nanobot_desktop.engine.memory.history_journal import HistoryJournal, current_history_session
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.own_files import LinkedOut
@@ -55,6 +55,7 @@ class MemoryStore(GitMemoryMixin):
         self.workspace = workspace
         self.layout = layout
         self.changes = changes if changes is not None else ChangeTracker()
+        self._restored: tuple[Path, Signature | None] | None = None  # the file the last restore wrote, as it left it
         self.journal = (HistoryJournal(workspace.memory_dir, workspace.own, self.changes)
                         if layout is not None and layout.is_v03 else None)
         self.git = MemoryGit(workspace.root) if layout is not None and layout.is_v03 else None
@@ -155,10 +156,20 @@ class MemoryStore(GitMemoryMixin):
 
     def restore_version(self, version: MemoryVersion) -> None:
         """Put a saved copy back; the text it replaces becomes a version itself (source "restore")."""
+        target = version.path if version.commit else self.memory_file
         if version.commit:
             self.restore_file_version(version)
-            return
-        self._replace_memory(version.path.read_bytes(), "restore")
+        else:
+            self._replace_memory(version.path.read_bytes(), "restore")
+        self._restored = (target, signature_of(target))
+
+    def restore_still_current(self) -> bool:
+        """Whether the file the last restore wrote still holds what it wrote: nothing changed it since,
+        whoever (the agent, a save here, another program). It ends the memory view's "Restored" line."""
+        if self._restored is None:
+            return False
+        path, signature = self._restored
+        return signature_of(path) == signature
 
     # ---- history ----------------------------------------------------------------------------
 
