@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class MemoryVersion:
-    """One saved copy of MEMORY.md (defined here: memory.py imports this module): a file in `.versions/`
+    """One saved copy of MEMORY.md (defined here: memory/store.py imports this module): a file in `.versions/`
     (taken just before a rewrite), or, in a nanobot 0.3 workspace with its git repository, a commit that
     changed it (`commit` set)."""
 
@@ -202,7 +202,7 @@ def _log_failure(future: Future[None]) -> None:
 
 class GitMemoryMixin:
     """MemoryStore's part for a nanobot 0.3 workspace with its git repository: saves become commits,
-    versions are commits. Kept here so memory.py stays about memory; MemoryStore sets the attributes."""
+    versions are commits. Kept here so memory/store.py stays about memory; MemoryStore sets the attributes."""
 
     workspace: Workspace
     git: MemoryGit | None
