@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from nanobot_desktop.engine.config import (
     AppSettings,
@@ -508,6 +508,7 @@ class Engine:
         follow: list[Path] = []
         cron_outside: bool | None = None
         cron_files = {Path(os.path.realpath(p)) for p in self.cron.watched_files}
+        kind_of = self._file_kinds()
         for path in paths:
             if path.parent == folder and path.suffix == ".jsonl":
                 continue
@@ -516,7 +517,7 @@ class Engine:
                     cron_outside = self._reload_cron()
                 kind, verdict = "cron", ("outside" if cron_outside else "unchanged")
             else:
-                kind, verdict = self._kind_of(path), self.changes.verdict(path)
+                kind, verdict = kind_of(path), self.changes.verdict(path)
             self.bus.publish(FileChanged("", path=str(path), kind=kind, outside=verdict == "outside"))
             if verdict != "announced":
                 follow.append(path)
@@ -534,25 +535,27 @@ class Engine:
             log.exception("re-reading %s failed", self.cron.store_path)
             return True
 
-    def _kind_of(self, path: Path) -> str:
-        """Which of the engine's files `path` is, for `FileChanged.kind`."""
-        real = Path(os.path.realpath(path))
-
-        def within(folder: Path) -> bool:
-            top = Path(os.path.realpath(folder))
-            return real == top or top in real.parents
+    def _file_kinds(self) -> Callable[[Path], str]:
+        """Which of the engine's files a path is, for `FileChanged.kind` (the places resolved once per batch)."""
+        def real(path: Path) -> Path:
+            return Path(os.path.realpath(path))
 
         memory = self.memory
-        history = {Path(os.path.realpath(memory.history_file))}
-        if memory.journal is not None:
-            history.add(Path(os.path.realpath(memory.journal.cursor_file)))
-        if real in history:
-            return "history"
-        if real == Path(os.path.realpath(memory.memory_file)) or within(memory.versions_dir):
-            return "memory"
-        if within(self.workspace.skills_dir) or within(self.skills.builtin_dir):
-            return "skills"
-        return "workspace"
+        history = {real(memory.history_file)} | ({real(memory.journal.cursor_file)} if memory.journal is not None else set())
+        memory_file, versions = real(memory.memory_file), real(memory.versions_dir)
+        skills = (real(self.workspace.skills_dir), real(self.skills.builtin_dir))
+
+        def kind_of(path: Path) -> str:
+            where = real(path)
+            if where in history:
+                return "history"
+            if where in (memory_file, versions) or versions in where.parents:
+                return "memory"
+            if any(where == folder or folder in where.parents for folder in skills):
+                return "skills"
+            return "workspace"
+
+        return kind_of
 
     def merge_sync_copies(self) -> list[SyncCopyMerged]:
         """Merge every sync-conflict copy of a session file and of the history log (engine/sync/), and
