@@ -250,6 +250,13 @@ async def _agent(args: argparse.Namespace) -> int:
     if problem:
         _err(f"Error: {problem}")
         return EXIT_USAGE
+    from nanobot_desktop.engine import SessionKey, SessionKeyError
+
+    try:
+        SessionKey.parse(args.session)
+    except SessionKeyError as error:
+        _err(f"Error: {error}")
+        return EXIT_USAGE
     engine = _open_engine(args)
     engine.bus.subscribe(_progress_printer)
     engine.bus.subscribe(_release_collector_after_first_reply)
@@ -281,9 +288,9 @@ async def _agent(args: argparse.Namespace) -> int:
         for merged in engine.merge_sync_copies():  # another machine's lines first (a synced workspace)
             _err(merged.sentence)
         session = await _session_not_held(engine, args.session, interactive)
-        channel, _, chat_id = session.partition(":")
-        result = await engine.loop.process(session, args.message, channel=channel or "cli",
-                                           chat_id=chat_id or "direct")
+        from nanobot_desktop.engine import SessionKey
+        channel, chat_id = SessionKey.parse(session).route("cli", "direct")
+        result = await engine.loop.process(session, args.message, channel=channel, chat_id=chat_id)
         await engine.loop.wait_for_consolidation(session)
     finally:
         await engine.shutdown()
@@ -303,12 +310,14 @@ async def _session_not_held(engine: Any, key: str, interactive: bool) -> str:
     Without a terminal the warning is printed and the turn goes into `key`, as asked."""
     import asyncio
 
+    from nanobot_desktop.engine import SessionKey
+
     await asyncio.to_thread(engine.coexistence.scan_now)
     warning = engine.coexistence.session_risk(key)
     if not warning:
         return key
-    channel, _, chat_id = key.partition(":")
-    fresh = f"{channel or 'cli'}:{chat_id or 'direct'}-{time.strftime('%Y%m%d-%H%M%S')}"
+    channel, chat_id = SessionKey.parse(key).route("cli", "direct")
+    fresh = str(SessionKey(channel, f"{chat_id}-{time.strftime('%Y%m%d-%H%M%S')}"))
     _err(f"Warning: {warning}")
     if not interactive:
         _err(f"  ↳ sending into {key} anyway; use -s {fresh} to continue in a new session instead")

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import ConsolidationStarted as ConsolidationStarted
     from nanobot_desktop.engine.events import CronJobRan as CronJobRan
     from nanobot_desktop.engine.events import Event as Event
+    from nanobot_desktop.engine.events import FileChanged as FileChanged
     from nanobot_desktop.engine.events import EventBus as EventBus
     from nanobot_desktop.engine.events import HeartbeatDecided as HeartbeatDecided
     from nanobot_desktop.engine.events import HeartbeatRan as HeartbeatRan
@@ -65,17 +66,17 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.context import sniff_image_mime as sniff_image_mime
     from nanobot_desktop.engine.sessions.export import message_media as message_media
     from nanobot_desktop.engine.sessions.export import user_text as user_text
-    from nanobot_desktop.engine.cron import CronSchedule as CronSchedule
-    from nanobot_desktop.engine.cron import describe_schedule as describe_schedule
-    from nanobot_desktop.engine.cron import never_fires_reason as never_fires_reason
-    from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE as DEFAULT_MISSED_RULE
-    from nanobot_desktop.engine.cron_types import MISSED_RULES as MISSED_RULES
-    from nanobot_desktop.engine.cron_types import MISSED_RULE_WORDS as MISSED_RULE_WORDS
-    from nanobot_desktop.engine.cron_types import is_system_job as is_system_job
-    from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS as SKIP_WORDS
-    from nanobot_desktop.engine.heartbeat_rule import analyse as analyse
-    from nanobot_desktop.engine.history_journal import HistoryEntry as HistoryEntry
-    from nanobot_desktop.engine.history_journal import HistoryJournal as HistoryJournal
+    from nanobot_desktop.engine.background.cron import CronSchedule as CronSchedule
+    from nanobot_desktop.engine.background.cron import describe_schedule as describe_schedule
+    from nanobot_desktop.engine.background.cron import never_fires_reason as never_fires_reason
+    from nanobot_desktop.engine.background.cron_types import DEFAULT_MISSED_RULE as DEFAULT_MISSED_RULE
+    from nanobot_desktop.engine.background.cron_types import MISSED_RULES as MISSED_RULES
+    from nanobot_desktop.engine.background.cron_types import MISSED_RULE_WORDS as MISSED_RULE_WORDS
+    from nanobot_desktop.engine.background.cron_types import is_system_job as is_system_job
+    from nanobot_desktop.engine.background.heartbeat_rule import SKIP_WORDS as SKIP_WORDS
+    from nanobot_desktop.engine.background.heartbeat_rule import analyse as analyse
+    from nanobot_desktop.engine.memory.history_journal import HistoryEntry as HistoryEntry
+    from nanobot_desktop.engine.memory.history_journal import HistoryJournal as HistoryJournal
     from nanobot_desktop.engine.layout import DEFAULT_CONTEXT_WINDOW_TOKENS as DEFAULT_CONTEXT_WINDOW_TOKENS
     from nanobot_desktop.engine.layout import LayoutKind as LayoutKind
     from nanobot_desktop.engine.layout import detect_layout as detect_layout
@@ -91,8 +92,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.llm.registry import provider_entry as provider_entry
     from nanobot_desktop.engine.llm.registry import resolve_provider as resolve_provider
     from nanobot_desktop.engine.llm.types import ProviderError as ProviderError
-    from nanobot_desktop.engine.memory import split_history_entries as split_history_entries
-    from nanobot_desktop.engine.memory_git import MemoryVersion as MemoryVersion
+    from nanobot_desktop.engine.memory.store import split_history_entries as split_history_entries
+    from nanobot_desktop.engine.memory.git import MemoryVersion as MemoryVersion
     from nanobot_desktop.engine.sessions.archived import continue_archived as continue_archived
     from nanobot_desktop.engine.sessions.archived import list_archived as list_archived
     from nanobot_desktop.engine.sessions.export import message_text as message_text
@@ -122,6 +123,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import WaitingForModel as WaitingForModel
     from nanobot_desktop.engine.sessions.file import file_name_problem as file_name_problem
     from nanobot_desktop.engine.sessions.store import safe_key as safe_key
+    from nanobot_desktop.engine.sessions.key import SessionKey as SessionKey
+    from nanobot_desktop.engine.sessions.key import SessionKeyError as SessionKeyError
     from nanobot_desktop.engine.mcp import McpServersChanged as McpServersChanged
     from nanobot_desktop.engine.mcp import McpSpecError as McpSpecError
     from nanobot_desktop.engine.mcp import ServerStatus as ServerStatus
@@ -148,16 +151,16 @@ _EXPORTS: dict[str, str] = {
                      "saved_language", "saved_theme"), "config"),
     **dict.fromkeys(("ApprovalRequested", "BackgroundApprovalPending", "BackgroundApprovalResolved",
                      "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
-                     "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "HeartbeatDecided",
+                     "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "FileChanged", "HeartbeatDecided",
                      "HeartbeatRan", "LLMCallFinished", "LLMCallStarted", "OutboundMessage", "Progress",
                      "ReasoningDelta", "SessionChanged", "SessionLinesLost", "SubagentFinished", "SubagentStarted", "TextDelta",
                      "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
                      "TurnStarted"), "events"),
     **dict.fromkeys(("MAX_IMAGE_BYTES", "SECTION_SEPARATOR", "sniff_image_mime", "strip_runtime_for_save"), "context"),
-    **dict.fromkeys(("CronSchedule", "describe_schedule", "never_fires_reason"), "cron"),
-    **dict.fromkeys(("DEFAULT_MISSED_RULE", "MISSED_RULES", "MISSED_RULE_WORDS", "is_system_job"), "cron_types"),
-    **dict.fromkeys(("SKIP_WORDS", "analyse"), "heartbeat_rule"),
-    **dict.fromkeys(("HistoryEntry", "HistoryJournal"), "history_journal"),
+    **dict.fromkeys(("CronSchedule", "describe_schedule", "never_fires_reason"), "background.cron"),
+    **dict.fromkeys(("DEFAULT_MISSED_RULE", "MISSED_RULES", "MISSED_RULE_WORDS", "is_system_job"), "background.cron_types"),
+    **dict.fromkeys(("SKIP_WORDS", "analyse"), "background.heartbeat_rule"),
+    **dict.fromkeys(("HistoryEntry", "HistoryJournal"), "memory.history_journal"),
     **dict.fromkeys(("DEFAULT_CONTEXT_WINDOW_TOKENS", "LayoutKind", "detect_layout", "dream_settings",
                      "prepare_workspace"), "layout"),
     **dict.fromkeys(("DEFAULT_CANDIDATES", "LocalServer", "discover_local_servers"), "llm.discovery"),
@@ -166,8 +169,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("PROVIDER_PRESETS", "ProviderPreset", "local_preset_for_base", "provider_entry",
                      "resolve_provider"), "llm.registry"),
     "ProviderError": "llm.types",
-    "split_history_entries": "memory",
-    "MemoryVersion": "memory_git",
+    "split_history_entries": "memory.store",
+    "MemoryVersion": "memory.git",
     **dict.fromkeys(("continue_archived", "list_archived"), "sessions.archived"),
     **dict.fromkeys(("message_media", "message_text", "user_text"), "sessions.export"),
     "SessionInfo": "sessions.listing",
@@ -182,6 +185,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled"), "events"),
     **dict.fromkeys(("file_name_problem", "is_hidden_message"), "sessions.file"),
     "safe_key": "sessions.store",
+    **dict.fromkeys(("SessionKey", "SessionKeyError"), "sessions.key"),
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
     **dict.fromkeys(("McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
                      "parse_pasted_servers"), "mcp"),
@@ -195,7 +199,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "ApprovalRequested", "RetryScheduled",
            "BackgroundApprovalPending", "BackgroundApprovalResolved", "BackgroundOwnerChanged", "CANCELLED_RESULT",
            "Config", "ConfigChanged", "ConfigError", "ConsolidationFinished", "ConsolidationStarted", "CronJobRan",
-           "CronSchedule", "DEFAULT_CANDIDATES", "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS",
+           "CronSchedule", "FileChanged", "DEFAULT_CANDIDATES", "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS",
            "DEFAULT_MISSED_RULE", "Engine", "Event", "EventBus", "HeartbeatDecided", "HeartbeatRan", "HistoryEntry",
            "HistoryJournal", "LLMCallFinished", "LLMCallStarted", "LOCAL_KEY_PLACEHOLDER", "LayoutKind",
            "LocalServer", "MISSED_RULES", "MISSED_RULE_WORDS", "MemoryVersion", "OutboundMessage", "PROVIDER_PRESETS",
@@ -213,6 +217,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "resolve_provider", "process_limit_mechanism", "sandbox_support", "split_history_entries",
            "strip_runtime_for_save", "is_hidden_message",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",
+           "SessionKey", "SessionKeyError",
            "McpServersChanged", "McpSpecError", "ServerStatus", "entry_from_fields", "mcp_settings",
            "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",
            "message_media", "user_text",

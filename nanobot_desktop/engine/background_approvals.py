@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-from nanobot_desktop.engine.background_log import short_arguments
+from nanobot_desktop.engine.background.log import short_arguments
 from nanobot_desktop.engine.events import BackgroundApprovalPending, BackgroundApprovalResolved, EventBus
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer, Approver, ApprovalReply, ApprovalRequest, as_reply
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.layout import WorkspaceLayout
-from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.own_files import LinkedOut, OwnFiles
 
 from nanobot_desktop.engine.runtime_block import RUNTIME_TAG as RUNTIME_TAG  # its home since 0.3's form is read too

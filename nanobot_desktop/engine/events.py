@@ -413,6 +413,19 @@ class SyncTextConflict(Event):
     device: str
     tool: str
 
+@dataclass(frozen=True, eq=False, repr=False)
+class FileChanged(Event):
+    """A file the engine owns or the app edits changed on disk (sessions have `SessionChanged`). `kind`
+    says which: "memory" (MEMORY.md and its versions), "history" (HISTORY.md or history.jsonl), "cron"
+    (the job store, already re-read), "skills", or "workspace" (any other file). `outside` is the
+    engine's change tracker's answer (engine/changes.py): False for a write of the engine's own or one
+    the app announced (an editor's save), True for anyone else's."""
+
+    path: str
+    kind: str
+    outside: bool
+
+
 # --- notices ---------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -384,7 +384,7 @@ def prepare_workspace(root: Path, kind: LayoutKind) -> list[Path]:
     `memory/history.jsonl` (no HISTORY.md, no TOOLS.md) and the memory repository. The workspace id
     and its session folder follow when the engine first opens it.
     """
-    from nanobot_desktop.engine.memory_git import MemoryGit
+    from nanobot_desktop.engine.memory.git import MemoryGit
     from nanobot_desktop.engine.workspace import Workspace
 
     workspace = Workspace.at(root)

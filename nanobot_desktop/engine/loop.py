@@ -33,6 +33,7 @@ from nanobot_desktop.engine.loop_commands import HELP_TEXT, LoopCommands
 from nanobot_desktop.engine.loop_tools import TOOL_IMAGES_TEXT, ToolSteps
 from nanobot_desktop.engine.prompt_fit import PromptTooLong, fit_prompt
 from nanobot_desktop.engine.sessions.export import message_media, user_text
+from nanobot_desktop.engine.sessions.key import SessionKey
 from nanobot_desktop.engine.token_window import archived_summary, fit_history, history_budget
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import StorageError
@@ -124,18 +125,18 @@ class AgentLoop(LoopCommands, ToolSteps):
         """Where a message the person types into `session_key` comes from, as the gateway would see it:
         a chat channel's session ("telegram:123") keeps its channel and chat id, so cron jobs and
         `message` calls made in that turn go back to that chat; the app's own sessions are "desktop"."""
-        channel, _, chat_id = session_key.partition(":")
-        if chat_id and channel not in APP_CHANNELS:
-            return channel, chat_id
-        return "desktop", chat_id or session_key
+        key = SessionKey.parse(session_key)
+        if key.chat_id and key.channel not in APP_CHANNELS:
+            return key.channel, key.chat_id
+        return "desktop", key.chat_id or session_key
 
     @staticmethod
     def _route(session_key: str, channel: str | None, chat_id: str | None) -> tuple[str, str]:
         if channel and chat_id:
             return channel, chat_id
-        if ":" in session_key:
-            key_channel, _, key_chat = session_key.partition(":")
-            return channel or key_channel, chat_id or key_chat
+        key = SessionKey.parse(session_key)
+        if key.chat_id is not None:
+            return channel or key.channel, chat_id or key.chat_id
         return channel or "cli", chat_id or "direct"
 
     async def _turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,

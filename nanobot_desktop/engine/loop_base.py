@@ -26,7 +26,7 @@ from nanobot_desktop.engine.events import (
     WaitingForModel,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.prompt_fit import tokens_of, tokens_of_tools
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tool_runner import ToolRunner

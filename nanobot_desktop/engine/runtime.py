@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from nanobot_desktop.engine.config import (
     AppSettings,
@@ -29,11 +29,12 @@ from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
-from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
-from nanobot_desktop.engine.cron_location import settle_cron_store
-from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
+from nanobot_desktop.engine.background.cron import CronJob, CronService, cron_job_prompt
+from nanobot_desktop.engine.background.cron_location import settle_cron_store
+from nanobot_desktop.engine.background.cron_types import DEFAULT_MISSED_RULE, job_session
+from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.events import (
-    BackgroundOwnerChanged, ConfigChanged, EventBus, Notice, SyncCopyMerged, SyncTextConflict,
+    BackgroundOwnerChanged, ConfigChanged, EventBus, FileChanged, Notice, SyncCopyMerged, SyncTextConflict,
 )
 from nanobot_desktop.engine.layout import (
     WorkspaceLayout,
@@ -43,9 +44,10 @@ from nanobot_desktop.engine.layout import (
 )
 from nanobot_desktop.engine.llm.types import ChatProvider
 from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
-from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.sessions.branches import BranchPoint, branch_points
 from nanobot_desktop.engine.sessions.index import SessionIndex
+from nanobot_desktop.engine.sessions.key import SessionKey
 from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.subagents import SubagentManager
@@ -60,10 +62,10 @@ from nanobot_desktop.engine.workspace import Workspace
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.usage.prices import ModelPrice
-    from nanobot_desktop.engine.coexistence import Coexistence
+    from nanobot_desktop.engine.background.coexistence import Coexistence
     from nanobot_desktop.engine.loop_base import TurnResult
     from nanobot_desktop.engine.sessions.checkpoint import InterruptedTurn
-    from nanobot_desktop.engine.heartbeat import HeartbeatService
+    from nanobot_desktop.engine.background.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
     from nanobot_desktop.engine.sync.machines import Machines
     from nanobot_desktop.engine.sync.syncthing import SyncStatus
@@ -100,13 +102,15 @@ class Engine:
 
         # What the person must know from the start (shown by the window when it attaches, printed by the CLI).
         self.start_notices: list[Notice] = []
+        # The one record of what the engine wrote and read, for every file it owns (engine/changes.py).
+        self.changes = ChangeTracker()
         self.sessions = SessionStore(paths=self.layout.session_paths(on_repair=lambda text: self.start_notices.append(
-            Notice("", topic="workspace-id", text=text))), bus=self.bus)
+            Notice("", topic="workspace-id", text=text))), bus=self.bus, changes=self.changes)
         for moved in self.sessions.migrate_legacy_sessions():
             log.info("migrated legacy session file into the workspace: %s", moved.name)
         # The session list and search read this index (in the app's cache folder); the files stay the truth.
         self.session_index = SessionIndex.for_store(self.sessions, self.bus)
-        self.memory = MemoryStore(self.workspace, self.layout)
+        self.memory = MemoryStore(self.workspace, self.layout, self.changes)
         self.skills = SkillsLoader(self.workspace, disabled=self._disabled_skills())
         self.context = ContextBuilder(self.workspace, self.skills, self.memory, layout=self.layout)
         self.tools = build_default_registry(config_path=config_path)
@@ -126,7 +130,7 @@ class Engine:
         self.runner.on_background_policy_changed = self._save_background_policy
         # One job store per workspace, where its layout keeps it (0.3: in the workspace, with action.jsonl).
         self.cron = CronService(settle_cron_store(self.layout), on_job=self._run_cron_job, bus=self.bus,
-                                missed_rule=self.missed_rule, shared_actions=self.layout.is_v03)
+                                missed_rule=self.missed_rule, shared_actions=self.layout.is_v03, changes=self.changes)
         self.cron.read_bytes = self.workspace.own.read  # a link out of the workspace is never followed
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
@@ -172,7 +176,7 @@ class Engine:
     def heartbeat(self) -> "HeartbeatService":
         """The heartbeat service, made from the current config on first use."""
         if self._heartbeat is None:
-            from nanobot_desktop.engine.heartbeat import HeartbeatService
+            from nanobot_desktop.engine.background.heartbeat import HeartbeatService
 
             settings = self.config.gateway.heartbeat
             self._heartbeat = HeartbeatService(self.workspace, chat=self.loop.plain_chat,
@@ -187,7 +191,7 @@ class Engine:
         """Whether a `nanobot gateway` (or another app instance) on this config/workspace runs cron and
         the heartbeat; made on first use."""
         if self._coexistence is None:
-            from nanobot_desktop.engine.coexistence import Coexistence
+            from nanobot_desktop.engine.background.coexistence import Coexistence
 
             self._coexistence = Coexistence(self.config_path, self.workspace.root, _workspace_named_by, bus=self.bus)
         return self._coexistence
@@ -478,9 +482,13 @@ class Engine:
         """Connect the MCP servers in the background; their tools appear as each one is ready."""
         self.mcp.start()
 
-    def notice_files(self, paths: list[Path]) -> None:
-        """A watcher saw these files of the workspace change: the session store says which sessions changed
-        outside, and a sync tool's conflict copy among them is dealt with at once (`merge_sync_copies`)."""
+    def notice_files(self, paths: list[Path]) -> list[Path]:
+        """A watcher saw these files change: the engine says who changed them. The session store publishes
+        `SessionChanged(outside=...)` for session files; every other file gets one `FileChanged` with the
+        change tracker's answer (a changed job store is re-read first); a sync tool's conflict copy among
+        them is dealt with at once (`merge_sync_copies`). Returns the files, sessions aside, that a
+        watcher's listeners (editors, views) should follow: all but the echo of a write the app announced
+        (`expect_write`, an editor's own save)."""
         from nanobot_desktop.engine.sync.names import parse_conflict_name
 
         listings: dict[Path, set[str]] = {}
@@ -500,6 +508,57 @@ class Engine:
             self.merge_sync_copies()
         if changed:
             self.sessions.notice_changes(changed)
+        follow: list[Path] = []
+        cron_outside: bool | None = None
+        cron_files = {Path(os.path.realpath(p)) for p in self.cron.watched_files}
+        kind_of = self._file_kinds()
+        for path in paths:
+            if path.parent == folder and path.suffix == ".jsonl":
+                continue
+            if Path(os.path.realpath(path)) in cron_files:
+                if cron_outside is None:
+                    cron_outside = self._reload_cron()
+                kind, verdict = "cron", ("outside" if cron_outside else "unchanged")
+            else:
+                kind, verdict = kind_of(path), self.changes.verdict(path)
+            self.bus.publish(FileChanged("", path=str(path), kind=kind, outside=verdict == "outside"))
+            if verdict != "announced":
+                follow.append(path)
+        return follow
+
+    def expect_write(self, path: Path, data: bytes | str) -> None:
+        """The app is about to write exactly `data` to `path` (an editor's save, a new skill): when the
+        watcher reports it, it is the app's own change, not someone else's."""
+        self.changes.expect(path, data)
+
+    def _reload_cron(self) -> bool:
+        try:
+            return self.cron.reload_if_changed()
+        except Exception:  # a bad jobs.json is reported by the cron service itself
+            log.exception("re-reading %s failed", self.cron.store_path)
+            return True
+
+    def _file_kinds(self) -> Callable[[Path], str]:
+        """Which of the engine's files a path is, for `FileChanged.kind` (the places resolved once per batch)."""
+        def real(path: Path) -> Path:
+            return Path(os.path.realpath(path))
+
+        memory = self.memory
+        history = {real(memory.history_file)} | ({real(memory.journal.cursor_file)} if memory.journal is not None else set())
+        memory_file, versions = real(memory.memory_file), real(memory.versions_dir)
+        skills = (real(self.workspace.skills_dir), real(self.skills.builtin_dir))
+
+        def kind_of(path: Path) -> str:
+            where = real(path)
+            if where in history:
+                return "history"
+            if where in (memory_file, versions) or versions in where.parents:
+                return "memory"
+            if any(where == folder or folder in where.parents for folder in skills):
+                return "skills"
+            return "workspace"
+
+        return kind_of
 
     def merge_sync_copies(self) -> list[SyncCopyMerged]:
         """Merge every sync-conflict copy of a session file and of the history log (engine/sync/), and
@@ -604,7 +663,7 @@ class Engine:
     def branch_session(self, key: str, at: int) -> str:
         """Start a branch of session `key` holding its first `at` messages (Edit and resend, Regenerate);
         returns the branch's key. The origin's file is only read (engine/sessions/branches.py)."""
-        channel = key.partition(":")[0] if ":" in key else ""
+        channel = SessionKey.parse(key).channel
         channel = channel if channel in APP_CHANNELS else "desktop"  # a chat channel's id would be made up
         new_key = self.new_session_key(channel)
         while self.sessions.path_for(new_key).exists() or self.sessions.load(new_key) is not None:

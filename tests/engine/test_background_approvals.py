@@ -92,7 +92,7 @@ async def test_a_heartbeat_exec_waits_for_the_answer_given_from_the_tray(make_en
 
 
 async def test_an_unanswered_approval_expires_as_deny_and_other_work_goes_on(make_engine, fake_openai) -> None:
-    from nanobot_desktop.engine.cron import CronSchedule
+    from nanobot_desktop.engine.background.cron import CronSchedule
 
     engine = make_engine()
     engine.background_approvals.interactive = True
@@ -205,7 +205,7 @@ async def test_a_subagent_asks_as_background_work_named_by_its_label(make_engine
 
 
 async def test_a_scheduled_job_asks_with_its_name_and_its_history_shows_the_approval(make_engine, fake_openai) -> None:
-    from nanobot_desktop.engine.cron import CronSchedule
+    from nanobot_desktop.engine.background.cron import CronSchedule
 
     engine = make_engine()
     engine.background_approvals.interactive = True

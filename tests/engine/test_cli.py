@@ -128,7 +128,7 @@ async def test_heartbeat_run_goes_through_the_agent_into_the_heartbeat_session(m
 
 
 async def test_cron_every_job_fires_through_the_agent(make_engine, fake_openai):
-    from nanobot_desktop.engine.cron import CronSchedule
+    from nanobot_desktop.engine.background.cron import CronSchedule
 
     engine = make_engine()
     ran = asyncio.Event()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nanobot_desktop.engine.coexistence import Coexistence, parse_nanobot_command
+from nanobot_desktop.engine.background.coexistence import Coexistence, parse_nanobot_command
 from nanobot_desktop.engine.events import BackgroundOwnerChanged
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc (Linux)")
@@ -59,7 +59,7 @@ async def test_a_running_gateway_stops_the_apps_heartbeat_and_cron_until_it_exit
     (engine.workspace.root / "HEARTBEAT.md").write_text("## Active Tasks\n- water the plants\n", encoding="utf-8")
     owners: list[str | None] = []
     engine.bus.subscribe(lambda e: owners.append(e.owner) if isinstance(e, BackgroundOwnerChanged) else None)
-    from nanobot_desktop.engine.cron_types import CronSchedule
+    from nanobot_desktop.engine.background.cron_types import CronSchedule
 
     engine.cron.add_job("check", CronSchedule(kind="every", every_ms=1000), "say hi")  # due every second
     gateway = _fake_gateway(tmp_path, engine.config_path)
@@ -119,7 +119,7 @@ def test_a_gateway_on_another_workspace_is_ignored(tmp_path: Path) -> None:
 
 
 def test_a_gateway_counts_only_when_it_is_the_same_users_and_its_home_serves_our_config(tmp_path: Path) -> None:
-    from nanobot_desktop.engine.process_facts import ProcessFacts
+    from nanobot_desktop.engine.background.process_facts import ProcessFacts
 
     home = Path(os.environ["HOME"])
     ours = home / ".nanobot" / "config.json"
@@ -145,7 +145,7 @@ def test_a_gateway_counts_only_when_it_is_the_same_users_and_its_home_serves_our
 def test_the_owner_says_which_version_runs_since_when() -> None:
     from datetime import UTC, datetime
 
-    from nanobot_desktop.engine.coexistence import OtherProcess
+    from nanobot_desktop.engine.background.coexistence import OtherProcess
 
     since = datetime(2026, 11, 28, 9, 14, tzinfo=UTC)
     text = OtherProcess(4242, "gateway", None, None, version="0.3.5", since=since).describe()

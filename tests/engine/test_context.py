@@ -15,7 +15,7 @@ from nanobot_desktop.engine.context import (
     sniff_image_mime,
     strip_runtime_for_save,
 )
-from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.skills import SkillsLoader
 from nanobot_desktop.engine.workspace import Workspace
 

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from nanobot_desktop.engine.cron import (
+from nanobot_desktop.engine.background.cron import (
     CronJob,
     CronSchedule,
     CronService,
@@ -22,7 +22,7 @@ from nanobot_desktop.engine.cron import (
     cron_job_prompt,
     describe_schedule,
 )
-from nanobot_desktop.engine.cron_types import dump_store, parse_store
+from nanobot_desktop.engine.background.cron_types import dump_store, parse_store
 from nanobot_desktop.engine.events import CronJobRan, Event, EventBus
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
@@ -561,7 +561,7 @@ async def test_a_run_found_late_after_sleep_is_missed_and_follows_its_rule(tmp_p
 
 
 def test_a_job_that_can_never_fire_says_so(tmp_path: Path) -> None:
-    from nanobot_desktop.engine.cron import never_fires_reason
+    from nanobot_desktop.engine.background.cron import never_fires_reason
 
     past = CronJob(id="p", name="p", schedule=CronSchedule(kind="at", at_ms=FRIDAY_MS - 60_000))
     assert "has passed" in (never_fires_reason(past, FRIDAY_MS) or "")

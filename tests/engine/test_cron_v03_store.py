@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nanobot_desktop.engine.cron import CronJob, CronSchedule, CronService
-from nanobot_desktop.engine.cron_actions import append_action, lock_path, read_actions
+from nanobot_desktop.engine.background.cron import CronJob, CronSchedule, CronService
+from nanobot_desktop.engine.background.cron_actions import append_action, lock_path, read_actions
 from nanobot_desktop.engine.layout import LayoutKind, prepare_workspace
 
 NOW = 1_790_000_000_000
@@ -126,7 +126,7 @@ async def test_a_store_in_the_other_layouts_place_is_moved_once_with_a_backup(
     wrong.parent.mkdir(parents=True)
     original = json.dumps({"version": 1, "jobs": []}, indent=2).encode()
     wrong.write_bytes(original)
-    with caplog.at_level(logging.WARNING, logger="nanobot_desktop.engine.cron_location"):
+    with caplog.at_level(logging.WARNING, logger="nanobot_desktop.engine.background.cron_location"):
         engine = Engine.open(config)
     try:
         assert engine.cron.store_path == right and right.read_bytes() == original and not wrong.exists()

@@ -10,7 +10,7 @@ import pytest
 
 from nanobot_desktop.data import templates_dir
 from nanobot_desktop.engine.events import Event, EventBus, HeartbeatDecided, HeartbeatRan
-from nanobot_desktop.engine.heartbeat import HEARTBEAT_TOOL, HeartbeatService, TickRecord, has_no_tasks
+from nanobot_desktop.engine.background.heartbeat import HEARTBEAT_TOOL, HeartbeatService, TickRecord, has_no_tasks
 from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError, ToolCallRequest
 from nanobot_desktop.engine.workspace import Workspace
 from datetime import UTC

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nanobot_desktop.data import templates_dir
-from nanobot_desktop.engine.heartbeat_rule import analyse
+from nanobot_desktop.engine.background.heartbeat_rule import analyse
 from tests.fake_openai import tool_calls_reply
 from tests.reference_cli import POST4, V035, run_reference_cli
 

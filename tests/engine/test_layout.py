@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nanobot_desktop.engine.config import load_config, patch_config_file
-from nanobot_desktop.engine.history_journal import HistoryJournal
+from nanobot_desktop.engine.memory.history_journal import HistoryJournal
 from nanobot_desktop.engine.layout import (
     LayoutKind,
     V03SessionPaths,
@@ -201,7 +201,7 @@ def test_a_v03_config_with_nulls_loads_and_saves_back_its_nulls(tmp_path):
 
 
 async def test_0_3_system_jobs_are_kept_never_run_and_never_removed(tmp_path):
-    from nanobot_desktop.engine.cron import CronService
+    from nanobot_desktop.engine.background.cron import CronService
 
     store = tmp_path / "cron" / "jobs.json"
     store.parent.mkdir()
@@ -315,7 +315,7 @@ async def test_a_0_3_job_bound_to_a_chat_runs_in_that_chat(make_engine, fake_ope
 
 
 def _v03_memory(tmp_path: Path):
-    from nanobot_desktop.engine.memory import MemoryStore
+    from nanobot_desktop.engine.memory.store import MemoryStore
     from nanobot_desktop.engine.workspace import Workspace
 
     root = tmp_path / "ws"
@@ -346,7 +346,7 @@ def test_a_failed_consolidation_leaves_history_jsonl_and_its_cursor_byte_identic
 def test_a_journal_entry_whose_cursor_cannot_be_written_is_taken_back(tmp_path, monkeypatch):
     import errno
 
-    from nanobot_desktop.engine import history_journal
+    from nanobot_desktop.engine.memory import history_journal
 
     memory = _v03_memory(tmp_path)
     journal = memory.journal

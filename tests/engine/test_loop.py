@@ -398,7 +398,7 @@ async def test_missing_provider_fails_the_turn_as_a_config_problem(tmp_path):
 
 
 async def test_stopping_a_cron_turn_stops_only_the_turn_not_the_scheduler(make_engine, fake_openai):
-    from nanobot_desktop.engine.cron import CronSchedule
+    from nanobot_desktop.engine.background.cron import CronSchedule
 
     engine = make_engine()
     runs: list[ev.CronJobRan] = []

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError, ToolCallRequest
-from nanobot_desktop.engine.consolidation import SAVE_MEMORY_TOOL, consolidate, consolidate_detailed
-from nanobot_desktop.engine.memory import MemoryStore, split_history_entries
+from nanobot_desktop.engine.memory.consolidation import SAVE_MEMORY_TOOL, consolidate, consolidate_detailed
+from nanobot_desktop.engine.memory.store import MemoryStore, split_history_entries
 from nanobot_desktop.engine.workspace import Workspace
 
 ENTRY = "[2026-11-22 14:40] The user asked about m0..m6; nothing decided."
@@ -134,7 +134,7 @@ def test_versions_keep_non_utf8_bytes_exactly(store: MemoryStore) -> None:
 
 
 def test_versions_in_the_same_clock_tick_do_not_overwrite(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    import nanobot_desktop.engine.memory as memory_module
+    import nanobot_desktop.engine.memory.store as memory_module
 
     class FrozenClock(datetime):
         @classmethod

@@ -141,7 +141,7 @@ async def test_a_session_file_linked_out_is_neither_read_nor_appended_to(make_en
     path = engine.sessions.path_for("desktop:linked")
     path.unlink()
     path.symlink_to(outside)
-    engine.sessions._cache.clear()
+    engine.sessions.files.cache.clear()
     fake_openai.add_text("second")
     assert (await engine.loop.process("desktop:linked", "again")).status == "ok"
     assert OUTSIDE_SECRET not in json.dumps(fake_openai.requests[-1]["messages"])

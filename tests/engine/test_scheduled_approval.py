@@ -11,7 +11,7 @@ import pytest
 
 from nanobot_desktop.engine import events as ev
 from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.cron import CronSchedule
+from nanobot_desktop.engine.background.cron import CronSchedule
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nanobot_desktop.engine.events import SyncCopyMerged, SyncTextConflict
 from nanobot_desktop.engine.layout import LayoutKind, detect_layout, prepare_workspace
-from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.sync.texts import merge_history_copies, resolve_text_conflict, text_conflicts, trash_folder
 from nanobot_desktop.engine.workspace import Workspace
 

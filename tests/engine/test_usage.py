@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from nanobot_desktop.engine.cron_types import CronSchedule
+from nanobot_desktop.engine.background.cron_types import CronSchedule
 from nanobot_desktop.engine.events import BudgetCrossed, UsageRecorded
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.engine.usage.store import APP_FILE, CLI_COLUMNS, CLI_FILE

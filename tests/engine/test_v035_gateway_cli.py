@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from nanobot_desktop.engine.cron_types import CronSchedule
+from nanobot_desktop.engine.background.cron_types import CronSchedule
 from nanobot_desktop.engine.events import BackgroundOwnerChanged
 from nanobot_desktop.engine.runtime import Engine
 from tests.fake_openai import text_reply

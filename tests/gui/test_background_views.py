@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from nanobot_desktop.engine.cron import CronSchedule
+from nanobot_desktop.engine.background.cron import CronSchedule
 from nanobot_desktop.engine.events import CronJobRan, SubagentFinished, SubagentStarted
 from nanobot_desktop.gui.background.cron_view import CronJobsModel, CronView
 from nanobot_desktop.gui.background.heartbeat_view import HeartbeatTimelineModel, HeartbeatView

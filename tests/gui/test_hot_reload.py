@@ -41,12 +41,12 @@ def test_watches_workspace_builtins_and_cron_folder_creating_it(synced):
 
 
 def test_open_editor_follows_outside_write_and_reports_it_applied(qtbot, synced):
-    engine, sync, watcher = synced
+    engine, sync, _watcher = synced
     editor = MarkdownEditor()
     qtbot.addWidget(editor)
     try:
         sync.register_editor(editor)
-        assert editor.expect_write == watcher.expect_own_write
+        assert editor.expect_write == engine.expect_write
         target = engine.workspace.root / "USER.md"
         with qtbot.waitSignal(editor.loaded):
             editor.open_file(target)

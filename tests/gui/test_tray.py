@@ -14,7 +14,7 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from nanobot_desktop.engine.events import CronJobRan, HeartbeatRan, OutboundMessage
-from nanobot_desktop.engine.heartbeat import TickRecord
+from nanobot_desktop.engine.background.heartbeat import TickRecord
 from nanobot_desktop.gui.shell.autostart import autostart_file, default_command, is_start_at_login, set_start_at_login
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.shell.logging_setup import LOG_FILE_NAME, redact, setup_logging

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QThread
 
+from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.workspace import atomic_write_bytes, atomic_write_text
 from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher, is_ignored_name
@@ -111,18 +112,24 @@ def test_atomic_replace_arrives_as_change_of_target_only(qtbot, watcher, workspa
     assert recorder.batches_with(target) == 1
 
 
-def test_own_writes_do_not_come_back_but_later_outside_writes_do(qtbot, watcher, workspace):
+def test_the_watcher_reports_every_write_and_the_engine_tracker_says_whose(qtbot, watcher, workspace):
+    """The watcher decides nothing: the app's own write comes through like any other, and the engine's
+    change tracker (what WorkspaceSync asks) tells it from someone else's."""
     target = workspace / "memory" / "MEMORY.md"
     target.write_text("v1\n", encoding="utf-8")
+    tracker = ChangeTracker()
+    tracker.wrote(target)
     recorder = Recorder(watcher)
     watcher.watch(workspace)
-    watcher.expect_own_write(target, b"v2 by the app\n")
+    tracker.expect(target, b"v2 by the app\n")
     atomic_write_bytes(target, b"v2 by the app\n")
     sync_with_sentinel(qtbot, recorder, workspace)
-    assert not recorder.seen(target), recorder.batches
+    assert recorder.seen(target), recorder.batches
+    assert not tracker.changed_outside(target)
 
     with qtbot.waitSignal(watcher.paths_changed, timeout=5000, check_params_cb=lambda paths: target in paths):
         target.write_text("v3 by someone else\n", encoding="utf-8")
+    assert tracker.changed_outside(target)
 
 
 def test_temp_swap_backup_git_and_pycache_are_ignored_but_versions_are_not(qtbot, watcher, workspace):
@@ -213,8 +220,16 @@ def test_watcher_drives_editor_hot_reload_without_echoing_its_saves(qtbot, watch
     target.write_text("calm\n", encoding="utf-8")
     editor = MarkdownEditor()
     qtbot.addWidget(editor)
-    editor.expect_write = watcher.expect_own_write
-    watcher.paths_changed.connect(lambda paths: editor.on_file_changed_on_disk() if target in paths else None)
+    tracker = ChangeTracker()  # the engine's, as WorkspaceSync wires it: editors announce, the tracker decides
+    editor.expect_write = tracker.expect
+    reloads: list[Path] = []
+
+    def route(paths: list[Path]) -> None:
+        if target in paths and tracker.changed_outside(target):
+            reloads.append(target)
+            editor.on_file_changed_on_disk()
+
+    watcher.paths_changed.connect(route)
     recorder = Recorder(watcher)
     watcher.watch(workspace)
     try:
@@ -228,7 +243,7 @@ def test_watcher_drives_editor_hot_reload_without_echoing_its_saves(qtbot, watch
         with qtbot.waitSignal(editor.saved):
             editor.save()
         sync_with_sentinel(qtbot, recorder, workspace)
-        assert recorder.batches_with(target) == 1, "the editor's own save must not come back"
+        assert reloads == [target], "the editor's own save must not come back as someone else's"
         assert target.read_text(encoding="utf-8") == "curious and kind\n"
     finally:
         editor.shutdown()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from nanobot_desktop.engine.sessions.export import derive_title
 from nanobot_desktop.engine.sessions.file import parse_session_bytes
+from nanobot_desktop.engine.sessions.key import SessionKey
 from nanobot_desktop.engine.sessions.listing import SessionInfo, channel_of, custom_title, sort_time, summarize
 from nanobot_desktop.engine.sessions.trash import SessionNotFoundError
 
@@ -55,7 +56,7 @@ def continue_archived(store: SessionStore, name: str, new_key: str) -> str:
     parsed = parse_session_bytes(path.read_bytes(), name)
     original = parsed.header.get("key") if parsed.header else None
     if isinstance(original, str) and original:
-        new_key = f"{channel_of(original)}:{new_key.split(':', 1)[-1]}"
+        new_key = str(SessionKey.found(new_key).moved_to(channel_of(original)))
     if store.path_for(new_key).exists():
         raise FileExistsError(f"a session {new_key!r} already exists")
     session = store.get_or_create(new_key)

@@ -1,31 +1,22 @@
-"""Who changed a session file: the store's record of each file as it last wrote or loaded it.
+"""Who changed a session file: the engine's change tracker (engine/changes.py), read per session.
 
-A file's signature is (inode, size, mtime, ctime): an append changes the size, an in-place rewrite of
-the metadata line keeps the size but not the ctime, a replace-by-rename changes the inode. The session
-store records the signature after each of its own writes and each load into its cache; a file whose
-signature differs from the record was changed by someone else (the nanobot CLI, an editor). The store
-holds its lock around every call here.
+The tracker keeps each file's signature as the engine last wrote or loaded it; this adds what only
+sessions need: the key each file belongs to, which cached sessions are stale (changed outside since
+the store read them), and the `SessionChanged` event that says so. A session file that does not
+exist and was never seen is no change at all. The store holds its lock around every call here.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
+from nanobot_desktop.engine.changes import ChangeTracker, Signature, signature_of
 from nanobot_desktop.engine.events import SessionChanged
 from nanobot_desktop.engine.sessions.file import parse_header, read_first_line
-from nanobot_desktop.engine.sessions.listing import file_signature, key_from_stem
+from nanobot_desktop.engine.sessions.listing import key_from_stem
 
-Signature = tuple[int, ...]
-
-
-def signature_of(path: Path) -> Signature | None:
-    """The file's signature now, or None when it does not exist (or cannot be stat'ed)."""
-    try:
-        return file_signature(os.stat(path))
-    except OSError:
-        return None
+__all__ = ["SessionChanges", "Signature", "key_of_file", "signature_of"]
 
 
 def key_of_file(path: Path, key_from_name: Callable[[Path], str | None] | None = None) -> str:
@@ -41,25 +32,25 @@ def key_of_file(path: Path, key_from_name: Callable[[Path], str | None] | None =
     return (key_from_name(path) if key_from_name is not None else None) or key_from_stem(path.stem)
 
 
-class ChangeTracker:
-    """Signatures of the session files as the store left them, and which cached sessions are stale."""
+class SessionChanges:
+    """The session files' keys and staleness, over the engine's one record of who wrote what."""
 
-    def __init__(self, key_from_name: Callable[[Path], str | None] | None = None) -> None:
+    def __init__(self, key_from_name: Callable[[Path], str | None] | None = None,
+                 tracker: ChangeTracker | None = None) -> None:
         self._key_from_name = key_from_name
-        self._known: dict[Path, Signature | None] = {}  # None: the store left no file there
+        self.tracker = tracker if tracker is not None else ChangeTracker()
         self._keys: dict[Path, str] = {}  # the key each file was written, loaded or first seen for
         self._stale: set[str] = set()  # keys whose file changed outside since the store last read it
 
     def loaded(self, path: Path, key: str, signature: Signature | None) -> None:
         """The cache now holds the file as it was when `signature` was taken (just before reading)."""
-        self._known[path] = signature
+        self.tracker.read(path, signature)
         self._keys[path] = key
         self._stale.discard(key)
 
     def wrote(self, path: Path, key: str, reason: str, turn_id: str = "") -> SessionChanged:
         """Record the file as the store just left it; the event that says the store changed it."""
-        signature = signature_of(path)
-        self._known[path] = signature
+        signature = self.tracker.wrote(path)
         self._keys[path] = key
         return SessionChanged(key, reason=reason, turn_id=turn_id, size=signature[1] if signature else 0)
 
@@ -69,13 +60,11 @@ class ChangeTracker:
         A file the store never wrote or loaded counts as changed when it exists: nothing says anyone has
         seen what is in it. A turn always loads its session first, so a turn's writes never hit this.
         """
-        current = signature_of(path)
-        if path in self._known:
-            if self._known[path] == current:
-                return None
-        elif current is None:
+        if not self.tracker.knows(path) and signature_of(path) is None:
             return None  # never seen and not there: nothing anyone could have seen changed
-        self._known[path] = current
+        if not self.tracker.changed_outside(path):
+            return None
+        current = signature_of(path)
         key = key or self._keys.get(path) or key_of_file(path, self._key_from_name)
         self._keys[path] = key  # a file removed later can no longer say its key
         self._stale.add(key)
@@ -83,8 +72,8 @@ class ChangeTracker:
                               size=current[1] if current is not None else 0)
 
     def paths(self) -> set[Path]:
-        """Every file the store has a record of."""
-        return set(self._known)
+        """Every session file the store has a record of."""
+        return set(self._keys)
 
     def is_stale(self, key: str) -> bool:
         return key in self._stale

@@ -81,7 +81,7 @@ def shorten(text: str, limit: int) -> str:
     return flat[: limit - 1].rstrip() + "…"
 
 
-# The prompt every run of a scheduled job starts with (post4's gateway and engine/cron.py write it alike):
+# The prompt every run of a scheduled job starts with (post4's gateway and engine/background/cron.py write it alike):
 # titled by the job's name, else every job's session would read "[Scheduled Task] Timer finished. …".
 _SCHEDULED_PROMPT = re.compile(r"\[Scheduled Task\] Timer finished\.\s+Task '(?P<name>.+?)' has been triggered\.",
                                re.DOTALL)

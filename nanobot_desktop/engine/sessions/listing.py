@@ -18,6 +18,7 @@ from nanobot_desktop.engine.sessions.branches import branch_of
 from nanobot_desktop.engine.sessions.export import derive_title, message_text, preview_text, shorten, snippet
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS
 from nanobot_desktop.engine.sessions.file import is_hidden_message, parse_header, parse_session_bytes
+from nanobot_desktop.engine.sessions.key import SessionKey
 
 _SCAN_LINES = 200
 # Files up to this size are read whole; longer ones by their ends and in chunks (_read_ends).
@@ -85,7 +86,7 @@ def key_from_stem(stem: str) -> str:
 
 
 def channel_of(key: str) -> str:
-    return key.split(":", 1)[0]
+    return SessionKey.found(key).channel
 
 
 def mtime_iso(path: Path) -> str:

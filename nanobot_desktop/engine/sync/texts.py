@@ -29,7 +29,7 @@ from nanobot_desktop.engine.sync.names import ConflictName, conflict_copies
 from nanobot_desktop.engine.sync.syncthing import name_device
 
 if TYPE_CHECKING:
-    from nanobot_desktop.engine.memory import MemoryStore
+    from nanobot_desktop.engine.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,7 @@ def merge_history_copies(workspace: Path, memory: MemoryStore) -> list[CopyMerge
 
 
 def _merge_paragraphs(copy: Path, memory: MemoryStore) -> int:
-    from nanobot_desktop.engine.memory import split_history_entries
+    from nanobot_desktop.engine.memory.store import split_history_entries
 
     have = Counter(split_history_entries(memory.read_history()))
     missing: list[str] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from nanobot_desktop.engine.cron import CronSchedule, CronStoreError
+from nanobot_desktop.engine.background.cron import CronSchedule, CronStoreError
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 
 

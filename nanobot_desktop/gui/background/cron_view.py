@@ -162,7 +162,7 @@ class CronView(BackgroundPanel):
         cron = self.engine.cron
         self.table.show_records(cron.list_jobs(include_disabled=True))
         error = cron.store_error
-        held_by = cron.held_by  # a nanobot gateway on this config: see engine/coexistence.py
+        held_by = cron.held_by  # a nanobot gateway on this config: see engine/background/coexistence.py
         others = self.engine.runs_for_others() if error is None and not held_by else []  # a shared workspace
         self.banner.setVisible(error is not None or bool(held_by) or bool(others))
         if error is not None:

@@ -359,7 +359,7 @@ class HeartbeatView(BackgroundPanel):
         if heartbeat.paused:
             return translate("Heartbeat", "Paused (from the tray): timer ticks are skipped; “Run now” still works.")
         held_by = heartbeat.held_by
-        if held_by:  # a nanobot gateway on this workspace: see engine/coexistence.py
+        if held_by:  # a nanobot gateway on this workspace: see engine/background/coexistence.py
             return translate("Heartbeat", "Not checked by the app: {reason}. “Run now” still works.").format(reason=held_by)
         next_at = heartbeat.next_tick_at
         if next_at is None:

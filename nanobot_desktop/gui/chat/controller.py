@@ -230,7 +230,7 @@ class ChatController(QObject):
 
     def warn_before_sending(self, key: str) -> bool:
         """True (and a notice in that chat) the first time the person sends into a session another
-        program holds in memory (engine/coexistence.py); the next send goes through."""
+        program holds in memory (engine/background/coexistence.py); the next send goes through."""
         coexistence = getattr(self.engine, "coexistence", None)
         warning = coexistence.session_warning(key) if coexistence is not None else None
         if not warning or key in self._warned:

@@ -65,7 +65,7 @@ class MarkdownEditor(EditorFrame):
         self.validator: Validator | None = validator
         """Returns an error message (mentioning "line N" to point at it) or None; runs before a save."""
         self.expect_write: Callable[[Path, bytes], None] | None = None
-        """Told the exact bytes just before a save (WorkspaceWatcher.expect_own_write fits)."""
+        """Told the exact bytes just before a save (Engine.expect_write fits: the engine then knows the save is the app's own)."""
         self._runner = BackgroundRunner(self)
         self._path: Path | None = None
         self._snapshot: DiskSnapshot | None = None

@@ -3,7 +3,7 @@
 history.jsonl is not Markdown, so it is not shown in the text editor: each entry is a row (timestamp,
 then its text), oldest first and newest last, as the file has them. Typing in the search field keeps
 the rows holding every word. *Add entry* and *Edit* open a small text box under the list; saving goes
-through the engine's journal (engine/history_journal.py) on a worker thread, which keeps cursors and
+through the engine's journal (engine/memory/history_journal.py) on a worker thread, which keeps cursors and
 every other line as they were. Reading also happens on the worker, so a large journal never blocks
 the window.
 """

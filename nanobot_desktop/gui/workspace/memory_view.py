@@ -56,7 +56,6 @@ class MemoryView(QWidget):
         """What the status line reports, so it goes when that ends: "consolidation-failed" (until a
         consolidation succeeds), "restored" (until MEMORY.md changes again: a save, the agent, another
         program), "versions-error" (until a listing works), "restore-error" (until a restore works)."""
-        self._restored_signature: tuple[int, int] | None = None  # MEMORY.md's (mtime_ns, size) after a restore
 
         self.memory_editor = MarkdownEditor(self, save_handler=self._save_memory)
         self.memory_editor.setObjectName("memoryEditor")
@@ -251,16 +250,11 @@ class MemoryView(QWidget):
             return
         self.restore_button.setEnabled(False)
         unsaved = self.memory_editor.is_dirty
-        target = version.path if version.commit else Path(self.memory.memory_file)
 
-        def restore() -> tuple[int, int] | None:
-            self.memory.restore_version(version)
-            return _signature(target)
+        self._runner.submit(lambda: self.memory.restore_version(version),
+                            lambda _result, error: self._on_restored(version, unsaved, error))
 
-        self._runner.submit(restore, lambda signature, error: self._on_restored(version, unsaved, error, signature))
-
-    def _on_restored(self, version: MemoryVersion, unsaved: bool, error: BaseException | None,
-                     signature: tuple[int, int] | None = None) -> None:
+    def _on_restored(self, version: MemoryVersion, unsaved: bool, error: BaseException | None) -> None:
         if not shiboken6.isValid(self.restore_button):
             return  # the view was closed while the version was put back
         self.restore_button.setEnabled(self.selected_version() is not None)
@@ -271,7 +265,6 @@ class MemoryView(QWidget):
             return
         note = " " + translate("Memory", "Your unsaved edits are kept: the bar above them lets you choose.") if unsaved else ""
         name = version.path.name if version.commit else "MEMORY.md"
-        self._restored_signature = signature
         self.set_status(translate("Memory", "Restored {name} as of {time}. The text it replaced is kept as a version.").format(
             name=name, time=when) + note, "restored")
         self.memory_editor.on_file_changed_on_disk()
@@ -317,7 +310,7 @@ class MemoryView(QWidget):
         version = self.selected_version()
         if version is not None:
             self.show_version_diff(version)
-        if self.status_topic == "restored" and _signature(Path(self.memory.memory_file)) != self._restored_signature:
+        if self.status_topic == "restored" and not self.memory.restore_still_current():  # the engine's answer
             self.clear_status("restored")
 
     @property
@@ -365,12 +358,3 @@ class MemoryView(QWidget):
                  f" padding: 1px {SPACING.m}px; color: {palette.color(QPalette.ColorRole.WindowText).name()}; }}")
         if self.consolidating_badge.styleSheet() != sheet:
             self.consolidating_badge.setStyleSheet(sheet)
-
-
-def _signature(path: Path) -> tuple[int, int] | None:
-    """(mtime_ns, size) of a file, None when it cannot be read: enough to tell "changed since"."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size

@@ -1,14 +1,15 @@
-"""Hot reload: the one place where "a file changed on disk" turns into what the app does about it.
+"""Hot reload: routes "a file changed on disk" from the watcher to the engine, and its answer to the views.
 
-The WorkspaceWatcher only says which paths changed. WorkspaceSync decides what that means:
+The WorkspaceWatcher only says which paths changed; who changed them is the engine's to say
+(`Engine.notice_files`, its change tracker in engine/changes.py). It publishes `SessionChanged` for
+session files and `FileChanged` for the rest (re-reading a changed job store first), and returns the
+files to follow: all but the echo of the app's own announced saves. Only those are routed here:
 - an open editor of that file re-checks the disk (it follows a clean file, or shows its conflict bar);
 - a change under `skills/` (or the built-in skills folder) → `skills_changed`;
-- a `sessions/*.jsonl` change is only a hint to the engine's session store (`notice_changes`), which
-  decides whether the file changed outside (the nanobot CLI appended) or is its own write, and
-  publishes `SessionChanged(outside=...)`; the chat and the session list react to that event. No
-  session file is parsed and no file signature is kept here;
-- the job store (`cron/jobs.json` of the layout, and 0.3's `action.jsonl`) → `engine.cron.reload_if_changed()`.
-The app's own saves are announced to the watcher (`expect_own_write`) so they do not come back.
+- files under `memory/` → `memory_changed`; the job store → `cron_changed`; files directly in the
+  workspace → `workspace_files_changed`.
+No file signature or digest is kept here: the app's own saves are announced to the engine
+(`Engine.expect_write`) before they are made, so they never come back to the editor that made them.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class WorkspaceSync(QObject):
         if key in self._editors:
             return
         self._editors[key] = editor
-        editor.expect_write = self.watcher.expect_own_write
+        editor.expect_write = self.engine.expect_write
         editor.loaded.connect(lambda path, key=key: self._editor_applied(key, path))
         editor.conflict_changed.connect(lambda shown, key=key: self._editor_applied(key, None) if shown else None)
         editor.destroyed.connect(lambda *_args, key=key: self._forget_editor(key))
@@ -137,7 +138,7 @@ class WorkspaceSync(QObject):
 
     def expect_own_write(self, path: Path, content: bytes | str) -> None:
         """For app writes that are not editor saves (a new skill from its template, ...)."""
-        self.watcher.expect_own_write(path, content)
+        self.engine.expect_write(path, content)
 
     def _editor_applied(self, key: int, path: Path | None) -> None:
         awaited = self._awaiting.pop(key, None)
@@ -151,30 +152,28 @@ class WorkspaceSync(QObject):
     def _on_paths_changed(self, paths: list[Path]) -> None:
         if self._closed:
             return
+        paths = self.engine.notice_files(paths)  # the engine says who changed what; the app's own saves stop here
         self._notify_editors(paths)
-        skills = False
+        skills = cron = False
         memory: list[Path] = []
         top_level: list[Path] = []
-        sessions: list[Path] = []
-        for path in paths:
+        for path in paths:  # session files are not among them: the engine published SessionChanged
             if _is_within(path, self._skills_dir) or _is_within(path, self._builtin_dir):
                 skills = True
             elif path in self._cron_files:
-                self._reload_cron()
-            elif path.parent == self._sessions_dir and path.suffix == ".jsonl":
-                sessions.append(path)
+                cron = True
             elif _is_within(path, self._memory_dir):
                 memory.append(path)
             elif path.parent == self._root:
                 top_level.append(path)
         if skills:
             self.skills_changed.emit()
+        if cron:
+            self.cron_changed.emit()
         if memory:
             self.memory_changed.emit(memory)
         if top_level:
             self.workspace_files_changed.emit(top_level)
-        if sessions or any(path.suffix in (".md", ".txt", ".jsonl") for path in paths):
-            self.engine.notice_files(paths)  # the engine says what changed and who did it, and merges sync copies
 
     def _notify_editors(self, paths: list[Path]) -> None:
         if not self._editors:
@@ -187,13 +186,6 @@ class WorkspaceSync(QObject):
             if target in changed or any(folder in changed for folder in target.parents):
                 self._awaiting[key] = (target, time.monotonic())
                 editor.on_file_changed_on_disk()
-
-    def _reload_cron(self) -> None:
-        try:
-            self.engine.cron.reload_if_changed()
-        except Exception:  # a bad jobs.json is reported by the cron service itself
-            log.exception("re-reading %s failed", self._cron_file)
-        self.cron_changed.emit()
 
     # ---- diagnostics ------------------------------------------------------------------------------
     def describe(self) -> str:

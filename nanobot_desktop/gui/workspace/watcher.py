@@ -3,13 +3,12 @@
 The observer runs on its own thread; its callback only filters out noise (temp and swap files,
 .git, __pycache__) and hands the raw event to the GUI thread through a queued Qt signal. There the
 events are debounced and coalesced, so a burst of writes, or another editor's "write temp, rename
-over the file", becomes one `paths_changed([file])`. Writes the app makes itself are announced with
-`expect_own_write` and do not come back as outside changes.
+over the file", becomes one `paths_changed([file])`. It reports every change, the app's own included:
+who made a change is the engine's to say (engine/changes.py, asked by WorkspaceSync).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import time
@@ -95,8 +94,8 @@ class WorkspaceWatcher(QObject):
     """Watches folders and emits debounced, coalesced `paths_changed` on the GUI thread."""
 
     paths_changed = Signal(list)
-    """list[Path]: resolved, de-duplicated paths that changed outside the app (created, modified,
-    deleted or renamed; a folder appears when it was created, deleted or renamed)."""
+    """list[Path]: resolved, de-duplicated paths that changed on disk (created, modified, deleted or
+    renamed; a folder appears when it was created, deleted or renamed), whoever changed them."""
 
     def __init__(self, parent: QObject | None = None, *, quiet_ms: int = 50, max_delay_ms: int = 250) -> None:
         super().__init__(parent)
@@ -106,7 +105,6 @@ class WorkspaceWatcher(QObject):
         self._watches: dict[tuple[Path, bool], ObservedWatch] = {}
         self._pending: dict[str, None] = {}
         self._first_pending_at = 0.0
-        self._expected: dict[Path, tuple[int, str]] = {}
         self._stopped = False
         self._bridge = _Bridge()
         self._bridge.raw.connect(self._on_raw_event, Qt.ConnectionType.QueuedConnection)
@@ -147,16 +145,6 @@ class WorkspaceWatcher(QObject):
     def watched_folders(self) -> list[Path]:
         return sorted({root for root, _recursive in self._watches})
 
-    # ---- the app's own writes -------------------------------------------------------------------
-    def expect_own_write(self, path: Path, content: bytes | str) -> None:
-        """Announce bytes the app is about to write to `path`, so that write is not reported back.
-
-        The check happens when the event arrives: if the file then holds exactly these bytes the
-        event is dropped; anything else (someone wrote after us) is reported as usual.
-        """
-        data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
-        self._expected[Path(path).expanduser().resolve()] = (len(data), hashlib.sha256(data).hexdigest())
-
     # ---- event flow (GUI thread) ----------------------------------------------------------------
     @Slot(str)
     def _on_raw_event(self, path: str) -> None:
@@ -178,24 +166,8 @@ class WorkspaceWatcher(QObject):
         raw_paths, self._pending = list(self._pending), {}
         changed: dict[Path, None] = {}
         for raw in raw_paths:
-            path = Path(raw).resolve()
-            if path not in changed and not self._is_own_write(path):
-                changed[path] = None
-        if changed:
-            self.paths_changed.emit(list(changed))
-
-    def _is_own_write(self, path: Path) -> bool:
-        expected = self._expected.get(path)
-        if expected is None:
-            return False
-        size, digest = expected
-        try:
-            if path.stat().st_size == size and hashlib.sha256(path.read_bytes()).hexdigest() == digest:
-                return True  # keep the expectation: the same write may report more events later
-        except OSError:
-            pass
-        del self._expected[path]  # someone else wrote after us: from now on it is theirs
-        return False
+            changed[Path(raw).resolve()] = None
+        self.paths_changed.emit(list(changed))
 
     # ---- shutdown -------------------------------------------------------------------------------
     def stop(self, timeout: float = 5.0) -> None:

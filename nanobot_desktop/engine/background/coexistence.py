@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import IO
 
 from nanobot_desktop.engine.events import BackgroundOwnerChanged, EventBus
-from nanobot_desktop.engine.gateway_record import GatewayRecord, read_gateway_records
-from nanobot_desktop.engine.process_facts import ProcessFacts, facts_of, installed_version, scan_processes
+from nanobot_desktop.engine.background.gateway_record import GatewayRecord, read_gateway_records
+from nanobot_desktop.engine.background.process_facts import ProcessFacts, facts_of, installed_version, scan_processes
+from nanobot_desktop.engine.sessions.key import SessionKey
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +171,7 @@ class Coexistence:
 
     def holder_of(self, session_key: str) -> str:
         """Which other process may hold `session_key` in memory ("" when none is known to)."""
-        channel = session_key.partition(":")[0]
+        channel = SessionKey.parse(session_key).channel
         for other in self._others:
             if (other.command == "agent" and other.session == session_key) or (
                     other.command == "gateway" and channel not in APP_SESSION_CHANNELS):
@@ -184,7 +185,7 @@ class Coexistence:
 
     def session_risk(self, session_key: str) -> str | None:
         """Why sending into `session_key` now may be lost: another program may hold it in memory."""
-        channel = session_key.partition(":")[0]
+        channel = SessionKey.parse(session_key).channel
         for other in self._others:
             if other.command == "agent" and other.session == session_key:
                 return (f"{other.describe()} has this session open: it rewrites the whole file from its memory, "

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.process_facts import start_ticks
+from nanobot_desktop.engine.background.process_facts import start_ticks
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Memory consolidation: older messages of a session summarised into HISTORY.md and MEMORY.md by the model.
 
 The model is asked to call one tool, `save_memory`, with a history entry and the whole new long-term
-memory; the store (memory.py) writes both, keeping the replaced MEMORY.md as a version. A failed
+memory; the store (memory/store.py) writes both, keeping the replaced MEMORY.md as a version. A failed
 consolidation writes nothing, and the same request is not resent on every turn (only after
 `memory_window` more messages, or at /new); the new offset counts the messages actually summarised.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.llm.types import ChatWithTools, LLMResponse
-from nanobot_desktop.engine.memory import MemoryStore
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.workspace import storage_error
 
 log = logging.getLogger(__name__)

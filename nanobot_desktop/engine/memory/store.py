@@ -15,10 +15,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from nanobot_desktop.engine.history_journal import HistoryJournal, current_history_session
+from nanobot_desktop.engine.changes import ChangeTracker, Signature, signature_of
+from nanobot_desktop.engine.memory.history_journal import HistoryJournal, current_history_session
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.own_files import LinkedOut
-from nanobot_desktop.engine.memory_git import GitMemoryMixin, MemoryGit, MemoryVersion
+from nanobot_desktop.engine.memory.git import GitMemoryMixin, MemoryGit, MemoryVersion
 from nanobot_desktop.engine.workspace import (
     StorageError, Workspace, append_text, atomic_write_bytes,
 )
@@ -44,13 +45,19 @@ class MemoryStore(GitMemoryMixin):
     workspace) and where versions live (`.versions/`, or the workspace's git repository in 0.3).
     """
 
-    def __init__(self, workspace: Workspace, layout: WorkspaceLayout | None = None) -> None:
+    def __init__(self, workspace: Workspace, layout: WorkspaceLayout | None = None,
+                 changes: ChangeTracker | None = None) -> None:
+        """`changes` is the engine's one change tracker (engine/changes.py; one of its own when None):
+        every write here is recorded in it, so only someone else's edit comes back as outside."""
         # Failed consolidations by conversation: (message count then, why), so the same request is not
         # sent again on every turn (see consolidate_detailed).
         self.failed_consolidations: dict[str, tuple[int, str]] = {}
         self.workspace = workspace
         self.layout = layout
-        self.journal = HistoryJournal(workspace.memory_dir, workspace.own) if layout is not None and layout.is_v03 else None
+        self.changes = changes if changes is not None else ChangeTracker()
+        self._restored: tuple[Path, Signature | None] | None = None  # the file the last restore wrote, as it left it
+        self.journal = (HistoryJournal(workspace.memory_dir, workspace.own, self.changes)
+                        if layout is not None and layout.is_v03 else None)
         self.git = MemoryGit(workspace.root) if layout is not None and layout.is_v03 else None
         self._committer: ThreadPoolExecutor | None = None
         self._last_job: Future[None] | None = None
@@ -106,6 +113,7 @@ class MemoryStore(GitMemoryMixin):
             if version is not None:  # MEMORY.md did not change: the copy of it is not a version
                 version.unlink(missing_ok=True)
             raise
+        self.changes.wrote(self.memory_file)
 
     def _save_version(self, data: bytes, source: str) -> Path:
         stamp = datetime.now()
@@ -115,6 +123,7 @@ class MemoryStore(GitMemoryMixin):
                 break
             stamp += timedelta(microseconds=1)  # two saves in one clock tick must not overwrite each other
         atomic_write_bytes(path, data)
+        self.changes.wrote(path)
         return path
 
     # ---- versions ---------------------------------------------------------------------------
@@ -147,10 +156,20 @@ class MemoryStore(GitMemoryMixin):
 
     def restore_version(self, version: MemoryVersion) -> None:
         """Put a saved copy back; the text it replaces becomes a version itself (source "restore")."""
+        target = version.path if version.commit else self.memory_file
         if version.commit:
             self.restore_file_version(version)
-            return
-        self._replace_memory(version.path.read_bytes(), "restore")
+        else:
+            self._replace_memory(version.path.read_bytes(), "restore")
+        self._restored = (target, signature_of(target))
+
+    def restore_still_current(self) -> bool:
+        """Whether the file the last restore wrote still holds what it wrote: nothing changed it since,
+        whoever (the agent, a save here, another program). It ends the memory view's "Restored" line."""
+        if self._restored is None:
+            return False
+        path, signature = self._restored
+        return signature_of(path) == signature
 
     # ---- history ----------------------------------------------------------------------------
 
@@ -164,6 +183,7 @@ class MemoryStore(GitMemoryMixin):
             self.journal.append(text, session_key=current_history_session())
             return
         append_text(self.history_file, self._separator_needed() + text + "\n\n")
+        self.changes.wrote(self.history_file)
 
     def commit_consolidation(self, entry: str | None, memory_update: str | None) -> None:
         """Append the history entry and replace MEMORY.md as one step: both happen, or neither.
@@ -197,6 +217,7 @@ class MemoryStore(GitMemoryMixin):
                 os.truncate(self.history_file, length)
         except OSError:
             log.exception("could not undo the history entry appended to %s", self.history_file)
+        self.changes.wrote(self.history_file)
 
     def _separator_needed(self) -> str:
         """Extra newlines so a hand-edited file that lost its trailing blank line keeps entries apart."""

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Awaitable, Callable
 
-from nanobot_desktop.engine.background_log import ToolUse, ToolUseRecorder
+from nanobot_desktop.engine.background.log import ToolUse, ToolUseRecorder
 from nanobot_desktop.engine.events import EventBus, HeartbeatDecided, HeartbeatRan
-from nanobot_desktop.engine.heartbeat_rule import SKIP_WORDS, analyse, text_lines
+from nanobot_desktop.engine.background.heartbeat_rule import SKIP_WORDS, analyse, text_lines
 from nanobot_desktop.engine.llm.types import ChatWithTools
 from nanobot_desktop.engine.usage.source import source_context
 from nanobot_desktop.engine.workspace import Workspace
@@ -139,7 +139,7 @@ class HeartbeatService:
         self._clock = clock or (lambda: datetime.now().astimezone())
         self._late_note = ""
         # Who runs the heartbeat instead of the app (a `nanobot gateway` on this workspace), if anyone:
-        # see engine/coexistence.py. While it says so, timer ticks are left to that process (and the
+        # see engine/background/coexistence.py. While it says so, timer ticks are left to that process (and the
         # timeline says so); "Run now" still runs here.
         self.defer_to: Callable[[], str | None] | None = None
         # Why background work waits (a spent usage budget, engine/usage/recorder.py): timer ticks skip.

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.workspace import (
     Workspace,
     atomic_write_bytes,
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class MemoryVersion:
-    """One saved copy of MEMORY.md (defined here: memory.py imports this module): a file in `.versions/`
+    """One saved copy of MEMORY.md (defined here: memory/store.py imports this module): a file in `.versions/`
     (taken just before a rewrite), or, in a nanobot 0.3 workspace with its git repository, a commit that
     changed it (`commit` set)."""
 
@@ -201,10 +202,11 @@ def _log_failure(future: Future[None]) -> None:
 
 class GitMemoryMixin:
     """MemoryStore's part for a nanobot 0.3 workspace with its git repository: saves become commits,
-    versions are commits. Kept here so memory.py stays about memory; MemoryStore sets the attributes."""
+    versions are commits. Kept here so memory/store.py stays about memory; MemoryStore sets the attributes."""
 
     workspace: Workspace
     git: MemoryGit | None
+    changes: ChangeTracker
     _committer: ThreadPoolExecutor | None
     _last_job: Future[None] | None
 
@@ -232,6 +234,7 @@ class GitMemoryMixin:
                 pass
             git.commit(f"snapshot: {rel_path} before a {source} save")
             atomic_write_bytes(target, new_data)
+            self.changes.wrote(target)
             git.commit(f"{source}: {note or 'edit ' + rel_path}")
 
         future = self._submit(job)

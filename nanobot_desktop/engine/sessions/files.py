@@ -1,6 +1,7 @@
-"""The session store's foundation: where files are, loading (cached, tail only for a turn), and the
-record of each file as the store last wrote or loaded it, which tells its own writes from outside
-changes. sessions/writing.py builds the write path on it, sessions/store.py the `SessionStore`.
+"""The session store's file layer: where files are, their locks, loading (cached, tail only for a turn),
+and the record of each file as the store last wrote or loaded it, which tells its own writes from
+outside changes. `SessionStore` (sessions/store.py) owns one and hands it to its `SessionWriter`
+(sessions/writing.py); neither inherits from it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 from nanobot_desktop.engine.events import Event, EventBus, Notice, SessionChanged, SessionLinesLost
 from nanobot_desktop.engine.layout import SessionPaths
-from nanobot_desktop.engine.sessions.changes import ChangeTracker, Signature, signature_of
+from nanobot_desktop.engine.changes import ChangeTracker
+from nanobot_desktop.engine.sessions.changes import SessionChanges, Signature, signature_of
 from nanobot_desktop.engine.sessions.export import derive_title
 from nanobot_desktop.engine.sessions.file import (
     HEADER_KEYS, ParsedSession, file_name_problem, leads_out, parse_header, parse_session_bytes, read_first_line,
@@ -29,13 +31,15 @@ from nanobot_desktop.engine.sync.merge import session_conflict_copies
 log = logging.getLogger(__name__)
 
 
-class StoreBase:
-    """Paths, loading and change tracking of one workspace's sessions (see `SessionStore`)."""
+class SessionFiles:
+    """Paths, locks, loading and change records of one workspace's session files (see `SessionStore`)."""
 
     def __init__(self, sessions_dir: Path | None = None, legacy_dir: Path | None = None,
-                 paths: SessionPaths | None = None, bus: EventBus | None = None) -> None:
+                 paths: SessionPaths | None = None, bus: EventBus | None = None,
+                 changes: ChangeTracker | None = None) -> None:
         """`paths` (from engine/layout.py) decides where files are and how they are named: post4's rule
-        under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace."""
+        under `sessions_dir` by default, 0.3's base64url names and file lock for a 0.3 workspace.
+        `changes` is the engine's one change tracker (a store of its own when None)."""
         if paths is None:
             if sessions_dir is None:
                 raise ValueError("a SessionStore needs a sessions folder or a SessionPaths")
@@ -45,13 +49,13 @@ class StoreBase:
         self._legacy_dir = Path(legacy_dir) if legacy_dir is not None else None
         self.bus = bus
         self._told_links: set[tuple[Path, str]] = set()  # session files refused as links out (_leads_out)
-        self._cache: dict[str, Session] = {}
-        self._summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
-        self._changes = ChangeTracker(paths.key_from_name)  # each file as the store last wrote or loaded it
-        self._own = OwnLines()  # what this run appended, to notice another program erasing it
+        self.cache: dict[str, Session] = {}
+        self.summaries: dict[Path, tuple[tuple[int, ...], SessionInfo]] = {}
+        self.changes = SessionChanges(paths.key_from_name, changes)  # each file as the store last wrote or loaded it
+        self.own = OwnLines()  # what this run appended, to notice another program erasing it
         self.suspect: Callable[[str], str] = lambda _key: ""  # who may have erased lines (set by the Engine)
         # Sessions may be written from the event loop and from executor threads.
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
 
     # --- paths -------------------------------------------------------------------------------------
 
@@ -79,9 +83,9 @@ class StoreBase:
         return path
 
     @contextmanager
-    def _writing(self) -> Iterator[None]:
+    def writing(self) -> Iterator[None]:
         """Held around every write: our thread lock, and the layout's file lock (`.session-files.lock`)."""
-        with self._lock, self.paths.lock():
+        with self.lock, self.paths.lock():
             yield
 
     # --- loading -----------------------------------------------------------------------------------
@@ -92,21 +96,21 @@ class StoreBase:
         A cached session whose file changed outside is read again here (the loop calls this when a turn
         starts, so a session is never swapped under a running turn).
         """
-        with self._lock:
-            cached = self._cache.get(key)
-            if cached is not None and not self._changes.is_stale(key):
+        with self.lock:
+            cached = self.cache.get(key)
+            if cached is not None and not self.changes.is_stale(key):
                 return cached
             session, signature = self._read(key, tail=True)
             if session is None:
                 session = Session(key=key, path=self.path_for(key), header_extra=dict(self.paths.header_defaults))
-            self._cache[key] = session
-            self._changes.loaded(session.path, key, signature)
+            self.cache[key] = session
+            self.changes.loaded(session.path, key, signature)
             return session
 
     def cached(self, key: str) -> Session | None:
         """The session this store holds for `key` (None when it has not been read); never reads the file."""
-        with self._lock:
-            return self._cache.get(key)
+        with self.lock:
+            return self.cache.get(key)
 
     def load(self, key: str) -> Session | None:
         """A fresh read of the session's file (the cache and its record are left alone); None when there
@@ -132,7 +136,7 @@ class StoreBase:
         `last_consolidated` on are parsed when the file allows it (sessions/paging.py): what a turn
         needs, at a fraction of the cost for a long session."""
         path = self.path_for(key)
-        with self._lock:
+        with self.lock:
             self._migrate_legacy(path)
             for candidate in self.paths.read_candidates(key):
                 if self._leads_out(candidate):
@@ -157,7 +161,7 @@ class StoreBase:
         """Messages of the session's file before byte `end` (None: its end), at least `min_messages`
         and starting at a user message: what the chat shows of a long session, page by page (an empty
         page when there is no file). Never parses the rest of the file."""
-        with self._lock:
+        with self.lock:
             self._migrate_legacy(self.path_for(key))
             for candidate in self.paths.read_candidates(key):
                 try:
@@ -167,9 +171,9 @@ class StoreBase:
         return SessionPage([], 0, 0)
 
     def invalidate(self, key: str) -> None:
-        with self._lock:
-            self._cache.pop(key, None)
-            self._changes.forget(key)
+        with self.lock:
+            self.cache.pop(key, None)
+            self.changes.forget(key)
 
     # --- who changed a session -------------------------------------------------------------------------
 
@@ -182,20 +186,20 @@ class StoreBase:
         never found here: they were recorded when made.
         """
         events: list[Event] = []
-        with self._lock:
+        with self.lock:
             folder = self.sessions_dir.resolve()
             if paths is None:
-                candidates = self._changes.paths() | set(self.sessions_dir.glob("*.jsonl"))
+                candidates = self.changes.paths() | set(self.sessions_dir.glob("*.jsonl"))
             else:
                 candidates = {self.sessions_dir / Path(p).name for p in paths
                               if Path(p).suffix == ".jsonl" and Path(p).resolve().parent == folder}
             lost: list[Event] = []
             for path in sorted(candidates):
-                event = self._changes.check(path)
+                event = self.changes.check(path)
                 if event is not None:
                     events.append(event)
                     lost += self._erased(path, event.session_key)
-        self._publish([*events, *lost])
+        self.publish([*events, *lost])
         return [event.session_key for event in events if isinstance(event, SessionChanged)]
 
     def _erased(self, path: Path, key: str) -> list[Event]:
@@ -203,7 +207,7 @@ class StoreBase:
         tool's conflict copy beside the file holds them: the merge puts them back, nothing is lost."""
         if session_conflict_copies(path.parent, path.name):
             return []
-        missing = self._own.check(path, key)
+        missing = self.own.check(path, key)
         if not missing:
             return []
         by = self.suspect(key)
@@ -211,16 +215,16 @@ class StoreBase:
                     len(missing), key, path, f" (probably by {by})" if by else "")
         return [SessionLinesLost(key, count=len(missing), by=by)]
 
-    def _before_write(self, session: Session) -> list[Event]:
+    def before_write(self, session: Session) -> list[Event]:
         """A change of the session's file that the store did not make is reported before it writes
         (with the app's lines it took away, if any)."""
-        self._own_path(session)
-        event = self._changes.check(session.path, session.key)
+        self.own_path(session)
+        event = self.changes.check(session.path, session.key)
         return [event, *self._erased(session.path, session.key)] if event is not None else []
 
-    def _after_write(self, session: Session, reason: str, turn_id: str = "") -> SessionChanged:
+    def after_write(self, session: Session, reason: str, turn_id: str = "") -> SessionChanged:
         """Record the file as the store left it; returns the event that says so."""
-        event = self._changes.wrote(session.path, session.key, reason, turn_id)
+        event = self.changes.wrote(session.path, session.key, reason, turn_id)
         session.size = event.size
         return event
 
@@ -239,11 +243,8 @@ class StoreBase:
                     "afresh in a new file there; replace the link with the file itself to keep it.")))
         return True
 
-    def _publish(self, events: Sequence[Event]) -> None:
+    def publish(self, events: Sequence[Event]) -> None:
         """Called outside the lock: subscribers may call back into the store."""
-        self._publish_events(events)
-
-    def _publish_events(self, events: Sequence[Event]) -> None:
         if self.bus is not None:
             for event in events:
                 self.bus.publish(event)
@@ -257,7 +258,7 @@ class StoreBase:
         moved: list[Path] = []
         if not self.paths.migrates_global_legacy or not self.legacy_dir.is_dir():
             return moved
-        with self._lock:
+        with self.lock:
             for legacy in sorted(self.legacy_dir.glob("*.jsonl")):
                 target = self.sessions_dir / legacy.name
                 if not target.exists():
@@ -277,7 +278,7 @@ class StoreBase:
 
     @staticmethod
     def _session_from_bytes(key: str, path: Path, data: bytes) -> Session:
-        return StoreBase._session_from_parsed(key, path, parse_session_bytes(data, path.name), len(data), 0)
+        return SessionFiles._session_from_parsed(key, path, parse_session_bytes(data, path.name), len(data), 0)
 
     @staticmethod
     def _session_from_parsed(key: str, path: Path, parsed: ParsedSession, size: int, base: int) -> Session:
@@ -309,6 +310,6 @@ class StoreBase:
             header_extra={k: v for k, v in header.items() if k not in HEADER_KEYS},
         )
 
-    def _own_path(self, session: Session) -> None:
+    def own_path(self, session: Session) -> None:
         if session.path == Path():  # a Session built by hand, not by this store
             session.path = self.path_for(session.key)

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.own_files import LinkedOut, OwnFiles
 from nanobot_desktop.engine.workspace import (
     append_text,
@@ -107,9 +108,10 @@ def _clean(content: str) -> str:
 class HistoryJournal:
     """history.jsonl with its cursor files, in one workspace's `memory/` folder."""
 
-    def __init__(self, memory_dir: Path, own: OwnFiles | None = None) -> None:
+    def __init__(self, memory_dir: Path, own: OwnFiles | None = None, changes: ChangeTracker | None = None) -> None:
         self.memory_dir = Path(memory_dir)
         self.own = own  # the workspace's reader: a history.jsonl linked out of the workspace is not read
+        self.changes = changes if changes is not None else ChangeTracker()  # the engine's record of its writes
         self._lock = threading.RLock()  # cursor choice + append must not interleave within this process
 
     @property
@@ -186,6 +188,8 @@ class HistoryJournal:
             except OSError:
                 self.restore(before)  # the entry and its cursor land together, or neither
                 raise
+            finally:
+                self._wrote()
         return HistoryEntry(cursor, stamp, text, {"session_key": session_key} if session_key else {})
 
     def snapshot(self) -> tuple[int | None, bytes | None]:
@@ -218,6 +222,12 @@ class HistoryJournal:
                     atomic_write_bytes(self.cursor_file, cursor)
             except OSError:
                 log.exception("could not undo the history entry appended to %s", self.file)
+            self._wrote()
+
+    def _wrote(self) -> None:
+        """history.jsonl and .cursor as this journal left them are the engine's own."""
+        self.changes.wrote(self.file)
+        self.changes.wrote(self.cursor_file)
 
     def _needs_newline(self) -> bool:
         try:
@@ -245,5 +255,6 @@ class HistoryJournal:
                 record["content"] = text
                 lines[index] = json.dumps(record, ensure_ascii=False).encode("utf-8")
                 atomic_write_bytes(self.file, b"\n".join(lines))
+                self._wrote()
                 return HistoryEntry(cursor, entry.timestamp, text, entry.extra)
         raise KeyError(f"history.jsonl has no entry with cursor {cursor}")

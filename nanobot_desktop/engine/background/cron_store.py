@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from nanobot_desktop.engine.cron_actions import (
+from nanobot_desktop.engine.background.cron_actions import (
     action_path,
     append_action,
     cron_lock,
@@ -26,7 +26,7 @@ from nanobot_desktop.engine.cron_actions import (
     read_actions,
     store_dict_to_params,
 )
-from nanobot_desktop.engine.cron_types import (
+from nanobot_desktop.engine.background.cron_types import (
     CronJob,
     CronJobState,
     CronPayload,
@@ -41,6 +41,7 @@ from nanobot_desktop.engine.cron_types import (
     validate_schedule,
 )
 from nanobot_desktop.engine.workspace import atomic_write_text
+from nanobot_desktop.engine.changes import ChangeTracker, signature_of
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +51,17 @@ _UPDATABLE = {"name", "schedule", "message", "deliver", "channel", "to", "enable
 class CronStore:
     """jobs.json as a list of jobs; subclasses re-arm their timer in `_arm()` after every change."""
 
-    def __init__(self, store_path: Path, now_ms: Callable[[], int], shared_actions: bool = False) -> None:
+    def __init__(self, store_path: Path, now_ms: Callable[[], int], shared_actions: bool = False,
+                 changes: ChangeTracker | None = None) -> None:
+        """`changes` is the engine's one change tracker (engine/changes.py; one of its own when None):
+        it records each save, so only a change someone else made is read back."""
         self.store_path = Path(store_path)
         self.shared_actions = shared_actions  # nanobot 0.3's action.jsonl and lock are used beside jobs.json
         self._now_ms = now_ms
         self._jobs: list[CronJob] = []
         self._top_level: dict[str, Any] = {}
-        self._signature: tuple[tuple[int, int, int] | None, ...] | None = None
+        self._changes = changes if changes is not None else ChangeTracker()
+        self._outside_unreported = False  # re-read for someone else's change since `reload_if_changed` last said so
         self._actions_read = 0  # bytes of action.jsonl already applied to `_jobs`
         self._loaded = False
         self._store_error: CronStoreError | None = None
@@ -85,9 +90,9 @@ class CronStore:
         self._refresh()
         return self._store_error
 
-    def _stat_signature(self) -> tuple[tuple[int, int, int] | None, ...] | None:
-        stats = tuple(_stat(path) for path in self.watched_files)
-        return None if all(st is None for st in stats) else stats
+    def _record_own_write(self) -> None:
+        for path in self.watched_files:
+            self._changes.wrote(path)
 
     def _read_files(self) -> bool:
         """jobs.json with the queued action lines applied; True when there were lines to apply."""
@@ -121,12 +126,12 @@ class CronStore:
 
     def _refresh(self) -> bool:
         """Re-read jobs.json (and action.jsonl) if they changed on disk since we last read or wrote them."""
-        signature = self._stat_signature()
-        if self._loaded and signature == self._signature:
+        changed = [self._changes.changed_outside(path) for path in self.watched_files]  # each one recorded
+        if self._loaded and not any(changed):
             return False
+        self._outside_unreported = self._loaded
         self._loaded = True
-        self._signature = signature
-        if signature is None:
+        if all(signature_of(path) is None for path in self.watched_files):
             self._jobs, self._top_level, self._store_error = [], {}, None
             return True
         try:
@@ -151,8 +156,10 @@ class CronStore:
         return True
 
     def reload_if_changed(self) -> bool:
-        """For a file watcher: pick up an external edit now and re-arm the timer. True if re-read."""
-        changed = self._refresh()
+        """For a file watcher: pick up an external edit now and re-arm the timer. True when the job
+        store changed from outside since this was last asked (re-read now, or already by the timer)."""
+        self._refresh()
+        changed, self._outside_unreported = self._outside_unreported, False
         if changed:
             self._arm()
         return changed
@@ -165,7 +172,7 @@ class CronStore:
             atomic_write_text(action_path(self.store_path), "")
             log.info("merged the queued job changes of %s into %s", action_path(self.store_path), self.store_path)
         self._actions_read = 0
-        self._signature = self._stat_signature()
+        self._record_own_write()
 
     def _save(self) -> None:
         if self._store_error is not None:
@@ -178,7 +185,7 @@ class CronStore:
                 self._write_merged()
         else:
             atomic_write_text(self.store_path, dump_store(self._jobs, self._top_level))
-            self._signature = self._stat_signature()
+            self._record_own_write()
 
     def _persist(self, action: str, job: CronJob) -> None:
         """Save one change: into jobs.json, or queued in action.jsonl while a 0.3 gateway owns jobs.json."""
@@ -187,7 +194,7 @@ class CronStore:
             return
         params = {"job_id": job.id} if action == "del" else store_dict_to_params(job_to_dict(job))
         append_action(self.store_path, action, params)
-        self._signature = self._stat_signature()
+        self._record_own_write()
 
     def _writable(self) -> None:
         """Refresh, then refuse a change that would have to be saved over an unusable file."""
@@ -296,14 +303,6 @@ class CronStore:
     def enable_job(self, job_id: str, enabled: bool = True) -> CronJob:
         return self.update_job(job_id, enabled=enabled)
 
-
-
-def _stat(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def bind_to_session(job: CronJob) -> None:

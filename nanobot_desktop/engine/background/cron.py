@@ -20,9 +20,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from nanobot_desktop.engine.background_log import ToolUse, ToolUseRecorder
-from nanobot_desktop.engine.cron_store import CronStore
-from nanobot_desktop.engine.cron_types import (
+from nanobot_desktop.engine.changes import ChangeTracker
+from nanobot_desktop.engine.background.log import ToolUse, ToolUseRecorder
+from nanobot_desktop.engine.background.cron_store import CronStore
+from nanobot_desktop.engine.background.cron_types import (
     DEFAULT_MISSED_RULE,
     MAX_COUNTED_MISSES,
     MISSED_RULE_WORDS,
@@ -116,8 +117,9 @@ class CronService(CronStore):
         now_ms: Callable[[], int] = wall_clock_ms,
         missed_rule: Callable[[str], str] | None = None,
         shared_actions: bool = False,
+        changes: ChangeTracker | None = None,
     ) -> None:
-        super().__init__(store_path, now_ms, shared_actions)
+        super().__init__(store_path, now_ms, shared_actions, changes)
         self._on_job = on_job
         self._bus = bus
         self._missed_rule = missed_rule or (lambda _job_id: DEFAULT_MISSED_RULE)
@@ -129,7 +131,7 @@ class CronService(CronStore):
         self._catch_up: asyncio.Task[None] | None = None
         self._catching_up: set[str] = set()
         # Who fires the jobs instead of the app (a `nanobot gateway` on this config), if anyone: see
-        # engine/coexistence.py. While it says so, due jobs are left to it and the timer only polls.
+        # engine/background/coexistence.py. While it says so, due jobs are left to it and the timer only polls.
         self.defer_to: Callable[[], str | None] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------------

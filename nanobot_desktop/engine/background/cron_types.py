@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.sessions.key import SessionKey
+
 log = logging.getLogger(__name__)
 
 STORE_VERSION = 1
@@ -101,7 +103,8 @@ def job_session(job: CronJob) -> tuple[str, str | None, str | None]:
     if isinstance(bound, str) and bound:
         channel, chat_id = extra.get("originChannel"), extra.get("originChatId")
         if not (isinstance(channel, str) and channel and isinstance(chat_id, str) and chat_id):
-            channel, _sep, chat_id = bound.partition(":")
+            parsed = SessionKey.found(bound)
+            channel, chat_id = parsed.channel, parsed.chat_id
         return bound, channel or None, chat_id or None
     return f"cron:{job.id}", job.payload.channel, job.payload.to
 
