@@ -25,7 +25,7 @@ from nanobot_desktop.engine.config import (
     migrate_app_keys,
     patch_settings,
 )
-from nanobot_desktop.engine.background_approvals import BackgroundApprovals
+from nanobot_desktop.engine.agent.approvals import BackgroundApprovals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder

@@ -33,7 +33,7 @@ from nanobot_desktop.engine.tools.policy import (
 from nanobot_desktop.engine.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from nanobot_desktop.engine.background_approvals import BackgroundApprovals
+    from nanobot_desktop.engine.agent.approvals import BackgroundApprovals
 
 CANCELLED_RESULT = "Error: the tool call was cancelled by the user (stopped)."
 
