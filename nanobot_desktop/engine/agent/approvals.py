@@ -1,15 +1,20 @@
-"""Approvals asked by background work (heartbeat, scheduled jobs, subagents) while nobody watches.
+"""One approval object: the pending asks, each answered exactly once, from whichever surface is first.
 
-A chat turn can wait for its approval card: the person is looking at it. A background run cannot: it
-must tell the person (the GUI turns `BackgroundApprovalPending` into a notification and a tray entry),
-accept an answer from any of those places, and never wait forever. So every pending background
-approval has an expiry (the person's setting, default 30 minutes); an unanswered one counts as Deny,
-with the reason in the tool result the model receives and in the run's timeline. Each approval waits on
-its own future, so other background work (and the next heartbeat) goes on meanwhile.
+A tool call the policy says to ask about becomes one `ApprovalRequest` (events.py), keyed by the
+model's tool call id. `ask()` publishes it once as `ApprovalRequested` and waits. Every surface — the
+chat's card, the tray menu, a notification's buttons, the CLI's prompt — renders from that event and
+answers through `answer()`, which settles the request once, publishes `ApprovalAnswered` naming the
+surface, and refuses any later answer (or an unknown id) with `ApprovalRefused` saying why. A chat
+turn's ask and background work's ask take this same path.
 
-Without an interactive front end (the CLI) `interactive` is False: an "ask" goes to the CLI's own
-prompt when it has one (`agent`, which also honours --yes) and is refused at once otherwise
-(`heartbeat --once`), as before: there is nobody to ask.
+Background work (heartbeat, scheduled jobs, subagents) runs while nobody watches, so its asks expire
+(the person's setting, default 30 minutes) and then count as Deny, with the reason in the tool result
+the model receives and in the run's timeline. Each ask waits on its own future, so other work goes on.
+
+Surfaces say they are there with `attach()`. With nobody attached (`heartbeat --once`) an ask is
+denied at once, and when the last surface leaves (the window closes) what still waits is denied:
+there is nobody to ask. `respond_with()` is a surface that answers by a coroutine (the CLI's prompt,
+its --yes, a test).
 """
 
 from __future__ import annotations
@@ -17,146 +22,186 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from nanobot_desktop.engine.background_log import short_arguments
-from nanobot_desktop.engine.events import BackgroundApprovalPending, BackgroundApprovalResolved, EventBus
-from nanobot_desktop.engine.tools.policy import ApprovalAnswer, Approver, ApprovalReply, ApprovalRequest, as_reply
+from nanobot_desktop.engine.events import (ApprovalAnswer, ApprovalAnswered, ApprovalReply, ApprovalRequest,
+                                           ApprovalRequested, ApprovalSurface, Event, EventBus)
+from nanobot_desktop.engine.tools.policy import Approver, as_reply
 
 log = logging.getLogger(__name__)
 
 DEFAULT_EXPIRY_S = 30 * 60
-_ids = itertools.count(1)
+NOBODY_TO_ASK = "approval needed and nobody to ask (headless run: ask counts as deny)"
+NOBODY_LEFT = "approval needed and nobody is left to answer it (the window was closed)"
+STOPPED = "the run was stopped"
+_REMEMBERED = 512  # settled asks kept to say why a late answer is refused
+_ANSWER_WORDS = {ApprovalAnswer.ALLOW_ONCE: "allowed once", ApprovalAnswer.ALLOW_ALWAYS: "always allowed",
+                 ApprovalAnswer.DENY: "denied"}
 
 
-def what_it_wants(tool: str) -> str:
-    """"wants to run a command", "wants to write a file", … for the notification's title."""
-    return {"exec": "wants to run a command", "write_file": "wants to write a file",
-            "edit_file": "wants to edit a file", "web_fetch": "wants to fetch a web page",
-            "web_search": "wants to search the web", "spawn": "wants to start a subagent",
-            "message": "wants to send a message", "cron": "wants to change a scheduled job"}.get(
-                tool, f"wants to use {tool}")
+class ApprovalRefused(Exception):
+    """An answer that was not taken: the request was answered already, expired, or is not known."""
 
 
 @dataclass
-class PendingApproval:
-    """One background approval waiting for the person."""
-
-    approval_id: str
-    source: str  # "Heartbeat", "Scheduled task “Feed the cat”", "Subagent “notes”"
+class _Waiting:
     request: ApprovalRequest
-    asked_at: datetime
-    expires_at: datetime
-    future: asyncio.Future[tuple[ApprovalReply, str]] = field(repr=False)
-    call_id: str = ""
-
-    @property
-    def session_key(self) -> str:
-        return self.request.session_key
-
-    @property
-    def tool(self) -> str:
-        return self.request.tool
-
-    @property
-    def summary(self) -> str:
-        """The short form of the arguments: the command, the path, …"""
-        return short_arguments(self.request.tool, self.request.arguments)
-
-    @property
-    def title(self) -> str:
-        """"Heartbeat wants to run a command"."""
-        return f"{self.source} {what_it_wants(self.request.tool)}"
+    future: asyncio.Future[ApprovalAnswered]
+    responders: set[asyncio.Task[None]]
 
 
-class BackgroundApprovals:
-    """The pending background approvals: asked by the tool runner, answered by the GUI (or expired)."""
+class Approvals:
+    """The pending approvals, asked by the tool runner and answered once by any surface (or expired)."""
 
     def __init__(self, bus: EventBus, expiry_s: Callable[[], float] = lambda: DEFAULT_EXPIRY_S) -> None:
         self._bus = bus
         self._expiry_s = expiry_s
-        self._pending: dict[str, PendingApproval] = {}
-        self.interactive = False
-        """Set by the GUI: somebody can answer. False (the CLI): an ask is refused at once."""
+        self._waiting: dict[str, _Waiting] = {}
+        self._settled: OrderedDict[str, ApprovalAnswered] = OrderedDict()
+        self._surfaces: list[object] = []  # one token per attach(), so each detach removes its own
+        self._ids = itertools.count(2)
 
-    def pending(self) -> list[PendingApproval]:
-        """Waiting approvals, oldest first."""
-        return sorted(self._pending.values(), key=lambda p: p.asked_at)
+    # --- who can answer ----------------------------------------------------------------------------
 
-    def get(self, approval_id: str) -> PendingApproval | None:
-        return self._pending.get(approval_id)
+    def attach(self, surface: ApprovalSurface) -> Callable[[], None]:
+        """`surface` can answer from now on; returns the function that detaches it again."""
+        token = object()
+        self._surfaces.append(token)
 
-    async def ask(self, request: ApprovalRequest, source: str, *, call_id: str = "",
-                  card: Approver | None = None) -> tuple[ApprovalReply, str]:
-        """Wait for an answer from the GUI, the session's approval `card`, or the expiry.
+        def detach() -> None:
+            if token in self._surfaces:
+                self._surfaces.remove(token)
+                if not self._surfaces:
+                    for call_id in list(self._waiting):
+                        self._settle(call_id, ApprovalReply(ApprovalAnswer.DENY), ApprovalSurface.ENGINE, NOBODY_LEFT)
 
-        Returns (reply, why): why is "" for a person's answer (whose own reason is in the reply), else
-        the reason it was denied.
-        """
-        if not self.interactive:
-            if card is not None:  # a terminal front end (the CLI's prompt, --yes)
-                reply, why, via = as_reply(await card(request)), "", "the terminal"
-            else:
-                reply, why, via = (ApprovalReply(ApprovalAnswer.DENY),
-                                   "approval needed and nobody to ask (headless run: ask counts as deny)", "")
-            self._bus.publish(BackgroundApprovalResolved(
-                request.session_key, approval_id="", call_id=call_id, tool=request.tool,
-                summary=short_arguments(request.tool, request.arguments), answer=reply.answer.value, reason=why,
-                via=via))
-            return reply, why
-        loop = asyncio.get_running_loop()
-        expiry = max(0.0, float(self._expiry_s()))
-        now = datetime.now().astimezone()
-        pending = PendingApproval(f"bg-{next(_ids)}", source, request, now, now + timedelta(seconds=expiry),
-                                  loop.create_future(), call_id)
-        self._pending[pending.approval_id] = pending
-        self._bus.publish(BackgroundApprovalPending(
-            request.session_key, approval_id=pending.approval_id, call_id=call_id, source=source, tool=request.tool,
-            summary=pending.summary, title=pending.title, expires_at=pending.expires_at.timestamp()))
-        card_task = asyncio.ensure_future(card(request)) if card is not None else None
-        if card_task is not None:
-            card_task.add_done_callback(lambda task: self._card_answered(pending.approval_id, task))
-        timer = loop.call_later(expiry, self._expire, pending.approval_id)
+        log.debug("approval surface attached: %s", surface.value)
+        return detach
+
+    @property
+    def attended(self) -> bool:
+        """Whether any surface is there to answer."""
+        return bool(self._surfaces)
+
+    def respond_with(self, answerer: Approver, surface: ApprovalSurface = ApprovalSurface.TERMINAL) -> Callable[[], None]:
+        """A surface that answers each request by awaiting `answerer(request)` (the CLI's prompt, --yes);
+        returns the function that stops it. Its answer goes through `answer()` like any other."""
+        detach = self.attach(surface)
+
+        def on_event(event: Event) -> None:
+            if isinstance(event, ApprovalRequested) and event.call_id in self._waiting:
+                task = asyncio.ensure_future(self._respond(answerer, event.request, surface))
+                self._waiting[event.call_id].responders.add(task)
+
+        unsubscribe = self._bus.subscribe(on_event)
+
+        def stop() -> None:
+            unsubscribe()
+            detach()
+
+        return stop
+
+    async def _respond(self, answerer: Approver, request: ApprovalRequest, surface: ApprovalSurface) -> None:
         try:
-            return await asyncio.shield(pending.future)
+            reply = as_reply(await answerer(request))
+        except Exception:  # a broken answerer leaves the ask to the others (or its expiry)
+            log.exception("the %s could not answer the approval of %s", surface.value, request.tool)
+            return
+        try:
+            self.answer(request.call_id, reply, surface)
+        except ApprovalRefused as refused:
+            log.info("the %s's answer was not taken: %s", surface.value, refused)
+
+    # --- asking and answering ----------------------------------------------------------------------
+
+    def pending(self) -> list[ApprovalRequest]:
+        """The requests waiting for an answer, oldest first."""
+        return sorted((w.request for w in self._waiting.values()), key=lambda r: r.asked_at)
+
+    def get(self, call_id: str) -> ApprovalRequest | None:
+        """The request `call_id` if it still waits."""
+        waiting = self._waiting.get(call_id)
+        return waiting.request if waiting is not None else None
+
+    def settled(self, call_id: str) -> ApprovalAnswered | None:
+        """How `call_id` was answered, if it was (recent ones only)."""
+        return self._settled.get(call_id)
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswered:
+        """Publish `request` once and wait for its one answer (a person's, or the engine's: expired,
+        stopped, nobody to ask). Background work's asks expire; a chat turn's wait as long as it runs."""
+        loop = asyncio.get_running_loop()
+        call_id = request.call_id or f"ask-{next(self._ids)}"
+        if call_id in self._waiting or call_id in self._settled:  # another server's "call_0" may be waiting
+            call_id = f"{call_id}-{next(self._ids)}"
+        now = time.time()
+        expiry = max(0.0, float(self._expiry_s())) if request.source.background else None
+        request = replace(request, call_id=call_id, asked_at=now,
+                          expires_at=now + expiry if expiry is not None else None,
+                          summary=request.summary or short_arguments(request.tool, request.arguments))
+        waiting = _Waiting(request, loop.create_future(), set())
+        self._waiting[call_id] = waiting
+        self._bus.publish(ApprovalRequested(request.session_key, request=request))
+        if not self._surfaces:
+            self._settle(call_id, ApprovalReply(ApprovalAnswer.DENY), ApprovalSurface.ENGINE, NOBODY_TO_ASK)
+        timer = loop.call_later(expiry, self._expire, call_id) if expiry is not None else None
+        try:
+            return await asyncio.shield(waiting.future)
         except asyncio.CancelledError:
-            self._resolve(pending.approval_id, ApprovalAnswer.DENY, "the run was stopped")
+            self._settle(call_id, ApprovalReply(ApprovalAnswer.DENY), ApprovalSurface.ENGINE, STOPPED)
             raise
         finally:
-            timer.cancel()
-            self._pending.pop(pending.approval_id, None)
-            if card_task is not None and not card_task.done():
-                card_task.cancel()  # answered elsewhere or expired: the card stops waiting
+            if timer is not None:
+                timer.cancel()
+            for task in waiting.responders:
+                task.cancel()  # answered elsewhere or expired: a prompt stops waiting
+            self._waiting.pop(call_id, None)
 
-    def answer(self, approval_id: str, answer: ApprovalAnswer | str, via: str = "the tray") -> bool:
-        """The person answered (notification button, tray menu). False when it is no longer pending."""
-        return self._resolve(approval_id, ApprovalAnswer(answer), "", via)
+    def answer(self, call_id: str, reply: ApprovalReply | ApprovalAnswer,
+               surface: ApprovalSurface) -> ApprovalAnswered:
+        """The one answer to `call_id`, from `surface`; a Deny may carry the person's reason. Raises
+        ApprovalRefused when it was answered already (saying by whom), expired, or is not known."""
+        waiting = self._waiting.get(call_id)
+        if waiting is None or waiting.future.done():
+            settled = self._settled.get(call_id)
+            if settled is None:
+                raise ApprovalRefused(f"no approval with id {call_id!r} is waiting")
+            words = _ANSWER_WORDS[settled.answer]
+            if settled.surface is ApprovalSurface.ENGINE:
+                raise ApprovalRefused(f"the approval of {settled.request.tool} is over: {words}, {settled.why}")
+            raise ApprovalRefused(f"the approval of {settled.request.tool} was already answered from the "
+                                  f"{settled.surface.value} ({words})")
+        if surface is ApprovalSurface.ENGINE:
+            raise ValueError("the engine settles approvals itself; a person's answer names its surface")
+        reply = as_reply(reply)
+        reason = " ".join(reply.reason.split()) if reply.answer is ApprovalAnswer.DENY else ""
+        return self._settle(call_id, ApprovalReply(reply.answer, reason), surface)
 
-    def _card_answered(self, approval_id: str, task: "asyncio.Future[ApprovalAnswer | ApprovalReply]") -> None:
-        if task.cancelled() or task.exception() is not None:
+    def _expire(self, call_id: str) -> None:
+        waiting = self._waiting.get(call_id)
+        if waiting is None or waiting.request.expires_at is None:
             return
-        reply = as_reply(task.result())
-        self._resolve(approval_id, reply.answer, "", "the approval card", reply.reason)
-
-    def _expire(self, approval_id: str) -> None:
-        pending = self._pending.get(approval_id)
-        if pending is None:
-            return
-        seconds = (pending.expires_at - pending.asked_at).total_seconds()
+        seconds = waiting.request.expires_at - waiting.request.asked_at
         waited = f"{seconds:g} s" if seconds < 90 else f"{round(seconds / 60)} min"
-        self._resolve(approval_id, ApprovalAnswer.DENY, f"nobody answered within {waited}, so it expired and counts as deny")
+        self._settle(call_id, ApprovalReply(ApprovalAnswer.DENY), ApprovalSurface.ENGINE,
+                     f"nobody answered within {waited}, so it expired and counts as deny")
 
-    def _resolve(self, approval_id: str, answer: ApprovalAnswer, why: str, via: str = "",
-                 person_reason: str = "") -> bool:
-        pending = self._pending.get(approval_id)
-        if pending is None or pending.future.done():
-            return False
-        pending.future.set_result((ApprovalReply(answer, person_reason), why))
-        log.info("background approval %s (%s %s): %s%s", approval_id, pending.tool, pending.summary,
-                 answer.value, f" — {why}" if why else "")
-        self._bus.publish(BackgroundApprovalResolved(
-            pending.session_key, approval_id=approval_id, call_id=pending.call_id, tool=pending.tool,
-            summary=pending.summary, answer=answer.value, reason=why, via=via))
-        return True
+    def _settle(self, call_id: str, reply: ApprovalReply, surface: ApprovalSurface, why: str = "") -> ApprovalAnswered:
+        waiting = self._waiting[call_id]
+        if waiting.future.done():
+            return waiting.future.result()
+        request = waiting.request
+        answered = ApprovalAnswered(request.session_key, request=request, reply=reply, surface=surface, why=why,
+                                    waited_s=max(0.0, time.time() - request.asked_at))
+        waiting.future.set_result(answered)
+        self._settled[call_id] = answered
+        while len(self._settled) > _REMEMBERED:
+            self._settled.popitem(last=False)
+        log.info("approval %s (%s %s): %s from the %s%s", call_id, request.tool, request.summary,
+                 reply.answer.value, surface.value, f" — {why}" if why else "")
+        self._bus.publish(answered)
+        return answered
