@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import ApprovalSource as ApprovalSource
     from nanobot_desktop.engine.events import ApprovalSurface as ApprovalSurface
     from nanobot_desktop.engine.agent.approvals import ApprovalRefused as ApprovalRefused
+    from nanobot_desktop.engine.agent.approvals import Approvals as Approvals
     from nanobot_desktop.engine.events import BackgroundOwnerChanged as BackgroundOwnerChanged
     from nanobot_desktop.engine.events import ConfigChanged as ConfigChanged
     from nanobot_desktop.engine.events import ConsolidationFinished as ConsolidationFinished
@@ -177,7 +178,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
     "CANCELLED_RESULT": "tool_runner",
     **dict.fromkeys(("DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
-    "ApprovalRefused": "agent.approvals",
+    **dict.fromkeys(("ApprovalRefused", "Approvals"), "agent.approvals"),
     **dict.fromkeys(("SandboxSupport", "process_limit_mechanism", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
                      "atomic_write_text"), "workspace"),
@@ -193,7 +194,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 # the events module and every name of _EXPORTS
-__all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "ApprovalRefused", "ApprovalReply",
+__all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "ApprovalRefused", "ApprovalReply", "Approvals",
            "ApprovalRequest", "ApprovalRequested", "ApprovalSource", "ApprovalSurface", "RetryScheduled",
            "BackgroundOwnerChanged", "CANCELLED_RESULT",
            "Config", "ConfigChanged", "ConfigError", "ConsolidationFinished", "ConsolidationStarted", "CronJobRan",
