@@ -215,6 +215,10 @@ def _progress_printer(event: Any) -> None:
         _err(f"  ↳ {event.name}: {event.status}: {event.result.splitlines()[0] if event.result else ''}")
     elif isinstance(event, events.ConsolidationFinished) and not event.ok and event.error != "cancelled":
         _err(f"  ↳ memory was not updated: {event.error}")
+    elif isinstance(event, events.ApprovalAnswered) and event.surface is not events.ApprovalSurface.TERMINAL:
+        how = {"allow_once": "allowed once", "allow_always": "always allowed", "deny": "denied"}[event.answer.value]
+        by = f": {event.why}" if event.surface is events.ApprovalSurface.ENGINE else f" from the {event.surface.value}"
+        _err(f"  ↳ {event.request.tool} {event.request.summary}: {how}{by}")
     elif isinstance(event, events.SubagentStarted):
         _err(f"  ↳ subagent started: {event.label}")
     elif isinstance(event, events.Notice):
@@ -244,7 +248,7 @@ async def _wait_for_mcp(engine: Any) -> None:
 
 
 async def _agent(args: argparse.Namespace) -> int:
-    from nanobot_desktop.engine import ApprovalAnswer, ApprovalRequest, file_name_problem, safe_key
+    from nanobot_desktop.engine import ApprovalAnswer, ApprovalRequest, ApprovalSurface, file_name_problem, safe_key
 
     problem = file_name_problem(safe_key(args.session), args.session)
     if problem:
@@ -265,6 +269,7 @@ async def _agent(args: argparse.Namespace) -> int:
     interactive = sys.stdin is not None and sys.stdin.isatty()
 
     async def approve(request: ApprovalRequest) -> ApprovalAnswer:
+        """The terminal as a surface: it renders the request and answers it through the engine."""
         if args.yes:
             return ApprovalAnswer.ALLOW_ONCE
         summary = request.command or ", ".join(f"{k}={v!r}" for k, v in request.arguments.items())
@@ -276,13 +281,14 @@ async def _agent(args: argparse.Namespace) -> int:
         import asyncio
 
         origin = f" ({request.origin})" if request.origin else ""
-        answer = await asyncio.to_thread(input, f"Allow {request.tool}{origin}: {summary[:200]}? [y/N/a(lways)] ")
+        asker = f"{request.title}. " if request.source.background else ""
+        answer = await asyncio.to_thread(input, f"{asker}Allow {request.tool}{origin}: {summary[:200]}? [y/N/a(lways)] ")
         choice = answer.strip().lower()
         if choice in {"a", "always"}:
             return ApprovalAnswer.ALLOW_ALWAYS
         return ApprovalAnswer.ALLOW_ONCE if choice in {"y", "yes"} else ApprovalAnswer.DENY
 
-    engine.approver = approve
+    stop_answering = engine.approvals.respond_with(approve, ApprovalSurface.TERMINAL)
     try:
         await _wait_for_mcp(engine)
         for merged in engine.merge_sync_copies():  # another machine's lines first (a synced workspace)
@@ -293,6 +299,7 @@ async def _agent(args: argparse.Namespace) -> int:
         result = await engine.loop.process(session, args.message, channel=channel, chat_id=chat_id)
         await engine.loop.wait_for_consolidation(session)
     finally:
+        stop_answering()
         await engine.shutdown()
     if result.status == "failed":
         if result.reply:  # a reply cut off by the endpoint, or one the disk would not take: still shown

@@ -32,8 +32,13 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import ApprovalAnswered as ApprovalAnswered
     from nanobot_desktop.engine.events import ApprovalRequested as ApprovalRequested
     from nanobot_desktop.engine.events import RetryScheduled as RetryScheduled
-    from nanobot_desktop.engine.events import BackgroundApprovalPending as BackgroundApprovalPending
-    from nanobot_desktop.engine.events import BackgroundApprovalResolved as BackgroundApprovalResolved
+    from nanobot_desktop.engine.events import ApprovalAnswer as ApprovalAnswer
+    from nanobot_desktop.engine.events import ApprovalReply as ApprovalReply
+    from nanobot_desktop.engine.events import ApprovalRequest as ApprovalRequest
+    from nanobot_desktop.engine.events import ApprovalSource as ApprovalSource
+    from nanobot_desktop.engine.events import ApprovalSurface as ApprovalSurface
+    from nanobot_desktop.engine.agent.approvals import ApprovalRefused as ApprovalRefused
+    from nanobot_desktop.engine.agent.approvals import Approvals as Approvals
     from nanobot_desktop.engine.events import BackgroundOwnerChanged as BackgroundOwnerChanged
     from nanobot_desktop.engine.events import ConfigChanged as ConfigChanged
     from nanobot_desktop.engine.events import ConsolidationFinished as ConsolidationFinished
@@ -106,9 +111,6 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.skills import SkillInfo as SkillInfo
     from nanobot_desktop.engine.skills import check_frontmatter as check_frontmatter
     from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT as CANCELLED_RESULT
-    from nanobot_desktop.engine.tools.policy import ApprovalAnswer as ApprovalAnswer
-    from nanobot_desktop.engine.tools.policy import ApprovalReply as ApprovalReply
-    from nanobot_desktop.engine.tools.policy import ApprovalRequest as ApprovalRequest
     from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS as DEFAULT_DECISIONS
     from nanobot_desktop.engine.tools.policy import exec_allow_possible as exec_allow_possible
     from nanobot_desktop.engine.tools.sandbox import SandboxSupport as SandboxSupport
@@ -149,8 +151,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("AppSettings", "Config", "ConfigError", "LOCAL_KEY_PLACEHOLDER", "cron_store_path",
                      "default_config_path", "load_config", "logs_dir", "patch_config_file", "patch_settings",
                      "saved_language", "saved_theme"), "config"),
-    **dict.fromkeys(("ApprovalRequested", "BackgroundApprovalPending", "BackgroundApprovalResolved",
-                     "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
+    **dict.fromkeys(("ApprovalAnswer", "ApprovalReply", "ApprovalRequest", "ApprovalRequested", "ApprovalSource",
+                     "ApprovalSurface", "BackgroundOwnerChanged", "ConfigChanged", "ConsolidationFinished",
                      "ConsolidationStarted", "CronJobRan", "Event", "EventBus", "FileChanged", "HeartbeatDecided",
                      "HeartbeatRan", "LLMCallFinished", "LLMCallStarted", "OutboundMessage", "Progress",
                      "ReasoningDelta", "SessionChanged", "SessionLinesLost", "SubagentFinished", "SubagentStarted", "TextDelta",
@@ -178,7 +180,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("BranchPoint", "branch_of"), "sessions.branches"),
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
     "CANCELLED_RESULT": "tool_runner",
-    **dict.fromkeys(("ApprovalAnswer", "ApprovalReply", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
+    **dict.fromkeys(("DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
+    **dict.fromkeys(("ApprovalRefused", "Approvals"), "agent.approvals"),
     **dict.fromkeys(("SandboxSupport", "process_limit_mechanism", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
                      "atomic_write_text"), "workspace"),
@@ -195,9 +198,9 @@ _EXPORTS: dict[str, str] = {
 }
 
 # the events module and every name of _EXPORTS
-__all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "ApprovalReply", "ApprovalRequest",
-           "ApprovalRequested", "RetryScheduled",
-           "BackgroundApprovalPending", "BackgroundApprovalResolved", "BackgroundOwnerChanged", "CANCELLED_RESULT",
+__all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "ApprovalRefused", "ApprovalReply", "Approvals",
+           "ApprovalRequest", "ApprovalRequested", "ApprovalSource", "ApprovalSurface", "RetryScheduled",
+           "BackgroundOwnerChanged", "CANCELLED_RESULT",
            "Config", "ConfigChanged", "ConfigError", "ConsolidationFinished", "ConsolidationStarted", "CronJobRan",
            "CronSchedule", "FileChanged", "DEFAULT_CANDIDATES", "DEFAULT_CONTEXT_WINDOW_TOKENS", "DEFAULT_DECISIONS",
            "DEFAULT_MISSED_RULE", "Engine", "Event", "EventBus", "HeartbeatDecided", "HeartbeatRan", "HistoryEntry",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Any, Callable
 
 log = logging.getLogger(__name__)
@@ -134,29 +135,118 @@ class ToolCallStarted(Event):
     origin: str = ""  # where a non-built-in tool comes from, e.g. "MCP server 'time'"
 
 
+# --- approvals: one request, answered once (engine/agent/approvals.py holds the pending ones) -------
+
+class ApprovalAnswer(Enum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_ALWAYS = "allow_always"  # for this tool, from now on (the policy that asked is changed)
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class ApprovalReply:
+    """An answer with the person's words: a Deny may say why, and the model reads it in the tool result."""
+
+    answer: ApprovalAnswer
+    reason: str = ""
+
+
+class ApprovalSource(Enum):
+    """Who asks: the person's own chat turn, or background work nobody watches (whose asks expire)."""
+
+    CHAT = "chat"
+    HEARTBEAT = "heartbeat"
+    CRON = "cron"
+    SUBAGENT = "subagent"
+
+    @property
+    def background(self) -> bool:
+        return self is not ApprovalSource.CHAT
+
+
+class ApprovalSurface(Enum):
+    """Where the one answer came from (the card says so when it was not the card)."""
+
+    CARD = "card"  # the approval card in the session's chat
+    TRAY = "tray"  # the tray menu's entry
+    NOTIFICATION = "notification"  # a desktop notification's button
+    TERMINAL = "terminal"  # the CLI's prompt (or its --yes)
+    ENGINE = "engine"  # nobody: expired, stopped, or nobody there to ask (`why` says which)
+
+
+_WANTS = {"exec": "wants to run a command", "write_file": "wants to write a file", "edit_file": "wants to edit a file",
+          "web_fetch": "wants to fetch a web page", "web_search": "wants to search the web",
+          "spawn": "wants to start a subagent", "message": "wants to send a message",
+          "cron": "wants to change a scheduled job"}
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """One tool call waiting for an answer: everything a card, the tray, a notification or the CLI's
+    prompt shows. `call_id` (the model's tool call id) is its key; `expires_at` (epoch seconds) is set
+    for background work, after which it counts as denied."""
+
+    tool: str
+    arguments: dict[str, Any]
+    diff: str | None
+    command: str | None
+    working_dir: str | None
+    session_key: str
+    sandbox: str | None = None  # exec only: "sandboxed (…)" or "not sandboxed: why"
+    origin: str = ""  # e.g. "MCP server 'time'" for a tool that is not built in
+    call_id: str = ""
+    turn_id: str = ""
+    source: ApprovalSource = ApprovalSource.CHAT
+    asker: str = ""  # background work's name: "Heartbeat", "Scheduled task “Feed the cat”", "Subagent “notes”"
+    summary: str = ""  # the short form of the arguments: the command, the path, …
+    asked_at: float = 0.0
+    expires_at: float | None = None
+
+    @property
+    def title(self) -> str:
+        """"Heartbeat wants to run a command" (a notification's title)."""
+        return f"{self.asker or 'nanobot'} {_WANTS.get(self.tool, f'wants to use {self.tool}')}"
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ApprovalRequested(Event):
-    """A tool call waits for the person's answer; `diff` shows what a file edit would change."""
+    """A tool call waits for an answer. Published once per request; every surface renders from it and
+    answers through `Engine.approvals.answer(call_id, …)`."""
 
-    turn_id: str
-    call_id: str
-    name: str
-    arguments: dict[str, Any]
-    diff: str | None = None
-    origin: str = ""
+    request: ApprovalRequest
+
+    @property
+    def call_id(self) -> str:
+        return self.request.call_id
+
+    @property
+    def turn_id(self) -> str:
+        return self.request.turn_id
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ApprovalAnswered(Event):
-    """The person answered an approval (`answer` "allow_once", "allow_always" or "deny"); an allowed call
-    runs from here on. `reason` is what they wrote when denying (the model receives it too)."""
+    """The one answer to a request, from `surface`; an allowed call runs from here on. `why` says why
+    it counts as denied when nobody answered (expired, stopped, nobody to ask); the person's own words
+    for a Deny are in `reply.reason` (the model receives them too)."""
 
-    turn_id: str
-    call_id: str
-    name: str
-    answer: str
-    reason: str = ""
+    request: ApprovalRequest
+    reply: ApprovalReply
+    surface: ApprovalSurface
+    why: str = ""
     waited_s: float = 0.0
+
+    @property
+    def call_id(self) -> str:
+        return self.request.call_id
+
+    @property
+    def turn_id(self) -> str:
+        return self.request.turn_id
+
+    @property
+    def answer(self) -> ApprovalAnswer:
+        return self.reply.answer
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -345,37 +435,6 @@ class CronJobRan(Event):
     status: str
     result: str | None
     error: str | None = None
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class BackgroundApprovalPending(Event):
-    """Background work (heartbeat, a cron job, a subagent) waits for the person's answer.
-
-    `title` reads "Heartbeat wants to run a command", `summary` is the short form of the arguments
-    ("echo fed"); `expires_at` is epoch seconds, after which the call counts as denied.
-    """
-
-    approval_id: str
-    call_id: str
-    source: str
-    tool: str
-    summary: str
-    title: str
-    expires_at: float
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class BackgroundApprovalResolved(Event):
-    """A background approval ended: `answer` is "allow_once", "allow_always" or "deny"; `reason` says
-    why it was denied without a person ("… expired …", "headless …"), empty for a person's answer."""
-
-    approval_id: str
-    call_id: str
-    tool: str
-    summary: str
-    answer: str
-    reason: str = ""
-    via: str = ""
 
 
 @dataclass(frozen=True, eq=False, repr=False)

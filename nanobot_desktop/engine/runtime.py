@@ -25,7 +25,7 @@ from nanobot_desktop.engine.config import (
     migrate_app_keys,
     patch_settings,
 )
-from nanobot_desktop.engine.background_approvals import BackgroundApprovals
+from nanobot_desktop.engine.agent.approvals import Approvals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
 from nanobot_desktop.engine.context import ContextBuilder
@@ -34,7 +34,8 @@ from nanobot_desktop.engine.background.cron_location import settle_cron_store
 from nanobot_desktop.engine.background.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.events import (
-    BackgroundOwnerChanged, ConfigChanged, EventBus, FileChanged, Notice, SyncCopyMerged, SyncTextConflict,
+    ApprovalSource, BackgroundOwnerChanged, ConfigChanged, EventBus, FileChanged, Notice, SyncCopyMerged,
+    SyncTextConflict,
 )
 from nanobot_desktop.engine.layout import (
     WorkspaceLayout,
@@ -54,7 +55,7 @@ from nanobot_desktop.engine.subagents import SubagentManager
 from nanobot_desktop.engine.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
-from nanobot_desktop.engine.tools.policy import UNSANDBOXED_ALLOW, Approver, Decision, ToolPolicy
+from nanobot_desktop.engine.tools.policy import UNSANDBOXED_ALLOW, Decision, ToolPolicy
 from nanobot_desktop.engine.tools.registry import build_default_registry
 from nanobot_desktop.engine.usage.recorder import Budget, UsageRecorder
 from nanobot_desktop.engine.usage.source import call_source
@@ -94,7 +95,6 @@ class Engine:
         self.workspace.own.listen(lambda path, target: self.bus.publish(Notice(
             "", topic=f"own-file:{path}", text=f"{path} was not read: it leads out of the workspace ({target}). "
             "Replace the link with the file itself, or move the file into the workspace.")))
-        self.approver: Approver | None = None
         self._provider: ChatProvider | None = None
         self._provider_key: tuple[Any, ...] | None = None
         self._services_started = False
@@ -120,12 +120,11 @@ class Engine:
         self.background_policy = ToolPolicy(self.app_settings.background_tool_approval,
                                             exec_sandboxed=self.exec_allow_possible)
         self.start_notices += self._unsandboxed_allow_notices()
-        self.background_approvals = BackgroundApprovals(
-            self.bus, expiry_s=lambda: self.app_settings.background_approval_expiry_s)
-        self.runner = ToolRunner(self.tools, self.policy, self.bus, approver=lambda: self.approver,
+        # Every ask (a chat turn's or background work's) waits here, answered once by a surface.
+        self.approvals = Approvals(self.bus, expiry_s=lambda: self.app_settings.background_approval_expiry_s)
+        self.runner = ToolRunner(self.tools, self.policy, self.bus, self.approvals,
                                  on_policy_changed=self._save_policy)
         self.runner.background_policy = self.background_policy
-        self.runner.background = self.background_approvals
         self.runner.background_source = self._background_source
         self.runner.on_background_policy_changed = self._save_background_policy
         # One job store per workspace, where its layout keeps it (0.3: in the workspace, with action.jsonl).
@@ -438,18 +437,18 @@ class Engine:
             rules[job_id] = rule
         self.update_config({"app.missedRuns": rules})  # validated: a bad rule raises and saves nothing
 
-    def _background_source(self, ctx: ToolContext) -> str | None:
+    def _background_source(self, ctx: ToolContext) -> tuple[ApprovalSource, str] | None:
         """Who is asking, when a tool call comes from background work: "Heartbeat", a job, a subagent."""
         named = ctx.extra.get("background")
-        if named:
-            return str(named)
+        if named:  # only subagents name themselves (subagents.py)
+            return ApprovalSource.SUBAGENT, str(named)
         if ctx.session_key == "heartbeat":  # heartbeat.SESSION_KEY (not imported: the module is loaded on use)
-            return "Heartbeat"
+            return ApprovalSource.HEARTBEAT, "Heartbeat"
         if ctx.in_cron_job and not ctx.session_key.startswith("cron:"):  # a job bound to a chat runs there
-            return "A scheduled task"
+            return ApprovalSource.CRON, "A scheduled task"
         if ctx.session_key.startswith("cron:"):
             job = self.cron.get_job(ctx.session_key[len("cron:"):])
-            return f"Scheduled task “{job.name}”" if job is not None else "A scheduled task"
+            return ApprovalSource.CRON, f"Scheduled task “{job.name}”" if job is not None else "A scheduled task"
         return None
 
     def _save_background_policy(self, mapping: dict[str, Decision]) -> None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
 from nanobot_desktop.engine.events import (
+    ApprovalAnswer,
     ApprovalAnswered,
-    ApprovalRequested,
+    ApprovalSource,
     EventBus,
     ToolCallFinished,
     ToolCallStarted,
@@ -21,19 +22,15 @@ from nanobot_desktop.engine.events import (
 from nanobot_desktop.engine.llm.types import ToolCallRequest
 from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
 from nanobot_desktop.engine.tools.policy import (
-    ApprovalAnswer,
-    Approver,
-    ApprovalReply,
     Decision,
     ToolPolicy,
-    as_reply,
     build_approval_request,
     denial_text,
 )
 from nanobot_desktop.engine.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from nanobot_desktop.engine.background_approvals import BackgroundApprovals
+    from nanobot_desktop.engine.agent.approvals import Approvals
 
 CANCELLED_RESULT = "Error: the tool call was cancelled by the user (stopped)."
 
@@ -57,26 +54,25 @@ class _Clock:
 
 
 class ToolRunner:
-    """Executes tool calls against a registry under a policy, asking `approver` when the policy says ask."""
+    """Executes tool calls against a registry under a policy, asking `approvals` when the policy says ask."""
 
     def __init__(
         self,
         registry: ToolRegistry,
         policy: ToolPolicy,
         bus: EventBus,
-        approver: Callable[[], Approver | None],
+        approvals: "Approvals",
         on_policy_changed: Callable[[dict[str, Decision]], None] | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
         self.bus = bus
-        self._approver = approver
+        self.approvals = approvals
         self._on_policy_changed = on_policy_changed
-        # Background work (heartbeat, cron jobs, subagents) follows its own policy and asks through
-        # `background`, which notifies the person and expires; the engine wires these three.
+        # Background work (heartbeat, cron jobs, subagents) follows its own policy; its asks name who
+        # asks and expire. The engine wires these three.
         self.background_policy: ToolPolicy | None = None
-        self.background: "BackgroundApprovals | None" = None
-        self.background_source: Callable[[ToolContext], str | None] = lambda _ctx: None
+        self.background_source: Callable[[ToolContext], tuple[ApprovalSource, str] | None] = lambda _ctx: None
         self.on_background_policy_changed: Callable[[dict[str, Decision]], None] | None = None
 
     async def run(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str) -> ToolOutcome:
@@ -113,7 +109,7 @@ class ToolRunner:
             # Let the registry produce its standard "not found, available: ..." text.
             result = await self.registry.execute(call.name, call.arguments, ctx)
             return ToolOutcome(result, "error")
-        source = self.background_source(ctx) if self.background is not None else None
+        source = self.background_source(ctx)
         policy = self.background_policy if source and self.background_policy is not None else self.policy
         decision = policy.decision_for(call.name)
         if decision == "deny":
@@ -122,13 +118,12 @@ class ToolRunner:
         if decision == "ask" and tool.asks_for(dict(call.arguments or {})):
             asked = time.perf_counter()
             try:
-                reply, why = await (self._ask_background(call, ctx, turn_id, tool, source) if source
-                                    else self._ask(call, ctx, turn_id, tool))
+                answered = await self._ask(call, ctx, turn_id, tool, source)
             finally:
                 clock.waited = time.perf_counter() - asked
-            self.bus.publish(ApprovalAnswered(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
-                                              answer=reply.answer.value, reason=reply.reason or why,
-                                              waited_s=clock.waited))
+            reply, why = answered.reply, answered.why
+            if reply.answer == ApprovalAnswer.ALLOW_ALWAYS:
+                self._allow_always(call.name, background=source is not None)
             if reply.answer == ApprovalAnswer.DENY:
                 text = (f"Error: '{call.name}' was not run: {why}." if why and not reply.reason
                         else denial_text(call.name, reply.reason))
@@ -136,40 +131,20 @@ class ToolRunner:
         ran = await self.registry.run(call.name, call.arguments, ctx)
         return ToolOutcome(ran.text, "error" if ran.text.startswith("Error") else "ok", ran.media)
 
-    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str,
-                   tool: Tool) -> tuple[ApprovalReply, str]:
-        """The person's reply and, for a denial nobody gave, why it counts as denied."""
-        approver = self._approver()
-        if approver is None:
-            return ApprovalReply(ApprovalAnswer.DENY), ""
+    async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool,
+                   source: tuple[ApprovalSource, str] | None) -> ApprovalAnswered:
+        """One request for this call, answered once by whichever surface is first (or the engine)."""
         request = await build_approval_request(tool, dict(call.arguments), ctx)
-        self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
-                                           arguments=dict(call.arguments), diff=request.diff,
-                                           origin=request.origin))
-        reply = as_reply(await approver(request))
-        if reply.answer == ApprovalAnswer.ALLOW_ALWAYS:
-            try:
-                mapping = self.policy.allow_always(call.name)
-            except ValueError:  # exec without a sandbox: allowed this once, still asked next time
-                return reply, ""
-            if self._on_policy_changed is not None:
-                self._on_policy_changed(mapping)
-        return reply, ""
+        kind, asker = source if source is not None else (ApprovalSource.CHAT, "")
+        return await self.approvals.ask(replace(request, call_id=call.id, turn_id=turn_id, source=kind, asker=asker))
 
-    async def _ask_background(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool,
-                              source: str) -> tuple[ApprovalReply, str]:
-        """Ask for background work: notify, accept any answer (card, notification, tray), expire."""
-        assert self.background is not None
-        request = await build_approval_request(tool, dict(call.arguments), ctx)
-        self.bus.publish(ApprovalRequested(ctx.session_key, turn_id=turn_id, call_id=call.id, name=call.name,
-                                           arguments=dict(call.arguments), diff=request.diff,
-                                           origin=request.origin))
-        reply, why = await self.background.ask(request, source, call_id=call.id, card=self._approver())
-        if reply.answer == ApprovalAnswer.ALLOW_ALWAYS and self.background_policy is not None:
-            try:
-                mapping = self.background_policy.allow_always(call.name)
-            except ValueError:  # exec without a sandbox: allowed this once, still asked next time
-                return reply, ""
-            if self.on_background_policy_changed is not None:
-                self.on_background_policy_changed(mapping)
-        return reply, why
+    def _allow_always(self, name: str, *, background: bool) -> None:
+        """"Always allow" changes the policy that asked (the chat's, or background work's)."""
+        policy = self.background_policy if background and self.background_policy is not None else self.policy
+        try:
+            mapping = policy.allow_always(name)
+        except ValueError:  # exec without a sandbox: allowed this once, still asked next time
+            return
+        saved = self.on_background_policy_changed if policy is not self.policy else self._on_policy_changed
+        if saved is not None:
+            saved(mapping)

@@ -346,6 +346,18 @@
         <translation>已拒绝</translation>
     </message>
     <message>
+        <source>answered from the tray menu</source>
+        <translation>在托盘菜单中回答</translation>
+    </message>
+    <message>
+        <source>answered from a notification</source>
+        <translation>在通知中回答</translation>
+    </message>
+    <message>
+        <source>answered in the terminal</source>
+        <translation>在终端中回答</translation>
+    </message>
+    <message>
         <source>Allow the tool “{tool}” from {origin} to run?</source>
         <translation>允许来自 {origin} 的工具“{tool}”运行吗？</translation>
     </message>
@@ -420,6 +432,14 @@
     <message>
         <source>{line} — “{reason}”</source>
         <translation>{line} ——“{reason}”</translation>
+    </message>
+    <message>
+        <source>{line} ({by})</source>
+        <translation>{line}（{by}）</translation>
+    </message>
+    <message>
+        <source>{line} ({why})</source>
+        <translation>{line}（{why}）</translation>
     </message>
     <message>
         <source>Allowed</source>

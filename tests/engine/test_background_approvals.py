@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from nanobot_desktop.engine.events import BackgroundApprovalPending, BackgroundApprovalResolved, Event
+from nanobot_desktop.engine.agent.approvals import ApprovalRefused
+from nanobot_desktop.engine.events import (ApprovalAnswer, ApprovalAnswered, ApprovalRequested, ApprovalSource,
+                                           ApprovalSurface, Event)
 from tests.engine.test_cli import run_cli
 from tests.conftest import write_test_config
 from tests.fake_openai import Reply, text_reply, tool_calls_reply
@@ -45,13 +47,18 @@ def collect(engine) -> list[Event]:
     return events
 
 
+def attend(engine) -> None:
+    """Somebody can answer (as the tray does in the app); without it an ask is denied at once."""
+    engine.approvals.attach(ApprovalSurface.TRAY)
+
+
 async def until_pending(engine) -> None:
-    """Until a background approval is waiting (announced by BackgroundApprovalPending)."""
+    """Until an approval is waiting (announced by ApprovalRequested)."""
     announced = asyncio.Event()
     unsubscribe = engine.bus.subscribe(
-        lambda event: announced.set() if isinstance(event, BackgroundApprovalPending) else None)
+        lambda event: announced.set() if isinstance(event, ApprovalRequested) else None)
     try:
-        if not engine.background_approvals.pending():
+        if not engine.approvals.pending():
             await asyncio.wait_for(announced.wait(), 10)
     finally:
         unsubscribe()
@@ -66,36 +73,39 @@ def tool_messages(fake_openai) -> list[str]:
 async def test_a_heartbeat_exec_waits_for_the_answer_given_from_the_tray(make_engine, fake_openai, answer, status,
                                                                          said) -> None:
     engine = make_engine()
-    engine.background_approvals.interactive = True
+    attend(engine)
     engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
     route_heartbeat_exec(fake_openai)
     events = collect(engine)
     tick_task = asyncio.ensure_future(engine.heartbeat.trigger_now())
     await until_pending(engine)
-    (pending,) = engine.background_approvals.pending()
-    assert (pending.title, pending.summary, pending.session_key) == (
-        "Heartbeat wants to run a command", "echo fed", "heartbeat")
-    announced = [e for e in events if isinstance(e, BackgroundApprovalPending)]
-    assert [(e.title, e.tool, e.summary, e.source) for e in announced] == [
-        ("Heartbeat wants to run a command", "exec", "echo fed", "Heartbeat")]
-    assert engine.background_approvals.answer(pending.approval_id, answer) is True
-    assert engine.background_approvals.answer(pending.approval_id, answer) is False  # only once
+    (pending,) = engine.approvals.pending()
+    assert (pending.title, pending.summary, pending.session_key, pending.source) == (
+        "Heartbeat wants to run a command", "echo fed", "heartbeat", ApprovalSource.HEARTBEAT)
+    assert pending.expires_at is not None and pending.expires_at - pending.asked_at == 1800
+    announced = [e.request for e in events if isinstance(e, ApprovalRequested)]
+    assert [(r.call_id, r.title, r.tool, r.summary, r.asker) for r in announced] == [
+        (pending.call_id, "Heartbeat wants to run a command", "exec", "echo fed", "Heartbeat")]  # once
+    engine.approvals.answer(pending.call_id, ApprovalAnswer(answer), ApprovalSurface.TRAY)
+    with pytest.raises(ApprovalRefused, match="already answered from the tray"):  # only once
+        engine.approvals.answer(pending.call_id, ApprovalAnswer(answer), ApprovalSurface.NOTIFICATION)
     tick = await tick_task
     await engine.shutdown()
     assert tick.decision == "run" and tick.result is not None and tick.result.startswith(said)
     assert [(use.name, use.status, use.waited_for_approval) for use in tick.tools] == [("exec", status, True)]
     words = "allowed once" if answer == "allow_once" else "denied"
     assert tick.approvals == (f"exec echo fed → {words}",)
-    resolved = [e for e in events if isinstance(e, BackgroundApprovalResolved)]
-    assert [(e.answer, e.reason, e.via) for e in resolved] == [(answer, "", "the tray")]
-    assert engine.background_approvals.pending() == []
+    resolved = [e for e in events if isinstance(e, ApprovalAnswered)]
+    assert [(e.call_id, e.answer.value, e.why, e.surface) for e in resolved] == [
+        (pending.call_id, answer, "", ApprovalSurface.TRAY)]
+    assert engine.approvals.pending() == []
 
 
 async def test_an_unanswered_approval_expires_as_deny_and_other_work_goes_on(make_engine, fake_openai) -> None:
     from nanobot_desktop.engine.background.cron import CronSchedule
 
     engine = make_engine()
-    engine.background_approvals.interactive = True
+    attend(engine)
     engine.app_settings.background_approval_expiry_s = 0.5
     engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
     job = engine.cron.add_job("tidy", CronSchedule(kind="every", every_ms=3_600_000), "List the workspace")
@@ -118,7 +128,10 @@ async def test_an_unanswered_approval_expires_as_deny_and_other_work_goes_on(mak
     assert engine.cron.runs(job.id)[-1].result == "The workspace holds a few files."
     assert not tick_task.done()
 
+    (asked,) = engine.approvals.pending()
     tick = await tick_task  # the expiry ends the wait
+    with pytest.raises(ApprovalRefused, match=r"is over: denied, nobody answered within 0\.5 s"):
+        engine.approvals.answer(asked.call_id, ApprovalAnswer.ALLOW_ONCE, ApprovalSurface.TRAY)  # too late
     assert tick.decision == "run" and tick.tools[0].status == "denied"
     assert tick.approvals[0].startswith("exec echo fed → denied (nobody answered within 0.5 s, so it expired")
     denial = [text for text in tool_messages(fake_openai) if "was not run" in text]
@@ -127,13 +140,13 @@ async def test_an_unanswered_approval_expires_as_deny_and_other_work_goes_on(mak
     # the next heartbeat runs as usual: the expired one left nothing behind
     fake_openai.respond_with(lambda body: tool_calls_reply([("heartbeat", {"action": "skip"})]))
     assert (await engine.heartbeat.trigger_now()).decision == "skip"
-    assert engine.background_approvals.pending() == []
+    assert engine.approvals.pending() == []
     await engine.shutdown()
 
 
 async def test_background_policy_allow_and_deny_skip_the_question(make_engine, fake_openai) -> None:
     engine = make_engine()
-    engine.background_approvals.interactive = True
+    attend(engine)
     engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
     engine.update_config({"app.backgroundToolApproval": {"write_file": "allow", "exec": "deny"}})
     app_file = engine.config_path.parent / "desktop.json"  # the app's own settings, not config.json
@@ -178,7 +191,7 @@ async def test_a_subagent_asks_as_background_work_named_by_its_label(make_engine
     from nanobot_desktop.engine.events import SubagentFinished
 
     engine = make_engine()
-    engine.background_approvals.interactive = True
+    attend(engine)
 
     def route(body: dict[str, Any]) -> Reply:
         if str(body["messages"][0]["content"]).startswith("# Subagent"):
@@ -193,10 +206,11 @@ async def test_a_subagent_asks_as_background_work_named_by_its_label(make_engine
     engine.subagents.spawn("feed the cat with echo fed", label="feeder", origin_session_key="desktop:s1",
                            origin_channel="desktop", origin_chat_id="s1")
     await until_pending(engine)
-    (pending,) = engine.background_approvals.pending()
-    assert (pending.source, pending.title, pending.summary, pending.session_key) == (
-        "Subagent “feeder”", "Subagent “feeder” wants to run a command", "echo fed", "desktop:s1")
-    engine.background_approvals.answer(pending.approval_id, "allow_once")
+    (pending,) = engine.approvals.pending()
+    assert (pending.source, pending.asker, pending.title, pending.summary, pending.session_key) == (
+        ApprovalSource.SUBAGENT, "Subagent “feeder”", "Subagent “feeder” wants to run a command", "echo fed",
+        "desktop:s1")
+    engine.approvals.answer(pending.call_id, ApprovalAnswer.ALLOW_ONCE, ApprovalSurface.NOTIFICATION)
     await asyncio.wait_for(finished.wait(), 10)
     (record,) = engine.subagents.list()
     await engine.shutdown()
@@ -208,15 +222,15 @@ async def test_a_scheduled_job_asks_with_its_name_and_its_history_shows_the_appr
     from nanobot_desktop.engine.background.cron import CronSchedule
 
     engine = make_engine()
-    engine.background_approvals.interactive = True
+    attend(engine)
     route_heartbeat_exec(fake_openai)  # the job's turn calls exec once, then reports
     job = engine.cron.add_job("Feed the cat", CronSchedule(kind="every", every_ms=3_600_000), "Feed the cat")
     run = asyncio.ensure_future(engine.cron.run_job(job.id))
     await until_pending(engine)
-    (pending,) = engine.background_approvals.pending()
-    assert (pending.title, pending.session_key) == ("Scheduled task “Feed the cat” wants to run a command",
-                                                    f"cron:{job.id}")
-    engine.background_approvals.answer(pending.approval_id, "deny")
+    (pending,) = engine.approvals.pending()
+    assert (pending.title, pending.session_key, pending.source) == (
+        "Scheduled task “Feed the cat” wants to run a command", f"cron:{job.id}", ApprovalSource.CRON)
+    engine.approvals.answer(pending.call_id, ApprovalAnswer.DENY, ApprovalSurface.CARD)
     assert await run is True
     (record,) = engine.cron.runs(job.id)
     await engine.shutdown()
@@ -225,20 +239,18 @@ async def test_a_scheduled_job_asks_with_its_name_and_its_history_shows_the_appr
 
 
 async def test_without_the_gui_a_terminal_approver_still_answers_background_asks(make_engine, fake_openai) -> None:
-    from nanobot_desktop.engine.tools.policy import ApprovalAnswer
-
-    engine = make_engine()  # not interactive: no tray, as in `nanobot-desktop agent -m … --yes`
+    engine = make_engine()  # no tray, as in `nanobot-desktop agent -m … --yes`
     asked: list[str] = []
 
     async def yes(request):
         asked.append(request.command or "")
         return ApprovalAnswer.ALLOW_ONCE
 
-    engine.approver = yes
+    engine.approvals.respond_with(yes)
     engine.workspace.heartbeat_file.write_text(TASK, encoding="utf-8")
     route_heartbeat_exec(fake_openai)
     tick = await engine.heartbeat.trigger_now()
     await engine.shutdown()
     assert asked == ["echo fed"] and tick.result == "Tool said: fed"
     assert tick.approvals == ("exec echo fed → allowed once",)
-    assert engine.background_approvals.pending() == []
+    assert engine.approvals.pending() == []

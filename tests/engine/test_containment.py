@@ -40,7 +40,7 @@ async def allow_all(_request):
 @needs_sandbox
 async def test_a_turn_whose_exec_left_children_behind_leaves_none_alive(make_engine, fake_openai) -> None:
     engine = make_engine(restrict_to_workspace=True)
-    engine.approver = allow_all
+    engine.approvals.respond_with(allow_all)
     token = "4711"
     fake_openai.add_tool_calls([("exec", {"command": SPAWNERS.format(t=token) + " echo spawned"})])
     fake_openai.add_text("done")
@@ -62,7 +62,7 @@ async def test_timeout_kills_every_process_of_the_call(tmp_path: Path) -> None:
 @needs_sandbox
 async def test_stop_kills_every_process_of_the_call(make_engine, fake_openai) -> None:
     engine = make_engine(restrict_to_workspace=True)
-    engine.approver = allow_all
+    engine.approvals.respond_with(allow_all)
     started = asyncio.Event()
     engine.bus.subscribe(lambda e: started.set() if isinstance(e, ev.ToolCallStarted) else None)
     marker = engine.workspace.root / "ready"

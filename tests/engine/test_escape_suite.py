@@ -229,7 +229,7 @@ async def run_case(arena: Arena, fake_openai, case: Case) -> tuple[list[str], li
         approvals.append(request)
         return ApprovalAnswer.ALLOW_ONCE
 
-    engine.approver = approve
+    engine.approvals.respond_with(approve)
     results: list[str] = []
     engine.bus.subscribe(lambda e: results.append(e.result) if isinstance(e, ev.ToolCallFinished) else None)
     # Requests a command sends to the endpoint itself get an answer of their own (and are checked too).

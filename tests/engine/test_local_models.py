@@ -72,6 +72,23 @@ async def test_a_nonsense_window_is_ignored_with_a_log_line(fake_openai, caplog,
     assert any("llama.cpp /props" in r.getMessage() and "ignored" in r.getMessage() for r in caplog.records)
 
 
+async def test_an_ask_cancelled_before_its_requests_start_leaves_no_coroutine_unawaited(fake_openai) -> None:
+    """Engine shutdown cancels an ask still out (WindowBook.cancel_pending), possibly before its four
+    requests have started: none of them may be left as a coroutine never awaited (a RuntimeWarning)."""
+    import gc
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asking = asyncio.ensure_future(ask_window(fake_openai.base_url, "k", "fake-model"))
+        await asyncio.sleep(0)  # it runs up to its gather: the four asks are tasks that have not started
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
+
+
 def test_sane_window_bounds() -> None:
     assert sane_window(256, "x") == 256 and sane_window("4096", "x") == 4096 and sane_window(8192.0, "x") == 8192
     assert sane_window(255, "x") is None and sane_window(10_000_001, "x") is None

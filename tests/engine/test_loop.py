@@ -143,7 +143,7 @@ async def test_max_iterations_stops_with_an_explanation(make_engine, fake_openai
 
 async def test_stop_during_long_exec_kills_process_and_saves_partial_turn(make_engine, fake_openai, tmp_path):
     engine = make_engine()
-    engine.approver = allow_all
+    engine.approvals.respond_with(allow_all)
     marker = tmp_path / "pid.txt"
     started = asyncio.Event()
     engine.bus.subscribe(lambda e: started.set() if isinstance(e, ev.ToolCallStarted) else None)
@@ -300,7 +300,7 @@ async def test_denied_approval_is_reported_to_the_model(make_engine, fake_openai
     async def deny(_request):
         return ApprovalAnswer.DENY
 
-    engine.approver = deny
+    engine.approvals.respond_with(deny)
     fake_openai.add_tool_calls([("write_file", {"path": "x.txt", "content": "hi"})])
     fake_openai.add_text("ok, I won't")
     seen = collect(engine)
@@ -309,7 +309,7 @@ async def test_denied_approval_is_reported_to_the_model(make_engine, fake_openai
     assert finished.status == "denied"
     assert not (engine.workspace.root / "x.txt").exists()
     requested = [e for e in seen if isinstance(e, ev.ApprovalRequested)][0]
-    assert requested.diff and "+hi" in requested.diff
+    assert requested.request.diff and "+hi" in requested.request.diff
 
 
 async def test_allow_always_is_saved_to_config(make_engine, fake_openai):
@@ -318,7 +318,7 @@ async def test_allow_always_is_saved_to_config(make_engine, fake_openai):
     async def always(_request):
         return ApprovalAnswer.ALLOW_ALWAYS
 
-    engine.approver = always
+    engine.approvals.respond_with(always)
     fake_openai.add_tool_calls([("write_file", {"path": "x.txt", "content": "hi"})])
     fake_openai.add_text("done")
     await engine.loop.process("desktop:always", "write it")

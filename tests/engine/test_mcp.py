@@ -44,7 +44,7 @@ async def mcp_engine(fake_openai, tmp_path, pid_dir):
             engine.asked.append(request)  # type: ignore[attr-defined]
             return ApprovalAnswer.ALLOW_ONCE
 
-        engine.approver = approve
+        engine.approvals.respond_with(approve)
         engines.append(engine)
         engine.start_mcp()
         if wait:

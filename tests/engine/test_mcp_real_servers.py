@@ -49,7 +49,7 @@ async def engine_with(fake_openai, tmp_path):
                                         tmp_path / "ws")
         add_servers(config_path, servers)
         engine = Engine.open(config_path)
-        engine.approver = allow
+        engine.approvals.respond_with(allow)
         engines.append(engine)
         engine.start_mcp()
         assert await engine.mcp.wait_ready(120) == []

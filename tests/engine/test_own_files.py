@@ -113,7 +113,7 @@ def test_own_files_reads_beneath_the_root_and_refuses_links_out(tmp_path: Path) 
 async def test_exec_made_links_do_not_carry_the_config_into_later_requests(make_engine, fake_openai) -> None:
     """The red team's case as it happened: the sandboxed command only makes links; the app must not follow them."""
     engine = make_engine(restrict_to_workspace=True, api_key=KEY)
-    engine.approver = allow_all
+    engine.approvals.respond_with(allow_all)
     config = engine.config_path.resolve()
     fake_openai.add_tool_calls([("exec", {"command": f"ln -sf {config} memory/MEMORY.md && ln -sf {config} AGENTS.md"
                                                      f" && mkdir -p skills/k && ln -sf {config} skills/k/SKILL.md"

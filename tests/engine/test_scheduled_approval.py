@@ -14,6 +14,7 @@ from nanobot_desktop.engine.config import ConfigError
 from nanobot_desktop.engine.background.cron import CronSchedule
 from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.events import ApprovalSource
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ApprovalRequest
 from nanobot_desktop.engine.tools.sandbox import sandbox_support
 
@@ -39,7 +40,8 @@ def _desktop_json(engine: Engine) -> dict[str, object]:
 
 async def test_a_cron_add_waits_for_approval_and_a_denied_one_saves_nothing(make_engine, fake_openai) -> None:
     engine = make_engine()
-    engine.approver = recorder = Recorder(ApprovalAnswer.DENY)
+    recorder = Recorder(ApprovalAnswer.DENY)
+    engine.approvals.respond_with(recorder)
     fake_openai.add_tool_calls([("cron", {"action": "add", "message": "mail the report", "every_seconds": 60})])
     fake_openai.add_text("ok")
     assert (await engine.loop.process("desktop:cron", "schedule it")).status == "ok"
@@ -66,10 +68,10 @@ async def test_a_cron_add_waits_for_approval_and_a_denied_one_saves_nothing(make
 
 async def test_a_job_bound_to_a_chat_runs_with_the_background_policy(make_engine, fake_openai) -> None:
     engine = make_engine()
-    engine.approver = Recorder(ApprovalAnswer.ALLOW_ONCE)
+    engine.approvals.respond_with(Recorder(ApprovalAnswer.ALLOW_ONCE))
     engine.update_config({"app.backgroundToolApproval": {"write_file": "deny"}})
     assert engine._background_source(ToolContext(workspace=engine.workspace.root, session_key="desktop:x",
-                                                 in_cron_job=True)) == "A scheduled task"
+                                                 in_cron_job=True)) == (ApprovalSource.CRON, "A scheduled task")
     job = engine.cron.add_job(name="j", schedule=CronSchedule(kind="every", every_ms=3_600_000), message="write it",
                               deliver=True, channel="desktop", to="chat1")
     fake_openai.add_tool_calls([("write_file", {"path": "x.txt", "content": "x"})])
@@ -82,7 +84,8 @@ async def test_a_job_bound_to_a_chat_runs_with_the_background_policy(make_engine
 async def test_always_allow_on_an_unsandboxed_exec_card_is_never_saved(make_engine, fake_openai) -> None:
     engine = make_engine(restrict_to_workspace=False)  # a new person's default: exec is not sandboxed
     assert not engine.exec_allow_possible()
-    engine.approver = recorder = Recorder(ApprovalAnswer.ALLOW_ALWAYS)
+    recorder = Recorder(ApprovalAnswer.ALLOW_ALWAYS)
+    engine.approvals.respond_with(recorder)
     for _ in range(2):
         fake_openai.add_tool_calls([("exec", {"command": "echo hi"})])
         fake_openai.add_text("ok")

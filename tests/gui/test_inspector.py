@@ -212,7 +212,7 @@ def test_a_call_waiting_for_approval_shows_the_diff_then_its_result(env, fake_op
     async def approver(_request):
         return await answer
 
-    engine.approver = approver
+    engine.approvals.respond_with(approver)
     panel.set_session("desktop:a")
     fake_openai.add_tool_calls([("write_file", {"path": "note.txt", "content": "hello\n"})])
     fake_openai.add_text("written")

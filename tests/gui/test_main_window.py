@@ -206,7 +206,7 @@ def test_quit_action_shuts_everything_down_in_order(qtbot, open_window, fake_ope
     assert not window.chat.is_busy(window.current_key)
     lines = window.engine.sessions.path_for(window.current_key).read_text(encoding="utf-8").splitlines()
     assert '"stopped": true' in lines[-1]  # the cancelled turn was saved as stopped
-    assert not window.watcher.is_running and window.engine.approver is None
+    assert not window.watcher.is_running and not window.engine.approvals.attended  # the chat and the tray left
 
 
 def test_run_gui_builds_the_main_window_by_default():

@@ -39,8 +39,12 @@ APP = '''
     def say(kind, **data):
         print(kind + " " + json.dumps(data), flush=True)
 
+    from nanobot_desktop.engine import ApprovalAnswer, ApprovalAnswered
+
     async def main():
         engine, bridge, window, tray = open_tray(config_path, settings_path)
+        answered = []  # the engine's one answer to each ask, with the surface it came from
+        engine.bus.subscribe(lambda event: answered.append(event) if isinstance(event, ApprovalAnswered) else None)
         opened = []
         tray.open_session_requested.connect(opened.append)
         await wait_for(lambda: tray.approvals._started is not None and tray.approvals._started.done(), 10)
@@ -59,8 +63,12 @@ APP = '''
             await wait_for(lambda: len(engine.heartbeat.ticks) > count, 30)
             tick = engine.heartbeat.ticks[-1]
             await wait_for(lambda: tray.state != "waiting", 5)
+            last = answered[-1] if answered and scenario != "plain" else None
+            # a second answer, from the tray menu this time, after the notification's (or the expiry's)
+            second = tray.approvals.answer(last.call_id, ApprovalAnswer.ALLOW_ONCE) if last is not None else None
             say("DONE", scenario=scenario, decision=tick.decision, result=tick.result, approvals=list(tick.approvals),
-                tools=[u.describe() for u in tick.tools], state=tray.state)
+                tools=[u.describe() for u in tick.tools], state=tray.state, answers=len(answered),
+                surface=last.surface.value if last is not None else "", second=second)
         say("OPENED", sessions=opened)
         tray.shutdown()
         bridge.detach()
@@ -166,6 +174,10 @@ def test_approval_notifications_answer_allow_deny_and_expire(fake_openai, tmp_pa
         model_saw = [m["content"] for r in fake_openai.requests for m in r["messages"] if m.get("role") == "tool"]
         assert any("expired and counts as deny" in text for text in model_saw)
         assert all(o["state"] != "waiting" for o in outcomes.values())
+        # each ask was answered exactly once, by the notification's button (or the expiry), and the
+        # tray's later answer to the same request was refused
+        assert [(o["answers"], o["surface"], o["second"]) for o in (allow, deny, expire)] == [
+            (1, "notification", False), (2, "notification", False), (3, "engine", False)]
 
         fake_openai.respond_with(lambda body: tool_calls_reply([("heartbeat", {"action": "skip"})]))
         app.go()

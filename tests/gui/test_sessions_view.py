@@ -12,7 +12,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from nanobot_desktop.engine.events import ApprovalRequested, TurnFinished, TurnStarted
+from nanobot_desktop.engine.events import ApprovalRequest, ApprovalRequested, TurnFinished, TurnStarted
 from nanobot_desktop.engine.sessions.listing import SessionInfo
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.sessions.model import group_title
@@ -343,7 +343,9 @@ def test_other_sessions_events_mark_busy_and_unread(qtbot, panel):
     assert not panel.model.is_busy("heartbeat") and panel.model.is_unread("heartbeat")
     bus.publish(TurnFinished("cli:direct", turn_id="t2", reply="seen"))
     assert not panel.model.is_unread("cli:direct")  # it is on screen
-    bus.publish(ApprovalRequested("telegram:99", turn_id="t3", call_id="c", name="exec", arguments={}))
+    bus.publish(ApprovalRequested("telegram:99", request=ApprovalRequest(
+        tool="exec", arguments={}, diff=None, command=None, working_dir=None, session_key="telegram:99",
+        call_id="c", turn_id="t3")))
     assert panel.model.is_unread("telegram:99")
     panel.set_current_key("heartbeat")
     assert not panel.model.is_unread("heartbeat")

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from nanobot_desktop.engine import ApprovalAnswer, ApprovalAnswered, ApprovalRefused, ApprovalSurface
 from nanobot_desktop.gui.window.tray import tray_icon_path, tray_state
 from tests.engine.test_background_approvals import TASK, route_heartbeat_exec
 
@@ -46,9 +47,10 @@ def test_waiting_wins_and_has_its_own_icon() -> None:
 
 def test_a_pending_approval_is_listed_in_the_menu_and_allow_once_finishes_the_task(qtbot, tray_env):
     engine, tray = tray_env
-    answered_cards: list[tuple[str, str]] = []
-    tray.approvals.card_answerer = lambda call_id, answer: answered_cards.append((call_id, answer))
+    answered: list[ApprovalAnswered] = []
+    engine.bus.subscribe(lambda event: answered.append(event) if isinstance(event, ApprovalAnswered) else None)
     tick = start_tick(qtbot, engine, tray)
+    (request,) = tray.approvals.pending.values()
     (entry,) = tray.approvals.menu_entries()
     assert entry.title() == "Heartbeat: exec `echo fed`"
     assert tray.menu.actions()[0] is entry.menuAction()  # at the top of the tray menu
@@ -64,7 +66,11 @@ def test_a_pending_approval_is_listed_in_the_menu_and_allow_once_finishes_the_ta
     assert record.approvals == ("exec echo fed → allowed once",)
     assert tray.approvals.menu_entries() == []
     qtbot.waitUntil(lambda: tray.state == "idle", timeout=3000)
-    assert [answer for _call, answer in answered_cards] == ["allow_once"]  # the card in the session too
+    assert [(e.call_id, e.answer, e.surface) for e in answered] == [
+        (request.call_id, ApprovalAnswer.ALLOW_ONCE, ApprovalSurface.TRAY)]  # once, from the tray
+    with pytest.raises(ApprovalRefused, match="already answered from the tray"):  # a card's late click
+        engine.approvals.answer(request.call_id, ApprovalAnswer.DENY, ApprovalSurface.CARD)
+    assert tray.approvals.answer(request.call_id, ApprovalAnswer.DENY) is False  # nor the menu again
     assert ("Heartbeat", "Tool said: fed", "heartbeat") in tray.notifications_sent
 
 

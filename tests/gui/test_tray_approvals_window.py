@@ -22,7 +22,7 @@ def test_show_in_window_opens_the_session_with_its_card_and_the_tray_answer_sett
     tray = window.tray
     tick = asyncio.ensure_future(engine.heartbeat.trigger_now())
     qtbot.waitUntil(lambda: tray.state == "waiting", timeout=WAIT_MS)
-    (pending,) = engine.background_approvals.pending()
+    (pending,) = engine.approvals.pending()
     (entry,) = tray.approvals.menu_entries()
     actions = {action.text(): action for action in entry.actions()}
 
@@ -36,6 +36,12 @@ def test_show_in_window_opens_the_session_with_its_card_and_the_tray_answer_sett
     actions["Allow once"].trigger()
     qtbot.waitUntil(tick.done, timeout=WAIT_MS)
     assert tick.result().result == "Tool said: fed"
+    qtbot.waitUntil(lambda: model.item(model.row_of_call(pending.call_id, "approval")).state != "pending",
+                    timeout=WAIT_MS)
     card = model.item(model.row_of_call(pending.call_id, "approval"))
-    assert card.state == "allowed"  # answered from the tray: the card says so, not "denied"
+    assert (card.state, card.answer, card.answered_by) == ("allowed", "allow_once", "tray")  # says who answered
+    widget = window.chat_view.widget_for_row(model.row_of_call(pending.call_id, "approval"))
+    assert widget.summary_text() == "Allowed once: exec echo fed (answered from the tray menu)"
+    assert window.chat.answer_approval(pending.call_id, "deny") is False  # the card cannot answer it again
+    assert model.item(model.row_of_call(pending.call_id, "approval")).state == "allowed"
     qtbot.waitUntil(lambda: tray.state != "waiting", timeout=WAIT_MS)

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nanobot_desktop.engine.events import (ApprovalRequested, BackgroundApprovalResolved, Event, EventBus,
-                                           ToolCallFinished)
+from nanobot_desktop.engine.events import ApprovalAnswered, ApprovalRequested, Event, EventBus, ToolCallFinished
 
 SHORT_ARGS_LIMIT = 80
 
@@ -73,11 +72,12 @@ class ToolUseRecorder:
         if event.session_key != self._session_key:
             return
         if isinstance(event, ApprovalRequested):
-            self._asked[event.call_id] = f"{event.name} {short_arguments(event.name, event.arguments)}".strip()
-        elif isinstance(event, BackgroundApprovalResolved) and event.call_id in self._asked:
-            answer = {"allow_once": "allowed once", "allow_always": "always allowed", "deny": "denied"}.get(
-                event.answer, event.answer)
-            self._asked[event.call_id] += f" → {answer}" + (f" ({event.reason})" if event.reason else "")
+            request = event.request
+            self._asked[event.call_id] = f"{request.tool} {short_arguments(request.tool, request.arguments)}".strip()
+        elif isinstance(event, ApprovalAnswered) and event.call_id in self._asked:
+            answer = {"allow_once": "allowed once", "allow_always": "always allowed", "deny": "denied"}[
+                event.answer.value]
+            self._asked[event.call_id] += f" → {answer}" + (f" ({event.why})" if event.why else "")
         elif isinstance(event, ToolCallFinished):
             self.uses.append(ToolUse(event.name, event.status, short_arguments(event.name, event.arguments),
                                      event.call_id in self._asked))

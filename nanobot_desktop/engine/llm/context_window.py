@@ -24,7 +24,7 @@ import asyncio
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 log = logging.getLogger(__name__)
 
@@ -145,14 +145,16 @@ async def ask_window(api_base: str, api_key: str, model: str,
         async def post(url: str, body: dict[str, Any]) -> Any:
             return _json(await client.post(url, json=body))
 
-        asks = (
-            ("model list", _from_model_list(get(api_base.rstrip("/") + "/models"), model)),
-            ("llama.cpp /props", _from_props(get(root + "/props"))),
-            ("LM Studio /api/v0/models", _from_lm_studio(get(f"{root}/api/v0/models/{model}"))),
-            ("Ollama /api/show", _from_ollama(post(root + "/api/show", {"model": model}))),
+        # Each ask is (where, fetch, read): the request is made only when its task runs, so an ask
+        # cancelled before it starts leaves no request coroutine behind un-awaited.
+        asks: tuple[tuple[str, Callable[[], Awaitable[Any]], Callable[[Any], Any]], ...] = (
+            ("model list", lambda: get(api_base.rstrip("/") + "/models"), lambda reply: _from_model_list(reply, model)),
+            ("llama.cpp /props", lambda: get(root + "/props"), _from_props),
+            ("LM Studio /api/v0/models", lambda: get(f"{root}/api/v0/models/{model}"), _from_lm_studio),
+            ("Ollama /api/show", lambda: post(root + "/api/show", {"model": model}), _from_ollama),
         )
-        answers = await asyncio.gather(*(ask for _, ask in asks), return_exceptions=True)
-    for (source, _), answer in zip(asks, answers, strict=True):
+        answers = await asyncio.gather(*(_read(fetch, read) for _, fetch, read in asks), return_exceptions=True)
+    for (source, _fetch, _reading), answer in zip(asks, answers, strict=True):
         if isinstance(answer, BaseException):
             continue
         tokens = sane_window(answer, f"{root} ({source})") if answer is not None else None
@@ -160,6 +162,10 @@ async def ask_window(api_base: str, api_key: str, model: str,
             log.info("%s: context window of %s is %d tokens (%s)", root, model, tokens, source)
             return ContextWindow(tokens, source)
     return None
+
+
+async def _read(fetch: Callable[[], Awaitable[Any]], read: Callable[[Any], Any]) -> Any:
+    return read(await fetch())
 
 
 def _json(response: Any) -> Any:
@@ -180,8 +186,7 @@ def _number_in(mapping: Any, *names: str) -> Any:
     return None
 
 
-async def _from_model_list(reply: Any, model: str) -> Any:
-    payload = await reply
+def _from_model_list(payload: Any, model: str) -> Any:
     data = payload.get("data") if isinstance(payload, dict) else None
     for item in data if isinstance(data, list) else ():
         if isinstance(item, dict) and item.get("id") == model:
@@ -190,19 +195,17 @@ async def _from_model_list(reply: Any, model: str) -> Any:
     return None
 
 
-async def _from_props(reply: Any) -> Any:
-    payload = await reply
+def _from_props(payload: Any) -> Any:
     settings = payload.get("default_generation_settings") if isinstance(payload, dict) else None
     found = _number_in(settings, "n_ctx")
     return found if found is not None else _number_in(payload, "n_ctx")
 
 
-async def _from_lm_studio(reply: Any) -> Any:
-    return _number_in(await reply, "loaded_context_length", "max_context_length")
+def _from_lm_studio(payload: Any) -> Any:
+    return _number_in(payload, "loaded_context_length", "max_context_length")
 
 
-async def _from_ollama(reply: Any) -> Any:
-    payload = await reply
+def _from_ollama(payload: Any) -> Any:
     if not isinstance(payload, dict):
         return None
     parameters = payload.get("parameters")

@@ -1,15 +1,15 @@
 """Which tool calls need the user's yes, and what the user is shown when asked.
 
-Tools that change files or run commands ask by default; everything else runs. The engine asks through
-an async `Approver` callback so the GUI can show a card and the CLI a prompt, with the same request.
+Tools that change files or run commands ask by default; everything else runs. An ask is one
+`ApprovalRequest` (events.py), held and answered once by the engine's `Approvals` (agent/approvals.py);
+the card, the tray, a notification and the CLI's prompt all render it from its event.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any, Awaitable, Callable, Literal, Mapping, cast, get_args
 
+from nanobot_desktop.engine.events import ApprovalAnswer, ApprovalReply, ApprovalRequest
 from nanobot_desktop.engine.tools.base import Tool, ToolContext
 from nanobot_desktop.engine.tools.paths import absolute_tool_path, workspace_root
 from nanobot_desktop.engine.tools.sandbox import sandbox_support
@@ -100,39 +100,12 @@ class ToolPolicy:
         return dict(self._overrides)
 
 
-@dataclass
-class ApprovalRequest:
-    """Everything an approval card or prompt shows about one pending tool call."""
-
-    tool: str
-    arguments: dict[str, Any]
-    diff: str | None
-    command: str | None
-    working_dir: str | None
-    session_key: str
-    sandbox: str | None = None  # exec only: "sandboxed (…)" or "not sandboxed: why"
-    origin: str = ""  # e.g. "MCP server 'time'" for a tool that is not built in
-
-
-class ApprovalAnswer(Enum):
-    ALLOW_ONCE = "allow_once"
-    ALLOW_ALWAYS = "allow_always"
-    DENY = "deny"
-
-
-@dataclass(frozen=True)
-class ApprovalReply:
-    """An answer with the person's words: a Deny may say why, and the model reads it in the tool result."""
-
-    answer: ApprovalAnswer
-    reason: str = ""
-
-
 Approver = Callable[[ApprovalRequest], Awaitable["ApprovalAnswer | ApprovalReply"]]
+"""An automatic surface (the CLI's prompt, a test): given the request, its answer (see Approvals.respond_with)."""
 
 
 def as_reply(value: "ApprovalAnswer | ApprovalReply") -> ApprovalReply:
-    """An approver may answer with a bare ApprovalAnswer (the CLI) or an ApprovalReply (the GUI's card)."""
+    """A bare ApprovalAnswer (the CLI) or an ApprovalReply (the card, with a reason) as one reply."""
     return value if isinstance(value, ApprovalReply) else ApprovalReply(ApprovalAnswer(value))
 
 

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QPalette, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListView, QPlainTextEdit, QPushButton, QSpinBox,
                                QSplitter, QTextEdit, QVBoxLayout, QWidget)
 
-from nanobot_desktop.engine import (SKIP_WORDS, BackgroundApprovalPending, BackgroundApprovalResolved,
+from nanobot_desktop.engine import (SKIP_WORDS, ApprovalAnswered, ApprovalRequested,
                                     BackgroundOwnerChanged, ConfigChanged, HeartbeatDecided, HeartbeatRan, analyse)
 from nanobot_desktop.gui.common.accessibility import help_text
 from nanobot_desktop.gui.background.formatting import (error_color, format_clock, format_duration,
@@ -321,7 +321,7 @@ class HeartbeatView(BackgroundPanel):
     # --- keeping up to date ---------------------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
-        if isinstance(event, (BackgroundApprovalPending, BackgroundApprovalResolved)) and event.session_key == "heartbeat":
+        if isinstance(event, (ApprovalRequested, ApprovalAnswered)) and event.session_key == "heartbeat":
             self.refresh()
         if isinstance(event, ConfigChanged) and event.touches("gateway.heartbeat"):  # e.g. saved in Settings
             self._load_settings()
@@ -347,7 +347,7 @@ class HeartbeatView(BackgroundPanel):
         heartbeat = self.engine.heartbeat
         if self._run_after_save:
             return translate("Heartbeat", "Saving HEARTBEAT.md, then checking…")
-        waiting = [p for p in self.engine.background_approvals.pending() if p.session_key == "heartbeat"]
+        waiting = [p for p in self.engine.approvals.pending() if p.session_key == "heartbeat"]
         if waiting:
             asked = "; ".join(f"{p.tool} `{p.summary}`" for p in waiting)
             return translate("Heartbeat", "Waiting for your approval: {tools} — answer in the notification, the tray "

@@ -1,87 +1,92 @@
-"""Approval cards: the engine's approver, answered in the session's chat instead of a modal dialog.
+"""Approval cards: the engine's approval requests, drawn in the session's chat and answered there.
 
-The engine's approver coroutine adds a card to the session's chat and awaits a future that the card's
-buttons (or the tray's) resolve, so the turn waits while the window stays responsive, and several
-sessions can each have a card waiting. Which model a card goes into is the controller's business
-(controller.py); this module keeps the waiting futures and the cards' states.
+The engine publishes each request once (`ApprovalRequested`, keyed by the tool call's id) and takes
+one answer from whichever surface is first (`Engine.approvals.answer`). This module is the chat's
+surface: it adds a card to the session's chat (its history read first, for a session not on screen
+too), answers through the engine when a button is pressed, and settles the card from the engine's
+`ApprovalAnswered` — so an answer from the tray or a notification shows on the card, with where it
+came from. The turn waits in the engine; the window stays responsive, and several sessions can each
+have a card waiting. Which model a card goes into is the controller's business (controller.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import uuid
-from typing import Awaitable, Callable
+import logging
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from nanobot_desktop.engine import ApprovalAnswer, ApprovalReply, ApprovalRequest, ApprovalRequested
+from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalRefused, ApprovalReply, ApprovalRequest,
+                                    ApprovalSurface)
 from nanobot_desktop.gui.chat.model import ApprovalCard, ChatModel
+
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from nanobot_desktop.engine import Engine
+
+log = logging.getLogger(__name__)
 
 
 class ApprovalCards:
-    """The approvals waiting in the chats: call id -> (future of the answer, session key)."""
+    """The approval cards waiting in the chats: call id -> session key."""
 
-    def __init__(self, open_model: Callable[[str], Awaitable[ChatModel]],
-                 model_for: Callable[[str], ChatModel | None], requested: Callable[[str, str], None]) -> None:
+    def __init__(self, engine: Engine, open_model: Callable[[str], Awaitable[ChatModel]],
+                 model_for: Callable[[str], ChatModel | None], requested: Callable[[str, str], None],
+                 track: Callable[["asyncio.Future[Any]"], None]) -> None:
+        self._approvals = engine.approvals
         self._open_model = open_model  # the session's model, its history loaded (a session not on screen too)
         self._model_for = model_for  # the session's model if it has one now
         self._requested = requested  # (key, tool): a card was added
-        self._pending: dict[str, tuple[asyncio.Future[tuple[str, str]], str]] = {}
-        self._last_event: dict[str, ApprovalRequested] = {}
+        self._track = track  # the controller owns the tasks that add cards
+        self._waiting: dict[str, str] = {}
+        self._detach: Callable[[], None] | None = self._approvals.attach(ApprovalSurface.CARD)
 
-    def note_requested(self, event: ApprovalRequested) -> None:
-        """The engine's event comes before the approver is asked: the card takes its call id."""
-        self._last_event[event.session_key] = event
+    def show(self, request: ApprovalRequest) -> None:
+        """An `ApprovalRequested` of the engine: a card in the request's session, once its history is read."""
+        self._track(asyncio.ensure_future(self._add_card(request)))
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
-        """A card in the session's chat, answered by its buttons (a Deny may carry the person's reason,
-        which the model reads in the tool result)."""
-        key = request.session_key
-        event = self._last_event.pop(key, None)
-        call_id = event.call_id if event is not None and event.name == request.tool else f"ask-{uuid.uuid4().hex[:8]}"
-        model = await self._open_model(key)
-        card = ApprovalCard(call_id=call_id, tool=request.tool, arguments=dict(request.arguments), diff=request.diff,
-                            command=request.command, working_dir=request.working_dir, sandbox=request.sandbox,
-                            origin=request.origin)
-        future: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
-        self._pending[call_id] = (future, key)
-        model.append(card)
-        self._requested(key, request.tool)
-        try:
-            answer, reason = await future
-        except asyncio.CancelledError:
-            if card.state == "pending" and model.row_of_call(call_id, "approval") >= 0:
-                model.set_approval_state(call_id, "denied")
-            raise
-        finally:
-            self._pending.pop(call_id, None)
-        return ApprovalReply(ApprovalAnswer(answer), reason if answer == "deny" else "")
+    async def _add_card(self, request: ApprovalRequest) -> None:
+        model = await self._open_model(request.session_key)
+        call_id = request.call_id
+        if self._approvals.get(call_id) is None or model.row_of_call(call_id, "approval") >= 0:
+            return  # answered (or stopped) while the history was read: nothing to ask any more
+        model.append(ApprovalCard(call_id=call_id, tool=request.tool, arguments=dict(request.arguments),
+                                  diff=request.diff, command=request.command, working_dir=request.working_dir,
+                                  sandbox=request.sandbox, origin=request.origin))
+        self._waiting[call_id] = request.session_key
+        self._requested(request.session_key, request.tool)
 
-    def answer(self, call_id: str, answer: str, reason: str = "") -> None:
-        """Resolve a waiting approval ("allow_once", "allow_always" or "deny"; a deny may give a reason)."""
-        entry = self._pending.get(call_id)
-        if entry is None:
-            return
-        future, key = entry
-        ApprovalAnswer(answer)  # a wrong answer string fails here, loudly, not in the engine
+    def settle(self, event: ApprovalAnswered) -> None:
+        """The engine's one answer: the card shows it, and who gave it, whichever surface that was."""
+        key = self._waiting.pop(event.call_id, event.session_key)
         model = self._model_for(key)
-        if model is not None and model.row_of_call(call_id, "approval") >= 0:
-            card = model.item(model.row_of_call(call_id, "approval"))
-            if isinstance(card, ApprovalCard) and card.state == "pending":
-                model.set_approval_state(call_id, "denied" if answer == "deny" else "allowed", answer,
-                                         reason=reason if answer == "deny" else "")
-        if not future.done():
-            future.set_result((answer, reason.strip()))
+        if model is None or model.row_of_call(event.call_id, "approval") < 0:
+            return
+        denied = event.answer is ApprovalAnswer.DENY
+        model.set_approval_state(event.call_id, "denied" if denied else "allowed", event.answer.value,
+                                 reason=event.reply.reason, by=event.surface.value, why=event.why)
+
+    def answer(self, call_id: str, answer: str, reason: str = "") -> bool:
+        """The card's buttons: answer through the engine ("allow_once", "allow_always" or "deny"; a deny may
+        give a reason). False when the engine refused it (answered elsewhere first, expired)."""
+        try:
+            self._approvals.answer(call_id, ApprovalReply(ApprovalAnswer(answer), reason), ApprovalSurface.CARD)
+        except ApprovalRefused as refused:
+            log.info("the card's answer was not taken: %s", refused)
+            settled = self._approvals.settled(call_id)
+            if settled is not None:
+                self.settle(settled)  # the card shows the answer that counted, not the click
+            return False
+        return True
 
     def pending(self, key: str | None = None) -> list[str]:
         """Call ids of approval cards waiting for an answer (in `key`, or anywhere)."""
-        return [call_id for call_id, (_f, session) in self._pending.items() if key is None or session == key]
+        return [call_id for call_id, session in self._waiting.items() if key is None or session == key]
 
     def session_of(self, call_id: str) -> str:
         """The session whose chat holds the waiting approval `call_id` ("" when none waits)."""
-        entry = self._pending.get(call_id)
-        return entry[1] if entry is not None else ""
+        return self._waiting.get(call_id, "")
 
-    def deny_all(self) -> None:
-        """At shutdown: every waiting approval is answered Deny."""
-        for future, _key in list(self._pending.values()):
-            if not future.done():
-                future.set_result(("deny", ""))
+    def detach(self) -> None:
+        """At shutdown: the chat no longer answers (with no other surface left, the engine denies what waits)."""
+        if self._detach is not None:
+            self._detach()
+            self._detach = None

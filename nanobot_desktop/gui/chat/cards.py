@@ -1,7 +1,8 @@
 """The inline approval card: everything the user needs to decide, the three answers, and a reason.
 
-Non-modal on purpose: the engine awaits a future that the card's answer resolves, so the chat
-(and every other task) keeps running while the question is open.
+Non-modal on purpose: the engine waits for the one answer to its request (from this card, the tray, a
+notification), so the chat (and every other task) keeps running while the question is open. A card
+answered elsewhere says where ("Allowed once: exec echo fed (answered from the tray menu)").
 
 Once answered, the card folds to one line ("Allowed once: write_file notes.md", or "Denied: exec …
 — “not now”") with *Show details* to unfold it: a long diff that was already decided stays out of
@@ -30,6 +31,10 @@ from nanobot_desktop.gui.common.design import SPACING
 ANSWER_LABELS = {"allow_once": QT_TRANSLATE_NOOP("Chat", "Allowed once"), "allow_always": QT_TRANSLATE_NOOP("Chat", "Always allowed"),
                  "deny": QT_TRANSLATE_NOOP("Chat", "Denied")}  # translated in _answer_label
 _STATE_GLYPHS = {"allowed": "✓", "denied": "⊘"}
+ANSWERED_BY = {"tray": QT_TRANSLATE_NOOP("Chat", "answered from the tray menu"),
+               "notification": QT_TRANSLATE_NOOP("Chat", "answered from a notification"),
+               "terminal": QT_TRANSLATE_NOOP("Chat", "answered in the terminal")}
+"""Where an answer came from, when it was not this card (the engine's ApprovalSurface values)."""
 
 
 _ANSWER_KEYS = {Qt.Key.Key_A: "allow_once", Qt.Key.Key_W: "allow_always", Qt.Key.Key_D: "deny"}
@@ -224,7 +229,14 @@ class ApprovalCardWidget(ItemWidget):
         target = card.command if card.command is not None else summarize_arguments(card.arguments, limit=200)
         target = " ".join((target or "").split())
         line = translate("Chat", "{answer}: {tool} {target}").format(answer=answer, tool=card.tool, target=target).rstrip()
-        return translate("Chat", "{line} — “{reason}”").format(line=line, reason=card.reason) if card.reason else line
+        if card.reason:
+            line = translate("Chat", "{line} — “{reason}”").format(line=line, reason=card.reason)
+        by = ANSWERED_BY.get(card.answered_by)
+        if by is not None:
+            line = translate("Chat", "{line} ({by})").format(line=line, by=translate("Chat", by))
+        elif card.answered_by == "engine" and card.why:
+            line = translate("Chat", "{line} ({why})").format(line=line, why=card.why)
+        return line
 
     def _answer_label(self) -> str:
         card = self.card

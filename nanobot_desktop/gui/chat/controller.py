@@ -6,7 +6,7 @@ cards) or an approval card waiting for an answer — so switching away and back 
 models are dropped on a switch and rebuilt from the file when the session is shown again.
 
 Two neighbours do the rest: relay.py draws each event into a model (what a turn looks like), and
-approvals.py is the engine's approver as cards in the chat (never a modal dialog). This module decides
+approvals.py draws the engine's approval requests as cards in the chat (never a modal dialog). This module decides
 which model an event goes to and when (buffered while the history is read), and what the window hears.
 """
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.engine import (ApprovalReply, ApprovalRequest, ApprovalRequested, ConsolidationFinished, Event,
+from nanobot_desktop.engine import (ApprovalAnswered, ApprovalRequested, ConsolidationFinished, Event,
                                     LLMCallFinished, LLMCallStarted,
                                     ReasoningDelta, RetryScheduled, SessionChanged, SessionLinesLost, TextDelta,
                                     ToolCallStarted,
@@ -44,7 +44,7 @@ _END_EVENTS = (TurnFinished, TurnFailed, TurnCancelled)
 
 
 class ChatController(QObject):
-    """Owns the per-session chat models, the engine's approver, and sending/stopping turns."""
+    """Owns the per-session chat models, their approval cards, and sending/stopping turns."""
 
     busy_changed = Signal(bool)
     """Whether the session shown now has a turn running (the composer swaps Send for Stop)."""
@@ -90,12 +90,12 @@ class ChatController(QObject):
         self._loading: dict[str, asyncio.Task[Any]] = {}
         self._buffered: dict[str, list[Event]] = {}
         self.relay = ChatRelay(engine)
-        self.approvals = ApprovalCards(self._model_for_card, self.model_for, self.approval_requested.emit)
         self._retrying: set[str] = set()  # sessions whose model call waits to be retried
         self._work = OwnedWork(self)
+        self.approvals = ApprovalCards(engine, self._model_for_card, self.model_for, self.approval_requested.emit,
+                                       self._track)
         self._busy_shown: bool | None = None
         self._reload_when_idle: set[str] = set()  # changed outside while a turn or approval was live
-        engine.approver = self.approve
         bridge.engine_event.connect(self.on_event)
         chat_view.approval_answered.connect(self.answer_approval)  # (call_id, answer, reason)
         chat_view.older_requested.connect(lambda: self._track(asyncio.ensure_future(self._load_older())))
@@ -367,21 +367,16 @@ class ChatController(QObject):
         self._work.track(task)  # cancelled if the controller goes first
 
     async def shutdown(self) -> None:
-        """Deny waiting approvals and cancel loads (the engine's own shutdown stops the turns)."""
-        self.approvals.deny_all()
+        """Stop answering approvals and cancel loads (the engine's own shutdown stops the turns)."""
+        self.approvals.detach()
         await self._work.shutdown()
-        if self.engine.approver == self.approve:
-            self.engine.approver = None
 
     # --- approvals (approvals.py) ------------------------------------------------------------------
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
-        """The engine's approver: a card in the session's chat, answered by its buttons."""
-        return await self.approvals.approve(request)
-
-    def answer_approval(self, call_id: str, answer: str, reason: str = "") -> None:
-        """Resolve a waiting approval ("allow_once", "allow_always" or "deny"; a deny may give a reason)."""
-        self.approvals.answer(call_id, answer, reason)
+    def answer_approval(self, call_id: str, answer: str, reason: str = "") -> bool:
+        """Answer a waiting approval from its card ("allow_once", "allow_always" or "deny"; a deny may give a
+        reason); False when the engine refused it (it was answered elsewhere first, or expired)."""
+        return self.approvals.answer(call_id, answer, reason)
 
     def pending_approvals(self, key: str | None = None) -> list[str]:
         """Call ids of approval cards waiting for an answer (in `key`, or anywhere)."""
@@ -405,7 +400,9 @@ class ChatController(QObject):
             return
         key = event.session_key
         if isinstance(event, ApprovalRequested):
-            self.approvals.note_requested(event)
+            self.approvals.show(event.request)
+        elif isinstance(event, ApprovalAnswered):
+            self.approvals.settle(event)
         elif isinstance(event, SessionLinesLost):
             by = event.by or translate("Chat", "another program")
             self.lines_lost.emit(key, translate("Chat", "{count} message(s) the app wrote to “{session}” were erased "

@@ -88,6 +88,8 @@ class ApprovalCard:
     answer: str | None = None
     origin: str = ""  # "MCP server 'time'" for a tool that is not built in
     reason: str = ""  # what the person wrote when denying (the model receives it)
+    answered_by: str = ""  # the surface the answer came from: "card", "tray", "notification", "terminal", "engine"
+    why: str = ""  # for an answer nobody gave ("engine"): why it counts as denied (expired, stopped, …)
     expanded: bool = False  # a resolved card shows one line until the person expands it
     uid: int = field(default_factory=_new_uid, kw_only=True)
     kind: ClassVar[str] = "approval"
@@ -324,7 +326,8 @@ class ChatModel(QAbstractListModel):
         card.duration_s = duration_s
         self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
 
-    def set_approval_state(self, call_id: str, state: str, answer: str | None = None, *, reason: str = "") -> None:
+    def set_approval_state(self, call_id: str, state: str, answer: str | None = None, *, reason: str = "",
+                           by: str = "", why: str = "") -> None:
         if state not in APPROVAL_STATES:
             raise ValueError(f"unknown approval state {state!r}; expected one of {', '.join(APPROVAL_STATES)}")
         if answer is not None and answer not in APPROVAL_ANSWERS:
@@ -335,6 +338,8 @@ class ChatModel(QAbstractListModel):
         card.state = state
         card.answer = answer
         card.reason = " ".join(reason.split())
+        card.answered_by = by or card.answered_by
+        card.why = why or card.why
         self._changed(row, [StatusRole, Qt.ItemDataRole.DisplayRole])
 
     def set_approval_expanded(self, call_id: str, expanded: bool) -> None:

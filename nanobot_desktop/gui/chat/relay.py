@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nanobot_desktop.engine import (ApprovalAnswered, ApprovalRequested, ConsolidationFinished, ConsolidationStarted,
+from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalRequested, ConsolidationFinished, ConsolidationStarted,
                                     Event, LLMCallStarted, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
                                     ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed, TurnFinished,
                                     TurnStarted)
@@ -57,7 +57,7 @@ class ChatRelay:
             if model.row_of_call(event.call_id, "tool") >= 0:  # the card waits for the person, not the tool
                 model.update_tool(event.call_id, "waiting")
         elif isinstance(event, ApprovalAnswered):
-            if event.answer != "deny" and model.row_of_call(event.call_id, "tool") >= 0:
+            if event.answer is not ApprovalAnswer.DENY and model.row_of_call(event.call_id, "tool") >= 0:
                 model.update_tool(event.call_id, "running")
         elif isinstance(event, ToolCallFinished):
             if not event.turn_id.startswith("subagent-"):

@@ -22,7 +22,7 @@ from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent
 from PySide6.QtWidgets import QWidget
 
 from nanobot_desktop.engine import (
-    ApprovalRequested, BackgroundApprovalPending, CronJobRan, HeartbeatRan, SubagentFinished, TurnFailed, TurnFinished,
+    ApprovalRequested, CronJobRan, HeartbeatRan, SubagentFinished, TurnFailed, TurnFinished,
     TurnStarted,
 )
 from nanobot_desktop.gui.common.accessibility import describe_reply
@@ -68,11 +68,11 @@ class ActivityAnnouncer(QObject):
                 shape=describe_reply(event.reply), words=words))
         elif isinstance(event, TurnFailed):
             self.say(translate("Accessibility", "The reply failed: {error}").format(error=event.error), important=True)
+        elif isinstance(event, ApprovalRequested) and event.request.source.background:
+            self.say(translate("Accessibility", "Approval needed: {title}").format(title=event.request.title), important=True)
         elif isinstance(event, ApprovalRequested):
             self.say(translate("Accessibility", "Approval needed: nanobot wants to run the tool “{tool}”. "
-                                                "Press Ctrl+Shift+A to answer.").format(tool=event.name), important=True)
-        elif isinstance(event, BackgroundApprovalPending):
-            self.say(translate("Accessibility", "Approval needed: {title}").format(title=event.title), important=True)
+                                                "Press Ctrl+Shift+A to answer.").format(tool=event.request.tool), important=True)
         elif isinstance(event, SubagentFinished):
             self.say(translate("Accessibility", "Background task “{label}” finished: {status}").format(
                 label=event.label, status=event.status))

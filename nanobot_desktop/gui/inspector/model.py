@@ -208,9 +208,10 @@ class TimelineModel(QAbstractTableModel):
             self._append(turn, ToolCall(event.call_id, event.turn_id, event.name, dict(event.arguments), event.at,
                                         origin=event.origin))
         elif isinstance(event, ev.ApprovalRequested):
-            self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
-                              event.at, status="awaiting approval", diff=event.diff)
-        elif isinstance(event, ev.ApprovalAnswered) and event.answer != "deny":
+            request = event.request
+            self._update_tool(event.session_key, event.turn_id, event.call_id, request.tool, request.arguments,
+                              event.at, status="awaiting approval", diff=request.diff)
+        elif isinstance(event, ev.ApprovalAnswered) and event.answer is not ev.ApprovalAnswer.DENY:
             self._approved(event)
         elif isinstance(event, ev.ToolCallFinished):
             self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,

@@ -191,7 +191,6 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
                   "heartbeat_run": self.actions.run_heartbeat, "heartbeat_pause": self.actions.pause_heartbeat,
                   "quit": self.actions.quit}
         tray = TrayController(self.engine, self.bridge, self, self, actions=shared, settings=self.settings_store)
-        tray.approvals.card_answerer = self.chat.answer_approval  # a tray/notification answer settles the card
         return tray
 
     def _connect(self) -> None:

@@ -11,8 +11,8 @@ Why it is shaped like this:
 - The icon's state is recomputed from the engine's public state on each relevant event and on a
   one-second poll, because a heartbeat tick's first phase (the model deciding) has no start event.
 - Background work that waits for an approval gets the distinct "waiting" state, a notification with
-  Allow once / Deny buttons and an entry in the menu (tray_approvals.py); with the tray controller
-  present the engine's background approvals are interactive (else they are refused at once).
+  Allow once / Deny buttons and an entry in the menu (tray_approvals.py); the tray is one of the
+  surfaces that answer the engine's approvals (with none, a background ask is refused at once).
 """
 
 from __future__ import annotations
@@ -108,7 +108,6 @@ class TrayController(QObject):
         self.approvals.changed.connect(self.refresh)
         self.approvals.open_session_requested.connect(self._open_session)
         self.approvals.notifier.action_invoked.connect(self._on_notification_action)
-        engine.background_approvals.interactive = True
 
         self.icon: QSystemTrayIcon | None = None
         if self.available:
@@ -380,7 +379,7 @@ class TrayController(QObject):
             return
         self._closed = True
         self._poll.stop()
-        self.engine.background_approvals.interactive = False
+        self.approvals.detach()
         stopping = asyncio.ensure_future(self.approvals.stop()) if _has_loop() else None
         if stopping is not None:
             self._tasks.add(stopping)

@@ -1,15 +1,16 @@
 """Background approvals in the tray: a notification with buttons, one menu entry each, answers.
 
 When background work (heartbeat, a scheduled job, a subagent) waits for the person, the engine's
-`BackgroundApprovals` publishes `BackgroundApprovalPending`. This turns it into
+`Approvals` publishes `ApprovalRequested` (its request's source is not the chat). This turns it into
 - a notification "Heartbeat wants to run a command" / "`echo fed` …" whose Allow once / Deny buttons
   answer directly (org.freedesktop.Notifications, see dbus_notifier.py); clicking its body opens the
   window on that session, where the approval card is; without a server with actions, a plain tray
   message that opens the session when clicked;
 - an entry in the tray menu per pending approval (Allow once / Deny / Show in window), so a person
   without a notification server can answer too.
-An answer from any of these also settles the session's approval card (`card_answerer`), and the
-notification is withdrawn when the approval ends any other way (answered in the chat, expired).
+Each answers through the engine's one method (`Engine.approvals.answer`), naming itself as the surface;
+the engine's `ApprovalAnswered` then settles the card in the chat too, and withdraws the notification
+and the menu entry however the approval ended (answered in the chat, expired, stopped).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 from PySide6.QtWidgets import QMenu
 
-from nanobot_desktop.engine import BackgroundApprovalPending, BackgroundApprovalResolved
+from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalRefused, ApprovalReply, ApprovalRequest,
+                                    ApprovalRequested, ApprovalSurface)
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.dbus_notifier import DBusNotifier
 
@@ -31,23 +33,24 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 log = logging.getLogger(__name__)
 
-ANSWER_LABELS = (("allow_once", QT_TRANSLATE_NOOP("Tray", "Allow once")), ("deny", QT_TRANSLATE_NOOP("Tray", "Deny")))
+ANSWER_LABELS = ((ApprovalAnswer.ALLOW_ONCE, QT_TRANSLATE_NOOP("Tray", "Allow once")),
+                 (ApprovalAnswer.DENY, QT_TRANSLATE_NOOP("Tray", "Deny")))
 """The answers a notification and a menu entry offer (labels translated where they are shown)."""
 
 
-def approval_body(event: BackgroundApprovalPending) -> str:
-    """"`echo fed` — asked by Heartbeat; counts as Deny at 14:35 if unanswered"."""
-    until = datetime.fromtimestamp(event.expires_at).astimezone().strftime("%H:%M %Z").strip()
-    return translate("Tray", "`{command}` — unanswered, it counts as Deny at {time}.").format(command=event.summary, time=until)
+def approval_body(request: ApprovalRequest) -> str:
+    """"`echo fed` — unanswered, it counts as Deny at 14:35"."""
+    until = datetime.fromtimestamp(request.expires_at or request.asked_at).astimezone().strftime("%H:%M %Z").strip()
+    return translate("Tray", "`{command}` — unanswered, it counts as Deny at {time}.").format(command=request.summary, time=until)
 
 
-def _answer_labels() -> list[tuple[str, str]]:
-    return [(key, translate("Tray", str(label))) for key, label in ANSWER_LABELS]
+def _answer_labels() -> list[tuple[ApprovalAnswer, str]]:
+    return [(answer, translate("Tray", str(label))) for answer, label in ANSWER_LABELS]
 
 
-def menu_text(event: BackgroundApprovalPending) -> str:
-    summary = event.summary if len(event.summary) <= 48 else event.summary[:47] + "…"
-    return f"{event.source}: {event.tool} `{summary}`"
+def menu_text(request: ApprovalRequest) -> str:
+    summary = request.summary if len(request.summary) <= 48 else request.summary[:47] + "…"
+    return f"{request.asker}: {request.tool} `{summary}`"
 
 
 class TrayApprovals(QObject):
@@ -64,13 +67,12 @@ class TrayApprovals(QObject):
         self.engine = engine
         self.menu = menu
         self._notify_fallback = notify_fallback
-        self.pending: dict[str, BackgroundApprovalPending] = {}
-        """approval id -> the event that announced it, oldest first."""
-        self.card_answerer: Callable[[str, str], None] | None = None
-        """Set by the window: answers the session's approval card (ChatController.answer_approval)."""
+        self.pending: dict[str, ApprovalRequest] = {}
+        """call id -> the background work's request waiting for an answer, oldest first."""
+        self._detach = engine.approvals.attach(ApprovalSurface.TRAY)  # somebody can answer background work now
         self.notifier = DBusNotifier(self)
         self.notifier.action_invoked.connect(self._on_action)
-        self._notification_of: dict[str, int] = {}  # approval id -> notification id
+        self._notification_of: dict[str, int] = {}  # call id -> notification id
         self._menus: list[QMenu] = []
         self._separator: Any = None
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -81,57 +83,66 @@ class TrayApprovals(QObject):
     # --- events ----------------------------------------------------------------------------------
 
     def handle_event(self, event: Any) -> None:
-        if isinstance(event, BackgroundApprovalPending):
-            self.pending[event.approval_id] = event
-            self._spawn(self._announce(event))
+        if isinstance(event, ApprovalRequested):
+            request = event.request
+            if not request.source.background or self.engine.approvals.get(request.call_id) is None:
+                return  # a chat turn's ask is the card's; an ask already over is nothing to list
+            self.pending[request.call_id] = request
+            self._spawn(self._announce(request))
             self._rebuild_menu()
             self.changed.emit()
-        elif isinstance(event, BackgroundApprovalResolved) and event.approval_id in self.pending:
-            self.pending.pop(event.approval_id)
-            if event.via not in ("the approval card", "") and event.call_id and self.card_answerer is not None:
-                self.card_answerer(event.call_id, event.answer)
-            notification = self._notification_of.pop(event.approval_id, 0)
+        elif isinstance(event, ApprovalAnswered) and event.call_id in self.pending:
+            self.pending.pop(event.call_id)
+            notification = self._notification_of.pop(event.call_id, 0)
             if notification:
                 self._spawn(self.notifier.close(notification))
             self._rebuild_menu()
             self.changed.emit()
 
-    async def _announce(self, event: BackgroundApprovalPending) -> None:
+    async def _announce(self, request: ApprovalRequest) -> None:
         if self._started is not None:
             await asyncio.shield(self._started)
-        body = approval_body(event)
+        body = approval_body(request)
         if self.notifier.available and self.notifier.supports_actions:
-            actions = [*_answer_labels(), ("default", translate("Tray", "Show in window"))]
-            self.notified.append((event.title, body, [label for _key, label in actions]))
-            notification = await self.notifier.notify(event.title, body, actions, critical=True, timeout_ms=0)
-            if notification and event.approval_id in self.pending:
-                self._notification_of[event.approval_id] = notification
+            actions = [*((answer.value, label) for answer, label in _answer_labels()),
+                       ("default", translate("Tray", "Show in window"))]
+            self.notified.append((request.title, body, [label for _key, label in actions]))
+            notification = await self.notifier.notify(request.title, body, actions, critical=True, timeout_ms=0)
+            if notification and request.call_id in self.pending:
+                self._notification_of[request.call_id] = notification
             elif notification:  # answered while the notification was on its way
                 await self.notifier.close(notification)
             return
-        self.notified.append((event.title, body, []))
-        self._notify_fallback(event.title, translate("Tray", "{text} Answer from the tray menu or the window.").format(text=body),
-                              event.session_key)
+        self.notified.append((request.title, body, []))
+        self._notify_fallback(request.title, translate("Tray", "{text} Answer from the tray menu or the window.").format(text=body),
+                              request.session_key)
 
     # --- answering -------------------------------------------------------------------------------
 
-    def answer(self, approval_id: str, answer: str, via: str = "the tray menu") -> bool:
-        """Answer one pending approval ("allow_once" or "deny")."""
-        return bool(self.engine.background_approvals.answer(approval_id, answer, via=via))
+    def answer(self, call_id: str, answer: ApprovalAnswer, surface: ApprovalSurface = ApprovalSurface.TRAY) -> bool:
+        """Answer one pending approval through the engine; False when it was not taken (answered
+        elsewhere first, expired), which the engine's ApprovalAnswered already shows here."""
+        try:
+            self.engine.approvals.answer(call_id, ApprovalReply(answer), surface)
+        except ApprovalRefused as refused:
+            log.info("the %s's answer was not taken: %s", surface.value, refused)
+            return False
+        return True
 
-    def show(self, approval_id: str) -> None:
-        event = self.pending.get(approval_id)
-        if event is not None:
-            self.open_session_requested.emit(event.session_key)
+    def show(self, call_id: str) -> None:
+        request = self.pending.get(call_id)
+        if request is not None:
+            self.open_session_requested.emit(request.session_key)
 
     def _on_action(self, notification: int, key: str) -> None:
-        approval_id = next((a for a, n in self._notification_of.items() if n == notification), None)
-        if approval_id is None:
+        """A notification's button: the notification is the surface that answers."""
+        call_id = next((c for c, n in self._notification_of.items() if n == notification), None)
+        if call_id is None:
             return
         if key == "default":
-            self.show(approval_id)
-        elif key in ("allow_once", "deny"):
-            self.answer(approval_id, key, via="the notification")
+            self.show(call_id)
+        elif key in (ApprovalAnswer.ALLOW_ONCE.value, ApprovalAnswer.DENY.value):
+            self.answer(call_id, ApprovalAnswer(key), ApprovalSurface.NOTIFICATION)
 
     # --- the menu --------------------------------------------------------------------------------
 
@@ -149,17 +160,17 @@ class TrayApprovals(QObject):
         if not existing:
             return  # the tray menu always has its own actions; nothing to insert before otherwise
         first = existing[0]
-        for approval_id, event in self.pending.items():
-            submenu = QMenu(menu_text(event), self.menu)
-            submenu.setObjectName(f"trayApproval_{approval_id}")
-            submenu.setToolTip(f"{event.title}: {event.summary}")
-            for key, label in _answer_labels():
+        for call_id, request in self.pending.items():
+            submenu = QMenu(menu_text(request), self.menu)
+            submenu.setObjectName(f"trayApproval_{call_id}")
+            submenu.setToolTip(f"{request.title}: {request.summary}")
+            for answer, label in _answer_labels():
                 action = submenu.addAction(label)
-                action.setObjectName(f"trayApproval_{approval_id}_{key}")
-                action.triggered.connect(lambda _checked=False, a=approval_id, k=key: self.answer(a, k))
+                action.setObjectName(f"trayApproval_{call_id}_{answer.value}")
+                action.triggered.connect(lambda _checked=False, c=call_id, a=answer: self.answer(c, a))
             show = submenu.addAction(translate("Tray", "Show in window"))
-            show.setObjectName(f"trayApproval_{approval_id}_show")
-            show.triggered.connect(lambda _checked=False, a=approval_id: self.show(a))
+            show.setObjectName(f"trayApproval_{call_id}_show")
+            show.triggered.connect(lambda _checked=False, c=call_id: self.show(c))
             self.menu.insertMenu(first, submenu)
             self._menus.append(submenu)
         self._separator = self.menu.insertSeparator(first)
@@ -179,6 +190,10 @@ class TrayApprovals(QObject):
         self._tasks.add(future)
         future.add_done_callback(self._tasks.discard)
         return future
+
+    def detach(self) -> None:
+        """The tray no longer answers (quitting): background asks then go to the other surfaces, if any."""
+        self._detach()
 
     async def stop(self) -> None:
         """Withdraw our approval notifications (their buttons would answer nothing after quitting)."""
