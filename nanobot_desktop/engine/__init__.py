@@ -59,10 +59,10 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import TurnFailed as TurnFailed
     from nanobot_desktop.engine.events import TurnFinished as TurnFinished
     from nanobot_desktop.engine.events import TurnStarted as TurnStarted
-    from nanobot_desktop.engine.context import SECTION_SEPARATOR as SECTION_SEPARATOR
-    from nanobot_desktop.engine.context import strip_runtime_for_save as strip_runtime_for_save
-    from nanobot_desktop.engine.context import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
-    from nanobot_desktop.engine.context import sniff_image_mime as sniff_image_mime
+    from nanobot_desktop.engine.agent.context import SECTION_SEPARATOR as SECTION_SEPARATOR
+    from nanobot_desktop.engine.agent.context import strip_runtime_for_save as strip_runtime_for_save
+    from nanobot_desktop.engine.agent.context import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
+    from nanobot_desktop.engine.agent.context import sniff_image_mime as sniff_image_mime
     from nanobot_desktop.engine.sessions.export import message_media as message_media
     from nanobot_desktop.engine.sessions.export import user_text as user_text
     from nanobot_desktop.engine.cron import CronSchedule as CronSchedule
@@ -104,7 +104,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.skills import SKILL_FILE as SKILL_FILE
     from nanobot_desktop.engine.skills import SkillInfo as SkillInfo
     from nanobot_desktop.engine.skills import check_frontmatter as check_frontmatter
-    from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT as CANCELLED_RESULT
+    from nanobot_desktop.engine.agent.tool_runner import CANCELLED_RESULT as CANCELLED_RESULT
     from nanobot_desktop.engine.tools.policy import ApprovalAnswer as ApprovalAnswer
     from nanobot_desktop.engine.tools.policy import ApprovalReply as ApprovalReply
     from nanobot_desktop.engine.tools.policy import ApprovalRequest as ApprovalRequest
@@ -153,7 +153,7 @@ _EXPORTS: dict[str, str] = {
                      "ReasoningDelta", "SessionChanged", "SessionLinesLost", "SubagentFinished", "SubagentStarted", "TextDelta",
                      "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
                      "TurnStarted"), "events"),
-    **dict.fromkeys(("MAX_IMAGE_BYTES", "SECTION_SEPARATOR", "sniff_image_mime", "strip_runtime_for_save"), "context"),
+    **dict.fromkeys(("MAX_IMAGE_BYTES", "SECTION_SEPARATOR", "sniff_image_mime", "strip_runtime_for_save"), "agent.context"),
     **dict.fromkeys(("CronSchedule", "describe_schedule", "never_fires_reason"), "cron"),
     **dict.fromkeys(("DEFAULT_MISSED_RULE", "MISSED_RULES", "MISSED_RULE_WORDS", "is_system_job"), "cron_types"),
     **dict.fromkeys(("SKIP_WORDS", "analyse"), "heartbeat_rule"),
@@ -174,7 +174,7 @@ _EXPORTS: dict[str, str] = {
     "NEW_CHAT_TITLE": "sessions.listing",
     **dict.fromkeys(("BranchPoint", "branch_of"), "sessions.branches"),
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
-    "CANCELLED_RESULT": "tool_runner",
+    "CANCELLED_RESULT": "agent.tool_runner",
     **dict.fromkeys(("ApprovalAnswer", "ApprovalReply", "ApprovalRequest", "DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
     **dict.fromkeys(("SandboxSupport", "process_limit_mechanism", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",

@@ -93,7 +93,7 @@ class LLMCallStarted(Event):
     tools: tuple[dict[str, Any], ...]
     system_sections: tuple[tuple[str, int], ...] = ()  # (section name, characters)
     window_tokens: int = 0  # the model's context window, when known (engine/llm/context_window.py)
-    estimated_tokens: int = 0  # the prompt's size as estimated before sending (engine/prompt_fit.py)
+    estimated_tokens: int = 0  # the prompt's size as estimated before sending (engine/agent/prompt_fit.py)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -28,7 +28,7 @@ from nanobot_desktop.engine.config import (
 from nanobot_desktop.engine.background_approvals import BackgroundApprovals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
-from nanobot_desktop.engine.context import ContextBuilder
+from nanobot_desktop.engine.agent.context import ContextBuilder
 from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_location import settle_cron_store
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
@@ -42,14 +42,14 @@ from nanobot_desktop.engine.layout import (
     max_concurrent_subagents,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider
-from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
+from nanobot_desktop.engine.agent.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
 from nanobot_desktop.engine.memory import MemoryStore
 from nanobot_desktop.engine.sessions.branches import BranchPoint, branch_points
 from nanobot_desktop.engine.sessions.index import SessionIndex
 from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
-from nanobot_desktop.engine.subagents import SubagentManager
-from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.agent.subagents import SubagentManager
+from nanobot_desktop.engine.agent.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import UNSANDBOXED_ALLOW, Approver, Decision, ToolPolicy
@@ -61,7 +61,7 @@ from nanobot_desktop.engine.workspace import Workspace
 if TYPE_CHECKING:
     from nanobot_desktop.engine.usage.prices import ModelPrice
     from nanobot_desktop.engine.coexistence import Coexistence
-    from nanobot_desktop.engine.loop_base import TurnResult
+    from nanobot_desktop.engine.agent.loop_base import TurnResult
     from nanobot_desktop.engine.sessions.checkpoint import InterruptedTurn
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager

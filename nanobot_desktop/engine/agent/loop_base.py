@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
-from nanobot_desktop.engine.context import ContextBuilder
+from nanobot_desktop.engine.agent.context import ContextBuilder
 from nanobot_desktop.engine.events import (
     EventBus,
     LLMCallFinished,
@@ -27,15 +27,15 @@ from nanobot_desktop.engine.events import (
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.memory import MemoryStore
-from nanobot_desktop.engine.prompt_fit import tokens_of, tokens_of_tools
+from nanobot_desktop.engine.agent.prompt_fit import tokens_of, tokens_of_tools
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
-from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.agent.tool_runner import ToolRunner
 from nanobot_desktop.engine.usage.estimate import usage_fields
 from nanobot_desktop.engine.usage.source import current_source
 from nanobot_desktop.engine.workspace import Workspace
 
 if TYPE_CHECKING:  # subagents imports the loop
-    from nanobot_desktop.engine.subagents import SubagentManager
+    from nanobot_desktop.engine.agent.subagents import SubagentManager
 
 # Session channels the app itself makes: a turn typed into one of these is the desktop user's.
 APP_CHANNELS = frozenset({"desktop", "heartbeat", "cron", "subagent", "system"})
@@ -111,11 +111,11 @@ class AgentSettings:
     max_iterations: int = 40
     memory_window: int = 100
     reasoning_effort: str | None = None
-    # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/token_window.py)
+    # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/agent/token_window.py)
     context_window_tokens: int = 0
     # nanobot 0.3.x's agents.defaults.maxConcurrentSubagents: more spawned subagents wait for a free slot
     max_concurrent_subagents: int = 4
-    # > 0: the model's context window as set in Settings, over what the server says (engine/prompt_fit.py)
+    # > 0: the model's context window as set in Settings, over what the server says (engine/agent/prompt_fit.py)
     context_window_override: int = 0
 
 

@@ -1,4 +1,4 @@
-"""A turn's tool calls: announcing them, running each (engine/tool_runner.py), saving each result as it
+"""A turn's tool calls: announcing them, running each (engine/agent/tool_runner.py), saving each result as it
 comes, and the context a tool runs in (workspace, session, `message` and `spawn` routed back to it)."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from nanobot_desktop.engine.context import _image_block
+from nanobot_desktop.engine.agent.context import _image_block
 from nanobot_desktop.engine.events import OutboundMessage, Progress
 from nanobot_desktop.engine.llm.types import LLMResponse
-from nanobot_desktop.engine.loop_base import AgentSettings, TurnState, strip_think
-from nanobot_desktop.engine.loop_saving import TurnSaving
+from nanobot_desktop.engine.agent.loop_base import AgentSettings, TurnState, strip_think
+from nanobot_desktop.engine.agent.loop_saving import TurnSaving
 from nanobot_desktop.engine.tools.base import ToolContext
 
 TOOL_IMAGES_TEXT = "[Images returned by the tool calls above]"

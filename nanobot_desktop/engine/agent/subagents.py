@@ -19,11 +19,11 @@ from datetime import datetime
 from collections.abc import AsyncIterator
 from typing import Any, Awaitable, Callable
 
-from nanobot_desktop.engine.context import ContextBuilder
+from nanobot_desktop.engine.agent.context import ContextBuilder
 from nanobot_desktop.engine.events import EventBus, SubagentFinished, SubagentStarted
 from nanobot_desktop.engine.llm.types import ChatProvider, ProviderError
-from nanobot_desktop.engine.loop import chat_with_events
-from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.agent.loop import chat_with_events
+from nanobot_desktop.engine.agent.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.registry import SUBAGENT_TOOL_NAMES, ToolRegistry
 from nanobot_desktop.engine.usage.source import source_context
