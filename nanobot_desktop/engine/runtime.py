@@ -61,7 +61,7 @@ from nanobot_desktop.engine.workspace import Workspace
 if TYPE_CHECKING:
     from nanobot_desktop.engine.usage.prices import ModelPrice
     from nanobot_desktop.engine.coexistence import Coexistence
-    from nanobot_desktop.engine.agent.loop_base import TurnResult
+    from nanobot_desktop.engine.agent.turn import TurnResult
     from nanobot_desktop.engine.sessions.checkpoint import InterruptedTurn
     from nanobot_desktop.engine.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager

@@ -26,11 +26,11 @@ from nanobot_desktop.engine.config import ConfigError
 from nanobot_desktop.engine.agent.context import SECTION_SEPARATOR, PromptSection
 from nanobot_desktop.engine.events import Progress, ReasoningDelta, TextDelta, TurnCancelled, TurnFailed, TurnStarted
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.agent.loop_base import (
+from nanobot_desktop.engine.agent.turn import (
     APP_CHANNELS, AgentSettings, TurnResult, TurnState, chat_with_events, new_session_key, strip_think,
 )
-from nanobot_desktop.engine.agent.loop_commands import HELP_TEXT, LoopCommands
-from nanobot_desktop.engine.agent.loop_tools import TOOL_IMAGES_TEXT, ToolSteps
+from nanobot_desktop.engine.agent.session_commands import HELP_TEXT, LoopCommands
+from nanobot_desktop.engine.agent.tool_steps import TOOL_IMAGES_TEXT, ToolSteps
 from nanobot_desktop.engine.agent.prompt_fit import PromptTooLong, fit_prompt
 from nanobot_desktop.engine.sessions.export import message_media, user_text
 from nanobot_desktop.engine.agent.token_window import archived_summary, fit_history, history_budget

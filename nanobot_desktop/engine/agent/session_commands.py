@@ -25,7 +25,7 @@ from nanobot_desktop.engine.events import (
 )
 from nanobot_desktop.engine.history_journal import history_session
 from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError
-from nanobot_desktop.engine.agent.loop_base import (AgentSettings, LoopBase, TurnResult, new_session_key, publish_call_failed,
+from nanobot_desktop.engine.agent.turn import (AgentSettings, LoopBase, TurnResult, new_session_key, publish_call_failed,
                                               publish_call_finished)
 from nanobot_desktop.engine.consolidation import consolidate_detailed, on_hold
 from nanobot_desktop.engine.sessions.store import Session

@@ -16,7 +16,7 @@ from typing import Any
 from nanobot_desktop.engine.agent.context import strip_runtime_for_save
 from nanobot_desktop.engine.events import TurnFailed
 from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError
-from nanobot_desktop.engine.agent.loop_base import LoopBase, TurnResult, TurnState, strip_think
+from nanobot_desktop.engine.agent.turn import LoopBase, TurnResult, TurnState, strip_think
 from nanobot_desktop.engine.agent.tool_runner import CANCELLED_RESULT
 from nanobot_desktop.engine.workspace import StorageError
 

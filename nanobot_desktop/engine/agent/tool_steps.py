@@ -9,8 +9,8 @@ from typing import Any, Callable
 from nanobot_desktop.engine.agent.context import _image_block
 from nanobot_desktop.engine.events import OutboundMessage, Progress
 from nanobot_desktop.engine.llm.types import LLMResponse
-from nanobot_desktop.engine.agent.loop_base import AgentSettings, TurnState, strip_think
-from nanobot_desktop.engine.agent.loop_saving import TurnSaving
+from nanobot_desktop.engine.agent.turn import AgentSettings, TurnState, strip_think
+from nanobot_desktop.engine.agent.saver import TurnSaving
 from nanobot_desktop.engine.tools.base import ToolContext
 
 TOOL_IMAGES_TEXT = "[Images returned by the tool calls above]"
