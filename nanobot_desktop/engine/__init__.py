@@ -8,9 +8,9 @@ on first use (PEP 562 `__getattr__`): importing this package costs nothing, and 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nanobot_desktop.engine.lazy_names import lazy_attributes
 
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
@@ -219,27 +219,4 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "BudgetCrossed", "UsageRecorded", "DEFAULT_PRICES", "ModelPrice", "model_key", "price_for", "CHART_DAYS",
            "Totals", "UsageSummary"]
 
-def _lazy_attributes(package: str, exports: Mapping[str, str], namespace: dict[str, Any],
-                     submodules: Collection[str] = ()) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """A package's PEP 562 `__getattr__` and `__dir__`: each name of `exports` (name -> the module of
-    the package defining it) is imported on first use and then kept in `namespace`; `submodules` are
-    returned as modules. One mechanism for this package and `engine.config` (which imports it from
-    here: its parent package is loaded anyway, so no module is added to the start-up path)."""
-
-    def attribute(name: str) -> Any:
-        if name in submodules:  # e.g. `events`, for `events.TurnStarted`-style use
-            return importlib.import_module(f"{package}.{name}")
-        module_name = exports.get(name)
-        if module_name is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module_name}"), name)
-        namespace[name] = value
-        return value
-
-    def names() -> list[str]:
-        return sorted(set(namespace) | set(namespace["__all__"]))
-
-    return attribute, names
-
-
-__getattr__, __dir__ = _lazy_attributes(__name__, _EXPORTS, globals(), submodules=("events",))
+__getattr__, __dir__ = lazy_attributes(__name__, _EXPORTS, globals(), submodules=("events",))

@@ -129,21 +129,20 @@ class Engine:
                                 missed_rule=self.missed_rule, shared_actions=self.layout.is_v03)
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
-        self.loop = AgentLoop(
-            workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
-            context=self.context, runner=self.runner, bus=self.bus, settings=self.settings,
-            restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, cron=self.cron,
-        )
         self.subagents = SubagentManager(
             workspace=self.workspace, provider=self.provider, runner=self.runner, context=self.context,
             bus=self.bus, settings=self.settings,
             restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, announce=self._announce,
         )
-        self.loop.subagents = self.subagents
         # Sessions' own models (`metadata["model"]`, set in the composer's switcher); the default stays the config's.
         self.session_models = SessionModels(lambda: self.config, lambda: self.app_settings, self.sessions,
                                             self.settings, self.provider)
-        self.loop.session_endpoint = self.session_models.endpoint_for
+        self.loop = AgentLoop(
+            workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
+            context=self.context, runner=self.runner, bus=self.bus, settings=self.settings,
+            restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, cron=self.cron,
+            subagents=self.subagents, session_endpoint=self.session_models.endpoint_for,
+        )
         # The heartbeat and the coexistence watch are built on first use (a headless turn needs neither).
         self._heartbeat: HeartbeatService | None = None
         self._coexistence: Coexistence | None = None

@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Callable
 from nanobot_desktop.engine.agent.context import ContextBuilder
 from nanobot_desktop.engine.events import EventBus, SubagentFinished, SubagentStarted
 from nanobot_desktop.engine.llm.types import ChatProvider, ProviderError
-from nanobot_desktop.engine.agent.loop import chat_with_events
+from nanobot_desktop.engine.agent.turn import chat_with_events
 from nanobot_desktop.engine.agent.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.registry import SUBAGENT_TOOL_NAMES, ToolRegistry
