@@ -120,6 +120,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.workspace import WorkspaceError as WorkspaceError
     from nanobot_desktop.engine.workspace import storage_error as storage_error
     from nanobot_desktop.engine.events import WaitingForModel as WaitingForModel
+    from nanobot_desktop.engine.events import Origin as Origin
+    from nanobot_desktop.engine.events import ToolStatus as ToolStatus
     from nanobot_desktop.engine.sessions.file import file_name_problem as file_name_problem
     from nanobot_desktop.engine.sessions.store import safe_key as safe_key
     from nanobot_desktop.engine.mcp import McpServersChanged as McpServersChanged
@@ -179,7 +181,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("SandboxSupport", "process_limit_mechanism", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
                      "atomic_write_text"), "workspace"),
-    **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled"), "events"),
+    **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled", "Origin", "ToolStatus"), "events"),
     **dict.fromkeys(("file_name_problem", "is_hidden_message"), "sessions.file"),
     "safe_key": "sessions.store",
     **dict.fromkeys(("Workspace", "atomic_write_bytes", "atomic_write_text"), "workspace"),
@@ -217,6 +219,6 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",
            "message_media", "user_text",
            "BudgetCrossed", "UsageRecorded", "DEFAULT_PRICES", "ModelPrice", "model_key", "price_for", "CHART_DAYS",
-           "Totals", "UsageSummary"]
+           "Totals", "UsageSummary", "Origin", "ToolStatus"]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _EXPORTS, globals(), submodules=("events",))

@@ -33,7 +33,7 @@ from nanobot_desktop.engine.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.cron_location import settle_cron_store
 from nanobot_desktop.engine.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.events import (
-    BackgroundOwnerChanged, ConfigChanged, EventBus, Notice, SyncCopyMerged, SyncTextConflict,
+    BackgroundOwnerChanged, ConfigChanged, EventBus, Notice, Origin, SyncCopyMerged, SyncTextConflict,
 )
 from nanobot_desktop.engine.layout import (
     WorkspaceLayout,
@@ -620,7 +620,7 @@ class Engine:
     # --- callbacks wired into the services -----------------------------------------------------------
 
     async def _run_heartbeat_tasks(self, tasks: str) -> str | None:
-        result = await self.loop.process("heartbeat", tasks, channel="cli", chat_id="direct")
+        result = await self.loop.process("heartbeat", tasks, channel="cli", chat_id="direct", origin=Origin.HEARTBEAT)
         if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the heartbeat run failed")
         return result.reply
@@ -632,13 +632,13 @@ class Engine:
             raise RuntimeError(f"not run: {held}; background work waits until you resume it (Usage page)")
         with call_source("cron", session_key):
             result = await self.loop.process(session_key, cron_job_prompt(job), channel=channel or "cli",
-                                             chat_id=chat_id or "direct", in_cron_job=True)
+                                             chat_id=chat_id or "direct", in_cron_job=True, origin=Origin.CRON)
         if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the scheduled run failed")
         return result.reply
 
     async def _announce(self, session_key: str, channel: str, chat_id: str, content: str) -> None:
-        await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
+        await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, origin=Origin.SYSTEM)
 
 
 def _say_unapplied_exec_sandbox(exec_extra: Mapping[str, Any] | None) -> None:

@@ -25,8 +25,8 @@ from typing import Any, Callable
 
 from nanobot_desktop.engine.config import ConfigError
 from nanobot_desktop.engine.agent.context import SECTION_SEPARATOR, ContextBuilder, PromptSection
-from nanobot_desktop.engine.events import (EventBus, Progress, ReasoningDelta, TextDelta, TurnCancelled, TurnFailed,
-                                           TurnFinished, TurnStarted)
+from nanobot_desktop.engine.events import (EventBus, Origin, Progress, ReasoningDelta, TextDelta, TurnCancelled,
+                                           TurnFailed, TurnFinished, TurnStarted, origin_context)
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.agent.saver import TurnSaver
 from nanobot_desktop.engine.agent.session_commands import HELP_TEXT, SessionCommands
@@ -92,24 +92,27 @@ class AgentLoop:
         """Start a turn in the background (the GUI's entry point). `/stop` is handled at once."""
         if text.strip().lower() == "/stop":
             return asyncio.ensure_future(self._stop_command(session_key))
-        return self._start_turn(session_key, text, media, channel, chat_id, False, False)
+        return self._start_turn(session_key, text, media, channel, chat_id, False, Origin.PERSON)
 
     def resend(self, session_key: str, *, channel: str | None = None,
                chat_id: str | None = None) -> "asyncio.Task[TurnResult]":
         """Answer the session's last saved user message again, without writing it a second time: *Retry*
         after a failed turn, and *Regenerate* in a branch that ends with that message."""
-        return self._start_turn(session_key, "", None, channel, chat_id, False, False, resend=True)
+        return self._start_turn(session_key, "", None, channel, chat_id, False, Origin.PERSON, resend=True)
 
     async def process(self, session_key: str, text: str, media: list[str] | None = None, *,
                       channel: str | None = None, chat_id: str | None = None,
-                      in_cron_job: bool = False, system_origin: bool = False) -> TurnResult:
+                      in_cron_job: bool = False, origin: Origin = Origin.PERSON) -> TurnResult:
         """Run one turn to the end (waiting for the session's previous turn) and return its result.
+
+        `origin` says who started it (the heartbeat, a cron job, the system handing back a subagent's
+        report...): every event of the turn carries it (`Event.started_by`).
 
         The turn runs in a task of its own, so `/stop` cancels only the turn, never the caller (the
         heartbeat's tick, the cron timer, a subagent announcing its result). A stopped turn returns a
         result with status "cancelled"; cancelling the caller cancels the turn too.
         """
-        turn = self._start_turn(session_key, text, media, channel, chat_id, in_cron_job, system_origin)
+        turn = self._start_turn(session_key, text, media, channel, chat_id, in_cron_job, origin)
         try:
             return await asyncio.shield(turn)
         except asyncio.CancelledError:
@@ -120,11 +123,14 @@ class AgentLoop:
             return TurnResult("", "cancelled", None, "stopped by the user")
 
     def _start_turn(self, session_key: str, text: str, media: list[str] | None, channel: str | None,
-                    chat_id: str | None, in_cron_job: bool, system_origin: bool,
+                    chat_id: str | None, in_cron_job: bool, origin: Origin,
                     resend: bool = False) -> "asyncio.Task[TurnResult]":
+        """The turn's task, in a context that says who started it: its events, and those of the tasks
+        it starts (consolidation, subagents), carry `origin`."""
         channel, chat_id = self._route(session_key, channel, chat_id)
-        task = asyncio.ensure_future(self._locked_turn(session_key, text, media or [], channel, chat_id,
-                                                       in_cron_job, system_origin, resend))
+        task = asyncio.get_running_loop().create_task(
+            self._locked_turn(session_key, text, media or [], channel, chat_id, in_cron_job, origin, resend),
+            context=origin_context(origin))
         self._track(session_key, task)
         return task
 
@@ -133,9 +139,9 @@ class AgentLoop:
         return self._session_locks.setdefault(session_key, asyncio.Lock())
 
     async def _locked_turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,
-                           in_cron_job: bool, system_origin: bool, resend: bool = False) -> TurnResult:
+                           in_cron_job: bool, origin: Origin, resend: bool = False) -> TurnResult:
         async with self._session_lock(session_key):
-            return await self._turn(session_key, text, media, channel, chat_id, in_cron_job, system_origin, resend)
+            return await self._turn(session_key, text, media, channel, chat_id, in_cron_job, origin, resend)
 
     def is_busy(self, session_key: str) -> bool:
         return any(not t.done() for t in self._active.get(session_key, set()))
@@ -222,7 +228,7 @@ class AgentLoop:
         return channel or "cli", chat_id or "direct"
 
     async def _turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,
-                    in_cron_job: bool, system_origin: bool, resend: bool = False) -> TurnResult:
+                    in_cron_job: bool, origin: Origin, resend: bool = False) -> TurnResult:
         turn_id = uuid.uuid4().hex[:12]
         if resend:
             text, media = self._saved_prompt(session_key)
@@ -252,7 +258,7 @@ class AgentLoop:
             state.provider = own[1]
         # asked first: a consolidation started below must not run before this turn's message is saved
         state.window = await self._context_window(state, own[0] if own is not None else settings)
-        if not system_origin:
+        if origin is not Origin.SYSTEM:  # a subagent's report handed back does not start one
             self.commands.maybe_start_consolidation(session, settings)
         if own is not None:
             settings = own[0]

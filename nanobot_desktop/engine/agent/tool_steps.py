@@ -12,7 +12,7 @@ from nanobot_desktop.engine.llm.types import LLMResponse
 from nanobot_desktop.engine.agent.saver import TurnSaver
 from nanobot_desktop.engine.agent.tool_runner import ToolRunner
 from nanobot_desktop.engine.agent.turn import AgentSettings, Subagents, TurnState, strip_think
-from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.tools.base import ToolContext, ToolResult
 from nanobot_desktop.engine.workspace import Workspace
 
 TOOL_IMAGES_TEXT = "[Images returned by the tool calls above]"
@@ -107,7 +107,7 @@ class ToolSteps:
         if manager is None:
             return None
 
-        async def spawn(task: str, label: str | None = None) -> str:
+        async def spawn(task: str, label: str | None = None) -> str | ToolResult:
             return manager.spawn(task, label=label, origin_session_key=session_key,
                                         origin_channel=channel, origin_chat_id=chat_id)
         return spawn

@@ -27,6 +27,7 @@ from nanobot_desktop.engine.events import (
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.agent.prompt_fit import tokens_of, tokens_of_tools
 from nanobot_desktop.engine.sessions.store import Session
+from nanobot_desktop.engine.tools.base import ToolResult
 from nanobot_desktop.engine.usage.estimate import usage_fields
 from nanobot_desktop.engine.usage.source import current_source
 
@@ -137,7 +138,7 @@ class Subagents(Protocol):
     starts one, `/stop` cancels a session's."""
 
     def spawn(self, task: str, *, label: str | None = None, origin_session_key: str = "cli:direct",
-              origin_channel: str = "cli", origin_chat_id: str = "direct") -> str: ...
+              origin_channel: str = "cli", origin_chat_id: str = "direct") -> str | ToolResult: ...
 
     async def cancel_by_session(self, session_key: str) -> int: ...
 
