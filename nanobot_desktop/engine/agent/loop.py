@@ -23,23 +23,23 @@ import logging
 import uuid
 from typing import Any, Callable
 
-from nanobot_desktop.engine.config import ConfigError
 from nanobot_desktop.engine.agent.context import SECTION_SEPARATOR, ContextBuilder, PromptSection
-from nanobot_desktop.engine.events import (EventBus, Origin, Progress, ReasoningDelta, TextDelta, TurnCancelled,
-                                           TurnFailed, TurnFinished, TurnStarted, origin_context)
-from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
+from nanobot_desktop.engine.agent.prompt_fit import PromptTooLong, fit_prompt
 from nanobot_desktop.engine.agent.saver import TurnSaver
 from nanobot_desktop.engine.agent.session_commands import HELP_TEXT, SessionCommands
+from nanobot_desktop.engine.agent.token_window import archived_summary, fit_history, history_budget
 from nanobot_desktop.engine.agent.tool_runner import ToolRunner
 from nanobot_desktop.engine.agent.tool_steps import TOOL_IMAGES_TEXT, ToolSteps
 from nanobot_desktop.engine.agent.turn import (
     APP_CHANNELS, AgentSettings, Subagents, TurnResult, TurnState, chat_with_events, finish_turn, new_session_key,
     strip_think,
 )
+from nanobot_desktop.engine.config import ConfigError
+from nanobot_desktop.engine.events import (EventBus, Origin, Progress, ReasoningDelta, TextDelta, TurnCancelled,
+                                           TurnFailed, TurnFinished, TurnStarted, origin_context)
+from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
 from nanobot_desktop.engine.memory import MemoryStore
-from nanobot_desktop.engine.agent.prompt_fit import PromptTooLong, fit_prompt
 from nanobot_desktop.engine.sessions.export import message_media, user_text
-from nanobot_desktop.engine.agent.token_window import archived_summary, fit_history, history_budget
 from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.workspace import StorageError, Workspace
