@@ -8,9 +8,9 @@ on first use (PEP 562 `__getattr__`): importing this package costs nothing, and 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nanobot_desktop.engine.lazy_names import lazy_attributes
 
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
@@ -65,10 +65,10 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.events import TurnFailed as TurnFailed
     from nanobot_desktop.engine.events import TurnFinished as TurnFinished
     from nanobot_desktop.engine.events import TurnStarted as TurnStarted
-    from nanobot_desktop.engine.context import SECTION_SEPARATOR as SECTION_SEPARATOR
-    from nanobot_desktop.engine.context import strip_runtime_for_save as strip_runtime_for_save
-    from nanobot_desktop.engine.context import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
-    from nanobot_desktop.engine.context import sniff_image_mime as sniff_image_mime
+    from nanobot_desktop.engine.agent.context import SECTION_SEPARATOR as SECTION_SEPARATOR
+    from nanobot_desktop.engine.agent.context import strip_runtime_for_save as strip_runtime_for_save
+    from nanobot_desktop.engine.agent.context import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
+    from nanobot_desktop.engine.agent.context import sniff_image_mime as sniff_image_mime
     from nanobot_desktop.engine.sessions.export import message_media as message_media
     from nanobot_desktop.engine.sessions.export import user_text as user_text
     from nanobot_desktop.engine.background.cron import CronSchedule as CronSchedule
@@ -110,7 +110,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.skills import SKILL_FILE as SKILL_FILE
     from nanobot_desktop.engine.skills import SkillInfo as SkillInfo
     from nanobot_desktop.engine.skills import check_frontmatter as check_frontmatter
-    from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT as CANCELLED_RESULT
+    from nanobot_desktop.engine.agent.tool_runner import CANCELLED_RESULT as CANCELLED_RESULT
     from nanobot_desktop.engine.tools.policy import DEFAULT_DECISIONS as DEFAULT_DECISIONS
     from nanobot_desktop.engine.tools.policy import exec_allow_possible as exec_allow_possible
     from nanobot_desktop.engine.tools.sandbox import SandboxSupport as SandboxSupport
@@ -123,6 +123,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.workspace import WorkspaceError as WorkspaceError
     from nanobot_desktop.engine.workspace import storage_error as storage_error
     from nanobot_desktop.engine.events import WaitingForModel as WaitingForModel
+    from nanobot_desktop.engine.events import Origin as Origin
+    from nanobot_desktop.engine.events import ToolStatus as ToolStatus
     from nanobot_desktop.engine.sessions.file import file_name_problem as file_name_problem
     from nanobot_desktop.engine.sessions.store import safe_key as safe_key
     from nanobot_desktop.engine.sessions.key import SessionKey as SessionKey
@@ -158,7 +160,7 @@ _EXPORTS: dict[str, str] = {
                      "ReasoningDelta", "SessionChanged", "SessionLinesLost", "SubagentFinished", "SubagentStarted", "TextDelta",
                      "ToolCallFinished", "ToolCallStarted", "TurnCancelled", "TurnFailed", "TurnFinished",
                      "TurnStarted"), "events"),
-    **dict.fromkeys(("MAX_IMAGE_BYTES", "SECTION_SEPARATOR", "sniff_image_mime", "strip_runtime_for_save"), "context"),
+    **dict.fromkeys(("MAX_IMAGE_BYTES", "SECTION_SEPARATOR", "sniff_image_mime", "strip_runtime_for_save"), "agent.context"),
     **dict.fromkeys(("CronSchedule", "describe_schedule", "never_fires_reason"), "background.cron"),
     **dict.fromkeys(("DEFAULT_MISSED_RULE", "MISSED_RULES", "MISSED_RULE_WORDS", "is_system_job"), "background.cron_types"),
     **dict.fromkeys(("SKIP_WORDS", "analyse"), "background.heartbeat_rule"),
@@ -179,13 +181,13 @@ _EXPORTS: dict[str, str] = {
     "NEW_CHAT_TITLE": "sessions.listing",
     **dict.fromkeys(("BranchPoint", "branch_of"), "sessions.branches"),
     **dict.fromkeys(("SKILL_FILE", "SkillInfo", "check_frontmatter"), "skills"),
-    "CANCELLED_RESULT": "tool_runner",
+    "CANCELLED_RESULT": "agent.tool_runner",
     **dict.fromkeys(("DEFAULT_DECISIONS", "exec_allow_possible"), "tools.policy"),
     **dict.fromkeys(("ApprovalRefused", "Approvals"), "agent.approvals"),
     **dict.fromkeys(("SandboxSupport", "process_limit_mechanism", "sandbox_support"), "tools.sandbox"),
     **dict.fromkeys(("StorageError", "Workspace", "WorkspaceError", "storage_error", "atomic_write_bytes",
                      "atomic_write_text"), "workspace"),
-    **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled"), "events"),
+    **dict.fromkeys(("WaitingForModel", "ApprovalAnswered", "RetryScheduled", "Origin", "ToolStatus"), "events"),
     **dict.fromkeys(("file_name_problem", "is_hidden_message"), "sessions.file"),
     "safe_key": "sessions.store",
     **dict.fromkeys(("SessionKey", "SessionKeyError"), "sessions.key"),
@@ -225,29 +227,6 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",
            "message_media", "user_text",
            "BudgetCrossed", "UsageRecorded", "DEFAULT_PRICES", "ModelPrice", "model_key", "price_for", "CHART_DAYS",
-           "Totals", "UsageSummary"]
+           "Totals", "UsageSummary", "Origin", "ToolStatus"]
 
-def _lazy_attributes(package: str, exports: Mapping[str, str], namespace: dict[str, Any],
-                     submodules: Collection[str] = ()) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """A package's PEP 562 `__getattr__` and `__dir__`: each name of `exports` (name -> the module of
-    the package defining it) is imported on first use and then kept in `namespace`; `submodules` are
-    returned as modules. One mechanism for this package and `engine.config` (which imports it from
-    here: its parent package is loaded anyway, so no module is added to the start-up path)."""
-
-    def attribute(name: str) -> Any:
-        if name in submodules:  # e.g. `events`, for `events.TurnStarted`-style use
-            return importlib.import_module(f"{package}.{name}")
-        module_name = exports.get(name)
-        if module_name is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module_name}"), name)
-        namespace[name] = value
-        return value
-
-    def names() -> list[str]:
-        return sorted(set(namespace) | set(namespace["__all__"]))
-
-    return attribute, names
-
-
-__getattr__, __dir__ = _lazy_attributes(__name__, _EXPORTS, globals(), submodules=("events",))
+__getattr__, __dir__ = lazy_attributes(__name__, _EXPORTS, globals(), submodules=("events",))

@@ -9,11 +9,49 @@ from __future__ import annotations
 
 import logging
 import time
+from contextvars import Context, ContextVar, copy_context
 from dataclasses import dataclass, field, fields
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any, Callable
 
 log = logging.getLogger(__name__)
+
+
+class Origin(StrEnum):
+    """Who started the work an event belongs to: the person (a message typed, a button), the system (a
+    subagent's report handed back to its session), a subagent, the heartbeat or a cron job."""
+
+    PERSON = "person"
+    SYSTEM = "system"
+    SUBAGENT = "subagent"
+    HEARTBEAT = "heartbeat"
+    CRON = "cron"
+
+
+class ToolStatus(StrEnum):
+    """How a tool call ended, set where its result is made (engine/tools, engine/agent/tool_runner.py)."""
+
+    OK = "ok"
+    ERROR = "error"
+    DENIED = "denied"
+    CANCELLED = "cancelled"
+
+
+# The origin of the work running now: set where a turn or a subagent starts (`origin_context`), copied
+# by asyncio into the tasks started inside, and read by every event made there (`Event.started_by`).
+_origin: ContextVar[Origin] = ContextVar("nanobot_desktop_origin", default=Origin.PERSON)
+
+
+def current_origin() -> Origin:
+    return _origin.get()
+
+
+def origin_context(origin: Origin, context: Context | None = None) -> Context:
+    """`context` (a copy of the current one when None) with `origin` set, for `create_task(...,
+    context=...)`: every event made in that task, and in the tasks it starts, carries `origin`."""
+    context = copy_context() if context is None else context
+    context.run(_origin.set, origin)
+    return context
 
 
 # Events are frozen dataclasses whose repr, == and hash are written once, here on the base class, with
@@ -24,10 +62,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Event:
-    """Base of every engine event. `session_key` is the session the event belongs to ("" for none)."""
+    """Base of every engine event. `session_key` is the session the event belongs to ("" for none);
+    `started_by` who started the work it belongs to (the person unless a turn or a subagent said else)."""
 
     session_key: str
     at: float = field(default_factory=time.time, kw_only=True)
+    started_by: Origin = field(default_factory=current_origin, kw_only=True)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)
@@ -94,7 +134,7 @@ class LLMCallStarted(Event):
     tools: tuple[dict[str, Any], ...]
     system_sections: tuple[tuple[str, int], ...] = ()  # (section name, characters)
     window_tokens: int = 0  # the model's context window, when known (engine/llm/context_window.py)
-    estimated_tokens: int = 0  # the prompt's size as estimated before sending (engine/prompt_fit.py)
+    estimated_tokens: int = 0  # the prompt's size as estimated before sending (engine/agent/prompt_fit.py)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -251,15 +291,15 @@ class ApprovalAnswered(Event):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ToolCallFinished(Event):
-    """`status` is "ok", "error", "denied" or "cancelled". `duration_s` is the tool's own time: the time
-    spent waiting for the person's approval is not in it but in `waited_s`."""
+    """`status` is how the call ended, set where its result was made. `duration_s` is the tool's own time:
+    the time spent waiting for the person's approval is not in it but in `waited_s`."""
 
     turn_id: str
     call_id: str
     name: str
     arguments: dict[str, Any]
     result: str
-    status: str
+    status: ToolStatus
     duration_s: float
     origin: str = ""
     media: tuple[str, ...] = ()  # files the tool returned besides its text (MCP images)

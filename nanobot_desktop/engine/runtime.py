@@ -28,13 +28,13 @@ from nanobot_desktop.engine.config import (
 from nanobot_desktop.engine.agent.approvals import Approvals
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.llm.session_models import SessionModels
-from nanobot_desktop.engine.context import ContextBuilder
+from nanobot_desktop.engine.agent.context import ContextBuilder
 from nanobot_desktop.engine.background.cron import CronJob, CronService, cron_job_prompt
 from nanobot_desktop.engine.background.cron_location import settle_cron_store
 from nanobot_desktop.engine.background.cron_types import DEFAULT_MISSED_RULE, job_session
 from nanobot_desktop.engine.changes import ChangeTracker
 from nanobot_desktop.engine.events import (
-    ApprovalSource, BackgroundOwnerChanged, ConfigChanged, EventBus, FileChanged, Notice, SyncCopyMerged,
+    ApprovalSource, BackgroundOwnerChanged, ConfigChanged, EventBus, FileChanged, Notice, Origin, SyncCopyMerged,
     SyncTextConflict,
 )
 from nanobot_desktop.engine.layout import (
@@ -44,15 +44,15 @@ from nanobot_desktop.engine.layout import (
     max_concurrent_subagents,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider
-from nanobot_desktop.engine.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
+from nanobot_desktop.engine.agent.loop import APP_CHANNELS, AgentLoop, AgentSettings, new_session_key
 from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.sessions.branches import BranchPoint, branch_points
 from nanobot_desktop.engine.sessions.index import SessionIndex
 from nanobot_desktop.engine.sessions.key import SessionKey
 from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.skills import SkillsLoader
-from nanobot_desktop.engine.subagents import SubagentManager
-from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.agent.subagents import SubagentManager
+from nanobot_desktop.engine.agent.tool_runner import ToolRunner
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.tools.policy import UNSANDBOXED_ALLOW, Decision, ToolPolicy
@@ -64,7 +64,7 @@ from nanobot_desktop.engine.workspace import Workspace
 if TYPE_CHECKING:
     from nanobot_desktop.engine.usage.prices import ModelPrice
     from nanobot_desktop.engine.background.coexistence import Coexistence
-    from nanobot_desktop.engine.loop_base import TurnResult
+    from nanobot_desktop.engine.agent.turn import TurnResult
     from nanobot_desktop.engine.sessions.checkpoint import InterruptedTurn
     from nanobot_desktop.engine.background.heartbeat import HeartbeatService
     from nanobot_desktop.engine.mcp import McpManager
@@ -133,21 +133,20 @@ class Engine:
         self.cron.read_bytes = self.workspace.own.read  # a link out of the workspace is never followed
         self.tools.register(CronTool())
         self._mcp: McpManager | None = None  # built on first use: its modules stay out of the start-up path
-        self.loop = AgentLoop(
-            workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
-            context=self.context, runner=self.runner, bus=self.bus, settings=self.settings,
-            restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, cron=self.cron,
-        )
         self.subagents = SubagentManager(
             workspace=self.workspace, provider=self.provider, runner=self.runner, context=self.context,
             bus=self.bus, settings=self.settings,
             restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, announce=self._announce,
         )
-        self.loop.subagents = self.subagents
         # Sessions' own models (`metadata["model"]`, set in the composer's switcher); the default stays the config's.
         self.session_models = SessionModels(lambda: self.config, lambda: self.app_settings, self.sessions,
                                             self.settings, self.provider)
-        self.loop.session_endpoint = self.session_models.endpoint_for
+        self.loop = AgentLoop(
+            workspace=self.workspace, provider=self.provider, sessions=self.sessions, memory=self.memory,
+            context=self.context, runner=self.runner, bus=self.bus, settings=self.settings,
+            restrict_to_workspace=lambda: self.config.tools.restrict_to_workspace, cron=self.cron,
+            subagents=self.subagents, session_endpoint=self.session_models.endpoint_for,
+        )
         # The heartbeat and the coexistence watch are built on first use (a headless turn needs neither).
         self._heartbeat: HeartbeatService | None = None
         self._coexistence: Coexistence | None = None
@@ -682,7 +681,7 @@ class Engine:
     # --- callbacks wired into the services -----------------------------------------------------------
 
     async def _run_heartbeat_tasks(self, tasks: str) -> str | None:
-        result = await self.loop.process("heartbeat", tasks, channel="cli", chat_id="direct")
+        result = await self.loop.process("heartbeat", tasks, channel="cli", chat_id="direct", origin=Origin.HEARTBEAT)
         if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the heartbeat run failed")
         return result.reply
@@ -694,13 +693,13 @@ class Engine:
             raise RuntimeError(f"not run: {held}; background work waits until you resume it (Usage page)")
         with call_source("cron", session_key):
             result = await self.loop.process(session_key, cron_job_prompt(job), channel=channel or "cli",
-                                             chat_id=chat_id or "direct", in_cron_job=True)
+                                             chat_id=chat_id or "direct", in_cron_job=True, origin=Origin.CRON)
         if result.status in ("failed", "cancelled"):
             raise RuntimeError(result.error or "the scheduled run failed")
         return result.reply
 
     async def _announce(self, session_key: str, channel: str, chat_id: str, content: str) -> None:
-        await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, system_origin=True)
+        await self.loop.process(session_key, content, channel=channel, chat_id=chat_id, origin=Origin.SYSTEM)
 
 
 def _exec_sandbox_notices(exec_extra: Mapping[str, Any] | None, workspace: Path,

@@ -18,7 +18,7 @@ import pytest
 
 from nanobot_desktop.data import builtin_skills_dir
 from nanobot_desktop.engine import events as ev
-from nanobot_desktop.engine.context import MAX_MEMORY_PROMPT_BYTES
+from nanobot_desktop.engine.agent.context import MAX_MEMORY_PROMPT_BYTES
 from nanobot_desktop.engine.tools import safe_files, sandbox
 from nanobot_desktop.engine.tools.base import ToolContext
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer, ToolPolicy, build_approval_request

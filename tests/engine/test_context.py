@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-import nanobot_desktop.engine.context as context_module
-from nanobot_desktop.engine.context import (
+import nanobot_desktop.engine.agent.context as context_module
+from nanobot_desktop.engine.agent.context import (
     RUNTIME_TAG,
     ContextBuilder,
     PromptSection,

@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import time
+from collections.abc import Awaitable
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -23,8 +24,8 @@ from nanobot_desktop.engine.background.cron import (
     describe_schedule,
 )
 from nanobot_desktop.engine.background.cron_types import dump_store, parse_store
-from nanobot_desktop.engine.events import CronJobRan, Event, EventBus
-from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.events import CronJobRan, Event, EventBus, ToolStatus
+from nanobot_desktop.engine.tools.base import ToolContext, ToolResult, failed
 from nanobot_desktop.engine.tools.cron_tool import CronTool
 from nanobot_desktop.engine.workspace import atomic_write_text
 
@@ -40,6 +41,12 @@ class Clock:
 
     def __call__(self) -> int:
         return self.now
+
+
+async def text_of(call: Awaitable[str | ToolResult]) -> str:
+    """The text a tool call returned, whether it succeeded (a text) or failed (a failed result)."""
+    result = await call
+    return result.text if isinstance(result, ToolResult) else result
 
 
 async def _never(job: CronJob) -> str | None:
@@ -405,23 +412,23 @@ async def test_tool_add_cron_and_at(tool_ctx: ToolContext) -> None:
 
 async def test_tool_add_errors_are_text(tool_ctx: ToolContext) -> None:
     tool = CronTool()
-    assert await tool.execute(tool_ctx, action="add", every_seconds=60) == "Error: message is required for add"
-    assert await tool.execute(tool_ctx, action="add", message="x") == "Error: either every_seconds, cron_expr, or at is required"
-    assert "tz can only be used with cron_expr" in await tool.execute(tool_ctx, action="add", message="x", every_seconds=5, tz="UTC")
-    assert "unknown timezone 'Nowhere/City'" in await tool.execute(tool_ctx, action="add", message="x", cron_expr="* * * * *", tz="Nowhere/City")
-    assert "invalid cron expression" in await tool.execute(tool_ctx, action="add", message="x", cron_expr="soon")
-    assert "in the past" in await tool.execute(tool_ctx, action="add", message="x", at="2001-01-01T10:00:00")
-    assert "every_seconds must be a positive whole number" in await tool.execute(tool_ctx, action="add", message="x", every_seconds=-5)
-    assert "invalid ISO datetime 'tomorrow'" in await tool.execute(tool_ctx, action="add", message="x", at="tomorrow")
+    assert await tool.execute(tool_ctx, action="add", every_seconds=60) == failed("Error: message is required for add")
+    assert await tool.execute(tool_ctx, action="add", message="x") == failed("Error: either every_seconds, cron_expr, or at is required")
+    assert "tz can only be used with cron_expr" in await text_of(tool.execute(tool_ctx, action="add", message="x", every_seconds=5, tz="UTC"))
+    assert "unknown timezone 'Nowhere/City'" in await text_of(tool.execute(tool_ctx, action="add", message="x", cron_expr="* * * * *", tz="Nowhere/City"))
+    assert "invalid cron expression" in await text_of(tool.execute(tool_ctx, action="add", message="x", cron_expr="soon"))
+    assert "in the past" in await text_of(tool.execute(tool_ctx, action="add", message="x", at="2001-01-01T10:00:00"))
+    assert "every_seconds must be a positive whole number" in await text_of(tool.execute(tool_ctx, action="add", message="x", every_seconds=-5))
+    assert "invalid ISO datetime 'tomorrow'" in await text_of(tool.execute(tool_ctx, action="add", message="x", at="tomorrow"))
     no_chat = ToolContext(workspace=tool_ctx.workspace, channel="", chat_id="", cron=tool_ctx.cron)
-    assert await tool.execute(no_chat, action="add", message="x", every_seconds=5) == "Error: no session context (channel/chat_id)"
+    assert await tool.execute(no_chat, action="add", message="x", every_seconds=5) == failed("Error: no session context (channel/chat_id)")
     assert tool_ctx.cron.list_jobs(include_disabled=True) == []
 
 
 async def test_tool_refuses_to_schedule_inside_a_cron_job(tool_ctx: ToolContext) -> None:
     tool_ctx.in_cron_job = True
     reply = await CronTool().execute(tool_ctx, action="add", message="again", every_seconds=5)
-    assert reply == "Error: cannot schedule new jobs from within a cron job execution"
+    assert reply == failed("Error: cannot schedule new jobs from within a cron job execution")
     assert tool_ctx.cron.list_jobs() == []
     assert await CronTool().execute(tool_ctx, action="list") == "No scheduled jobs."
 
@@ -431,16 +438,16 @@ async def test_tool_list_and_remove(tool_ctx: ToolContext) -> None:
     await tool.execute(tool_ctx, action="add", message="water", every_seconds=600)
     (job,) = tool_ctx.cron.list_jobs()
     assert await tool.execute(tool_ctx, action="list") == f"Scheduled jobs:\n- water (id: {job.id}, every)"
-    assert await tool.execute(tool_ctx, action="remove") == "Error: job_id is required for remove"
+    assert await tool.execute(tool_ctx, action="remove") == failed("Error: job_id is required for remove")
     assert await tool.execute(tool_ctx, action="remove", job_id="deadbeef") == "Job deadbeef not found"
     assert await tool.execute(tool_ctx, action="remove", job_id=job.id) == f"Removed job {job.id}"
     assert await tool.execute(tool_ctx, action="list") == "No scheduled jobs."
-    assert "unknown action 'pause'" in await tool.execute(tool_ctx, action="pause")
+    assert "unknown action 'pause'" in await text_of(tool.execute(tool_ctx, action="pause"))
 
 
 async def test_tool_without_cron_service(tmp_path: Path) -> None:
     reply = await CronTool().execute(ToolContext(workspace=tmp_path), action="list")
-    assert reply.startswith("Error:")
+    assert isinstance(reply, ToolResult) and reply.status is ToolStatus.ERROR and reply.text.startswith("Error:")
 
 
 def test_tool_schema_matches_reference() -> None:

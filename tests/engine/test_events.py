@@ -24,10 +24,16 @@ def test_events_compare_by_type_and_every_field() -> None:
 
 def test_an_event_reads_like_a_dataclass_and_cannot_be_changed() -> None:
     event = ev.TurnFinished("desktop:1", turn_id="t2", reply="Done.", at=3.5)
-    assert repr(event) == "TurnFinished(session_key='desktop:1', at=3.5, turn_id='t2', reply='Done.', continued_in='')"
+    assert repr(event) == ("TurnFinished(session_key='desktop:1', at=3.5, started_by=<Origin.PERSON: 'person'>, "
+                           "turn_id='t2', reply='Done.', continued_in='')")
     with pytest.raises(dataclasses.FrozenInstanceError):
         event.reply = "changed"  # type: ignore[misc]
     assert dataclasses.replace(event, reply="Other.").reply == "Other."
+    # who started the work: the person unless the work's context says else, and kept by replace()
+    assert event.started_by is ev.Origin.PERSON
+    assert ev.origin_context(ev.Origin.CRON).run(ev.TurnFinished, "cron:j", turn_id="t", reply="").started_by \
+        is ev.Origin.CRON
+    assert dataclasses.replace(event, started_by=ev.Origin.HEARTBEAT, reply="x").started_by is ev.Origin.HEARTBEAT
 
 
 def test_an_event_with_a_dict_field_is_not_hashable_as_before() -> None:

@@ -245,7 +245,7 @@ def test_cli_onboard_keeps_a_0_3_workspace_0_3_and_can_make_one(tmp_path):
 
 def test_context_of_a_0_3_workspace_leaves_tools_md_out_and_fits_history_in_tokens(tmp_path):
     from nanobot_desktop.engine.runtime import Engine
-    from nanobot_desktop.engine.token_window import consolidation_window, fit_history
+    from nanobot_desktop.engine.agent.token_window import consolidation_window, fit_history
 
     ws = tmp_path / "ws"
     prepare_workspace(ws, LayoutKind.V03)

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from nanobot_desktop.engine.context import PromptSection
+from nanobot_desktop.engine.agent.context import PromptSection
 from nanobot_desktop.engine.events import LLMCallFinished, LLMCallStarted, Progress, TurnFailed, WaitingForModel
 from nanobot_desktop.engine.llm.context_window import BOOK, WindowBook, ask_window, sane_window
 from nanobot_desktop.engine.llm.provider import OpenAICompatProvider, is_local_endpoint
 from nanobot_desktop.engine.llm.types import ProviderError
-from nanobot_desktop.engine.prompt_fit import PromptTooLong, compact_skills, fit_prompt
+from nanobot_desktop.engine.agent.prompt_fit import PromptTooLong, compact_skills, fit_prompt
 from tests.fake_openai import FakeOpenAIServer, Reply, text_reply
 
 USER = [{"role": "user", "content": "hi"}]

@@ -264,6 +264,14 @@ async def test_subagent_round_trip_announces_back_to_origin(make_engine, fake_op
     assert record.status == "ok" and record.transcript[0]["content"].startswith("# Subagent")
     subagent_calls = [e for e in seen if isinstance(e, ev.LLMCallFinished) and e.turn_id == f"subagent-{record.task_id}"]
     assert len(subagent_calls) == 1 and subagent_calls[0].session_key == "desktop:sub"  # visible in the inspector
+    # every event says who started its work: the person's turn, the subagent, the system's hand-back turn
+    started = [e for e in seen if isinstance(e, ev.TurnStarted)]
+    assert [e.started_by for e in started] == [ev.Origin.PERSON, ev.Origin.SYSTEM]
+    assert {e.started_by for e in seen if getattr(e, "turn_id", "") == started[0].turn_id} == {ev.Origin.PERSON}
+    assert {e.started_by for e in seen if getattr(e, "turn_id", "") == started[1].turn_id} == {ev.Origin.SYSTEM}
+    assert {e.started_by for e in seen if getattr(e, "turn_id", "") == f"subagent-{record.task_id}"} == \
+        {ev.Origin.SUBAGENT}
+    assert [e.started_by for e in finished] == [ev.Origin.SUBAGENT]
     lines = session_lines(engine, "desktop:sub")
     assert "[Subagent 'count lines' completed successfully]" in lines[-2]["content"]
     assert lines[-1]["content"] == "Your file has three lines."
@@ -426,3 +434,29 @@ async def test_stopping_a_cron_turn_stops_only_the_turn_not_the_scheduler(make_e
         await engine.shutdown()
     assert (runs[0].status, runs[0].error) == ("error", "stopped by the user")
     assert (runs[1].status, runs[1].result) == ("ok", "second run done")
+
+
+async def test_heartbeat_and_cron_turns_say_who_started_them(make_engine, fake_openai):
+    from nanobot_desktop.engine.background.cron import CronSchedule
+    from tests.fake_openai import text_reply, tool_calls_reply
+
+    engine = make_engine()
+    seen = collect(engine)
+    engine.workspace.heartbeat_file.write_text("- water the plants\n", encoding="utf-8")
+
+    def route(body):
+        if [tool["function"]["name"] for tool in body.get("tools") or []] == ["heartbeat"]:
+            return tool_calls_reply([("heartbeat", {"action": "run", "tasks": "Water the plants"})])
+        return text_reply("done")
+
+    fake_openai.respond_with(route)
+    assert (await engine.heartbeat.trigger_now()).decision == "run"
+    job = engine.cron.add_job(name="tidy", schedule=CronSchedule(kind="every", every_ms=3_600_000), message="tidy up")
+    assert await engine._run_cron_job(job) == "done"
+    await engine.shutdown()
+    started = [(e.session_key, e.started_by) for e in seen if isinstance(e, ev.TurnStarted)]
+    assert [origin for _key, origin in started] == [ev.Origin.HEARTBEAT, ev.Origin.CRON]
+    # the heartbeat's decision (a model call outside any turn) and its record say so too
+    assert {e.started_by for e in seen if isinstance(e, (ev.HeartbeatDecided, ev.HeartbeatRan))} == {ev.Origin.HEARTBEAT}
+    calls = [e.started_by for e in seen if isinstance(e, ev.LLMCallFinished)]
+    assert calls == [ev.Origin.HEARTBEAT, ev.Origin.HEARTBEAT, ev.Origin.CRON]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from nanobot_desktop.engine import SessionKey, SessionKeyError, continue_archived
-from nanobot_desktop.engine.loop import AgentLoop
+from nanobot_desktop.engine.agent.loop import AgentLoop
 from nanobot_desktop.engine.sessions.store import SessionStore
 from tests.engine.test_cli import run_cli
 from tests.conftest import write_test_config

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.events import ToolStatus
+from nanobot_desktop.engine.tools.base import ToolContext, failed
 from nanobot_desktop.engine.tools.filesystem import (
     MAX_READ_BYTES,
     MAX_READ_CHARS,
@@ -32,16 +33,16 @@ async def test_read_relative_to_workspace(ctx: ToolContext) -> None:
 
 
 async def test_read_missing_and_directory(ctx: ToolContext) -> None:
-    assert await ReadFileTool().execute(ctx, path="nope.txt") == "Error: File not found: nope.txt"
+    assert await ReadFileTool().execute(ctx, path="nope.txt") == failed("Error: File not found: nope.txt")
     (ctx.workspace / "d").mkdir()
-    assert await ReadFileTool().execute(ctx, path="d") == "Error: Not a file: d"
+    assert await ReadFileTool().execute(ctx, path="d") == failed("Error: Not a file: d")
 
 
 async def test_read_refuses_huge_file_with_hint(ctx: ToolContext) -> None:
     (ctx.workspace / "big.log").write_bytes(b"x" * (MAX_READ_BYTES + 1))
     result = await ReadFileTool().execute(ctx, path="big.log")
-    assert result.startswith("Error: File too large (512,001 bytes")
-    assert "head, tail or grep" in result
+    assert result.status is ToolStatus.ERROR and result.text.startswith("Error: File too large (512,001 bytes")
+    assert "head, tail or grep" in result.text
 
 
 async def test_read_truncates_long_text_with_note(ctx: ToolContext) -> None:
@@ -59,7 +60,7 @@ async def test_read_exactly_at_limit_is_not_truncated(ctx: ToolContext) -> None:
 async def test_read_non_utf8_gives_clear_error(ctx: ToolContext) -> None:
     (ctx.workspace / "latin1.txt").write_bytes(b"caf\xe9")
     result = await ReadFileTool().execute(ctx, path="latin1.txt")
-    assert result.startswith("Error: latin1.txt is not UTF-8 text (invalid byte at offset 3)")
+    assert result.text.startswith("Error: latin1.txt is not UTF-8 text (invalid byte at offset 3)")
 
 
 async def test_read_empty_file(ctx: ToolContext) -> None:
@@ -92,7 +93,7 @@ async def test_write_overwrites_and_keeps_bytes_exact(ctx: ToolContext) -> None:
 
 async def test_write_onto_directory_refused(ctx: ToolContext) -> None:
     (ctx.workspace / "d").mkdir()
-    assert await WriteFileTool().execute(ctx, path="d", content="x") == "Error: d is a directory"
+    assert await WriteFileTool().execute(ctx, path="d", content="x") == failed("Error: d is a directory")
 
 
 async def test_write_preview_of_change(ctx: ToolContext) -> None:
@@ -139,17 +140,17 @@ async def test_edit_not_found_shows_fuzzy_diff_with_line(ctx: ToolContext) -> No
     target.write_text("import os\n\ndef greet(name):\n    print('hello', name)\n    return name\n", encoding="utf-8")
     result = await EditFileTool().execute(
         ctx, path="f.py", old_text="def greet(name):\n    print('helo', name)", new_text="x")
-    assert result.startswith("Error: old_text not found in f.py.\nBest match (")
-    assert "similar) at line 3:" in result
-    assert "--- old_text (provided)\n+++ f.py (actual, line 3)" in result
-    assert "-    print('helo', name)\n+    print('hello', name)" in result
+    assert result.status is ToolStatus.ERROR and result.text.startswith("Error: old_text not found in f.py.\nBest match (")
+    assert "similar) at line 3:" in result.text
+    assert "--- old_text (provided)\n+++ f.py (actual, line 3)" in result.text
+    assert "-    print('helo', name)\n+    print('hello', name)" in result.text
     assert target.read_text(encoding="utf-8").count("hello") == 1
 
 
 async def test_edit_not_found_without_similar_text(ctx: ToolContext) -> None:
     (ctx.workspace / "f.txt").write_text("alpha\nbeta\n", encoding="utf-8")
     result = await EditFileTool().execute(ctx, path="f.txt", old_text="zzzzzzzzzzzzzzzz", new_text="x")
-    assert result.startswith("Error: old_text not found in f.txt. No similar text found")
+    assert result.text.startswith("Error: old_text not found in f.txt. No similar text found")
 
 
 async def test_edit_keeps_crlf_line_endings(ctx: ToolContext) -> None:
@@ -162,12 +163,12 @@ async def test_edit_keeps_crlf_line_endings(ctx: ToolContext) -> None:
 
 async def test_edit_errors(ctx: ToolContext) -> None:
     tool = EditFileTool()
-    assert await tool.execute(ctx, path="none.txt", old_text="a", new_text="b") == "Error: File not found: none.txt"
+    assert await tool.execute(ctx, path="none.txt", old_text="a", new_text="b") == failed("Error: File not found: none.txt")
     (ctx.workspace / "bin").write_bytes(b"\xff\xfe\x00")
-    assert (await tool.execute(ctx, path="bin", old_text="a", new_text="b")).startswith(
+    assert (await tool.execute(ctx, path="bin", old_text="a", new_text="b")).text.startswith(
         "Error: bin is not UTF-8 text")
     (ctx.workspace / "t.txt").write_text("abc", encoding="utf-8")
-    assert (await tool.execute(ctx, path="t.txt", old_text="", new_text="b")).startswith("Error: old_text is empty")
+    assert (await tool.execute(ctx, path="t.txt", old_text="", new_text="b")).text.startswith("Error: old_text is empty")
     assert (ctx.workspace / "t.txt").read_text(encoding="utf-8") == "abc"
 
 
@@ -193,8 +194,8 @@ async def test_list_dir_messages(ctx: ToolContext) -> None:
     (ctx.workspace / "f").write_text("", encoding="utf-8")
     tool = ListDirTool()
     assert await tool.execute(ctx, path="empty") == "Directory empty is empty"
-    assert await tool.execute(ctx, path="missing") == "Error: Directory not found: missing"
-    assert await tool.execute(ctx, path="f") == "Error: Not a directory: f"
+    assert await tool.execute(ctx, path="missing") == failed("Error: Directory not found: missing")
+    assert await tool.execute(ctx, path="f") == failed("Error: Not a directory: f")
 
 
 async def test_write_file_refuses_content_above_the_readme_limit(tmp_path) -> None:

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.events import ToolStatus
+from nanobot_desktop.engine.tools.base import ToolContext, failed
 from nanobot_desktop.engine.tools.message import SENT_TO_CURRENT_CHAT, MessageTool
 from nanobot_desktop.engine.tools.registry import build_default_registry
 from nanobot_desktop.engine.tools.spawn import SpawnTool
@@ -54,18 +55,18 @@ async def test_message_with_attachments(ctx: ToolContext, outbox: Outbox) -> Non
 
 
 async def test_message_attachment_errors(ctx: ToolContext, outbox: Outbox) -> None:
-    assert await MessageTool().execute(ctx, content="x", media=["missing.png"]) == "Error: Attachment not found: missing.png"
+    assert await MessageTool().execute(ctx, content="x", media=["missing.png"]) == failed("Error: Attachment not found: missing.png")
     ctx.restrict_to_workspace = True
     result = await MessageTool().execute(ctx, content="x", media=["/etc/passwd"])
-    assert result.startswith("Error: Path /etc/passwd is outside allowed directory")
+    assert result.status is ToolStatus.ERROR and result.text.startswith("Error: Path /etc/passwd is outside allowed directory")
     assert outbox.sent == []
 
 
 async def test_message_without_target_or_sender(tmp_path: Path, outbox: Outbox) -> None:
     no_target = ToolContext(workspace=tmp_path, channel="", chat_id="", send_message=outbox)
-    assert await MessageTool().execute(no_target, content="x") == "Error: No target channel/chat specified"
+    assert await MessageTool().execute(no_target, content="x") == failed("Error: No target channel/chat specified")
     no_sender = ToolContext(workspace=tmp_path)
-    assert await MessageTool().execute(no_sender, content="x") == "Error: Message sending not configured"
+    assert await MessageTool().execute(no_sender, content="x") == failed("Error: Message sending not configured")
     assert outbox.sent == []
 
 
@@ -74,7 +75,7 @@ async def test_message_send_failure_is_reported(tmp_path: Path) -> None:
         raise ConnectionError("channel down")
 
     ctx = ToolContext(workspace=tmp_path, send_message=broken)
-    assert await MessageTool().execute(ctx, content="x") == "Error sending message: channel down"
+    assert await MessageTool().execute(ctx, content="x") == failed("Error sending message: channel down")
     assert SENT_TO_CURRENT_CHAT not in ctx.extra
 
 
@@ -94,4 +95,4 @@ async def test_spawn_delegates_to_manager(tmp_path: Path) -> None:
 
 async def test_spawn_without_manager(tmp_path: Path) -> None:
     result = await SpawnTool().execute(ToolContext(workspace=tmp_path), task="t")
-    assert result.startswith("Error: Subagents are not available here")
+    assert result.status is ToolStatus.ERROR and result.text.startswith("Error: Subagents are not available here")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,8 @@ from typing import Any
 import pytest
 
 from nanobot_desktop.engine.config import ToolsConfig
-from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
+from nanobot_desktop.engine.events import ToolStatus
+from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext, ToolResult, failed
 from nanobot_desktop.engine.tools.shell import ExecTool
 from nanobot_desktop.engine.tools.web import WebFetchTool, WebSearchTool
 from nanobot_desktop.engine.tools.registry import (
@@ -136,8 +138,30 @@ class SaysErrorTool(Tool):
     description = "returns an error text"
     parameters = {"type": "object", "properties": {}}
 
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> str | ToolResult:
+        return failed("Error: nope")
+
+
+class ReadsErrorTool(Tool):
+    """A tool whose successful result happens to start with "Error" (a file's first line, say)."""
+
+    name = "reads_error"
+    description = "returns a text that starts with Error"
+    parameters = {"type": "object", "properties": {}}
+
     async def execute(self, ctx: ToolContext, **kwargs: Any) -> str:
         return "Error: nope"
+
+
+class StatusTool(Tool):
+    """Returns a result whose status its maker set, whatever its text says."""
+
+    name = "status"
+    description = "returns a result with a status"
+    parameters = {"type": "object", "properties": {"fail": {"type": "boolean"}}}
+
+    async def execute(self, ctx: ToolContext, fail: bool = False, **kwargs: Any) -> ToolResult:
+        return failed("the server said no") if fail else ToolResult("Error rates are down 5% this week")
 
 
 class BlockingTool(Tool):
@@ -200,6 +224,54 @@ async def test_error_results_get_hint_once(ctx: ToolContext) -> None:
     registry = ToolRegistry()
     registry.register(SaysErrorTool())
     assert await registry.execute("says_error", {}, ctx) == "Error: nope" + ERROR_HINT
+
+
+async def test_a_result_carries_the_status_its_maker_set(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    for tool in (StatusTool(), SaysErrorTool(), ReadsErrorTool(), BoomTool(), EchoTool()):
+        registry.register(tool)
+    failed_result = await registry.run("status", {"fail": True}, ctx)
+    assert (failed_result.status, failed_result.text) == (ToolStatus.ERROR, "the server said no" + ERROR_HINT)
+    # a result made as a success stays one, even when its text starts with "Error": no hint is added
+    fine = await registry.run("status", {}, ctx)
+    assert (fine.status, fine.text) == (ToolStatus.OK, "Error rates are down 5% this week")
+    assert (await registry.run("boom", {}, ctx)).status is ToolStatus.ERROR
+    assert (await registry.run("nope", {}, ctx)).status is ToolStatus.ERROR
+    assert (await registry.run("echo", {"times": 0}, ctx)).status is ToolStatus.ERROR
+    assert (await registry.run("echo", {"text": "Error"}, ctx)).status is ToolStatus.OK
+    # a plain text is a success: a text that only starts with "Error" is what the tool read or said
+    assert await registry.run("reads_error", {}, ctx) == ToolResult("Error: nope", status=ToolStatus.OK)
+    assert (await registry.run("says_error", {}, ctx)).status is ToolStatus.ERROR
+
+
+# Functions whose "Error: ..." text is not a tool's result but a piece its caller makes one of (with
+# `failed(...)`, or as a denial in the tool runner).
+TEXT_HELPERS = {"denial_text", "guard_command", "_revive", "_call_failure"}
+
+
+def _says_error(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.startswith("Error")
+    if isinstance(node, ast.JoinedStr) and node.values:
+        return _says_error(node.values[0])
+    return isinstance(node, ast.BinOp) and _says_error(node.left)
+
+
+def test_every_failure_a_tool_makes_is_made_as_a_failed_result() -> None:
+    """A plain text is a success, whatever it starts with; so a tool that fails must say so with
+    `failed(...)` (or a ToolResult with its status), never with a text that merely starts with "Error"."""
+    engine = Path(ToolRegistry.__module__.replace(".", "/")).parents[1]
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for path in sorted([*(root / engine / "tools").glob("*.py"), *(root / engine / "mcp").glob("*.py"),
+                        *(root / engine / "agent").glob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name in TEXT_HELPERS:
+                continue
+            offenders += [f"{path.name}:{node.lineno}" for node in ast.walk(function)
+                          if isinstance(node, ast.Return) and node.value is not None and _says_error(node.value)]
+    assert offenders == []
 
 
 async def test_cancellation_is_not_swallowed(ctx: ToolContext) -> None:

@@ -11,7 +11,7 @@ from typing import Callable
 import pytest
 
 from nanobot_desktop.engine.tools import shell
-from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.tools.base import ToolContext, failed
 from nanobot_desktop.engine.tools.shell import BLOCKED_DANGEROUS, ExecTool, format_output
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell and process groups")
@@ -85,7 +85,7 @@ async def test_runs_in_workspace_or_working_dir(ctx: ToolContext) -> None:
     tool = ExecTool()
     assert await tool.execute(ctx, command="pwd") == f"{ctx.workspace.resolve()}\n"
     assert await tool.execute(ctx, command="pwd", working_dir="sub") == f"{(ctx.workspace / 'sub').resolve()}\n"
-    assert await tool.execute(ctx, command="pwd", working_dir="nope") == "Error: Working directory not found: nope"
+    assert await tool.execute(ctx, command="pwd", working_dir="nope") == failed("Error: Working directory not found: nope")
 
 
 @posix_only
@@ -108,7 +108,7 @@ async def test_path_append(ctx: ToolContext, tmp_path: Path) -> None:
 @pytest.mark.parametrize("restrict", [False, True])
 async def test_deny_patterns(tmp_path: Path, command: str, restrict: bool) -> None:
     ctx = ToolContext(workspace=tmp_path, restrict_to_workspace=restrict)
-    assert await ExecTool().execute(ctx, command=command) == BLOCKED_DANGEROUS
+    assert await ExecTool().execute(ctx, command=command) == failed(BLOCKED_DANGEROUS)
 
 
 @posix_only
@@ -120,14 +120,14 @@ async def test_harmless_commands_pass_the_guard(ctx: ToolContext, command: str) 
 
 async def test_custom_deny_patterns(ctx: ToolContext) -> None:
     tool = ExecTool(deny_patterns=[r"\bcurl\b"])
-    assert await tool.execute(ctx, command="curl http://127.0.0.1") == BLOCKED_DANGEROUS
+    assert await tool.execute(ctx, command="curl http://127.0.0.1") == failed(BLOCKED_DANGEROUS)
 
 
 @posix_only
 async def test_timeout_kills_the_whole_group(ctx: ToolContext) -> None:
     command = "echo $$ > shell.pid; sleep 300 & echo $! > child.pid; sleep 300"
     result = await ExecTool(timeout_s=1).execute(ctx, command=command)
-    assert result == "Error: Command timed out after 1 seconds"
+    assert result == failed("Error: Command timed out after 1 seconds")
     shell_pid, child_pid = _pid(ctx.workspace / "shell.pid"), _pid(ctx.workspace / "child.pid")
     assert shell_pid and child_pid
     assert await _wait_until(lambda: not _alive(child_pid)), "background child survived the timeout"

@@ -11,7 +11,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.events import ToolStatus
+from nanobot_desktop.engine.tools.base import ToolContext, failed
 from nanobot_desktop.engine.tools.web import WebFetchTool, WebSearchTool, html_to_text
 
 ARTICLE = """<!DOCTYPE html>
@@ -238,14 +239,14 @@ async def test_search_no_results(server: str, ctx: ToolContext) -> None:
 
 async def test_search_bad_key(server: str, ctx: ToolContext) -> None:
     tool = WebSearchTool(api_key="wrong", endpoint=f"{server}/search")
-    assert await tool.execute(ctx, query="q") == "Error: web search failed: HTTP 401 Unauthorized"
+    assert await tool.execute(ctx, query="q") == failed("Error: web search failed: HTTP 401 Unauthorized")
 
 
 async def test_search_without_key_names_the_setting(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BRAVE_API_KEY", raising=False)
     result = await WebSearchTool(endpoint="http://127.0.0.1:9/never-called").execute(ctx, query="q")
-    assert result.startswith("Error: Brave Search API key not configured")
-    assert "tools.web.search.apiKey" in result and "BRAVE_API_KEY" in result
+    assert result.status is ToolStatus.ERROR and result.text.startswith("Error: Brave Search API key not configured")
+    assert "tools.web.search.apiKey" in result.text and "BRAVE_API_KEY" in result.text
 
 
 # ------------------------------------------------------------- web_fetch: no loopback, LAN or metadata

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from nanobot_desktop.engine.background.cron_types import CronSchedule
-from nanobot_desktop.engine.events import BudgetCrossed, UsageRecorded
+from nanobot_desktop.engine.events import BudgetCrossed, ToolStatus, UsageRecorded
 from nanobot_desktop.engine.runtime import Engine
+from nanobot_desktop.engine.tools.base import ToolResult
 from nanobot_desktop.engine.usage.store import APP_FILE, CLI_COLUMNS, CLI_FILE
 from tests.reference_cli import V035, reference_cli
 
@@ -270,7 +271,9 @@ async def test_a_spent_budget_pauses_a_heartbeat_tick_but_never_a_chat_turn(make
     tick = await engine.heartbeat._shared_tick("timer")
     assert (tick.decision, tick.skip_reason) == ("skipped", "budget")
     assert "usage budget" in tick.explanation and len(fake_openai.requests) == requests
-    assert "no subagent started" in engine.subagents.spawn("more work")
+    refused = engine.subagents.spawn("more work")
+    assert isinstance(refused, ToolResult) and refused.status is ToolStatus.ERROR
+    assert "no subagent started" in refused.text
     fake_openai.add_text("chat goes on", usage=(5, 5))
     assert await turn(engine, "desktop:a", "still?") == "chat goes on"  # a chat turn is never held
 

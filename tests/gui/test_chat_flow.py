@@ -93,6 +93,43 @@ def test_a_tool_chain_shows_tool_cards_and_inspector_rows(qtbot, open_window, fa
     window.grab().save(str(tmp_path / "main.png"))
 
 
+def test_a_subagents_calls_stay_out_of_the_chat_and_its_report_is_a_notice(qtbot, open_window, fake_openai):
+    """Who started a turn is a field of its events: the subagent's tool calls are the inspector's, not
+    chat cards, and the system's hand-back of its report shows as a notice."""
+    from tests.fake_openai import text_reply, tool_calls_reply
+
+    window = open_window()
+    (Path(window.engine.workspace.root) / "a.txt").write_text("1\n2\n3\n", encoding="utf-8")
+
+    def route(body):
+        messages = body["messages"]
+        if messages[0]["content"].startswith("# Subagent"):
+            if messages[-1]["role"] == "tool":
+                return text_reply("a.txt has 3 lines.")
+            return tool_calls_reply([("read_file", {"path": "a.txt"})])
+        if "[Subagent 'count' completed successfully]" in str(messages[-1]["content"]):
+            return text_reply("Your file has three lines.")
+        if messages[-1]["role"] == "user":
+            return tool_calls_reply([("spawn", {"task": "Count the lines of a.txt", "label": "count"})])
+        return text_reply("I started a helper for that.")
+
+    fake_openai.respond_with(route)
+    send(qtbot, window, "count the lines of a.txt in the background")
+    qtbot.waitUntil(lambda: any(isinstance(item, AssistantMessage) and item.text == "Your file has three lines."
+                                for item in window.chat.model.items()), timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    cards = [item for item in window.chat.model.items() if isinstance(item, ToolCard)]
+    assert [(card.name, card.status) for card in cards] == [("spawn", "ok")]
+    notices = [item.text for item in window.chat.model.items() if isinstance(item, Notice)]
+    assert "Subagent 'count' completed successfully" in notices
+    assert not any(isinstance(item, UserMessage) and item.text.startswith("[Subagent") for item in window.chat.model.items())
+    turns = window.inspector.model.turns(window.current_key)
+    subagent_turns = [turn for turn in turns if turn.is_subagent]
+    assert len(subagent_turns) == 1 and "(subagent)" in subagent_turns[0].label()
+    assert [entry.name for entry in subagent_turns[0].entries if entry.kind == "tool"] == ["read_file"]
+    assert [turn.is_subagent for turn in turns].count(False) == 2  # the person's turn and the hand-back
+
+
 def test_allow_once_runs_exec_and_deny_leaves_the_file_untouched(qtbot, open_window, fake_openai, tmp_path):
     window = open_window()
     workspace = Path(window.engine.workspace.root)

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 
-from nanobot_desktop.engine.context import SECTION_SEPARATOR
+from nanobot_desktop.engine.agent.context import SECTION_SEPARATOR
 from nanobot_desktop.engine.tools.policy import ApprovalAnswer
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.inspector.context_view import content_text, split_system_prompt

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, Awaitable, Callable
 
 from nanobot_desktop.engine.background.log import ToolUse, ToolUseRecorder
-from nanobot_desktop.engine.events import EventBus, HeartbeatDecided, HeartbeatRan
+from nanobot_desktop.engine.events import EventBus, HeartbeatDecided, HeartbeatRan, Origin, origin_context
 from nanobot_desktop.engine.background.heartbeat_rule import SKIP_WORDS, analyse, text_lines
 from nanobot_desktop.engine.llm.types import ChatWithTools
 from nanobot_desktop.engine.usage.source import source_context
@@ -279,7 +279,8 @@ class HeartbeatService:
     async def _shared_tick(self, trigger: str) -> TickRecord:
         if self._current_tick is None or self._current_tick.done():
             self._current_tick = asyncio.create_task(self._tick(trigger), name=f"heartbeat-tick-{trigger}",
-                                                     context=source_context("heartbeat", SESSION_KEY))
+                                                     context=origin_context(Origin.HEARTBEAT,
+                                                                            source_context("heartbeat", SESSION_KEY)))
         # shield: a waiter giving up (e.g. the loop being stopped) must not cancel a tick others await
         return await asyncio.shield(self._current_tick)
 

@@ -5,7 +5,7 @@ app_file (desktop.json) | migrate (moving the old app's keys out of config.json)
 peek (the saved theme, read before the first paint without pydantic).
 Provider choice is `nanobot_desktop.engine.llm.registry` (it needs the models; the models never need it).
 
-Names are resolved on first use (PEP 562 `__getattr__`, the engine package's `_lazy_attributes`):
+Names are resolved on first use (PEP 562 `__getattr__`, engine/lazy_names.py):
 importing `paths` or `peek` must not build the pydantic models (start-up time is measured).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nanobot_desktop.engine import _lazy_attributes
+from nanobot_desktop.engine.lazy_names import lazy_attributes
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.config.app_file import load_app_settings as load_app_settings
@@ -70,4 +70,4 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = _lazy_attributes(__name__, _EXPORTS, globals())
+__getattr__, __dir__ = lazy_attributes(__name__, _EXPORTS, globals())

@@ -2,7 +2,7 @@
 
 Local servers cut or refuse a prompt longer than their window (Ollama silently drops the prompt's
 start — the tools and the memory; llama.cpp answers a streamed request with an empty body), so the
-loop fits every prompt to the window (engine/prompt_fit.py) and needs the number. Each server says it
+loop fits every prompt to the window (engine/agent/prompt_fit.py) and needs the number. Each server says it
 somewhere else, all asked at once with a short timeout, the first sane answer in this order winning:
 
 - the OpenAI-style model list (`GET /v1/models`): vLLM's `max_model_len`, LM Studio's and

@@ -22,7 +22,7 @@ from nanobot_desktop.engine.sessions.store import Session, SessionStore
 if TYPE_CHECKING:
     from nanobot_desktop.engine.config import AppSettings
     from nanobot_desktop.engine.llm.catalog import ModelCatalog
-    from nanobot_desktop.engine.loop import AgentSettings
+    from nanobot_desktop.engine.agent.turn import AgentSettings
 
 METADATA_FIELD = "model"
 _KEPT_ENDPOINTS = 4  # endpoints of chosen models kept open at once (each holds a connection pool)

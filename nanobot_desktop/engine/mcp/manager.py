@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.events import Event, EventBus
+from nanobot_desktop.engine.events import Event, EventBus, ToolStatus
 from nanobot_desktop.engine.mcp.results import convert_result
 from nanobot_desktop.engine.mcp.server import (
     McpServerConnection,
@@ -29,7 +29,7 @@ from nanobot_desktop.engine.mcp.server import (
 )
 from nanobot_desktop.engine.mcp.spec import McpSpecError, ServerSpec, spec_from_entry
 from nanobot_desktop.engine.mcp.streams import describe_error
-from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult
+from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult, failed
 from nanobot_desktop.engine.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -243,31 +243,31 @@ class McpManager:
         """Call a tool, restarting a dead server first; every failure is a readable `Error: ...` result."""
         connection = self._connections.get(server)
         if connection is None:
-            return ToolResult(f"Error: MCP server '{server}' is no longer configured or is disabled.")
+            return failed(f"Error: MCP server '{server}' is no longer configured or is disabled.")
         lock = self._locks.setdefault(server, asyncio.Lock())
         async with lock:
             if not connection.connected:
                 failure = await self._revive(server, connection)
                 if failure is not None:
-                    return ToolResult(failure)
+                    return failed(failure)
         try:
             result = await connection.call(tool, arguments, connection.spec.tool_timeout_s)
         except TimeoutError:
-            return ToolResult(f"Error: MCP tool '{tool}' of server '{server}' timed out after "
-                              f"{connection.spec.tool_timeout_s:g}s (toolTimeout).")
+            return failed(f"Error: MCP tool '{tool}' of server '{server}' timed out after "
+                          f"{connection.spec.tool_timeout_s:g}s (toolTimeout).")
         except ServerLost as error:
-            return ToolResult(self._call_failure(server, tool, connection, error))
+            return failed(self._call_failure(server, tool, connection, error))
         except ServerDown as error:
-            return ToolResult(f"Error: MCP server '{server}' is not available: {error}")
+            return failed(f"Error: MCP server '{server}' is not available: {error}")
         except BaseException as error:  # CancelledError (Stop) passes through below
             if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)):
                 raise
-            return ToolResult(self._call_failure(server, tool, connection, error))
+            return failed(self._call_failure(server, tool, connection, error))
         self._restarts[server] = 0
         converted = convert_result(result, workspace)
         if converted.is_error:
             return ToolResult(f"Error: MCP tool '{tool}' of server '{server}' reported an error: {converted.text}",
-                              converted.media)
+                              converted.media, ToolStatus.ERROR)
         return ToolResult(converted.text, converted.media)
 
     async def _revive(self, server: str, connection: McpServerConnection) -> str | None:

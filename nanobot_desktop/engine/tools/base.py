@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
 
+from nanobot_desktop.engine.events import ToolStatus
+
 if TYPE_CHECKING:  # the config models (pydantic) are only needed by the tools that have settings
     from nanobot_desktop.engine.config import AppSettings, ToolsConfig
 
@@ -27,7 +29,7 @@ class ToolContext:
     restrict_to_workspace: bool = False
     # Set by the loop; tools that need them (message, spawn, cron) check for None.
     send_message: Callable[[str, str, str, list[str]], Awaitable[None]] | None = None
-    spawn: Callable[..., Awaitable[str]] | None = None
+    spawn: Callable[..., Awaitable[str | ToolResult]] | None = None
     cron: Any = None
     in_cron_job: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -35,10 +37,25 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class ToolResult:
-    """A result with files besides its text (images an MCP tool returned): shown in the app, sent to the model."""
+    """A tool's result: its text (sent to the model), files besides it (images an MCP tool returned),
+    and how the call ended, set by whoever made the result (`failed(...)` for a failure).
+
+    A tool may return a plain `str`: that is a success, whatever the text starts with (a file read may
+    begin with "Error"); the status is never guessed from the text."""
 
     text: str
     media: tuple[str, ...] = ()
+    status: ToolStatus = ToolStatus.OK
+
+    @classmethod
+    def of(cls, returned: str | ToolResult) -> ToolResult:
+        """What a tool returned, as a result with its status (a plain text is a success)."""
+        return returned if isinstance(returned, ToolResult) else cls(returned)
+
+
+def failed(text: str) -> ToolResult:
+    """A failed call's result (ERROR_HINT is added where the result is run)."""
+    return ToolResult(text, status=ToolStatus.ERROR)
 
 
 class Tool:

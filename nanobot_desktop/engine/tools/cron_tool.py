@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from nanobot_desktop.engine.background.cron import CronSchedule, CronStoreError
-from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult, failed
 
 
 class CronTool(Tool):
@@ -35,9 +35,9 @@ class CronTool(Tool):
         """Adding and removing jobs asks (a job runs later, unwatched); listing them does not."""
         return arguments.get("action") != "list"
 
-    async def execute(self, ctx: ToolContext, **kwargs: Any) -> str:
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> str | ToolResult:
         if ctx.cron is None:
-            return "Error: scheduling is not available here (no cron service)"
+            return failed("Error: scheduling is not available here (no cron service)")
         action = kwargs.get("action")
         try:
             if action == "add":
@@ -47,26 +47,26 @@ class CronTool(Tool):
             if action == "remove":
                 return self._remove(ctx, kwargs.get("job_id"))
         except CronStoreError as exc:
-            return f"Error: {exc}"
-        return f"Error: unknown action '{action}' (use add, list or remove)"
+            return failed(f"Error: {exc}")
+        return failed(f"Error: unknown action '{action}' (use add, list or remove)")
 
-    def _add(self, ctx: ToolContext, **kwargs: Any) -> str:
+    def _add(self, ctx: ToolContext, **kwargs: Any) -> str | ToolResult:
         if ctx.in_cron_job:
-            return "Error: cannot schedule new jobs from within a cron job execution"
+            return failed("Error: cannot schedule new jobs from within a cron job execution")
         message = kwargs.get("message") or ""
         if not message.strip():
-            return "Error: message is required for add"
+            return failed("Error: message is required for add")
         if not ctx.channel or not ctx.chat_id:
-            return "Error: no session context (channel/chat_id)"
+            return failed("Error: no session context (channel/chat_id)")
         every_seconds, cron_expr, tz, at = (kwargs.get(k) for k in ("every_seconds", "cron_expr", "tz", "at"))
         if tz and not cron_expr:
-            return "Error: tz can only be used with cron_expr"
+            return failed("Error: tz can only be used with cron_expr")
         delete_after_run = False
         if isinstance(every_seconds, str) and every_seconds.strip().isdigit():
             every_seconds = int(every_seconds)  # models sometimes quote numbers
         if every_seconds:
             if isinstance(every_seconds, bool) or not isinstance(every_seconds, int) or every_seconds <= 0:
-                return f"Error: every_seconds must be a positive whole number, got {every_seconds!r}"
+                return failed(f"Error: every_seconds must be a positive whole number, got {every_seconds!r}")
             schedule = CronSchedule(kind="every", every_ms=every_seconds * 1000)
         elif cron_expr:
             schedule = CronSchedule(kind="cron", expr=cron_expr, tz=tz or None)
@@ -74,11 +74,11 @@ class CronTool(Tool):
             try:
                 when = datetime.fromisoformat(str(at))
             except ValueError:
-                return f"Error: invalid ISO datetime '{at}' (expected e.g. 2026-02-12T10:30:00)"
+                return failed(f"Error: invalid ISO datetime '{at}' (expected e.g. 2026-02-12T10:30:00)")
             schedule = CronSchedule(kind="at", at_ms=int(when.timestamp() * 1000))  # naive = local time
             delete_after_run = True
         else:
-            return "Error: either every_seconds, cron_expr, or at is required"
+            return failed("Error: either every_seconds, cron_expr, or at is required")
         try:
             job = ctx.cron.add_job(
                 name=message[:30],
@@ -90,7 +90,7 @@ class CronTool(Tool):
                 delete_after_run=delete_after_run,
             )
         except ValueError as exc:
-            return f"Error: {exc}"
+            return failed(f"Error: {exc}")
         return f"Created job '{job.name}' (id: {job.id})"
 
     def _list(self, ctx: ToolContext) -> str:
@@ -100,9 +100,9 @@ class CronTool(Tool):
         lines = [f"- {job.name} (id: {job.id}, {job.schedule.kind})" for job in jobs]
         return "Scheduled jobs:\n" + "\n".join(lines)
 
-    def _remove(self, ctx: ToolContext, job_id: Any) -> str:
+    def _remove(self, ctx: ToolContext, job_id: Any) -> str | ToolResult:
         if not job_id:
-            return "Error: job_id is required for remove"
+            return failed("Error: job_id is required for remove")
         if ctx.cron.remove_job(str(job_id)):
             return f"Removed job {job_id}"
         return f"Job {job_id} not found"

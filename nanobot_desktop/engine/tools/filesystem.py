@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult, failed
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, display_path, workspace_root
 from nanobot_desktop.engine.tools.safe_files import (
     FileToolError,
@@ -94,8 +94,8 @@ def _closest_window(content: str, old_text: str) -> tuple[float, int, list[str]]
     return best
 
 
-def _plan_edit(content: str, old_text: str, new_text: str, shown: str) -> tuple[str | None, str]:
-    """(new content, "") when the edit applies once; (None, message) when it does not."""
+def _plan_edit(content: str, old_text: str, new_text: str, shown: str) -> tuple[str | None, str | ToolResult]:
+    """(new content, "") when the edit applies once; (None, what to tell the model) when it does not."""
     if old_text not in content and "\r\n" in content and "\r\n" not in old_text:
         # The model saw LF line endings; match the file's CRLF ones rather than failing or converting the file.
         old_text, new_text = old_text.replace("\n", "\r\n"), new_text.replace("\n", "\r\n")
@@ -108,10 +108,10 @@ def _plan_edit(content: str, old_text: str, new_text: str, shown: str) -> tuple[
     ratio, line_no, window = _closest_window(content.replace("\r\n", "\n"), old_text.replace("\r\n", "\n"))
     if ratio > FUZZY_MIN_RATIO:
         diff = _lines_equal_diff(old_text.replace("\r\n", "\n").splitlines(), window, shown, line_no)
-        return None, (f"Error: old_text not found in {shown}.\n"
-                      f"Best match ({ratio:.0%} similar) at line {line_no}:\n{diff}")
-    return None, (f"Error: old_text not found in {shown}. No similar text found; "
-                  "read the file again and copy the exact text to replace.")
+        return None, failed(f"Error: old_text not found in {shown}.\n"
+                            f"Best match ({ratio:.0%} similar) at line {line_no}:\n{diff}")
+    return None, failed(f"Error: old_text not found in {shown}. No similar text found; "
+                        "read the file again and copy the exact text to replace.")
 
 
 def _existing_text_for_diff(place: Place, shown: str) -> str | None:
@@ -134,19 +134,19 @@ class ReadFileTool(Tool):
         "required": ["path"],
     }
 
-    async def execute(self, ctx: ToolContext, path: str, **_: Any) -> str:
+    async def execute(self, ctx: ToolContext, path: str, **_: Any) -> str | ToolResult:
         try:
             place = locate(path, ctx, bundled_ok=True)
         except PathOutsideWorkspace as exc:
-            return str(exc)
+            return failed(str(exc))
         return await asyncio.to_thread(self._read, place, path)
 
     @staticmethod
-    def _read(place: Place, shown: str) -> str:
+    def _read(place: Place, shown: str) -> str | ToolResult:
         try:
             text = _decode_utf8(read_limited(place, shown, MAX_READ_BYTES, _TOO_LARGE_TO_READ), shown)
         except (FileToolError, NotUtf8Error) as exc:
-            return str(exc)
+            return failed(str(exc))
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         if len(text) > MAX_READ_CHARS:
             return (text[:MAX_READ_CHARS]
@@ -168,11 +168,11 @@ class WriteFileTool(Tool):
         "required": ["path", "content"],
     }
 
-    async def execute(self, ctx: ToolContext, path: str, content: str, **_: Any) -> str:
+    async def execute(self, ctx: ToolContext, path: str, content: str, **_: Any) -> str | ToolResult:
         try:
             place = locate(path, ctx)
         except PathOutsideWorkspace as exc:
-            return str(exc)
+            return failed(str(exc))
 
         def write() -> str:
             data = content.encode("utf-8")
@@ -189,9 +189,9 @@ class WriteFileTool(Tool):
         try:
             return await asyncio.to_thread(write)
         except FileToolError as exc:
-            return str(exc)
+            return failed(str(exc))
         except PermissionError:
-            return f"Error: Permission denied: {path}"
+            return failed(f"Error: Permission denied: {path}")
 
     async def preview(self, ctx: ToolContext, path: str, content: str, **_: Any) -> str | None:
         place = locate(path, ctx)
@@ -217,30 +217,30 @@ class EditFileTool(Tool):
         "required": ["path", "old_text", "new_text"],
     }
 
-    async def execute(self, ctx: ToolContext, path: str, old_text: str, new_text: str, **_: Any) -> str:
+    async def execute(self, ctx: ToolContext, path: str, old_text: str, new_text: str, **_: Any) -> str | ToolResult:
         try:
             place = locate(path, ctx)
         except PathOutsideWorkspace as exc:
-            return str(exc)
+            return failed(str(exc))
         return await asyncio.to_thread(self._edit, place, path, old_text, new_text)
 
     @staticmethod
-    def _edit(place: Place, shown: str, old_text: str, new_text: str) -> str:
+    def _edit(place: Place, shown: str, old_text: str, new_text: str) -> str | ToolResult:
         try:
             data = read_limited(place, shown, MAX_EDIT_BYTES, _TOO_LARGE_TO_CHANGE.replace("{shown}", shown))
             if old_text == "":
-                return "Error: old_text is empty; give the exact text to replace (use write_file to rewrite a file)."
+                return failed("Error: old_text is empty; give the exact text to replace (use write_file to rewrite a file).")
             content = _decode_utf8(data, shown)
             new_content, message = _plan_edit(content, old_text, new_text, shown)
             if new_content is None:
                 return message
             encoded = new_content.encode("utf-8")
             if len(encoded) > MAX_EDIT_BYTES:
-                return (f"Error: after this edit {shown} would have {len(encoded):,} bytes; edit_file keeps files at "
-                        f"most {MAX_EDIT_BYTES:,} bytes (the whole diff is shown before approval).")
+                return failed(f"Error: after this edit {shown} would have {len(encoded):,} bytes; edit_file keeps files "
+                              f"at most {MAX_EDIT_BYTES:,} bytes (the whole diff is shown before approval).")
             write_atomic(place, encoded, shown)
         except (FileToolError, NotUtf8Error) as exc:
-            return str(exc)
+            return failed(str(exc))
         return f"Successfully edited {place.path}"
 
     async def preview(self, ctx: ToolContext, path: str, old_text: str, new_text: str, **_: Any) -> str | None:
@@ -272,19 +272,19 @@ class ListDirTool(Tool):
         "required": ["path"],
     }
 
-    async def execute(self, ctx: ToolContext, path: str, **_: Any) -> str:
+    async def execute(self, ctx: ToolContext, path: str, **_: Any) -> str | ToolResult:
         try:
             place = locate(path, ctx, bundled_ok=True)
         except PathOutsideWorkspace as exc:
-            return str(exc)
+            return failed(str(exc))
         return await asyncio.to_thread(self._list, place, path)
 
     @staticmethod
-    def _list(place: Place, shown: str) -> str:
+    def _list(place: Place, shown: str) -> str | ToolResult:
         try:
             entries = list_entries(place, shown)
         except FileToolError as exc:
-            return str(exc)
+            return failed(str(exc))
         if not entries:
             return f"Directory {shown} is empty"
         return "\n".join(f"{'📁' if is_dir else '📄'} {name}" for name, is_dir in entries)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult, failed
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace
 from nanobot_desktop.engine.tools.safe_files import FileToolError, file_size, locate
 
@@ -35,27 +35,27 @@ class MessageTool(Tool):
     }
 
     async def execute(self, ctx: ToolContext, content: str, channel: str | None = None,
-                      chat_id: str | None = None, media: list[str] | None = None, **_: Any) -> str:
+                      chat_id: str | None = None, media: list[str] | None = None, **_: Any) -> str | ToolResult:
         channel = channel or ctx.channel
         chat_id = chat_id or ctx.chat_id
         if not channel or not chat_id:
-            return "Error: No target channel/chat specified"
+            return failed("Error: No target channel/chat specified")
         if ctx.send_message is None:
-            return "Error: Message sending not configured"
+            return failed("Error: Message sending not configured")
         attachments: list[str] = []
         for raw in media or []:
             try:
                 place = locate(raw, ctx)
                 size = file_size(place, raw)  # refuses hard-linked files under the restriction
             except (PathOutsideWorkspace, FileToolError) as exc:
-                return str(exc)
+                return failed(str(exc))
             if size is None:
-                return f"Error: Attachment not found: {raw}"
+                return failed(f"Error: Attachment not found: {raw}")
             attachments.append(str(place.path))
         try:
             await ctx.send_message(channel, chat_id, content, attachments)
         except Exception as exc:  # noqa: BLE001 - a channel failure is the model's to know about, not a crashed turn
-            return f"Error sending message: {exc}"
+            return failed(f"Error sending message: {exc}")
         if channel == ctx.channel and chat_id == ctx.chat_id:
             ctx.extra[SENT_TO_CURRENT_CHAT] = True
         suffix = f" with {len(attachments)} attachments" if attachments else ""

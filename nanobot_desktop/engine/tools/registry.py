@@ -7,11 +7,12 @@ model as text it can act on (never as an exception that would end the turn).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext, ToolResult
+from nanobot_desktop.engine.events import ToolStatus
+from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext, ToolResult, failed
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine.config import AppSettings, ToolsConfig
@@ -160,9 +161,11 @@ class PreparedCall:
     arguments: dict[str, Any]
 
 
-def with_hint(result: str) -> str:
+def with_hint(result: ToolResult) -> ToolResult:
     """Tell the model to change course after an error (the original appends this to every error)."""
-    return result + ERROR_HINT if result.startswith("Error") and not result.endswith(ERROR_HINT) else result
+    if result.status is not ToolStatus.ERROR or result.text.endswith(ERROR_HINT):
+        return result
+    return replace(result, text=result.text + ERROR_HINT)
 
 
 class ToolRegistry:
@@ -198,18 +201,18 @@ class ToolRegistry:
         """OpenAI function-tool schemas of every registered tool, in registration order."""
         return [tool.to_schema() for tool in self._tools.values()]
 
-    def prepare(self, name: str, params: Any) -> PreparedCall | str:
-        """Cast and validate a call; the error text (with hint) when it cannot run."""
+    def prepare(self, name: str, params: Any) -> PreparedCall | ToolResult:
+        """Cast and validate a call; the failed result (with hint) when it cannot run."""
         tool = self._tools.get(name)
         if tool is None:
             available = ", ".join(self._tools) or "(none)"
-            return with_hint(f"Error: Tool '{name}' not found. Available: {available}")
+            return with_hint(failed(f"Error: Tool '{name}' not found. Available: {available}"))
         if params is None:
             params = {}
         schema = tool.parameters or {}
         if not isinstance(params, dict):
-            return with_hint(f"Error: Invalid parameters for tool '{name}': parameters should be object "
-                             f"(got {type(params).__name__})")
+            return with_hint(failed(f"Error: Invalid parameters for tool '{name}': parameters should be object "
+                                    f"(got {type(params).__name__})"))
         properties = schema.get("properties") or {}
         required = set(schema.get("required") or [])
         # A null for an optional parameter means "not given": the tool's default applies.
@@ -217,7 +220,7 @@ class ToolRegistry:
         params = cast_params(schema, params)
         errors = validate_params(schema, params)
         if errors:
-            return with_hint(f"Error: Invalid parameters for tool '{name}': " + "; ".join(errors))
+            return with_hint(failed(f"Error: Invalid parameters for tool '{name}': " + "; ".join(errors)))
         if properties and schema.get("additionalProperties") is not True:
             # Unknown keys are ignored, so they must not reach the tool as unexpected keyword arguments.
             params = {k: v for k, v in params.items() if k in properties}
@@ -230,15 +233,13 @@ class ToolRegistry:
     async def run(self, name: str, params: Any, ctx: ToolContext) -> ToolResult:
         """As `execute`, keeping the files a tool returned besides its text (MCP images)."""
         prepared = self.prepare(name, params)
-        if isinstance(prepared, str):
-            return ToolResult(prepared)
+        if isinstance(prepared, ToolResult):
+            return prepared
         try:
             result = await prepared.tool.execute(ctx, **prepared.arguments)
         except Exception as exc:  # noqa: BLE001 - CancelledError is a BaseException and passes through
-            return ToolResult(with_hint(f"Error executing {name}: {exc}"))
-        if isinstance(result, ToolResult):
-            return ToolResult(with_hint(result.text), result.media)
-        return ToolResult(with_hint(result if isinstance(result, str) else str(result)))
+            return with_hint(failed(f"Error executing {name}: {exc}"))
+        return with_hint(ToolResult.of(result if isinstance(result, (str, ToolResult)) else str(result)))
 
 
 def build_default_registry(

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult, failed
 from nanobot_desktop.engine.tools.exec_binds import exec_binds, named_backend
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, is_inside, resolve_tool_path, workspace_root
 from nanobot_desktop.engine.tools.sandbox import (
@@ -338,27 +338,28 @@ class ExecTool(Tool):
             env["PATH"] = env.get("PATH", "") + os.pathsep + self.path_append
         return env
 
-    async def execute(self, ctx: ToolContext, command: str, working_dir: str | None = None, **_: Any) -> str:
+    async def execute(self, ctx: ToolContext, command: str, working_dir: str | None = None,
+                      **_: Any) -> str | ToolResult:
         root = workspace_root(ctx)
         if working_dir:
             try:
                 cwd = resolve_tool_path(working_dir, ctx)
             except PathOutsideWorkspace as exc:
-                return str(exc)
+                return failed(str(exc))
         else:
             cwd = root
         sandboxed = self.sandboxed(ctx.restrict_to_workspace)
         # In the sandbox the kernel checks paths; the pattern guard then only stops destructive commands.
         refusal = guard_command(command, root, ctx.restrict_to_workspace and not sandboxed, self.deny_patterns)
         if refusal:
-            return refusal
+            return failed(refusal)
         if not cwd.is_dir():
-            return f"Error: Working directory not found: {working_dir or cwd}"
+            return failed(f"Error: Working directory not found: {working_dir or cwd}")
         if sandboxed:
             return await self._run_sandboxed(command, cwd, root)
         return await self._run(command, cwd)
 
-    async def _run_sandboxed(self, command: str, cwd: Path, root: Path) -> str:
+    async def _run_sandboxed(self, command: str, cwd: Path, root: Path) -> str | ToolResult:
         temp_dir = Path(tempfile.mkdtemp(prefix="nanobot-exec-"))
         read_end, write_end = os.pipe()
         try:
@@ -393,7 +394,7 @@ class ExecTool(Tool):
         config_folder = [Path(self.config_path).expanduser().parent] if self.config_path is not None else []
         return [*config_folder, *app_paths()]
 
-    async def _run(self, command: str, cwd: Path) -> str:
+    async def _run(self, command: str, cwd: Path) -> str | ToolResult:
         group_options: dict[str, Any]
         if sys.platform == "win32":
             group_options = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
@@ -410,7 +411,8 @@ class ExecTool(Tool):
         ))
         return await self._collect(await _started(starting))
 
-    async def _collect(self, process: asyncio.subprocess.Process, limits: ResourceLimits | None = None) -> str:
+    async def _collect(self, process: asyncio.subprocess.Process,
+                       limits: ResourceLimits | None = None) -> str | ToolResult:
         """Output of a started command. When the shell ends, what is left of its process group is killed
         (a sandboxed command's whole namespace is already gone); on timeout or cancellation, its tree."""
         assert process.stdout is not None and process.stderr is not None
@@ -423,7 +425,7 @@ class ExecTool(Tool):
             except TimeoutError:
                 await kill_process_tree(process)
                 await _release(process, readers)
-                return f"Error: Command timed out after {self.timeout_s:g} seconds"
+                return failed(f"Error: Command timed out after {self.timeout_s:g} seconds")
             except asyncio.CancelledError:
                 await kill_process_tree(process)
                 await _release(process, readers)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult, failed
 
 
 class SpawnTool(Tool):
@@ -20,7 +20,7 @@ class SpawnTool(Tool):
         "required": ["task"],
     }
 
-    async def execute(self, ctx: ToolContext, task: str, label: str | None = None, **_: Any) -> str:
+    async def execute(self, ctx: ToolContext, task: str, label: str | None = None, **_: Any) -> str | ToolResult:
         if ctx.spawn is None:
-            return "Error: Subagents are not available here (spawn is not configured)"
+            return failed("Error: Subagents are not available here (spawn is not configured)")
         return await ctx.spawn(task=task, label=label)

@@ -16,7 +16,7 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from nanobot_desktop.engine.tools.base import Tool, ToolContext
+from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult, failed
 
 if TYPE_CHECKING:
     import urllib.request
@@ -57,11 +57,11 @@ class WebSearchTool(Tool):
         self.max_results = settings.web.search.max_results
         self.proxy = settings.web.proxy
 
-    async def execute(self, ctx: ToolContext, query: str, count: int | None = None, **_: Any) -> str:
+    async def execute(self, ctx: ToolContext, query: str, count: int | None = None, **_: Any) -> str | ToolResult:
         key = self.api_key or os.environ.get("BRAVE_API_KEY", "")
         if not key:
-            return ("Error: Brave Search API key not configured. Set tools.web.search.apiKey in the config "
-                    "(or the BRAVE_API_KEY environment variable).")
+            return failed("Error: Brave Search API key not configured. Set tools.web.search.apiKey in the config "
+                          "(or the BRAVE_API_KEY environment variable).")
         wanted = min(max(count or self.max_results, 1), 10)
         url = self.endpoint + "?" + urllib.parse.urlencode({"q": query, "count": wanted})
         from nanobot_desktop.engine.tools.web_http import request as make_request
@@ -70,11 +70,11 @@ class WebSearchTool(Tool):
         try:
             data = await asyncio.to_thread(self._get_json, request)
         except urllib.error.HTTPError as exc:
-            return f"Error: web search failed: HTTP {exc.code} {exc.reason}"
+            return failed(f"Error: web search failed: HTTP {exc.code} {exc.reason}")
         except (urllib.error.URLError, OSError) as exc:
-            return f"Error: web search failed: {getattr(exc, 'reason', exc)}"
+            return failed(f"Error: web search failed: {getattr(exc, 'reason', exc)}")
         except ValueError as exc:
-            return f"Error: web search returned an unreadable answer: {exc}"
+            return failed(f"Error: web search returned an unreadable answer: {exc}")
         web = data.get("web") if isinstance(data, dict) else None
         results = [item for item in (web.get("results") or []) if isinstance(item, dict)] \
             if isinstance(web, dict) else []

@@ -1,7 +1,7 @@
 """Recording every model call the app makes, off the event loop, without ever failing a turn.
 
 The recorder listens to LLMCallFinished (published for every call: chat turns, subagents,
-consolidation and the heartbeat's decision alike; see loop_base.publish_call_finished) and turns each
+consolidation and the heartbeat's decision alike; see agent/turn.publish_call_finished) and turns each
 into a UsageRow. Rows are written by one worker thread of its own, in batches, so the GUI thread never
 waits on SQLite. A file that is locked or damaged fails no turn: the rows stay in memory, a
 UsageRecorded event carries the notice, and the write is tried again (soon for a lock, rarely for a

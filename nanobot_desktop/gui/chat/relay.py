@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalRequested, ConsolidationFinished, ConsolidationStarted,
-                                    Event, LLMCallStarted, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
+                                    Event, LLMCallStarted, Origin, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
                                     ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed, TurnFinished,
                                     TurnStarted)
 from nanobot_desktop.gui.chat.failures import failure_detail, failure_kind, failure_text
-from nanobot_desktop.gui.chat.history import STOPPED_TEXT, is_system_origin, system_notice_text
+from nanobot_desktop.gui.chat.history import STOPPED_TEXT, system_notice_text
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
 from nanobot_desktop.gui.common.engine_words import consolidation_failure_words
 from nanobot_desktop.gui.common.i18n import translate
@@ -50,7 +50,7 @@ class ChatRelay:
         elif isinstance(event, ReasoningDelta):
             model.append_reasoning_delta(event.text)
         elif isinstance(event, ToolCallStarted):
-            if not event.turn_id.startswith("subagent-") and model.row_of_call(event.call_id, "tool") < 0:
+            if event.started_by is not Origin.SUBAGENT and model.row_of_call(event.call_id, "tool") < 0:
                 self.flush(key, model)
                 model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
         elif isinstance(event, ApprovalRequested):
@@ -60,7 +60,7 @@ class ChatRelay:
             if event.answer is not ApprovalAnswer.DENY and model.row_of_call(event.call_id, "tool") >= 0:
                 model.update_tool(event.call_id, "running")
         elif isinstance(event, ToolCallFinished):
-            if not event.turn_id.startswith("subagent-"):
+            if event.started_by is not Origin.SUBAGENT:
                 if model.row_of_call(event.call_id, "tool") < 0:
                     model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
                 model.update_tool(event.call_id, event.status, event.duration_s)
@@ -94,7 +94,7 @@ class ChatRelay:
         if event.resend:
             return  # Retry / Regenerate: the message is in the chat (and the file) already
         text = event.user_text
-        if is_system_origin(text):
+        if event.started_by is Origin.SYSTEM:  # a subagent's report handed back: a notice, not a bubble
             model.append(Notice(system_notice_text(text)))
             return
         model.append(UserMessage(text, attachments=tuple(event.media)))

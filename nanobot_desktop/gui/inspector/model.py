@@ -195,16 +195,16 @@ class TimelineModel(QAbstractTableModel):
     def record(self, event: object) -> None:
         """Take any engine event; the ones about turns and calls update the timeline."""
         if isinstance(event, ev.TurnStarted):
-            self._turn(event.session_key, event.turn_id, event.user_text, event.at)
+            self._turn(event.session_key, event.turn_id, event.user_text, event.at, event.started_by)
         elif isinstance(event, ev.LLMCallStarted):
-            turn = self._turn(event.session_key, event.turn_id, "", event.at)
+            turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)
             self._append(turn, LLMCall(event.call_id, event.turn_id, event.model, tuple(event.messages),
                                        tuple(event.tools), tuple(event.system_sections), event.at,
                                        window_tokens=event.window_tokens, estimated_tokens=event.estimated_tokens))
         elif isinstance(event, ev.LLMCallFinished):
             self._finish_llm(event)
         elif isinstance(event, ev.ToolCallStarted):
-            turn = self._turn(event.session_key, event.turn_id, "", event.at)
+            turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)
             self._append(turn, ToolCall(event.call_id, event.turn_id, event.name, dict(event.arguments), event.at,
                                         origin=event.origin))
         elif isinstance(event, ev.ApprovalRequested):
@@ -225,8 +225,10 @@ class TimelineModel(QAbstractTableModel):
         elif isinstance(event, ev.TurnCancelled):
             self._end_turn(event.session_key, event.turn_id, "cancelled", None, event.at)
 
-    def _turn(self, session_key: str, turn_id: str, user_text: str, at: float) -> TurnTimeline:
-        """The turn's record, created (and shown, when following that session) if it is new."""
+    def _turn(self, session_key: str, turn_id: str, user_text: str, at: float,
+              started_by: ev.Origin = ev.Origin.PERSON) -> TurnTimeline:
+        """The turn's record, created (and shown, when following that session) if it is new; the event
+        that creates it says who started the turn."""
         turns = self._sessions.setdefault(session_key, OrderedDict())
         turn = turns.get(turn_id)
         if turn is not None:
@@ -235,7 +237,7 @@ class TimelineModel(QAbstractTableModel):
             self._session_key = session_key
         number = self._counters.get(session_key, 0) + 1
         self._counters[session_key] = number
-        turn = TurnTimeline(session_key, turn_id, number, user_text, at)
+        turn = TurnTimeline(session_key, turn_id, number, user_text, at, started_by=started_by)
         turns[turn_id] = turn
         dropped_shown = False
         while len(turns) > MAX_TURNS_PER_SESSION:

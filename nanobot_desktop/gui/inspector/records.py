@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
+from nanobot_desktop.engine import Origin
+
 from nanobot_desktop.gui.chat.model import summarize_arguments
 from nanobot_desktop.gui.common.i18n import format_number, translate
 
@@ -140,10 +142,11 @@ class TurnTimeline:
     error: str | None = None
     finished_at: float | None = None
     entries: list[TimelineEntry] = field(default_factory=list)
+    started_by: str = "person"  # the engine's Origin: who started the turn
 
     @property
     def is_subagent(self) -> bool:
-        return self.turn_id.startswith("subagent-")
+        return self.started_by == Origin.SUBAGENT
 
     def label(self) -> str:
         """One line for the turn selector."""

@@ -18,6 +18,7 @@ from nanobot_desktop.engine.events import (
     EventBus,
     ToolCallFinished,
     ToolCallStarted,
+    ToolStatus,
 )
 from nanobot_desktop.engine.llm.types import ToolCallRequest
 from nanobot_desktop.engine.tools.base import ERROR_HINT, Tool, ToolContext
@@ -38,7 +39,7 @@ CANCELLED_RESULT = "Error: the tool call was cancelled by the user (stopped)."
 @dataclass
 class ToolOutcome:
     result: str
-    status: str  # "ok" | "error" | "denied" | "cancelled"
+    status: ToolStatus
     media: tuple[str, ...] = ()
 
 
@@ -82,7 +83,7 @@ class ToolRunner:
         try:
             outcome = await self._decide_and_execute(call, ctx, turn_id, clock)
         except asyncio.CancelledError:
-            self._finish(call, ctx, turn_id, ToolOutcome(CANCELLED_RESULT, "cancelled"), clock)
+            self._finish(call, ctx, turn_id, ToolOutcome(CANCELLED_RESULT, ToolStatus.CANCELLED), clock)
             raise
         self._finish(call, ctx, turn_id, outcome, clock)
         return outcome
@@ -103,18 +104,18 @@ class ToolRunner:
                                   clock: _Clock) -> ToolOutcome:
         if call.parse_error:
             return ToolOutcome(f"Error: the arguments of '{call.name}' could not be read: {call.parse_error}"
-                               + ERROR_HINT, "error")
+                               + ERROR_HINT, ToolStatus.ERROR)
         tool = self.registry.get(call.name)
         if tool is None:
             # Let the registry produce its standard "not found, available: ..." text.
-            result = await self.registry.execute(call.name, call.arguments, ctx)
-            return ToolOutcome(result, "error")
+            result = await self.registry.run(call.name, call.arguments, ctx)
+            return ToolOutcome(result.text, result.status)
         source = self.background_source(ctx)
         policy = self.background_policy if source and self.background_policy is not None else self.policy
         decision = policy.decision_for(call.name)
         if decision == "deny":
             which = "background tool policy" if policy is not self.policy else "tool policy"
-            return ToolOutcome(f"Error: the user's {which} does not allow '{call.name}'." + ERROR_HINT, "denied")
+            return ToolOutcome(f"Error: the user's {which} does not allow '{call.name}'." + ERROR_HINT, ToolStatus.DENIED)
         if decision == "ask" and tool.asks_for(dict(call.arguments or {})):
             asked = time.perf_counter()
             try:
@@ -127,9 +128,9 @@ class ToolRunner:
             if reply.answer == ApprovalAnswer.DENY:
                 text = (f"Error: '{call.name}' was not run: {why}." if why and not reply.reason
                         else denial_text(call.name, reply.reason))
-                return ToolOutcome(text + ERROR_HINT, "denied")
+                return ToolOutcome(text + ERROR_HINT, ToolStatus.DENIED)
         ran = await self.registry.run(call.name, call.arguments, ctx)
-        return ToolOutcome(ran.text, "error" if ran.text.startswith("Error") else "ok", ran.media)
+        return ToolOutcome(ran.text, ran.status, ran.media)
 
     async def _ask(self, call: ToolCallRequest, ctx: ToolContext, turn_id: str, tool: Tool,
                    source: tuple[ApprovalSource, str] | None) -> ApprovalAnswered:

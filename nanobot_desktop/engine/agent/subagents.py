@@ -19,12 +19,12 @@ from datetime import datetime
 from collections.abc import AsyncIterator
 from typing import Any, Awaitable, Callable
 
-from nanobot_desktop.engine.context import ContextBuilder
-from nanobot_desktop.engine.events import EventBus, SubagentFinished, SubagentStarted
+from nanobot_desktop.engine.agent.context import ContextBuilder
+from nanobot_desktop.engine.events import EventBus, Origin, SubagentFinished, SubagentStarted, origin_context
 from nanobot_desktop.engine.llm.types import ChatProvider, ProviderError
-from nanobot_desktop.engine.loop import chat_with_events
-from nanobot_desktop.engine.tool_runner import ToolRunner
-from nanobot_desktop.engine.tools.base import ToolContext
+from nanobot_desktop.engine.agent.turn import chat_with_events
+from nanobot_desktop.engine.agent.tool_runner import ToolRunner
+from nanobot_desktop.engine.tools.base import ToolContext, ToolResult, failed
 from nanobot_desktop.engine.tools.registry import SUBAGENT_TOOL_NAMES, ToolRegistry
 from nanobot_desktop.engine.usage.source import source_context
 from nanobot_desktop.engine.workspace import Workspace
@@ -78,16 +78,18 @@ class SubagentManager:
         self._slots: asyncio.Condition | None = None
 
     def spawn(self, task: str, *, label: str | None = None, origin_session_key: str = "cli:direct",
-              origin_channel: str = "cli", origin_chat_id: str = "direct") -> str:
+              origin_channel: str = "cli", origin_chat_id: str = "direct") -> str | ToolResult:
+        """Start a subagent; what the `spawn` tool answers (a failed result while background work waits)."""
         held = self.held() if self.held is not None else None
         if held:
-            return f"Error: no subagent started: {held}. Background work waits until the person resumes it."
+            return failed(f"Error: no subagent started: {held}. Background work waits until the person resumes it.")
         task_id = uuid.uuid4().hex[:8]
         label = label or (task[:30] + ("..." if len(task) > 30 else ""))
         record = SubagentRecord(task_id=task_id, label=label, task=task, origin_session_key=origin_session_key)
         self.records[task_id] = record
-        runner = asyncio.get_running_loop().create_task(self._run(record, origin_channel, origin_chat_id),
-                                                         context=source_context("subagent"))
+        runner = asyncio.get_running_loop().create_task(  # its events say they are a subagent's
+            self._run(record, origin_channel, origin_chat_id),
+            context=origin_context(Origin.SUBAGENT, source_context("subagent")))
         self._tasks[task_id] = runner
         runner.add_done_callback(lambda _t: self._tasks.pop(task_id, None))
         self.bus.publish(SubagentStarted(origin_session_key, task_id=task_id, label=label, task=task))

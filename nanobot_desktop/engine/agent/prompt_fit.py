@@ -16,8 +16,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from nanobot_desktop.engine.context import SECTION_SEPARATOR, PromptSection
-from nanobot_desktop.engine.token_window import CHARS_PER_TOKEN, estimate_tokens
+from nanobot_desktop.engine.agent.context import SECTION_SEPARATOR, PromptSection
+from nanobot_desktop.engine.agent.token_window import CHARS_PER_TOKEN, estimate_tokens
 
 MARGIN = 1.1  # the character estimate is rough: keep a tenth spare
 MESSAGE_OVERHEAD_TOKENS = 4  # role and separators a chat template adds per message

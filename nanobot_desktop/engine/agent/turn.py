@@ -1,22 +1,21 @@
-"""What every part of the agent loop shares: its settings, a turn's result and state, the model call
-announced with events, and the loop's wiring (`LoopBase`, which the loop's parts build on).
+"""What the agent loop and the objects it owns share: its settings, a turn's result and state, the model
+call announced with events, and what the loop needs of the subagents (`Subagents`).
 
-The loop is split by what a newcomer looks for: loop.py runs a turn; loop_tools.py runs a turn's
-tool calls; loop_saving.py saves each step and keeps what a failed write could not save;
-loop_commands.py holds /stop, /new and memory consolidation.
+The loop (loop.py) is one object that owns three others, each given only what it needs: a saver
+(saver.py: each step saved, and what a failed write could not save), the tool steps (tool_steps.py: a
+turn's tool calls) and the session commands (session_commands.py: /new and memory consolidation).
+This module imports none of them, and none of them imports the loop: the package has no import circle.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
-from nanobot_desktop.engine.context import ContextBuilder
 from nanobot_desktop.engine.events import (
     EventBus,
     LLMCallFinished,
@@ -26,16 +25,11 @@ from nanobot_desktop.engine.events import (
     WaitingForModel,
 )
 from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.memory.store import MemoryStore
-from nanobot_desktop.engine.prompt_fit import tokens_of, tokens_of_tools
-from nanobot_desktop.engine.sessions.store import Session, SessionStore
-from nanobot_desktop.engine.tool_runner import ToolRunner
+from nanobot_desktop.engine.agent.prompt_fit import tokens_of, tokens_of_tools
+from nanobot_desktop.engine.sessions.store import Session
+from nanobot_desktop.engine.tools.base import ToolResult
 from nanobot_desktop.engine.usage.estimate import usage_fields
 from nanobot_desktop.engine.usage.source import current_source
-from nanobot_desktop.engine.workspace import Workspace
-
-if TYPE_CHECKING:  # subagents imports the loop
-    from nanobot_desktop.engine.subagents import SubagentManager
 
 # Session channels the app itself makes: a turn typed into one of these is the desktop user's.
 APP_CHANNELS = frozenset({"desktop", "heartbeat", "cron", "subagent", "system"})
@@ -111,11 +105,11 @@ class AgentSettings:
     max_iterations: int = 40
     memory_window: int = 100
     reasoning_effort: str | None = None
-    # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/token_window.py)
+    # > 0 in a nanobot 0.3 workspace: the history window is measured in tokens (engine/agent/token_window.py)
     context_window_tokens: int = 0
     # nanobot 0.3.x's agents.defaults.maxConcurrentSubagents: more spawned subagents wait for a free slot
     max_concurrent_subagents: int = 4
-    # > 0: the model's context window as set in Settings, over what the server says (engine/prompt_fit.py)
+    # > 0: the model's context window as set in Settings, over what the server says (engine/agent/prompt_fit.py)
     context_window_override: int = 0
 
 
@@ -139,47 +133,17 @@ class TurnState:
     window: int = 0  # the model's context window in tokens, when known
 
 
-class LoopBase:
-    """The loop's services and per-session bookkeeping, shared by the loop's parts."""
+class Subagents(Protocol):
+    """What the loop asks of the subagents (agent/subagents.py's SubagentManager): the `spawn` tool
+    starts one, `/stop` cancels a session's."""
 
-    def __init__(
-        self,
-        *,
-        workspace: Workspace,
-        provider: Callable[[], ChatProvider],
-        sessions: SessionStore,
-        memory: MemoryStore,
-        context: ContextBuilder,
-        runner: ToolRunner,
-        bus: EventBus,
-        settings: Callable[[], AgentSettings],
-        restrict_to_workspace: Callable[[], bool],
-        cron: Any = None,
-    ) -> None:
-        self.workspace = workspace
-        self._provider = provider
-        self.sessions = sessions
-        self.memory = memory
-        self.context = context
-        self.runner = runner
-        self.bus = bus
-        self._settings = settings
-        self._restrict = restrict_to_workspace
-        self.cron = cron
-        self.subagents: SubagentManager | None = None  # set by the Engine (SubagentManager); spawn is unavailable without it
-        self._session_locks: dict[str, asyncio.Lock] = {}
-        self._active: dict[str, set[asyncio.Task[Any]]] = {}
-        self._consolidation_locks: dict[str, asyncio.Lock] = {}
-        self._consolidation_tasks: dict[str, asyncio.Task[Any]] = {}
-        # Messages a failed write could not save, per session; written before anything else next time.
-        self._unsaved: dict[str, list[dict[str, Any]]] = {}
-        self._models_without_images: set[str] = set()  # endpoints that refused a tool's images
-        self._models_without_tools: set[str] = set()  # servers that cannot take tool definitions
-        # Set by the Engine: a session's own model (`metadata["model"]`) as its settings and endpoint, or None
-        # when the session uses the config's model. Consolidation and the heartbeat's decision (`plain_chat`)
-        # keep the config's model.
-        self.session_endpoint: Callable[[Session], tuple[AgentSettings, Callable[[], ChatProvider]] | None] | None = None
+    def spawn(self, task: str, *, label: str | None = None, origin_session_key: str = "cli:direct",
+              origin_channel: str = "cli", origin_chat_id: str = "direct") -> str | ToolResult: ...
 
-    def _finish(self, session_key: str, turn_id: str, reply: str | None, status: str = "ok") -> TurnResult:
-        self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
-        return TurnResult(turn_id, status, reply)
+    async def cancel_by_session(self, session_key: str) -> int: ...
+
+
+def finish_turn(bus: EventBus, session_key: str, turn_id: str, reply: str | None, status: str = "ok") -> TurnResult:
+    """The end of a turn that did not fail: said with TurnFinished, and its result."""
+    bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
+    return TurnResult(turn_id, status, reply)

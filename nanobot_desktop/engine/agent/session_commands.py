@@ -1,4 +1,5 @@
-"""The loop's commands and memory: `/stop`, `/new` (and `/help`'s text), and consolidation.
+"""A session's commands and memory: `/new` (and `/help`'s text) and consolidation, which the loop owns
+as one object (`SessionCommands`); `/stop` is the loop's own, as it cancels the loop's turns.
 
 Consolidation follows the reference (§4): it starts in the background when a turn finds
 `memoryWindow` unconsolidated messages (or, in a nanobot 0.3 workspace, when the history outgrows its
@@ -14,22 +15,24 @@ import logging
 import time
 import uuid
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 from nanobot_desktop.engine.events import (
     ConsolidationFinished,
     ConsolidationStarted,
     TurnFailed,
     TurnFinished,
-    TurnStarted,
 )
 from nanobot_desktop.engine.memory.history_journal import history_session
-from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError
-from nanobot_desktop.engine.loop_base import (AgentSettings, LoopBase, TurnResult, new_session_key, publish_call_failed,
-                                              publish_call_finished)
+from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
+from nanobot_desktop.engine.agent.context import ContextBuilder
+from nanobot_desktop.engine.agent.turn import (AgentSettings, TurnResult, finish_turn, new_session_key,
+                                               publish_call_failed, publish_call_finished)
 from nanobot_desktop.engine.memory.consolidation import consolidate_detailed, on_hold
-from nanobot_desktop.engine.sessions.store import Session
-from nanobot_desktop.engine.token_window import consolidation_window, history_budget
+from nanobot_desktop.engine.events import EventBus
+from nanobot_desktop.engine.memory.store import MemoryStore
+from nanobot_desktop.engine.sessions.store import Session, SessionStore
+from nanobot_desktop.engine.agent.token_window import consolidation_window, history_budget
 from nanobot_desktop.engine.usage.source import call_source, current_session
 from nanobot_desktop.engine.workspace import StorageError
 
@@ -47,40 +50,28 @@ NEW_BLOCKED_KIND = "new_blocked"  # TurnFailed.kind of a /new that memory archiv
 NEW_SESSION_TEXT = "New session started."
 
 
-class LoopCommands(LoopBase):
-    """`/stop`, `/new` and memory consolidation, for the loop's turns."""
+class SessionCommands:
+    """`/new` and memory consolidation, for the loop's turns; it keeps the running consolidations."""
 
-    async def stop(self, session_key: str) -> int:
-        """Cancel the session's running turns and subagents; returns how many tasks were stopped."""
-        tasks = [t for t in self._active.get(session_key, set()) if not t.done()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            try:
-                await task
-            except asyncio.CancelledError:
-                current = asyncio.current_task()
-                if current is not None and current.cancelling():
-                    raise  # this stop was cancelled itself: say so, do not report a stop that did not end
-            except Exception:  # noqa: BLE001 - a stopped turn has reported its own end
-                pass
-        stopped = len(tasks)
-        if self.subagents is not None:
-            stopped += await self.subagents.cancel_by_session(session_key)
-        return stopped
+    def __init__(self, *, sessions: SessionStore, memory: MemoryStore, context: ContextBuilder, bus: EventBus,
+                 provider: Callable[[], ChatProvider], settings: Callable[[], AgentSettings]) -> None:
+        self.sessions = sessions
+        self.memory = memory
+        self.context = context
+        self.bus = bus
+        self._provider = provider
+        self._settings = settings
+        self._consolidation_locks: dict[str, asyncio.Lock] = {}
+        self._consolidation_tasks: dict[str, asyncio.Task[Any]] = {}
+
+    def running(self) -> list[asyncio.Task[Any]]:
+        """The consolidations still running (the loop's shutdown cancels and awaits them)."""
+        return [task for task in self._consolidation_tasks.values() if not task.done()]
 
     async def wait_for_consolidation(self, session_key: str) -> None:
         task = self._consolidation_tasks.get(session_key)
         if task is not None and not task.done():
             await asyncio.shield(task)
-
-    async def _stop_command(self, session_key: str) -> TurnResult:
-        turn_id = uuid.uuid4().hex[:12]
-        self.bus.publish(TurnStarted(session_key, turn_id=turn_id, user_text="/stop"))
-        count = await self.stop(session_key)
-        reply = f"⏹ Stopped {count} task(s)." if count else "No active task to stop."
-        self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
-        return TurnResult(turn_id, "command", reply)
 
     async def plain_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> LLMResponse:
         """One call with the configured model and no streaming callbacks: the `ChatWithTools` that
@@ -100,7 +91,7 @@ class LoopCommands(LoopBase):
         publish_call_finished(self.bus, current_session(), "", call_id, model, response, messages, tools)
         return response
 
-    def _maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
+    def maybe_start_consolidation(self, session: Session, settings: AgentSettings) -> None:
         unconsolidated = session.count - session.last_consolidated
         running = self._consolidation_tasks.get(session.key)
         if running is not None and not running.done():
@@ -154,7 +145,7 @@ class LoopCommands(LoopBase):
             self.bus.publish(ConsolidationFinished(session.key, ok=True, archive_all=archive_all))
             return ""
 
-    async def _new_session(self, session_key: str, turn_id: str) -> TurnResult:
+    async def new_session(self, session_key: str, turn_id: str) -> TurnResult:
         session = self.sessions.get_or_create(session_key)
         settings = self._settings()
         await self.wait_for_consolidation(session_key)
@@ -173,8 +164,7 @@ class LoopCommands(LoopBase):
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage"))
             return TurnResult(turn_id, "failed", None, message, kind="storage")
         self.sessions.invalidate(session_key)
-        return self._finish(session_key, turn_id, NEW_SESSION_TEXT, status="command")
-
+        return finish_turn(self.bus, session_key, turn_id, NEW_SESSION_TEXT, status="command")
 
     def _continue_in_new_session(self, session: Session, turn_id: str) -> TurnResult:
         """`/new` in one of the app's own chats: this conversation stays as it is, in the session list

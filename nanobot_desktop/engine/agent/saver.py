@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, Callable
 
-from nanobot_desktop.engine.context import strip_runtime_for_save
-from nanobot_desktop.engine.events import TurnFailed
+from nanobot_desktop.engine.agent.context import strip_runtime_for_save
+from nanobot_desktop.engine.events import EventBus, TurnFailed
 from nanobot_desktop.engine.llm.types import LLMResponse, ProviderError
-from nanobot_desktop.engine.loop_base import LoopBase, TurnResult, TurnState, strip_think
-from nanobot_desktop.engine.tool_runner import CANCELLED_RESULT
+from nanobot_desktop.engine.agent.turn import TurnResult, TurnState, strip_think
+from nanobot_desktop.engine.sessions.store import SessionStore
+from nanobot_desktop.engine.agent.tool_runner import CANCELLED_RESULT
 from nanobot_desktop.engine.workspace import StorageError
 
 log = logging.getLogger(__name__)
@@ -25,11 +26,20 @@ log = logging.getLogger(__name__)
 TOOL_RESULT_SAVE_LIMIT = 16_000  # post4 kept 500 chars; later releases 16,000. Any length reads back fine.
 
 
-class TurnSaving(LoopBase):
-    """Saving a turn's messages, and the messages a failed write left unsaved."""
+class TurnSaver:
+    """Saving a turn's messages, and the messages a failed write left unsaved (kept here, per session).
+
+    `session_lock` is the loop's lock of a session's turns: `retry_save` waits for a running turn."""
+
+    def __init__(self, sessions: SessionStore, bus: EventBus, session_lock: Callable[[str], asyncio.Lock]) -> None:
+        self.sessions = sessions
+        self.bus = bus
+        self._session_lock = session_lock
+        # Messages a failed write could not save, per session; written before anything else next time.
+        self._unsaved: dict[str, list[dict[str, Any]]] = {}
 
     @staticmethod
-    def _assistant_message(content: str | None, tool_calls: list[dict[str, Any]] | None,
+    def assistant_message(content: str | None, tool_calls: list[dict[str, Any]] | None,
                            response: LLMResponse) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
@@ -38,7 +48,7 @@ class TurnSaving(LoopBase):
             message["reasoning_content"] = response.reasoning_content
         return message
 
-    def _fail_with_partial(self, state: TurnState, error: ProviderError) -> TurnResult:
+    def fail_with_partial(self, state: TurnState, error: ProviderError) -> TurnResult:
         """An endpoint fault: keep what was streamed (marked cut off) and say precisely what happened."""
         key, turn_id = state.session.key, state.turn_id
         partial = strip_think("".join(state.streamed))
@@ -46,7 +56,7 @@ class TurnSaving(LoopBase):
         unsaved = False
         if partial:
             try:
-                self._save(state, [{"role": "assistant", "content": partial, "cut_off": error.kind}])
+                self.save(state, [{"role": "assistant", "content": partial, "cut_off": error.kind}])
                 message = f"{message} The partial reply was kept, marked as cut off."
             except StorageError as storage:
                 unsaved = True
@@ -63,7 +73,7 @@ class TurnSaving(LoopBase):
     async def retry_save(self, session_key: str) -> int:
         """Write the messages a failed write left unsaved; returns how many. Raises StorageError again
         (with the same kind of sentence) when the disk still refuses; nothing is lost either way."""
-        lock = self._session_locks.setdefault(session_key, asyncio.Lock())
+        lock = self._session_lock(session_key)
         async with lock:
             pending = self._unsaved.pop(session_key, [])
             if not pending:
@@ -76,7 +86,7 @@ class TurnSaving(LoopBase):
                 raise
             return len(pending)
 
-    def _save(self, state: TurnState, messages: list[dict[str, Any]], *, keep_on_failure: bool = True) -> None:
+    def save(self, state: TurnState, messages: list[dict[str, Any]], *, keep_on_failure: bool = True) -> None:
         """Append messages to the session file in the reference's shapes (runtime block stripped).
 
         Messages an earlier failed write left unsaved go first. When this write fails, the file is as it
@@ -108,7 +118,7 @@ class TurnSaving(LoopBase):
             self._unsaved[key] = pending + (to_write if keep_on_failure else [])
             raise
 
-    def _save_stopped(self, state: TurnState) -> None:
+    def save_stopped(self, state: TurnState) -> None:
         """Keep what the stopped turn produced: unanswered tool calls get a 'cancelled' result."""
         messages: list[dict[str, Any]] = [
             {"role": "tool", "tool_call_id": call_id, "name": name, "content": CANCELLED_RESULT}
@@ -121,6 +131,6 @@ class TurnSaving(LoopBase):
             messages[-1]["stopped"] = True
         state.pending_tool_ids = []
         try:
-            self._save(state, messages)
+            self.save(state, messages)
         except OSError:
             log.exception("could not save the stopped turn of %s", state.session.key)

@@ -10,9 +10,10 @@ Behaviour follows nanobot 0.1.4.post4 (reference §6) with these deliberate diff
 - a reply the endpoint cuts off is kept, marked `"cut_off": <kind>`; a write the disk refuses leaves the
   file as it was, and the messages wait in memory for `retry_save` (or the session's next write).
 
-The loop is split into parts that build on each other (loop_base.py: settings, results, the shared
-wiring; loop_saving.py: how each step is saved; loop_tools.py: a turn's tool calls; loop_commands.py:
-/stop, /new and consolidation); this module runs a turn from the user's message to the final reply.
+The loop is one object that owns three: a saver (saver.py: how each step is saved), the tool steps
+(tool_steps.py: a turn's tool calls) and the session commands (session_commands.py: /new and
+consolidation); turn.py holds what they share. This module runs a turn from the user's message to the
+final reply, and keeps which turns run in which session (one at a time per session; `/stop`).
 """
 
 from __future__ import annotations
@@ -22,21 +23,27 @@ import logging
 import uuid
 from typing import Any, Callable
 
-from nanobot_desktop.engine.config import ConfigError
-from nanobot_desktop.engine.context import SECTION_SEPARATOR, PromptSection
-from nanobot_desktop.engine.events import Progress, ReasoningDelta, TextDelta, TurnCancelled, TurnFailed, TurnStarted
-from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
-from nanobot_desktop.engine.loop_base import (
-    APP_CHANNELS, AgentSettings, TurnResult, TurnState, chat_with_events, new_session_key, strip_think,
+from nanobot_desktop.engine.agent.context import SECTION_SEPARATOR, ContextBuilder, PromptSection
+from nanobot_desktop.engine.agent.prompt_fit import PromptTooLong, fit_prompt
+from nanobot_desktop.engine.agent.saver import TurnSaver
+from nanobot_desktop.engine.agent.session_commands import HELP_TEXT, SessionCommands
+from nanobot_desktop.engine.agent.token_window import archived_summary, fit_history, history_budget
+from nanobot_desktop.engine.agent.tool_runner import ToolRunner
+from nanobot_desktop.engine.agent.tool_steps import TOOL_IMAGES_TEXT, ToolSteps
+from nanobot_desktop.engine.agent.turn import (
+    APP_CHANNELS, AgentSettings, Subagents, TurnResult, TurnState, chat_with_events, finish_turn, new_session_key,
+    strip_think,
 )
-from nanobot_desktop.engine.loop_commands import HELP_TEXT, LoopCommands
-from nanobot_desktop.engine.loop_tools import TOOL_IMAGES_TEXT, ToolSteps
-from nanobot_desktop.engine.prompt_fit import PromptTooLong, fit_prompt
+from nanobot_desktop.engine.config import ConfigError
+from nanobot_desktop.engine.events import (EventBus, Origin, Progress, ReasoningDelta, TextDelta, TurnCancelled,
+                                           TurnFailed, TurnFinished, TurnStarted, origin_context)
+from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, ProviderError
+from nanobot_desktop.engine.memory.store import MemoryStore
 from nanobot_desktop.engine.sessions.export import message_media, user_text
 from nanobot_desktop.engine.sessions.key import SessionKey
-from nanobot_desktop.engine.token_window import archived_summary, fit_history, history_budget
+from nanobot_desktop.engine.sessions.store import Session, SessionStore
 from nanobot_desktop.engine.tools.base import ToolContext
-from nanobot_desktop.engine.workspace import StorageError
+from nanobot_desktop.engine.workspace import StorageError, Workspace
 
 __all__ = ["APP_CHANNELS", "AgentLoop", "AgentSettings", "TurnResult", "chat_with_events", "new_session_key",
            "strip_think"]
@@ -46,8 +53,38 @@ log = logging.getLogger(__name__)
 NO_RESPONSE_TEXT = "I've completed processing but have no response to give."
 
 
-class AgentLoop(LoopCommands, ToolSteps):
-    """Runs turns for any number of sessions and publishes what happens on `bus`."""
+SessionEndpoint = Callable[[Session], tuple[AgentSettings, Callable[[], ChatProvider]] | None]
+"""A session's own model (`metadata["model"]`) as its settings and endpoint, or None when the session
+uses the config's model (engine/llm/session_models.py)."""
+
+
+class AgentLoop:
+    """Runs turns for any number of sessions and publishes what happens on `bus`.
+
+    It owns `saver` (each step saved), `tool_steps` (a turn's tool calls) and `commands` (/new and
+    consolidation), and keeps the running turns of each session. Consolidation and the heartbeat's
+    decision (`plain_chat`) keep the config's model, whatever `session_endpoint` says."""
+
+    def __init__(self, *, workspace: Workspace, provider: Callable[[], ChatProvider], sessions: SessionStore,
+                 memory: MemoryStore, context: ContextBuilder, runner: ToolRunner, bus: EventBus,
+                 settings: Callable[[], AgentSettings], restrict_to_workspace: Callable[[], bool], cron: Any = None,
+                 subagents: Subagents | None = None, session_endpoint: SessionEndpoint | None = None) -> None:
+        self.sessions = sessions
+        self.context = context
+        self.runner = runner
+        self.bus = bus
+        self._provider = provider
+        self._settings = settings
+        self.subagents = subagents  # None: no `spawn`, and /stop cancels turns only
+        self.session_endpoint = session_endpoint
+        self._session_locks: dict[str, asyncio.Lock] = {}
+        self._active: dict[str, set[asyncio.Task[Any]]] = {}
+        self._models_without_tools: set[str] = set()  # servers that cannot take tool definitions
+        self.saver = TurnSaver(sessions, bus, self._session_lock)
+        self.tool_steps = ToolSteps(runner=runner, saver=self.saver, bus=bus, workspace=workspace,
+                                    restrict_to_workspace=restrict_to_workspace, cron=cron, subagents=subagents)
+        self.commands = SessionCommands(sessions=sessions, memory=memory, context=context, bus=bus,
+                                        provider=provider, settings=settings)
 
     # --- public API --------------------------------------------------------------------------------
 
@@ -56,24 +93,27 @@ class AgentLoop(LoopCommands, ToolSteps):
         """Start a turn in the background (the GUI's entry point). `/stop` is handled at once."""
         if text.strip().lower() == "/stop":
             return asyncio.ensure_future(self._stop_command(session_key))
-        return self._start_turn(session_key, text, media, channel, chat_id, False, False)
+        return self._start_turn(session_key, text, media, channel, chat_id, False, Origin.PERSON)
 
     def resend(self, session_key: str, *, channel: str | None = None,
                chat_id: str | None = None) -> "asyncio.Task[TurnResult]":
         """Answer the session's last saved user message again, without writing it a second time: *Retry*
         after a failed turn, and *Regenerate* in a branch that ends with that message."""
-        return self._start_turn(session_key, "", None, channel, chat_id, False, False, resend=True)
+        return self._start_turn(session_key, "", None, channel, chat_id, False, Origin.PERSON, resend=True)
 
     async def process(self, session_key: str, text: str, media: list[str] | None = None, *,
                       channel: str | None = None, chat_id: str | None = None,
-                      in_cron_job: bool = False, system_origin: bool = False) -> TurnResult:
+                      in_cron_job: bool = False, origin: Origin = Origin.PERSON) -> TurnResult:
         """Run one turn to the end (waiting for the session's previous turn) and return its result.
+
+        `origin` says who started it (the heartbeat, a cron job, the system handing back a subagent's
+        report...): every event of the turn carries it (`Event.started_by`).
 
         The turn runs in a task of its own, so `/stop` cancels only the turn, never the caller (the
         heartbeat's tick, the cron timer, a subagent announcing its result). A stopped turn returns a
         result with status "cancelled"; cancelling the caller cancels the turn too.
         """
-        turn = self._start_turn(session_key, text, media, channel, chat_id, in_cron_job, system_origin)
+        turn = self._start_turn(session_key, text, media, channel, chat_id, in_cron_job, origin)
         try:
             return await asyncio.shield(turn)
         except asyncio.CancelledError:
@@ -84,19 +124,25 @@ class AgentLoop(LoopCommands, ToolSteps):
             return TurnResult("", "cancelled", None, "stopped by the user")
 
     def _start_turn(self, session_key: str, text: str, media: list[str] | None, channel: str | None,
-                    chat_id: str | None, in_cron_job: bool, system_origin: bool,
+                    chat_id: str | None, in_cron_job: bool, origin: Origin,
                     resend: bool = False) -> "asyncio.Task[TurnResult]":
+        """The turn's task, in a context that says who started it: its events, and those of the tasks
+        it starts (consolidation, subagents), carry `origin`."""
         channel, chat_id = self._route(session_key, channel, chat_id)
-        task = asyncio.ensure_future(self._locked_turn(session_key, text, media or [], channel, chat_id,
-                                                       in_cron_job, system_origin, resend))
+        task = asyncio.get_running_loop().create_task(
+            self._locked_turn(session_key, text, media or [], channel, chat_id, in_cron_job, origin, resend),
+            context=origin_context(origin))
         self._track(session_key, task)
         return task
 
+    def _session_lock(self, session_key: str) -> asyncio.Lock:
+        """The lock a session's turns (and a retried save) take, one at a time."""
+        return self._session_locks.setdefault(session_key, asyncio.Lock())
+
     async def _locked_turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,
-                           in_cron_job: bool, system_origin: bool, resend: bool = False) -> TurnResult:
-        lock = self._session_locks.setdefault(session_key, asyncio.Lock())
-        async with lock:
-            return await self._turn(session_key, text, media, channel, chat_id, in_cron_job, system_origin, resend)
+                           in_cron_job: bool, origin: Origin, resend: bool = False) -> TurnResult:
+        async with self._session_lock(session_key):
+            return await self._turn(session_key, text, media, channel, chat_id, in_cron_job, origin, resend)
 
     def is_busy(self, session_key: str) -> bool:
         return any(not t.done() for t in self._active.get(session_key, set()))
@@ -104,16 +150,59 @@ class AgentLoop(LoopCommands, ToolSteps):
     def busy_sessions(self) -> list[str]:
         return [key for key in self._active if self.is_busy(key)]
 
+    async def stop(self, session_key: str) -> int:
+        """Cancel the session's running turns and subagents; returns how many tasks were stopped."""
+        tasks = [t for t in self._active.get(session_key, set()) if not t.done()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # this stop was cancelled itself: say so, do not report a stop that did not end
+            except Exception:  # noqa: BLE001 - a stopped turn has reported its own end
+                pass
+        stopped = len(tasks)
+        if self.subagents is not None:
+            stopped += await self.subagents.cancel_by_session(session_key)
+        return stopped
+
+    def has_unsaved(self, session_key: str) -> bool:
+        """Whether messages of this session wait to be written (a write failed; see `retry_save`)."""
+        return self.saver.has_unsaved(session_key)
+
+    async def retry_save(self, session_key: str) -> int:
+        """Write the messages a failed write left unsaved; returns how many (TurnSaver.retry_save)."""
+        return await self.saver.retry_save(session_key)
+
+    async def wait_for_consolidation(self, session_key: str) -> None:
+        await self.commands.wait_for_consolidation(session_key)
+
+    async def plain_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> LLMResponse:
+        """One call with the configured model, no streaming (SessionCommands.plain_chat): the heartbeat's
+        decision uses it."""
+        return await self.commands.plain_chat(messages, tools)
+
     async def shutdown(self) -> None:
         """Cancel and await every turn and consolidation (the app's shutdown owner calls this)."""
         tasks = [t for group in self._active.values() for t in group if not t.done()]
-        tasks += [t for t in self._consolidation_tasks.values() if not t.done()]
+        tasks += self.commands.running()
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     # --- internals -----------------------------------------------------------------------------------
+
+    async def _stop_command(self, session_key: str) -> TurnResult:
+        turn_id = uuid.uuid4().hex[:12]
+        self.bus.publish(TurnStarted(session_key, turn_id=turn_id, user_text="/stop"))
+        count = await self.stop(session_key)
+        reply = f"⏹ Stopped {count} task(s)." if count else "No active task to stop."
+        self.bus.publish(TurnFinished(session_key, turn_id=turn_id, reply=reply))
+        return TurnResult(turn_id, "command", reply)
 
     def _track(self, session_key: str, task: "asyncio.Task[Any]") -> None:
         group = self._active.setdefault(session_key, set())
@@ -140,7 +229,7 @@ class AgentLoop(LoopCommands, ToolSteps):
         return channel or "cli", chat_id or "direct"
 
     async def _turn(self, session_key: str, text: str, media: list[str], channel: str, chat_id: str,
-                    in_cron_job: bool, system_origin: bool, resend: bool = False) -> TurnResult:
+                    in_cron_job: bool, origin: Origin, resend: bool = False) -> TurnResult:
         turn_id = uuid.uuid4().hex[:12]
         if resend:
             text, media = self._saved_prompt(session_key)
@@ -151,9 +240,9 @@ class AgentLoop(LoopCommands, ToolSteps):
             return TurnResult(turn_id, "failed", None, message, kind="session")
         command = "" if resend else text.strip().lower()
         if command == "/help":
-            return self._finish(session_key, turn_id, HELP_TEXT, status="command")
+            return finish_turn(self.bus, session_key, turn_id, HELP_TEXT, status="command")
         if command == "/new":
-            return await self._new_session(session_key, turn_id)
+            return await self.commands.new_session(session_key, turn_id)
 
         try:
             session = self.sessions.get_or_create(session_key)
@@ -170,12 +259,12 @@ class AgentLoop(LoopCommands, ToolSteps):
             state.provider = own[1]
         # asked first: a consolidation started below must not run before this turn's message is saved
         state.window = await self._context_window(state, own[0] if own is not None else settings)
-        if not system_origin:
-            self._maybe_start_consolidation(session, settings)
+        if origin is not Origin.SYSTEM:  # a subagent's report handed back does not start one
+            self.commands.maybe_start_consolidation(session, settings)
         if own is not None:
             settings = own[0]
         try:
-            self._save(state, [])  # first what an earlier failed write left unsaved, so the model sees it
+            self.saver.save(state, [])  # first what an earlier failed write left unsaved, so the model sees it
             prompt_sections = self.context.system_sections()
             if settings.context_window_tokens > 0:  # a nanobot 0.3 workspace
                 summary = archived_summary(session.metadata)
@@ -202,7 +291,7 @@ class AgentLoop(LoopCommands, ToolSteps):
                 # The image paths ride along as 0.3.5 keeps them (`media`): the chat shows their
                 # thumbnails, Regenerate sends them again; post4 ignores the key.
                 saved = {**messages[-1], "media": list(media)} if media else messages[-1]
-                self._save(state, [saved], keep_on_failure=False)
+                self.saver.save(state, [saved], keep_on_failure=False)
         except PromptTooLong as error:  # nothing was sent or saved: the text goes back to the composer
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=error.message, kind="context_overflow",
                                         unsent_text=text))
@@ -210,17 +299,17 @@ class AgentLoop(LoopCommands, ToolSteps):
         except StorageError as error:  # nothing was sent yet; the text stays in the composer / the shell
             message = error.sentence("your message was not saved and was not sent")
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message, kind="storage",
-                                        unsaved=self.has_unsaved(session_key), unsent_text=text))
+                                        unsaved=self.saver.has_unsaved(session_key), unsent_text=text))
             return TurnResult(turn_id, "failed", None, message, kind="storage")
-        ctx = self._tool_context(session_key, channel, chat_id, in_cron_job)
+        ctx = self.tool_steps.tool_context(session_key, channel, chat_id, in_cron_job)
         try:
             reply = await self._run_iterations(state, messages, ctx, settings, sizes)
         except asyncio.CancelledError:
-            self._save_stopped(state)
+            self.saver.save_stopped(state)
             self.bus.publish(TurnCancelled(session_key, turn_id=turn_id, partial_text="".join(state.streamed)))
             raise
         except ProviderError as error:
-            return self._fail_with_partial(state, error)
+            return self.saver.fail_with_partial(state, error)
         except StorageError as error:
             shown = "the reply is shown but was not saved" if state.reply is not None else "this turn stopped"
             message = error.sentence(shown)  # the window offers Retry save (has_unsaved / retry_save)
@@ -236,8 +325,8 @@ class AgentLoop(LoopCommands, ToolSteps):
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message))
             return TurnResult(turn_id, "failed", None, message)
         if ctx.extra.get("message_sent_to_current_chat"):
-            return self._finish(session_key, turn_id, None)
-        return self._finish(session_key, turn_id, reply or NO_RESPONSE_TEXT)
+            return finish_turn(self.bus, session_key, turn_id, None)
+        return finish_turn(self.bus, session_key, turn_id, reply or NO_RESPONSE_TEXT)
 
     async def _context_window(self, state: TurnState, settings: AgentSettings) -> int:
         """The model's window in tokens (0: not known): Settings' number, else what the server says, at
@@ -278,12 +367,12 @@ class AgentLoop(LoopCommands, ToolSteps):
             if not response.has_tool_calls:
                 final = strip_think(response.content)
                 state.reply = final
-                self._save(state, [self._assistant_message(final, None, response)])
+                self.saver.save(state, [self.saver.assistant_message(final, None, response)])
                 return final
-            await self._run_tool_calls(state, response, messages, ctx, settings)
+            await self.tool_steps.run_tool_calls(state, response, messages, ctx, settings)
         limit_text = (f"I reached the maximum number of tool call iterations ({settings.max_iterations}) "
                       "without completing the task. You can try breaking the task into smaller steps.")
-        self._save(state, [{"role": "assistant", "content": limit_text}])
+        self.saver.save(state, [{"role": "assistant", "content": limit_text}])
         return limit_text
 
     async def _call_llm(self, state: TurnState, provider: ChatProvider, messages: list[dict[str, Any]],
@@ -313,7 +402,7 @@ class AgentLoop(LoopCommands, ToolSteps):
             if not has_images or error.kind != "bad_request":
                 raise
             log.info("the endpoint refused the images of a tool result (%s); going on without them", error.message)
-            self._models_without_images.add(settings.model)
+            self.tool_steps.refuse_images(settings.model)
             messages.pop()
             state.streamed = []
             return await chat_with_events(self.bus, provider, key, state.turn_id, messages, tools, settings,
