@@ -1,0 +1,164 @@
+"""Signed updates end to end: a bundle install of version N, a tufup repository on 127.0.0.1 with N+1.
+
+Each step runs the installed program as a person would (`nanobot-desktop update`, `--version`,
+`update --rollback`) and checks the folders on disk; every failure (a tampered archive, expired or
+forged metadata, no server) must leave version N in place, working, with one clear sentence.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nanobot_desktop.updates import bundle
+from nanobot_desktop.updates.channel import load_channel
+from nanobot_desktop.updates.check import State, check_for_update
+from nanobot_desktop.updates.install import Installation, InstallKind
+from tests.update_support import make_bundle, update_repo, write_channel
+
+pytestmark = pytest.mark.slow  # each step starts the installed program (about a second each)
+
+OLD, NEW = "0.1.0", "0.1.1"
+
+
+def run(program: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run([str(program), *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts}
+
+
+@pytest.fixture
+def channel_and_keys(tmp_path: Path, update_server: tuple[str, Path]) -> tuple[Path, Path, Path]:
+    """(channel folder, served repository, keys): a new repository whose keys live in tmp_path."""
+    url, served = update_server
+    keys = tmp_path / "keys"
+    update_repo.open_repository(served, keys)
+    channel = write_channel(tmp_path / "channel", url, served / "metadata" / "root.json")
+    return channel, served, keys
+
+
+@pytest.fixture
+def installed(tmp_path: Path, channel_and_keys: tuple[Path, Path, Path]) -> Path:
+    """Version N installed under tmp_path/apps, and N+1 published on the server."""
+    channel, served, keys = channel_and_keys
+    app_dir = make_bundle(tmp_path / "apps" / "nanobot-desktop", OLD, channel)
+    new_build = make_bundle(tmp_path / "build" / "nanobot-desktop", NEW, channel)
+    update_repo.publish_bundle(served, keys, new_build, NEW)
+    return app_dir
+
+
+def test_a_bundle_finds_verifies_and_applies_the_next_version_then_rolls_back(installed: Path) -> None:
+    program = bundle.executable(installed)
+    assert run(program, "--version").stdout.strip() == f"nanobot-desktop {OLD}"
+
+    checked = run(program, "update")
+    assert checked.returncode == 0, checked.stderr
+    assert f"Version {NEW} is downloaded and verified" in checked.stdout
+    assert bundle.bundle_version(bundle.pending_dir(installed)) == NEW
+    assert not bundle.staging_dir(installed).exists()
+
+    started = run(program, "--version")  # the next start puts N+1 in place and runs it
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.strip() == f"nanobot-desktop {NEW}"
+    assert f"switched from version {OLD} to {NEW}" in started.stderr
+    assert not bundle.pending_dir(installed).exists()
+    assert bundle.bundle_version(bundle.previous_dir(installed)) == OLD
+    again = run(program, "--version")
+    assert (again.stdout.strip(), again.stderr) == (f"nanobot-desktop {NEW}", "")
+
+    assert run(program, "update").stdout.strip() == f"nanobot Desktop {NEW} is the newest version."
+
+    rolled = run(program, "update", "--rollback")
+    assert rolled.returncode == 0, rolled.stderr
+    assert rolled.stdout.strip() == f"Version {OLD} starts the next time you open nanobot Desktop."
+    back = run(program, "--version")
+    assert back.stdout.strip() == f"nanobot-desktop {OLD}"
+    assert bundle.bundle_version(bundle.previous_dir(installed)) == NEW  # and the roll-back can be undone
+
+
+def _assert_untouched(installed: Path, before: dict[str, bytes], result: subprocess.CompletedProcess[str],
+                      sentence: str) -> None:
+    assert result.returncode == 1
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and sentence in lines[0], result.stderr
+    assert "nothing was changed" in lines[0]
+    assert snapshot(installed) == before
+    for beside in (bundle.pending_dir(installed), bundle.previous_dir(installed), bundle.staging_dir(installed)):
+        assert not beside.exists()
+    assert run(bundle.executable(installed), "--version").stdout.strip() == f"nanobot-desktop {OLD}"
+
+
+def test_a_tampered_archive_is_refused_and_version_n_keeps_working(installed: Path, channel_and_keys) -> None:
+    _channel, served, _keys = channel_and_keys
+    archive = next((served / "targets").glob(f"*-{NEW}.tar.gz"))
+    data = bytearray(archive.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same length, one byte changed
+    archive.write_bytes(bytes(data))
+    before = snapshot(installed)
+    _assert_untouched(installed, before, run(bundle.executable(installed), "update"),
+                      f"The downloaded archive of version {NEW} does not match its signed length and hash")
+
+
+def test_expired_metadata_is_refused(installed: Path, channel_and_keys) -> None:
+    _channel, served, keys = channel_and_keys
+    update_repo.resign(served, keys, "timestamp", days=-1)  # validly signed, but expired yesterday
+    before = snapshot(installed)
+    _assert_untouched(installed, before, run(bundle.executable(installed), "update"),
+                      "The update server's signed metadata has expired")
+
+
+def test_metadata_not_signed_by_the_trusted_keys_is_refused(installed: Path, channel_and_keys) -> None:
+    _channel, served, _keys = channel_and_keys
+    timestamp = served / "metadata" / "timestamp.json"
+    timestamp.write_text(timestamp.read_text(encoding="utf-8").replace('"version": ', '"version": 1', 1), encoding="utf-8")
+    before = snapshot(installed)
+    _assert_untouched(installed, before, run(bundle.executable(installed), "update"),
+                      "The update server's metadata is not signed by the keys this app trusts")
+
+
+def test_no_server_leaves_version_n_with_one_sentence(tmp_path: Path, channel_and_keys) -> None:
+    channel, _served, _keys = channel_and_keys
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    offline = write_channel(tmp_path / "offline", f"http://127.0.0.1:{port}", channel / "root.json")
+    app_dir = make_bundle(tmp_path / "apps" / "nanobot-desktop", OLD, offline)
+    before = snapshot(app_dir)
+    _assert_untouched(app_dir, before, run(bundle.executable(app_dir), "update"),
+                      f"Could not reach the update server (127.0.0.1:{port}: connection refused)")
+
+
+def test_rollback_without_a_kept_version_says_so(tmp_path: Path, channel_and_keys) -> None:
+    app_dir = make_bundle(tmp_path / "apps" / "nanobot-desktop", OLD, channel_and_keys[0])
+    result = run(bundle.executable(app_dir), "update", "--rollback")
+    assert result.returncode == 1
+    assert "There is no previous version to roll back to" in result.stderr
+    assert run(bundle.executable(app_dir), "--version").stdout.strip() == f"nanobot-desktop {OLD}"
+
+
+@pytest.mark.parametrize(("kind", "how"), [(InstallKind.DEB, "sudo apt install"), (InstallKind.PIPX, "pipx upgrade"),
+                                           (InstallKind.GIT, "git pull")])
+def test_a_package_manager_install_is_only_told_how_to_get_it(tmp_path: Path, installed: Path, channel_and_keys,
+                                                            kind: InstallKind, how: str) -> None:
+    app_dir = tmp_path / "managed"
+    app_dir.mkdir()
+    outcome = check_for_update(Installation(kind, app_dir), OLD, channel=load_channel(channel_and_keys[0]))
+    assert outcome.state is State.AVAILABLE and outcome.new == NEW
+    assert how in outcome.sentence()
+    assert list(tmp_path.glob("managed*")) == [app_dir] and not any(app_dir.iterdir())
+
+
+def test_without_root_metadata_the_app_says_it_cannot_check(tmp_path: Path) -> None:
+    app_dir = make_bundle(tmp_path / "apps" / "nanobot-desktop", OLD, None)
+    result = run(bundle.executable(app_dir), "update")
+    assert result.returncode == 1
+    assert "built without the release keys' root metadata" in result.stderr
