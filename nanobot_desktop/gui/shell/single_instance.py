@@ -106,7 +106,7 @@ def _user_name() -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "user"
 
 
-_SOCKET_PATH_LIMIT = 100  # sun_path holds 104-108 bytes depending on the system
+_SOCKET_PATH_LIMIT = 103  # sun_path holds 104 (macOS, BSD) to 108 (Linux) bytes with the final NUL
 
 
 class InstanceEndpointError(Exception):
@@ -121,7 +121,7 @@ def server_name(config_path: str | os.PathLike[str] | None) -> str:
     when no private folder can be had. On Windows a plain pipe name.
     """
     _user, digest = _user_and_digest(config_path)
-    name = f"{APP_ID}-{digest}"
+    name = f"{APP_ID}-{digest[:12]}"  # 53 characters: a socket path must stay under 104 bytes
     if os.name != "posix":
         return name
     return str(private_folder(len(name)) / name)
@@ -150,7 +150,7 @@ def any_instance_running() -> bool:
     if os.name != "posix":
         return False
     try:
-        folder = private_folder(len(APP_ID) + 17)
+        folder = private_folder(len(APP_ID) + 13)
     except InstanceEndpointError:
         return False
     for lock in (*folder.glob(f"{APP_ID}-*.lock"), *folder.glob(f"{FOLDER_NAME}-*.lock")):
@@ -162,7 +162,8 @@ def any_instance_running() -> bool:
 def private_folder(name_length: int = 40) -> Path:
     """A folder only this user can use, short enough to hold a socket name of `name_length`."""
     runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime_dir and os.path.isdir(runtime_dir) and _folder_problem(Path(runtime_dir)) is None:
+    if (runtime_dir and len(runtime_dir) + 1 + name_length <= _SOCKET_PATH_LIMIT and os.path.isdir(runtime_dir)
+            and _folder_problem(Path(runtime_dir)) is None):
         return Path(runtime_dir)
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     candidates = [cache / "nanobot-desktop" / "run", Path(tempfile.gettempdir()) / f"nanobot-desktop-{os.geteuid()}"]
