@@ -239,6 +239,7 @@ class AppSettings(_Base):
     language: Literal["system", "en", "zh_CN"] = "system"  # the UI's; applies at the next start
     close_to_tray: bool = True
     start_at_login: bool = False
+    check_for_updates: bool = False  # the daily update check (gui/window/updates.py): off until the person turns it on
     notifications: bool = True
     # Accessibility (README "Accessibility"): the UI's text size in percent of the system font, what is
     # announced to screen readers, and a high-contrast palette ("system" follows the OS's preference).

@@ -329,6 +329,12 @@ class SettingsDialog(QDialog):
         self.tray_status.setWordWrap(True)
         form.addRow(translate("Settings", "Tray:"), self.tray_status)
         form.addRow("", self.notifications_check)
+        self.updates_check = QCheckBox(translate("Settings", "Check for updates once a day"), page)
+        self.updates_check.setObjectName("checkForUpdates")
+        self.updates_check.setToolTip(translate("Settings", "Asks the update server (signed metadata) once a day; "
+                                                            "Help → Check for updates asks now"))
+        self.updates_check.setChecked(desktop.check_for_updates)
+        form.addRow("", self.updates_check)
         self.text_size_combo = QComboBox(page)
         for size in sorted({*TEXT_SIZES, desktop.text_size}):
             self.text_size_combo.addItem(f"{size} %", size)
@@ -352,6 +358,7 @@ class SettingsDialog(QDialog):
         self._field("language", self.language_combo.currentData, lambda v: {"app.language": v})
         self._field("close_to_tray", self.tray_check.isChecked, lambda v: {"app.closeToTray": v})
         self._field("notifications", self.notifications_check.isChecked, lambda v: {"app.notifications": v})
+        self._field("check_for_updates", self.updates_check.isChecked, lambda v: {"app.checkForUpdates": v})
         return page
 
     def _preview_theme(self) -> None:
