@@ -3175,6 +3175,10 @@ updated {when} · {file}</source>
         <translation>语言：</translation>
     </message>
     <message>
+        <source>Without a tray, keep running in the background when the window is closed</source>
+        <translation>没有托盘时，关闭窗口后在后台继续运行</translation>
+    </message>
+    <message>
         <source>Tray:</source>
         <translation>托盘：</translation>
     </message>
