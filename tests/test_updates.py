@@ -8,13 +8,16 @@ forged metadata, no server) must leave version N in place, working, with one cle
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from nanobot_desktop.updates import bundle
+from nanobot_desktop.updates import bundle as bundle_module  # `bundle` is also the PyInstaller fixture
 from nanobot_desktop.updates.channel import load_channel
 from nanobot_desktop.updates.check import State, check_for_update
 from nanobot_desktop.updates.install import Installation, InstallKind
@@ -162,3 +165,40 @@ def test_without_root_metadata_the_app_says_it_cannot_check(tmp_path: Path) -> N
     result = run(bundle.executable(app_dir), "update")
     assert result.returncode == 1
     assert "built without the release keys' root metadata" in result.stderr
+
+
+def test_the_start_up_of_the_app_does_not_load_the_update_libraries() -> None:
+    """tufup, tuf and requests cost 36 MB: only a check loads them (start-up and empty-window RSS are benchmarked)."""
+    code = ("import sys; import nanobot_desktop.cli, nanobot_desktop.gui.window.main_window, nanobot_desktop.gui.window.updates; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'tufup', 'tuf', 'requests', 'securesystemslib'}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.heavy
+def test_the_real_bundle_is_found_verified_applied_and_rolled_back(tmp_path: Path, bundle: Path, channel_and_keys) -> None:
+    """The PyInstaller bundle as N+1: an install of an older version switches to it, the frozen app
+    (tufup inside the bundle) reports itself current and rolls back through its own start-up switch."""
+    from nanobot_desktop import __version__
+
+    channel, served, keys = channel_and_keys
+    real = tmp_path / "build" / "nanobot-desktop"
+    shutil.copytree(bundle, real, symlinks=True)
+    shipped = real / "_internal" / "nanobot_desktop" / "resources" / "updates"
+    shutil.copyfile(channel / "channel.json", shipped / "channel.json")  # what build.py --update-root does
+    shutil.copyfile(channel / "root.json", shipped / "root.json")
+    update_repo.publish_bundle(served, keys, real, __version__)
+    older = "0.0.1"
+    installed = make_bundle(tmp_path / "apps" / "nanobot-desktop", older, channel)
+    program = bundle_module.executable(installed)
+
+    assert f"Version {__version__} is downloaded and verified" in run(program, "update").stdout
+    started = run(program, "--version")
+    assert started.stdout.strip() == f"nanobot-desktop {__version__}", started.stderr  # the frozen app now
+    checked = run(program, "update")
+    assert checked.stdout.strip() == f"nanobot Desktop {__version__} is the newest version.", checked.stderr
+    assert run(program, "update", "--rollback").returncode == 0
+    back = run(program, "--version")  # the frozen app switches and re-executes the older one
+    assert back.stdout.strip() == f"nanobot-desktop {older}", back.stderr
