@@ -167,6 +167,14 @@ def test_without_root_metadata_the_app_says_it_cannot_check(tmp_path: Path) -> N
     assert "built without the release keys' root metadata" in result.stderr
 
 
+def test_a_copy_without_the_update_library_says_so_in_a_sentence(tmp_path: Path, channel_and_keys,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tufup.client", None)  # as in a bundle built without it: import fails
+    outcome = check_for_update(Installation(InstallKind.BUNDLE, tmp_path), OLD, channel=load_channel(channel_and_keys[0]))
+    assert outcome.state is State.UNCONFIGURED and not outcome.ok
+    assert outcome.sentence().startswith("This copy of nanobot Desktop cannot check for updates: the update library is missing")
+
+
 def test_the_start_up_of_the_app_does_not_load_the_update_libraries() -> None:
     """tufup, tuf and requests cost 36 MB: only a check loads them (start-up and empty-window RSS are benchmarked)."""
     code = ("import sys; import nanobot_desktop.cli, nanobot_desktop.gui.window.main_window, nanobot_desktop.gui.window.updates; "
@@ -178,6 +186,7 @@ def test_the_start_up_of_the_app_does_not_load_the_update_libraries() -> None:
 
 
 @pytest.mark.heavy
+@pytest.mark.timeout(1800)  # the PyInstaller build: one to thirteen minutes on two shared cores
 def test_the_real_bundle_is_found_verified_applied_and_rolled_back(tmp_path: Path, bundle: Path, channel_and_keys) -> None:
     """The PyInstaller bundle as N+1: an install of an older version switches to it, the frozen app
     (tufup inside the bundle) reports itself current and rolls back through its own start-up switch."""

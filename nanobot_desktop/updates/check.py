@@ -85,11 +85,15 @@ def check_for_update(installation: Installation, current_version: str, *, downlo
         channel = load_channel() if channel is None else channel
     except ChannelMissing as missing:
         return Outcome(State.UNCONFIGURED, current_version, detail=str(missing))
-    from tuf.api import exceptions as tuf_errors
-
+    try:
+        from tuf.api import exceptions as tuf_errors
+        from tufup.client import Client
+    except ImportError as missing:  # a bundle built without them: say so, never a traceback
+        return Outcome(State.UNCONFIGURED, current_version,
+                       detail=f"This copy of nanobot Desktop cannot check for updates: the update library is missing ({missing}).")
     host = urlsplit(channel.metadata_url).netloc or channel.metadata_url
     try:
-        client = _client(installation, current_version, channel)
+        client = _client(Client, installation, current_version, channel)
         client.refresh()
         found = client.check_for_updates(pre=None, patch=False)
     except tuf_errors.ExpiredMetadataError as error:
@@ -154,11 +158,10 @@ def _root_cause(error: BaseException) -> str:
     return text[:200] or type(error).__name__
 
 
-def _client(installation: Installation, current_version: str, channel: Channel) -> Any:
+def _client(client_class: Any, installation: Installation, current_version: str, channel: Channel) -> Any:
     """tufup's client over this channel's cache, the shipped root copied in on first use."""
-    from tufup.client import Client
 
-    class _OnceRefreshed(Client):
+    class _OnceRefreshed(client_class):
         """tufup's check swallows refresh errors (it would read "no update"): the refresh runs first
         here, its errors reach us, and tufup's own call is then a no-op."""
 
