@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from packaging.version import Version
+from PySide6.QtCore import QPoint, Qt
 
 from nanobot_desktop import __version__
 from nanobot_desktop.updates.channel import CHANNEL_ENV
@@ -88,3 +89,24 @@ def test_roll_back_on_a_checkout_says_to_use_its_own_tool(qtbot, open_window):
     _help_action(window, "roll_back").trigger()
     qtbot.waitUntil(lambda: window.updates.box is not None, timeout=WAIT_MS)
     assert window.updates.box.text() == "This copy was installed with git; go back to an older version with that tool."
+
+
+def test_settings_turns_the_daily_check_on_in_desktop_json(qtbot, open_window):
+    import json
+
+    from nanobot_desktop.gui.settings.dialog import SettingsDialog
+
+    window = open_window()
+    dialog = SettingsDialog(window.engine)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    qtbot.waitExposed(dialog)
+    assert dialog.updates_check.isChecked() is False  # off until the person turns it on
+    dialog.tabs.setCurrentIndex(dialog.tabs.indexOf(dialog.updates_check.parentWidget()))
+    qtbot.waitUntil(dialog.updates_check.isVisible, timeout=WAIT_MS)
+    qtbot.mouseClick(dialog.updates_check, Qt.MouseButton.LeftButton,
+                     pos=dialog.updates_check.rect().topLeft() + QPoint(8, dialog.updates_check.height() // 2))
+    assert dialog.updates_check.isChecked() is True
+    assert dialog.save() is True
+    saved = json.loads((window.engine.config_path.parent / "desktop.json").read_text(encoding="utf-8"))
+    assert saved["checkForUpdates"] is True and window.engine.app_settings.check_for_updates is True
