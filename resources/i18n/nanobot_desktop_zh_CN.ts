@@ -3175,8 +3175,8 @@ updated {when} · {file}</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <source>Without a tray, keep running in the background when the window is closed</source>
-        <translation>没有托盘时，关闭窗口后在后台继续运行</translation>
+        <source>Without a tray, keep running when the window is closed</source>
+        <translation>没有托盘时，关闭窗口后继续运行</translation>
     </message>
     <message>
         <source>Tray:</source>

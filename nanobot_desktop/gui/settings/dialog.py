@@ -324,8 +324,8 @@ class SettingsDialog(QDialog):
         form.addRow(translate("Settings", "Language:"), self.language_combo)
         form.addRow("", language_note)
         form.addRow("", self.tray_check)
-        self.background_check = QCheckBox(translate("Settings", "Without a tray, keep running in the background when "
-                                                                "the window is closed"), page)
+        self.background_check = QCheckBox(translate("Settings", "Without a tray, keep running when the window is closed"),
+                                           page)
         self.background_check.setObjectName("keepRunningWithoutTray")
         self.background_check.setChecked(bool(desktop.keep_running_without_tray))
         form.addRow("", self.background_check)
