@@ -18,6 +18,9 @@
     python3 dev.py screenshots [ARGS]   the README's screenshots (docs/*.png) from a demo workspace it
                                     builds, light and dark (docs/screenshots.py --help: sizes, scales)
     python3 dev.py package          build the one-folder desktop bundle into dist/
+                                    (--update-root FILE ships the update channel's signed root metadata)
+    python3 dev.py update-repo ARGS the signed update repository (packaging/update_repo.py --help): keys,
+                                    publishing a bundle; keep the keys folder offline, never in the repository
     python3 dev.py translations     extract the GUI's strings into resources/i18n/*.ts (pyside6-lupdate),
                                     then compile the .qm files the app loads (pyside6-lrelease)
 
@@ -421,6 +424,9 @@ def main(argv: list[str]) -> int:
         python = ensure_venv("test")
         compile_translations(python)
         return subprocess.run([str(python), str(ROOT / "docs" / "screenshots.py"), *argv[1:]], cwd=ROOT).returncode
+    if command == "update-repo":
+        python = ensure_venv("")
+        return subprocess.run([str(python), str(ROOT / "packaging" / "update_repo.py"), *argv[1:]], cwd=ROOT).returncode
     if command == "translations":
         return update_translations(ensure_venv(""))
     if command == "package":

@@ -55,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     heartbeat = commands.add_parser("heartbeat", parents=[common], help="run the heartbeat check")
     heartbeat.add_argument("--once", action="store_true", required=True,
                            help="run one tick now and print the decision and result")
+    update = commands.add_parser("update", help="check for a signed update: a bundle install downloads, verifies and "
+                                                "stages it for the next start; other installs say how to get it")
+    update.add_argument("--rollback", action="store_true",
+                        help="go back to the version kept before the last update (a bundle install; from the next start)")
     return parser
 
 
@@ -104,6 +108,8 @@ def run(argv: list[str] | None = None) -> int:
     The cyclic garbage collector is held off until the program has shown its first result (see
     start_up_collector.py), then `main` does the rest."""
     start_up_collector.hold()
+    if getattr(sys, "frozen", False):
+        _start_pending_update()
     try:
         return main(argv)
     finally:
@@ -124,9 +130,67 @@ def main(argv: list[str] | None = None) -> int:
         return _guarded(_agent(args))
     if args.command == "heartbeat":
         return _guarded(_heartbeat_once(args))
+    if args.command == "update":
+        return _update(args)
     from nanobot_desktop.gui.shell.app import run_gui
 
     return run_gui(workspace=args.workspace, config=args.config, toggle=args.toggle)
+
+
+def _start_pending_update() -> None:
+    """A bundle whose update waits beside it switches to it now, before the app's code loads, and runs
+    the new executable with the same arguments (one stat when nothing waits; see updates/bundle.py)."""
+    app_dir = Path(sys.executable).resolve().parent
+    if not app_dir.with_name(app_dir.name + ".pending").is_dir():
+        return
+    import os
+
+    from nanobot_desktop import __version__
+    from nanobot_desktop.gui.shell.single_instance import any_instance_running
+    from nanobot_desktop.updates import bundle
+
+    if any_instance_running():
+        _err("nanobot Desktop: an update waits; it is put in place when no nanobot Desktop window is open.")
+        return
+    try:
+        new_version = bundle.apply_pending(app_dir, __version__)
+    except bundle.BundleProblem as problem:
+        _err(f"nanobot Desktop: {problem}")
+        return
+    _err(f"nanobot Desktop: switched from version {__version__} to {new_version} "
+         f"(`nanobot-desktop update --rollback` goes back).")
+    program = bundle.executable(app_dir)
+    # The new bootloader must start afresh, not as a child of this process (PyInstaller's own variable).
+    env = dict(os.environ, PYINSTALLER_RESET_ENVIRONMENT="1")
+    os.execve(program, [str(program), *sys.argv[1:]], env)
+
+
+def _update(args: argparse.Namespace) -> int:
+    """`update`: one check (download, verify, stage for a bundle), or `--rollback`; one sentence out."""
+    from nanobot_desktop import __version__
+    from nanobot_desktop.updates import bundle, install
+
+    installation = install.detect()
+    if args.rollback:
+        if not installation.updates_itself:
+            _err(f"This copy was installed with {installation.kind.value}: go back to an older version with that "
+                 "tool; there is no kept version to roll back to.")
+            return EXIT_FAILED
+        try:
+            version = bundle.stage_rollback(installation.app_dir)
+        except (bundle.BundleProblem, OSError) as problem:
+            _err(str(problem))
+            return EXIT_FAILED
+        print(f"Version {version} starts the next time you open nanobot Desktop.")
+        return EXIT_OK
+    from nanobot_desktop.updates.check import check_for_update
+
+    outcome = check_for_update(installation, __version__)
+    if not outcome.ok:
+        _err(outcome.sentence())
+        return EXIT_FAILED
+    print(outcome.sentence())
+    return EXIT_OK
 
 
 def _err(message: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -87,6 +88,18 @@ def build(dist: Path, work: Path, clean: bool) -> Path:
     return dist / NAME
 
 
+def ship_update_root(folder: Path, root: Path | None) -> None:
+    """Put the release keys' root metadata beside the bundle's channel.json (nanobot_desktop/updates/channel.py)."""
+    channel = folder / "_internal" / "nanobot_desktop" / "resources" / "updates"
+    if root is None:
+        say("no --update-root: this bundle will say it cannot check for updates")
+        return
+    if not channel.is_dir():
+        raise SystemExit(f"the bundle has no {channel}: cannot ship the update root")
+    shutil.copyfile(root, channel / "root.json")
+    say(f"update channel: {channel / 'channel.json'} with the root metadata {root}")
+
+
 def smoke_test(dist: Path) -> None:
     """The bundle must at least start Python, import the app and parse its command line."""
     executable = bundle_executable(dist)
@@ -104,9 +117,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="PyInstaller's scratch folder")
     parser.add_argument("--clean", action="store_true", help="ignore PyInstaller's cache from earlier builds")
     parser.add_argument("--deb", action="store_true", help="then build the Debian package from it (linux/make_deb.py)")
+    parser.add_argument("--update-root", type=Path, metavar="ROOT_JSON",
+                        help="the update repository's signed root metadata (packaging/update_repo.py) to ship in the "
+                             "bundle: without it the bundle cannot check for updates")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     folder = build(args.distpath.resolve(), args.workpath.resolve(), args.clean)
+    ship_update_root(folder, args.update_root)
     smoke_test(args.distpath.resolve())
     size_mb = folder_size(folder) / 1e6
     say(f"bundle: {folder} ({size_mb:.0f} MB), built in {time.perf_counter() - started:.0f} s")

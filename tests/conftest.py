@@ -13,7 +13,7 @@ from tests.fake_openai import write_fake_config as write_test_config  # tests im
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-pytest_plugins = ["tests.packaging_support"]  # the `bundle` fixture: one PyInstaller build per session
+pytest_plugins = ["tests.packaging_support", "tests.update_support"]  # `bundle`: one PyInstaller build per session; `update_server`
 
 
 # --- test order ------------------------------------------------------------------------------------

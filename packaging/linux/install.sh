@@ -26,8 +26,13 @@ refresh_caches() {
     fi
 }
 
+# What the app's own updates keep beside it (nanobot_desktop/updates/bundle.py): the next version, the
+# one before (for a roll-back), and an unfinished download's staging folder.
+UPDATE_DIRS="$APP_DIR.pending $APP_DIR.previous $PREFIX/share/.nanobot-desktop.staging"
+
 if [ "${1:-}" = "--uninstall" ]; then
     rm -rf "$APP_DIR"
+    for folder in $UPDATE_DIRS; do rm -rf "$folder"; done
     rm -f "$BIN_LINK" "$DESKTOP_FILE" "$LEGACY_DESKTOP_FILE" "$ICON_FILE"
     refresh_caches
     echo "nanobot Desktop removed from $PREFIX (your workspace and ~/.nanobot are untouched)."
@@ -45,6 +50,8 @@ rm -rf "$APP_DIR.new"
 cp -R "$HERE/nanobot-desktop" "$APP_DIR.new"
 rm -rf "$APP_DIR"
 mv "$APP_DIR.new" "$APP_DIR"
+# An update the app had staged would replace this version at its next start: the person chose this one.
+rm -rf "$APP_DIR.pending"
 ln -sfn "$APP_DIR/nanobot-desktop" "$BIN_LINK"
 cp "$HERE/nanobot-desktop.svg" "$ICON_FILE"
 rm -f "$LEGACY_DESKTOP_FILE"

@@ -191,6 +191,22 @@
         <translation>把每个面板放回首次启动时的位置</translation>
     </message>
     <message>
+        <source>Check for &amp;updates…</source>
+        <translation>检查更新(&amp;U)…</translation>
+    </message>
+    <message>
+        <source>Ask the update server whether a newer version exists</source>
+        <translation>询问更新服务器是否有新版本</translation>
+    </message>
+    <message>
+        <source>Roll &amp;back to the previous version…</source>
+        <translation>回退到上一个版本(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Start the version kept before the last update next time</source>
+        <translation>下次启动时使用上次更新前保留的版本</translation>
+    </message>
+    <message>
         <source>&amp;About nanobot Desktop</source>
         <translation>关于 nanobot Desktop(&amp;A)</translation>
     </message>
@@ -3179,8 +3195,20 @@ updated {when} · {file}</source>
         <translation>语言：</translation>
     </message>
     <message>
+        <source>Without a tray, keep running when the window is closed</source>
+        <translation>没有托盘时，关闭窗口后继续运行</translation>
+    </message>
+    <message>
         <source>Tray:</source>
         <translation>托盘：</translation>
+    </message>
+    <message>
+        <source>Check for updates once a day</source>
+        <translation>每天检查一次更新</translation>
+    </message>
+    <message>
+        <source>Asks the update server (signed metadata) once a day; Help → Check for updates asks now</source>
+        <translation>每天询问一次更新服务器（签名元数据）；“帮助 → 检查更新”会立即询问</translation>
     </message>
     <message>
         <source>The size of all text (Ctrl++ and Ctrl+- change it too)</source>
@@ -4105,6 +4133,61 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
     <message>
         <source>Keep running</source>
         <translation>继续运行</translation>
+    </message>
+</context>
+<context>
+    <name>Updates</name>
+    <message>
+        <source>nanobot Desktop {current} is the newest version.</source>
+        <translation>nanobot Desktop {current} 已是最新版本。</translation>
+    </message>
+    <message>
+        <source>Version {new} is downloaded and verified. It starts the next time you open nanobot Desktop; version {current} is kept, and Help → Roll back goes back to it.</source>
+        <translation>版本 {new} 已下载并通过验证，将在下次打开 nanobot Desktop 时启动；版本 {current} 会被保留，可通过“帮助 → 回退”回到该版本。</translation>
+    </message>
+    <message>
+        <source>Version {new} is available (this is {current}). Get it with: {detail}</source>
+        <translation>有新版本 {new}（当前为 {current}）。获取方式：{detail}</translation>
+    </message>
+    <message>
+        <source>This copy of nanobot Desktop was built without the release keys&apos; root metadata, so it cannot check for signed updates.</source>
+        <translation>此 nanobot Desktop 构建未包含发布密钥的根元数据，因此无法检查签名更新。</translation>
+    </message>
+    <message>
+        <source>Could not reach the update server ({detail}); nothing was changed.</source>
+        <translation>无法连接更新服务器（{detail}）；未做任何更改。</translation>
+    </message>
+    <message>
+        <source>The update server&apos;s signed metadata has expired ({detail}); the update was refused and nothing was changed.</source>
+        <translation>更新服务器的签名元数据已过期（{detail}）；已拒绝此次更新，未做任何更改。</translation>
+    </message>
+    <message>
+        <source>The update server&apos;s metadata is not signed by the keys this app trusts ({detail}); the update was refused and nothing was changed.</source>
+        <translation>更新服务器的元数据未由本应用信任的密钥签名（{detail}）；已拒绝此次更新，未做任何更改。</translation>
+    </message>
+    <message>
+        <source>The downloaded archive of version {new} does not match its signed length and hash; it was discarded and nothing was changed.</source>
+        <translation>下载的版本 {new} 归档与其签名的长度和哈希不符；已丢弃，未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Could not prepare version {new} ({detail}); the installed app was not changed.</source>
+        <translation>无法准备版本 {new}（{detail}）；已安装的应用未被更改。</translation>
+    </message>
+    <message>
+        <source>This copy was installed with {tool}; go back to an older version with that tool.</source>
+        <translation>此副本是通过 {tool} 安装的；请用该工具回到旧版本。</translation>
+    </message>
+    <message>
+        <source>There is no previous version to roll back to: none was kept, because this copy has not been updated yet.</source>
+        <translation>没有可回退的上一个版本：此副本尚未更新过，因此没有保留旧版本。</translation>
+    </message>
+    <message>
+        <source>Version {version} starts the next time you open nanobot Desktop.</source>
+        <translation>版本 {version} 将在下次打开 nanobot Desktop 时启动。</translation>
+    </message>
+    <message>
+        <source>Updates</source>
+        <translation>更新</translation>
     </message>
 </context>
 <context>

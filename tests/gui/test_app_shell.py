@@ -19,10 +19,11 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication, QMainWindow
 
+from nanobot_desktop.identity import APP_ID
 from nanobot_desktop.gui.shell.app import APP_NAME, apply_instance_command, create_application
 from nanobot_desktop.gui.shell.lifecycle import Lifecycle
 from nanobot_desktop.gui.shell.single_instance import (
-    InstanceServer, claim_first_launch, hand_over, release_launch_claim, send_command, server_name,
+    InstanceServer, claim_first_launch, hand_over, release_launch_claim, legacy_server_name, send_command, server_name, any_instance_running,
 )
 
 # --- Lifecycle -------------------------------------------------------------------------------------
@@ -152,9 +153,11 @@ def test_application_names(qapp):
 
 
 @pytest.fixture
-def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
+def runtime_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private XDG_RUNTIME_DIR as short as pytest allows (a real one is /run/user/<uid>): the socket's
+    name (the application id and a digest, 53 characters) must fit in a socket path (< 104 bytes)."""
+    folder = tmp_path_factory.mktemp("run")
+    folder.chmod(0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
     return folder
 
@@ -164,12 +167,14 @@ def test_server_name_depends_on_user_and_config(tmp_path, runtime_dir, monkeypat
     assert server_name(config_a) == server_name(str(config_a))
     monkeypatch.setattr("getpass.getuser", lambda: "alice")
     digest = hashlib.sha256(f"alice\0{config_a.resolve()}".encode()).hexdigest()[:16]
-    assert Path(server_name(config_a)).name == f"nanobot-desktop-alice-{digest}"  # the same name as ever
+    assert Path(server_name(config_a)).name == f"{APP_ID}-{digest[:12]}"  # named after the application id
+    assert Path(legacy_server_name(config_a)).name == f"nanobot-desktop-alice-{digest}"  # what older versions use
     assert server_name(config_a) != server_name(config_b)
     assert Path(server_name(config_a)).parent == runtime_dir
     assert server_name(None) == server_name(Path.home() / ".nanobot" / "config.json")
+    alices = server_name(config_a)
     monkeypatch.setattr("getpass.getuser", lambda: "someone-else")
-    assert server_name(config_a) != server_name(config_b) and "someone-else" in server_name(config_a)
+    assert server_name(config_a) != server_name(config_b) and server_name(config_a) != alices
     monkeypatch.delenv("XDG_RUNTIME_DIR")
     private = Path(server_name(config_a)).parent  # not a guessable name in the shared temp folder
     assert private.stat().st_mode & 0o777 == 0o700 and private.stat().st_uid == os.geteuid()
@@ -441,3 +446,32 @@ def test_qapp_is_still_usable_after_these_tests(qtbot):
     window.show()
     qtbot.waitExposed(window)
     assert isinstance(QApplication.instance(), QApplication)
+
+
+def test_a_running_instance_of_a_version_before_the_application_id_is_still_found(qtbot, tmp_path, launcher):
+    """Older versions listen on `nanobot-desktop-<user>-<digest>`: a launch of this version raises that
+    window instead of starting a second app on the same config."""
+    config = tmp_path / "config.json"
+    older = InstanceServer(legacy_server_name(config))
+    assert older.listen()
+    try:
+        with qtbot.waitSignal(older.command_received, timeout=30000) as received:
+            launch = launcher(config, "show")
+        assert received.args == ["show"]
+        assert launch.finish() == 0
+        assert launch.lines.empty()  # it never built a window
+    finally:
+        older.close()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the start-up lock is a POSIX flock")
+def test_an_update_waits_while_any_instance_runs(tmp_path, launcher):
+    """A bundle switches versions only when no instance (of any config) runs from its files."""
+    assert any_instance_running() is False
+    running = launcher(tmp_path / "other-config.json", "show")
+    assert running.next_line() == "ready workspace=/ws"
+    assert any_instance_running() is True
+    running.popen.send_signal(signal.SIGTERM)
+    assert running.next_line() == "cleanup ran"
+    assert running.finish() == 0
+    assert any_instance_running() is False

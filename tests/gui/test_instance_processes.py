@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from nanobot_desktop.identity import APP_ID
 
 from tests.fake_openai import write_fake_config
 from tests.gui.xvfb_support import (
@@ -101,7 +102,7 @@ class Desktop:
     def sockets(self) -> list[Path]:
         """The single-instance sockets of every instance running now (XDG_RUNTIME_DIR is ours); the
         start-up lock files beside them (`<socket>.lock`, kept empty between runs) are not sockets."""
-        return sorted(path for path in self.runtime_dir.glob("nanobot-desktop-*") if path.is_socket())
+        return sorted(path for path in self.runtime_dir.glob(f"{APP_ID}-*") if path.is_socket())
 
     def start_tray(self) -> subprocess.Popen:
         trayer = start_trayer(self.env)

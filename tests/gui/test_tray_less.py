@@ -59,6 +59,7 @@ def test_keep_running_hides_the_window_and_toggle_brings_it_back(qtbot, tray_env
     assert QApplication.quitOnLastWindowClosed() is False  # the hidden window does not end the app
     assert tray._settings.value(ASKED_KEY, False, type=bool) is True
     assert engine.app_settings.close_to_tray is True
+    assert engine.app_settings.keep_running_without_tray is True
 
     # `nanobot-desktop --toggle` (or the menu entry's Show or Hide action) reaches the instance's server.
     server = InstanceServer(server_name(tmp_path / "config.json"))
@@ -84,10 +85,31 @@ def test_quit_quits_and_is_saved_where_settings_shows_it(qtbot, tray_env, restor
     click(qtbot, question(qtbot), "quitButton")
 
     qtbot.waitUntil(lambda: quits == [True], timeout=5000)
-    assert engine.app_settings.close_to_tray is False
     saved = json.loads((engine.config_path.parent / "desktop.json").read_text(encoding="utf-8"))
-    assert saved["closeToTray"] is False
+    assert saved["keepRunningWithoutTray"] is False
+    assert "closeToTray" not in saved and engine.app_settings.close_to_tray is True  # a tray desktop keeps its choice
     assert tray.handle_close(lambda: quits.append(True)) is False  # from now on closing quits at once
+    assert quits == [True]
+
+    from nanobot_desktop.gui.settings.dialog import SettingsDialog
+
+    dialog = SettingsDialog(engine)
+    qtbot.addWidget(dialog)
+    assert dialog.background_check.isChecked() is False and dialog.tray_check.isChecked() is True
+
+
+def test_the_tray_less_answer_leaves_a_desktop_with_a_tray_alone(qtbot, tray_env, restore_quit_on_close):
+    """The same desktop.json on a desktop with a tray (a laptop with KDE, say) still closes to the tray."""
+    engine, _bridge, window, tray = tray_env
+    engine.update_config({"app.keepRunningWithoutTray": False})  # Quit was answered on a tray-less desktop
+    window.show()
+    quits: list[bool] = []
+    tray.available = True  # this desktop has a tray host
+    assert tray.handle_close(lambda: quits.append(True)) is True
+    assert not window.isVisible() and quits == []  # hidden to the tray, not quit
+    tray.available = False  # and on the tray-less desktop the answer holds
+    window.show()
+    assert tray.handle_close(lambda: quits.append(True)) is False
 
 
 def test_settings_says_there_is_no_tray_and_how_to_come_back(qtbot, tray_env):

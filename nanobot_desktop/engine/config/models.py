@@ -238,7 +238,11 @@ class AppSettings(_Base):
     theme: Literal["system", "light", "dark"] = "system"
     language: Literal["system", "en", "zh_CN"] = "system"  # the UI's; applies at the next start
     close_to_tray: bool = True
+    # A desktop without a tray: the answer to "keep running in the background?" (None: not asked yet).
+    # Apart from close_to_tray, so answering Quit there leaves close-to-tray on for desktops that have one.
+    keep_running_without_tray: bool | None = None
     start_at_login: bool = False
+    check_for_updates: bool = False  # the daily update check (gui/window/updates.py): off until the person turns it on
     notifications: bool = True
     # Accessibility (README "Accessibility"): the UI's text size in percent of the system font, what is
     # announced to screen readers, and a high-contrast palette ("system" follows the OS's preference).

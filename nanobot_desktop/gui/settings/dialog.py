@@ -324,11 +324,22 @@ class SettingsDialog(QDialog):
         form.addRow(translate("Settings", "Language:"), self.language_combo)
         form.addRow("", language_note)
         form.addRow("", self.tray_check)
+        self.background_check = QCheckBox(translate("Settings", "Without a tray, keep running when the window is closed"),
+                                           page)
+        self.background_check.setObjectName("keepRunningWithoutTray")
+        self.background_check.setChecked(bool(desktop.keep_running_without_tray))
+        form.addRow("", self.background_check)
         self.tray_status = QLabel(tray_status_text(), page)
         self.tray_status.setObjectName("trayStatus")
         self.tray_status.setWordWrap(True)
         form.addRow(translate("Settings", "Tray:"), self.tray_status)
         form.addRow("", self.notifications_check)
+        self.updates_check = QCheckBox(translate("Settings", "Check for updates once a day"), page)
+        self.updates_check.setObjectName("checkForUpdates")
+        self.updates_check.setToolTip(translate("Settings", "Asks the update server (signed metadata) once a day; "
+                                                            "Help → Check for updates asks now"))
+        self.updates_check.setChecked(desktop.check_for_updates)
+        form.addRow("", self.updates_check)
         self.text_size_combo = QComboBox(page)
         for size in sorted({*TEXT_SIZES, desktop.text_size}):
             self.text_size_combo.addItem(f"{size} %", size)
@@ -351,7 +362,10 @@ class SettingsDialog(QDialog):
         self._field("theme", self.theme_combo.currentData, lambda v: {"app.theme": v})
         self._field("language", self.language_combo.currentData, lambda v: {"app.language": v})
         self._field("close_to_tray", self.tray_check.isChecked, lambda v: {"app.closeToTray": v})
+        self._field("keep_running_without_tray", self.background_check.isChecked,
+                    lambda v: {"app.keepRunningWithoutTray": v})
         self._field("notifications", self.notifications_check.isChecked, lambda v: {"app.notifications": v})
+        self._field("check_for_updates", self.updates_check.isChecked, lambda v: {"app.checkForUpdates": v})
         return page
 
     def _preview_theme(self) -> None:

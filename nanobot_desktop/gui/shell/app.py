@@ -13,6 +13,7 @@ models are even imported; `main_window.create_main_window` then opens the engine
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import TYPE_CHECKING, Sequence
 
@@ -23,7 +24,7 @@ from nanobot_desktop.identity import APP_ID, APP_NAME, ORGANIZATION
 from nanobot_desktop.gui.common.i18n import install_saved_language
 from nanobot_desktop.gui.shell.single_instance import (
     STARTING_INSTANCE_WAIT_S, InstanceEndpointError, InstanceServer, apply_instance_command, claim_first_launch,
-    endpoint_problem, hand_over, release_launch_claim, server_name,
+    endpoint_problem, hand_over, legacy_server_name, release_launch_claim, send_command, server_name,
 )
 from nanobot_desktop.gui.shell.theme import FUSION, STYLE_CHOSEN_AT_START, apply_theme, current_theme_mode
 
@@ -116,6 +117,11 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
             claimed = claim_first_launch(name)  # True when the launch that held it has gone meanwhile
             if claimed is False:
                 log.warning("the instance holding %s.lock did not answer; starting another one", name)
+        if _older_version_answers(config, command):
+            log.info("an older nanobot Desktop (socket named before the application id) runs; asked it to %s", command)
+            if claimed:
+                release_launch_claim(name)
+            return 0
     try:
         # Without the lock, later launches can find us by the socket alone: listen before anything else.
         server = None if claimed else _listen(name, problem)
@@ -131,6 +137,18 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
     finally:
         if claimed:
             release_launch_claim(name)
+
+
+def _older_version_answers(config: str | None, command: str) -> bool:
+    """An instance of a version before the application id listens on its old socket name and took the
+    command. Costs one stat when there is no such socket file (the usual case)."""
+    try:
+        legacy = legacy_server_name(config)
+    except InstanceEndpointError:
+        return False
+    if not os.path.exists(legacy) or endpoint_problem(legacy):
+        return False
+    return send_command(legacy, command)
 
 
 def _listen(name: str, problem: str | None) -> InstanceServer:

@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from nanobot_desktop.identity import APP_ID, FOLDER_NAME
+
 if TYPE_CHECKING:
     from PySide6.QtNetwork import QLocalSocket
     from PySide6.QtWidgets import QWidget
@@ -104,7 +106,7 @@ def _user_name() -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "user"
 
 
-_SOCKET_PATH_LIMIT = 100  # sun_path holds 104-108 bytes depending on the system
+_SOCKET_PATH_LIMIT = 103  # sun_path holds 104 (macOS, BSD) to 108 (Linux) bytes with the final NUL
 
 
 class InstanceEndpointError(Exception):
@@ -112,25 +114,56 @@ class InstanceEndpointError(Exception):
 
 
 def server_name(config_path: str | os.PathLike[str] | None) -> str:
-    """The local-socket name for this user and config file (stable across launches).
+    """The local-socket name for this user and config file (stable across launches): the application
+    id and a digest of the user and the config's path.
 
     On POSIX a full path in a private folder (see the module docstring); raises InstanceEndpointError
     when no private folder can be had. On Windows a plain pipe name.
     """
-    path = Path(config_path).expanduser() if config_path else default_config_path()
-    path = path.absolute().resolve(strict=False)
-    user = _user_name()
-    digest = sha256(f"{user}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    name = f"nanobot-desktop-{user}-{digest}"
+    _user, digest = _user_and_digest(config_path)
+    name = f"{APP_ID}-{digest[:12]}"  # 53 characters: a socket path must stay under 104 bytes
     if os.name != "posix":
         return name
     return str(private_folder(len(name)) / name)
 
 
+def legacy_server_name(config_path: str | os.PathLike[str] | None) -> str:
+    """The name versions before the application id listened on (`nanobot-desktop-<user>-<digest>`): a
+    launch after an update still finds an instance of the older version that is running."""
+    user, digest = _user_and_digest(config_path)
+    name = f"{FOLDER_NAME}-{user}-{digest}"
+    if os.name != "posix":
+        return name
+    return str(private_folder(len(name)) / name)
+
+
+def _user_and_digest(config_path: str | os.PathLike[str] | None) -> tuple[str, str]:
+    path = Path(config_path).expanduser() if config_path else default_config_path()
+    path = path.absolute().resolve(strict=False)
+    user = _user_name()
+    return user, sha256(f"{user}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def any_instance_running() -> bool:
+    """Whether any instance of this user runs, whatever its config (an update must not replace the
+    files under it): a lock in the private folder that another process holds."""
+    if os.name != "posix":
+        return False
+    try:
+        folder = private_folder(len(APP_ID) + 13)
+    except InstanceEndpointError:
+        return False
+    for lock in (*folder.glob(f"{APP_ID}-*.lock"), *folder.glob(f"{FOLDER_NAME}-*.lock")):
+        if _claimed_by_another(str(lock)[: -len(".lock")]):
+            return True
+    return False
+
+
 def private_folder(name_length: int = 40) -> Path:
     """A folder only this user can use, short enough to hold a socket name of `name_length`."""
     runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime_dir and os.path.isdir(runtime_dir) and _folder_problem(Path(runtime_dir)) is None:
+    if (runtime_dir and len(runtime_dir) + 1 + name_length <= _SOCKET_PATH_LIMIT and os.path.isdir(runtime_dir)
+            and _folder_problem(Path(runtime_dir)) is None):
         return Path(runtime_dir)
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     candidates = [cache / "nanobot-desktop" / "run", Path(tempfile.gettempdir()) / f"nanobot-desktop-{os.geteuid()}"]

@@ -107,6 +107,12 @@ class ActionRegistry(QObject):
                                           translate("Actions", "Open the folder with the app's log files"))
         self.reset_layout = self._make("reset_layout", translate("Actions", "&Reset layout"), [], "view-restore", None,
                                        translate("Actions", "Put every panel back where it is on a first start"))
+        self.check_updates = self._make("check_updates", translate("Actions", "Check for &updates…"), [],
+                                        "system-software-update", None,
+                                        translate("Actions", "Ask the update server whether a newer version exists"))
+        self.roll_back = self._make("roll_back", translate("Actions", "Roll &back to the previous version…"), [],
+                                    "edit-undo", None,
+                                    translate("Actions", "Start the version kept before the last update next time"))
         self.about = self._make("about", translate("Actions", "&About nanobot Desktop"), [], "help-about", "SP_MessageBoxInformation",
                                 translate("Actions", "Version and licence"), role=QAction.MenuRole.AboutRole)
         # Keyboard and screen-reader paths (window/access.py; README "Accessibility").
@@ -201,7 +207,7 @@ def build_menus(menu_bar: QMenuBar, actions: ActionRegistry) -> dict[str, QMenu]
         "view": (translate("Actions", "&View"), [*a.dock_toggles.values(), None, a.next_region, a.previous_region,
                                                  a.go_to_approval, None, a.larger_text, a.smaller_text, a.default_text,
                                                  None, a.reset_layout]),
-        "help": (translate("Actions", "&Help"), [a.keyboard_shortcuts, a.open_log_folder, a.about]),
+        "help": (translate("Actions", "&Help"), [a.keyboard_shortcuts, a.open_log_folder, a.check_updates, a.roll_back, a.about]),
     }
     menus: dict[str, QMenu] = {}
     for name, (title, entries) in layout.items():

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle
     from nanobot_desktop.gui.window.actions import ActionRegistry
     from nanobot_desktop.gui.window.panels import LazyPanels
+    from nanobot_desktop.gui.window.updates import UpdateChecks
 
     _QtBase = QMainWindow
 else:
@@ -40,6 +41,7 @@ class WindowBase(_QtBase):
     log_folder: Path | None
     settings_dialog: Any
     about_box: QMessageBox | None
+    updates: UpdateChecks
     actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
     docks: dict[str, QDockWidget]
     notice_bar: Any

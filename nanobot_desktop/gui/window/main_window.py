@@ -148,6 +148,10 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self._panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
                                   self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built,
                                   pages=self.pages, agent=self.agent_area)
+        from nanobot_desktop.gui.window.updates import UpdateChecks
+
+        self.updates = UpdateChecks(self, self.settings_store, lambda: bool(engine.app_settings.check_for_updates),
+                                    lambda text: self.notice_bar.show_notice(text, "info", topic="update"))
         self._connect()
         self._init_access()
         lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
@@ -206,6 +210,8 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         a.quit.triggered.connect(self.quit)
         a.open_log_folder.triggered.connect(self.open_log_folder)
         a.about.triggered.connect(self.show_about)
+        a.check_updates.triggered.connect(lambda: self.updates.check_now())
+        a.roll_back.triggered.connect(lambda: self.updates.roll_back())
 
         self.composer.send_requested.connect(self.send_message)
         self.composer.edit.textChanged.connect(self.rendering_warm_up.start)

@@ -149,19 +149,22 @@ class TrayController(QObject):
             return True
         if self.available or not self.engine.app_settings.close_to_tray:
             return False
-        if was_asked(self._settings):
+        answer = self.engine.app_settings.keep_running_without_tray
+        if answer is False:  # answered Quit on a desktop without a tray (a desktop with one still hides)
+            return False
+        if answer is True or was_asked(self._settings):
             self._run_in_background()
             return True
         if self._question is None:
             def answered(keep: bool) -> None:
                 self._question = None
+                try:  # for tray-less desktops only; Settings shows it and can change it
+                    self.engine.update_config({"app.keepRunningWithoutTray": keep})
+                except (ConfigError, OSError, ValueError) as error:
+                    log.warning("could not save the answer to 'keep running': %s", error)
                 if keep:
                     self._run_in_background()
                     return
-                try:
-                    self.engine.update_config({"app.closeToTray": False})  # Settings shows it, can undo it
-                except (ConfigError, OSError, ValueError) as error:
-                    log.warning("could not save the answer to 'keep running': %s", error)
                 quit_app()
 
             self._question = ask_keep_running(self.window, self._settings, answered)

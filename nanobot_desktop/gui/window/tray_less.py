@@ -3,9 +3,11 @@ Wayland sessions): ask once whether to keep running in the background.
 
 Why ask: with no tray icon, "close to tray" would hide the window with no visible way back, and
 quitting would stop the heartbeat and scheduled jobs the person may rely on. So the first close asks.
-*Keep running* is remembered (the window hides; the menu entry's *Show or Hide the Window* action,
-`nanobot-desktop --toggle`, a second launch or a notification's *Open* bring it back). *Quit* turns
-`closeToTray` off in desktop.json, so Settings shows the choice and can turn it back on.
+Either answer is saved as `keepRunningWithoutTray` in desktop.json, which applies to desktops without
+a tray only (the same config on a desktop with a tray still closes to the tray): *Keep running* hides
+the window (the menu entry's *Show or Hide the Window* action, `nanobot-desktop --toggle`, a second
+launch or a notification's *Open* bring it back); *Quit* quits at every later close. Settings →
+Appearance shows the answer and can change it.
 
 Qt's `QSystemTrayIcon.isSystemTrayAvailable()` is the test for a tray: on Linux it asks the session
 bus whether a StatusNotifierWatcher has a host registered, then looks for an XEmbed tray manager.
