@@ -89,7 +89,7 @@ def shoot(out: Path, view: str, theme: str, width: int, height: int) -> None:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from nanobot_desktop.gui.shell.theme import apply_theme
+    from nanobot_desktop.gui.common.theme import apply_theme
 
     app = QApplication([])
     apply_theme(app, theme)

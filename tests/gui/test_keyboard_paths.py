@@ -42,7 +42,7 @@ def focused() -> QWidget | None:
 @pytest.fixture
 def look_restored(qapp):
     """The walk changes the theme of the one application every test shares: put it back."""
-    from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+    from nanobot_desktop.gui.common.theme import apply_theme, current_theme_mode
 
     style, palette, font, mode = qapp.style().name(), qapp.palette(), qapp.font(), current_theme_mode(qapp)
     yield

@@ -23,7 +23,7 @@ from nanobot_desktop.engine.usage.store import UsageRow, UsageWriter
 from nanobot_desktop.gui.background.usage_chart import SOURCE_COLORS
 from nanobot_desktop.gui.background.usage_model import chart_data
 from nanobot_desktop.gui.background.usage_view import UsageView
-from nanobot_desktop.gui.shell.theme import dark_palette, light_palette
+from nanobot_desktop.gui.common.theme import dark_palette, light_palette
 from tests.fake_openai import write_fake_config
 
 REPO = Path(__file__).resolve().parents[2]

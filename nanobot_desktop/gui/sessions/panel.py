@@ -32,7 +32,7 @@ from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionC
                                     TurnFailed, TurnFinished, TurnStarted, atomic_write_text, continue_archived,
                                     list_archived)
 from nanobot_desktop.gui.common.accessibility import name
-from nanobot_desktop.gui.window.actions import ActionRegistry
+from nanobot_desktop.gui.common.actions import ActionRegistry
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate

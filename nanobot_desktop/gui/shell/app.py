@@ -25,7 +25,7 @@ from nanobot_desktop.gui.shell.single_instance import (
     STARTING_INSTANCE_WAIT_S, InstanceEndpointError, InstanceServer, apply_instance_command, claim_first_launch,
     endpoint_problem, hand_over, release_launch_claim, server_name,
 )
-from nanobot_desktop.gui.shell.theme import FUSION, STYLE_CHOSEN_AT_START, apply_theme, current_theme_mode
+from nanobot_desktop.gui.common.theme import FUSION, STYLE_CHOSEN_AT_START, apply_theme, current_theme_mode
 
 if TYPE_CHECKING:
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle, WindowFactory

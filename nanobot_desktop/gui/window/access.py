@@ -42,7 +42,7 @@ class WindowAccess(WindowBase):
         # Loaded here, after the frame has painted (their Qt types cost start-up time otherwise).
         from nanobot_desktop.gui.common.announcements import ActivityAnnouncer
         from nanobot_desktop.gui.common.focus_ring import FocusRings
-        from nanobot_desktop.gui.shell.theme import set_high_contrast
+        from nanobot_desktop.gui.common.theme import set_high_contrast
 
         settings = self.engine.app_settings
         app = QApplication.instance()
@@ -181,7 +181,7 @@ class WindowAccess(WindowBase):
 
         if not isinstance(event, ConfigChanged):
             return
-        from nanobot_desktop.gui.shell.theme import set_high_contrast
+        from nanobot_desktop.gui.common.theme import set_high_contrast
 
         settings = self.engine.app_settings
         if event.touches("app.announcements"):

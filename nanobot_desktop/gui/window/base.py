@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from nanobot_desktop.engine import Engine
     from nanobot_desktop.gui.common.bridge import EngineBridge
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle
-    from nanobot_desktop.gui.window.actions import ActionRegistry
+    from nanobot_desktop.gui.common.actions import ActionRegistry
     from nanobot_desktop.gui.window.panels import LazyPanels
 
     _QtBase = QMainWindow

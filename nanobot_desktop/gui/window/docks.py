@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QHBoxLayout, QMainWindow, QSc
 
 from nanobot_desktop.gui.common.design import SPACING
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.window.actions import ActionRegistry, text_action
+from nanobot_desktop.gui.common.actions import ActionRegistry, text_action
 from nanobot_desktop.gui.window.panels import DOCK_TITLES, DRAWER_PANELS, SESSIONS_DOCK
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.window.actions import text_action
+from nanobot_desktop.gui.common.actions import text_action
 from nanobot_desktop.gui.window.agent_area import AgentArea
 from nanobot_desktop.gui.window.base import WindowBase
 from nanobot_desktop.gui.window.pages import CHAT_PAGE, CentralPages

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.access import WindowAccess
-from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
+from nanobot_desktop.gui.common.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.agent_area import AgentArea
 from nanobot_desktop.gui.window.commands import WindowCommands
 from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells
