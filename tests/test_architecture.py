@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -160,3 +161,75 @@ def test_the_package_has_no_import_cycles() -> None:
     unexpected = [sorted(cycle) for cycle in cycles if cycle not in KNOWN_CYCLES]
     assert unexpected == [], "modules that import each other: move what both need into a third module"
     assert all(known in cycles for known in KNOWN_CYCLES), "a known cycle is gone: remove it from KNOWN_CYCLES"
+
+
+# --- the GUI: no loops between its modules or its folders, type-only imports included -----------------
+GUI = "nanobot_desktop.gui"
+
+
+def _gui_graph(folders: bool) -> dict[str, set[str]]:
+    """gui/'s imports, `if TYPE_CHECKING:` ones too (a loop of annotations is still a loop to read);
+    with `folders`, each module stands for its folder (gui/chat/, gui/window/, …)."""
+    modules = {name: path for name, path in _modules().items() if name.startswith(GUI + ".")}
+
+    def node(name: str) -> str:
+        return ".".join(name.split(".")[:3]) if folders else name
+
+    graph: dict[str, set[str]] = {node(name): set() for name in modules}
+    for name, path in modules.items():
+        for found, module in _imports(path, at_run_time=False):
+            targets = [module]
+            if isinstance(found, ast.ImportFrom):
+                targets += [f"{module}.{alias.name}" for alias in found.names]
+            graph[node(name)] |= {node(target) for target in targets if target in modules and node(target) != node(name)}
+    return graph
+
+
+def test_no_two_gui_modules_import_each_other_even_for_type_checking() -> None:
+    assert [sorted(cycle) for cycle in _cycles(_gui_graph(folders=False))] == []
+
+
+def test_gui_folders_do_not_import_each_other_in_a_loop_and_nothing_imports_shell() -> None:
+    graph = _gui_graph(folders=True)
+    assert [sorted(cycle) for cycle in _cycles(graph)] == [], "move what both folders need into gui/common/"
+    shell = f"{GUI}.shell"
+    assert sorted(folder for folder, targets in graph.items() if shell in targets) == [], \
+        "shell/ is the composition root: nothing else imports it"
+
+
+def test_the_gui_graph_counts_imports_made_only_for_type_checking() -> None:
+    base = PACKAGE_DIR / "gui" / "window" / "base.py"  # imports the chat controller only for annotations
+    assert "nanobot_desktop.gui.chat.controller" in {module for _node, module in _imports(base, at_run_time=False)}
+    assert "nanobot_desktop.gui.chat.controller" not in {module for _node, module in _imports(base, at_run_time=True)}
+    assert f"{GUI}.chat.controller" in _gui_graph(folders=False)[f"{GUI}.window.base"]
+
+
+# --- the window's contract: typed attributes, panels found by name and wired by capability ----------
+WINDOW_DIR = PACKAGE_DIR / "gui" / "window"
+
+
+def _annotations(path: Path) -> list[tuple[int, str]]:
+    """(line, annotation) of every attribute annotated in `path` (class bodies and `self.x: T = …`)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.AnnAssign):
+            found.append((node.lineno, ast.unparse(node.annotation)))
+    return found
+
+
+def test_the_window_declares_no_attribute_as_any() -> None:
+    offenders = [f"{path.name}:{line}: {annotation}" for path in sorted(WINDOW_DIR.glob("*.py"))
+                 if path.name not in ("tray.py", "tray_approvals.py", "tray_rules.py", "tray_less.py", "dbus_notifier.py")
+                 for line, annotation in _annotations(path) if re.search(r"\bAny\b", annotation)]
+    assert offenders == []
+
+
+def test_the_window_finds_panels_by_name_and_wires_them_by_capability_not_by_attribute_lookup() -> None:
+    offenders: list[str] = []
+    for path in sorted(WINDOW_DIR.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr"):
+                offenders.append(f"{path.name}:{node.lineno}: {node.func.id}(…)")
+            elif isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+                offenders.append(f"{path.name}:{node.lineno}: __getattr__")
+    assert offenders == []

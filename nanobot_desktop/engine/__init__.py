@@ -139,6 +139,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.usage.reader import CHART_DAYS as CHART_DAYS
     from nanobot_desktop.engine.usage.reader import Totals as Totals
     from nanobot_desktop.engine.usage.reader import UsageSummary as UsageSummary
+    from nanobot_desktop.engine.sync.syncthing import SyncStatus as SyncStatus
 
 # name -> the module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -188,6 +189,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("BudgetCrossed", "UsageRecorded"), "events"),
     **dict.fromkeys(("DEFAULT_PRICES", "ModelPrice", "model_key", "price_for"), "usage.prices"),
     **dict.fromkeys(("CHART_DAYS", "Totals", "UsageSummary"), "usage.reader"),
+    "SyncStatus": "sync.syncthing",
 }
 
 # the events module and every name of _EXPORTS
@@ -217,7 +219,8 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",
            "message_media", "user_text",
            "BudgetCrossed", "UsageRecorded", "DEFAULT_PRICES", "ModelPrice", "model_key", "price_for", "CHART_DAYS",
-           "Totals", "UsageSummary"]
+           "Totals", "UsageSummary",
+           "SyncStatus"]
 
 def _lazy_attributes(package: str, exports: Mapping[str, str], namespace: dict[str, Any],
                      submodules: Collection[str] = ()) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:

@@ -76,7 +76,7 @@ def test_the_drawer_opens_from_the_toolbar_and_its_shortcut_and_the_session_list
     qtbot.waitUntil(lambda: inspector.isVisible() and not inspector.visibleRegion().isEmpty())
     assert window.dockWidgetArea(inspector) == Qt.DockWidgetArea.RightDockWidgetArea
     assert window.drawer_action.isChecked()
-    qtbot.waitUntil(lambda: window.inspector is not None and window.inspector.isVisible())
+    qtbot.waitUntil(lambda: window.panel("inspector") is not None and window.panel("inspector").isVisible())
     qtbot.waitUntil(lambda: window.pages.width() >= window.chat_min_width, timeout=3000)
 
     qtbot.keyClick(window, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
@@ -123,7 +123,7 @@ def test_every_agent_page_fits_a_1024x640_window_and_no_dock_covers_the_chat(qtb
     for spec in AGENT_PAGES:
         window.actions.dock_toggles[spec.dock].trigger()  # Agent → Heartbeat, as from the menu
         qtbot.waitUntil(lambda spec=spec: window.pages.page_name() == AGENT_AREA and area.page_name() == spec.name)
-        panel = getattr(window, spec.name)
+        panel = window.panel(spec.name)
         assert panel is not None and area.page(spec.name) is panel
         qtbot.waitUntil(lambda panel=panel: panel.isVisible())
         QApplication.processEvents()
@@ -227,14 +227,14 @@ def test_the_memory_page_and_the_skills_drawer_fit_a_1024x640_window(qtbot, open
     window = open_window()
     resize_and_settle(qtbot, window, 1024, 640)
     window.show_page("memory_view")
-    memory = window.memory_view
+    memory = window.panel("memory_view")
     qtbot.waitUntil(lambda: memory is not None and memory.isVisible())
     QApplication.processEvents()
     assert clipped_buttons(memory) == []
 
     window.show_page(CHAT_PAGE)
     window.show_skills()  # the drawer opens beside the chat, on Skills
-    skills = window.files_view.skills_view
+    skills = window.panel("files_view").skills_view
     qtbot.waitUntil(lambda: skills.isVisible() and skills.table.model().rowCount() > 0, timeout=10_000)
     QApplication.processEvents()
     assert skills.splitter.orientation() == Qt.Orientation.Vertical  # narrow: the editor goes below the list

@@ -40,7 +40,7 @@ def test_the_inspector_shows_fill_first_token_and_speed(qtbot, open_window, fake
     fake_openai.add(Reply(deltas=[{"content": f"word{n} "} for n in range(5)], delay_s=0.2, usage=(4096, 40)))
     send(qtbot, window, "Tell me something.")
     wait_idle(qtbot, window)
-    inspector = window.inspector
+    inspector = window.panel("inspector")
     assert inspector is not None
     index = inspector.model.index(0, 0)
     rect = inspector.timeline.visualRect(index)

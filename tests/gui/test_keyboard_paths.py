@@ -102,7 +102,7 @@ def test_keyboard_only_walk(qtbot, open_window, fake_openai, tmp_path, look_rest
     # Open Memory (its page shortcut), type at the end, save with Ctrl+S.
     key(qtbot, window.actions.get("toggle_memoryPage").shortcut().toString())
     qtbot.waitUntil(lambda: window.pages.page_name() == "memory_view", timeout=WAIT_MS)
-    editor = window.memory_view.memory_editor.text_edit
+    editor = window.panel("memory_view").memory_editor.text_edit
     qtbot.waitUntil(lambda: editor.isVisible() and not editor.isReadOnly(), timeout=WAIT_MS)
     for _ in range(40):
         if focused() is editor:
@@ -138,8 +138,8 @@ def test_tab_never_visits_an_off_screen_widget(qtbot, open_window):
     window = open_window()
     window.resize(1200, 780)
     qtbot.waitUntil(lambda: focused() is window.composer.edit, timeout=WAIT_MS)
-    window.inspector  # noqa: B018 - built now: the workspace panel sits behind its tab, off screen
-    window.files_view  # noqa: B018
+    window.panel("inspector")  # built now: the workspace panel sits behind its tab, off screen
+    window.panel("files_view")
     seen = []
     for _ in range(60):
         key(qtbot, "Tab")

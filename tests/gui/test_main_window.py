@@ -32,9 +32,9 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
     assert window.dockWidgetArea(window.sessions_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
     for name in ("inspectorDock", "workspaceDock"):
         assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.RightDockWidgetArea
-    assert "memoryDock" not in window.docks and window.pages.page("memory_view") is window.memory_view
+    assert "memoryDock" not in window.docks and window.pages.page("memory_view") is window.panel("memory_view")
     for name in ("heartbeat_view", "cron_view", "subagents_view", "mcp_view"):  # pages of the Agent area, not docks
-        assert window.agent_area.page(name) is getattr(window, name), name
+        assert window.agent_area.page(name) is window.panel(name), name
     assert set(window.docks) == {"sessionsDock", "inspectorDock", "workspaceDock"}
     assert not window.docks["inspectorDock"].isVisible()  # the drawer is closed at first
     window.docks["inspectorDock"].show()
@@ -71,10 +71,10 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
     a.dock_toggles["workspaceDock"].trigger()  # … and show a hidden one
     assert window.docks["workspaceDock"].isVisible()
     a.dock_toggles["heartbeatPage"].trigger()  # a page toggle shows its page of the Agent area
-    assert window.pages.page_name() == "agent" and window.heartbeat_view.isVisible()
+    assert window.pages.page_name() == "agent" and window.panel("heartbeat_view").isVisible()
     a.dock_toggles["skills"].trigger()  # the drawer sits beside the chat: the chat comes back with it
     assert window.docks["workspaceDock"].isVisible()
-    assert window.files_view.tabs.currentWidget() is window.files_view.skills_view
+    assert window.panel("files_view").tabs.currentWidget() is window.panel("files_view").skills_view
 
 
 def test_shortcuts_new_chat_search_and_stop(qtbot, open_window, fake_openai):
@@ -253,7 +253,8 @@ def _top_level(name: str):
 def test_the_default_factory_opens_the_engine_and_builds_the_window(qtbot, qloop, fake_openai, tmp_path, monkeypatch):
     from nanobot_desktop.gui.shell import startup
     from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
-    from nanobot_desktop.gui.window.main_window import MainWindow, create_main_window
+    from nanobot_desktop.gui.shell.startup import create_main_window
+    from nanobot_desktop.gui.window.main_window import MainWindow
 
     monkeypatch.setattr(startup, "_setup_logging", lambda _path: tmp_path / "logs")  # keep the root logger as is
     config_path = write_test_config(tmp_path / "cfg" / "config.json", fake_openai.base_url, tmp_path / "ws3")
@@ -349,7 +350,7 @@ def test_the_engine_arrives_into_a_frame_that_has_already_painted(qtbot, qloop, 
     frame = MainWindow(settings=settings, start_services=False, use_tray=False)
     frame.show()
     qtbot.waitExposed(frame)
-    assert frame.engine is None and frame.current_key == "" and frame.inspector is None
+    assert frame.engine is None and frame.current_key == "" and frame.panel("inspector") is None
     assert isinstance(frame.docks["sessionsDock"].widget(), PanelPlaceholder)
     frame.actions.new_chat.trigger()  # nothing is connected yet: harmless
     assert frame.panel_errors == []
@@ -364,7 +365,7 @@ def test_the_engine_arrives_into_a_frame_that_has_already_painted(qtbot, qloop, 
         holder = frame.docks["inspectorDock"].widget()
         assert isinstance(holder, QScrollArea)
         frame.open_drawer("inspectorDock")
-        qtbot.waitUntil(lambda: holder.widget() is frame.inspector and frame.inspector is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: holder.widget() is frame.panel("inspector") and frame.panel("inspector") is not None, timeout=WAIT_MS)
         send(qtbot, frame, "hello")  # the chat works in the frame it arrived in
         qtbot.waitUntil(lambda: [item.kind for item in frame.chat.model.items()][:1] == ["user"], timeout=WAIT_MS)
     finally:

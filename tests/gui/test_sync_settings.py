@@ -47,7 +47,7 @@ def test_the_pages_of_the_machine_that_runs_the_work_say_so(qtbot, open_window, 
     window = open_window(engine, start_services=True)
     qtbot.waitUntil(lambda: engine.runs_for_others() == ["desktop"])
     window.show_page("cron_view")
-    qtbot.waitUntil(lambda: window.cron_view is not None)
-    window.cron_view.refresh()
-    assert window.cron_view.banner.text() == "This machine runs these jobs for the workspace it shares with desktop."
-    assert window.cron_view.banner.isVisibleTo(window.cron_view)
+    qtbot.waitUntil(lambda: window.panel("cron_view") is not None)
+    window.panel("cron_view").refresh()
+    assert window.panel("cron_view").banner.text() == "This machine runs these jobs for the workspace it shares with desktop."
+    assert window.panel("cron_view").banner.isVisibleTo(window.panel("cron_view"))

@@ -270,7 +270,7 @@ PROBE = textwrap.dedent("""
         window.show_page("usage_view")  # the Usage page of the Agent area, as Ctrl+9 shows it
         for _ in range(50):
             QApplication.processEvents()
-        view = window.usage_view
+        view = window.panel("usage_view")
         after = sorted(name for name in sys.modules if "QtCharts" in name or name.endswith("usage_chart"))
         print(json.dumps({"before": before, "after": after, "chart": view is not None and view.chart is not None}),
               flush=True)

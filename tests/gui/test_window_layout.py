@@ -60,7 +60,7 @@ def test_the_chat_keeps_a_usable_width_and_the_docks_give_way(qtbot, open_window
     assert window.docks["inspectorDock"].isVisible()
     assert window.pages.width() >= chat_min
     assert window.docks["inspectorDock"].width() >= window._usable_width(inspector)
-    bar = window.inspector.timeline.header()  # the inspector's column labels are whole, not split mid-word
+    bar = window.panel("inspector").timeline.header()  # the inspector's column labels are whole, not split mid-word
     model = bar.model()
     for column in range(model.columnCount()):
         label = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
@@ -162,7 +162,7 @@ def test_memory_is_a_page_with_80_columns_for_each_file_and_readable_versions(qt
     memory.write_long_term("# Memory\n\n- likes tea\n", source="user")
     memory.write_long_term("# Memory\n\n- likes tea\n- works on layouts\n", source="user")
     resize_and_settle(qtbot, window, 1400, 900)
-    view = window.memory_view
+    view = window.panel("memory_view")
     assert window.pages.page("memory_view") is view
 
     window.toggle_drawer()  # the drawer open: the page takes the whole width all the same
@@ -211,7 +211,7 @@ def test_the_skill_name_field_has_a_usable_width(qtbot, open_window):
     for width, height in ((900, 600), (1400, 900)):
         resize_and_settle(qtbot, window, width, height)
         window.actions.dock_toggles["skills"].trigger()
-        skills = window.files_view.skills_view
+        skills = window.panel("files_view").skills_view
         qtbot.waitUntil(lambda s=skills: s.isVisible())
         # Opened from the menu in a narrow window, the panel still leaves the chat its usable width.
         qtbot.waitUntil(lambda: window.pages.width() >= window.chat_min_width, timeout=3000)

@@ -13,14 +13,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.text_size import apply_text_size, next_text_size
-from nanobot_desktop.gui.window.base import WindowBase
+from nanobot_desktop.gui.window.layout import WindowLayout
 from nanobot_desktop.gui.window.pages import CentralPages
 from nanobot_desktop.gui.window.panels import SESSIONS_DOCK
 
@@ -28,13 +28,14 @@ if TYPE_CHECKING:  # the announcer hears engine events: loaded with the engine, 
     from PySide6.QtCore import QChildEvent
 
     from nanobot_desktop.gui.common.announcements import ActivityAnnouncer
+    from nanobot_desktop.gui.window.shortcuts_dialog import ShortcutsDialog
 
 
-class WindowAccess(WindowBase):
+class WindowAccess(WindowLayout):
     """Tab order, regions, the approval shortcut, text size and announcements (mixed into MainWindow)."""
 
     announcer: ActivityAnnouncer
-    shortcuts_dialog: Any
+    shortcuts_dialog: ShortcutsDialog | None
     pages: CentralPages
 
     def _init_access(self) -> None:
@@ -123,7 +124,7 @@ class WindowAccess(WindowBase):
         """Focus `region`'s main control: the composer for the chat, else its first on-screen one."""
         from nanobot_desktop.gui.common.accessibility import takes_tab_focus
 
-        composer = getattr(self, "composer", None)
+        composer = self.composer if self.engine is not None else None
         if region is self.pages and composer is not None and region.isAncestorOf(composer.edit) \
                 and not composer.edit.visibleRegion().isEmpty():
             composer.edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -155,8 +156,10 @@ class WindowAccess(WindowBase):
         row = self.chat.model.row_of_call(pending[0], "approval")
         if self.chat_view.widget_for_row(row) is None:
             self.chat_view.scroll_to_bottom()  # a waiting card is among the newest rows
+        from nanobot_desktop.gui.chat.cards import ApprovalCardWidget
+
         widget = self.chat_view.widget_for_row(row)
-        if widget is None:
+        if not isinstance(widget, ApprovalCardWidget):
             return False
         self.chat_view.scroll_area.ensureWidgetVisible(widget)
         widget.focus_answer()
@@ -195,22 +198,25 @@ class WindowAccess(WindowBase):
 
     def _after_text_size(self) -> None:
         """Dock widths are in characters of the font: weigh them again for the new size."""
-        balance = getattr(self, "balance_docks", None)
-        if balance is not None and self.isVisible():
-            balance()
+        if self.isVisible():
+            self.balance_docks()
 
     # --- Help → Keyboard shortcuts -----------------------------------------------------------------
 
-    def show_keyboard_shortcuts(self) -> Any:
+    def show_keyboard_shortcuts(self) -> ShortcutsDialog:
         from nanobot_desktop.gui.window.shortcuts_dialog import ShortcutsDialog
 
-        if self.shortcuts_dialog is None:
-            self.shortcuts_dialog = ShortcutsDialog(self.actions, self)
-            self.shortcuts_dialog.destroyed.connect(lambda *_: setattr(self, "shortcuts_dialog", None))
-        if self.shortcuts_dialog.isVisible():  # asked again: bring it forward
-            self.shortcuts_dialog.raise_()
-            self.shortcuts_dialog.activateWindow()
+        dialog = self.shortcuts_dialog
+        if dialog is None:
+            dialog = self.shortcuts_dialog = ShortcutsDialog(self.actions, self)
+            dialog.destroyed.connect(self._forget_shortcuts_dialog)
+        if dialog.isVisible():  # asked again: bring it forward
+            dialog.raise_()
+            dialog.activateWindow()
         else:
-            self.shortcuts_dialog.show()
-        return self.shortcuts_dialog
+            dialog.show()
+        return dialog
+
+    def _forget_shortcuts_dialog(self) -> None:
+        self.shortcuts_dialog = None
 

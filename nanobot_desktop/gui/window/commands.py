@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar
@@ -17,6 +17,11 @@ from PySide6.QtWidgets import QLabel, QProgressBar
 from nanobot_desktop.gui.common.engine_words import layout_label, layout_reason
 from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.window.base import WindowBase
+
+if TYPE_CHECKING:  # the engine's and the settings' modules load after the first paint
+    from nanobot_desktop.engine import Config, SyncStatus
+    from nanobot_desktop.gui.common.owned import OwnedWork
+    from nanobot_desktop.gui.settings.dialog import SettingsDialog
 
 
 log = logging.getLogger(__name__)
@@ -51,7 +56,7 @@ class WindowCommands(WindowBase):
         self.sync_label.setObjectName("syncLabel")
         self.sync_label.hide()
         bar.addPermanentWidget(self.sync_label)
-        self._sync_work: Any = None  # OwnedWork, made with the engine (it imports asyncio: not before the first paint)
+        self._sync_work: OwnedWork | None = None  # OwnedWork, made with the engine (it imports asyncio: not before the first paint)
         self._sync_asking = False
 
     def refresh_sync_status(self) -> None:
@@ -59,10 +64,11 @@ class WindowCommands(WindowBase):
         engine = self.engine
         if engine is None or self._sync_asking:
             return
-        if self._sync_work is None:
+        work = self._sync_work
+        if work is None:
             from nanobot_desktop.gui.common.owned import OwnedWork
 
-            self._sync_work = OwnedWork(self.sync_label)
+            work = self._sync_work = OwnedWork(self.sync_label)
             timer = QTimer(self.sync_label)
             timer.setInterval(SYNC_STATUS_INTERVAL_MS)
             timer.timeout.connect(self.refresh_sync_status)
@@ -75,11 +81,11 @@ class WindowCommands(WindowBase):
             except Exception:
                 log.exception("reading Syncthing's status failed")
                 status = None
-            self._sync_work.post(lambda: self._show_sync_status(status))
+            work.post(lambda: self._show_sync_status(status))
 
         threading.Thread(target=ask, name="syncthing-status", daemon=True).start()
 
-    def _show_sync_status(self, status: Any) -> None:
+    def _show_sync_status(self, status: SyncStatus | None) -> None:
         self._sync_asking = False
         if status is None:
             self.sync_label.hide()
@@ -96,14 +102,14 @@ class WindowCommands(WindowBase):
             return
         busy = self.chat.is_busy(self.current_key) if self.current_key else False
         self.busy_label.setText(translate("Window", "● Working…  (Esc to stop)") if busy else "")
-        switcher = self.composer.model_switcher if getattr(self, "composer", None) is not None else None
+        switcher = self.composer.model_switcher
         shown = switcher.current_option().label if switcher is not None else self.engine.settings().model
         model = shown or translate("Window", "no model configured")  # the chat's own model, or the config's
         self.model_label.setText(translate("Window", "Model: {model}").format(model=model))
         root = str(self.engine.workspace.root)
         self.workspace_label.setText(translate("Window", "Workspace: {path}").format(path=home_relative(root)))
         self.workspace_label.setToolTip(root)
-        layout = getattr(self.engine, "layout", None)  # which nanobot's files these are (engine/layout.py)
+        layout = self.engine.layout  # which nanobot's files these are (engine/layout.py)
         self.layout_label.setText(layout_label(layout) if layout is not None else "")
         fill = self.chat.context_fill(self.current_key) if self.current_key else None
         self._show_context_fill(*(fill or (0, 0)))
@@ -188,7 +194,7 @@ class WindowCommands(WindowBase):
     def _clear_chat_notices(self, keep_key: str = "") -> None:
         """Notices about another session's turn do not belong over the chat shown now."""
         for prefix in ("turn-failed:", "retry:", "save:"):
-            topic = str(getattr(self.notice_bar, "topic", ""))
+            topic = self.notice_bar.topic
             if topic.startswith(prefix) and topic != f"{prefix}{keep_key}":
                 self.notice_bar.clear(topic)
 
@@ -208,7 +214,7 @@ class WindowCommands(WindowBase):
         self.notice_bar.clear("no-model")  # lifetime: until the config names a usable provider
         return True
 
-    def open_settings(self) -> Any:
+    def open_settings(self) -> SettingsDialog | None:
         """The non-modal Settings dialog (one at a time)."""
         if self.settings_dialog is not None and self.settings_dialog.isVisible():
             self.settings_dialog.raise_()
@@ -228,13 +234,8 @@ class WindowCommands(WindowBase):
         dialog.open()
         return dialog
 
-    def _on_settings_applied(self, config: Any) -> None:
-        try:
-            from nanobot_desktop.gui.shell.logging_setup import update_secrets
-
-            update_secrets(config)
-        except ImportError:
-            pass
+    def _on_settings_applied(self, config: Config) -> None:
+        self.settings_applied.emit(config)
         if self.composer.model_switcher is not None:  # the default model or its provider may have changed
             self.composer.model_switcher.show_current()
         self._update_status()

@@ -10,14 +10,14 @@ after them, so the panels see their first events.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Awaitable
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QCloseEvent, QPaintEvent, QResizeEvent, QShowEvent
 
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.layout import WindowLayout
-from nanobot_desktop.gui.window.panels import PANELS
+from nanobot_desktop.gui.window.panels import PANELS, ShutsDown
 
 # asyncio is imported where it is used: the window's frame paints before asyncio and qasync load.
 
@@ -121,8 +121,6 @@ class WindowLifetime(WindowLayout):
 
     async def shutdown(self) -> None:
         """Save the layout, stop the engine, then the panels and the watcher (the lifecycle calls this)."""
-        import asyncio
-
         self._quitting = True
         try:
             self.save_window_state()
@@ -137,24 +135,24 @@ class WindowLifetime(WindowLayout):
         self.bridge.detach()
         await _step("sessions panel", self.sessions_panel.shutdown())
         await _step("composer", self.composer.shutdown())
-        built = self._panels.built if self._panels is not None else {}
+        panels = self._panels
+        built: dict[str, QObject | None] = {"tray": panels.tray, **panels.built} if panels is not None else {}
         for name in ("tray", *(spec.name for spec in PANELS)):
-            shutdown = getattr(built.get(name), "shutdown", None)
-            if shutdown is not None:
+            panel = built.get(name)
+            if isinstance(panel, ShutsDown):
                 try:
-                    result = shutdown()
-                    if asyncio.iscoroutine(result):
+                    result = panel.shutdown()
+                    if result is not None:
                         await result
                 except Exception:
                     log.exception("shutting down %s failed", name)
-        sync = built.get("sync")
-        if sync is not None:
-            sync.close()
+        if panels is not None and panels.sync is not None:
+            panels.sync.close()
         if self._owns_watcher:
             self.watcher.stop()
 
 
-async def _step(name: str, awaitable: Any) -> None:
+async def _step(name: str, awaitable: Awaitable[None]) -> None:
     """One shutdown step: its failure is logged and the next step still runs."""
     import asyncio
 

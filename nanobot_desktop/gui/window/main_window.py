@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from nanobot_desktop.gui.common.engine_words import session_title
@@ -32,9 +32,11 @@ from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells
 from nanobot_desktop.gui.window.layout import AGENT_SHORTCUT
 from nanobot_desktop.gui.window.lifetime import SESSION_KEY, WindowLifetime
 from nanobot_desktop.gui.window.pages import CentralPages
+from nanobot_desktop.gui.window.raising import bring_forward, toggle_shown
 from nanobot_desktop.gui.window.toolbar import WindowToolBar
 from nanobot_desktop.gui.window.panels import (
-    AGENT_AREA, AGENT_TITLE, PAGES, PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels, set_dock_panel,
+    AGENT_AREA, AGENT_PAGES, AGENT_TITLE, PAGES, PANELS_BY_NAME, SESSIONS_DOCK, FollowsSession, LazyPanels, OpensSessions,
+    StartsChats, set_dock_panel,
 )
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is attached
@@ -42,8 +44,10 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
     from PySide6.QtWidgets import QMessageBox  # created by About, after the frame has painted
 
-    from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
+    from nanobot_desktop.engine import Engine, events
+    from nanobot_desktop.gui.window.base import WindowLifecycle
+    from nanobot_desktop.gui.window.tray import TrayController
+    from nanobot_desktop.gui.workspace.sync import WorkspaceSync
     from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
 APP_TITLE = "nanobot"
@@ -53,7 +57,10 @@ NEW_CHAT_TITLE = str(QT_TRANSLATE_NOOP("Window", "New chat"))  # the window titl
 class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
     """The app's window around one Engine (which may arrive after the window has painted)."""
 
-    def __init__(self, engine: Engine | None = None, lifecycle: Lifecycle | None = None,
+    settings_applied = Signal(object)
+    """Settings saved a new config (the engine's Config): shell/ updates the log's secrets from it."""
+
+    def __init__(self, engine: Engine | None = None, lifecycle: WindowLifecycle | None = None,
                  parent: QWidget | None = None, *,
                  settings: QSettings | None = None, watcher: WorkspaceWatcher | None = None,
                  start_services: bool = True, log_folder: Path | None = None, use_tray: bool = True) -> None:
@@ -61,12 +68,12 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.setObjectName("mainWindow")
         self.setWindowTitle(APP_TITLE)
         self.engine = None  # type: ignore[assignment]  # the frame paints before the engine exists (attach_engine)
-        self.lifecycle: Lifecycle | None = None
+        self.lifecycle: WindowLifecycle | None = None
         self.settings_store = settings if settings is not None else QSettings()
         self.log_folder: Path | None = log_folder
-        self.settings_dialog: Any = None
+        self.settings_dialog = None
         self.about_box: QMessageBox | None = None
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks: set[asyncio.Future[object]] = set()
         self._quitting = False
         self._shown_once = False
         self._build_scheduled = False
@@ -94,7 +101,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self._first_right_dock = shells.first_right_dock
         self._build_status_bar()
         self._init_layout()
-        self.menus = build_menus(self.menuBar(), self.actions)
+        self.menus = build_menus(self.menuBar(), self.actions, ["agentPage", *(spec.dock for spec in AGENT_PAGES)])
         self.toolbar = WindowToolBar(
             [(self.actions.dock_toggles[SESSIONS_DOCK], "sidebar"), (self.actions.new_chat, "new-chat")],
             [(self._page_actions[AGENT_AREA], "agent"), (self.drawer_action, "drawer")], self)
@@ -104,7 +111,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         if engine is not None and lifecycle is not None:
             self.attach_engine(engine, lifecycle, log_folder=log_folder)
 
-    def attach_engine(self, engine: Engine, lifecycle: Lifecycle, *, log_folder: Path | None = None) -> None:
+    def attach_engine(self, engine: Engine, lifecycle: WindowLifecycle, *, log_folder: Path | None = None) -> None:
         """Build what needs the engine: chat, composer, session list; then the panels after a paint."""
         from nanobot_desktop.gui.chat.branching import BranchActions
         from nanobot_desktop.gui.chat.composer import Composer
@@ -160,13 +167,17 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
             self.composer.focus_input()
             self.update()
 
-    def __getattr__(self, name: str) -> Any:
-        """`window.inspector`, `window.cron_view`, … (PANELS), `window.sync` and `window.tray`: the panel,
-        built now if it is still pending; None if it could not be built."""
-        if name in PANELS_BY_NAME or name in ("sync", "tray"):
-            panels = self.__dict__.get("_panels")
-            return panels.get(name) if panels is not None else None
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def panel(self, name: str) -> QWidget | None:
+        """The panel `name` of the table (window/panels.py), built now if it is still to come; None before
+        the engine arrives or if it could not be built. Its capabilities: the Protocols in panels.py."""
+        if name not in PANELS_BY_NAME:
+            raise KeyError(f"no panel {name!r} (window/panels.py lists them)")
+        return self._panels.get(name) if self._panels is not None else None
+
+    @property
+    def workspace_sync(self) -> WorkspaceSync | None:
+        """Hot reload (built now if it is still to come); None before the engine, or if it failed."""
+        return self._panels.get_sync() if self._panels is not None else None
 
     @property
     def panel_errors(self) -> list[str]:
@@ -176,15 +187,15 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self._panels.build_all()
         return self._panels.errors
 
-    def _wire_panel(self, name: str, panel: Any) -> None:
-        if hasattr(panel, "set_session") and self.current_key:
+    def _wire_panel(self, name: str, panel: QObject) -> None:
+        if isinstance(panel, FollowsSession) and self.current_key:
             panel.set_session(self.current_key)
-        if hasattr(panel, "open_session_requested"):
+        if isinstance(panel, OpensSessions):
             panel.open_session_requested.connect(self.show_and_open_session)
-        if hasattr(panel, "new_chat_requested"):
+        if isinstance(panel, StartsChats):
             panel.new_chat_requested.connect(self.new_chat)
 
-    def _make_tray(self) -> Any:
+    def _make_tray(self) -> TrayController:
         from nanobot_desktop.gui.window.tray import TrayController
 
         shared = {"toggle_window": self.actions.show_hide, "new_chat": self.actions.new_chat,
@@ -195,15 +206,13 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         return tray
 
     def _connect(self) -> None:
-        from nanobot_desktop.gui.shell.single_instance import apply_instance_command
-
         a = self.actions
         a.new_chat.triggered.connect(self.new_chat)
         a.stop.triggered.connect(self.stop_current)
         a.settings.triggered.connect(self.open_settings)
         a.run_heartbeat.triggered.connect(self.run_heartbeat_now)
         a.pause_heartbeat.triggered.connect(self.toggle_heartbeat_pause)
-        a.show_hide.triggered.connect(lambda: apply_instance_command(self, "toggle"))
+        a.show_hide.triggered.connect(lambda: toggle_shown(self))
         a.quit.triggered.connect(self.quit)
         a.open_log_folder.triggered.connect(self.open_log_folder)
         a.about.triggered.connect(self.show_about)
@@ -293,7 +302,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.sessions_panel.set_current_key(key)
         built = self._panels.built if self._panels is not None else {}
         for panel in built.values():  # one built later gets the current session then (_wire_panel)
-            if panel is not None and hasattr(panel, "set_session"):
+            if isinstance(panel, FollowsSession):
                 panel.set_session(key)
         self.settings_store.setValue(SESSION_KEY, key)
         self._clear_chat_notices(keep_key=key)
@@ -301,9 +310,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self._on_busy_changed(self.chat.is_busy(key))
 
     def show_and_open_session(self, key: str) -> None:
-        from nanobot_desktop.gui.shell.single_instance import apply_instance_command
-
-        apply_instance_command(self, "show")
+        bring_forward(self)
         self.open_session(key)
 
     def new_chat(self) -> None:
@@ -354,16 +361,22 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
 
     def show_tool_call(self, call_id: str) -> None:
         """A tool card was clicked: the drawer opens on the inspector, at that call."""
+        from nanobot_desktop.gui.inspector.panel import InspectorPanel
+
         self._raise_dock(PANELS_BY_NAME["inspector"].dock)
-        if self.inspector is not None:
-            self.inspector.show_call(call_id)
+        inspector = self._panels.get_as("inspector", InspectorPanel) if self._panels is not None else None
+        if inspector is not None:
+            inspector.show_call(call_id)
 
     def show_skills(self) -> None:
         if self.engine is None:
             return
+        from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
+
         self._raise_dock(PANELS_BY_NAME["files_view"].dock)
-        if self.files_view is not None:
-            self.files_view.tabs.setCurrentWidget(self.files_view.skills_view)
+        files = self._panels.get_as("files_view", WorkspaceFilesView) if self._panels is not None else None
+        if files is not None:
+            files.tabs.setCurrentWidget(files.skills_view)
 
     def _raise_dock(self, name: str) -> None:
         dock = self.docks.get(name)
@@ -400,7 +413,8 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
 
         if key != self.current_key:
             return  # a background run's failure: its session is marked in the list, the tray tells
-        actions = [(translate("Window", "Open Settings"), self.open_settings)] if needs_settings(kind) else []
+        actions: list[tuple[str, Callable[[], object]]] = (
+            [(translate("Window", "Open Settings"), self.open_settings)] if needs_settings(kind) else [])
         if kind == "storage" and self.engine.loop.has_unsaved(key):
             actions.append((translate("Window", "Retry save"), lambda: self.chat.retry_save(key)))
         elif kind == "new_blocked":  # /new could not save the conversation to memory: never a dead end
@@ -430,25 +444,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
                                         topic=f"save:{key}")
 
 
-async def create_main_window(lifecycle: Lifecycle, frame: MainWindow | None = None) -> MainWindow | None:
-    """`run_gui`'s default window factory: first-run setup if needed, then the Engine, into `frame`
-    (the window already painted without one) or a new window.
-
-    Returns None (and the app quits) when the person cancels the first-run setup or the config
-    cannot be loaded (they are told why first).
-    """
-    from nanobot_desktop.gui.shell.startup import open_engine_for_gui
-
-    opened = await open_engine_for_gui(lifecycle.options.config, lifecycle.options.workspace)
-    if opened is None:
-        return None
-    engine, log_folder = opened
-    window = frame if frame is not None else MainWindow()
-    window.attach_engine(engine, lifecycle, log_folder=log_folder)
-    return window
-
-
-def sync_copy_sentence(event: Any) -> str:
+def sync_copy_sentence(event: events.SyncCopyMerged) -> str:
     """What became of a sync tool's conflict copy (engine `SyncCopyMerged`), in the UI language."""
     where = (translate("Window", "{device} ({tool})").format(device=event.device, tool=event.tool) if event.device
              else translate("Window", "another device ({tool})").format(tool=event.tool))
