@@ -140,6 +140,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.usage.reader import Totals as Totals
     from nanobot_desktop.engine.usage.reader import UsageSummary as UsageSummary
     from nanobot_desktop.engine.sync.syncthing import SyncStatus as SyncStatus
+    from nanobot_desktop.engine.cron_types import CronJob as CronJob
 
 # name -> the module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -190,6 +191,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("DEFAULT_PRICES", "ModelPrice", "model_key", "price_for"), "usage.prices"),
     **dict.fromkeys(("CHART_DAYS", "Totals", "UsageSummary"), "usage.reader"),
     "SyncStatus": "sync.syncthing",
+    "CronJob": "cron_types",
 }
 
 # the events module and every name of _EXPORTS
@@ -220,7 +222,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "message_media", "user_text",
            "BudgetCrossed", "UsageRecorded", "DEFAULT_PRICES", "ModelPrice", "model_key", "price_for", "CHART_DAYS",
            "Totals", "UsageSummary",
-           "SyncStatus"]
+           "SyncStatus", "CronJob"]
 
 def _lazy_attributes(package: str, exports: Mapping[str, str], namespace: dict[str, Any],
                      submodules: Collection[str] = ()) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
