@@ -207,7 +207,7 @@ def test_an_endpoint_rejecting_the_key_shows_what_to_do(qtbot, open_window, fake
     button = window.notice_bar.button("Open Settings")
     assert button is not None
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    dialog = window.settings_dialog
+    dialog = window.commands.settings_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.windowModality() != Qt.WindowModality.ApplicationModal  # open(), never exec()
     dialog.reject()

@@ -17,7 +17,7 @@ def test_the_gauge_shows_the_servers_count_of_the_window_and_follows_the_chat_sh
                                                                                      fake_openai):
     fake_openai.routes[("GET", "/props")] = PROPS
     window = open_window()
-    gauge = window.context_gauge
+    gauge = window.commands.context_gauge
     assert gauge.isHidden()  # nothing known before a model call
     fake_openai.add(Reply(deltas=[{"content": "Paris "}, {"content": "it is."}], delay_s=0.15, usage=(3000, 12)))
     send(qtbot, window, "What is the capital of France?")

@@ -160,7 +160,7 @@ def test_an_image_from_an_mcp_tool_is_shown_in_the_inspector(qtbot, pid_dir, ope
     send(qtbot, window, "Draw")
     wait_idle(qtbot, window)
     inspector = window.panel("inspector")
-    qtbot.mouseClick(window.toolbar.widgetForAction(window.drawer_action), Qt.MouseButton.LeftButton)  # the drawer
+    qtbot.mouseClick(window.toolbar.widgetForAction(window.docking.drawer_action), Qt.MouseButton.LeftButton)  # the drawer
     qtbot.waitUntil(inspector.isVisible, timeout=WAIT_MS)
     row = next(r for r in range(inspector.model.rowCount())
                if "mcp_pics_image" in str(inspector.model.index(r, NAME_COLUMN).data()))

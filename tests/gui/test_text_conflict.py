@@ -68,10 +68,10 @@ def test_the_status_bar_shows_what_syncthing_says_and_nothing_without_it(qtbot, 
 
     engine = make_engine()
     window = open_window(engine)
-    qtbot.waitUntil(lambda: not window._sync_asking)
-    assert window.sync_label.isHidden()  # no Syncthing in the test home
+    qtbot.waitUntil(lambda: not window.commands._sync_asking)
+    assert window.commands.sync_label.isHidden()  # no Syncthing in the test home
     monkeypatch.setattr(engine, "sync_status", lambda: SyncStatus("In sync with laptop · 2 min ago", True, ("laptop",)))
-    window.refresh_sync_status()
-    qtbot.waitUntil(lambda: window.sync_label.isVisible())
-    assert window.sync_label.text() == "In sync with laptop · 2 min ago"
-    assert window.sync_label.toolTip() == "Syncthing syncs this workspace with: laptop"
+    window.commands.refresh_sync_status()
+    qtbot.waitUntil(lambda: window.commands.sync_label.isVisible())
+    assert window.commands.sync_label.text() == "In sync with laptop · 2 min ago"
+    assert window.commands.sync_label.toolTip() == "Syncthing syncs this workspace with: laptop"

@@ -259,7 +259,7 @@ PROBE = textwrap.dedent("""
 
     def check(window, turns=[0], checked=[]):
         turns[0] += 1
-        panels = window.__dict__.get("_panels")
+        panels = window.lifetime.panels
         if (panels is None or panels.pending) and turns[0] < 4000:
             QTimer.singleShot(5, lambda: check(window))
             return
@@ -267,7 +267,7 @@ PROBE = textwrap.dedent("""
             return
         checked.append(True)
         before = sorted(name for name in sys.modules if "QtCharts" in name or name.endswith("usage_chart"))
-        window.show_page("usage_view")  # the Usage page of the Agent area, as Ctrl+9 shows it
+        window.docking.show_page("usage_view")  # the Usage page of the Agent area, as Ctrl+9 shows it
         for _ in range(50):
             QApplication.processEvents()
         view = window.panel("usage_view")

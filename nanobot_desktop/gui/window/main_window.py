@@ -2,9 +2,12 @@
 docked on the right, menus built from the one action registry.
 
 The window holds no agent logic. It builds the pieces, connects their signals, and remembers its
-geometry, dock layout and last session (QSettings); window/lifetime.py has the layout, the build
-after the first paint and the ordered shutdown, window/commands.py the menu commands, and
-window/panels.py the one table of dock panels.
+geometry, dock layout and last session (QSettings). It owns its parts, each a plain object given
+what it needs (window/base.py): `docking` (layout.py: widths, pages, the drawer, saved layouts),
+`lifetime` (lifetime.py: the build after the first paint, closing, tasks, the ordered shutdown),
+`commands` (commands.py: Settings, heartbeat, log folder, About, the status bar and its notices) and
+`access` (access.py: Tab, F6, the approval shortcut, text size); window/panels.py is the one table
+of dock panels.
 
 Start-up (SPEC §5: start to first painted window): `MainWindow()` without an engine is the frame —
 menus, status bar and every dock in its saved place, nothing that needs the engine, pydantic or
@@ -25,11 +28,12 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.access import WindowAccess
+from nanobot_desktop.gui.window.base import ChatParts, Frame
 from nanobot_desktop.gui.common.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.agent_area import AgentArea
 from nanobot_desktop.gui.window.commands import WindowCommands
 from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells
-from nanobot_desktop.gui.window.layout import AGENT_SHORTCUT
+from nanobot_desktop.gui.window.layout import AGENT_SHORTCUT, DockLayout
 from nanobot_desktop.gui.window.lifetime import SESSION_KEY, WindowLifetime
 from nanobot_desktop.gui.window.pages import CentralPages
 from nanobot_desktop.gui.window.raising import bring_forward, toggle_shown
@@ -40,11 +44,19 @@ from nanobot_desktop.gui.window.panels import (
 )
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is attached
-    import asyncio
-
-    from PySide6.QtWidgets import QMessageBox  # created by About, after the frame has painted
+    from PySide6.QtCore import QChildEvent
+    from PySide6.QtGui import QCloseEvent, QPaintEvent, QResizeEvent, QShowEvent
 
     from nanobot_desktop.engine import Engine, events
+    from nanobot_desktop.gui.chat.branching import BranchActions
+    from nanobot_desktop.gui.chat.composer import Composer
+    from nanobot_desktop.gui.chat.controller import ChatController
+    from nanobot_desktop.gui.chat.model import ChatModel
+    from nanobot_desktop.gui.chat.view import ChatView
+    from nanobot_desktop.gui.chat.warm_up import RenderingWarmUp
+    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from nanobot_desktop.gui.common.notice_bar import NoticeBar
+    from nanobot_desktop.gui.sessions.panel import SessionsPanel
     from nanobot_desktop.gui.window.base import WindowLifecycle
     from nanobot_desktop.gui.window.tray import TrayController
     from nanobot_desktop.gui.workspace.sync import WorkspaceSync
@@ -54,11 +66,27 @@ APP_TITLE = "nanobot"
 NEW_CHAT_TITLE = str(QT_TRANSLATE_NOOP("Window", "New chat"))  # the window title of an unsaved chat
 
 
-class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
+class MainWindow(QMainWindow):
     """The app's window around one Engine (which may arrive after the window has painted)."""
 
     settings_applied = Signal(object)
     """Settings saved a new config (the engine's Config): shell/ updates the log's secrets from it."""
+
+    actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
+    # Built with the engine (attach_engine); reading one before it has arrived is a bug.
+    bridge: EngineBridge
+    notice_bar: NoticeBar
+    chat: ChatController
+    chat_view: ChatView
+    composer: Composer
+    branches: BranchActions  # Edit and resend, Regenerate, the "‹ 2/3 ›" switcher
+    rendering_warm_up: RenderingWarmUp  # Markdown and Pygments loaded on first use
+    sessions_panel: SessionsPanel
+    chat_model: ChatModel
+    watcher: WorkspaceWatcher
+    text_conflict_dialog: QWidget | None
+    _access_ready: WindowAccess | None = None
+    """`access` once it exists: QMainWindow's constructor already sends childEvent and focus events."""
 
     def __init__(self, engine: Engine | None = None, lifecycle: WindowLifecycle | None = None,
                  parent: QWidget | None = None, *,
@@ -67,21 +95,13 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle(APP_TITLE)
-        self.engine = None  # type: ignore[assignment]  # the frame paints before the engine exists (attach_engine)
+        self.engine: Engine | None = None  # the frame paints before the engine exists (attach_engine)
         self.lifecycle: WindowLifecycle | None = None
         self.settings_store = settings if settings is not None else QSettings()
-        self.log_folder: Path | None = log_folder
-        self.settings_dialog = None
-        self.about_box: QMessageBox | None = None
-        self._tasks: set[asyncio.Future[object]] = set()
-        self._quitting = False
-        self._shown_once = False
-        self._build_scheduled = False
-        self._services_pending = start_services
+        self._parts: ChatParts | None = None
         self._use_tray = use_tray
         self._watcher_given = watcher
-        self._owns_watcher = watcher is None
-        self._panels: LazyPanels | None = None
+        self._log_folder_given = log_folder
 
         self.actions = ActionRegistry(self, icons=False)  # icons with the engine: the frame's menus show none
         chat_placeholder = PanelPlaceholder(QSize(640, 480), "chatPlaceholder")  # the chat's place
@@ -99,15 +119,19 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.docks: dict[str, QDockWidget] = shells.docks
         self.sessions_dock = shells.docks[SESSIONS_DOCK]
         self._first_right_dock = shells.first_right_dock
-        self._build_status_bar()
-        self._init_layout()
+        frame = Frame(self, self.actions, self.docks, self.pages, self.agent_area, self.settings_store)
+        self.docking = DockLayout(frame, shells.first_right_dock)
+        self.lifetime = WindowLifetime(frame, self.docking, lambda: self.current_key, start_services=start_services)
+        self.commands = WindowCommands(frame, lambda: self.current_key, lambda: self.tray, self.lifetime.spawn,
+                                       self.settings_applied)
+        self.access = self._access_ready = WindowAccess(frame, self.docking)
         self.menus = build_menus(self.menuBar(), self.actions, ["agentPage", *(spec.dock for spec in AGENT_PAGES)])
         self.toolbar = WindowToolBar(
             [(self.actions.dock_toggles[SESSIONS_DOCK], "sidebar"), (self.actions.new_chat, "new-chat")],
-            [(self._page_actions[AGENT_AREA], "agent"), (self.drawer_action, "drawer")], self)
+            [(self.docking.page_actions[AGENT_AREA], "agent"), (self.docking.drawer_action, "drawer")], self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
-        self.menus["agent"].aboutToShow.connect(self._update_heartbeat_actions)
-        self._restore_window_state()
+        self.menus["agent"].aboutToShow.connect(self.commands.update_heartbeat_actions)
+        self.docking.restore_layout()
         if engine is not None and lifecycle is not None:
             self.attach_engine(engine, lifecycle, log_folder=log_folder)
 
@@ -130,12 +154,13 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.lifecycle = lifecycle
         self.actions.load_icons()  # before the panels and the tray, whose buttons show them
         self.toolbar.load_icons()
-        if log_folder is not None or self.log_folder is None:
+        log_folder = log_folder or self._log_folder_given
+        if log_folder is None:
             from nanobot_desktop.engine import logs_dir
 
-            self.log_folder = log_folder or logs_dir(Path(engine.config_path))
+            log_folder = logs_dir(Path(engine.config_path))
         self.bridge = EngineBridge(engine, self)
-        self.text_conflict_dialog: QWidget | None = None  # the open choice between two machines' versions
+        self.text_conflict_dialog = None  # the open choice between two machines' versions
         self.notice_bar = NoticeBar()
         self.chat_model = ChatModel(self)
         self.chat_view = ChatView(self.chat_model)
@@ -152,18 +177,21 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         set_dock_panel(self.sessions_dock, self.sessions_panel)
         if self.isVisible():  # the real widgets' size hints must not move what the person already sees
             QTimer.singleShot(0, self, lambda: self.resizeDocks(side_docks, widths, Qt.Orientation.Horizontal))
-        self._panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
-                                  self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built,
-                                  pages=self.pages, agent=self.agent_area)
+        parts = self._parts = ChatParts(engine, lifecycle, self.bridge, self.notice_bar, self.chat, self.chat_view,
+                                        self.composer, self.sessions_panel)
+        panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
+                            self._make_tray if self._use_tray else None, self._wire_panel, self.lifetime.all_panels_built,
+                            pages=self.pages, agent=self.agent_area)
+        self.lifetime.attach(parts, panels, self.watcher, owns_watcher=self._watcher_given is None)
+        self.commands.attach(parts, log_folder)
         self._connect()
-        self._init_access()
-        lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
-        self._update_status()
-        self.refresh_sync_status()  # then every 30 s (in a thread: Syncthing's API, if any)
+        self.access.attach(parts, self.open_session)
+        self.commands.update_status()
+        self.commands.refresh_sync_status()  # then every 30 s (in a thread: Syncthing's API, if any)
         self._show_initial_session()
-        self._check_config()
+        self.commands.check_config()
         self.sessions_panel.refresh_now()
-        if self._shown_once:  # the frame painted already: focus the composer, build the rest next
+        if self.lifetime.shown_once:  # the frame painted already: focus the composer, build the rest next
             self.composer.focus_input()
             self.update()
 
@@ -172,20 +200,77 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         the engine arrives or if it could not be built. Its capabilities: the Protocols in panels.py."""
         if name not in PANELS_BY_NAME:
             raise KeyError(f"no panel {name!r} (window/panels.py lists them)")
-        return self._panels.get(name) if self._panels is not None else None
+        panels = self.lifetime.panels
+        return panels.get(name) if panels is not None else None
 
     @property
     def workspace_sync(self) -> WorkspaceSync | None:
         """Hot reload (built now if it is still to come); None before the engine, or if it failed."""
-        return self._panels.get_sync() if self._panels is not None else None
+        panels = self.lifetime.panels
+        return panels.get_sync() if panels is not None else None
+
+    @property
+    def tray(self) -> TrayController | None:
+        """The tray icon (built now if it is still to come); None without one, or before the engine."""
+        panels = self.lifetime.panels
+        return panels.get_tray() if panels is not None else None
 
     @property
     def panel_errors(self) -> list[str]:
         """Panels that could not be built, with why (the window still works without them)."""
-        if self._panels is None:
+        panels = self.lifetime.panels
+        if panels is None:
             return []
-        self._panels.build_all()
-        return self._panels.errors
+        panels.build_all()
+        return panels.errors
+
+    @property
+    def current_key(self) -> str:
+        """The session the chat shows ("" before the engine has arrived)."""
+        return self._parts.chat.current_key if self._parts is not None else ""
+
+    @property
+    def log_folder(self) -> Path | None:
+        return self.commands.log_folder
+
+    @property
+    def _p(self) -> ChatParts:
+        assert self._parts is not None, "the engine has not arrived yet"
+        return self._parts
+
+    # --- Qt's events: each part does its share ------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        """Docks give way before the chat is squeezed (window/layout.py); then the widths are balanced."""
+        self.docking.fit_docks_to_width(event.size().width())
+        super().resizeEvent(event)
+        self.lifetime.resized()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        self.lifetime.shown()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)
+        self.lifetime.painted()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self.lifetime.may_close():
+            event.accept()
+        else:
+            event.ignore()
+
+    def childEvent(self, event: QChildEvent) -> None:  # noqa: N802 - Qt override
+        super().childEvent(event)
+        if event.added() and self._access_ready is not None:
+            self._access_ready.child_added()
+
+    def focusNextPrevChild(self, forward: bool) -> bool:  # noqa: N802 - Qt override: Tab and Shift+Tab
+        access = self._access_ready
+        return (access is not None and access.focus_next(forward)) or super().focusNextPrevChild(forward)
+
+    def quit(self) -> None:
+        self.lifetime.quit()
 
     def _wire_panel(self, name: str, panel: QObject) -> None:
         if isinstance(panel, FollowsSession) and self.current_key:
@@ -201,7 +286,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         shared = {"toggle_window": self.actions.show_hide, "new_chat": self.actions.new_chat,
                   "heartbeat_run": self.actions.run_heartbeat, "heartbeat_pause": self.actions.pause_heartbeat,
                   "quit": self.actions.quit}
-        tray = TrayController(self.engine, self.bridge, self, self, actions=shared, settings=self.settings_store)
+        tray = TrayController(self._p.engine, self.bridge, self, self, actions=shared, settings=self.settings_store)
         tray.approvals.card_answerer = self.chat.answer_approval  # a tray/notification answer settles the card
         return tray
 
@@ -209,13 +294,14 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         a = self.actions
         a.new_chat.triggered.connect(self.new_chat)
         a.stop.triggered.connect(self.stop_current)
-        a.settings.triggered.connect(self.open_settings)
-        a.run_heartbeat.triggered.connect(self.run_heartbeat_now)
-        a.pause_heartbeat.triggered.connect(self.toggle_heartbeat_pause)
+        c = self.commands
+        a.settings.triggered.connect(c.open_settings)
+        a.run_heartbeat.triggered.connect(c.run_heartbeat_now)
+        a.pause_heartbeat.triggered.connect(c.toggle_heartbeat_pause)
         a.show_hide.triggered.connect(lambda: toggle_shown(self))
         a.quit.triggered.connect(self.quit)
-        a.open_log_folder.triggered.connect(self.open_log_folder)
-        a.about.triggered.connect(self.show_about)
+        a.open_log_folder.triggered.connect(c.open_log_folder)
+        a.about.triggered.connect(c.show_about)
 
         self.composer.send_requested.connect(self.send_message)
         self.composer.edit.textChanged.connect(self.rendering_warm_up.start)
@@ -226,16 +312,16 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
             switcher = self.composer.model_switcher
             switcher.failed.connect(lambda message: self.notice_bar.show_notice(message, "error", topic="model-choice"))
             switcher.model_changed.connect(lambda _key, _model: self.notice_bar.clear("model-choice"))
-            switcher.shown.connect(lambda _model: self._update_status())
+            switcher.shown.connect(lambda _model: c.update_status())
         self.chat.busy_changed.connect(self._on_busy_changed)
         self.chat.turn_failed.connect(self._on_turn_failed)
         self.chat.lines_lost.connect(lambda key, text: self.notice_bar.show_notice(
             text, "warning", [(translate("Window", "Put back in a new chat"), lambda: self.chat.put_back_lost(key))],
             topic=f"lost:{key}"))
         self.chat.message_returned.connect(self._on_message_returned)
-        self.chat.waiting_changed.connect(self._on_waiting_changed)
-        self.chat.context_fill_changed.connect(self._on_context_fill_changed)
-        self.chat.retry_changed.connect(self._on_retry_changed)
+        self.chat.waiting_changed.connect(c.on_waiting_changed)
+        self.chat.context_fill_changed.connect(c.on_context_fill_changed)
+        self.chat.retry_changed.connect(c.on_retry_changed)
         self.chat.save_retried.connect(self._on_save_retried)
         self.chat.session_loaded.connect(lambda _key: self._update_title())
         self.chat.session_loaded.connect(self.chat.check_interrupted)
@@ -244,11 +330,12 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.branches.open_requested.connect(self.open_session)
         self.chat.continued.connect(lambda old, new: self.open_session(new) if old == self.current_key else None)
         self.branches.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
-        self.bridge.engine_event.connect(self._on_engine_notice)
-        for notice in self.engine.start_notices:
-            self._on_engine_notice(notice)
+        from nanobot_desktop.engine import events
 
-        self.bridge.engine_event.connect(self._on_sync_copy)
+        self.bridge.subscribe({events.Notice: self._on_engine_notice, events.SyncCopyMerged: self._on_sync_copy,
+                               events.SyncTextConflict: self._on_sync_text_conflict}, self)
+        for notice in self._p.engine.start_notices:
+            self._on_engine_notice(notice)
 
         panel = self.sessions_panel
         panel.session_activated.connect(self.open_session)
@@ -260,29 +347,28 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         panel.export_finished.connect(lambda path: self.statusBar().showMessage(
             translate("Window", "Exported to {path}").format(path=path), 5000))
 
-    def _on_sync_copy(self, event: object) -> None:
+    def _on_sync_copy(self, event: events.SyncCopyMerged) -> None:
         """A sync tool's conflict copy was merged into a session (or set aside): said once, briefly."""
-        from nanobot_desktop.engine import events
+        severity = "info" if event.outcome in ("merged", "orphaned") else "warning"
+        self.notice_bar.show_notice(sync_copy_sentence(event), severity,
+                                    timeout_ms=10_000 if severity == "info" else 0, topic=f"sync-copy:{event.copy_name}")
 
-        if isinstance(event, events.SyncCopyMerged):
-            severity = "info" if event.outcome in ("merged", "orphaned") else "warning"
-            self.notice_bar.show_notice(sync_copy_sentence(event), severity,
-                                        timeout_ms=10_000 if severity == "info" else 0, topic=f"sync-copy:{event.copy_name}")
-        elif isinstance(event, events.SyncTextConflict):
-            device = event.device or event.tool
-            text = translate("Window", "{file} was changed on two machines (the other version is from {device}); "
-                             "nothing was overwritten.").format(
-                file=event.file_name, device=device)
-            compare = translate("Window", "Compare and choose…")
-            self.notice_bar.show_notice(text, "warning", [(compare, lambda: self.open_text_conflict(event.copy_name))],
-                                        topic=f"sync-text:{event.copy_name}")
+    def _on_sync_text_conflict(self, event: events.SyncTextConflict) -> None:
+        """A text file was changed on two machines: both versions kept, the person chooses."""
+        device = event.device or event.tool
+        text = translate("Window", "{file} was changed on two machines (the other version is from {device}); "
+                         "nothing was overwritten.").format(
+            file=event.file_name, device=device)
+        compare = translate("Window", "Compare and choose…")
+        self.notice_bar.show_notice(text, "warning", [(compare, lambda: self.open_text_conflict(event.copy_name))],
+                                    topic=f"sync-text:{event.copy_name}")
 
     def open_text_conflict(self, copy_name: str) -> None:
         """Show both machines' versions of a text file; not modal, so the agent keeps working meanwhile."""
         from nanobot_desktop.gui.workspace.text_conflict import TextConflictDialog
 
         try:
-            dialog = TextConflictDialog(self.engine, copy_name, self)
+            dialog = TextConflictDialog(self._p.engine, copy_name, self)
         except FileNotFoundError:
             return  # already decided (on this machine or, synced, on the other)
         dialog.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
@@ -300,12 +386,13 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.chat.show_session(key)
         self.composer.set_session(key)
         self.sessions_panel.set_current_key(key)
-        built = self._panels.built if self._panels is not None else {}
+        panels = self.lifetime.panels
+        built = panels.built if panels is not None else {}
         for panel in built.values():  # one built later gets the current session then (_wire_panel)
             if isinstance(panel, FollowsSession):
                 panel.set_session(key)
         self.settings_store.setValue(SESSION_KEY, key)
-        self._clear_chat_notices(keep_key=key)
+        self.commands.clear_chat_notices(keep_key=key)
         self._update_title()
         self._on_busy_changed(self.chat.is_busy(key))
 
@@ -316,24 +403,24 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
     def new_chat(self) -> None:
         """A fresh desktop session; it appears in the list once its first message is saved."""
         key = self.current_key
-        if key and not self.engine.sessions.path_for(key).exists() and not self.chat.is_busy(key) \
+        if key and not self._p.engine.sessions.path_for(key).exists() and not self.chat.is_busy(key) \
                 and self.chat.model.rowCount() == 0:
             self.composer.focus_input()  # the current chat is still empty: no need for another one
             return
-        self.open_session(self.engine.new_session_key())
+        self.open_session(self._p.engine.new_session_key())
         self.composer.focus_input()
 
     def _show_initial_session(self) -> None:
         remembered = self.settings_store.value(SESSION_KEY, "", type=str)
         try:
-            exists = bool(remembered) and self.engine.sessions.path_for(str(remembered)).exists()
+            exists = bool(remembered) and self._p.engine.sessions.path_for(str(remembered)).exists()
         except ValueError:
             exists = False
-        self.open_session(str(remembered) if exists else self.engine.new_session_key())
+        self.open_session(str(remembered) if exists else self._p.engine.new_session_key())
 
     def _on_session_deleted(self, key: str) -> None:
         if key == self.current_key:
-            self.open_session(self.engine.new_session_key())
+            self.open_session(self._p.engine.new_session_key())
         self.chat.forget_session(key)
 
     def _update_title(self) -> None:
@@ -346,7 +433,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
 
     def send_message(self, text: str, media: list[str]) -> None:
         if not self.current_key:
-            self.open_session(self.engine.new_session_key())
+            self.open_session(self._p.engine.new_session_key())
         if not media and self.chat.warn_before_sending(self.current_key):
             self.composer.edit.setPlainText(text)  # kept: the next Send goes through
             return
@@ -364,17 +451,17 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         from nanobot_desktop.gui.inspector.panel import InspectorPanel
 
         self._raise_dock(PANELS_BY_NAME["inspector"].dock)
-        inspector = self._panels.get_as("inspector", InspectorPanel) if self._panels is not None else None
+        inspector = self.lifetime.panels.get_as("inspector", InspectorPanel) if self.lifetime.panels is not None else None
         if inspector is not None:
             inspector.show_call(call_id)
 
     def show_skills(self) -> None:
-        if self.engine is None:
+        if self._parts is None:
             return
         from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
 
         self._raise_dock(PANELS_BY_NAME["files_view"].dock)
-        files = self._panels.get_as("files_view", WorkspaceFilesView) if self._panels is not None else None
+        files = self.lifetime.panels.get_as("files_view", WorkspaceFilesView) if self.lifetime.panels is not None else None
         if files is not None:
             files.tabs.setCurrentWidget(files.skills_view)
 
@@ -384,19 +471,16 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
             dock.show()
             dock.raise_()
 
-    def _on_engine_notice(self, event: object) -> None:
+    def _on_engine_notice(self, event: events.Notice) -> None:
         """The engine's notices (a workspace file linked out of it, a setting refused on load), one per topic."""
-        from nanobot_desktop.engine import events
-
-        if isinstance(event, events.Notice):
-            self.notice_bar.show_notice(event.text, "warning", topic=event.topic)
+        self.notice_bar.show_notice(event.text, "warning", topic=event.topic)
 
     def _on_busy_changed(self, busy: bool) -> None:
         if busy:  # a new turn (sent, retried, regenerated): the last one's failure is over
             self.notice_bar.clear(f"turn-failed:{self.current_key}")
         self.composer.set_busy(busy)
         self.actions.stop.setEnabled(busy)
-        self._update_status()
+        self.commands.update_status()
 
     def _offer_interrupted(self, key: str, text: str, can_continue: bool) -> None:
         """Continue / Dismiss for a turn nanobot 0.3.5 left unfinished in the session shown."""
@@ -414,8 +498,8 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         if key != self.current_key:
             return  # a background run's failure: its session is marked in the list, the tray tells
         actions: list[tuple[str, Callable[[], object]]] = (
-            [(translate("Window", "Open Settings"), self.open_settings)] if needs_settings(kind) else [])
-        if kind == "storage" and self.engine.loop.has_unsaved(key):
+            [(translate("Window", "Open Settings"), self.commands.open_settings)] if needs_settings(kind) else [])
+        if kind == "storage" and self._p.engine.loop.has_unsaved(key):
             actions.append((translate("Window", "Retry save"), lambda: self.chat.retry_save(key)))
         elif kind == "new_blocked":  # /new could not save the conversation to memory: never a dead end
             actions = [(translate("Window", "Start anyway"), self.new_chat),
