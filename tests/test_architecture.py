@@ -233,3 +233,60 @@ def test_the_window_finds_panels_by_name_and_wires_them_by_capability_not_by_att
             elif isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
                 offenders.append(f"{path.name}:{node.lineno}: __getattr__")
     assert offenders == []
+
+
+# --- GUI listeners subscribe to the event types they handle (EngineBridge.subscribe) ---------------
+# Modules that still sort every event themselves, with how many isinstance checks over event types
+# they make; the number may only go down. Issue 30 moves them onto subscribe(): the chat's controller
+# and relay (one turn's events, in order, into the chat model), and the tray with its rules and
+# approvals (being reworked with the one approval object).
+EVENT_CASCADES_LEFT = {
+    "nanobot_desktop.gui.chat.controller": 18,
+    "nanobot_desktop.gui.chat.relay": 17,
+    "nanobot_desktop.gui.window.tray": 5,
+    "nanobot_desktop.gui.window.tray_rules": 4,
+    "nanobot_desktop.gui.window.tray_approvals": 2,
+}
+
+
+def _event_type_checks(path: Path, event_types: set[str]) -> int:
+    """isinstance(x, T) calls in `path` whose T (or one of a tuple's) is an engine event class: a name
+    imported from the engine's package, or `events.<Name>`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    engine_imports = [alias for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                      and node.module in (ENGINE, f"{ENGINE}.events") for alias in node.names]
+    imported = {alias.asname or alias.name for alias in engine_imports if alias.name in event_types}
+    modules = {alias.asname or alias.name for alias in engine_imports if alias.name == "events"}
+
+    def is_event_type(node: ast.expr) -> bool:
+        if isinstance(node, ast.Tuple):
+            return any(is_event_type(element) for element in node.elts)
+        if isinstance(node, ast.Starred):
+            return is_event_type(node.value)
+        if isinstance(node, ast.Name):
+            return node.id in imported
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules \
+            and node.attr in event_types
+
+    for statement in tree.body:  # module-level groups of event types: _END_EVENTS = (TurnFinished, ...)
+        if isinstance(statement, ast.Assign) and is_event_type(statement.value):
+            imported |= {target.id for target in statement.targets if isinstance(target, ast.Name)}
+
+    return sum(1 for node in ast.walk(tree)
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+               and len(node.args) == 2 and is_event_type(node.args[1]))
+
+
+def test_gui_listeners_subscribe_to_event_types_instead_of_sorting_every_event() -> None:
+    import inspect
+
+    from nanobot_desktop.engine import events
+
+    event_types = {name for name, value in vars(events).items()
+                   if inspect.isclass(value) and issubclass(value, events.Event)}
+    assert {"TurnStarted", "ConfigChanged", "Event"} <= event_types
+    found = {name: _event_type_checks(path, event_types) for name, path in _modules().items() if name.startswith(GUI + ".")}
+    grown = {name: count for name, count in found.items() if count > EVENT_CASCADES_LEFT.get(name, 0)}
+    assert grown == {}, "subscribe to the event types a listener handles: EngineBridge.subscribe({Type: handler}, owner)"
+    moved = {name: count for name, count in EVENT_CASCADES_LEFT.items() if found.get(name, 0) < count}
+    assert moved == {}, "fewer checks left than EVENT_CASCADES_LEFT says: lower its number"

@@ -68,7 +68,7 @@ class WindowAccess:
                 apply_text_size(app, settings.text_size)
             set_high_contrast(app, settings.high_contrast)
         self.announcer = ActivityAnnouncer(self._window, lambda: parts.chat.current_key, settings.announcements)
-        parts.bridge.engine_event.connect(self.announcer.on_event)
+        parts.bridge.subscribe(self.announcer.handlers(), self.announcer)
         parts.bridge.subscribe({ConfigChanged: self._on_access_setting_changed}, self._window)
         for dock in self._frame.docks.values():
             dock.visibilityChanged.connect(self.schedule_dock_tab_bar_check)
