@@ -23,7 +23,7 @@ def test_a_memory_conflict_is_shown_with_the_device_and_only_the_choice_is_writt
                     in window.notice_bar.text())
 
     qtbot.mouseClick(window.notice_bar.button("Compare and choose…"), Qt.MouseButton.LeftButton)
-    dialog = window.text_conflict_dialog
+    dialog = window.notices.text_conflict_dialog
     assert dialog is not None and dialog.isVisible() and not dialog.isModal()
     assert dialog.windowTitle() == "memory/MEMORY.md was changed on two machines"
     assert dialog.theirs.toPlainText().endswith("- has a dog\n") and dialog.ours.toPlainText().endswith("Lisbon\n")

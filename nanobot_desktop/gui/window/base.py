@@ -4,8 +4,9 @@ MainWindow (main_window.py) is a QMainWindow that owns its parts, each a plain o
 needs rather than a mixin that reaches into the window: DockLayout (layout.py: widths, giving way,
 pages, the drawer, saving and restoring), WindowLifetime (lifetime.py: the build after the first
 paint, closing, the ordered shutdown, the window's tasks), WindowCommands (commands.py: Settings, the
-heartbeat, the log folder, About, the status bar and the chat's notices) and WindowAccess
-(access.py: Tab, F6 regions, the approval shortcut, text size, announcements).
+heartbeat, the log folder, About, the status bar and its retry countdown), WindowAccess
+(access.py: Tab, F6 regions, the approval shortcut, text size, announcements) and ChatNotices
+(chat_notices.py: a failed turn's Retry, an interrupted turn's Continue, a sync conflict's Compare).
 
 The frame paints before the engine exists (SPEC §5), so each part gets the `Frame` when the window
 is made and the `ChatParts` in `attach(...)` once the engine has arrived.

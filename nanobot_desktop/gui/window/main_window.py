@@ -6,8 +6,8 @@ geometry, dock layout and last session (QSettings). It owns its parts, each a pl
 what it needs (window/base.py): `docking` (layout.py: widths, pages, the drawer, saved layouts),
 `lifetime` (lifetime.py: the build after the first paint, closing, tasks, the ordered shutdown),
 `commands` (commands.py: Settings, heartbeat, log folder, About, the status bar and its notices) and
-`access` (access.py: Tab, F6, the approval shortcut, text size); window/panels.py is the one table
-of dock panels.
+`access` (access.py: Tab, F6, the approval shortcut, text size) and `notices` (chat_notices.py: the
+chat's offers and warnings); window/panels.py is the one table of dock panels.
 
 Start-up (SPEC §5: start to first painted window): `MainWindow()` without an engine is the frame —
 menus, status bar and every dock in its saved place, nothing that needs the engine, pydantic or
@@ -19,7 +19,6 @@ paint. Given an engine and a lifecycle, the constructor attaches at once (what t
 from __future__ import annotations
 
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings, QSize, Qt, QTimer, Signal
@@ -47,7 +46,7 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
     from PySide6.QtCore import QChildEvent
     from PySide6.QtGui import QCloseEvent, QPaintEvent, QResizeEvent, QShowEvent
 
-    from nanobot_desktop.engine import Engine, events
+    from nanobot_desktop.engine import Engine
     from nanobot_desktop.gui.chat.branching import BranchActions
     from nanobot_desktop.gui.chat.composer import Composer
     from nanobot_desktop.gui.chat.controller import ChatController
@@ -58,6 +57,7 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
     from nanobot_desktop.gui.common.notice_bar import NoticeBar
     from nanobot_desktop.gui.sessions.panel import SessionsPanel
     from nanobot_desktop.gui.window.base import WindowLifecycle
+    from nanobot_desktop.gui.window.chat_notices import ChatNotices
     from nanobot_desktop.gui.window.tray import TrayController
     from nanobot_desktop.gui.workspace.sync import WorkspaceSync
     from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
     sessions_panel: SessionsPanel
     chat_model: ChatModel
     watcher: WorkspaceWatcher
-    text_conflict_dialog: QWidget | None
+    notices: ChatNotices  # the chat's offers and warnings (chat_notices.py)
     _access_ready: WindowAccess | None = None
     """`access` once it exists: QMainWindow's constructor already sends childEvent and focus events."""
 
@@ -160,7 +160,6 @@ class MainWindow(QMainWindow):
 
             log_folder = logs_dir(Path(engine.config_path))
         self.bridge = EngineBridge(engine, self)
-        self.text_conflict_dialog = None  # the open choice between two machines' versions
         self.notice_bar = NoticeBar()
         self.chat_model = ChatModel(self)
         self.chat_view = ChatView(self.chat_model)
@@ -314,28 +313,27 @@ class MainWindow(QMainWindow):
             switcher.model_changed.connect(lambda _key, _model: self.notice_bar.clear("model-choice"))
             switcher.shown.connect(lambda _model: c.update_status())
         self.chat.busy_changed.connect(self._on_busy_changed)
-        self.chat.turn_failed.connect(self._on_turn_failed)
         self.chat.lines_lost.connect(lambda key, text: self.notice_bar.show_notice(
             text, "warning", [(translate("Window", "Put back in a new chat"), lambda: self.chat.put_back_lost(key))],
             topic=f"lost:{key}"))
-        self.chat.message_returned.connect(self._on_message_returned)
         self.chat.waiting_changed.connect(c.on_waiting_changed)
         self.chat.context_fill_changed.connect(c.on_context_fill_changed)
         self.chat.retry_changed.connect(c.on_retry_changed)
-        self.chat.save_retried.connect(self._on_save_retried)
         self.chat.session_loaded.connect(lambda _key: self._update_title())
         self.chat.session_loaded.connect(self.chat.check_interrupted)
-        self.chat.interrupted_found.connect(self._offer_interrupted)
         self.chat_view.tool_card_clicked.connect(self.show_tool_call)
         self.branches.open_requested.connect(self.open_session)
         self.chat.continued.connect(lambda old, new: self.open_session(new) if old == self.current_key else None)
         self.branches.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
         from nanobot_desktop.engine import events
+        from nanobot_desktop.gui.window.chat_notices import ChatNotices
 
-        self.bridge.subscribe({events.Notice: self._on_engine_notice, events.SyncCopyMerged: self._on_sync_copy,
-                               events.SyncTextConflict: self._on_sync_text_conflict}, self)
+        notices = self.notices = ChatNotices(self, self._p, lambda: self.current_key, self.commands.open_settings,
+                                             self.new_chat)
+        self.bridge.subscribe({events.Notice: notices.on_engine_notice, events.SyncCopyMerged: notices.on_sync_copy,
+                               events.SyncTextConflict: notices.on_sync_text_conflict}, self)
         for notice in self._p.engine.start_notices:
-            self._on_engine_notice(notice)
+            notices.on_engine_notice(notice)
 
         panel = self.sessions_panel
         panel.session_activated.connect(self.open_session)
@@ -346,36 +344,6 @@ class MainWindow(QMainWindow):
         panel.error.connect(lambda message: self.notice_bar.show_notice(message, "error"))
         panel.export_finished.connect(lambda path: self.statusBar().showMessage(
             translate("Window", "Exported to {path}").format(path=path), 5000))
-
-    def _on_sync_copy(self, event: events.SyncCopyMerged) -> None:
-        """A sync tool's conflict copy was merged into a session (or set aside): said once, briefly."""
-        severity = "info" if event.outcome in ("merged", "orphaned") else "warning"
-        self.notice_bar.show_notice(sync_copy_sentence(event), severity,
-                                    timeout_ms=10_000 if severity == "info" else 0, topic=f"sync-copy:{event.copy_name}")
-
-    def _on_sync_text_conflict(self, event: events.SyncTextConflict) -> None:
-        """A text file was changed on two machines: both versions kept, the person chooses."""
-        device = event.device or event.tool
-        text = translate("Window", "{file} was changed on two machines (the other version is from {device}); "
-                         "nothing was overwritten.").format(
-            file=event.file_name, device=device)
-        compare = translate("Window", "Compare and choose…")
-        self.notice_bar.show_notice(text, "warning", [(compare, lambda: self.open_text_conflict(event.copy_name))],
-                                    topic=f"sync-text:{event.copy_name}")
-
-    def open_text_conflict(self, copy_name: str) -> None:
-        """Show both machines' versions of a text file; not modal, so the agent keeps working meanwhile."""
-        from nanobot_desktop.gui.workspace.text_conflict import TextConflictDialog
-
-        try:
-            dialog = TextConflictDialog(self._p.engine, copy_name, self)
-        except FileNotFoundError:
-            return  # already decided (on this machine or, synced, on the other)
-        dialog.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
-        dialog.resolved.connect(lambda _file: self.notice_bar.clear(f"sync-text:{copy_name}"))
-        dialog.setModal(False)
-        dialog.show()
-        self.text_conflict_dialog = dialog
 
     # --- sessions ----------------------------------------------------------------------------------
 
@@ -471,75 +439,9 @@ class MainWindow(QMainWindow):
             dock.show()
             dock.raise_()
 
-    def _on_engine_notice(self, event: events.Notice) -> None:
-        """The engine's notices (a workspace file linked out of it, a setting refused on load), one per topic."""
-        self.notice_bar.show_notice(event.text, "warning", topic=event.topic)
-
     def _on_busy_changed(self, busy: bool) -> None:
         if busy:  # a new turn (sent, retried, regenerated): the last one's failure is over
             self.notice_bar.clear(f"turn-failed:{self.current_key}")
         self.composer.set_busy(busy)
         self.actions.stop.setEnabled(busy)
         self.commands.update_status()
-
-    def _offer_interrupted(self, key: str, text: str, can_continue: bool) -> None:
-        """Continue / Dismiss for a turn nanobot 0.3.5 left unfinished in the session shown."""
-        if key != self.current_key:
-            return
-        actions: list[tuple[str, Callable[[], object]]] = []
-        if can_continue:
-            actions.append((translate("Window", "Continue"), lambda: self.chat.resolve_interrupted(key, True)))
-        actions.append((translate("Window", "Dismiss"), lambda: self.chat.resolve_interrupted(key, False)))
-        self.notice_bar.show_notice(text, "info", actions, topic=f"interrupted:{key}")
-
-    def _on_turn_failed(self, key: str, message: str, kind: str) -> None:
-        from nanobot_desktop.gui.chat.failures import needs_settings
-
-        if key != self.current_key:
-            return  # a background run's failure: its session is marked in the list, the tray tells
-        actions: list[tuple[str, Callable[[], object]]] = (
-            [(translate("Window", "Open Settings"), self.commands.open_settings)] if needs_settings(kind) else [])
-        if kind == "storage" and self._p.engine.loop.has_unsaved(key):
-            actions.append((translate("Window", "Retry save"), lambda: self.chat.retry_save(key)))
-        elif kind == "new_blocked":  # /new could not save the conversation to memory: never a dead end
-            actions = [(translate("Window", "Start anyway"), self.new_chat),
-                       (translate("Window", "Try again"), lambda: self._send_to(key, "/new"))]
-        elif kind not in ("storage", "session"):  # the message is saved: send it again, not a copy of it
-            actions.append((translate("Window", "Retry"), lambda: self._send_to(key, None)))
-        self.notice_bar.show_notice(message, "error", actions, topic=f"turn-failed:{key}")
-
-    def _send_to(self, key: str, text: str | None) -> None:
-        """Send `text` into session `key` (None: answer its last saved message again), if it is still shown."""
-        if key == self.current_key and not self.chat.is_busy(key):
-            self.chat.send(text) if text is not None else self.chat.resend(key)
-
-    def _on_message_returned(self, key: str, text: str) -> None:
-        """The message could not be saved, so it was not sent: it goes back where it was typed."""
-        if key == self.current_key and not self.composer.text().strip():
-            self.composer.set_text(text)
-
-    def _on_save_retried(self, key: str, ok: bool, message: str) -> None:
-        if key != self.current_key:
-            return
-        if ok:
-            self.notice_bar.show_notice(message, "info", timeout_ms=6000, topic=f"save:{key}")
-        else:
-            self.notice_bar.show_notice(message, "error", [(translate("Window", "Retry save"), lambda: self.chat.retry_save(key))],
-                                        topic=f"save:{key}")
-
-
-def sync_copy_sentence(event: events.SyncCopyMerged) -> str:
-    """What became of a sync tool's conflict copy (engine `SyncCopyMerged`), in the UI language."""
-    where = (translate("Window", "{device} ({tool})").format(device=event.device, tool=event.tool) if event.device
-             else translate("Window", "another device ({tool})").format(tool=event.tool))
-    if event.outcome == "merged" and event.added:
-        return translate("Window", "Added %n message(s) from {device} that were missing here (a sync conflict).",
-                         n=event.added).format(device=where)
-    if event.outcome == "merged":
-        return translate("Window", "A copy of this conversation from {device} had nothing new; it was moved to the trash.").format(
-            device=where)
-    if event.outcome == "orphaned":
-        return translate("Window", "A copy of a deleted conversation came from {device}; it is in the trash ({file}), "
-                         "where it can be restored.").format(device=where, file=event.copy_name)
-    return event.sentence  # too large or unreadable: the engine's sentence carries the detail
-
