@@ -238,13 +238,12 @@ def test_the_window_finds_panels_by_name_and_wires_them_by_capability_not_by_att
 # --- GUI listeners subscribe to the event types they handle (EngineBridge.subscribe) ---------------
 # Modules that still sort every event themselves, with how many isinstance checks over event types
 # they make; the number may only go down. Issue 30 moves them onto subscribe(): the chat's controller
-# and relay (one turn's events, in order, into the chat model), and the tray with its rules and
-# approvals (being reworked with the one approval object).
+# and relay (one turn's events, in order, into the chat model), and the tray and its approvals
+# (being reworked with the one approval object).
 EVENT_CASCADES_LEFT = {
     "nanobot_desktop.gui.chat.controller": 18,
     "nanobot_desktop.gui.chat.relay": 17,
     "nanobot_desktop.gui.window.tray": 5,
-    "nanobot_desktop.gui.window.tray_rules": 4,
     "nanobot_desktop.gui.window.tray_approvals": 2,
 }
 
