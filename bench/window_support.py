@@ -26,7 +26,7 @@ class OpenWindow:
     def close(self) -> None:
         """Run the window's own shutdown (engine, panels, watcher), then close the loop."""
         try:
-            run_coroutine(self.window.shutdown(), timeout_s=30)
+            run_coroutine(self.window.lifetime.shutdown(), timeout_s=30)
         finally:
             self.window.hide()
             self.window.deleteLater()

@@ -89,7 +89,7 @@ def shoot(out: Path, view: str, theme: str, width: int, height: int) -> None:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from nanobot_desktop.gui.shell.theme import apply_theme
+    from nanobot_desktop.gui.common.theme import apply_theme
 
     app = QApplication([])
     apply_theme(app, theme)
@@ -147,13 +147,13 @@ async def _shoot(out: Path, view: str, width: int, height: int) -> None:
             window.send_message(TURN_TEXT, [])
             await until(lambda: bool(window.chat.pending_approvals(key)))
             if width >= 1600:  # room for the drawer beside the reading column: show what the agent did
-                window.open_drawer("inspectorDock")
+                window.docking.open_drawer("inspectorDock")
         elif view == "memory":
-            window.show_page("memory_view")
+            window.docking.show_page("memory_view")
         elif view == "skills":
             window.show_skills()
         elif view == "agent":
-            window.show_page("heartbeat_view")
+            window.docking.show_page("heartbeat_view")
         await asyncio.sleep(0.8)
         window.grab().save(str(out))
         lifecycle.request_quit()

@@ -13,6 +13,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from collections.abc import Coroutine
 from typing import Any
 
 from nanobot_desktop import start_up_collector
@@ -197,7 +198,7 @@ def _err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _guarded(coro: Any) -> int:
+def _guarded(coro: Coroutine[Any, Any, int]) -> int:
     """Run a command coroutine; any engine error becomes one line on stderr and a non-zero exit."""
     import asyncio
 

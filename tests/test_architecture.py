@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -205,3 +206,131 @@ def test_the_package_has_no_import_cycles_type_only_imports_included() -> None:
     assert unexpected == [], "modules that import each other (move what both need into a third module, " \
                              "or pass a Protocol or a callable down)"
     assert all(known in cycles for known in KNOWN_CYCLES), "a known cycle is gone: remove it from KNOWN_CYCLES"
+
+
+# --- the GUI: no loops between its modules or its folders, type-only imports included -----------------
+GUI = "nanobot_desktop.gui"
+
+
+def _gui_graph(folders: bool) -> dict[str, set[str]]:
+    """gui/'s imports, `if TYPE_CHECKING:` ones too (a loop of annotations is still a loop to read);
+    with `folders`, each module stands for its folder (gui/chat/, gui/window/, …)."""
+    modules = {name: path for name, path in _modules().items() if name.startswith(GUI + ".")}
+
+    def node(name: str) -> str:
+        return ".".join(name.split(".")[:3]) if folders else name
+
+    graph: dict[str, set[str]] = {node(name): set() for name in modules}
+    for name, path in modules.items():
+        for found, module in _imports(path, at_run_time=False):
+            targets = [module]
+            if isinstance(found, ast.ImportFrom):
+                targets += [f"{module}.{alias.name}" for alias in found.names]
+            graph[node(name)] |= {node(target) for target in targets if target in modules and node(target) != node(name)}
+    return graph
+
+
+def test_no_two_gui_modules_import_each_other_even_for_type_checking() -> None:
+    assert [sorted(cycle) for cycle in _cycles(_gui_graph(folders=False))] == []
+
+
+def test_gui_folders_do_not_import_each_other_in_a_loop_and_nothing_imports_shell() -> None:
+    graph = _gui_graph(folders=True)
+    assert [sorted(cycle) for cycle in _cycles(graph)] == [], "move what both folders need into gui/common/"
+    shell = f"{GUI}.shell"
+    assert sorted(folder for folder, targets in graph.items() if shell in targets) == [], \
+        "shell/ is the composition root: nothing else imports it"
+
+
+def test_the_gui_graph_counts_imports_made_only_for_type_checking() -> None:
+    base = PACKAGE_DIR / "gui" / "window" / "base.py"  # imports the chat controller only for annotations
+    assert "nanobot_desktop.gui.chat.controller" in {module for _node, module in _imports(base, at_run_time=False)}
+    assert "nanobot_desktop.gui.chat.controller" not in {module for _node, module in _imports(base, at_run_time=True)}
+    assert f"{GUI}.chat.controller" in _gui_graph(folders=False)[f"{GUI}.window.base"]
+
+
+# --- the window's contract: typed attributes, panels found by name and wired by capability ----------
+WINDOW_DIR = PACKAGE_DIR / "gui" / "window"
+
+
+def _annotations(path: Path) -> list[tuple[int, str]]:
+    """(line, annotation) of every attribute annotated in `path` (class bodies and `self.x: T = …`)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.AnnAssign):
+            found.append((node.lineno, ast.unparse(node.annotation)))
+    return found
+
+
+def test_the_window_declares_no_attribute_as_any() -> None:
+    offenders = [f"{path.name}:{line}: {annotation}" for path in sorted(WINDOW_DIR.glob("*.py"))
+                 if path.name not in ("tray.py", "tray_approvals.py", "tray_rules.py", "tray_less.py", "dbus_notifier.py")
+                 for line, annotation in _annotations(path) if re.search(r"\bAny\b", annotation)]
+    assert offenders == []
+
+
+def test_the_window_finds_panels_by_name_and_wires_them_by_capability_not_by_attribute_lookup() -> None:
+    offenders: list[str] = []
+    for path in sorted(WINDOW_DIR.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr"):
+                offenders.append(f"{path.name}:{node.lineno}: {node.func.id}(…)")
+            elif isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+                offenders.append(f"{path.name}:{node.lineno}: __getattr__")
+    assert offenders == []
+
+
+# --- GUI listeners subscribe to the event types they handle (EngineBridge.subscribe) ---------------
+# Modules that still sort every event themselves, with how many isinstance checks over event types
+# they make; the number may only go down. Issue 30 moves them onto subscribe(): the chat's controller
+# and relay (one turn's events, in order, into the chat model), and the tray and its approvals
+# (being reworked with the one approval object).
+EVENT_CASCADES_LEFT = {
+    "nanobot_desktop.gui.chat.controller": 18,
+    "nanobot_desktop.gui.chat.relay": 17,
+    "nanobot_desktop.gui.window.tray": 5,
+    "nanobot_desktop.gui.window.tray_approvals": 2,
+}
+
+
+def _event_type_checks(path: Path, event_types: set[str]) -> int:
+    """isinstance(x, T) calls in `path` whose T (or one of a tuple's) is an engine event class: a name
+    imported from the engine's package, or `events.<Name>`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    engine_imports = [alias for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                      and node.module in (ENGINE, f"{ENGINE}.events") for alias in node.names]
+    imported = {alias.asname or alias.name for alias in engine_imports if alias.name in event_types}
+    modules = {alias.asname or alias.name for alias in engine_imports if alias.name == "events"}
+
+    def is_event_type(node: ast.expr) -> bool:
+        if isinstance(node, ast.Tuple):
+            return any(is_event_type(element) for element in node.elts)
+        if isinstance(node, ast.Starred):
+            return is_event_type(node.value)
+        if isinstance(node, ast.Name):
+            return node.id in imported
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules \
+            and node.attr in event_types
+
+    for statement in tree.body:  # module-level groups of event types: _END_EVENTS = (TurnFinished, ...)
+        if isinstance(statement, ast.Assign) and is_event_type(statement.value):
+            imported |= {target.id for target in statement.targets if isinstance(target, ast.Name)}
+
+    return sum(1 for node in ast.walk(tree)
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+               and len(node.args) == 2 and is_event_type(node.args[1]))
+
+
+def test_gui_listeners_subscribe_to_event_types_instead_of_sorting_every_event() -> None:
+    import inspect
+
+    from nanobot_desktop.engine import events
+
+    event_types = {name for name, value in vars(events).items()
+                   if inspect.isclass(value) and issubclass(value, events.Event)}
+    assert {"TurnStarted", "ConfigChanged", "Event"} <= event_types
+    found = {name: _event_type_checks(path, event_types) for name, path in _modules().items() if name.startswith(GUI + ".")}
+    grown = {name: count for name, count in found.items() if count > EVENT_CASCADES_LEFT.get(name, 0)}
+    assert grown == {}, "subscribe to the event types a listener handles: EngineBridge.subscribe({Type: handler}, owner)"
+    moved = {name: count for name, count in EVENT_CASCADES_LEFT.items() if found.get(name, 0) < count}
+    assert moved == {}, "fewer checks left than EVENT_CASCADES_LEFT says: lower its number"

@@ -146,6 +146,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.usage.reader import CHART_DAYS as CHART_DAYS
     from nanobot_desktop.engine.usage.reader import Totals as Totals
     from nanobot_desktop.engine.usage.reader import UsageSummary as UsageSummary
+    from nanobot_desktop.engine.sync.syncthing import SyncStatus as SyncStatus
+    from nanobot_desktop.engine.background.cron_types import CronJob as CronJob
 
 # name -> the module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -197,6 +199,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("BudgetCrossed", "UsageRecorded"), "events"),
     **dict.fromkeys(("DEFAULT_PRICES", "ModelPrice", "model_key", "price_for"), "usage.prices"),
     **dict.fromkeys(("CHART_DAYS", "Totals", "UsageSummary"), "usage.reader"),
+    "SyncStatus": "sync.syncthing",
+    "CronJob": "background.cron_types",
 }
 
 # the events module and every name of _EXPORTS
@@ -227,6 +231,7 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "parse_pasted_servers", "ModelOption", "ProviderModels", "MAX_IMAGE_BYTES", "sniff_image_mime",
            "message_media", "user_text",
            "BudgetCrossed", "UsageRecorded", "DEFAULT_PRICES", "ModelPrice", "model_key", "price_for", "CHART_DAYS",
-           "Totals", "UsageSummary", "Origin", "ToolStatus"]
+           "Totals", "UsageSummary", "Origin", "ToolStatus",
+           "SyncStatus", "CronJob"]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _EXPORTS, globals(), submodules=("events",))

@@ -161,7 +161,7 @@ def _root_cause(error: BaseException) -> str:
 def _client(client_class: Any, installation: Installation, current_version: str, channel: Channel) -> Any:
     """tufup's client over this channel's cache, the shipped root copied in on first use."""
 
-    class _OnceRefreshed(client_class):
+    class _OnceRefreshed(client_class):  # type: ignore[misc]  # tufup ships no type information
         """tufup's check swallows refresh errors (it would read "no update"): the refresh runs first
         here, its errors reach us, and tufup's own call is then a no-op."""
 

@@ -17,16 +17,16 @@ def test_a_streamed_reply_is_announced_once_when_it_starts_and_once_when_it_ends
     fake_openai.add_text("First part of the answer.\n\nSecond part, streamed in many small pieces.", chunk_size=3)
     send(qtbot, window, "Tell me")
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: any(t.startswith("Reply finished") for t in window.announcer.spoken), timeout=WAIT_MS)
-    assert window.announcer.spoken == ["nanobot is replying", "Reply finished: 2 paragraphs, 12 words"]
+    qtbot.waitUntil(lambda: any(t.startswith("Reply finished") for t in window.access.announcer.spoken), timeout=WAIT_MS)
+    assert window.access.announcer.spoken == ["nanobot is replying", "Reply finished: 2 paragraphs, 12 words"]
 
 
 def test_failures_and_approvals_are_assertive_and_the_level_turns_the_rest_down(qtbot, open_window, fake_openai):
     window = open_window()
     heard: list[tuple[str, bool]] = []
-    window.announcer.announced.connect(lambda text, important: heard.append((text, important)))
+    window.access.announcer.announced.connect(lambda text, important: heard.append((text, important)))
     window.engine.update_config({"app.announcements": "important"})
-    qtbot.waitUntil(lambda: window.announcer.level == "important", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.access.announcer.level == "important", timeout=WAIT_MS)
     fake_openai.add_tool_calls([("exec", {"command": "echo hi"})])
     fake_openai.add_text("Done.")
     send(qtbot, window, "Run it")
@@ -42,14 +42,14 @@ def test_failures_and_approvals_are_assertive_and_the_level_turns_the_rest_down(
 
     fake_openai.add_error(500, "upstream broke") if hasattr(fake_openai, "add_error") else None
     window.engine.update_config({"app.announcements": "off"})
-    qtbot.waitUntil(lambda: window.announcer.level == "off", timeout=WAIT_MS)
-    window.announcer.on_event(SubagentFinished(window.current_key, task_id="t1", label="research", status="ok", result="r"))
+    qtbot.waitUntil(lambda: window.access.announcer.level == "off", timeout=WAIT_MS)
+    window.access.announcer.on_event(SubagentFinished(window.current_key, task_id="t1", label="research", status="ok", result="r"))
     assert len(heard) == 1
 
 
 def test_background_work_finishing_is_announced(qtbot, open_window):
     window = open_window()
-    announcer = window.announcer
+    announcer = window.access.announcer
     announcer.on_event(SubagentFinished("cli:other", task_id="t1", label="research", status="ok", result="done"))
     announcer.on_event(CronJobRan("cron:1", job_id="1", name="Morning summary", status="ok", result="sent"))
     announcer.on_event(HeartbeatRan("heartbeat", decision="run", tasks="check mail", result="ok"))

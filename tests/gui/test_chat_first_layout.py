@@ -68,20 +68,20 @@ def test_the_drawer_opens_from_the_toolbar_and_its_shortcut_and_the_session_list
     window = open_window()
     resize_and_settle(qtbot, window, 1280, 800)
     toolbar = window.toolbar
-    drawer_button = toolbar.widgetForAction(window.drawer_action)
+    drawer_button = toolbar.widgetForAction(window.docking.drawer_action)
     assert drawer_button is not None and drawer_button.isVisible() and drawer_button.toolTip()
     assert not drawer_button.icon().isNull()
     qtbot.mouseClick(drawer_button, Qt.MouseButton.LeftButton)
     inspector = window.docks[DRAWER_PANELS[0].dock]
     qtbot.waitUntil(lambda: inspector.isVisible() and not inspector.visibleRegion().isEmpty())
     assert window.dockWidgetArea(inspector) == Qt.DockWidgetArea.RightDockWidgetArea
-    assert window.drawer_action.isChecked()
-    qtbot.waitUntil(lambda: window.inspector is not None and window.inspector.isVisible())
-    qtbot.waitUntil(lambda: window.pages.width() >= window.chat_min_width, timeout=3000)
+    assert window.docking.drawer_action.isChecked()
+    qtbot.waitUntil(lambda: window.panel("inspector") is not None and window.panel("inspector").isVisible())
+    qtbot.waitUntil(lambda: window.pages.width() >= window.docking.chat_min_width, timeout=3000)
 
     qtbot.keyClick(window, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: all(dock.isHidden() for dock in drawer_docks(window)))
-    assert not window.drawer_action.isChecked()
+    assert not window.docking.drawer_action.isChecked()
 
     window.show_skills()  # opens the drawer on the Workspace panel's Skills tab …
     files = window.docks["workspaceDock"]
@@ -123,7 +123,7 @@ def test_every_agent_page_fits_a_1024x640_window_and_no_dock_covers_the_chat(qtb
     for spec in AGENT_PAGES:
         window.actions.dock_toggles[spec.dock].trigger()  # Agent → Heartbeat, as from the menu
         qtbot.waitUntil(lambda spec=spec: window.pages.page_name() == AGENT_AREA and area.page_name() == spec.name)
-        panel = getattr(window, spec.name)
+        panel = window.panel(spec.name)
         assert panel is not None and area.page(spec.name) is panel
         qtbot.waitUntil(lambda panel=panel: panel.isVisible())
         QApplication.processEvents()
@@ -179,10 +179,10 @@ def test_a_layout_saved_by_an_older_version_starts_cleanly(qtbot, open_window, t
     resize_and_settle(qtbot, window, 1280, 800)
     assert window.docks["sessionsDock"].isVisible()
     assert all(dock.isHidden() for dock in drawer_docks(window))
-    assert window._given_way == []
+    assert window.docking._given_way == []
     assert window.pages.page_name() == CHAT_PAGE
     qtbot.waitUntil(lambda: window.chat_view.column_width() >= 70 * window.chat_view.fontMetrics().averageCharWidth())
-    window.save_window_state()  # saved again, as version 2: the next start restores it
+    window.lifetime.save_window_state()  # saved again, as version 2: the next start restores it
     second = open_window(settings_file=settings_file)
     assert second.restoreState(QSettings(str(settings_file), QSettings.Format.IniFormat).value(STATE_KEY), 2)
 
@@ -226,15 +226,15 @@ def test_the_window_fits_a_1920x1080_screen_at_every_scale(tmp_path, scale):
 def test_the_memory_page_and_the_skills_drawer_fit_a_1024x640_window(qtbot, open_window):
     window = open_window()
     resize_and_settle(qtbot, window, 1024, 640)
-    window.show_page("memory_view")
-    memory = window.memory_view
+    window.docking.show_page("memory_view")
+    memory = window.panel("memory_view")
     qtbot.waitUntil(lambda: memory is not None and memory.isVisible())
     QApplication.processEvents()
     assert clipped_buttons(memory) == []
 
-    window.show_page(CHAT_PAGE)
+    window.docking.show_page(CHAT_PAGE)
     window.show_skills()  # the drawer opens beside the chat, on Skills
-    skills = window.files_view.skills_view
+    skills = window.panel("files_view").skills_view
     qtbot.waitUntil(lambda: skills.isVisible() and skills.table.model().rowCount() > 0, timeout=10_000)
     QApplication.processEvents()
     assert skills.splitter.orientation() == Qt.Orientation.Vertical  # narrow: the editor goes below the list
@@ -246,4 +246,4 @@ def test_the_memory_page_and_the_skills_drawer_fit_a_1024x640_window(qtbot, open
         name = str(model.index(row, name_column).data())
         assert header.sectionSize(name_column) >= table.fontMetrics().horizontalAdvance(name), name
     assert clipped_buttons(skills) == []
-    qtbot.waitUntil(lambda: window.pages.width() >= window.chat_min_width, timeout=3000)
+    qtbot.waitUntil(lambda: window.pages.width() >= window.docking.chat_min_width, timeout=3000)

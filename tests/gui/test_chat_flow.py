@@ -77,7 +77,7 @@ def test_a_tool_chain_shows_tool_cards_and_inspector_rows(qtbot, open_window, fa
     assert "remember the milk" in read_result
     assert window.chat.model.item(1).text == "Let me look around."
     assert last_assistant(window).text == "Your notes say: remember the milk."
-    inspector = window.inspector
+    inspector = window.panel("inspector")
     assert inspector is not None
     for card in cards:
         assert inspector.model.row_of_call(card.call_id) >= 0
@@ -244,7 +244,7 @@ def test_an_endpoint_rejecting_the_key_shows_what_to_do(qtbot, open_window, fake
     button = window.notice_bar.button("Open Settings")
     assert button is not None
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    dialog = window.settings_dialog
+    dialog = window.commands.settings_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.windowModality() != Qt.WindowModality.ApplicationModal  # open(), never exec()
     dialog.reject()

@@ -17,7 +17,7 @@ from nanobot_desktop.gui.chat.message import AssistantWidget
 from nanobot_desktop.gui.chat.widgets import ToolCardWidget, UserBubble
 from nanobot_desktop.gui.chat.markdown_render import KEEP_STREAMED_CODE_OVER, IncrementalMessage, MarkdownRenderer, split_blocks
 from nanobot_desktop.gui.common.palette import is_dark
-from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+from nanobot_desktop.gui.common.theme import apply_theme, current_theme_mode
 
 
 def sample_items() -> list:

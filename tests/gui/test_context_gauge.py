@@ -17,7 +17,7 @@ def test_the_gauge_shows_the_servers_count_of_the_window_and_follows_the_chat_sh
                                                                                      fake_openai):
     fake_openai.routes[("GET", "/props")] = PROPS
     window = open_window()
-    gauge = window.context_gauge
+    gauge = window.commands.context_gauge
     assert gauge.isHidden()  # nothing known before a model call
     fake_openai.add(Reply(deltas=[{"content": "Paris "}, {"content": "it is."}], delay_s=0.15, usage=(3000, 12)))
     send(qtbot, window, "What is the capital of France?")
@@ -40,7 +40,7 @@ def test_the_inspector_shows_fill_first_token_and_speed(qtbot, open_window, fake
     fake_openai.add(Reply(deltas=[{"content": f"word{n} "} for n in range(5)], delay_s=0.2, usage=(4096, 40)))
     send(qtbot, window, "Tell me something.")
     wait_idle(qtbot, window)
-    inspector = window.inspector
+    inspector = window.panel("inspector")
     assert inspector is not None
     index = inspector.model.index(0, 0)
     rect = inspector.timeline.visualRect(index)

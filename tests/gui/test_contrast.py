@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QPalette
 
 from nanobot_desktop.gui.common.accessibility import contrast_ratio
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors
-from nanobot_desktop.gui.shell.theme import dark_palette, high_contrast_palette, light_palette
+from nanobot_desktop.gui.common.theme import dark_palette, high_contrast_palette, light_palette
 
 R = QPalette.ColorRole
 TEXT_ON = {R.WindowText: (R.Window, R.Button), R.Text: (R.Base, R.AlternateBase), R.ButtonText: (R.Button,),
@@ -77,7 +77,7 @@ def test_high_contrast_text_reaches_7_to_1(qapp, dark):
 
 
 def test_high_contrast_follows_the_system_only_when_asked(qapp, monkeypatch):
-    from nanobot_desktop.gui.shell import theme
+    from nanobot_desktop.gui.common import theme
 
     style, palette = qapp.style().name(), qapp.palette()
     try:

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QPalette
 
 from nanobot_desktop.gui.common import design
 from nanobot_desktop.gui.common.icons import ICON_NAMES, icon
-from nanobot_desktop.gui.shell.theme import dark_palette, light_palette
+from nanobot_desktop.gui.common.theme import dark_palette, light_palette
 
 GUI = Path(design.__file__).resolve().parents[1]
 COLOUR_LITERAL = re.compile(r"""["']#[0-9a-fA-F]{3,8}\b|QColor\(\s*\d""")

@@ -460,7 +460,7 @@ def test_read_snapshot_notes_mixed_line_endings(tmp_path):
 
 
 def test_editor_follows_a_dark_application_palette(qtbot, make_editor, qapp):
-    from nanobot_desktop.gui.shell.theme import dark_palette
+    from nanobot_desktop.gui.common.theme import dark_palette
 
     editor = make_editor()
     assert not editor.highlighter.dark

@@ -20,7 +20,7 @@ def test_waiting_for_a_silent_endpoint_is_shown_then_explained(qtbot, open_windo
     # The label as it reads right after each waiting update (the window's own slot runs first): a
     # poll could miss the 2 s in which it shows when the machine is busy.
     seen: list[str] = []
-    window.chat.waiting_changed.connect(lambda _key, _text: seen.append(window.busy_label.text()))
+    window.chat.waiting_changed.connect(lambda _key, _text: seen.append(window.commands.busy_label.text()))
     send(qtbot, window, "Anyone there?")
     shown = re.compile(r"^● Waiting for an answer… \d s \(gives up after 3 s\)  \(Esc to stop\)$")
     qtbot.waitUntil(lambda: any(shown.match(text) for text in seen), timeout=WAIT_MS)
@@ -28,7 +28,7 @@ def test_waiting_for_a_silent_endpoint_is_shown_then_explained(qtbot, open_windo
     notice = window.chat.model.item(window.chat.model.rowCount() - 1)
     assert isinstance(notice, Notice) and notice.level == "error"
     assert "sent nothing for 3 s, so the call was given up (first-byte timeout)" in notice.text
-    assert "Waiting" not in window.busy_label.text()
+    assert "Waiting" not in window.commands.busy_label.text()
 
 
 def test_a_reply_cut_off_by_the_endpoint_stays_marked(qtbot, open_window, fake_openai):

@@ -116,7 +116,7 @@ def test_the_chat_tells_a_rejected_key_in_chinese(qtbot, qapp: QApplication, ope
     assert install_translators(qapp, "zh_CN") == "zh_CN"
     try:
         window = open_window()
-        inspector = window.inspector  # built now (else after the first paint): it sees the turn from its start
+        inspector = window.panel("inspector")  # built now (else after the first paint): it sees the turn from its start
         fake_openai.add_error(401, "Incorrect API key provided")
         send(qtbot, window, "hello")
         wait_idle(qtbot, window)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication
 
 from nanobot_desktop.gui.common.focus_ring import RING_WIDTH, FocusRings
 from nanobot_desktop.gui.common.text_size import TEXT_SIZES, apply_text_size
-from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+from nanobot_desktop.gui.common.theme import apply_theme, current_theme_mode
 from tests.gui.test_keyboard_paths import focused, key, type_text
 from tests.gui.window_fixtures import WAIT_MS, open_window
 

@@ -42,7 +42,7 @@ def focused() -> QWidget | None:
 @pytest.fixture
 def look_restored(qapp):
     """The walk changes the theme of the one application every test shares: put it back."""
-    from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+    from nanobot_desktop.gui.common.theme import apply_theme, current_theme_mode
 
     style, palette, font, mode = qapp.style().name(), qapp.palette(), qapp.font(), current_theme_mode(qapp)
     yield
@@ -70,7 +70,7 @@ def test_keyboard_only_walk(qtbot, open_window, fake_openai, tmp_path, look_rest
     if not inspector_dock.isVisible() or inspector_dock.visibleRegion().isEmpty():
         key(qtbot, window.actions.get("toggle_inspectorDock").shortcut().toString())
     qtbot.waitUntil(lambda: not inspector_dock.visibleRegion().isEmpty(), timeout=WAIT_MS)
-    for _ in range(len(window.regions())):
+    for _ in range(len(window.access.regions())):
         if inspector_dock.isAncestorOf(focused()):
             break
         key(qtbot, "F6")
@@ -102,7 +102,7 @@ def test_keyboard_only_walk(qtbot, open_window, fake_openai, tmp_path, look_rest
     # Open Memory (its page shortcut), type at the end, save with Ctrl+S.
     key(qtbot, window.actions.get("toggle_memoryPage").shortcut().toString())
     qtbot.waitUntil(lambda: window.pages.page_name() == "memory_view", timeout=WAIT_MS)
-    editor = window.memory_view.memory_editor.text_edit
+    editor = window.panel("memory_view").memory_editor.text_edit
     qtbot.waitUntil(lambda: editor.isVisible() and not editor.isReadOnly(), timeout=WAIT_MS)
     for _ in range(40):
         if focused() is editor:
@@ -118,8 +118,8 @@ def test_keyboard_only_walk(qtbot, open_window, fake_openai, tmp_path, look_rest
 
     # Open Settings (Ctrl+,), go to Appearance, choose Dark, save.
     key(qtbot, "Ctrl+,")
-    qtbot.waitUntil(lambda: window.settings_dialog is not None and window.settings_dialog.isVisible(), timeout=WAIT_MS)
-    dialog = window.settings_dialog
+    qtbot.waitUntil(lambda: window.commands.settings_dialog is not None and window.commands.settings_dialog.isVisible(), timeout=WAIT_MS)
+    dialog = window.commands.settings_dialog
     qtbot.waitUntil(lambda: dialog.isAncestorOf(focused()), timeout=WAIT_MS)
     for _ in range(dialog.tabs.count()):
         if dialog.tabs.currentWidget().isAncestorOf(dialog.theme_combo):
@@ -138,8 +138,8 @@ def test_tab_never_visits_an_off_screen_widget(qtbot, open_window):
     window = open_window()
     window.resize(1200, 780)
     qtbot.waitUntil(lambda: focused() is window.composer.edit, timeout=WAIT_MS)
-    window.inspector  # noqa: B018 - built now: the workspace panel sits behind its tab, off screen
-    window.files_view  # noqa: B018
+    window.panel("inspector")  # built now: the workspace panel sits behind its tab, off screen
+    window.panel("files_view")
     seen = []
     for _ in range(60):
         key(qtbot, "Tab")
@@ -186,8 +186,8 @@ def test_help_lists_every_shortcut_of_the_registry_and_filters(qtbot, open_windo
     window.activateWindow()
     qtbot.waitUntil(lambda: focused() is window.composer.edit, timeout=WAIT_MS)
     key(qtbot, "Ctrl+/")
-    qtbot.waitUntil(lambda: window.shortcuts_dialog is not None and window.shortcuts_dialog.isVisible(), timeout=WAIT_MS)
-    dialog = window.shortcuts_dialog
+    qtbot.waitUntil(lambda: window.access.shortcuts_dialog is not None and window.access.shortcuts_dialog.isVisible(), timeout=WAIT_MS)
+    dialog = window.access.shortcuts_dialog
     with_keys = [a.text().replace("&", "") for a in window.actions.all().values() if a.shortcuts()]
     assert dialog.visible_rows() == with_keys
     assert "Go to waiting approval" in with_keys and "Next region" in with_keys

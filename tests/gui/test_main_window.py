@@ -32,9 +32,9 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
     assert window.dockWidgetArea(window.sessions_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
     for name in ("inspectorDock", "workspaceDock"):
         assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.RightDockWidgetArea
-    assert "memoryDock" not in window.docks and window.pages.page("memory_view") is window.memory_view
+    assert "memoryDock" not in window.docks and window.pages.page("memory_view") is window.panel("memory_view")
     for name in ("heartbeat_view", "cron_view", "subagents_view", "mcp_view"):  # pages of the Agent area, not docks
-        assert window.agent_area.page(name) is getattr(window, name), name
+        assert window.agent_area.page(name) is window.panel(name), name
     assert set(window.docks) == {"sessionsDock", "inspectorDock", "workspaceDock"}
     assert not window.docks["inspectorDock"].isVisible()  # the drawer is closed at first
     window.docks["inspectorDock"].show()
@@ -71,10 +71,10 @@ def test_docks_panels_and_menus_share_one_set_of_actions(qtbot, open_window):
     a.dock_toggles["workspaceDock"].trigger()  # … and show a hidden one
     assert window.docks["workspaceDock"].isVisible()
     a.dock_toggles["heartbeatPage"].trigger()  # a page toggle shows its page of the Agent area
-    assert window.pages.page_name() == "agent" and window.heartbeat_view.isVisible()
+    assert window.pages.page_name() == "agent" and window.panel("heartbeat_view").isVisible()
     a.dock_toggles["skills"].trigger()  # the drawer sits beside the chat: the chat comes back with it
     assert window.docks["workspaceDock"].isVisible()
-    assert window.files_view.tabs.currentWidget() is window.files_view.skills_view
+    assert window.panel("files_view").tabs.currentWidget() is window.panel("files_view").skills_view
 
 
 def test_shortcuts_new_chat_search_and_stop(qtbot, open_window, fake_openai):
@@ -144,9 +144,9 @@ def test_no_provider_configured_shows_a_notice_with_settings(qtbot, open_window,
     assert window.notice_bar.text().startswith("No model can be used yet (")
     assert window.notice_bar.text().endswith("Open Settings to choose a provider and a model.")
     qtbot.mouseClick(window.notice_bar.button("Open Settings"), Qt.MouseButton.LeftButton)
-    assert window.settings_dialog is not None and window.settings_dialog.isVisible()
-    assert window.open_settings() is window.settings_dialog  # one dialog at a time
-    window.settings_dialog.reject()
+    assert window.commands.settings_dialog is not None and window.commands.settings_dialog.isVisible()
+    assert window.commands.open_settings() is window.commands.settings_dialog  # one dialog at a time
+    window.commands.settings_dialog.reject()
     send(qtbot, window, "hello")
     wait_idle(qtbot, window)
     last = window.chat.model.item(window.chat.model.rowCount() - 1)
@@ -192,8 +192,8 @@ def test_open_log_folder_and_services(qtbot, open_window, tmp_path):
     window.actions.pause_heartbeat.trigger()
     assert not window.engine.heartbeat.paused
     window.actions.about.trigger()
-    assert window.about_box is not None and window.about_box.isVisible()
-    window.about_box.close()
+    assert window.commands.about_box is not None and window.commands.about_box.isVisible()
+    window.commands.about_box.close()
 
 
 def test_quit_action_shuts_everything_down_in_order(qtbot, open_window, fake_openai):
@@ -253,7 +253,8 @@ def _top_level(name: str):
 def test_the_default_factory_opens_the_engine_and_builds_the_window(qtbot, qloop, fake_openai, tmp_path, monkeypatch):
     from nanobot_desktop.gui.shell import startup
     from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
-    from nanobot_desktop.gui.window.main_window import MainWindow, create_main_window
+    from nanobot_desktop.gui.shell.startup import create_main_window
+    from nanobot_desktop.gui.window.main_window import MainWindow
 
     monkeypatch.setattr(startup, "_setup_logging", lambda _path: tmp_path / "logs")  # keep the root logger as is
     config_path = write_test_config(tmp_path / "cfg" / "config.json", fake_openai.base_url, tmp_path / "ws3")
@@ -265,8 +266,8 @@ def test_the_default_factory_opens_the_engine_and_builds_the_window(qtbot, qloop
         assert isinstance(window, MainWindow)
         assert Path(window.engine.workspace.root) == tmp_path / "other-ws"  # --workspace wins
         assert window.log_folder == tmp_path / "logs"
-        assert window.model_label.text() == "Model: fake-model"
-        assert str(tmp_path / "other-ws") in window.workspace_label.text()
+        assert window.commands.model_label.text() == "Model: fake-model"
+        assert str(tmp_path / "other-ws") in window.commands.workspace_label.text()
         assert window.notice_bar.text() == ""  # a configured provider: nothing to warn about
     finally:
         lifecycle.request_quit()
@@ -298,7 +299,7 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         assert all(name in window.actions.dock_toggles for name in DOCK_TITLES)
         assert isinstance(inside("inspectorDock"), PanelPlaceholder)  # … but no panel before the first paint
         window.show()
-        qtbot.waitUntil(lambda: window._panels is not None and not window._panels.pending, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: window.lifetime.panels is not None and not window.lifetime.panels.pending, timeout=WAIT_MS)
         seen = {name for name, dock in window.docks.items() if dock.isVisible()}
         assert seen == {"sessionsDock"}  # the drawer is closed at first
         # A dock nobody can see yet (hidden, or a tab behind another) gets its panel when it is shown:
@@ -326,7 +327,7 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         qtbot.waitUntil(lambda: not isinstance(window.agent_area.page("heartbeat_view"), PanelPlaceholder), timeout=WAIT_MS)
         assert isinstance(window.agent_area.page("mcp_view"), PanelPlaceholder)
         window.agent_area.side_list.setCurrentRow(3)  # MCP, clicked in the side list
-        qtbot.waitUntil(lambda: window.agent_area.page("mcp_view") is window.__dict__["_panels"].built.get("mcp_view")
+        qtbot.waitUntil(lambda: window.agent_area.page("mcp_view") is window.lifetime.panels.built.get("mcp_view")
                         and not isinstance(window.agent_area.page("mcp_view"), PanelPlaceholder), timeout=WAIT_MS)
         assert window.panel_errors == []
     finally:
@@ -349,7 +350,7 @@ def test_the_engine_arrives_into_a_frame_that_has_already_painted(qtbot, qloop, 
     frame = MainWindow(settings=settings, start_services=False, use_tray=False)
     frame.show()
     qtbot.waitExposed(frame)
-    assert frame.engine is None and frame.current_key == "" and frame.inspector is None
+    assert frame.engine is None and frame.current_key == "" and frame.panel("inspector") is None
     assert isinstance(frame.docks["sessionsDock"].widget(), PanelPlaceholder)
     frame.actions.new_chat.trigger()  # nothing is connected yet: harmless
     assert frame.panel_errors == []
@@ -360,11 +361,11 @@ def test_the_engine_arrives_into_a_frame_that_has_already_painted(qtbot, qloop, 
     try:
         assert frame.docks["sessionsDock"].widget() is frame.sessions_panel
         assert frame.current_key  # a fresh session is open
-        assert frame.model_label.text() == f"Model: {engine.settings().model}"
+        assert frame.commands.model_label.text() == f"Model: {engine.settings().model}"
         holder = frame.docks["inspectorDock"].widget()
         assert isinstance(holder, QScrollArea)
-        frame.open_drawer("inspectorDock")
-        qtbot.waitUntil(lambda: holder.widget() is frame.inspector and frame.inspector is not None, timeout=WAIT_MS)
+        frame.docking.open_drawer("inspectorDock")
+        qtbot.waitUntil(lambda: holder.widget() is frame.panel("inspector") and frame.panel("inspector") is not None, timeout=WAIT_MS)
         send(qtbot, frame, "hello")  # the chat works in the frame it arrived in
         qtbot.waitUntil(lambda: [item.kind for item in frame.chat.model.items()][:1] == ["user"], timeout=WAIT_MS)
     finally:
@@ -384,7 +385,7 @@ def test_the_no_model_notice_goes_once_settings_name_a_usable_provider(qtbot, op
     config_path.write_text(json.dumps(config), encoding="utf-8")
     window = open_window(Engine.open(config_path))
     assert window.notice_bar.topic == "no-model" and not window.notice_bar.isHidden()
-    dialog = window.open_settings()  # from the menu: the notice's own button would dismiss it on click
+    dialog = window.commands.open_settings()  # from the menu: the notice's own button would dismiss it on click
     assert not window.notice_bar.isHidden()
     form = dialog.provider_form
     form.preset_combo.setCurrentIndex(form.preset_combo.findData("custom"))

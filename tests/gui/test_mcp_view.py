@@ -32,9 +32,9 @@ def pid_dir(tmp_path: Path):
 
 def open_mcp_panel(qtbot, window):
     """Ctrl+8 shows the MCP dock (View menu); waits until its panel is built."""
-    qtbot.waitUntil(lambda: window.mcp_view is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.panel("mcp_view") is not None, timeout=WAIT_MS)
     window.actions.dock_toggles["mcpPage"].trigger()
-    view = window.mcp_view
+    view = window.panel("mcp_view")
     qtbot.waitUntil(view.isVisible, timeout=WAIT_MS)
     return view
 
@@ -88,7 +88,7 @@ def test_add_a_server_see_it_ready_and_approve_its_tool(qtbot, pid_dir, open_win
     assert view.tool_policy.currentData() == "allow" and view.server_policy.currentData() == "ask"
     tool_messages = [m for m in fake_openai.requests[1]["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ["echo: from the window"]
-    inspector = window.inspector
+    inspector = window.panel("inspector")
     titles = [inspector.model.index(r, NAME_COLUMN).data(Qt.ItemDataRole.DisplayRole) for r in range(inspector.model.rowCount())]
     assert any("mcp_tester_echo" in str(t) and "[MCP server 'tester']" in str(t) for t in titles), titles
 
@@ -159,8 +159,8 @@ def test_an_image_from_an_mcp_tool_is_shown_in_the_inspector(qtbot, pid_dir, ope
     fake_openai.add_text("A red square.")
     send(qtbot, window, "Draw")
     wait_idle(qtbot, window)
-    inspector = window.inspector
-    qtbot.mouseClick(window.toolbar.widgetForAction(window.drawer_action), Qt.MouseButton.LeftButton)  # the drawer
+    inspector = window.panel("inspector")
+    qtbot.mouseClick(window.toolbar.widgetForAction(window.docking.drawer_action), Qt.MouseButton.LeftButton)  # the drawer
     qtbot.waitUntil(inspector.isVisible, timeout=WAIT_MS)
     row = next(r for r in range(inspector.model.rowCount())
                if "mcp_pics_image" in str(inspector.model.index(r, NAME_COLUMN).data()))

@@ -122,8 +122,10 @@ def test_consolidation_lands_in_editor_and_versions_and_can_be_restored(qtbot, q
     engine, view, _sync = memory_setup
     old_memory = engine.memory.read_long_term()
     badge_states: list[tuple[str, bool]] = []
-    view.bridge.engine_event.connect(lambda event: badge_states.append((type(event).__name__, view.consolidating_badge.isVisible()))
-                              if isinstance(event, (ConsolidationStarted, ConsolidationFinished)) else None)
+    def note(event: object) -> None:  # subscribed after the view: sees the badge as the view left it
+        badge_states.append((type(event).__name__, view.consolidating_badge.isVisible()))
+
+    view.bridge.subscribe({ConsolidationStarted: note, ConsolidationFinished: note}, view)
 
     fake_openai.add_text("Noted.")
     first = engine.loop.submit("desktop:mem", "I moved to Lyon.")

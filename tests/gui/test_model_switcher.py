@@ -54,7 +54,7 @@ def test_a_model_picked_in_the_switcher_is_sent_remembered_and_only_for_that_cha
     pick(qtbot, menu, "big-model")
     qtbot.waitUntil(lambda: switcher.session_model == "big-model", timeout=WAIT_MS)
     assert switcher.button.text() == f"big-model · {CUSTOM} ▾"
-    assert window.model_label.text() == "Model: big-model"  # the status bar follows the chat's model
+    assert window.commands.model_label.text() == "Model: big-model"  # the status bar follows the chat's model
     assert "served by Custom (OpenAI-compatible) at " + fake_openai.base_url in switcher.button.toolTip()
     assert not window.engine.sessions.path_for(first).exists()  # no empty chat in the list for a choice
 
@@ -108,6 +108,6 @@ def test_a_new_default_model_from_the_settings_shows_in_a_chat_without_its_own(q
     window = open_window()
     switcher = window.composer.model_switcher
     config = window.engine.update_config({"agents.defaults.model": "other-model"}) and window.engine.config
-    window._on_settings_applied(config)  # what the Settings dialog's Apply ends with
+    window.commands.on_settings_applied(config)  # what the Settings dialog's Apply ends with
     assert switcher.button.text() == f"other-model · {CUSTOM} ▾"
-    assert window.model_label.text() == "Model: other-model"
+    assert window.commands.model_label.text() == "Model: other-model"

@@ -91,7 +91,7 @@ def test_retries_show_a_countdown_with_stop_and_stop_ends_the_turn_cleanly(qtbot
     qtbot.waitUntil(lambda: bar.text().startswith("Retrying (3/4)"), timeout=WAIT_MS)
     assert re.fullmatch(r"Retrying \(3/4\) in [1-3] s…", bar.text()), bar.text()
     assert bar.topic == f"retry:{window.current_key}" and [b.text() for b in bar.buttons] == ["Stop"]
-    assert "Retrying (3/4)" in window.busy_label.text()  # not just "Working…"
+    assert "Retrying (3/4)" in window.commands.busy_label.text()  # not just "Working…"
     qtbot.wait(50)
     window.grab().save(str(tmp_path / "retry-status.png"))
     qtbot.waitUntil(lambda: bar.text() == "Retrying (3/4)…", timeout=WAIT_MS)  # the countdown ran out
@@ -104,7 +104,7 @@ def test_retries_show_a_countdown_with_stop_and_stop_ends_the_turn_cleanly(qtbot
     assert isinstance(last, Notice) and last.level == "stopped"
     assert len(fake_openai.requests) == requests_before == 2  # the waiting retry never went out
     assert [m["content"] for m in session_lines(window) if m.get("role") == "user"] == ["Are you there?"]
-    assert window.composer.send_button.isVisible() and "Retrying" not in window.busy_label.text()
+    assert window.composer.send_button.isVisible() and "Retrying" not in window.commands.busy_label.text()
 
 
 def test_a_retry_status_ends_when_the_retry_gets_an_answer(qtbot, open_window, fake_openai):

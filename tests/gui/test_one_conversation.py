@@ -162,7 +162,7 @@ def _write_03_session(window, key: str) -> Path:
 
 def test_no_runtime_context_in_any_view_preview_search_export_or_branch(qtbot, open_window, fake_openai, tmp_path):
     window = open_window()
-    assert window.inspector is not None  # built now, so it sees the turn below
+    assert window.panel("inspector") is not None  # built now, so it sees the turn below
     key = "desktop:20261128-100000-000"
     path = _write_03_session(window, key)
     before = path.read_bytes()
@@ -190,7 +190,7 @@ def test_no_runtime_context_in_any_view_preview_search_export_or_branch(qtbot, o
     copied = session_lines(window, branch)
     assert TAG not in json.dumps(copied) and "_runtime_context" not in json.dumps(copied)
     assert path.read_bytes() == before  # the origin, as 0.3.5 wrote it, untouched
-    window.inspector.show()
+    window.panel("inspector").show()
     panel.refresh_now()
     qtbot.waitUntil(lambda: session_rows(window) == [key], timeout=WAIT_MS)
     # the reply's document renders in steps after the text arrived (chat/view.py's flush timer)

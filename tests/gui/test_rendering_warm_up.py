@@ -45,8 +45,8 @@ PROBE = textwrap.dedent("""
     def poll():
         w = window()
         if "at_rest" not in seen:
-            panels = getattr(w, "_panels", None) if w is not None else None
-            if panels is not None and not panels.pending and not w._services_pending:
+            panels = w.lifetime.panels if w is not None else None
+            if panels is not None and not panels.pending and not w.lifetime._services_pending:
                 turns[0] -= 1  # some event-loop turns more: the old warm-up ran one turn after the panels
                 if turns[0] == 0:
                     seen["at_rest"] = loaded()
@@ -82,7 +82,7 @@ def test_an_app_at_rest_has_not_loaded_markdown_and_typing_loads_it(tmp_path):
 
 def test_the_first_keystroke_warms_up_rendering_at_idle(qtbot, open_window, fake_openai):
     window = open_window()
-    qtbot.waitUntil(lambda: window._panels is not None and not window._panels.pending, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.lifetime.panels is not None and not window.lifetime.panels.pending, timeout=WAIT_MS)
     assert not window.rendering_warm_up.started
     fake_openai.add_text("A **bold** answer:\n\n```python\nprint(1)\n```\n")
     window.composer.edit.setFocus()
@@ -99,7 +99,7 @@ def test_the_first_keystroke_warms_up_rendering_at_idle(qtbot, open_window, fake
 
 def test_a_send_without_typing_warms_up_before_the_request(qtbot, open_window, fake_openai):
     window = open_window()
-    qtbot.waitUntil(lambda: window._panels is not None and not window._panels.pending, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.lifetime.panels is not None and not window.lifetime.panels.pending, timeout=WAIT_MS)
     fake_openai.add_text("Done.")
     window.send_message("Retry this", [])
     assert window.rendering_warm_up.done  # before the turn even started

@@ -17,7 +17,7 @@ from nanobot_desktop.engine.runtime import Engine
 from nanobot_desktop.gui.settings.provider_choice import base_url_problem
 from nanobot_desktop.gui.settings.dialog import SettingsDialog
 from nanobot_desktop.gui.common.palette import is_dark
-from nanobot_desktop.gui.shell.theme import apply_theme, current_theme_mode
+from nanobot_desktop.gui.common.theme import apply_theme, current_theme_mode
 from tests.conftest import write_test_config
 
 LEFT = Qt.MouseButton.LeftButton

@@ -19,7 +19,7 @@ def test_the_person_chooses_which_machine_runs_the_heartbeat(qtbot, open_window,
     desktop = Machines(root, machine_id="f" * 32, name="desktop")
     desktop.beat()
     window = open_window(engine)
-    dialog = window.open_settings()
+    dialog = window.commands.open_settings()
     combo = dialog.runner_combo
     labels = [combo.itemText(i) for i in range(combo.count())]
     assert labels[0].startswith("Automatically") and "desktop" in labels
@@ -34,7 +34,7 @@ def test_the_person_chooses_which_machine_runs_the_heartbeat(qtbot, open_window,
 
 def test_an_unshared_workspace_shows_no_machine_choice(qtbot, open_window, make_engine):
     window = open_window(make_engine())
-    dialog = window.open_settings()
+    dialog = window.commands.open_settings()
     assert dialog.findChild(type(dialog.theme_combo), "backgroundMachine") is None
     dialog.reject()
 
@@ -46,8 +46,8 @@ def test_the_pages_of_the_machine_that_runs_the_work_say_so(qtbot, open_window, 
     Machines(root, machine_id="f" * 32, name="desktop").beat()  # a larger id: this machine runs the work
     window = open_window(engine, start_services=True)
     qtbot.waitUntil(lambda: engine.runs_for_others() == ["desktop"])
-    window.show_page("cron_view")
-    qtbot.waitUntil(lambda: window.cron_view is not None)
-    window.cron_view.refresh()
-    assert window.cron_view.banner.text() == "This machine runs these jobs for the workspace it shares with desktop."
-    assert window.cron_view.banner.isVisibleTo(window.cron_view)
+    window.docking.show_page("cron_view")
+    qtbot.waitUntil(lambda: window.panel("cron_view") is not None)
+    window.panel("cron_view").refresh()
+    assert window.panel("cron_view").banner.text() == "This machine runs these jobs for the workspace it shares with desktop."
+    assert window.panel("cron_view").banner.isVisibleTo(window.panel("cron_view"))

@@ -23,7 +23,7 @@ def test_a_memory_conflict_is_shown_with_the_device_and_only_the_choice_is_writt
                     in window.notice_bar.text())
 
     qtbot.mouseClick(window.notice_bar.button("Compare and choose…"), Qt.MouseButton.LeftButton)
-    dialog = window.text_conflict_dialog
+    dialog = window.notices.text_conflict_dialog
     assert dialog is not None and dialog.isVisible() and not dialog.isModal()
     assert dialog.windowTitle() == "memory/MEMORY.md was changed on two machines"
     assert dialog.theirs.toPlainText().endswith("- has a dog\n") and dialog.ours.toPlainText().endswith("Lisbon\n")
@@ -68,10 +68,10 @@ def test_the_status_bar_shows_what_syncthing_says_and_nothing_without_it(qtbot, 
 
     engine = make_engine()
     window = open_window(engine)
-    qtbot.waitUntil(lambda: not window._sync_asking)
-    assert window.sync_label.isHidden()  # no Syncthing in the test home
+    qtbot.waitUntil(lambda: not window.commands._sync_asking)
+    assert window.commands.sync_label.isHidden()  # no Syncthing in the test home
     monkeypatch.setattr(engine, "sync_status", lambda: SyncStatus("In sync with laptop · 2 min ago", True, ("laptop",)))
-    window.refresh_sync_status()
-    qtbot.waitUntil(lambda: window.sync_label.isVisible())
-    assert window.sync_label.text() == "In sync with laptop · 2 min ago"
-    assert window.sync_label.toolTip() == "Syncthing syncs this workspace with: laptop"
+    window.commands.refresh_sync_status()
+    qtbot.waitUntil(lambda: window.commands.sync_label.isVisible())
+    assert window.commands.sync_label.text() == "In sync with laptop · 2 min ago"
+    assert window.commands.sync_label.toolTip() == "Syncthing syncs this workspace with: laptop"

@@ -7,7 +7,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from nanobot_desktop.gui.common.design import QPALETTE_LIGHT_CONTRAST_FIXES as LIGHT_CONTRAST_FIXES
-from nanobot_desktop.gui.shell.theme import STYLE_CHOSEN_AT_START, apply_theme, light_palette
+from nanobot_desktop.gui.common.theme import STYLE_CHOSEN_AT_START, apply_theme, light_palette
 
 GROUPS = (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive, QPalette.ColorGroup.Disabled)
 ROLES = [role for role in QPalette.ColorRole if role not in (QPalette.ColorRole.NColorRoles, QPalette.ColorRole.NoRole)]

@@ -222,8 +222,8 @@ def frame_texts(window) -> tuple[list[tuple[str, str]], list[str]]:
     found += [(f"dock {name}", dock.windowTitle()) for name, dock in window.docks.items()]
     found += [(f"page tab {i}", window.pages.tabText(i)) for i in range(window.pages.count())]
     found += [(f"page tab {i} tooltip", window.pages.tabToolTip(i)) for i in range(window.pages.count())]
-    found += [("status " + label.objectName(), label.text()) for label in (window.busy_label, window.model_label,
-                                                                         window.workspace_label)]
+    found += [("status " + label.objectName(), label.text()) for label in (window.commands.busy_label, window.commands.model_label,
+                                                                         window.commands.workspace_label)]
     found.append(("notice bar close", window.notice_bar.close_button.toolTip()))
     if window.tray is not None:
         window.tray.update_menu_texts()

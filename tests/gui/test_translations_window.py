@@ -102,9 +102,9 @@ def walk_the_window(qtbot, open_window, make_engine, fake_openai, ask: str, answ
     window.tray.update_menu_texts()
     texts += menu_texts(window.tray.menu, "tray menu")
     window.actions.about.trigger()
-    qtbot.waitUntil(lambda: window.about_box is not None and window.about_box.isVisible())
-    texts += visible_texts(window.about_box)
-    window.about_box.close()
+    qtbot.waitUntil(lambda: window.commands.about_box is not None and window.commands.about_box.isVisible())
+    texts += visible_texts(window.commands.about_box)
+    window.commands.about_box.close()
     window.show_and_open_session(chat_key)  # the context menus picked other rows: back to the chat
     qtbot.waitUntil(lambda: window.current_key == chat_key and not window.chat.is_loading(chat_key))
     approval = window.chat.model.row_of_call(window.chat.pending_approvals(chat_key)[0], "approval")

@@ -69,12 +69,12 @@ def test_pause_action_pauses_the_heartbeat_and_shows_paused(qtbot, tray_env):
 
 def test_a_failure_shows_error_until_the_next_success_or_the_menu_is_opened(qtbot, tray_env):
     _engine, bridge, _window, tray = tray_env
-    bridge.engine_event.emit(HeartbeatRan("heartbeat", decision="error", tasks="x", result=None, error="endpoint down"))
+    bridge.deliver(HeartbeatRan("heartbeat", decision="error", tasks="x", result=None, error="endpoint down"))
     assert tray.state == "error"
-    bridge.engine_event.emit(HeartbeatRan("heartbeat", decision="skip", tasks="", result=None))
+    bridge.deliver(HeartbeatRan("heartbeat", decision="skip", tasks="", result=None))
     assert tray.state == "idle"
 
-    bridge.engine_event.emit(CronJobRan("cron:ab12", job_id="ab12", name="daily", status="error", result=None, error="boom"))
+    bridge.deliver(CronJobRan("cron:ab12", job_id="ab12", name="daily", status="error", result=None, error="boom"))
     assert tray.state == "error"
     tray.menu.aboutToShow.emit()  # the person looked
     assert tray.state == "idle"
@@ -83,7 +83,7 @@ def test_a_failure_shows_error_until_the_next_success_or_the_menu_is_opened(qtbo
 @OFFSCREEN_RAISE
 def test_notification_click_shows_the_window_and_asks_for_its_session(qtbot, tray_env):
     _engine, bridge, window, tray = tray_env
-    bridge.engine_event.emit(CronJobRan("cron:ab12", job_id="ab12", name="daily", status="ok", result="All green."))
+    bridge.deliver(CronJobRan("cron:ab12", job_id="ab12", name="daily", status="ok", result="All green."))
     assert tray.notifications_sent == [("Scheduled: daily", "All green.", "cron:ab12")]
     assert tray.messages_shown == 0  # no tray: decided and recorded, nothing shown
     with qtbot.waitSignal(tray.open_session_requested) as opened:
@@ -95,7 +95,7 @@ def test_notification_click_shows_the_window_and_asks_for_its_session(qtbot, tra
 def test_no_notifications_when_they_are_turned_off(tray_env):
     engine, bridge, _window, tray = tray_env
     engine.update_config({"app.notifications": False})
-    bridge.engine_event.emit(HeartbeatRan("heartbeat", decision="run", tasks="t", result="Done: sent the report."))
+    bridge.deliver(HeartbeatRan("heartbeat", decision="run", tasks="t", result="Done: sent the report."))
     assert tray.notifications_sent == []
 
 

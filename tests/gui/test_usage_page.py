@@ -23,7 +23,7 @@ from nanobot_desktop.engine.usage.store import UsageRow, UsageWriter
 from nanobot_desktop.gui.background.usage_chart import SOURCE_COLORS
 from nanobot_desktop.gui.background.usage_model import chart_data
 from nanobot_desktop.gui.background.usage_view import UsageView
-from nanobot_desktop.gui.shell.theme import dark_palette, light_palette
+from nanobot_desktop.gui.common.theme import dark_palette, light_palette
 from tests.fake_openai import write_fake_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -259,7 +259,7 @@ PROBE = textwrap.dedent("""
 
     def check(window, turns=[0], checked=[]):
         turns[0] += 1
-        panels = window.__dict__.get("_panels")
+        panels = window.lifetime.panels
         if (panels is None or panels.pending) and turns[0] < 4000:
             QTimer.singleShot(5, lambda: check(window))
             return
@@ -267,10 +267,10 @@ PROBE = textwrap.dedent("""
             return
         checked.append(True)
         before = sorted(name for name in sys.modules if "QtCharts" in name or name.endswith("usage_chart"))
-        window.show_page("usage_view")  # the Usage page of the Agent area, as Ctrl+9 shows it
+        window.docking.show_page("usage_view")  # the Usage page of the Agent area, as Ctrl+9 shows it
         for _ in range(50):
             QApplication.processEvents()
-        view = window.usage_view
+        view = window.panel("usage_view")
         after = sorted(name for name in sys.modules if "QtCharts" in name or name.endswith("usage_chart"))
         print(json.dumps({"before": before, "after": after, "chart": view is not None and view.chart is not None}),
               flush=True)

@@ -27,7 +27,7 @@ def resize_and_settle(qtbot, window, width: int, height: int) -> None:
     window.resize(width, height)
     qtbot.waitUntil(lambda: window.width() == width and window.height() == height)
     QApplication.processEvents()
-    qtbot.waitUntil(lambda: window.pages.width() >= window.chat_min_width, timeout=3000)
+    qtbot.waitUntil(lambda: window.pages.width() >= window.docking.chat_min_width, timeout=3000)
 
 
 def shown_right_docks(window) -> list[str]:
@@ -39,28 +39,28 @@ def shown_right_docks(window) -> list[str]:
 def test_the_chat_keeps_a_usable_width_and_the_docks_give_way(qtbot, open_window):
     window = open_window()
     assert window.panel_errors == []
-    window.toggle_drawer()  # the drawer opened: it gives way like any dock
-    chat_min = window.chat_min_width
+    window.docking.toggle_drawer()  # the drawer opened: it gives way like any dock
+    chat_min = window.docking.chat_min_width
     assert chat_min >= 60 * window.fontMetrics().averageCharWidth()
 
     resize_and_settle(qtbot, window, 1400, 900)
     assert window.pages.width() >= chat_min
     assert window.docks["sessionsDock"].isVisible() and window.docks["inspectorDock"].isVisible()
-    assert window.docks["sessionsDock"].width() >= window._usable_width(window.docks["sessionsDock"])
+    assert window.docks["sessionsDock"].width() >= window.docking.usable_width(window.docks["sessionsDock"])
     inspector = window.docks["inspectorDock"]
-    assert inspector.width() >= window._usable_width(inspector)
+    assert inspector.width() >= window.docking.usable_width(inspector)
 
     resize_and_settle(qtbot, window, 900, 600)  # the right-hand panels give way; the chat keeps its room
     assert window.pages.width() >= chat_min, "the chat is squeezed at 900×600"
     assert shown_right_docks(window) == []
     assert window.docks["sessionsDock"].isVisible()
-    assert window.docks["sessionsDock"].width() >= window._usable_width(window.docks["sessionsDock"])
+    assert window.docks["sessionsDock"].width() >= window.docking.usable_width(window.docks["sessionsDock"])
 
     resize_and_settle(qtbot, window, 1024, 700)  # wide enough again: they come back, at usable widths
     assert window.docks["inspectorDock"].isVisible()
     assert window.pages.width() >= chat_min
-    assert window.docks["inspectorDock"].width() >= window._usable_width(inspector)
-    bar = window.inspector.timeline.header()  # the inspector's column labels are whole, not split mid-word
+    assert window.docks["inspectorDock"].width() >= window.docking.usable_width(inspector)
+    bar = window.panel("inspector").timeline.header()  # the inspector's column labels are whole, not split mid-word
     model = bar.model()
     for column in range(model.columnCount()):
         label = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
@@ -88,13 +88,13 @@ def test_reset_layout_puts_the_default_docks_back(qtbot, open_window):
     qtbot.waitUntil(lambda: window.docks["sessionsDock"].isVisible())
     assert window.dockWidgetArea(window.docks["sessionsDock"]) == Qt.DockWidgetArea.LeftDockWidgetArea
     assert all(window.docks[name].isHidden() for name in RIGHT_DOCKS)  # the drawer closed …
-    window.toggle_drawer()  # … and in its place when opened, on the panel shown last
+    window.docking.toggle_drawer()  # … and in its place when opened, on the panel shown last
     qtbot.waitUntil(lambda: window.docks["workspaceDock"].isVisible())
     window.docks["inspectorDock"].show()
     for name in RIGHT_DOCKS:
         assert window.dockWidgetArea(window.docks[name]) == Qt.DockWidgetArea.RightDockWidgetArea, name
     assert window.tabifiedDockWidgets(window.docks["inspectorDock"]) == [window.docks["workspaceDock"]]
-    qtbot.waitUntil(lambda: abs(window.docks["sessionsDock"].width() - window._default_width(window.docks["sessionsDock"])) <= 8)
+    qtbot.waitUntil(lambda: abs(window.docks["sessionsDock"].width() - window.docking.default_width(window.docks["sessionsDock"])) <= 8)
     assert window.pages.page_name() == CHAT_PAGE
 
 
@@ -114,7 +114,7 @@ SAVE_AT_SCALE_2 = textwrap.dedent("""
     for _ in range(5):
         app.processEvents()
     print(window.screen().devicePixelRatio(), window.docks["sessionsDock"].width())
-    window.save_window_state()
+    window.lifetime.save_window_state()
 """)
 
 
@@ -139,10 +139,10 @@ def test_a_layout_saved_at_scale_2_comes_back_usable_at_scale_1(qtbot, qloop, ma
         window.show()
         qtbot.waitExposed(window)
         sessions = window.docks["sessionsDock"]
-        qtbot.waitUntil(lambda: sessions.width() >= window._usable_width(sessions), timeout=3000)
-        assert sessions.isVisible() and window.pages.width() >= window.chat_min_width
+        qtbot.waitUntil(lambda: sessions.width() >= window.docking.usable_width(sessions), timeout=3000)
+        assert sessions.isVisible() and window.pages.width() >= window.docking.chat_min_width
         for name in shown_right_docks(window):
-            assert window.docks[name].width() >= window._usable_width(window.docks[name]), name
+            assert window.docks[name].width() >= window.docking.usable_width(window.docks[name]), name
     finally:
         lifecycle.request_quit()
         qtbot.waitUntil(lambda: lifecycle.is_finished, timeout=20_000)
@@ -162,10 +162,10 @@ def test_memory_is_a_page_with_80_columns_for_each_file_and_readable_versions(qt
     memory.write_long_term("# Memory\n\n- likes tea\n", source="user")
     memory.write_long_term("# Memory\n\n- likes tea\n- works on layouts\n", source="user")
     resize_and_settle(qtbot, window, 1400, 900)
-    view = window.memory_view
+    view = window.panel("memory_view")
     assert window.pages.page("memory_view") is view
 
-    window.toggle_drawer()  # the drawer open: the page takes the whole width all the same
+    window.docking.toggle_drawer()  # the drawer open: the page takes the whole width all the same
     qtbot.waitUntil(lambda: window.docks["inspectorDock"].isVisible())
     qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)  # View → Memory (Ctrl+3)
     qtbot.waitUntil(lambda: view.isVisible())
@@ -189,17 +189,17 @@ def test_memory_is_a_page_with_80_columns_for_each_file_and_readable_versions(qt
     qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)  # again: back to the chat
     qtbot.waitUntil(lambda: window.pages.page_name() == CHAT_PAGE)
     qtbot.waitUntil(lambda: window.docks["sessionsDock"].isVisible() and window.docks["inspectorDock"].isVisible())
-    assert window.drawer_action.isChecked()
+    assert window.docking.drawer_action.isChecked()
 
 
 def test_closing_on_the_memory_page_saves_the_chat_layout(qtbot, open_window, tmp_path):
     window = open_window(settings_file=tmp_path / "closing.ini")
     resize_and_settle(qtbot, window, 1400, 900)
-    window.toggle_drawer()
+    window.docking.toggle_drawer()
     qtbot.waitUntil(lambda: window.docks["inspectorDock"].isVisible())
-    window.show_page("memory_view")
+    window.docking.show_page("memory_view")
     qtbot.waitUntil(lambda: not window.docks["inspectorDock"].isVisible())
-    window.save_window_state()
+    window.lifetime.save_window_state()
     second = open_window(settings_file=tmp_path / "closing.ini")
     resize_and_settle(qtbot, second, 1400, 900)  # the offscreen screen is 800×600: the restored size was fitted to it
     qtbot.waitUntil(lambda: second.docks["inspectorDock"].isVisible() and second.docks["sessionsDock"].isVisible())
@@ -211,10 +211,10 @@ def test_the_skill_name_field_has_a_usable_width(qtbot, open_window):
     for width, height in ((900, 600), (1400, 900)):
         resize_and_settle(qtbot, window, width, height)
         window.actions.dock_toggles["skills"].trigger()
-        skills = window.files_view.skills_view
+        skills = window.panel("files_view").skills_view
         qtbot.waitUntil(lambda s=skills: s.isVisible())
         # Opened from the menu in a narrow window, the panel still leaves the chat its usable width.
-        qtbot.waitUntil(lambda: window.pages.width() >= window.chat_min_width, timeout=3000)
+        qtbot.waitUntil(lambda: window.pages.width() >= window.docking.chat_min_width, timeout=3000)
         qtbot.mouseClick(skills.new_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda s=skills: s.name_field.isVisible())
         field = skills.name_field

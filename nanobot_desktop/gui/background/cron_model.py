@@ -8,11 +8,14 @@ shows a missed-runs entry when that is the newest news about the job.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from nanobot_desktop.engine import describe_schedule, is_system_job, never_fires_reason
+
+if TYPE_CHECKING:
+    from nanobot_desktop.engine import CronJob
 from nanobot_desktop.gui.background.formatting import format_clock, format_duration, format_local_time
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.keyed_table import KeyedTableModel
@@ -47,7 +50,7 @@ def error_message(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def last_status_text(job: Any, latest: Any = None) -> str:
+def last_status_text(job: CronJob, latest: Any = None) -> str:
     """The job's last outcome; a "missed" history entry newer than the last run is shown instead."""
     state = job.state
     if latest is not None and latest.status == "missed" and (
@@ -61,7 +64,7 @@ def last_status_text(job: Any, latest: Any = None) -> str:
     if not state.last_status:
         return translate("Scheduled", "never ran")
     when = format_clock(datetime.fromtimestamp(state.last_run_at_ms / 1000)) if state.last_run_at_ms else ""
-    text = state.last_status + (f" at {when}" if when else "")
+    text = str(state.last_status) + (f" at {when}" if when else "")
     return text + (f": {state.last_error}" if state.last_error else "")
 
 
@@ -98,12 +101,12 @@ class CronJobsModel(KeyedTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.now_ms = lambda: int(datetime.now().timestamp() * 1000)
+        self.now_ms: Callable[[], int] = lambda: int(datetime.now().timestamp() * 1000)
         self.latest_run: Callable[[str], Any] = lambda _job_id: None
         """The newest history entry of a job (the view points this at the cron service)."""
         self.catching_up: Callable[[str], bool] = lambda _job_id: False
 
-    def key_of(self, job: Any) -> str:
+    def key_of(self, job: CronJob) -> str:
         return str(job.id)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -114,7 +117,7 @@ class CronJobsModel(KeyedTableModel):
             flags |= Qt.ItemFlag.ItemIsUserCheckable
         return flags
 
-    def cell(self, job: Any, column: int, role: int) -> Any:
+    def cell(self, job: CronJob, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.CheckStateRole and column == self.ENABLED:
             return Qt.CheckState.Checked if job.enabled else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.DisplayRole:
@@ -147,7 +150,7 @@ class CronJobsModel(KeyedTableModel):
         self.enabled_toggled.emit(self._records[index.row()].id, bool(checked))
         return True  # the row changes when the view refreshes from the service
 
-    def next_text(self, job: Any) -> str:
+    def next_text(self, job: CronJob) -> str:
         if not job.enabled:
             return translate("Scheduled", "off")
         if is_system_job(job):

@@ -35,7 +35,9 @@ __all__ = ["EVERY_UNITS", "CronJobForm", "CronJobsModel", "CronView", "error_mes
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from collections.abc import Mapping
+
+    from nanobot_desktop.gui.common.bridge import EngineBridge, Handler
 
 log = logging.getLogger(__name__)
 
@@ -181,9 +183,8 @@ class CronView(BackgroundPanel):
         self._update_buttons()
         self._show_details()
 
-    def _on_event(self, event: Any) -> None:
-        if isinstance(event, (CronJobRan, BackgroundOwnerChanged)):
-            self.refresh()
+    def _handlers(self) -> Mapping[type, Handler]:
+        return {CronJobRan: lambda _event: self.refresh(), BackgroundOwnerChanged: lambda _event: self.refresh()}
 
     def _on_selection_changed(self, *_args: Any) -> None:
         self._update_buttons()

@@ -36,7 +36,9 @@ __all__ = ["HeartbeatTimelineModel", "HeartbeatView", "NextTickHint", "decision_
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from collections.abc import Mapping
+
+    from nanobot_desktop.gui.common.bridge import EngineBridge, Handler
 
 log = logging.getLogger(__name__)
 
@@ -320,15 +322,21 @@ class HeartbeatView(BackgroundPanel):
 
     # --- keeping up to date ---------------------------------------------------------------------------
 
-    def _on_event(self, event: Any) -> None:
-        if isinstance(event, (ApprovalRequested, ApprovalAnswered)) and event.session_key == "heartbeat":
+    def _handlers(self) -> Mapping[type, Handler]:
+        return {ApprovalRequested: self._on_approval, ApprovalAnswered: self._on_approval,
+                ConfigChanged: self._on_config_changed,
+                HeartbeatDecided: lambda _event: self.refresh(), BackgroundOwnerChanged: lambda _event: self.refresh(),
+                # published from inside the ending tick, which still counts as ticking
+                HeartbeatRan: lambda _event: self.refresh(tick_ending=True)}
+
+    def _on_approval(self, event: ApprovalRequested | ApprovalAnswered) -> None:
+        if event.session_key == "heartbeat":
             self.refresh()
-        if isinstance(event, ConfigChanged) and event.touches("gateway.heartbeat"):  # e.g. saved in Settings
+
+    def _on_config_changed(self, event: ConfigChanged) -> None:
+        if event.touches("gateway.heartbeat"):  # e.g. saved in Settings
             self._load_settings()
             self.refresh()
-        elif isinstance(event, (HeartbeatDecided, HeartbeatRan, BackgroundOwnerChanged)):
-            # HeartbeatRan is published from inside the ending tick, which still counts as ticking
-            self.refresh(tick_ending=isinstance(event, HeartbeatRan))
 
     def refresh(self, *, tick_ending: bool = False) -> None:
         heartbeat = self.engine.heartbeat

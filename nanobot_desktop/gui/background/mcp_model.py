@@ -8,7 +8,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, 
 from PySide6.QtWidgets import QApplication
 
 from nanobot_desktop.engine import ServerStatus
-from nanobot_desktop.gui.background.heartbeat_view import error_color, ok_color
+from nanobot_desktop.gui.common.palette import error_color, ok_color
 from nanobot_desktop.gui.common.i18n import translate
 
 Index = QModelIndex | QPersistentModelIndex

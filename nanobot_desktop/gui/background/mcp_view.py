@@ -109,7 +109,7 @@ class McpView(QWidget):
         self.add_button.clicked.connect(lambda: self.open_editor(None))
         self.import_button.clicked.connect(self.open_import)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
-        bridge.engine_event.connect(self._on_event)
+        bridge.subscribe({McpServersChanged: self._on_servers_changed, ToolCallFinished: self._on_tool_call_finished}, self)
         self._refresh(engine.mcp.statuses())
 
     # --- building -------------------------------------------------------------------------------------------
@@ -208,10 +208,11 @@ class McpView(QWidget):
 
     # --- state ------------------------------------------------------------------------------------------------
 
-    def _on_event(self, event: Any) -> None:
-        if isinstance(event, McpServersChanged):
-            self._refresh(list(event.servers))
-        elif isinstance(event, ToolCallFinished) and event.origin:  # "Always allow" may have changed a policy
+    def _on_servers_changed(self, event: McpServersChanged) -> None:
+        self._refresh(list(event.servers))
+
+    def _on_tool_call_finished(self, event: ToolCallFinished) -> None:
+        if event.origin:  # "Always allow" may have changed a policy
             self._show_tool()
 
     def _refresh(self, statuses: list[ServerStatus]) -> None:

@@ -21,7 +21,9 @@ from nanobot_desktop.gui.common.owned import OwnedWork
 
 if TYPE_CHECKING:
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from collections.abc import Mapping
+
+    from nanobot_desktop.gui.common.bridge import EngineBridge, Handler
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +46,13 @@ class BackgroundPanel(QWidget):
         """Show the service's current state (each panel says how)."""
         raise NotImplementedError
 
-    def _on_event(self, event: Any) -> None:
-        """React to one engine event (each panel picks the ones it shows)."""
+    def _handlers(self) -> Mapping[type, Handler]:
+        """The engine events this panel follows, each with its handler (each panel says which)."""
         raise NotImplementedError
 
     def _listen(self) -> None:
         """Start following the engine's events (once the panel's widgets exist)."""
-        self.bridge.engine_event.connect(self._on_event)
+        self.bridge.subscribe(self._handlers(), self)
 
     def _start_engine_work(self, key: str, awaitable: Awaitable[Any], pending: dict[str, asyncio.Future[Any]],
                            what: str) -> asyncio.Future[Any]:
@@ -71,7 +73,4 @@ class BackgroundPanel(QWidget):
     def shutdown(self) -> None:
         """Stop refreshing and following events (the window owner calls this when quitting)."""
         self._timer.stop()
-        try:
-            self.bridge.engine_event.disconnect(self._on_event)
-        except (RuntimeError, TypeError):
-            pass
+        self.bridge.unsubscribe(self)

@@ -24,7 +24,9 @@ from nanobot_desktop.gui.common.keyed_table import KeyedTableModel, KeyedTableVi
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from collections.abc import Mapping
+
+    from nanobot_desktop.gui.common.bridge import EngineBridge, Handler
 
 log = logging.getLogger(__name__)
 
@@ -200,9 +202,8 @@ class SubagentsView(BackgroundPanel):
             self._timer.stop()
         self._update_selection_views()
 
-    def _on_event(self, event: Any) -> None:
-        if isinstance(event, (SubagentStarted, SubagentFinished)):
-            self.refresh()
+    def _handlers(self) -> Mapping[type, Handler]:
+        return {SubagentStarted: lambda _event: self.refresh(), SubagentFinished: lambda _event: self.refresh()}
 
     def _on_selection_changed(self, *_args: Any) -> None:
         self._update_selection_views()

@@ -29,7 +29,9 @@ from nanobot_desktop.gui.common.keyed_table import KeyedTableView
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine, UsageSummary
     from nanobot_desktop.gui.background.usage_chart import UsageChart
-    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from collections.abc import Mapping
+
+    from nanobot_desktop.gui.common.bridge import EngineBridge, Handler
 
 log = logging.getLogger(__name__)
 
@@ -229,10 +231,13 @@ class UsageView(BackgroundPanel):
         self.notice.setVisible(bool(lines))
         self.resume_button.setVisible(bool(held))
 
-    def _on_event(self, event: Any) -> None:
-        if isinstance(event, UsageRecorded) and self.isVisible():
+    def _handlers(self) -> Mapping[type, Handler]:
+        return {UsageRecorded: self._on_usage_recorded, BudgetCrossed: lambda _event: self._show_notice()}
+
+    def _on_usage_recorded(self, _event: UsageRecorded) -> None:
+        if self.isVisible():
             self._timer.start()  # refresh once the burst is over
-        elif isinstance(event, (UsageRecorded, BudgetCrossed)):
+        else:
             self._show_notice()
 
     # --- actions ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ never reach the file (`/new`, `/help`, `/stop`) and system messages are left out
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -131,7 +132,7 @@ class BranchActions(QObject):
     def fork_of(self, uid: int) -> BranchPoint | None:
         return self._forks.get(self.chat.current_key, {}).get(uid)
 
-    def _run(self, coroutine: Any) -> "asyncio.Task[None]":
+    def _run(self, coroutine: Coroutine[Any, Any, None]) -> "asyncio.Task[None]":
         task = asyncio.ensure_future(coroutine)
         self._work.track(task)
         return task

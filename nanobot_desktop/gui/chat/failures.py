@@ -36,7 +36,7 @@ def failure_kind(event: Any) -> str:
     """The event's kind, with configuration problems (no provider yet) told apart from bugs."""
     if event.kind == "other" and "ConfigError" in event.error:
         return "config"
-    return event.kind
+    return str(event.kind)
 
 
 def needs_settings(kind: str) -> bool:

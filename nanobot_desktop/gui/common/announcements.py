@@ -15,7 +15,7 @@ down: "all", "important" (failures and approvals only) or "off".
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent
@@ -56,29 +56,49 @@ class ActivityAnnouncer(QObject):
         self.spoken.append(text)
         self.announced.emit(text, important)
 
+    def handlers(self) -> dict[type, Callable[[Any], None]]:
+        """The engine events that are announced, each with what is said (EngineBridge.subscribe)."""
+        return {TurnStarted: self._turn_started, TurnFinished: self._turn_finished, TurnFailed: self._turn_failed,
+                ApprovalRequested: self._approval_requested,
+                SubagentFinished: self._subagent_finished, CronJobRan: self._cron_job_ran, HeartbeatRan: self._heartbeat_ran}
+
     def on_event(self, event: object) -> None:
-        """The bridge's `engine_event` slot."""
-        shown = getattr(event, "session_key", "") == self._current_key()
-        if isinstance(event, TurnStarted) and shown:
+        """Announce one event, if it is one that is announced (for a caller without a bridge)."""
+        handler = self.handlers().get(type(event))
+        if handler is not None:
+            handler(event)
+
+    def _turn_started(self, event: TurnStarted) -> None:
+        if event.session_key == self._current_key():
             self.say(translate("Accessibility", "nanobot is replying"))
-        elif isinstance(event, TurnFinished) and shown and event.reply:
+
+    def _turn_finished(self, event: TurnFinished) -> None:
+        if event.session_key == self._current_key() and event.reply:
             count = len(event.reply.split())
             words = translate("Accessibility", "%n word(s)", None, count)
             self.say(translate("Accessibility", "Reply finished: {shape}, {words}").format(
                 shape=describe_reply(event.reply), words=words))
-        elif isinstance(event, TurnFailed):
-            self.say(translate("Accessibility", "The reply failed: {error}").format(error=event.error), important=True)
-        elif isinstance(event, ApprovalRequested) and event.request.source.background:
-            self.say(translate("Accessibility", "Approval needed: {title}").format(title=event.request.title), important=True)
-        elif isinstance(event, ApprovalRequested):
-            self.say(translate("Accessibility", "Approval needed: nanobot wants to run the tool “{tool}”. "
-                                                "Press Ctrl+Shift+A to answer.").format(tool=event.request.tool), important=True)
-        elif isinstance(event, SubagentFinished):
-            self.say(translate("Accessibility", "Background task “{label}” finished: {status}").format(
-                label=event.label, status=event.status))
-        elif isinstance(event, CronJobRan):
-            self.say(translate("Accessibility", "Scheduled task “{name}” finished: {status}").format(
-                name=event.name, status=event.status))
-        elif isinstance(event, HeartbeatRan) and event.decision == "run":
+
+    def _turn_failed(self, event: TurnFailed) -> None:
+        self.say(translate("Accessibility", "The reply failed: {error}").format(error=event.error), important=True)
+
+    def _approval_requested(self, event: ApprovalRequested) -> None:
+        if event.request.source.background:
+            self.say(translate("Accessibility", "Approval needed: {title}").format(title=event.request.title),
+                     important=True)
+            return
+        self.say(translate("Accessibility", "Approval needed: nanobot wants to run the tool “{tool}”. "
+                                            "Press Ctrl+Shift+A to answer.").format(tool=event.request.tool), important=True)
+
+    def _subagent_finished(self, event: SubagentFinished) -> None:
+        self.say(translate("Accessibility", "Background task “{label}” finished: {status}").format(
+            label=event.label, status=event.status))
+
+    def _cron_job_ran(self, event: CronJobRan) -> None:
+        self.say(translate("Accessibility", "Scheduled task “{name}” finished: {status}").format(
+            name=event.name, status=event.status))
+
+    def _heartbeat_ran(self, event: HeartbeatRan) -> None:
+        if event.decision == "run":
             self.say(translate("Accessibility", "Heartbeat finished: {outcome}").format(
                 outcome=translate("Accessibility", "error") if event.error else translate("Accessibility", "ok")))

@@ -1,6 +1,6 @@
 """The app's visual language, written down once: spacing, type, radii, the reading width and the
 named colours of the light and dark themes. Every widget takes its measures from here (issue 26),
-and the palettes (shell/theme.py) and derived colours (common/palette.py) read the colours below,
+and the palettes (common/theme.py) and derived colours (common/palette.py) read the colours below,
 so a contrast check or a new theme has one table to read.
 
 Measures are in device-independent pixels (Qt scales them with the screen) or, for widths that hold
@@ -126,7 +126,7 @@ HIGHLIGHT_DARK = HighlightColors(heading="#8ab4ff", timestamp="#f0b35c", code="#
                                  marker="#ff9a70", link="#6cb6ff", quote="#a6c99a", comment="#8c9199",
                                  frontmatter="#a5adb8", frontmatter_key="#5fd0d4")
 
-# The Qt palettes of the two themes (shell/theme.py applies them). role: (active and inactive, disabled).
+# The Qt palettes of the two themes (common/theme.py applies them). role: (active and inactive, disabled).
 # Light is Fusion's own standard palette, written out (tests/gui/test_theme_palettes.py compares them).
 QPALETTE_LIGHT = {
     "Window": ("#efefef", "#efefef"), "WindowText": ("#000000", "#bebebe"), "Base": ("#ffffff", "#efefef"),

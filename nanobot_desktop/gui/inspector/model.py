@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from enum import IntEnum
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
@@ -192,38 +193,56 @@ class TimelineModel(QAbstractTableModel):
 
     # --- recording events ------------------------------------------------------------------------------
 
+    def handlers(self) -> dict[type, Callable[[Any], None]]:
+        """The engine events about turns and calls, each with how it updates the timeline (EngineBridge.subscribe)."""
+        return {ev.TurnStarted: self._on_turn_started, ev.LLMCallStarted: self._on_llm_started,
+                ev.LLMCallFinished: self._finish_llm, ev.ToolCallStarted: self._on_tool_started,
+                ev.ApprovalRequested: self._on_approval_requested, ev.ApprovalAnswered: self._on_approval_answered,
+                ev.ToolCallFinished: self._on_tool_finished, ev.TurnFinished: self._on_turn_finished,
+                ev.TurnFailed: self._on_turn_failed, ev.TurnCancelled: self._on_turn_cancelled}
+
     def record(self, event: object) -> None:
         """Take any engine event; the ones about turns and calls update the timeline."""
-        if isinstance(event, ev.TurnStarted):
-            self._turn(event.session_key, event.turn_id, event.user_text, event.at, event.started_by)
-        elif isinstance(event, ev.LLMCallStarted):
-            turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)
-            self._append(turn, LLMCall(event.call_id, event.turn_id, event.model, tuple(event.messages),
-                                       tuple(event.tools), tuple(event.system_sections), event.at,
-                                       window_tokens=event.window_tokens, estimated_tokens=event.estimated_tokens))
-        elif isinstance(event, ev.LLMCallFinished):
-            self._finish_llm(event)
-        elif isinstance(event, ev.ToolCallStarted):
-            turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)
-            self._append(turn, ToolCall(event.call_id, event.turn_id, event.name, dict(event.arguments), event.at,
-                                        origin=event.origin))
-        elif isinstance(event, ev.ApprovalRequested):
-            request = event.request
-            self._update_tool(event.session_key, event.turn_id, event.call_id, request.tool, request.arguments,
-                              event.at, status="awaiting approval", diff=request.diff)
-        elif isinstance(event, ev.ApprovalAnswered) and event.answer is not ev.ApprovalAnswer.DENY:
+        handler = self.handlers().get(type(event))
+        if handler is not None:
+            handler(event)
+
+    def _on_turn_started(self, event: ev.TurnStarted) -> None:
+        self._turn(event.session_key, event.turn_id, event.user_text, event.at, event.started_by)
+
+    def _on_llm_started(self, event: ev.LLMCallStarted) -> None:
+        turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)
+        self._append(turn, LLMCall(event.call_id, event.turn_id, event.model, tuple(event.messages),
+                                   tuple(event.tools), tuple(event.system_sections), event.at,
+                                   window_tokens=event.window_tokens, estimated_tokens=event.estimated_tokens))
+
+    def _on_tool_started(self, event: ev.ToolCallStarted) -> None:
+        turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)
+        self._append(turn, ToolCall(event.call_id, event.turn_id, event.name, dict(event.arguments), event.at,
+                                    origin=event.origin))
+
+    def _on_approval_requested(self, event: ev.ApprovalRequested) -> None:
+        request = event.request
+        self._update_tool(event.session_key, event.turn_id, event.call_id, request.tool, request.arguments,
+                          event.at, status="awaiting approval", diff=request.diff)
+
+    def _on_approval_answered(self, event: ev.ApprovalAnswered) -> None:
+        if event.answer is not ev.ApprovalAnswer.DENY:
             self._approved(event)
-        elif isinstance(event, ev.ToolCallFinished):
-            self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
-                              event.at, status=event.status, result=event.result, duration_s=event.duration_s,
-                              origin=event.origin, media=event.media)
-        elif isinstance(event, ev.TurnFinished):
-            self._end_turn(event.session_key, event.turn_id, "ok", None, event.at)
-        elif isinstance(event, ev.TurnFailed):
-            self._end_turn(event.session_key, event.turn_id, "failed", model_call_failure(event.facts) or event.error,
-                           event.at)
-        elif isinstance(event, ev.TurnCancelled):
-            self._end_turn(event.session_key, event.turn_id, "cancelled", None, event.at)
+
+    def _on_tool_finished(self, event: ev.ToolCallFinished) -> None:
+        self._update_tool(event.session_key, event.turn_id, event.call_id, event.name, event.arguments,
+                          event.at, status=event.status, result=event.result, duration_s=event.duration_s,
+                          origin=event.origin, media=event.media)
+
+    def _on_turn_finished(self, event: ev.TurnFinished) -> None:
+        self._end_turn(event.session_key, event.turn_id, "ok", None, event.at)
+
+    def _on_turn_failed(self, event: ev.TurnFailed) -> None:
+        self._end_turn(event.session_key, event.turn_id, "failed", model_call_failure(event.facts) or event.error, event.at)
+
+    def _on_turn_cancelled(self, event: ev.TurnCancelled) -> None:
+        self._end_turn(event.session_key, event.turn_id, "cancelled", None, event.at)
 
     def _turn(self, session_key: str, turn_id: str, user_text: str, at: float,
               started_by: ev.Origin = ev.Origin.PERSON) -> TurnTimeline:

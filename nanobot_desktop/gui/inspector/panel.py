@@ -43,7 +43,7 @@ class InspectorPanel(QWidget):
         self.setObjectName("inspectorPanel")
         self.engine = engine
         self.model = TimelineModel(self)
-        bridge.engine_event.connect(self.model.record)
+        bridge.subscribe(self.model.handlers(), self)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -69,7 +69,7 @@ class InspectorPanel(QWidget):
         self.conversation_label.setObjectName("conversationUsage")
         layout.addWidget(self.conversation_label)
         self._work = OwnedWork(self)
-        bridge.engine_event.connect(self._on_usage_event)
+        bridge.subscribe({UsageRecorded: self._on_usage_recorded}, self)
 
         self.timeline = QTreeView()
         self.timeline.setObjectName("inspectorTimeline")
@@ -141,8 +141,8 @@ class InspectorPanel(QWidget):
                                                   None, calls).format(tokens=format_number(totals.tokens),
                                                                       cost=format_cost(totals)))
 
-    def _on_usage_event(self, event: object) -> None:
-        if isinstance(event, UsageRecorded) and event.written:
+    def _on_usage_recorded(self, event: UsageRecorded) -> None:
+        if event.written:
             self.refresh_conversation_usage()
 
     def show_call(self, call_id: str) -> bool:

@@ -32,7 +32,7 @@ from nanobot_desktop.engine import (ApprovalRequested, OutboundMessage, SessionC
                                     TurnFailed, TurnFinished, TurnStarted, atomic_write_text, continue_archived,
                                     list_archived)
 from nanobot_desktop.gui.common.accessibility import name
-from nanobot_desktop.gui.window.actions import ActionRegistry
+from nanobot_desktop.gui.common.actions import ActionRegistry
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
@@ -164,7 +164,10 @@ class SessionsPanel(QWidget):
         self._search_timer.setInterval(self.SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self._start_message_search)
 
-        bridge.engine_event.connect(self._on_engine_event)
+        bridge.subscribe({SessionChanged: lambda _event: self.refresh(), TurnStarted: self._on_turn_started,
+                          TurnFinished: self._on_turn_ended, TurnFailed: self._on_turn_ended,
+                          TurnCancelled: self._on_turn_ended, OutboundMessage: self._on_news,
+                          ApprovalRequested: self._on_news}, self)
 
     # --- what is shown ---------------------------------------------------------------------------
 
@@ -280,18 +283,18 @@ class SessionsPanel(QWidget):
 
     # --- engine events -----------------------------------------------------------------------------
 
-    def _on_engine_event(self, event: object) -> None:
-        key = getattr(event, "session_key", "")
-        if isinstance(event, SessionChanged):
-            self.refresh()
-        elif isinstance(event, TurnStarted):
-            self.model.set_busy(key, True)
-        elif isinstance(event, (TurnFinished, TurnFailed, TurnCancelled)):
-            self.model.set_busy(key, False)
-            if key != self._current_key:
-                self.model.set_unread(key, True)
-        elif isinstance(event, (OutboundMessage, ApprovalRequested)) and key and key != self._current_key:
-            self.model.set_unread(key, True)
+    def _on_turn_started(self, event: TurnStarted) -> None:
+        self.model.set_busy(event.session_key, True)
+
+    def _on_turn_ended(self, event: TurnFinished | TurnFailed | TurnCancelled) -> None:
+        self.model.set_busy(event.session_key, False)
+        if event.session_key != self._current_key:
+            self.model.set_unread(event.session_key, True)
+
+    def _on_news(self, event: OutboundMessage | ApprovalRequested) -> None:
+        """Something to read (a message, a question) in a session not shown: it is marked unread."""
+        if event.session_key and event.session_key != self._current_key:
+            self.model.set_unread(event.session_key, True)
 
     # --- search ------------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm
 from nanobot_desktop.gui.settings.exec_limits_box import ExecLimitsBox
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
 from nanobot_desktop.gui.settings.workspace_page import workspace_page
-from nanobot_desktop.gui.shell.theme import HIGH_CONTRAST_MODES, THEME_MODES, apply_theme, current_theme_mode
+from nanobot_desktop.gui.common.theme import HIGH_CONTRAST_MODES, THEME_MODES, apply_theme, current_theme_mode
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine

@@ -7,7 +7,7 @@ the command line's paths from `lifecycle.options`.
 
 The default (no factory given) paints first: the main window's frame (menus, docks in their saved
 places, status bar) is shown and painted before asyncio, qasync, the engine and its pydantic config
-models are even imported; `main_window.create_main_window` then opens the engine into it.
+models are even imported; `startup.create_main_window` then opens the engine into it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from nanobot_desktop.gui.shell.single_instance import (
     STARTING_INSTANCE_WAIT_S, InstanceEndpointError, InstanceServer, apply_instance_command, claim_first_launch,
     endpoint_problem, hand_over, legacy_server_name, release_launch_claim, send_command, server_name,
 )
-from nanobot_desktop.gui.shell.theme import FUSION, STYLE_CHOSEN_AT_START, apply_theme, current_theme_mode
+from nanobot_desktop.gui.common.theme import FUSION, STYLE_CHOSEN_AT_START, apply_theme, current_theme_mode
 
 if TYPE_CHECKING:
     from nanobot_desktop.gui.shell.lifecycle import Lifecycle, WindowFactory
@@ -168,7 +168,7 @@ def apply_saved_theme(app: QApplication, config: str | None) -> None:
 
 def _paint_frame_first(app: QApplication) -> "WindowFactory":
     """Show the main window's frame and let it paint now; the factory then opens the engine into it."""
-    from nanobot_desktop.gui.window.main_window import MainWindow, create_main_window
+    from nanobot_desktop.gui.window.main_window import MainWindow
 
     frame = MainWindow()
     frame.show()
@@ -176,6 +176,8 @@ def _paint_frame_first(app: QApplication) -> "WindowFactory":
     start_up_collector.release()  # the first result is on screen (see start_up_collector.py)
 
     async def open_into_frame(lifecycle: Lifecycle) -> MainWindow | None:
+        from nanobot_desktop.gui.shell.startup import create_main_window  # after the first paint: it imports asyncio
+
         window = await create_main_window(lifecycle, frame)
         if window is None:
             frame.close()

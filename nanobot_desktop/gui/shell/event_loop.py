@@ -38,7 +38,7 @@ def run_event_loop(app: QApplication, server: InstanceServer, window_factory: Wi
         with loop:
             main = asyncio.ensure_future(_main(lifecycle, server, window_factory))
             try:
-                code = loop.run_until_complete(main)
+                code: int = loop.run_until_complete(main)
             except RuntimeError:
                 if main.done():
                     raise

@@ -75,23 +75,15 @@ _held_locks: dict[str, int] = {}
 
 
 def apply_instance_command(window: QWidget, command: str) -> None:
-    """"show" brings the window to the front; "toggle" hides a visible window and shows a hidden one.
+    """"show" brings the window to the front; "toggle" hides a visible window and shows a hidden one."""
+    from nanobot_desktop.gui.window.raising import bring_forward, toggle_shown
 
-    Here, beside the server that receives the commands, so the window and the tray can use it without
-    importing the app module that builds them (which would be an import cycle).
-    """
-    if command == "toggle" and window.isVisible() and not window.isMinimized():
-        window.hide()
-        return
-    if command not in COMMANDS:
-        log.warning("ignoring unknown instance command %r", command)
-        return
-    if window.isMinimized():
-        window.showNormal()
+    if command == "toggle":
+        toggle_shown(window)
+    elif command in COMMANDS:
+        bring_forward(window)
     else:
-        window.show()
-    window.raise_()
-    window.activateWindow()
+        log.warning("ignoring unknown instance command %r", command)
 
 
 def default_config_path() -> Path:

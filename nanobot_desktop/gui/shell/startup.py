@@ -10,13 +10,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from nanobot_desktop.engine import ConfigError, default_config_path
 from nanobot_desktop.gui.common.i18n import translate
+
+if TYPE_CHECKING:
+    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
+    from nanobot_desktop.gui.window.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -119,3 +123,23 @@ async def show_error(title: str, text: str) -> None:
         await future
     finally:
         box.deleteLater()
+
+
+async def create_main_window(lifecycle: Lifecycle, frame: MainWindow | None = None) -> MainWindow | None:
+    """`run_gui`'s default window factory: first-run setup if needed, then the Engine, into `frame`
+    (the window already painted without one) or a new window.
+
+    Returns None (and the app quits) when the person cancels the first-run setup or the config
+    cannot be loaded (they are told why first).
+    """
+    from nanobot_desktop.gui.shell.logging_setup import update_secrets
+    from nanobot_desktop.gui.window.main_window import MainWindow
+
+    opened = await open_engine_for_gui(lifecycle.options.config, lifecycle.options.workspace)
+    if opened is None:
+        return None
+    engine, log_folder = opened
+    window = frame if frame is not None else MainWindow()
+    window.settings_applied.connect(update_secrets)  # a key typed in Settings is redacted from the log too
+    window.attach_engine(engine, lifecycle, log_folder=log_folder)
+    return window

@@ -1,84 +1,71 @@
-"""What the parts of the main window share: the attributes MainWindow sets, declared once, and its
-background tasks.
+"""What the main window's parts are given: the frame (before the engine) and the chat's parts (with it).
 
-MainWindow (main_window.py) is assembled from WindowLifetime (lifetime.py) and WindowCommands
-(commands.py); both build on this class, which is a QMainWindow for the type checker and a plain
-class at run time (the one Qt base is MainWindow's own).
+MainWindow (main_window.py) is a QMainWindow that owns its parts, each a plain object given what it
+needs rather than a mixin that reaches into the window: DockLayout (layout.py: widths, giving way,
+pages, the drawer, saving and restoring), WindowLifetime (lifetime.py: the build after the first
+paint, closing, the ordered shutdown, the window's tasks), WindowCommands (commands.py: Settings, the
+heartbeat, the log folder, About, the status bar and its retry countdown), WindowAccess
+(access.py: Tab, F6 regions, the approval shortcut, text size, announcements) and ChatNotices
+(chat_notices.py: a failed turn's Retry, an interrupted turn's Continue, a sync conflict's Compare).
+
+The frame paints before the engine exists (SPEC §5), so each part gets the `Frame` when the window
+is made and the `ChatParts` in `attach(...)` once the engine has arrived.
 """
 
 from __future__ import annotations
 
-import logging
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
-    import asyncio
-
     from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
+    from PySide6.QtWidgets import QDockWidget, QMainWindow
 
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.chat.composer import Composer
+    from nanobot_desktop.gui.chat.controller import ChatController
+    from nanobot_desktop.gui.chat.view import ChatView
+    from nanobot_desktop.gui.common.actions import ActionRegistry
     from nanobot_desktop.gui.common.bridge import EngineBridge
-    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
-    from nanobot_desktop.gui.window.actions import ActionRegistry
-    from nanobot_desktop.gui.window.panels import LazyPanels
-    from nanobot_desktop.gui.window.updates import UpdateChecks
-
-    _QtBase = QMainWindow
-else:
-    _QtBase = object
-
-log = logging.getLogger(__name__)
+    from nanobot_desktop.gui.common.notice_bar import NoticeBar
+    from nanobot_desktop.gui.sessions.panel import SessionsPanel
+    from nanobot_desktop.gui.window.agent_area import AgentArea
+    from nanobot_desktop.gui.window.pages import CentralPages
 
 
-class WindowBase(_QtBase):
-    """The main window's shared state (set by MainWindow.__init__ and attach_engine)."""
-
-    engine: Engine  # None only before attach_engine (the frame paints without it)
-    lifecycle: Lifecycle | None
-    settings_store: QSettings
-    log_folder: Path | None
-    settings_dialog: Any
-    about_box: QMessageBox | None
-    updates: UpdateChecks
-    actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
-    docks: dict[str, QDockWidget]
-    notice_bar: Any
-    bridge: EngineBridge
-    chat: Any
-    branches: Any  # gui/chat/branching.py: Edit and resend, Regenerate, the "‹ 2/3 ›" switcher
-    chat_view: Any
-    composer: Any
-    rendering_warm_up: Any  # gui/chat/warm_up.py: Markdown and Pygments loaded on first use
-    sessions_panel: Any
-    watcher: Any
-    tray: Any  # a panel: MainWindow.__getattr__ builds it on demand
-    _tasks: set[asyncio.Future[Any]]
-    _panels: LazyPanels | None
-    _first_right_dock: QDockWidget | None
-    _owns_watcher: bool
-    _quitting: bool
-    _shown_once: bool
-    _build_scheduled: bool
-    _services_pending: bool
+class WindowLifecycle(Protocol):
+    """What the window needs of the app's lifecycle (shell/lifecycle.py's Lifecycle): a say in the
+    ordered shutdown, and the one way to quit. A Protocol, so window/ does not import shell/."""
 
     @property
-    def current_key(self) -> str:
-        """The session the chat shows ("" before the engine has arrived)."""
-        chat = self.__dict__.get("chat")
-        return str(chat.current_key) if chat is not None else ""
+    def is_quitting(self) -> bool: ...
 
-    def _spawn(self, coroutine: Any) -> asyncio.Future[Any]:
-        """Run `coroutine` as the window's task; cancelled at shutdown, its failure logged."""
-        import asyncio  # not before the first paint (see shell/app.py)
+    def add_cleanup(self, callback: Callable[[], Awaitable[None]], *, name: str | None = None,
+                    timeout_s: float | None = None) -> None: ...
 
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
+    def request_quit(self) -> object: ...
 
-    def _task_done(self, task: asyncio.Future[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background work of the main window failed", exc_info=task.exception())
+
+# NamedTuples, not dataclasses: this module is imported before the first paint (see panels.py).
+class Frame(NamedTuple):
+    """The window as it paints before the engine: itself, its actions, docks, centre pages and settings."""
+
+    window: QMainWindow
+    actions: ActionRegistry
+    docks: dict[str, QDockWidget]
+    pages: CentralPages
+    agent_area: AgentArea
+    store: QSettings
+
+
+class ChatParts(NamedTuple):
+    """What the window builds around the engine when it arrives (MainWindow.attach_engine)."""
+
+    engine: Engine
+    lifecycle: WindowLifecycle
+    bridge: EngineBridge
+    notice_bar: NoticeBar
+    chat: ChatController
+    chat_view: ChatView
+    composer: Composer
+    sessions_panel: SessionsPanel

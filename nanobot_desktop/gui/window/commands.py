@@ -1,33 +1,73 @@
 """What the window's menu commands do that is not chatting: Settings, the heartbeat, the log folder,
 About, and the status bar that shows the model and the workspace.
 
-A mixin of MainWindow (window/main_window.py), kept apart so the window's class reads as its
-structure: the frame, the engine's arrival, sessions and chat.
+A part MainWindow owns (window/base.py says what each part is given), kept apart so the window's
+class reads as its structure: the frame, the engine's arrival, sessions and chat.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar
 
 from nanobot_desktop.gui.common.engine_words import layout_label, layout_reason
 from nanobot_desktop.gui.common.i18n import format_number, translate
-from nanobot_desktop.gui.window.base import WindowBase
+from nanobot_desktop.gui.window.base import ChatParts, Frame
+
+if TYPE_CHECKING:  # the engine's and the settings' modules load after the first paint
+    from collections.abc import Callable, Coroutine
+    from pathlib import Path
+    from typing import Any
+
+    from PySide6.QtCore import SignalInstance
+    from PySide6.QtWidgets import QMessageBox  # created by About, after the frame has painted
+
+    from nanobot_desktop.engine import Config, SyncStatus
+    from nanobot_desktop.gui.window.tray import TrayController
+    from nanobot_desktop.gui.common.owned import OwnedWork
+    from nanobot_desktop.gui.settings.dialog import SettingsDialog
 
 
 log = logging.getLogger(__name__)
 SYNC_STATUS_INTERVAL_MS = 30_000
 
 
-class WindowCommands(WindowBase):
-    """Settings, heartbeat, log folder, About and the status bar (mixed into MainWindow)."""
+class WindowCommands:
+    """Settings, heartbeat, log folder, About, the status bar and the chat's notices, for one window."""
+
+    def __init__(self, frame: Frame, current_key: Callable[[], str], tray: Callable[[], TrayController | None],
+                 spawn: Callable[[Coroutine[Any, Any, object]], object], settings_applied: SignalInstance) -> None:
+        """`settings_applied` is the window's signal, emitted with the new config when Settings saves."""
+        self._window = frame.window
+        self._actions = frame.actions
+        self._current_key = current_key
+        self._tray = tray
+        self._spawn = spawn
+        self._settings_applied = settings_applied
+        self._parts: ChatParts | None = None
+        self.log_folder: Path | None = None
+        self.settings_dialog: SettingsDialog | None = None
+        self.about_box: QMessageBox | None = None
+        self._retry_state: tuple[str, int, int, int] = ("", 0, 0, 0)
+        self._retry_countdown: QTimer | None = None
+        self._build_status_bar()
+
+    def attach(self, parts: ChatParts, log_folder: Path | None) -> None:
+        self._parts = parts
+        self.log_folder = log_folder
+
+    @property
+    def _p(self) -> ChatParts:
+        """The chat's parts: every command but the status bar's is reachable only once they exist."""
+        assert self._parts is not None, "the engine has not arrived yet"
+        return self._parts
 
     def _build_status_bar(self) -> None:
-        bar = self.statusBar()
+        bar = self._window.statusBar()
         self.busy_label = QLabel()
         self.busy_label.setObjectName("busyIndicator")
         self.model_label = QLabel()
@@ -51,18 +91,19 @@ class WindowCommands(WindowBase):
         self.sync_label.setObjectName("syncLabel")
         self.sync_label.hide()
         bar.addPermanentWidget(self.sync_label)
-        self._sync_work: Any = None  # OwnedWork, made with the engine (it imports asyncio: not before the first paint)
+        self._sync_work: OwnedWork | None = None  # OwnedWork, made with the engine (it imports asyncio: not before the first paint)
         self._sync_asking = False
 
     def refresh_sync_status(self) -> None:
         """Ask the engine what Syncthing says (in a thread: a few loopback requests), then show it."""
-        engine = self.engine
-        if engine is None or self._sync_asking:
+        if self._parts is None or self._sync_asking:
             return
-        if self._sync_work is None:
+        engine = self._parts.engine
+        work = self._sync_work
+        if work is None:
             from nanobot_desktop.gui.common.owned import OwnedWork
 
-            self._sync_work = OwnedWork(self.sync_label)
+            work = self._sync_work = OwnedWork(self.sync_label)
             timer = QTimer(self.sync_label)
             timer.setInterval(SYNC_STATUS_INTERVAL_MS)
             timer.timeout.connect(self.refresh_sync_status)
@@ -75,11 +116,11 @@ class WindowCommands(WindowBase):
             except Exception:
                 log.exception("reading Syncthing's status failed")
                 status = None
-            self._sync_work.post(lambda: self._show_sync_status(status))
+            work.post(lambda: self._show_sync_status(status))
 
         threading.Thread(target=ask, name="syncthing-status", daemon=True).start()
 
-    def _show_sync_status(self, status: Any) -> None:
+    def _show_sync_status(self, status: SyncStatus | None) -> None:
         self._sync_asking = False
         if status is None:
             self.sync_label.hide()
@@ -89,30 +130,30 @@ class WindowCommands(WindowBase):
             devices=", ".join(status.devices) or translate("Window", "no other device")))
         self.sync_label.show()
 
-    def _update_status(self) -> None:
+    def update_status(self) -> None:
         from nanobot_desktop.gui.common.formatting import home_relative
 
-        if self.engine is None:
+        if self._parts is None:
             return
-        busy = self.chat.is_busy(self.current_key) if self.current_key else False
+        busy = self._p.chat.is_busy(self._current_key()) if self._current_key() else False
         self.busy_label.setText(translate("Window", "● Working…  (Esc to stop)") if busy else "")
-        switcher = self.composer.model_switcher if getattr(self, "composer", None) is not None else None
-        shown = switcher.current_option().label if switcher is not None else self.engine.settings().model
+        switcher = self._p.composer.model_switcher
+        shown = switcher.current_option().label if switcher is not None else self._p.engine.settings().model
         model = shown or translate("Window", "no model configured")  # the chat's own model, or the config's
         self.model_label.setText(translate("Window", "Model: {model}").format(model=model))
-        root = str(self.engine.workspace.root)
+        root = str(self._p.engine.workspace.root)
         self.workspace_label.setText(translate("Window", "Workspace: {path}").format(path=home_relative(root)))
         self.workspace_label.setToolTip(root)
-        layout = getattr(self.engine, "layout", None)  # which nanobot's files these are (engine/layout.py)
+        layout = self._p.engine.layout  # which nanobot's files these are (engine/layout.py)
         self.layout_label.setText(layout_label(layout) if layout is not None else "")
-        fill = self.chat.context_fill(self.current_key) if self.current_key else None
+        fill = self._p.chat.context_fill(self._current_key()) if self._current_key() else None
         self._show_context_fill(*(fill or (0, 0)))
         self.layout_label.setToolTip(translate("Window", "Read and written in this layout because {reason}").format(
             reason=layout_reason(layout.reason))
                                      if layout else "")
 
-    def _on_context_fill_changed(self, key: str, used: int, window: int) -> None:
-        if key == self.current_key:
+    def on_context_fill_changed(self, key: str, used: int, window: int) -> None:
+        if key == self._current_key():
             self._show_context_fill(used, window)
 
     def _show_context_fill(self, used: int, window: int) -> None:
@@ -129,12 +170,12 @@ class WindowCommands(WindowBase):
                       "older messages are left out when it would not fit").format(
             used=format_number(used), window=format_number(window)))
 
-    def _on_waiting_changed(self, key: str, text: str) -> None:
+    def on_waiting_changed(self, key: str, text: str) -> None:
         """The chat's "waiting for the model…" line for the session shown; "" when the wait is over."""
-        if key == self.current_key:
+        if key == self._current_key():
             self.busy_label.setText(translate("Window", "● {status}  (Esc to stop)").format(status=text) if text else "")
             if not text:
-                self._update_status()
+                self.update_status()
 
     # --- notices about the chat shown: each one's lifetime ------------------------------------------
     #   turn-failed:<key>  until a new turn starts in that session, or another session is shown
@@ -143,26 +184,27 @@ class WindowCommands(WindowBase):
     #   save:<key>         "Saved" for 6 s; a failed retry until the next try
     #   no-model           until the config names a usable provider (checked after Settings)
 
-    def _on_retry_changed(self, key: str, attempt: int, attempts: int, delay_s: float) -> None:
+    def on_retry_changed(self, key: str, attempt: int, attempts: int, delay_s: float) -> None:
         """ "Retrying (2/4) in 3 s…" with Stop while a model call waits to be retried; gone when it is over."""
-        if key != self.current_key:
+        if key != self._current_key():
             return
         topic = f"retry:{key}"
         timer = self._retry_timer()
         if attempt <= 0:
             timer.stop()
-            self.notice_bar.clear(topic)
-            self._update_status()
+            self._p.notice_bar.clear(topic)
+            self.update_status()
             return
         self._retry_state = (key, attempt, attempts, max(0, round(delay_s)))
-        self.notice_bar.show_notice(self._retry_text(), "warning", [(translate("Window", "Stop"), self.actions.stop.trigger)], topic=topic)
+        stop = (translate("Window", "Stop"), self._actions.stop.trigger)
+        self._p.notice_bar.show_notice(self._retry_text(), "warning", [stop], topic=topic)
         self.busy_label.setText(translate("Window", "● {status}  (Esc to stop)").format(status=self._retry_text()))
         timer.start()
 
     def _retry_timer(self) -> QTimer:
-        timer = self.__dict__.get("_retry_countdown")
+        timer = self._retry_countdown
         if timer is None:
-            timer = QTimer(self)
+            timer = QTimer(self._window)
             timer.setInterval(1000)
             timer.timeout.connect(self._retry_tick)
             self._retry_countdown = timer
@@ -178,37 +220,37 @@ class WindowCommands(WindowBase):
     def _retry_tick(self) -> None:
         key, attempt, attempts, seconds = self._retry_state
         self._retry_state = (key, attempt, attempts, max(0, seconds - 1))
-        if not self.notice_bar.update_text(self._retry_text(), f"retry:{key}"):
-            self._retry_countdown.stop()
+        if not self._p.notice_bar.update_text(self._retry_text(), f"retry:{key}"):
+            self._retry_timer().stop()
             return
         self.busy_label.setText(translate("Window", "● {status}  (Esc to stop)").format(status=self._retry_text()))
         if seconds <= 1:
-            self._retry_countdown.stop()
+            self._retry_timer().stop()
 
-    def _clear_chat_notices(self, keep_key: str = "") -> None:
+    def clear_chat_notices(self, keep_key: str = "") -> None:
         """Notices about another session's turn do not belong over the chat shown now."""
         for prefix in ("turn-failed:", "retry:", "save:"):
-            topic = str(getattr(self.notice_bar, "topic", ""))
+            topic = self._p.notice_bar.topic
             if topic.startswith(prefix) and topic != f"{prefix}{keep_key}":
-                self.notice_bar.clear(topic)
+                self._p.notice_bar.clear(topic)
 
-    def _check_config(self) -> bool:
+    def check_config(self) -> bool:
         """A missing provider is the first thing a new user meets: say so, with the way out."""
         from nanobot_desktop.engine import ConfigError, resolve_provider
 
         try:
-            resolve_provider(self.engine.config)
+            resolve_provider(self._p.engine.config)
         except ConfigError as error:
             detail = str(error).rstrip(".")
             text = translate("Window", "No model can be used yet ({detail}). Open Settings to choose a provider and a model.")
-            self.notice_bar.show_notice(text.format(detail=detail), "warning",
+            self._p.notice_bar.show_notice(text.format(detail=detail), "warning",
                                         [(translate("Window", "Open Settings"), self.open_settings)],
                                         topic="no-model")
             return False
-        self.notice_bar.clear("no-model")  # lifetime: until the config names a usable provider
+        self._p.notice_bar.clear("no-model")  # lifetime: until the config names a usable provider
         return True
 
-    def open_settings(self) -> Any:
+    def open_settings(self) -> SettingsDialog | None:
         """The non-modal Settings dialog (one at a time)."""
         if self.settings_dialog is not None and self.settings_dialog.isVisible():
             self.settings_dialog.raise_()
@@ -218,50 +260,50 @@ class WindowCommands(WindowBase):
             from nanobot_desktop.gui.settings.dialog import SettingsDialog
         except ImportError as error:
             text = translate("Window", "Settings could not be opened ({error}). Reinstall the app with python3 dev.py, then try again.")
-            self.notice_bar.show_notice(text.format(error=error), "error")
+            self._p.notice_bar.show_notice(text.format(error=error), "error")
             return None
-        dialog = SettingsDialog(self.engine, self)
+        dialog = SettingsDialog(self._p.engine, self._window)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.applied.connect(self._on_settings_applied)
-        dialog.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
+        dialog.applied.connect(self.on_settings_applied)
+        dialog.destroyed.connect(self._forget_settings_dialog)
         self.settings_dialog = dialog
         dialog.open()
         return dialog
 
-    def _on_settings_applied(self, config: Any) -> None:
-        try:
-            from nanobot_desktop.gui.shell.logging_setup import update_secrets
+    def _forget_settings_dialog(self) -> None:
+        self.settings_dialog = None
 
-            update_secrets(config)
-        except ImportError:
-            pass
-        if self.composer.model_switcher is not None:  # the default model or its provider may have changed
-            self.composer.model_switcher.show_current()
-        self._update_status()
-        self._check_config()  # shows or clears the "no model" notice
+    def on_settings_applied(self, config: Config) -> None:
+        self._settings_applied.emit(config)
+        if self._p.composer.model_switcher is not None:  # the default model or its provider may have changed
+            self._p.composer.model_switcher.show_current()
+        self.update_status()
+        self.check_config()  # shows or clears the "no model" notice
 
     def run_heartbeat_now(self) -> None:
-        if self.tray is not None:
-            self.tray.run_heartbeat_now()
+        tray = self._tray()
+        if tray is not None:
+            tray.run_heartbeat_now()
             return
-        self._spawn(self.engine.heartbeat.trigger_now())
+        self._spawn(self._p.engine.heartbeat.trigger_now())
 
     def toggle_heartbeat_pause(self) -> None:
-        if self.tray is not None:
-            self.tray.toggle_heartbeat_pause()
-        elif self.engine.heartbeat.paused:
-            self.engine.heartbeat.resume()
+        tray = self._tray()
+        if tray is not None:
+            tray.toggle_heartbeat_pause()
+        elif self._p.engine.heartbeat.paused:
+            self._p.engine.heartbeat.resume()
         else:
-            self.engine.heartbeat.pause()
-        self._update_heartbeat_actions()
+            self._p.engine.heartbeat.pause()
+        self.update_heartbeat_actions()
 
-    def _update_heartbeat_actions(self) -> None:
-        if self.engine is None:
+    def update_heartbeat_actions(self) -> None:
+        if self._parts is None:
             return
-        heartbeat = self.engine.heartbeat
-        self.actions.pause_heartbeat.setText(translate("Actions", "&Resume heartbeat") if heartbeat.paused
+        heartbeat = self._p.engine.heartbeat
+        self._actions.pause_heartbeat.setText(translate("Actions", "&Resume heartbeat") if heartbeat.paused
                                              else translate("Actions", "&Pause heartbeat"))
-        self.actions.run_heartbeat.setEnabled(not heartbeat.ticking)
+        self._actions.run_heartbeat.setEnabled(not heartbeat.ticking)
 
     def open_log_folder(self) -> None:
         if self.log_folder is None:
@@ -277,12 +319,12 @@ class WindowCommands(WindowBase):
 
         from nanobot_desktop import __version__ as version
 
-        box = QMessageBox(self)
+        box = QMessageBox(self._window)
         box.setWindowTitle(translate("Window", "About nanobot Desktop"))
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setText(translate("Window", "nanobot Desktop {version}\n\nA desktop app for the nanobot personal AI agent.\n"
                               "Workspace: {workspace}\nConfig: {config}").format(
-            version=version, workspace=self.engine.workspace.root, config=self.engine.config_path))
+            version=version, workspace=self._p.engine.workspace.root, config=self._p.engine.config_path))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.about_box = box
         box.open()

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QHBoxLayout, QMainWindow, QSc
 
 from nanobot_desktop.gui.common.design import SPACING
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.window.actions import ActionRegistry, text_action
+from nanobot_desktop.gui.common.actions import ActionRegistry, text_action
 from nanobot_desktop.gui.window.panels import DOCK_TITLES, DRAWER_PANELS, SESSIONS_DOCK
 
 if TYPE_CHECKING:
@@ -134,9 +134,9 @@ class PanelPlaceholder(QWidget):
 
 def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None, name: str,
              area: Qt.DockWidgetArea, shortcut: str | None) -> QDockWidget:
-    """A dock titled DOCK_TITLES[name] (else the panel's `panel_title`), holding `panel`, or a
-    PanelPlaceholder until panels.set_dock_panel, with its show/hide action registered."""
-    title = translate("Panels", DOCK_TITLES.get(name) or str(getattr(panel, "panel_title", name)))
+    """A dock titled DOCK_TITLES[name] (known before any panel's module is imported), holding `panel`,
+    or a PanelPlaceholder until panels.set_dock_panel, with its show/hide action registered."""
+    title = translate("Panels", DOCK_TITLES[name])
     dock = QDockWidget(title, window)
     dock.setObjectName(name)
     if area != Qt.DockWidgetArea.LeftDockWidgetArea:

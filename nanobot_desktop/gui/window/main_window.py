@@ -2,9 +2,12 @@
 docked on the right, menus built from the one action registry.
 
 The window holds no agent logic. It builds the pieces, connects their signals, and remembers its
-geometry, dock layout and last session (QSettings); window/lifetime.py has the layout, the build
-after the first paint and the ordered shutdown, window/commands.py the menu commands, and
-window/panels.py the one table of dock panels.
+geometry, dock layout and last session (QSettings). It owns its parts, each a plain object given
+what it needs (window/base.py): `docking` (layout.py: widths, pages, the drawer, saved layouts),
+`lifetime` (lifetime.py: the build after the first paint, closing, tasks, the ordered shutdown),
+`commands` (commands.py: Settings, heartbeat, log folder, About, the status bar and its notices) and
+`access` (access.py: Tab, F6, the approval shortcut, text size) and `notices` (chat_notices.py: the
+chat's offers and warnings); window/panels.py is the one table of dock panels.
 
 Start-up (SPEC §5: start to first painted window): `MainWindow()` without an engine is the frame —
 menus, status bar and every dock in its saved place, nothing that needs the engine, pydantic or
@@ -16,65 +19,89 @@ paint. Given an engine and a lifecycle, the constructor attaches at once (what t
 from __future__ import annotations
 
 from pathlib import Path
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from nanobot_desktop.gui.common.engine_words import session_title
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.window.access import WindowAccess
-from nanobot_desktop.gui.window.actions import ActionRegistry, build_menus
+from nanobot_desktop.gui.window.base import ChatParts, Frame
+from nanobot_desktop.gui.common.actions import ActionRegistry, build_menus
 from nanobot_desktop.gui.window.agent_area import AgentArea
 from nanobot_desktop.gui.window.commands import WindowCommands
 from nanobot_desktop.gui.window.docks import PanelPlaceholder, build_dock_shells
-from nanobot_desktop.gui.window.layout import AGENT_SHORTCUT
+from nanobot_desktop.gui.window.layout import AGENT_SHORTCUT, DockLayout
 from nanobot_desktop.gui.window.lifetime import SESSION_KEY, WindowLifetime
 from nanobot_desktop.gui.window.pages import CentralPages
+from nanobot_desktop.gui.window.raising import bring_forward, toggle_shown
 from nanobot_desktop.gui.window.toolbar import WindowToolBar
 from nanobot_desktop.gui.window.panels import (
-    AGENT_AREA, AGENT_TITLE, PAGES, PANELS_BY_NAME, SESSIONS_DOCK, LazyPanels, set_dock_panel,
+    AGENT_AREA, AGENT_PAGES, AGENT_TITLE, PAGES, PANELS_BY_NAME, SESSIONS_DOCK, FollowsSession, LazyPanels, OpensSessions,
+    StartsChats, set_dock_panel,
 )
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is attached
-    import asyncio
-
-    from PySide6.QtWidgets import QMessageBox  # created by About, after the frame has painted
+    from PySide6.QtCore import QChildEvent
+    from PySide6.QtGui import QCloseEvent, QPaintEvent, QResizeEvent, QShowEvent
 
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
+    from nanobot_desktop.gui.chat.branching import BranchActions
+    from nanobot_desktop.gui.chat.composer import Composer
+    from nanobot_desktop.gui.chat.controller import ChatController
+    from nanobot_desktop.gui.chat.model import ChatModel
+    from nanobot_desktop.gui.chat.view import ChatView
+    from nanobot_desktop.gui.chat.warm_up import RenderingWarmUp
+    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from nanobot_desktop.gui.common.notice_bar import NoticeBar
+    from nanobot_desktop.gui.sessions.panel import SessionsPanel
+    from nanobot_desktop.gui.window.base import WindowLifecycle
+    from nanobot_desktop.gui.window.chat_notices import ChatNotices
+    from nanobot_desktop.gui.window.tray import TrayController
+    from nanobot_desktop.gui.workspace.sync import WorkspaceSync
     from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
 APP_TITLE = "nanobot"
 NEW_CHAT_TITLE = str(QT_TRANSLATE_NOOP("Window", "New chat"))  # the window title of an unsaved chat
 
 
-class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
+class MainWindow(QMainWindow):
     """The app's window around one Engine (which may arrive after the window has painted)."""
 
-    def __init__(self, engine: Engine | None = None, lifecycle: Lifecycle | None = None,
+    settings_applied = Signal(object)
+    """Settings saved a new config (the engine's Config): shell/ updates the log's secrets from it."""
+
+    actions: ActionRegistry  # type: ignore[assignment]  # hides QWidget.actions(), which nothing here uses
+    # Built with the engine (attach_engine); reading one before it has arrived is a bug.
+    bridge: EngineBridge
+    notice_bar: NoticeBar
+    chat: ChatController
+    chat_view: ChatView
+    composer: Composer
+    branches: BranchActions  # Edit and resend, Regenerate, the "‹ 2/3 ›" switcher
+    rendering_warm_up: RenderingWarmUp  # Markdown and Pygments loaded on first use
+    sessions_panel: SessionsPanel
+    chat_model: ChatModel
+    watcher: WorkspaceWatcher
+    notices: ChatNotices  # the chat's offers and warnings (chat_notices.py)
+    _access_ready: WindowAccess | None = None
+    """`access` once it exists: QMainWindow's constructor already sends childEvent and focus events."""
+
+    def __init__(self, engine: Engine | None = None, lifecycle: WindowLifecycle | None = None,
                  parent: QWidget | None = None, *,
                  settings: QSettings | None = None, watcher: WorkspaceWatcher | None = None,
                  start_services: bool = True, log_folder: Path | None = None, use_tray: bool = True) -> None:
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle(APP_TITLE)
-        self.engine = None  # type: ignore[assignment]  # the frame paints before the engine exists (attach_engine)
-        self.lifecycle: Lifecycle | None = None
+        self.engine: Engine | None = None  # the frame paints before the engine exists (attach_engine)
+        self.lifecycle: WindowLifecycle | None = None
         self.settings_store = settings if settings is not None else QSettings()
-        self.log_folder: Path | None = log_folder
-        self.settings_dialog: Any = None
-        self.about_box: QMessageBox | None = None
-        self._tasks: set[asyncio.Future[Any]] = set()
-        self._quitting = False
-        self._shown_once = False
-        self._build_scheduled = False
-        self._services_pending = start_services
+        self._parts: ChatParts | None = None
         self._use_tray = use_tray
         self._watcher_given = watcher
-        self._owns_watcher = watcher is None
-        self._panels: LazyPanels | None = None
+        self._log_folder_given = log_folder
 
         self.actions = ActionRegistry(self, icons=False)  # icons with the engine: the frame's menus show none
         chat_placeholder = PanelPlaceholder(QSize(640, 480), "chatPlaceholder")  # the chat's place
@@ -92,19 +119,23 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.docks: dict[str, QDockWidget] = shells.docks
         self.sessions_dock = shells.docks[SESSIONS_DOCK]
         self._first_right_dock = shells.first_right_dock
-        self._build_status_bar()
-        self._init_layout()
-        self.menus = build_menus(self.menuBar(), self.actions)
+        frame = Frame(self, self.actions, self.docks, self.pages, self.agent_area, self.settings_store)
+        self.docking = DockLayout(frame, shells.first_right_dock)
+        self.lifetime = WindowLifetime(frame, self.docking, lambda: self.current_key, start_services=start_services)
+        self.commands = WindowCommands(frame, lambda: self.current_key, lambda: self.tray, self.lifetime.spawn,
+                                       self.settings_applied)
+        self.access = self._access_ready = WindowAccess(frame, self.docking)
+        self.menus = build_menus(self.menuBar(), self.actions, ["agentPage", *(spec.dock for spec in AGENT_PAGES)])
         self.toolbar = WindowToolBar(
             [(self.actions.dock_toggles[SESSIONS_DOCK], "sidebar"), (self.actions.new_chat, "new-chat")],
-            [(self._page_actions[AGENT_AREA], "agent"), (self.drawer_action, "drawer")], self)
+            [(self.docking.page_actions[AGENT_AREA], "agent"), (self.docking.drawer_action, "drawer")], self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
-        self.menus["agent"].aboutToShow.connect(self._update_heartbeat_actions)
-        self._restore_window_state()
+        self.menus["agent"].aboutToShow.connect(self.commands.update_heartbeat_actions)
+        self.docking.restore_layout()
         if engine is not None and lifecycle is not None:
             self.attach_engine(engine, lifecycle, log_folder=log_folder)
 
-    def attach_engine(self, engine: Engine, lifecycle: Lifecycle, *, log_folder: Path | None = None) -> None:
+    def attach_engine(self, engine: Engine, lifecycle: WindowLifecycle, *, log_folder: Path | None = None) -> None:
         """Build what needs the engine: chat, composer, session list; then the panels after a paint."""
         from nanobot_desktop.gui.chat.branching import BranchActions
         from nanobot_desktop.gui.chat.composer import Composer
@@ -123,12 +154,12 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.lifecycle = lifecycle
         self.actions.load_icons()  # before the panels and the tray, whose buttons show them
         self.toolbar.load_icons()
-        if log_folder is not None or self.log_folder is None:
+        log_folder = log_folder or self._log_folder_given
+        if log_folder is None:
             from nanobot_desktop.engine import logs_dir
 
-            self.log_folder = log_folder or logs_dir(Path(engine.config_path))
+            log_folder = logs_dir(Path(engine.config_path))
         self.bridge = EngineBridge(engine, self)
-        self.text_conflict_dialog: QWidget | None = None  # the open choice between two machines' versions
         self.notice_bar = NoticeBar()
         self.chat_model = ChatModel(self)
         self.chat_view = ChatView(self.chat_model)
@@ -145,71 +176,134 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         set_dock_panel(self.sessions_dock, self.sessions_panel)
         if self.isVisible():  # the real widgets' size hints must not move what the person already sees
             QTimer.singleShot(0, self, lambda: self.resizeDocks(side_docks, widths, Qt.Orientation.Horizontal))
-        self._panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
-                                  self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built,
-                                  pages=self.pages, agent=self.agent_area)
+        parts = self._parts = ChatParts(engine, lifecycle, self.bridge, self.notice_bar, self.chat, self.chat_view,
+                                        self.composer, self.sessions_panel)
+        panels = LazyPanels(self, engine, self.bridge, self.watcher, self.docks,
+                            self._make_tray if self._use_tray else None, self._wire_panel, self.lifetime.all_panels_built,
+                            pages=self.pages, agent=self.agent_area)
+        self.lifetime.attach(parts, panels, self.watcher, owns_watcher=self._watcher_given is None)
+        self.commands.attach(parts, log_folder)
         from nanobot_desktop.gui.window.updates import UpdateChecks
 
         self.updates = UpdateChecks(self, self.settings_store, lambda: bool(engine.app_settings.check_for_updates),
                                     lambda text: self.notice_bar.show_notice(text, "info", topic="update"))
         self._connect()
-        self._init_access()
-        lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
-        self._update_status()
-        self.refresh_sync_status()  # then every 30 s (in a thread: Syncthing's API, if any)
+        self.access.attach(parts, self.open_session)
+        self.commands.update_status()
+        self.commands.refresh_sync_status()  # then every 30 s (in a thread: Syncthing's API, if any)
         self._show_initial_session()
-        self._check_config()
+        self.commands.check_config()
         self.sessions_panel.refresh_now()
-        if self._shown_once:  # the frame painted already: focus the composer, build the rest next
+        if self.lifetime.shown_once:  # the frame painted already: focus the composer, build the rest next
             self.composer.focus_input()
             self.update()
 
-    def __getattr__(self, name: str) -> Any:
-        """`window.inspector`, `window.cron_view`, … (PANELS), `window.sync` and `window.tray`: the panel,
-        built now if it is still pending; None if it could not be built."""
-        if name in PANELS_BY_NAME or name in ("sync", "tray"):
-            panels = self.__dict__.get("_panels")
-            return panels.get(name) if panels is not None else None
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def panel(self, name: str) -> QWidget | None:
+        """The panel `name` of the table (window/panels.py), built now if it is still to come; None before
+        the engine arrives or if it could not be built. Its capabilities: the Protocols in panels.py."""
+        if name not in PANELS_BY_NAME:
+            raise KeyError(f"no panel {name!r} (window/panels.py lists them)")
+        panels = self.lifetime.panels
+        return panels.get(name) if panels is not None else None
+
+    @property
+    def workspace_sync(self) -> WorkspaceSync | None:
+        """Hot reload (built now if it is still to come); None before the engine, or if it failed."""
+        panels = self.lifetime.panels
+        return panels.get_sync() if panels is not None else None
+
+    @property
+    def tray(self) -> TrayController | None:
+        """The tray icon (built now if it is still to come); None without one, or before the engine."""
+        panels = self.lifetime.panels
+        return panels.get_tray() if panels is not None else None
 
     @property
     def panel_errors(self) -> list[str]:
         """Panels that could not be built, with why (the window still works without them)."""
-        if self._panels is None:
+        panels = self.lifetime.panels
+        if panels is None:
             return []
-        self._panels.build_all()
-        return self._panels.errors
+        panels.build_all()
+        return panels.errors
 
-    def _wire_panel(self, name: str, panel: Any) -> None:
-        if hasattr(panel, "set_session") and self.current_key:
+    @property
+    def current_key(self) -> str:
+        """The session the chat shows ("" before the engine has arrived)."""
+        return self._parts.chat.current_key if self._parts is not None else ""
+
+    @property
+    def log_folder(self) -> Path | None:
+        return self.commands.log_folder
+
+    @property
+    def _p(self) -> ChatParts:
+        assert self._parts is not None, "the engine has not arrived yet"
+        return self._parts
+
+    # --- Qt's events: each part does its share ------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        """Docks give way before the chat is squeezed (window/layout.py); then the widths are balanced."""
+        self.docking.fit_docks_to_width(event.size().width())
+        super().resizeEvent(event)
+        self.lifetime.resized()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        self.lifetime.shown()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)
+        self.lifetime.painted()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self.lifetime.may_close():
+            event.accept()
+        else:
+            event.ignore()
+
+    def childEvent(self, event: QChildEvent) -> None:  # noqa: N802 - Qt override
+        super().childEvent(event)
+        if event.added() and self._access_ready is not None:
+            self._access_ready.child_added()
+
+    def focusNextPrevChild(self, forward: bool) -> bool:  # noqa: N802 - Qt override: Tab and Shift+Tab
+        access = self._access_ready
+        return (access is not None and access.focus_next(forward)) or super().focusNextPrevChild(forward)
+
+    def quit(self) -> None:
+        self.lifetime.quit()
+
+    def _wire_panel(self, name: str, panel: QObject) -> None:
+        if isinstance(panel, FollowsSession) and self.current_key:
             panel.set_session(self.current_key)
-        if hasattr(panel, "open_session_requested"):
+        if isinstance(panel, OpensSessions):
             panel.open_session_requested.connect(self.show_and_open_session)
-        if hasattr(panel, "new_chat_requested"):
+        if isinstance(panel, StartsChats):
             panel.new_chat_requested.connect(self.new_chat)
 
-    def _make_tray(self) -> Any:
+    def _make_tray(self) -> TrayController:
         from nanobot_desktop.gui.window.tray import TrayController
 
         shared = {"toggle_window": self.actions.show_hide, "new_chat": self.actions.new_chat,
                   "heartbeat_run": self.actions.run_heartbeat, "heartbeat_pause": self.actions.pause_heartbeat,
                   "quit": self.actions.quit}
-        tray = TrayController(self.engine, self.bridge, self, self, actions=shared, settings=self.settings_store)
+        tray = TrayController(self._p.engine, self.bridge, self, self, actions=shared, settings=self.settings_store)
         return tray
 
     def _connect(self) -> None:
-        from nanobot_desktop.gui.shell.single_instance import apply_instance_command
-
         a = self.actions
         a.new_chat.triggered.connect(self.new_chat)
         a.stop.triggered.connect(self.stop_current)
-        a.settings.triggered.connect(self.open_settings)
-        a.run_heartbeat.triggered.connect(self.run_heartbeat_now)
-        a.pause_heartbeat.triggered.connect(self.toggle_heartbeat_pause)
-        a.show_hide.triggered.connect(lambda: apply_instance_command(self, "toggle"))
+        c = self.commands
+        a.settings.triggered.connect(c.open_settings)
+        a.run_heartbeat.triggered.connect(c.run_heartbeat_now)
+        a.pause_heartbeat.triggered.connect(c.toggle_heartbeat_pause)
+        a.show_hide.triggered.connect(lambda: toggle_shown(self))
         a.quit.triggered.connect(self.quit)
-        a.open_log_folder.triggered.connect(self.open_log_folder)
-        a.about.triggered.connect(self.show_about)
+        a.open_log_folder.triggered.connect(c.open_log_folder)
+        a.about.triggered.connect(c.show_about)
         a.check_updates.triggered.connect(lambda: self.updates.check_now())
         a.roll_back.triggered.connect(lambda: self.updates.roll_back())
 
@@ -222,29 +316,29 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
             switcher = self.composer.model_switcher
             switcher.failed.connect(lambda message: self.notice_bar.show_notice(message, "error", topic="model-choice"))
             switcher.model_changed.connect(lambda _key, _model: self.notice_bar.clear("model-choice"))
-            switcher.shown.connect(lambda _model: self._update_status())
+            switcher.shown.connect(lambda _model: c.update_status())
         self.chat.busy_changed.connect(self._on_busy_changed)
-        self.chat.turn_failed.connect(self._on_turn_failed)
         self.chat.lines_lost.connect(lambda key, text: self.notice_bar.show_notice(
             text, "warning", [(translate("Window", "Put back in a new chat"), lambda: self.chat.put_back_lost(key))],
             topic=f"lost:{key}"))
-        self.chat.message_returned.connect(self._on_message_returned)
-        self.chat.waiting_changed.connect(self._on_waiting_changed)
-        self.chat.context_fill_changed.connect(self._on_context_fill_changed)
-        self.chat.retry_changed.connect(self._on_retry_changed)
-        self.chat.save_retried.connect(self._on_save_retried)
+        self.chat.waiting_changed.connect(c.on_waiting_changed)
+        self.chat.context_fill_changed.connect(c.on_context_fill_changed)
+        self.chat.retry_changed.connect(c.on_retry_changed)
         self.chat.session_loaded.connect(lambda _key: self._update_title())
         self.chat.session_loaded.connect(self.chat.check_interrupted)
-        self.chat.interrupted_found.connect(self._offer_interrupted)
         self.chat_view.tool_card_clicked.connect(self.show_tool_call)
         self.branches.open_requested.connect(self.open_session)
         self.chat.continued.connect(lambda old, new: self.open_session(new) if old == self.current_key else None)
         self.branches.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
-        self.bridge.engine_event.connect(self._on_engine_notice)
-        for notice in self.engine.start_notices:
-            self._on_engine_notice(notice)
+        from nanobot_desktop.engine import events
+        from nanobot_desktop.gui.window.chat_notices import ChatNotices
 
-        self.bridge.engine_event.connect(self._on_sync_copy)
+        notices = self.notices = ChatNotices(self, self._p, lambda: self.current_key, self.commands.open_settings,
+                                             self.new_chat)
+        self.bridge.subscribe({events.Notice: notices.on_engine_notice, events.SyncCopyMerged: notices.on_sync_copy,
+                               events.SyncTextConflict: notices.on_sync_text_conflict}, self)
+        for notice in self._p.engine.start_notices:
+            notices.on_engine_notice(notice)
 
         panel = self.sessions_panel
         panel.session_activated.connect(self.open_session)
@@ -256,37 +350,6 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         panel.export_finished.connect(lambda path: self.statusBar().showMessage(
             translate("Window", "Exported to {path}").format(path=path), 5000))
 
-    def _on_sync_copy(self, event: object) -> None:
-        """A sync tool's conflict copy was merged into a session (or set aside): said once, briefly."""
-        from nanobot_desktop.engine import events
-
-        if isinstance(event, events.SyncCopyMerged):
-            severity = "info" if event.outcome in ("merged", "orphaned") else "warning"
-            self.notice_bar.show_notice(sync_copy_sentence(event), severity,
-                                        timeout_ms=10_000 if severity == "info" else 0, topic=f"sync-copy:{event.copy_name}")
-        elif isinstance(event, events.SyncTextConflict):
-            device = event.device or event.tool
-            text = translate("Window", "{file} was changed on two machines (the other version is from {device}); "
-                             "nothing was overwritten.").format(
-                file=event.file_name, device=device)
-            compare = translate("Window", "Compare and choose…")
-            self.notice_bar.show_notice(text, "warning", [(compare, lambda: self.open_text_conflict(event.copy_name))],
-                                        topic=f"sync-text:{event.copy_name}")
-
-    def open_text_conflict(self, copy_name: str) -> None:
-        """Show both machines' versions of a text file; not modal, so the agent keeps working meanwhile."""
-        from nanobot_desktop.gui.workspace.text_conflict import TextConflictDialog
-
-        try:
-            dialog = TextConflictDialog(self.engine, copy_name, self)
-        except FileNotFoundError:
-            return  # already decided (on this machine or, synced, on the other)
-        dialog.failed.connect(lambda message: self.notice_bar.show_notice(message, "error"))
-        dialog.resolved.connect(lambda _file: self.notice_bar.clear(f"sync-text:{copy_name}"))
-        dialog.setModal(False)
-        dialog.show()
-        self.text_conflict_dialog = dialog
-
     # --- sessions ----------------------------------------------------------------------------------
 
     def open_session(self, key: str) -> None:
@@ -296,42 +359,41 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
         self.chat.show_session(key)
         self.composer.set_session(key)
         self.sessions_panel.set_current_key(key)
-        built = self._panels.built if self._panels is not None else {}
+        panels = self.lifetime.panels
+        built = panels.built if panels is not None else {}
         for panel in built.values():  # one built later gets the current session then (_wire_panel)
-            if panel is not None and hasattr(panel, "set_session"):
+            if isinstance(panel, FollowsSession):
                 panel.set_session(key)
         self.settings_store.setValue(SESSION_KEY, key)
-        self._clear_chat_notices(keep_key=key)
+        self.commands.clear_chat_notices(keep_key=key)
         self._update_title()
         self._on_busy_changed(self.chat.is_busy(key))
 
     def show_and_open_session(self, key: str) -> None:
-        from nanobot_desktop.gui.shell.single_instance import apply_instance_command
-
-        apply_instance_command(self, "show")
+        bring_forward(self)
         self.open_session(key)
 
     def new_chat(self) -> None:
         """A fresh desktop session; it appears in the list once its first message is saved."""
         key = self.current_key
-        if key and not self.engine.sessions.path_for(key).exists() and not self.chat.is_busy(key) \
+        if key and not self._p.engine.sessions.path_for(key).exists() and not self.chat.is_busy(key) \
                 and self.chat.model.rowCount() == 0:
             self.composer.focus_input()  # the current chat is still empty: no need for another one
             return
-        self.open_session(self.engine.new_session_key())
+        self.open_session(self._p.engine.new_session_key())
         self.composer.focus_input()
 
     def _show_initial_session(self) -> None:
         remembered = self.settings_store.value(SESSION_KEY, "", type=str)
         try:
-            exists = bool(remembered) and self.engine.sessions.path_for(str(remembered)).exists()
+            exists = bool(remembered) and self._p.engine.sessions.path_for(str(remembered)).exists()
         except ValueError:
             exists = False
-        self.open_session(str(remembered) if exists else self.engine.new_session_key())
+        self.open_session(str(remembered) if exists else self._p.engine.new_session_key())
 
     def _on_session_deleted(self, key: str) -> None:
         if key == self.current_key:
-            self.open_session(self.engine.new_session_key())
+            self.open_session(self._p.engine.new_session_key())
         self.chat.forget_session(key)
 
     def _update_title(self) -> None:
@@ -344,7 +406,7 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
 
     def send_message(self, text: str, media: list[str]) -> None:
         if not self.current_key:
-            self.open_session(self.engine.new_session_key())
+            self.open_session(self._p.engine.new_session_key())
         if not media and self.chat.warn_before_sending(self.current_key):
             self.composer.edit.setPlainText(text)  # kept: the next Send goes through
             return
@@ -359,16 +421,22 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
 
     def show_tool_call(self, call_id: str) -> None:
         """A tool card was clicked: the drawer opens on the inspector, at that call."""
+        from nanobot_desktop.gui.inspector.panel import InspectorPanel
+
         self._raise_dock(PANELS_BY_NAME["inspector"].dock)
-        if self.inspector is not None:
-            self.inspector.show_call(call_id)
+        inspector = self.lifetime.panels.get_as("inspector", InspectorPanel) if self.lifetime.panels is not None else None
+        if inspector is not None:
+            inspector.show_call(call_id)
 
     def show_skills(self) -> None:
-        if self.engine is None:
+        if self._parts is None:
             return
+        from nanobot_desktop.gui.workspace.files_view import WorkspaceFilesView
+
         self._raise_dock(PANELS_BY_NAME["files_view"].dock)
-        if self.files_view is not None:
-            self.files_view.tabs.setCurrentWidget(self.files_view.skills_view)
+        files = self.lifetime.panels.get_as("files_view", WorkspaceFilesView) if self.lifetime.panels is not None else None
+        if files is not None:
+            files.tabs.setCurrentWidget(files.skills_view)
 
     def _raise_dock(self, name: str) -> None:
         dock = self.docks.get(name)
@@ -376,95 +444,9 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
             dock.show()
             dock.raise_()
 
-    def _on_engine_notice(self, event: object) -> None:
-        """The engine's notices (a workspace file linked out of it, a setting refused on load), one per topic."""
-        from nanobot_desktop.engine import events
-
-        if isinstance(event, events.Notice):
-            self.notice_bar.show_notice(event.text, "warning", topic=event.topic)
-
     def _on_busy_changed(self, busy: bool) -> None:
         if busy:  # a new turn (sent, retried, regenerated): the last one's failure is over
             self.notice_bar.clear(f"turn-failed:{self.current_key}")
         self.composer.set_busy(busy)
         self.actions.stop.setEnabled(busy)
-        self._update_status()
-
-    def _offer_interrupted(self, key: str, text: str, can_continue: bool) -> None:
-        """Continue / Dismiss for a turn nanobot 0.3.5 left unfinished in the session shown."""
-        if key != self.current_key:
-            return
-        actions: list[tuple[str, Callable[[], object]]] = []
-        if can_continue:
-            actions.append((translate("Window", "Continue"), lambda: self.chat.resolve_interrupted(key, True)))
-        actions.append((translate("Window", "Dismiss"), lambda: self.chat.resolve_interrupted(key, False)))
-        self.notice_bar.show_notice(text, "info", actions, topic=f"interrupted:{key}")
-
-    def _on_turn_failed(self, key: str, message: str, kind: str) -> None:
-        from nanobot_desktop.gui.chat.failures import needs_settings
-
-        if key != self.current_key:
-            return  # a background run's failure: its session is marked in the list, the tray tells
-        actions = [(translate("Window", "Open Settings"), self.open_settings)] if needs_settings(kind) else []
-        if kind == "storage" and self.engine.loop.has_unsaved(key):
-            actions.append((translate("Window", "Retry save"), lambda: self.chat.retry_save(key)))
-        elif kind == "new_blocked":  # /new could not save the conversation to memory: never a dead end
-            actions = [(translate("Window", "Start anyway"), self.new_chat),
-                       (translate("Window", "Try again"), lambda: self._send_to(key, "/new"))]
-        elif kind not in ("storage", "session"):  # the message is saved: send it again, not a copy of it
-            actions.append((translate("Window", "Retry"), lambda: self._send_to(key, None)))
-        self.notice_bar.show_notice(message, "error", actions, topic=f"turn-failed:{key}")
-
-    def _send_to(self, key: str, text: str | None) -> None:
-        """Send `text` into session `key` (None: answer its last saved message again), if it is still shown."""
-        if key == self.current_key and not self.chat.is_busy(key):
-            self.chat.send(text) if text is not None else self.chat.resend(key)
-
-    def _on_message_returned(self, key: str, text: str) -> None:
-        """The message could not be saved, so it was not sent: it goes back where it was typed."""
-        if key == self.current_key and not self.composer.text().strip():
-            self.composer.set_text(text)
-
-    def _on_save_retried(self, key: str, ok: bool, message: str) -> None:
-        if key != self.current_key:
-            return
-        if ok:
-            self.notice_bar.show_notice(message, "info", timeout_ms=6000, topic=f"save:{key}")
-        else:
-            self.notice_bar.show_notice(message, "error", [(translate("Window", "Retry save"), lambda: self.chat.retry_save(key))],
-                                        topic=f"save:{key}")
-
-
-async def create_main_window(lifecycle: Lifecycle, frame: MainWindow | None = None) -> MainWindow | None:
-    """`run_gui`'s default window factory: first-run setup if needed, then the Engine, into `frame`
-    (the window already painted without one) or a new window.
-
-    Returns None (and the app quits) when the person cancels the first-run setup or the config
-    cannot be loaded (they are told why first).
-    """
-    from nanobot_desktop.gui.shell.startup import open_engine_for_gui
-
-    opened = await open_engine_for_gui(lifecycle.options.config, lifecycle.options.workspace)
-    if opened is None:
-        return None
-    engine, log_folder = opened
-    window = frame if frame is not None else MainWindow()
-    window.attach_engine(engine, lifecycle, log_folder=log_folder)
-    return window
-
-
-def sync_copy_sentence(event: Any) -> str:
-    """What became of a sync tool's conflict copy (engine `SyncCopyMerged`), in the UI language."""
-    where = (translate("Window", "{device} ({tool})").format(device=event.device, tool=event.tool) if event.device
-             else translate("Window", "another device ({tool})").format(tool=event.tool))
-    if event.outcome == "merged" and event.added:
-        return translate("Window", "Added %n message(s) from {device} that were missing here (a sync conflict).",
-                         n=event.added).format(device=where)
-    if event.outcome == "merged":
-        return translate("Window", "A copy of this conversation from {device} had nothing new; it was moved to the trash.").format(
-            device=where)
-    if event.outcome == "orphaned":
-        return translate("Window", "A copy of a deleted conversation came from {device}; it is in the trash ({file}), "
-                         "where it can be restored.").format(device=where, file=event.copy_name)
-    return event.sentence  # too large or unreadable: the engine's sentence carries the detail
-
+        self.commands.update_status()

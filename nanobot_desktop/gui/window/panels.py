@@ -21,16 +21,22 @@ chat must keep working even if, say, the cron view cannot read a broken jobs.jso
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Callable, NamedTuple, Protocol, TypeVar, runtime_checkable
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+    from PySide6.QtCore import SignalInstance
+
     from nanobot_desktop.engine import Engine
     from nanobot_desktop.gui.common.bridge import EngineBridge
+    from nanobot_desktop.gui.window.tray import TrayController
+    from nanobot_desktop.gui.workspace.sync import WorkspaceSync
+    from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +48,56 @@ class PanelContext(NamedTuple):
 
     engine: Engine
     bridge: EngineBridge
-    sync: Any
+    sync: WorkspaceSync | None
+
+
+# What the window knows of a panel: it is a QWidget (`MainWindow.panel(name)`); what else it can do is
+# a capability, checked with isinstance against these Protocols (never hasattr), so the wiring is typed.
+
+
+@runtime_checkable
+class FollowsSession(Protocol):
+    """Shows something about the session in the chat: told each time another one is shown."""
+
+    def set_session(self, key: str) -> None: ...
+
+
+@runtime_checkable
+class OpensSessions(Protocol):
+    """Can ask the window to show a session (a heartbeat run, a job's last session)."""
+
+    @property
+    def open_session_requested(self) -> SignalInstance: ...
+
+
+@runtime_checkable
+class StartsChats(Protocol):
+    """Can ask the window for a new chat."""
+
+    @property
+    def new_chat_requested(self) -> SignalInstance: ...
+
+
+@runtime_checkable
+class ShutsDown(Protocol):
+    """Has work to stop when the app quits (a thread, a watcher, a task); awaited if it is a coroutine."""
+
+    def shutdown(self) -> Awaitable[None] | None: ...
+
+
+PanelT = TypeVar("PanelT", bound=QWidget)
+
+
+class PageHolder(Protocol):
+    """Where PAGE and AGENT panels go: the window's CentralPages and its AgentArea (a Protocol: both
+    modules read this table)."""
+
+    @property
+    def page_changed(self) -> SignalInstance: ...
+
+    def page_name(self) -> str: ...
+
+    def set_page_widget(self, name: str, widget: QWidget) -> None: ...
 
 
 DRAWER = "drawer"
@@ -162,7 +217,10 @@ _HOT_RELOAD = QT_TRANSLATE_NOOP("Panels", "Hot reload")
 _TRAY_ICON = QT_TRANSLATE_NOOP("Panels", "Tray icon")
 
 
-def build_panel(errors: list[str], label: str, factory: Callable[[], Any], shown_as: str) -> tuple[Any, str]:
+BuiltT = TypeVar("BuiltT")
+
+
+def build_panel(errors: list[str], label: str, factory: Callable[[], BuiltT], shown_as: str) -> tuple[BuiltT | None, str]:
     """(`factory()`, ""), or (None, why) with "<shown_as>: why" appended to `errors` (one broken panel must
     not take the chat). `shown_as` is the panel's name as the window shows it, in the UI language; the log
     says `label`."""
@@ -205,12 +263,17 @@ class LazyPanels:
     was built, and `on_all_built()` once, after the start-up ones.
     """
 
-    def __init__(self, window: QMainWindow, engine: Engine, bridge: EngineBridge, watcher: Any, docks: dict[str, QDockWidget],
-                 make_tray: Callable[[], Any] | None, on_built: Callable[[str, Any], None],
-                 on_all_built: Callable[[], None], pages: Any = None, agent: Any = None) -> None:
+    def __init__(self, window: QMainWindow, engine: Engine, bridge: EngineBridge, watcher: WorkspaceWatcher,
+                 docks: dict[str, QDockWidget], make_tray: Callable[[], TrayController] | None,
+                 on_built: Callable[[str, QObject], None], on_all_built: Callable[[], None],
+                 pages: PageHolder | None = None, agent: PageHolder | None = None) -> None:
         """`pages` is the window's CentralPages, where the PAGE panels go; `agent` its AgentArea (AGENT panels)."""
-        self.built: dict[str, Any] = {}
-        """Name -> panel (None if it failed) for what has been built so far; see `get` for the rest."""
+        self.built: dict[str, QWidget | None] = {}
+        """Name -> panel of PANELS (None if it failed) for what has been built so far; see `get` for the rest."""
+        self.sync: WorkspaceSync | None = None
+        """Hot reload, once built (None before, or if it failed)."""
+        self.tray: TrayController | None = None
+        """The tray icon, once built (None before, without a tray, or if it failed)."""
         self.errors: list[str] = []
         """Panels that could not be built, with why (the window still works without them)."""
         self._window, self._engine, self._bridge, self._watcher, self._docks = window, engine, bridge, watcher, docks
@@ -238,11 +301,28 @@ class LazyPanels:
         """Whether start-up building is still going on (panels set aside until shown do not count)."""
         return bool(self._pending)
 
-    def get(self, name: str) -> Any:
+    def get(self, name: str) -> QWidget | None:
+        """The panel of PANELS called `name`, built now if it is still to come; None if it failed."""
+        self._ensure(name)
+        return self.built.get(name)
+
+    def get_as(self, name: str, kind: type[PanelT]) -> PanelT | None:
+        """`get(name)` when it is a `kind` (the panel's own class, for calling what only it has)."""
+        panel = self.get(name)
+        return panel if isinstance(panel, kind) else None
+
+    def get_tray(self) -> TrayController | None:
+        self._ensure("tray")
+        return self.tray
+
+    def get_sync(self) -> WorkspaceSync | None:
+        self._ensure("sync")
+        return self.sync
+
+    def _ensure(self, name: str) -> None:
         if name in self._pending:
             self._build_startup()
         self._build_unseen(name)
-        return self.built.get(name)
 
     def build_all(self) -> None:
         """Every panel, the set-aside ones too."""
@@ -296,29 +376,32 @@ class LazyPanels:
 
     def _build(self, name: str) -> None:
         if name == "sync":
-            panel, _why = build_panel(self.errors, "workspace sync", self._make_sync, translate("Panels", _HOT_RELOAD))
-        elif name == "tray":
+            self.sync, _why = build_panel(self.errors, "workspace sync", self._make_sync, translate("Panels", _HOT_RELOAD))
+            return
+        if name == "tray":
             assert self._make_tray is not None
-            panel, _why = build_panel(self.errors, "tray", self._make_tray, translate("Panels", _TRAY_ICON))
-        else:
-            panel = self._build_into_dock(PANELS_BY_NAME[name])
+            self.tray, _why = build_panel(self.errors, "tray", self._make_tray, translate("Panels", _TRAY_ICON))
+            if self.tray is not None:
+                self._on_built(name, self.tray)
+            return
+        panel = self._build_into_dock(PANELS_BY_NAME[name])
         self.built[name] = panel
         if panel is not None:
             self._on_built(name, panel)
 
-    def _make_sync(self) -> Any:
+    def _make_sync(self) -> WorkspaceSync:
         """WorkspaceSync (hot reload for the editors and the session list); starts the watcher's thread."""
         from nanobot_desktop.gui.workspace.sync import WorkspaceSync
 
         return WorkspaceSync(self._engine, self._watcher, self._window)
 
-    def _build_into_dock(self, spec: PanelSpec) -> Any:
-        context = PanelContext(self._engine, self._bridge, self.built.get("sync"))
+    def _build_into_dock(self, spec: PanelSpec) -> QWidget | None:
+        context = PanelContext(self._engine, self._bridge, self.sync)
         panel, why = build_panel(self.errors, spec.label, lambda: spec.factory(context), translate("Panels", spec.title))
         shown = panel if panel is not None else failure_label(spec.title, spec.dock, why)
-        if spec.place == PAGE:
+        if spec.place == PAGE and self._pages is not None:
             self._pages.set_page_widget(spec.name, shown)
-        elif spec.place == AGENT:
+        elif spec.place == AGENT and self._agent is not None:
             self._agent.set_page_widget(spec.name, shown)
         else:
             set_dock_panel(self._docks[spec.dock], shown)

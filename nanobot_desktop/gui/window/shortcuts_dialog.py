@@ -1,6 +1,6 @@
 """Help → Keyboard shortcuts: every shortcut of the app, read from the action registry, searchable.
 
-Read from the registry (window/actions.py), never a list kept by hand, so a shortcut added or changed
+Read from the registry (common/actions.py), never a list kept by hand, so a shortcut added or changed
 there shows here at once. Non-modal, like Settings. The table is filtered as the person types (a
 word of the action, its description or its keys: "ctrl+k", "approval").
 """
@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
 
 from nanobot_desktop.gui.common.accessibility import name
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.window.actions import ActionRegistry
+from nanobot_desktop.gui.common.actions import ActionRegistry
 
 
 def shortcut_rows(actions: ActionRegistry) -> list[tuple[str, str, str]]:

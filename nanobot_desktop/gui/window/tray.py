@@ -31,7 +31,7 @@ from nanobot_desktop.engine import (
 )
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
-from nanobot_desktop.gui.shell.single_instance import apply_instance_command
+from nanobot_desktop.gui.window.raising import bring_forward, toggle_shown
 from nanobot_desktop.gui.window.tray_approvals import TrayApprovals
 from nanobot_desktop.gui.window.tray_less import ask_keep_running, was_asked
 from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATES, Notification, app_icon,
@@ -328,10 +328,10 @@ class TrayController(QObject):
         self.actions["heartbeat_run"].setEnabled(not self.engine.heartbeat.ticking)
 
     def toggle_window(self) -> None:
-        apply_instance_command(self.window, "toggle")
+        toggle_shown(self.window)
 
     def show_window(self) -> None:
-        apply_instance_command(self.window, "show")
+        bring_forward(self.window)
 
     def _new_chat(self) -> None:
         self.show_window()

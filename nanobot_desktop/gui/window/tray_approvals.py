@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
@@ -181,7 +182,7 @@ class TrayApprovals(QObject):
 
     # --- plumbing --------------------------------------------------------------------------------
 
-    def _spawn(self, coroutine: Any) -> asyncio.Future[Any] | None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, object]) -> asyncio.Future[object] | None:
         try:
             future = asyncio.ensure_future(coroutine)
         except RuntimeError:  # no event loop (a test without one): nothing to notify with

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
@@ -91,38 +92,54 @@ def _is_background_session(session_key: str) -> bool:
     return session_key == "heartbeat" or session_key.startswith("cron:")
 
 
-def notification_for(event: Any) -> Notification | None:
+def notification_for(event: object) -> Notification | None:
     """What to tell the person about `event`, or None when there is nothing worth a notification."""
-    if isinstance(event, HeartbeatRan):
-        if event.error:
-            if event.error.startswith(_CANCELLED_PREFIX):
-                return None
-            return Notification(translate("Tray", "Heartbeat failed"), _shorten(event.error), event.session_key or "heartbeat", True)
-        if event.decision == "run" and event.result and event.result.strip():
-            return Notification(translate("Tray", "Heartbeat"), _shorten(event.result), event.session_key or "heartbeat")
-        return None
-    if isinstance(event, CronJobRan):
-        key = event.session_key or f"cron:{event.job_id}"
-        if event.error:
-            title = translate("Tray", "Scheduled task failed: {name}").format(name=event.name)
-            return Notification(title, _shorten(event.error), key, True)
-        if event.result and event.result.strip():
-            return Notification(translate("Tray", "Scheduled: {name}").format(name=event.name), _shorten(event.result), key)
-        return None
-    if isinstance(event, BudgetCrossed):
-        period = translate("Tray", "today") if event.period == "day" else translate("Tray", "this month")
-        spent = translate("Tray", "${spent} of ${limit} spent {period}.").format(
-            spent=f"{event.spent:.2f}", limit=f"{event.limit:.2f}", period=period)
-        if event.level >= 1.0:
-            return Notification(translate("Tray", "Usage budget spent"), spent + " " + translate(
-                "Tray", "The heartbeat, scheduled jobs and subagents wait until you resume them (Usage page)."), "", True)
-        return Notification(translate("Tray", "Usage budget at {percent} %").format(percent=round(event.level * 100)),
-                            spent, "")
-    if isinstance(event, OutboundMessage) and _is_background_session(event.session_key):
-        # The message tool delivered the reply itself (the turn's own reply is then None).
-        if event.content.strip():
-            title = translate("Tray", "Heartbeat") if event.session_key == "heartbeat" else translate("Tray", "Scheduled task")
-            return Notification(title, _shorten(event.content), event.session_key)
+    rule = _RULES.get(type(event))
+    return rule(event) if rule is not None else None
+
+
+def _heartbeat_ran(event: HeartbeatRan) -> Notification | None:
+    if event.error:
+        if event.error.startswith(_CANCELLED_PREFIX):
+            return None
+        return Notification(translate("Tray", "Heartbeat failed"), _shorten(event.error), event.session_key or "heartbeat", True)
+    if event.decision == "run" and event.result and event.result.strip():
+        return Notification(translate("Tray", "Heartbeat"), _shorten(event.result), event.session_key or "heartbeat")
     return None
+
+
+def _cron_job_ran(event: CronJobRan) -> Notification | None:
+    key = event.session_key or f"cron:{event.job_id}"
+    if event.error:
+        title = translate("Tray", "Scheduled task failed: {name}").format(name=event.name)
+        return Notification(title, _shorten(event.error), key, True)
+    if event.result and event.result.strip():
+        return Notification(translate("Tray", "Scheduled: {name}").format(name=event.name), _shorten(event.result), key)
+    return None
+
+
+def _budget_crossed(event: BudgetCrossed) -> Notification:
+    period = translate("Tray", "today") if event.period == "day" else translate("Tray", "this month")
+    spent = translate("Tray", "${spent} of ${limit} spent {period}.").format(
+        spent=f"{event.spent:.2f}", limit=f"{event.limit:.2f}", period=period)
+    if event.level >= 1.0:
+        return Notification(translate("Tray", "Usage budget spent"), spent + " " + translate(
+            "Tray", "The heartbeat, scheduled jobs and subagents wait until you resume them (Usage page)."), "", True)
+    return Notification(translate("Tray", "Usage budget at {percent} %").format(percent=round(event.level * 100)),
+                        spent, "")
+
+
+def _outbound_message(event: OutboundMessage) -> Notification | None:
+    # The message tool delivered a background run's reply itself (the turn's own reply is then None).
+    if _is_background_session(event.session_key) and event.content.strip():
+        title = translate("Tray", "Heartbeat") if event.session_key == "heartbeat" else translate("Tray", "Scheduled task")
+        return Notification(title, _shorten(event.content), event.session_key)
+    return None
+
+
+_RULES: dict[type, Callable[[Any], Notification | None]] = {
+    HeartbeatRan: _heartbeat_ran, CronJobRan: _cron_job_ran, BudgetCrossed: _budget_crossed, OutboundMessage: _outbound_message,
+}
+"""The events worth a notification, each with its rule."""
 
 

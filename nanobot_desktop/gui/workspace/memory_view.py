@@ -113,7 +113,8 @@ class MemoryView(QWidget):
 
         self._build_layout()
         self._apply_badge_colors()
-        bridge.engine_event.connect(self._on_engine_event)
+        bridge.subscribe({ConsolidationStarted: self._on_consolidation_started,
+                          ConsolidationFinished: self._on_consolidation_finished}, self)
         if sync is not None:
             sync.register_editor(self.memory_editor)
             if self.history_editor is not None:
@@ -283,23 +284,23 @@ class MemoryView(QWidget):
         if Path(self.memory.history_file).resolve() in paths:
             self.history_search.history_file_changed()
 
-    def _on_engine_event(self, event: object) -> None:
-        if isinstance(event, ConsolidationStarted):
-            self._consolidating.add(event.session_key)
-            self.consolidating_badge.show()
-        elif isinstance(event, ConsolidationFinished):
-            self._consolidating.discard(event.session_key)
-            self.consolidating_badge.setVisible(bool(self._consolidating))
-            if not event.ok and event.error != "cancelled":
-                self.set_status(consolidation_failure_words(), "consolidation-failed", detail=event.error or "")
-            elif event.ok:
-                self.clear_status("consolidation-failed")  # a later consolidation worked: the failure is over
-            # Do not wait for the watcher: show the agent's writes now (a dirty editor gets its bar).
-            self.memory_editor.on_file_changed_on_disk()
-            if self.history_editor is not None:
-                self.history_editor.on_file_changed_on_disk()
-            self.history_search.history_file_changed()
-            self._memory_changed()
+    def _on_consolidation_started(self, event: ConsolidationStarted) -> None:
+        self._consolidating.add(event.session_key)
+        self.consolidating_badge.show()
+
+    def _on_consolidation_finished(self, event: ConsolidationFinished) -> None:
+        self._consolidating.discard(event.session_key)
+        self.consolidating_badge.setVisible(bool(self._consolidating))
+        if not event.ok and event.error != "cancelled":
+            self.set_status(consolidation_failure_words(), "consolidation-failed", detail=event.error or "")
+        elif event.ok:
+            self.clear_status("consolidation-failed")  # a later consolidation worked: the failure is over
+        # Do not wait for the watcher: show the agent's writes now (a dirty editor gets its bar).
+        self.memory_editor.on_file_changed_on_disk()
+        if self.history_editor is not None:
+            self.history_editor.on_file_changed_on_disk()
+        self.history_search.history_file_changed()
+        self._memory_changed()
 
     def _memory_changed(self, refresh_versions: bool = True) -> None:
         """MEMORY.md may have changed (saved here, written by the agent, edited elsewhere): list the

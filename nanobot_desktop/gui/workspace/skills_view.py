@@ -66,7 +66,7 @@ class SkillsView(QWidget):
         self._editors: dict[Path, MarkdownEditor] = {}
         self._builtin_dir = Path(engine.skills.builtin_dir).resolve()
         if bridge is not None:  # disabled skills saved elsewhere (another window, Settings) show here too
-            bridge.engine_event.connect(self._on_event)
+            bridge.subscribe({ConfigChanged: self._on_config_changed}, self)
 
         self.model = SkillsModel(self)
         self.model.enable_requested.connect(self.set_skill_enabled)
@@ -216,8 +216,8 @@ class SkillsView(QWidget):
         if getattr(self, "_status_topic", "") == topic:
             self.set_status("")
 
-    def _on_event(self, event: Any) -> None:
-        if isinstance(event, ConfigChanged) and event.touches("app.disabledSkills"):
+    def _on_config_changed(self, event: ConfigChanged) -> None:
+        if event.touches("app.disabledSkills"):
             self.refresh()
 
     # ---- enable / disable ---------------------------------------------------------------------

@@ -37,7 +37,7 @@ def test_a_streamed_turn_in_the_window(qtbot, open_window, llama: LlamaServer, r
     call = next(e for e in seen if isinstance(e, LLMCallFinished))
     if any(isinstance(e, WaitingForModel) for e in seen):
         assert any(text.startswith("The local server is reading the prompt…") for text in waits)
-    inspector = window.inspector
+    inspector = window.panel("inspector")
     assert inspector is not None
     window.docks["inspectorDock"].show()
     rect = inspector.timeline.visualRect(inspector.model.index(0, 0))

@@ -12,6 +12,7 @@ Ctrl+Z keep their usual editing meaning. Everything else works anywhere in the w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QIcon
 
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.window.panels import AGENT_PAGES
 
 def text_action(text: str, parent: QObject) -> QAction:
     """`QAction(text, parent)`, made without PySide matching that call against the overloads that take
@@ -194,16 +194,16 @@ class ActionRegistry(QObject):
         return [self.rename_session, self.delete_session, self.export_markdown, self.export_json, self.reveal_file]
 
 
-def build_menus(menu_bar: QMenuBar, actions: ActionRegistry) -> dict[str, QMenu]:
-    """The menu bar, from the registry's actions (None is a separator); returns the menus by name."""
+def build_menus(menu_bar: QMenuBar, actions: ActionRegistry, agent_toggles: Sequence[str]) -> dict[str, QMenu]:
+    """The menu bar, from the registry's actions (None is a separator); returns the menus by name.
+    `agent_toggles` names the dock toggles the Agent menu lists (the Agent area's, in its order)."""
     a = actions
     layout: dict[str, tuple[str, list[QAction | None]]] = {
         "file": (translate("Actions", "&File"), [a.new_chat, a.search_sessions, None, a.export_markdown, a.export_json, a.reveal_file,
                            None, a.settings, None, a.show_hide, a.quit]),
         "session": (translate("Actions", "&Session"), [a.stop, None, a.rename_session, a.delete_session, a.undo_delete]),
         "agent": (translate("Actions", "&Agent"), [a.run_heartbeat, a.pause_heartbeat, None]
-                  + [a.dock_toggles[name] for name in ("agentPage", *(spec.dock for spec in AGENT_PAGES))
-                     if name in a.dock_toggles]),
+                  + [a.dock_toggles[name] for name in agent_toggles if name in a.dock_toggles]),
         "view": (translate("Actions", "&View"), [*a.dock_toggles.values(), None, a.next_region, a.previous_region,
                                                  a.go_to_approval, None, a.larger_text, a.smaller_text, a.default_text,
                                                  None, a.reset_layout]),
