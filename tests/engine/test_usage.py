@@ -56,6 +56,28 @@ async def test_a_chat_turn_writes_one_row_with_the_endpoints_tokens_and_cache_co
     assert not (engine.config_path.parent / CLI_FILE).exists()  # the CLI's file is never created by the app
 
 
+async def test_calls_close_together_share_one_write_that_comes_without_being_asked(make_engine, fake_openai):
+    """A write per call cost each turn an SQLite commit on the recorder's thread (bench/engine_overhead.py):
+    rows wait BATCH_DELAY_S for the calls that follow, then go in one commit on their own."""
+    engine = make_engine()
+    written: list[UsageRecorded] = []
+    arrived = asyncio.Event()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, UsageRecorded):
+            written.append(event)
+            arrived.set()
+
+    engine.bus.subscribe(on_event)
+    for number in range(3):
+        fake_openai.add_text(f"reply {number}", usage=(10 + number, 1))
+        await turn(engine, "desktop:a", f"question {number}")
+    assert written == [] and engine.usage.pending == 3  # nothing written while the calls came
+    await asyncio.wait_for(arrived.wait(), 5)  # no flush: the batch's own timer writes it
+    assert [(e.written, e.pending, e.problem) for e in written] == [(3, 0, "")]
+    assert [r["input_tokens"] for r in app_rows(engine)] == [10, 11, 12]
+
+
 async def test_an_endpoint_without_usage_gets_an_estimate_marked_as_one(make_engine, fake_openai):
     from tests.fake_openai import text_reply
 
