@@ -81,6 +81,9 @@ def write_results(results: list[BenchResult], started: datetime, load: str, seco
 
 
 def main(argv: list[str]) -> int:
+    if "-h" in argv or "--help" in argv:  # before: it was taken for "no names given" and ran every benchmark
+        print(__doc__)
+        return 0
     wanted = [name for name in argv if not name.startswith("-")]
     chosen = [(module, title) for module, title in BENCHMARKS
               if not wanted or any(name in module for name in wanted)]
