@@ -34,7 +34,7 @@ BENCHMARKS = [
     ("session_list", "List and search 20,000 sessions"),
     ("hot_reload", "Hot reload: outside write → editor"),
     ("engine_overhead", "Engine overhead per turn"),
-    ("session_append", "Append a turn to a 10,000-msg session"),
+    ("session_append", "Bytes written per turn: session file, usage record"),
     ("memory_peak", "Peak RSS, 2,000-msg session rendered"),
     ("window_rss", "Empty window RSS"),
     ("long_session_memory", "RSS with a 100,000-msg session; growth over 100 turns"),
@@ -81,6 +81,9 @@ def write_results(results: list[BenchResult], started: datetime, load: str, seco
 
 
 def main(argv: list[str]) -> int:
+    if "-h" in argv or "--help" in argv:  # before: it was taken for "no names given" and ran every benchmark
+        print(__doc__)
+        return 0
     wanted = [name for name in argv if not name.startswith("-")]
     chosen = [(module, title) for module, title in BENCHMARKS
               if not wanted or any(name in module for name in wanted)]

@@ -57,6 +57,62 @@ async def test_a_chat_turn_writes_one_row_with_the_endpoints_tokens_and_cache_co
     assert not (engine.config_path.parent / CLI_FILE).exists()  # the CLI's file is never created by the app
 
 
+async def test_calls_close_together_share_one_write_that_comes_without_being_asked(make_engine, fake_openai):
+    """A write per call cost each turn an SQLite commit on the recorder's thread (bench/engine_overhead.py):
+    rows wait BATCH_DELAY_S for the calls that follow, then go in one commit on their own."""
+    engine = make_engine()
+    written: list[UsageRecorded] = []
+    arrived = asyncio.Event()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, UsageRecorded):
+            written.append(event)
+            arrived.set()
+
+    engine.bus.subscribe(on_event)
+    for number in range(3):
+        fake_openai.add_text(f"reply {number}", usage=(10 + number, 1))
+        await turn(engine, "desktop:a", f"question {number}")
+    assert written == [] and engine.usage.pending == 3  # nothing written while the calls came
+    await asyncio.wait_for(arrived.wait(), 5)  # no flush: the batch's own timer writes it
+    assert [(e.written, e.pending, e.problem) for e in written] == [(3, 0, "")]
+    assert [r["input_tokens"] for r in app_rows(engine)] == [10, 11, 12]
+
+
+async def test_a_call_stopped_midway_is_recorded_as_cancelled_with_estimates(make_engine, fake_openai):
+    """/stop (the Stop button sends the same) ends the call before the stream's last chunk, the only one
+    that carries usage: the row says "cancelled" as nanobot 0.3.5 does, with the prompt and the text
+    streamed so far as estimates, marked as estimates."""
+    from nanobot_desktop.engine.events import TextDelta
+
+    engine = make_engine()
+    streamed: list[str] = []
+    some_came = asyncio.Event()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TextDelta):
+            streamed.append(event.text)
+            if len(streamed) >= 3:
+                some_came.set()
+
+    engine.bus.subscribe(on_event)
+    fake_openai.add_text("one two three four five six seven eight nine ten " * 20, chunk_size=8, delay_s=0.05,
+                         usage=(999, 999))
+    task = engine.loop.submit("desktop:a", "count slowly")
+    await asyncio.wait_for(some_came.wait(), 10)  # a few deltas in (each 50 ms apart), most still to come
+    await asyncio.wait_for(engine.loop.submit("desktop:a", "/stop"), 10)
+    assert task.cancelled()
+    await engine.usage.flush()
+    [row] = app_rows(engine)
+    assert row["kind"] == "chat" and row["session_key"] == "desktop:a" and row["finish_reason"] == "cancelled"
+    assert row["reported_tokens"] == 0 and row["estimated_tokens"] == row["total_tokens"]  # marked as estimates
+    assert row["input_tokens"] > 0 and row["input_tokens"] != 999
+    chars = len("".join(streamed))
+    assert chars // 4 <= row["output_tokens"] <= len("one two three four five six seven eight nine ten " * 20) // 4
+    with sqlite3.connect(engine.config_path.parent / APP_FILE) as connection:
+        assert connection.execute("SELECT error_kind FROM calls").fetchone() == ("cancelled",)  # 0.3.5's word
+
+
 async def test_an_endpoint_without_usage_gets_an_estimate_marked_as_one(make_engine, fake_openai):
     from tests.fake_openai import text_reply
 

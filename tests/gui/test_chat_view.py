@@ -297,6 +297,48 @@ def test_code_block_copy_button_puts_exactly_the_code_on_the_clipboard(qtbot, vi
     assert QGuiApplication.clipboard().text() == message
 
 
+def test_copy_buttons_follow_a_streaming_reply_and_a_new_width(qtbot, view):
+    """The buttons are placed from the first changed block on (bench/stream_stall.py: a walk over every
+    block at each update stalled the loop); blocks streamed later get theirs, and a new width moves all."""
+    model = view.model()
+    show(qtbot, view)
+    model.append_text_delta(f"Intro\n\n```python\n{CODE}```\n\nthen ")
+    view.flush_now()
+    browser = view.widget_for_row(0).browser
+
+    def placed() -> dict[int, int]:
+        """Each shown button's vertical centre, by code block."""
+        return {index: button.geometry().center().y() for index, button in browser.copy_buttons.items()
+                if button.isVisible()}
+
+    qtbot.waitUntil(lambda: sorted(placed()) == [0])
+    first_y = placed()[0]
+    for word in ("more ", "text ", "and\n\n```\nsecond\n```\n\nand a third:\n\n```\nthird\n```\n\nend."):
+        model.append_text_delta(word)
+        view.flush_now()
+    qtbot.waitUntil(lambda: sorted(placed()) == [0, 1, 2])
+    assert placed()[0] == first_y < placed()[1] < placed()[2]  # the first did not move, the others below it
+
+    def on_their_headers() -> bool:
+        """Each button on its code block's header line (where its anchor is), at the line's right end."""
+        document, position = browser.document(), 0
+        for index in range(3):
+            found = document.find("Copy", position)
+            position = found.position()
+            header = browser.cursorRect(QTextCursor(found)).center().y()
+            button = browser.copy_buttons[index].geometry()
+            width = browser.viewport().width()
+            if not (button.top() <= header <= button.bottom() and width * 0.8 < button.right() <= width):
+                return False
+        return True
+
+    assert on_their_headers()
+    width = browser.viewport().width()
+    view.resize(360, view.height())  # narrower than the reading width: the text wraps anew
+    qtbot.waitUntil(lambda: browser.viewport().width() < width - 100)
+    qtbot.waitUntil(on_their_headers)
+
+
 def test_raw_html_is_shown_as_text_in_messages_and_bubbles(qtbot, view):
     model = view.model()
     model.append(UserMessage("<b>not bold</b><script>alert(1)</script>"))

@@ -1,5 +1,6 @@
 """Markdown and Pygments load on first use (issue 17's empty-window memory budget), early enough
-that the first reply never waits for them mid-stream.
+that the first reply never waits for them mid-stream; nor has it loaded urllib.request, ElementTree,
+difflib or html (Syncthing's status, a conflict's diff, rendering load them when used).
 
 An app at rest, every panel built and the services started, has not imported markdown or pygments
 (checked in a fresh process started as a person starts it: sys.modules is shared between tests here);
@@ -31,6 +32,8 @@ PROBE = textwrap.dedent("""
 
     app = QApplication(sys.argv[:1])
     RENDERING = ("markdown", "pygments")
+    # loaded where they are used (Syncthing's status and names, a conflict's diff, rendering), not at rest
+    ELSEWHERE = ("urllib.request", "http.client", "xml.etree.ElementTree", "difflib", "html")
     seen = {}
 
     def loaded():
@@ -50,6 +53,7 @@ PROBE = textwrap.dedent("""
                 turns[0] -= 1  # some event-loop turns more: the old warm-up ran one turn after the panels
                 if turns[0] == 0:
                     seen["at_rest"] = loaded()
+                    seen["at_rest_elsewhere"] = [name for name in ELSEWHERE if name in sys.modules]
                     w.composer.edit.setFocus()
                     QTest.keyClicks(w.composer.edit, "H")  # a person starts typing
         elif "pygments.lexers.python" in sys.modules:
@@ -77,6 +81,7 @@ def test_an_app_at_rest_has_not_loaded_markdown_and_typing_loads_it(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     seen = json.loads(result.stdout.strip().splitlines()[-1])
     assert seen["at_rest"] == []
+    assert seen["at_rest_elsewhere"] == []  # issue 17's empty-window budget: ~2 MB resident between them
     assert "markdown" in seen["typed"] and "pygments.lexers" in seen["typed"]
 
 

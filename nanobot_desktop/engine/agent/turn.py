@@ -28,7 +28,7 @@ from nanobot_desktop.engine.llm.types import ChatProvider, LLMResponse, Provider
 from nanobot_desktop.engine.agent.prompt_fit import tokens_of, tokens_of_tools
 from nanobot_desktop.engine.sessions.store import Session
 from nanobot_desktop.engine.tools.base import ToolResult
-from nanobot_desktop.engine.usage.estimate import usage_fields
+from nanobot_desktop.engine.usage.estimate import CHARS_PER_TOKEN, estimate_tokens, usage_fields
 from nanobot_desktop.engine.usage.source import current_source
 
 # Session channels the app itself makes: a turn typed into one of these is the desktop user's.
@@ -60,10 +60,22 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
                                messages=tuple(messages), tools=tuple(tools), system_sections=sections,
                                window_tokens=window_tokens, estimated_tokens=estimate))
     started = time.perf_counter()
+    received = [0]  # characters streamed so far: a call stopped midway is recorded with what it spent
+
+    def text(piece: str) -> None:
+        received[0] += len(piece)
+        if on_text is not None:
+            on_text(piece)
+
+    def reasoning(piece: str) -> None:
+        received[0] += len(piece)
+        if on_reasoning is not None:
+            on_reasoning(piece)
+
     try:
         response = await provider.chat(
             messages, tools, model=model, temperature=settings.temperature, max_tokens=settings.max_tokens,
-            reasoning_effort=settings.reasoning_effort, on_text_delta=on_text, on_reasoning_delta=on_reasoning,
+            reasoning_effort=settings.reasoning_effort, on_text_delta=text, on_reasoning_delta=reasoning,
             on_wait=lambda phase, waited, limit: bus.publish(WaitingForModel(
                 session_key, turn_id=turn_id, phase=phase, waited_s=waited, limit_s=limit)),
             on_retry=lambda attempt, attempts, delay, reason: bus.publish(RetryScheduled(
@@ -72,6 +84,10 @@ async def chat_with_events(bus: EventBus, provider: ChatProvider, session_key: s
     except ProviderError as error:
         publish_call_failed(bus, session_key, turn_id, call_id, model, error, time.perf_counter() - started,
                             window_tokens=window_tokens)
+        raise
+    except asyncio.CancelledError:  # /stop or the Stop button: the endpoint was sent the prompt all the same
+        publish_call_cancelled(bus, session_key, turn_id, call_id, model, messages, tools, received[0],
+                               time.perf_counter() - started, window_tokens=window_tokens)
         raise
     publish_call_finished(bus, session_key, turn_id, call_id, model, response, messages, tools, window_tokens=window_tokens)
     return response
@@ -87,6 +103,19 @@ def publish_call_finished(bus: EventBus, session_key: str, turn_id: str, call_id
                                 source=current_source(), window_tokens=window_tokens,
                                 first_token_s=response.first_token_s, tokens_per_s=response.tokens_per_s,
                                 **usage_fields(response, messages, tools)))
+
+
+def publish_call_cancelled(bus: EventBus, session_key: str, turn_id: str, call_id: str, model: str,
+                           messages: list[dict[str, Any]], tools: list[dict[str, Any]], streamed_chars: int,
+                           latency_s: float, *, window_tokens: int = 0) -> None:
+    """The LLMCallFinished of a call stopped before it answered, as nanobot 0.3.5 records one (finish
+    reason and error kind "cancelled"). The endpoint reports usage only in a stream's last chunk, so
+    both counts are estimates, marked as such: the prompt as sent, the characters streamed so far."""
+    bus.publish(LLMCallFinished(session_key, turn_id=turn_id, call_id=call_id, model=model,
+                                prompt_tokens=estimate_tokens([messages, tools] if tools else messages),
+                                completion_tokens=(streamed_chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN,
+                                latency_s=latency_s, finish_reason="cancelled", estimated=True,
+                                source=current_source(), error_kind="cancelled", window_tokens=window_tokens))
 
 
 def publish_call_failed(bus: EventBus, session_key: str, turn_id: str, call_id: str, model: str,

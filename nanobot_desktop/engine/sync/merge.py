@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.sync.names import ConflictName, conflict_copies
-from nanobot_desktop.engine.sync.syncthing import name_device
 
 # A session copy larger than this is not read into memory to be merged (a session of 100,000 messages is
 # ~40 MB); it stays where it is, with a notice, for the person to look at.
@@ -94,5 +93,9 @@ def missing_messages(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -
 def session_conflict_copies(folder: Path, original: str = "") -> list[tuple[Path, ConflictName]]:
     """The conflict copies among a sessions folder's `*.jsonl` files (of `original` only, when given),
     oldest first."""
+    # Syncthing's module (urllib.request, http.client, ElementTree: ~1.3 MB resident) is loaded only
+    # when there is a copy to name: every session store opens this module, an empty window has none.
+    from nanobot_desktop.engine.sync.syncthing import name_device
+
     return [(path, name_device(name, folder)) for path, name in conflict_copies(folder, ".jsonl")
             if name.original_name.endswith(".jsonl") and (not original or name.original_name == original)]

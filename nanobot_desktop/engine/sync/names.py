@@ -72,8 +72,10 @@ def parse_conflict_name(name: str, siblings: set[str] | None = None) -> Conflict
     `siblings` are the names in the same folder: a OneDrive-style name counts only when its original is
     among them (without them, OneDrive names are never recognised).
     """
+    # Each of these four names its copy with "conflict": the substring test spares every listing of
+    # 20,000 sessions four regular expressions a name (~30 ms of its executor's CPU).
     for pattern, tool in ((_SYNCTHING, SYNCTHING), (_NEXTCLOUD, NEXTCLOUD), (_DROPBOX, DROPBOX),
-                          (_OWNCLOUD_OLD, NEXTCLOUD)):
+                          (_OWNCLOUD_OLD, NEXTCLOUD)) if "conflict" in name else ():
         match = pattern.match(name)
         if match is None:
             continue

@@ -12,10 +12,7 @@ import json
 import logging
 import os
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +21,10 @@ from nanobot_desktop.engine.sync.names import SYNCTHING, ConflictName
 from nanobot_desktop.identity import MACOS_SUPPORT
 
 log = logging.getLogger(__name__)
+
+# urllib.request (with http.client and email) and ElementTree are imported where they are used: the
+# status bar asks for the status at every start, and most machines have no Syncthing config at all
+# (~1.3 MB resident the empty window would carry for nothing). urllib's URLError is an OSError.
 
 REQUEST_TIMEOUT_S = 2.0
 
@@ -55,10 +56,12 @@ class SyncthingApi:
         """This machine's device id, as its Syncthing says ("" when it does not answer)."""
         try:
             return str(self.get("/rest/system/status").get("myID", ""))
-        except (OSError, ValueError, AttributeError, urllib.error.URLError):
+        except (OSError, ValueError, AttributeError):
             return ""
 
     def get(self, path: str) -> Any:
+        import urllib.request
+
         request = urllib.request.Request(self.base_url + path, headers={"X-API-Key": self.api_key})
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S) as response:  # loopback only
             return json.loads(response.read() or b"null")
@@ -72,6 +75,10 @@ def find_api(workspace: Path, config_file: Path | None = None) -> SyncthingApi |
     except OSError:
         return None
     for path in ([config_file] if config_file else config_candidates()):
+        if not path.is_file():
+            continue
+        import xml.etree.ElementTree as ET
+
         try:
             root = ET.parse(path).getroot()
         except (OSError, ET.ParseError):
@@ -152,7 +159,7 @@ def read_status(api: SyncthingApi, now: float | None = None) -> SyncStatus | Non
         for peer in peers:
             completion = api.get(f"/rest/db/completion?folder={folder}&device={urllib.parse.quote(peer)}")
             pending += int(completion.get("needItems", 0) or 0)
-    except (OSError, ValueError, AttributeError, TypeError, urllib.error.URLError) as error:
+    except (OSError, ValueError, AttributeError, TypeError) as error:
         log.debug("Syncthing did not answer: %s", error)
         return None
     names = tuple(api.device_names.get(peer) or peer[:7] for peer in peers)

@@ -3,9 +3,15 @@
 The recorder listens to LLMCallFinished (published for every call: chat turns, subagents,
 consolidation and the heartbeat's decision alike; see agent/turn.publish_call_finished) and turns each
 into a UsageRow. Rows are written by one worker thread of its own, in batches, so the GUI thread never
-waits on SQLite. A file that is locked or damaged fails no turn: the rows stay in memory, a
-UsageRecorded event carries the notice, and the write is tried again (soon for a lock, rarely for a
-damaged file) and at every new call, until it works or the app quits (a last try at shutdown).
+waits on SQLite. A row waits BATCH_DELAY_S before its write starts, so the calls of a busy moment
+(a turn's tool iterations, a subagent's burst) share one transaction: a write opens both files,
+checks their schema and commits (an fsync), which at one write per call cost each turn ~1 ms of the
+event loop's time and a few pages of disk writes (bench/engine_overhead.py, bench/session_append.py).
+Shutdown and `flush` write at once, so no row is lost by the wait.
+
+A file that is locked or damaged fails no turn: the rows stay in memory, a UsageRecorded event
+carries the notice, and the write is tried again (soon for a lock, rarely for a damaged file) and
+with the next new call's batch, until it works or the app quits (a last try at shutdown).
 
 The budget is checked after each write, in the same thread: crossing 80 % of a daily or monthly limit
 publishes a BudgetCrossed warning; reaching 100 % holds background work (heartbeat timer ticks, cron
@@ -37,6 +43,7 @@ log = logging.getLogger(__name__)
 WARN_LEVEL = 0.8
 RETRY_LOCKED_S = 5.0
 RETRY_DAMAGED_S = 60.0
+BATCH_DELAY_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ class UsageRecorder:
         self._cli_ids: dict[int, int] = {}
         self._writing: asyncio.Future[tuple[int, str, dict[str, float]]] | None = None
         self._retry: asyncio.TimerHandle | None = None
+        self._batch: asyncio.TimerHandle | None = None  # the write that waits for more rows to join it
         self._executor: ThreadPoolExecutor | None = None
         self.problem = ""
         """Why rows wait in memory ("" when everything is written)."""
@@ -120,9 +128,27 @@ class UsageRecorder:
             except Exception:  # noqa: BLE001 - a config that cannot say still records the call
                 provider = "custom"
             self._pending.append(row_from_event(event, provider))
+            self._soon()
+
+    def _soon(self) -> None:
+        """Start a write BATCH_DELAY_S from now (at once without a running loop), unless one is under way
+        or already waiting: the rows that come meanwhile join it."""
+        if self._writing is not None or self._batch is not None or not self._pending:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
             self._kick()
+            return
+        if self._retry is not None:  # a new call's batch tries what waits after a failure too
+            self._retry.cancel()
+            self._retry = None
+        self._batch = loop.call_later(BATCH_DELAY_S, self._kick)
 
     def _kick(self) -> None:
+        if self._batch is not None:
+            self._batch.cancel()
+            self._batch = None
         if self._writing is not None or not self._pending:
             return
         try:
@@ -176,7 +202,7 @@ class UsageRecorder:
         self._bus.publish(UsageRecorded("", written=written, pending=len(self._pending), problem=cli_note))
         if spent:
             self._judge_budget(spent)
-        self._kick()
+        self._soon()
 
     def _schedule_retry(self, delay_s: float) -> None:
         try:
@@ -205,12 +231,13 @@ class UsageRecorder:
             self._retry.cancel()
             self._retry = None
         if self._pending and self._writing is None:
-            self._kick()
+            self._kick()  # also ends the wait of a batch
         if self._writing is not None:
             await asyncio.wait([self._writing])
-        if self._retry is not None:
-            self._retry.cancel()
-            self._retry = None
+        for timer in (self._retry, self._batch):
+            if timer is not None:
+                timer.cancel()
+        self._retry = self._batch = None
         if self._pending:
             log.warning("usage record: %d rows could not be written before quitting: %s", len(self._pending),
                         self.problem)

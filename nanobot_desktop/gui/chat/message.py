@@ -14,7 +14,8 @@ from typing import Callable
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
-    QDesktopServices, QGuiApplication, QResizeEvent, QTextBlockFormat, QTextCursor, QTextOption, QWheelEvent,
+    QDesktopServices, QGuiApplication, QResizeEvent, QTextBlockFormat, QTextCursor, QTextDocument, QTextOption,
+    QWheelEvent,
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
@@ -36,6 +37,7 @@ OPENABLE_SCHEMES = ("http", "https", "mailto")
 # While streaming, one event-loop step renders blocks for at most about this long, then yields
 # (bench/stream_stall.py: a 10 ms timer must never wait more than 16 ms).
 STREAM_STEP_BUDGET_S = 0.003
+COPY_BUTTONS_DELAY_MS = 150  # code blocks' Copy buttons are placed this long after the text or width changed
 
 
 class MessageBrowser(QTextBrowser):
@@ -65,6 +67,16 @@ class MessageBrowser(QTextBrowser):
         self.copy_buttons: dict[int, QToolButton] = {}
         """Code block number -> its Copy button, laid over the block's header (see place_copy_buttons)."""
         self._placed_for: tuple[int, int] = (-1, -1)
+        # The buttons follow the text at most every COPY_BUTTONS_DELAY_MS: a reply streaming in changes
+        # its document ~20 times a second, and placing them after each change was most of the stall.
+        self._copy_timer = QTimer(self)
+        self._copy_timer.setSingleShot(True)
+        self._copy_timer.setInterval(COPY_BUTTONS_DELAY_MS)
+        self._copy_timer.timeout.connect(self.place_copy_buttons)
+        self._copy_lines: dict[int, tuple[int, QRectF]] = {}  # code block number -> (its header block's
+        # position, the header line): kept for the blocks before the first change (they have not moved)
+        self._changed_from = 0  # the first document position changed since the buttons were placed
+        self.document().contentsChange.connect(self._text_changed)
 
     def _wanted_height(self) -> int:
         margins = self.contentsMargins()
@@ -75,22 +87,36 @@ class MessageBrowser(QTextBrowser):
         if height != self.height():
             self.setFixedHeight(height)
         self.verticalScrollBar().setValue(0)
-        self.place_copy_buttons()
+        if not self._copy_timer.isActive():
+            self._copy_timer.start()
 
     def place_copy_buttons(self) -> None:
         """A real Copy button at the right of each code block's header line, where the document has
         its copy anchor (peers show a button there, not a link). Done again when the text or the
-        width changes; the anchors are found by their href, one pass over the document."""
+        width changes; the anchors are found by their href in the blocks that hold the anchor's text.
+        Those blocks are found by QTextDocument.find (in C++), and only from the first block that
+        changed (text streams in at the end; with the same width nothing above it moved): a Python walk
+        over every block, done at each streamed update, cost a 64,000-character reply ~3 s of the GUI
+        thread and stalls of 30 ms (bench/stream_stall.py)."""
         document = self.document()
-        key = (document.revision(), self.viewport().width())
+        width = self.viewport().width()
+        key = (document.revision(), width)
         if key == self._placed_for:
             return
+        changed = document.findBlock(self._changed_from) if width == self._placed_for[1] else None
+        start = changed.position() if changed is not None and changed.isValid() else 0
         self._placed_for = key
+        self._changed_from = document.characterCount()
         layout = document.documentLayout()
-        found: dict[int, QRectF] = {}  # code block number -> its header line
-        block = document.begin()
-        while block.isValid():
-            if block.text().endswith(self._copy_text):
+        found: dict[int, QRectF] = {}  # code block number -> its header line, from `start` on
+        self._copy_lines = {index: kept for index, kept in self._copy_lines.items() if kept[0] < start}
+        copy_text = self._copy_text
+        flags = QTextDocument.FindFlag.FindCaseSensitively
+        cursor = document.find(copy_text, start, flags)
+        while not cursor.isNull():
+            block = cursor.block()
+            cursor = document.find(copy_text, block.position() + block.length(), flags)  # from the next block
+            if block.text().endswith(copy_text):
                 fragments = block.begin()
                 while not fragments.atEnd():
                     href = fragments.fragment().charFormat().anchorHref()
@@ -99,15 +125,18 @@ class MessageBrowser(QTextBrowser):
                         line = block.layout().lineAt(0).rect().translated(block.layout().position())
                         line.setRight(layout.blockBoundingRect(block).right())
                         found[int(href[len(COPY_SCHEME) + 1:])] = line
+                        self._copy_lines[int(href[len(COPY_SCHEME) + 1:])] = (block.position(), line)
                     fragments += 1
-            block = block.next()
         for index, line in found.items():  # the header line's rectangle: the button is centred on it
             button = self.copy_buttons.get(index) or self._make_copy_button(index)
             button.move(int(line.right()) - button.width() - SPACING.s, round(line.center().y() - button.height() / 2))
             button.show()
         for index, button in self.copy_buttons.items():
-            if index not in found:
+            if index not in self._copy_lines:
                 button.hide()
+
+    def _text_changed(self, position: int, _removed: int, _added: int) -> None:
+        self._changed_from = min(self._changed_from, position)
 
     @property
     def _copy_text(self) -> str:

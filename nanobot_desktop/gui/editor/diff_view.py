@@ -5,8 +5,6 @@ Used by the editor's conflict bar ("Compare") and usable by the memory view for 
 
 from __future__ import annotations
 
-import difflib
-
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
@@ -18,6 +16,8 @@ from nanobot_desktop.gui.editor.code_edit import blend
 
 def unified_diff(old_text: str, new_text: str, old_name: str, new_name: str, context: int = 3) -> str:
     """Unified diff of two texts; every line ends with a newline so the output reads cleanly."""
+    import difflib  # the editor is part of the empty window, a diff only of a conflict (~0.3 MB resident)
+
     old_lines = [line if line.endswith("\n") else line + "\n" for line in old_text.splitlines(keepends=True)]
     new_lines = [line if line.endswith("\n") else line + "\n" for line in new_text.splitlines(keepends=True)]
     return "".join(difflib.unified_diff(old_lines, new_lines, fromfile=old_name, tofile=new_name, n=context))

@@ -295,7 +295,7 @@ class TimelineModel(QAbstractTableModel):
         call.latency_s = event.latency_s
         call.finish_reason = event.finish_reason
         call.error = model_call_failure(event.facts) or event.error
-        call.status = "error" if event.error else "ok"
+        call.status = "error" if event.error else "cancelled" if event.finish_reason == "cancelled" else "ok"
         call.window_tokens = event.window_tokens or call.window_tokens
         call.first_token_s, call.tokens_per_s = event.first_token_s, event.tokens_per_s
         self._changed(turn, row)
