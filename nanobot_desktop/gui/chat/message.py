@@ -28,6 +28,7 @@ from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
 from nanobot_desktop.gui.chat.live_document import StreamingCode, append_html
+from nanobot_desktop.gui.chat.wide_blocks import has_wide_blocks, hold_prose
 from nanobot_desktop.gui.chat.markdown_render import (
     COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderUpdate,
 )
@@ -175,6 +176,8 @@ class AssistantWidget(ItemWidget):
         self._continue_pending = False
         self._queued: RenderUpdate | None = None  # a streamed update waiting for its own loop step
         self._icon_names: dict[QToolButton, str] = {}
+        self._wide = False  # holds code or a table: the column's layout may widen it (wide_blocks.py)
+        self._inset = (0, 0)  # the prose inset that widening asks for, in pixels (left, right)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -296,6 +299,7 @@ class AssistantWidget(ItemWidget):
             self.browser.setHtml(self._incremental.html())
         if final:
             self._live = False  # the streamed document stays: re-rendering it all would stall
+        self._fit_wide()
         if self._on_render is not None:
             self._on_render(self.uid)
 
@@ -313,6 +317,7 @@ class AssistantWidget(ItemWidget):
         queued, self._queued = self._queued, None
         if queued is not None and self._live:
             self._apply_live(queued.blocks, queued.tail, queued.open_code)
+            self._fit_wide()
             if notify and self._on_render is not None:
                 self._on_render(self.uid)
 
@@ -399,6 +404,25 @@ class AssistantWidget(ItemWidget):
         self.model_label.setToolTip(translate("Chat", "Written by {model}").format(model=message.model)
                                     if message.model else "")
         self.model_label.setVisible(bool(message.model) and not message.streaming)
+
+    @property
+    def wants_wide(self) -> bool:
+        """Whether the reply holds code or a table, which may use more than the reading width."""
+        return self._wide
+
+    def set_prose_inset(self, left: int, right: int) -> None:
+        """Keep the prose at the column's width while the widget is wider (ColumnLayout calls it)."""
+        if (left, right) != self._inset:
+            self._inset = (left, right)
+            hold_prose(self.browser.document(), left, right)
+
+    def _fit_wide(self) -> None:
+        wide = self._code is not None or has_wide_blocks(self.browser.document())
+        if wide != self._wide:
+            self._wide = wide
+            self.updateGeometry()  # the column's layout places it again
+        if self._inset != (0, 0):  # new blocks get the inset too
+            hold_prose(self.browser.document(), *self._inset)
 
     def set_final(self, final: bool) -> None:
         """Whether a tool step follows this reply in its turn: an intermediate "Let me look…" has no
