@@ -149,6 +149,9 @@ class MainWindow(WindowAccess, WindowLifetime, WindowCommands, QMainWindow):
                                   self._make_tray if self._use_tray else None, self._wire_panel, self._all_panels_built,
                                   pages=self.pages, agent=self.agent_area)
         self._connect()
+        from nanobot_desktop.gui.window.approval_drawer import ApprovalDrawer
+
+        self.approval_drawer = ApprovalDrawer(self, self.bridge, self)  # an approval that needs the drawer opens it
         self._init_access()
         lifecycle.add_cleanup(self.shutdown, name="main window", timeout_s=20.0)
         self._update_status()
