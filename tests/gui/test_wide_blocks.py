@@ -53,6 +53,8 @@ def test_code_and_tables_get_more_room_than_the_prose(qtbot, open_window, fake_o
         assert plain.width() == column.width()  # prose-only replies keep the reading column
         assert wide.width() <= WIDE_CHARS * char + 1, (width, wide.width() / char)
         assert abs(wide.geometry().center().x() - column.center().x()) <= 2  # centred on the column
+        copy = wide.copy_button.mapTo(view._container, wide.copy_button.rect().topRight()).x()
+        assert abs(copy - column.right()) <= 2 * char, (width, copy, column.right())  # its actions: under its prose
         document = wide.browser.document()
         qtbot.waitUntil(lambda: document.begin().blockFormat().leftMargin() > 0, timeout=WAIT_MS)  # noqa: B023
         origin = wide.browser.viewport().mapTo(view._container, QPoint(0, 0)).x() + document.documentMargin()
@@ -67,4 +69,6 @@ def test_code_and_tables_get_more_room_than_the_prose(qtbot, open_window, fake_o
         assert code.layout().lineCount() == 1, width  # the long line is not wrapped at the reading width
         assert code.layout().lineAt(0).naturalTextWidth() > column.width()
         table = document.rootFrame().childFrames()[0]
-        assert document.documentLayout().frameBoundingRect(table).width() > column.width() * 0.9
+        table_rect = document.documentLayout().frameBoundingRect(table)
+        assert abs(origin + table.format().leftMargin() - column.left()) <= 3  # starts with the prose
+        assert table_rect.right() > column.width(), width  # and may reach past its right edge

@@ -28,7 +28,7 @@ from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
 from nanobot_desktop.gui.chat.live_document import StreamingCode, append_html
-from nanobot_desktop.gui.chat.wide_blocks import has_wide_blocks, hold_prose
+from nanobot_desktop.gui.chat.wide_blocks import hold_prose
 from nanobot_desktop.gui.chat.markdown_render import (
     COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderUpdate,
 )
@@ -178,6 +178,8 @@ class AssistantWidget(ItemWidget):
         self._icon_names: dict[QToolButton, str] = {}
         self._wide = False  # holds code or a table: the column's layout may widen it (wide_blocks.py)
         self._inset = (0, 0)  # the prose inset that widening asks for, in pixels (left, right)
+        self._wide_checked = 0  # rendered blocks already looked at for code or a table
+        self._wide_seen = False  # one of them had some
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -195,6 +197,7 @@ class AssistantWidget(ItemWidget):
         self.browser.copy_code_requested.connect(self.copy_code)
         footer = QHBoxLayout()
         footer.setContentsMargins(0, 0, 0, 0)
+        self._footer = footer  # inset with the prose when the reply is widened (set_prose_inset)
         self.status_label = plain_label(selectable=False)
         self.status_label.setWordWrap(False)  # a few words ("Cut off by the endpoint · Not saved"): one line
         self.copy_button = QToolButton()
@@ -415,9 +418,22 @@ class AssistantWidget(ItemWidget):
         if (left, right) != self._inset:
             self._inset = (left, right)
             hold_prose(self.browser.document(), left, right)
+            self._footer.setContentsMargins(left, 0, right, 0)  # the reply's actions stay under its prose
+            self.reasoning_label.setContentsMargins(left, 0, right, 0)
 
     def _fit_wide(self) -> None:
-        wide = self._code is not None or has_wide_blocks(self.browser.document())
+        """Note whether the reply now holds code or a table. Only the blocks rendered since the last
+        look are looked at (a long streamed reply costs nothing more per flush); a replaced text starts over."""
+        incremental = self._incremental
+        blocks = incremental.blocks
+        if len(blocks) < self._wide_checked:  # the text was replaced
+            self._wide_checked, self._wide_seen = 0, False
+        self._wide_seen = self._wide_seen or any(block.codes for block in blocks[self._wide_checked:]) \
+            or bool(self.browser.document().rootFrame().childFrames())  # tables are a reply's only frames
+        self._wide_checked = len(blocks)
+        tail = incremental.tail
+        wide = self._wide_seen or self._code is not None or incremental.open_code is not None \
+            or (tail is not None and bool(tail.codes))
         if wide != self._wide:
             self._wide = wide
             self.updateGeometry()  # the column's layout places it again

@@ -10,28 +10,17 @@ keeps the column's width and left edge while code and tables use the extra room.
 from __future__ import annotations
 
 from PySide6.QtCore import QRect
-from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat, QTextTable
 from PySide6.QtWidgets import QVBoxLayout
 
 _BASE_LEFT = QTextFormat.Property.UserProperty + 261  # a block's own margins, before any inset
 _BASE_RIGHT = QTextFormat.Property.UserProperty + 262
 
 
-def has_wide_blocks(document: QTextDocument) -> bool:
-    """Whether the document holds a table or a code block (a paragraph with a background)."""
-    if document.rootFrame().childFrames():  # tables are the only frames a rendered reply has
-        return True
-    block = document.begin()
-    while block.isValid():
-        if block.blockFormat().hasProperty(QTextFormat.Property.BackgroundBrush):
-            return True
-        block = block.next()
-    return False
-
-
 def hold_prose(document: QTextDocument, left: int, right: int) -> None:
     """Inset every paragraph outside code blocks and tables by (left, right) pixels, over its own
-    margins (a quote keeps its indent); code and tables keep the full width. One edit, one layout."""
+    margins (a quote keeps its indent); code keeps the full width, a table starts at the prose's left
+    edge and may grow into the room on the right. One edit, one layout."""
     root = document.rootFrame()
     cursor: QTextCursor | None = None
     block = document.begin()
@@ -51,6 +40,18 @@ def hold_prose(document: QTextDocument, left: int, right: int) -> None:
             form.setRightMargin(want_right)
             QTextCursor(block).setBlockFormat(QTextBlockFormat(form))
         block = block.next()
+    for frame in root.childFrames():  # a table starts where the prose starts, and may use the room on the right
+        if isinstance(frame, QTextTable):
+            table_format = frame.format()
+            if not table_format.hasProperty(_BASE_LEFT):
+                table_format.setProperty(_BASE_LEFT, table_format.leftMargin())
+            want = table_format.doubleProperty(_BASE_LEFT) + left
+            if table_format.leftMargin() != want:
+                if cursor is None:
+                    cursor = QTextCursor(document)
+                    cursor.beginEditBlock()
+                table_format.setLeftMargin(want)
+                frame.setFormat(table_format)
     if cursor is not None:
         cursor.endEditBlock()
 
