@@ -4,7 +4,8 @@ Fusion marks focus with a faint tint (a light-blue fill on a light button, a thi
 field) that many people cannot find. Restyling every widget (a proxy style or a style sheet) would
 put Python in every paint of the app; instead one small transparent widget follows the focus and
 draws a 2 px ring in the palette's highlight colour around the focused widget's visible part. It
-costs a geometry update on focus changes, moves and scrolls, nothing per paint elsewhere.
+costs a geometry update on focus changes, moves (of the widget or any widget around it) and scrolls,
+nothing per paint elsewhere.
 """
 
 from __future__ import annotations
@@ -75,8 +76,14 @@ class FocusRings(QObject):
         self.target = new if new is not None and not isinstance(new, FocusRing) else None
         if self.target is None:
             return
+        # the target and its ancestors: a panel opening beside the chat moves the composer, not its line edit
         self._watched = [self.target]
-        self.target.installEventFilter(self)
+        parent = self.target.parentWidget()
+        while parent is not None and not parent.isWindow():
+            self._watched.append(parent)
+            parent = parent.parentWidget()
+        for watched in self._watched:
+            watched.installEventFilter(self)
         self._bars = self._scroll_bars()
         for bar in self._bars:
             bar.valueChanged.connect(self._schedule)
