@@ -2422,6 +2422,10 @@ The calls of its next turn will appear here.</source>
         <source>Usage</source>
         <translation>用量</translation>
     </message>
+    <message>
+        <source>Close the {title} panel</source>
+        <translation>关闭“{title}”面板</translation>
+    </message>
 </context>
 <context>
     <name>Sandbox</name>
