@@ -107,6 +107,14 @@ def test_two_providers_set_in_settings_are_written_for_the_cli_and_each_serves_i
         assert reopened.provider_form.preset_combo.currentData() == "ollama"
         assert [row.choice() for row in reopened.more_providers.rows] == [
             ProviderChoice("openrouter", second.base_url, "sk-or", "")]
+        # a row switched to another provider: the old block is emptied when saved, the new one written
+        row = reopened.more_providers.rows[0]
+        choose(row.preset_combo, "deepseek")
+        assert reopened.more_providers.removed() == ("openrouter",)
+        choose(row.preset_combo, "openrouter")
+        retype(qtbot, row.base_url_edit, second.base_url)
+        retype(qtbot, row.api_key_edit, "sk-or")
+        assert reopened.more_providers.removed() == ()
         # removing it empties its block (the key is gone), the default stays as it was
         qtbot.mouseClick(reopened.more_providers.rows[0].remove_button, LEFT)
         with qtbot.waitSignal(reopened.applied, timeout=WAIT_MS):

@@ -132,6 +132,7 @@ class SettingsDialog(QDialog):
                                  "another model. Pick a preset, paste the key, then choose a model from the endpoint's list."), page)
         intro.setWordWrap(True)
         self.more_providers = MoreProviders(page)
+        self.more_providers.v03 = v03
         self.more_providers.load(self._config, self._engine.app_settings, default_entry_name(self._config))
         layout = QVBoxLayout(page)
         layout.addWidget(intro)

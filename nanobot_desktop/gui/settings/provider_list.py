@@ -12,7 +12,8 @@ from PySide6.QtWidgets import (
     QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QVBoxLayout, QWidget,
 )
 
-from nanobot_desktop.engine import LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, AppSettings, Config, provider_entries
+from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, AppSettings, Config, preset_entry,
+                                    provider_entries)
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.settings.provider_choice import (PRESETS, ProviderChoice, base_url_problem, duplicate_problem,
                                                           entry_preset, preset_label)
@@ -89,6 +90,7 @@ class MoreProviders(QWidget):
         super().__init__(parent)
         self.rows: list[ProviderRow] = []
         self._removed: list[str] = []
+        self.v03 = False  # a nanobot 0.3.x workspace (Ollama and LM Studio have blocks of their own)
         title = QLabel(translate("Settings", "More providers"), self)
         title.setObjectName("sectionTitle")
         font = title.font()
@@ -145,7 +147,10 @@ class MoreProviders(QWidget):
         return tuple(row.choice() for row in self.rows)
 
     def removed(self) -> tuple[str, ...]:
-        return tuple(self._removed)
+        """The blocks taken off the list: rows removed, and rows switched to another provider."""
+        switched = [row.loaded_entry for row in self.rows
+                    if row.loaded_entry is not None and preset_entry(PRESETS[row.choice().name], self.v03) != row.loaded_entry]
+        return tuple(dict.fromkeys([*self._removed, *switched]))
 
     def validate(self, default: ProviderChoice, v03: bool) -> bool:
         """Inline messages under each wrong row, and under the list when two rows share one block."""
