@@ -94,3 +94,20 @@ def test_the_ring_follows_the_composer_when_the_drawer_opens_beside_the_chat(qtb
     qtbot.waitUntil(ring_on_edit, timeout=WAIT_MS)
     ring = rings.ring()
     assert abs(ring.geometry().left() + RING_WIDTH - edit.mapTo(window, edit.rect().topLeft()).x()) <= 1
+
+
+def test_a_focused_tab_bar_has_the_ring_around_its_current_tab_not_the_whole_strip(qtbot, open_window):
+    window = open_window()
+    window.resize(1280, 800)
+    window.show_page("memory_view")
+    bar = window.pages.tabBar()  # Chat · Memory · Agent
+    bar.setFocus()
+    rings = FocusRings.install(QApplication.instance())
+    qtbot.waitUntil(lambda: rings.ring() is not None, timeout=WAIT_MS)
+    tab = bar.tabRect(bar.currentIndex())
+    qtbot.waitUntil(lambda: rings.ring().width() <= tab.width() + 2 * RING_WIDTH, timeout=WAIT_MS)
+    assert bar.width() > 3 * tab.width()  # the strip is much wider than the ring
+    bar.setCurrentIndex((bar.currentIndex() + 1) % bar.count())  # arrow keys do this: the ring follows
+    moved = bar.tabRect(bar.currentIndex())
+    qtbot.waitUntil(lambda: abs(rings.ring().x() + RING_WIDTH - bar.mapTo(window, moved.topLeft()).x()) <= 1,
+                    timeout=WAIT_MS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
-from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QScrollBar, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QScrollBar, QTabBar, QWidget
 from shiboken6 import isValid
 
 RING_WIDTH = 2
@@ -50,6 +50,7 @@ class FocusRings(QObject):
         self.target: QWidget | None = None
         self._watched: list[QObject] = []
         self._bars: list[QScrollBar] = []
+        self._tabs: QTabBar | None = None  # a focused tab bar: its current tab is what has the keyboard
         self._ring: FocusRing | None = None
         self._pending = False
         app.focusChanged.connect(self._on_focus_changed)
@@ -71,6 +72,11 @@ class FocusRings(QObject):
             if isValid(bar):
                 bar.valueChanged.disconnect(self._schedule)
         self._watched, self._bars = [], []
+        if isinstance(self._tabs, QTabBar) and isValid(self._tabs):
+            self._tabs.currentChanged.disconnect(self._schedule)
+        self._tabs = new if isinstance(new, QTabBar) else None
+        if self._tabs is not None:  # the ring marks the current tab, and moves with it
+            self._tabs.currentChanged.connect(self._schedule)
         if self._ring is not None and isValid(self._ring):
             self._ring.hide()
         self.target = new if new is not None and not isinstance(new, FocusRing) else None
@@ -126,6 +132,8 @@ class FocusRings(QObject):
             ring = window.findChild(FocusRing, _OBJECT_NAME, Qt.FindChildOption.FindDirectChildrenOnly) or FocusRing(window)
             self._ring = ring
         visible = target.visibleRegion().boundingRect()
+        if isinstance(target, QTabBar) and target.currentIndex() >= 0:  # the bar spans the pane; its tab is focused
+            visible = visible.intersected(target.tabRect(target.currentIndex()))
         if visible.isEmpty():
             ring.hide()
             return
