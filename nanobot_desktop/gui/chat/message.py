@@ -179,6 +179,7 @@ class AssistantWidget(ItemWidget):
         self._wide = False  # holds code or a table: the column's layout may widen it (wide_blocks.py)
         self._inset = (0, 0)  # the prose inset that widening asks for, in pixels (left, right)
         self._wide_checked = 0  # rendered blocks already looked at for code or a table
+        self._held_to = 0  # the document before this position has its prose inset (a live reply's stable part)
         self._wide_seen = False  # one of them had some
 
         layout = QVBoxLayout(self)
@@ -292,7 +293,7 @@ class AssistantWidget(ItemWidget):
         elif not final:  # the first render of a streaming message (or its text was replaced)
             self._queued = None
             self.browser.document().clear()
-            self._stable_end = 0
+            self._stable_end = self._held_to = 0
             self._stable_format = self.browser.document().begin().blockFormat()
             self._code = None
             self._live = True
@@ -300,6 +301,7 @@ class AssistantWidget(ItemWidget):
         else:  # a message loaded from history, or replaced by the final text: one O(n) pass
             self._queued = None
             self.browser.setHtml(self._incremental.html())
+            self._held_to = 0
         if final:
             self._live = False  # the streamed document stays: re-rendering it all would stall
         self._fit_wide()
@@ -418,6 +420,7 @@ class AssistantWidget(ItemWidget):
         if (left, right) != self._inset:
             self._inset = (left, right)
             hold_prose(self.browser.document(), left, right)
+            self._held_to = self._stable_end if self._live else 0
             self._footer.setContentsMargins(left, 0, right, 0)  # the reply's actions stay under its prose
             self.reasoning_label.setContentsMargins(left, 0, right, 0)
 
@@ -437,8 +440,9 @@ class AssistantWidget(ItemWidget):
         if wide != self._wide:
             self._wide = wide
             self.updateGeometry()  # the column's layout places it again
-        if self._inset != (0, 0):  # new blocks get the inset too
-            hold_prose(self.browser.document(), *self._inset)
+        if self._inset != (0, 0):  # new blocks get the inset too; a live reply's finished ones have it
+            hold_prose(self.browser.document(), *self._inset, start=self._held_to)
+            self._held_to = self._stable_end if self._live else 0
 
     def set_final(self, final: bool) -> None:
         """Whether a tool step follows this reply in its turn: an intermediate "Let me look…" has no

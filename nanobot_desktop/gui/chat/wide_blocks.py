@@ -9,21 +9,23 @@ keeps the column's width and left edge while code and tables use the extra room.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat, QTextTable
-from PySide6.QtWidgets import QVBoxLayout
+from PySide6.QtWidgets import QVBoxLayout, QWidget, QWidgetItem
 
 _BASE_LEFT = QTextFormat.Property.UserProperty + 261  # a block's own margins, before any inset
 _BASE_RIGHT = QTextFormat.Property.UserProperty + 262
+_NO_ALIGNMENT = Qt.AlignmentFlag(0)
 
 
-def hold_prose(document: QTextDocument, left: int, right: int) -> None:
+def hold_prose(document: QTextDocument, left: int, right: int, start: int = 0) -> None:
     """Inset every paragraph outside code blocks and tables by (left, right) pixels, over its own
     margins (a quote keeps its indent); code keeps the full width, a table starts at the prose's left
-    edge and may grow into the room on the right. One edit, one layout."""
+    edge and may grow into the room on the right. One edit, one layout. Only the blocks from `start`
+    on are looked at: a streamed reply holds its finished blocks once, not on every flush."""
     root = document.rootFrame()
     cursor: QTextCursor | None = None
-    block = document.begin()
+    block = document.findBlock(start) if start > 0 else document.begin()
     while block.isValid():
         form = block.blockFormat()
         if not form.hasProperty(_BASE_LEFT):
@@ -41,7 +43,7 @@ def hold_prose(document: QTextDocument, left: int, right: int) -> None:
             QTextCursor(block).setBlockFormat(QTextBlockFormat(form))
         block = block.next()
     for frame in root.childFrames():  # a table starts where the prose starts, and may use the room on the right
-        if isinstance(frame, QTextTable):
+        if isinstance(frame, QTextTable) and frame.lastPosition() >= start:
             table_format = frame.format()
             if not table_format.hasProperty(_BASE_LEFT):
                 table_format.setProperty(_BASE_LEFT, table_format.leftMargin())
@@ -56,30 +58,62 @@ def hold_prose(document: QTextDocument, left: int, right: int) -> None:
         cursor.endEditBlock()
 
 
+class _ReplyItem(QWidgetItem):
+    """A reply's place in the column: the column's rect, or the widened one. Placed once per layout
+    pass (a reply laid out narrow and then widened would lay its whole document out twice)."""
+
+    def __init__(self, widget: QWidget, column: "ColumnLayout") -> None:
+        super().__init__(widget)
+        self._column = column
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802  (Qt override)
+        widget = self.widget()
+        super().setGeometry(self._column.place(widget, rect) if widget is not None else rect)
+
+
 class ColumnLayout(QVBoxLayout):
     """The messages' column: every item at the column's width, except items whose `wants_wide` is
     true (a reply with code or a table), widened to `wide_width` centred on the column (as much as
-    the pane allows, `least_margin` kept at each side) and told their inset (`set_prose_inset`)."""
+    the pane allows, `least_margin` kept at each side) and told their inset (`set_prose_inset`).
+    Replies get a layout item of their own (`_ReplyItem`), held here while they are in the column."""
 
     def __init__(self) -> None:
         super().__init__()
         self.wide_width = 0
         self.least_margin = 0
+        self._replies: dict[QWidget, _ReplyItem] = {}
 
-    def setGeometry(self, rect: QRect) -> None:  # noqa: N802  (Qt override)
-        super().setGeometry(rect)
+    def insertWidget(self, index: int, widget: QWidget, stretch: int | None = 0,  # noqa: N802  (Qt override)
+                     alignment: Qt.AlignmentFlag = _NO_ALIGNMENT) -> None:
+        if not hasattr(widget, "set_prose_inset"):
+            super().insertWidget(index, widget, stretch or 0, alignment)
+            return
+        self.addChildWidget(widget)
+        item = _ReplyItem(widget, self)
+        self._replies[widget] = item
+        self.insertItem(index, item)
+
+    def addWidget(self, widget: QWidget, stretch: int | None = 0,  # noqa: N802  (Qt override)
+                  alignment: Qt.AlignmentFlag = _NO_ALIGNMENT) -> None:
+        self.insertWidget(-1, widget, stretch, alignment)
+
+    def removeWidget(self, widget: QWidget) -> None:  # noqa: N802  (Qt override)
+        if widget not in self._replies:
+            super().removeWidget(widget)
+            return
+        index = self.indexOf(widget)
+        if index >= 0:
+            self.takeAt(index)  # the layout lets go of the item first; then Python drops it
+        del self._replies[widget]
+
+    def place(self, widget: QWidget, rect: QRect) -> QRect:
+        """Where a reply goes in a column laid out at `rect`, and its prose inset."""
         owner = self.parentWidget()
         room = (owner.width() if owner is not None else rect.width()) - 2 * self.least_margin
         width = max(rect.width(), min(self.wide_width, room))
-        left = max(self.least_margin, rect.left() + (rect.width() - width) // 2)
-        for index in range(self.count()):
-            item = self.itemAt(index)
-            widget = item.widget() if item is not None else None
-            if widget is None or not hasattr(widget, "set_prose_inset"):
-                continue
-            if getattr(widget, "wants_wide", False) and width > rect.width():
-                place = widget.geometry()
-                widget.setGeometry(left, place.y(), width, place.height())
-                widget.set_prose_inset(rect.left() - left, left + width - rect.left() - rect.width())
-            else:
-                widget.set_prose_inset(0, 0)
+        if getattr(widget, "wants_wide", False) and width > rect.width():
+            left = max(self.least_margin, rect.left() + (rect.width() - width) // 2)
+            widget.set_prose_inset(rect.left() - left, left + width - rect.left() - rect.width())  # type: ignore[attr-defined]
+            return QRect(left, rect.top(), width, rect.height())
+        widget.set_prose_inset(0, 0)  # type: ignore[attr-defined]
+        return rect
