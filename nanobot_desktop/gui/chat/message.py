@@ -337,6 +337,9 @@ class AssistantWidget(ItemWidget):
         cursor.beginEditBlock()  # one layout pass per flush, not one per insertion
         try:
             self._edit_live(cursor, blocks, tail, open_code)
+            if self._inset != (0, 0):  # in the same edit: the new blocks are laid out once, inset
+                hold_prose(document, *self._inset, start=self._held_to)
+                self._held_to = self._stable_end
         finally:
             cursor.endEditBlock()
 

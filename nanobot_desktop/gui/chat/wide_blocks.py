@@ -25,13 +25,17 @@ def hold_prose(document: QTextDocument, left: int, right: int, start: int = 0) -
     on are looked at: a streamed reply holds its finished blocks once, not on every flush."""
     root = document.rootFrame()
     cursor: QTextCursor | None = None
+    tables: dict[int, QTextTable] = {}  # the tables met on the way (by first position)
     block = document.findBlock(start) if start > 0 else document.begin()
     while block.isValid():
         form = block.blockFormat()
         if not form.hasProperty(_BASE_LEFT):
             form.setProperty(_BASE_LEFT, form.leftMargin())
             form.setProperty(_BASE_RIGHT, form.rightMargin())
-        prose = not form.hasProperty(QTextFormat.Property.BackgroundBrush) and document.frameAt(block.position()) is root
+        frame = document.frameAt(block.position())
+        if isinstance(frame, QTextTable):
+            tables.setdefault(frame.firstPosition(), frame)
+        prose = not form.hasProperty(QTextFormat.Property.BackgroundBrush) and frame is root
         want_left = form.doubleProperty(_BASE_LEFT) + (left if prose else 0)
         want_right = form.doubleProperty(_BASE_RIGHT) + (right if prose else 0)
         if form.leftMargin() != want_left or form.rightMargin() != want_right:
@@ -42,18 +46,17 @@ def hold_prose(document: QTextDocument, left: int, right: int, start: int = 0) -
             form.setRightMargin(want_right)
             QTextCursor(block).setBlockFormat(QTextBlockFormat(form))
         block = block.next()
-    for frame in root.childFrames():  # a table starts where the prose starts, and may use the room on the right
-        if isinstance(frame, QTextTable) and frame.lastPosition() >= start:
-            table_format = frame.format()
-            if not table_format.hasProperty(_BASE_LEFT):
-                table_format.setProperty(_BASE_LEFT, table_format.leftMargin())
-            want = table_format.doubleProperty(_BASE_LEFT) + left
-            if table_format.leftMargin() != want:
-                if cursor is None:
-                    cursor = QTextCursor(document)
-                    cursor.beginEditBlock()
-                table_format.setLeftMargin(want)
-                frame.setFormat(table_format)
+    for table in tables.values():  # a table starts where the prose starts, and may use the room on the right
+        table_format = table.format()
+        if not table_format.hasProperty(_BASE_LEFT):
+            table_format.setProperty(_BASE_LEFT, table_format.leftMargin())
+        want = table_format.doubleProperty(_BASE_LEFT) + left
+        if table_format.leftMargin() != want:
+            if cursor is None:
+                cursor = QTextCursor(document)
+                cursor.beginEditBlock()
+            table_format.setLeftMargin(want)
+            table.setFormat(table_format)
     if cursor is not None:
         cursor.endEditBlock()
 
