@@ -119,6 +119,8 @@ async def _shoot(out: Path, view: str, width: int, height: int) -> None:
     home = Path(os.environ["HOME"])
     with FakeOpenAIServer(models=("qwen3:14b",)) as server:
         engine = Engine.open(build_demo(home, server.base_url))
+        # set up as a person does with Settings' Ollama preset: the switcher names the server, not "Custom"
+        engine.update_config({"app.localServers.custom": {"kind": "ollama", "apiBase": server.base_url}})
         memory = engine.memory
         memory.write_long_term(MEMORY.replace("- Vegetarian\n", ""), source="user")
         memory.write_long_term(MEMORY, source="agent")

@@ -95,6 +95,11 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from nanobot_desktop.engine.llm.registry import ProviderPreset as ProviderPreset
     from nanobot_desktop.engine.llm.registry import local_preset_for_base as local_preset_for_base
     from nanobot_desktop.engine.llm.registry import provider_entry as provider_entry
+    from nanobot_desktop.engine.llm.registry import ConfiguredEntry as ConfiguredEntry
+    from nanobot_desktop.engine.llm.registry import default_route as default_route
+    from nanobot_desktop.engine.llm.registry import preset_entry as preset_entry
+    from nanobot_desktop.engine.llm.registry import provider_entries as provider_entries
+    from nanobot_desktop.engine.llm.registry import with_entries as with_entries
     from nanobot_desktop.engine.llm.registry import resolve_provider as resolve_provider
     from nanobot_desktop.engine.llm.types import ProviderError as ProviderError
     from nanobot_desktop.engine.memory.store import split_history_entries as split_history_entries
@@ -173,7 +178,8 @@ _EXPORTS: dict[str, str] = {
     "make_provider": "llm.provider",
     **dict.fromkeys(("ModelOption", "ProviderModels"), "llm.catalog"),
     **dict.fromkeys(("PROVIDER_PRESETS", "ProviderPreset", "local_preset_for_base", "provider_entry",
-                     "resolve_provider"), "llm.registry"),
+                     "resolve_provider", "ConfiguredEntry", "default_route", "preset_entry", "provider_entries",
+                     "with_entries"), "llm.registry"),
     "ProviderError": "llm.types",
     "split_history_entries": "memory.store",
     "MemoryVersion": "memory.git",
@@ -222,7 +228,8 @@ __all__ = ["events", "AppSettings", "ApprovalAnswer", "ApprovalAnswered", "Appro
            "discover_local_servers", "dream_settings", "exec_allow_possible", "is_system_job", "load_config",
            "list_archived", "local_preset_for_base", "logs_dir", "make_provider", "message_text", "never_fires_reason",
            "open_settings_files", "patch_config_file", "patch_settings", "prepare_workspace", "saved_language",
-           "saved_theme", "provider_entry",
+           "saved_theme", "provider_entry", "ConfiguredEntry", "default_route", "preset_entry", "provider_entries",
+           "with_entries",
            "resolve_provider", "process_limit_mechanism", "sandbox_support", "split_history_entries",
            "strip_runtime_for_save", "is_hidden_message",
            "StorageError", "WaitingForModel", "WorkspaceError", "file_name_problem", "safe_key", "storage_error",

@@ -2458,6 +2458,10 @@ The calls of its next turn will appear here.</source>
         <source>Usage</source>
         <translation>用量</translation>
     </message>
+    <message>
+        <source>Close the {title} panel</source>
+        <translation>关闭“{title}”面板</translation>
+    </message>
 </context>
 <context>
     <name>Sandbox</name>
@@ -3063,8 +3067,8 @@ updated {when} · {file}</source>
         <translation>设置页面</translation>
     </message>
     <message>
-        <source>The OpenAI-compatible endpoint the agent talks to. Pick a preset, paste the key, then choose a model from the endpoint&apos;s list.</source>
-        <translation>代理所连接的 OpenAI 兼容端点。选择一个预设，粘贴密钥，然后从端点的列表中选择模型。</translation>
+        <source>The default provider and model serve every chat that has not picked another model. Pick a preset, paste the key, then choose a model from the endpoint&apos;s list.</source>
+        <translation>默认服务商和模型用于所有未另选模型的对话。选择一个预设，粘贴密钥，然后从端点的列表中选择模型。</translation>
     </message>
     <message>
         <source>Keep file and shell tools inside the workspace folder</source>
@@ -3295,6 +3299,14 @@ updated {when} · {file}</source>
         <translation>{entry} 提供 {model}（按模型名称选择），在本应用和 nanobot CLI 中都是如此。</translation>
     </message>
     <message>
+        <source>{first} and {second} would both be written as providers.custom: the nanobot CLI keeps one OpenAI-compatible server there. Keep one of them.</source>
+        <translation>{first} 和 {second} 都会被写入 providers.custom：nanobot CLI 在那里只保存一个 OpenAI 兼容服务器。请只保留其中一个。</translation>
+    </message>
+    <message>
+        <source>{provider} is listed twice: keep one.</source>
+        <translation>{provider} 列出了两次：请只保留一个。</translation>
+    </message>
+    <message>
         <source>Connection status</source>
         <translation>连接状态</translation>
     </message>
@@ -3355,12 +3367,12 @@ updated {when} · {file}</source>
         <translation>本地服务器无需填写（可选）</translation>
     </message>
     <message>
-        <source>providers.{entry} with agents.defaults.provider &quot;{entry}&quot; — a form both the app and the nanobot CLI run (a local server gets the placeholder key &quot;no-key&quot;)</source>
-        <translation>providers.{entry}，agents.defaults.provider 为 &quot;{entry}&quot;——本应用和 nanobot CLI 都能运行的形式（本地服务器使用占位密钥 &quot;no-key&quot;）</translation>
+        <source>providers.{entry}, a form both the app and the nanobot CLI run (a local server gets the placeholder key &quot;no-key&quot;); agents.defaults.provider stays &quot;auto&quot; when nanobot&apos;s rules pick it for the model</source>
+        <translation>providers.{entry}，本应用和 nanobot CLI 都能运行的形式（本地服务器使用占位密钥 &quot;no-key&quot;）；当 nanobot 的规则为该模型选中它时，agents.defaults.provider 保持 &quot;auto&quot;</translation>
     </message>
     <message>
-        <source>providers.{entry} with agents.defaults.provider &quot;{entry}&quot; — a form both the app and the nanobot CLI run</source>
-        <translation>providers.{entry}，agents.defaults.provider 为 &quot;{entry}&quot;——本应用和 nanobot CLI 都能运行的形式</translation>
+        <source>providers.{entry}, a form both the app and the nanobot CLI run; agents.defaults.provider stays &quot;auto&quot; when nanobot&apos;s rules pick it for the model</source>
+        <translation>providers.{entry}，本应用和 nanobot CLI 都能运行的形式；当 nanobot 的规则为该模型选中它时，agents.defaults.provider 保持 &quot;auto&quot;</translation>
     </message>
     <message>
         <source>Hide</source>
@@ -3549,6 +3561,38 @@ updated {when} · {file}</source>
     <message>
         <source>Local networks web_fetch may reach</source>
         <translation>web_fetch 可访问的本地网络</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove this provider (its key is cleared when you save)</source>
+        <translation>移除此服务商（保存时清除其密钥）</translation>
+    </message>
+    <message>
+        <source>{provider} needs an API key</source>
+        <translation>{provider} 需要 API 密钥</translation>
+    </message>
+    <message>
+        <source>More providers</source>
+        <translation>更多服务商</translation>
+    </message>
+    <message>
+        <source>Each keeps its own key and URL; their models appear in the model switcher beside the default&apos;s.</source>
+        <translation>每个服务商保留自己的密钥和 URL；它们的模型与默认服务商的模型一起出现在模型切换器中。</translation>
+    </message>
+    <message>
+        <source>Add a provider</source>
+        <translation>添加服务商</translation>
     </message>
 </context>
 <context>

@@ -73,3 +73,41 @@ def test_the_largest_text_size_cuts_no_button(qtbot, open_window, tmp_path, look
            if b.isVisible() and not b.visibleRegion().isEmpty() and b.text() and b.width() < b.sizeHint().width()]
     assert window.grab().save(str(tmp_path / "largest-text.png"))
     assert not cut, cut
+
+
+def test_the_ring_follows_the_composer_when_the_drawer_opens_beside_the_chat(qtbot, open_window):
+    """The drawer opening moves the whole composer (its line edit keeps its place inside it): the ring moves too."""
+    window = open_window()
+    window.resize(1920, 1080)
+    edit = window.composer.edit
+    edit.setFocus()
+    rings = FocusRings.install(QApplication.instance())
+
+    def ring_on_edit() -> bool:
+        ring = rings.ring()
+        return ring is not None and ring.geometry().contains(edit.mapTo(window, edit.rect().center()))
+
+    qtbot.waitUntil(ring_on_edit, timeout=WAIT_MS)
+    before = edit.mapTo(window, edit.rect().topLeft())
+    window.toggle_drawer()
+    qtbot.waitUntil(lambda: edit.mapTo(window, edit.rect().topLeft()) != before, timeout=WAIT_MS)
+    qtbot.waitUntil(ring_on_edit, timeout=WAIT_MS)
+    ring = rings.ring()
+    assert abs(ring.geometry().left() + RING_WIDTH - edit.mapTo(window, edit.rect().topLeft()).x()) <= 1
+
+
+def test_a_focused_tab_bar_has_the_ring_around_its_current_tab_not_the_whole_strip(qtbot, open_window):
+    window = open_window()
+    window.resize(1280, 800)
+    window.show_page("memory_view")
+    bar = window.pages.tabBar()  # Chat · Memory · Agent
+    bar.setFocus()
+    rings = FocusRings.install(QApplication.instance())
+    qtbot.waitUntil(lambda: rings.ring() is not None, timeout=WAIT_MS)
+    tab = bar.tabRect(bar.currentIndex())
+    qtbot.waitUntil(lambda: rings.ring().width() <= tab.width() + 2 * RING_WIDTH, timeout=WAIT_MS)
+    assert bar.width() > 3 * tab.width()  # the strip is much wider than the ring
+    bar.setCurrentIndex((bar.currentIndex() + 1) % bar.count())  # arrow keys do this: the ring follows
+    moved = bar.tabRect(bar.currentIndex())
+    qtbot.waitUntil(lambda: abs(rings.ring().x() + RING_WIDTH - bar.mapTo(window, moved.topLeft()).x()) <= 1,
+                    timeout=WAIT_MS)

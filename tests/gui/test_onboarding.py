@@ -214,7 +214,7 @@ def test_finish_writes_a_config_that_resolves_to_the_found_server(qtbot, qloop, 
 
     on_disk = json.loads(config_path.read_text(encoding="utf-8"))
     assert on_disk["agents"]["defaults"]["workspace"] == str(workspace)
-    assert on_disk["agents"]["defaults"]["provider"] == "custom"
+    assert on_disk["agents"]["defaults"]["provider"] == "auto"  # the rules pick providers.custom: nothing forced
     assert on_disk["providers"]["custom"]["apiBase"] == fake_openai.base_url
     resolved = resolve_provider(load_config(config_path))
     assert (resolved.name, resolved.api_base, resolved.model) == ("custom", fake_openai.base_url, "fake-model")

@@ -112,7 +112,7 @@ def test_save_writes_the_changes_in_camel_case_and_keeps_unknown_keys(qtbot, qlo
     defaults = on_disk["agents"]["defaults"]
     assert defaults["model"] == "gpt-4.1-mini"
     assert defaults["temperature"] == 0.7
-    assert defaults["provider"] == "custom"
+    assert defaults["provider"] == "auto"  # not forced: nanobot's rules pick providers.custom for it
     assert defaults["someNewerSetting"] == "kept"
     assert "max_tokens" not in defaults and "maxTokens" not in defaults  # only changed keys are written
     assert on_disk["providers"]["custom"] == {"apiKey": "sk-new-key", "apiBase": fake_openai.base_url}
@@ -273,7 +273,7 @@ def test_a_local_server_preset_is_written_as_custom_with_a_placeholder_key(qtbot
     form.model_combo.setEditText("llama3.2:3b")
     qtbot.mouseClick(dialog.save_button, LEFT)
     on_disk = json.loads(engine.config_path.read_text())
-    assert on_disk["agents"]["defaults"]["provider"] == "custom"  # a name both CLIs know
+    assert on_disk["agents"]["defaults"]["provider"] == "auto"  # the rules pick providers.custom: nothing forced
     assert on_disk["providers"]["custom"] == {"apiKey": "no-key", "apiBase": "http://localhost:11434/v1"}
     assert "ollama" not in on_disk["providers"]
     resolved = resolve_provider(load_config(engine.config_path))

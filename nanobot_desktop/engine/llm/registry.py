@@ -178,14 +178,19 @@ def _match(config: Config, model: str) -> _ProviderSpec | None:
     for spec in post4:
         if prefix and prefix == spec.name and (spec.oauth or has_key(spec)):
             return spec
+    for spec in _REGISTRY:  # 0.3.x: a prefix naming a configured local server wins too
+        if prefix and prefix in _prefix_names(spec) and local_ready(spec):
+            return spec
     for spec in post4:
         if any(k in lower or k.replace("-", "_") in normalised for k in spec.keywords) and (spec.oauth or has_key(spec)):
             return spec
+    # 0.3.x asks its configured local servers before falling back to any provider with a key (a config
+    # post4 wrote has none of these entries, so for it the order is post4's)
+    for spec in _REGISTRY:
+        if local_ready(spec) and not prefix:
+            return spec
     for spec in post4:
         if not spec.oauth and has_key(spec):
-            return spec
-    for spec in _REGISTRY:  # nanobot 0.3.x: a local server with only a base URL
-        if local_ready(spec) and (not prefix or prefix in _prefix_names(spec)):
             return spec
     return None
 
@@ -283,3 +288,71 @@ def _could_serve(config: Config, spec: _ProviderSpec) -> bool:
     if entry is None:
         return False
     return bool(entry.api_key.get_secret_value()) or (spec.extra and bool(entry.api_base))
+
+
+# --- several providers at once (Settings) ------------------------------------------------------------
+
+_V03_LOCAL_ENTRIES = {"ollama": "ollama", "lmstudio": "lm_studio"}  # 0.3.x names these servers itself
+
+
+class ConfiguredEntry(NamedTuple):
+    """A `providers.<alias>` block that can serve models: a key, or (0.3.x) a local server's base URL."""
+
+    name: str  # registry name ("custom", "openrouter", "lm_studio")
+    alias: str  # its key in the file ("custom", "azureOpenai", "lmStudio")
+    api_base: str  # as written ("" when the provider's default applies)
+    api_key: str  # as written (may be the local placeholder or a ${NAME} reference)
+
+
+def preset_entry(preset: ProviderPreset, v03: bool) -> str:
+    """The registry name of the block a preset is written to: a nanobot 0.3.x config names Ollama and
+    LM Studio by themselves (`providers.ollama`, `providers.lmStudio`, which 0.3.x runs); 0.1.4.post4
+    knows only `providers.custom` for a local server, so every other local preset is written there."""
+    return _V03_LOCAL_ENTRIES.get(preset.name, preset.entry) if v03 else preset.entry
+
+
+def provider_entries(config: Config) -> list[ConfiguredEntry]:
+    """Every provider block the file configures (OAuth ones left out), in registry order, whether or
+    not `agents.defaults.provider` forces one: what Settings lists as the configured providers."""
+    found: list[ConfiguredEntry] = []
+    for spec in _REGISTRY:
+        if spec.oauth or not _could_serve(config, spec):
+            continue
+        entry, alias = provider_entry(config, spec.name)
+        if entry is not None:
+            found.append(ConfiguredEntry(spec.name, alias, entry.api_base or "", entry.api_key.get_secret_value()))
+    return found
+
+
+def with_entries(config: Config, entries: Mapping[str, tuple[str, str] | None]) -> Config:
+    """A copy of `config` (nothing written) whose provider blocks are set to `entries`
+    ({registry name: (key, base) or None to clear}) and `agents.defaults.provider` is "auto"."""
+    copy = config.model_copy(deep=True)
+    copy._source_path = config.source_path
+    extras = copy.providers.model_extra if copy.providers.model_extra is not None else {}
+    for name, values in entries.items():
+        key, base = values if values is not None else ("", "")
+        if _SPECS[name].extra:
+            extras[provider_entry(copy, name)[1]] = {"apiKey": key, "apiBase": base or None}
+        else:
+            setattr(copy.providers, name, ProviderConfig.model_validate({"apiKey": key, "apiBase": base or None}))
+    copy.agents.defaults.provider = "auto"
+    return copy
+
+
+def default_route(config: Config, name: str, model: str) -> tuple[str, str]:
+    """How to write the default model so that `name` serves it: (agents.defaults.model,
+    agents.defaults.provider). "auto" whenever nanobot's rules pick `name` for the plain model, or
+    for `<name>/<model>` (not for a custom endpoint: the CLI would send the prefix to the server);
+    only when neither does is the provider forced, which leaves the other providers unused."""
+    auto = config if config.agents.defaults.provider.strip().lower() == "auto" else with_entries(config, {})
+    candidates = [model]
+    if name != "custom" and not model.lower().replace("-", "_").startswith(f"{name}/"):
+        candidates.append(f"{name}/{model}")
+    for candidate in candidates:
+        try:
+            if resolve_provider(auto, candidate).name == name:
+                return candidate, "auto"
+        except ConfigError:
+            continue
+    return model, provider_entry(config, name)[1]

@@ -29,6 +29,7 @@ from nanobot_desktop.gui.chat.widgets import ItemWidget
 from nanobot_desktop.gui.common.palette import PaletteColors, palette_colors, set_text_color
 from nanobot_desktop.gui.common.widgets import plain_label
 from nanobot_desktop.gui.chat.live_document import StreamingCode, append_html
+from nanobot_desktop.gui.chat.wide_blocks import hold_prose
 from nanobot_desktop.gui.chat.markdown_render import (
     COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderUpdate,
 )
@@ -204,6 +205,11 @@ class AssistantWidget(ItemWidget):
         self._continue_pending = False
         self._queued: RenderUpdate | None = None  # a streamed update waiting for its own loop step
         self._icon_names: dict[QToolButton, str] = {}
+        self._wide = False  # holds code or a table: the column's layout may widen it (wide_blocks.py)
+        self._inset = (0, 0)  # the prose inset that widening asks for, in pixels (left, right)
+        self._wide_checked = 0  # rendered blocks already looked at for code or a table
+        self._held_to = 0  # the document before this position has its prose inset (a live reply's stable part)
+        self._wide_seen = False  # one of them had some
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -221,6 +227,7 @@ class AssistantWidget(ItemWidget):
         self.browser.copy_code_requested.connect(self.copy_code)
         footer = QHBoxLayout()
         footer.setContentsMargins(0, 0, 0, 0)
+        self._footer = footer  # inset with the prose when the reply is widened (set_prose_inset)
         self.status_label = plain_label(selectable=False)
         self.status_label.setWordWrap(False)  # a few words ("Cut off by the endpoint · Not saved"): one line
         self.copy_button = QToolButton()
@@ -315,7 +322,7 @@ class AssistantWidget(ItemWidget):
         elif not final:  # the first render of a streaming message (or its text was replaced)
             self._queued = None
             self.browser.document().clear()
-            self._stable_end = 0
+            self._stable_end = self._held_to = 0
             self._stable_format = self.browser.document().begin().blockFormat()
             self._code = None
             self._live = True
@@ -323,8 +330,10 @@ class AssistantWidget(ItemWidget):
         else:  # a message loaded from history, or replaced by the final text: one O(n) pass
             self._queued = None
             self.browser.setHtml(self._incremental.html())
+            self._held_to = 0
         if final:
             self._live = False  # the streamed document stays: re-rendering it all would stall
+        self._fit_wide()
         if self._on_render is not None:
             self._on_render(self.uid)
 
@@ -342,6 +351,7 @@ class AssistantWidget(ItemWidget):
         queued, self._queued = self._queued, None
         if queued is not None and self._live:
             self._apply_live(queued.blocks, queued.tail, queued.open_code)
+            self._fit_wide()
             if notify and self._on_render is not None:
                 self._on_render(self.uid)
 
@@ -356,6 +366,9 @@ class AssistantWidget(ItemWidget):
         cursor.beginEditBlock()  # one layout pass per flush, not one per insertion
         try:
             self._edit_live(cursor, blocks, tail, open_code)
+            if self._inset != (0, 0):  # in the same edit: the new blocks are laid out once, inset
+                hold_prose(document, *self._inset, start=self._held_to)
+                self._held_to = self._stable_end
         finally:
             cursor.endEditBlock()
 
@@ -428,6 +441,40 @@ class AssistantWidget(ItemWidget):
         self.model_label.setToolTip(translate("Chat", "Written by {model}").format(model=message.model)
                                     if message.model else "")
         self.model_label.setVisible(bool(message.model) and not message.streaming)
+
+    @property
+    def wants_wide(self) -> bool:
+        """Whether the reply holds code or a table, which may use more than the reading width."""
+        return self._wide
+
+    def set_prose_inset(self, left: int, right: int) -> None:
+        """Keep the prose at the column's width while the widget is wider (ColumnLayout calls it)."""
+        if (left, right) != self._inset:
+            self._inset = (left, right)
+            hold_prose(self.browser.document(), left, right)
+            self._held_to = self._stable_end if self._live else 0
+            self._footer.setContentsMargins(left, 0, right, 0)  # the reply's actions stay under its prose
+            self.reasoning_label.setContentsMargins(left, 0, right, 0)
+
+    def _fit_wide(self) -> None:
+        """Note whether the reply now holds code or a table. Only the blocks rendered since the last
+        look are looked at (a long streamed reply costs nothing more per flush); a replaced text starts over."""
+        incremental = self._incremental
+        blocks = incremental.blocks
+        if len(blocks) < self._wide_checked:  # the text was replaced
+            self._wide_checked, self._wide_seen = 0, False
+        self._wide_seen = self._wide_seen or any(block.codes for block in blocks[self._wide_checked:]) \
+            or bool(self.browser.document().rootFrame().childFrames())  # tables are a reply's only frames
+        self._wide_checked = len(blocks)
+        tail = incremental.tail
+        wide = self._wide_seen or self._code is not None or incremental.open_code is not None \
+            or (tail is not None and bool(tail.codes))
+        if wide != self._wide:
+            self._wide = wide
+            self.updateGeometry()  # the column's layout places it again
+        if self._inset != (0, 0):  # new blocks get the inset too; a live reply's finished ones have it
+            hold_prose(self.browser.document(), *self._inset, start=self._held_to)
+            self._held_to = self._stable_end if self._live else 0
 
     def set_final(self, final: bool) -> None:
         """Whether a tool step follows this reply in its turn: an intermediate "Let me look…" has no

@@ -31,7 +31,8 @@ from nanobot_desktop.gui.chat.model import (
 from nanobot_desktop.gui.chat.message import STREAM_STEP_BUDGET_S, AssistantWidget
 from nanobot_desktop.gui.chat.steps import StepGroups
 from nanobot_desktop.gui.chat.widgets import ItemWidget, NoticeWidget, ToolCardWidget, UserBubble
-from nanobot_desktop.gui.common.design import READING_CHARS, READING_MARGIN_CHARS, SPACING, chars
+from nanobot_desktop.gui.chat.wide_blocks import ColumnLayout
+from nanobot_desktop.gui.common.design import READING_CHARS, READING_MARGIN_CHARS, SPACING, WIDE_CHARS, chars
 from nanobot_desktop.gui.common.palette import mix, palette_colors
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from nanobot_desktop.gui.common.i18n import translate
@@ -125,7 +126,7 @@ class ChatView(QWidget):
         self._outer = outer
         outer.setContentsMargins(SPACING.l, SPACING.l, SPACING.l, SPACING.l)
         outer.setSpacing(0)
-        self._items_layout = QVBoxLayout()
+        self._items_layout = ColumnLayout()  # replies with code or a table may be wider (wide_blocks.py)
         self._items_layout.setSpacing(SPACING.l)
         outer.addLayout(self._items_layout)
         self.step_groups = StepGroups(self._items_layout)
@@ -165,6 +166,8 @@ class ChatView(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize:
             margin = self.side_margin(self.scroll_area.viewport().width())
+            self._items_layout.wide_width = chars(self.fontMetrics(), WIDE_CHARS)
+            self._items_layout.least_margin = chars(self.fontMetrics(), READING_MARGIN_CHARS)
             if self._outer.contentsMargins().left() != margin:
                 self._outer.setContentsMargins(margin, SPACING.l, margin, SPACING.l)
         return super().eventFilter(watched, event)

@@ -53,6 +53,10 @@ READING_CHARS = 76
 """The chat's body text column, in average characters (70–80 reads best); centred in wider windows."""
 READING_MARGIN_CHARS = 2
 """The least room left on each side of the chat column in a narrow window, in characters."""
+WIDE_CHARS = 128
+"""How wide a reply with code or a table may get, in average body characters, centred on the reading
+column when the window has the room (its prose stays at READING_CHARS): about 100 columns of code (a
+monospace character is ~1.2 average body characters), as Claude Desktop gives code more room."""
 
 
 def chars(metrics: QFontMetrics, count: float) -> int:

@@ -4,14 +4,15 @@ Fusion marks focus with a faint tint (a light-blue fill on a light button, a thi
 field) that many people cannot find. Restyling every widget (a proxy style or a style sheet) would
 put Python in every paint of the app; instead one small transparent widget follows the focus and
 draws a 2 px ring in the palette's highlight colour around the focused widget's visible part. It
-costs a geometry update on focus changes, moves and scrolls, nothing per paint elsewhere.
+costs a geometry update on focus changes, moves (of the widget or any widget around it) and scrolls,
+nothing per paint elsewhere.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
-from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QScrollBar, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QScrollBar, QTabBar, QWidget
 from shiboken6 import isValid
 
 RING_WIDTH = 2
@@ -49,6 +50,7 @@ class FocusRings(QObject):
         self.target: QWidget | None = None
         self._watched: list[QObject] = []
         self._bars: list[QScrollBar] = []
+        self._tabs: QTabBar | None = None  # a focused tab bar: its current tab is what has the keyboard
         self._ring: FocusRing | None = None
         self._pending = False
         app.focusChanged.connect(self._on_focus_changed)
@@ -70,13 +72,24 @@ class FocusRings(QObject):
             if isValid(bar):
                 bar.valueChanged.disconnect(self._schedule)
         self._watched, self._bars = [], []
+        if isinstance(self._tabs, QTabBar) and isValid(self._tabs):
+            self._tabs.currentChanged.disconnect(self._schedule)
+        self._tabs = new if isinstance(new, QTabBar) else None
+        if self._tabs is not None:  # the ring marks the current tab, and moves with it
+            self._tabs.currentChanged.connect(self._schedule)
         if self._ring is not None and isValid(self._ring):
             self._ring.hide()
         self.target = new if new is not None and not isinstance(new, FocusRing) else None
         if self.target is None:
             return
+        # the target and its ancestors: a panel opening beside the chat moves the composer, not its line edit
         self._watched = [self.target]
-        self.target.installEventFilter(self)
+        parent = self.target.parentWidget()
+        while parent is not None and not parent.isWindow():
+            self._watched.append(parent)
+            parent = parent.parentWidget()
+        for watched in self._watched:
+            watched.installEventFilter(self)
         self._bars = self._scroll_bars()
         for bar in self._bars:
             bar.valueChanged.connect(self._schedule)
@@ -119,6 +132,8 @@ class FocusRings(QObject):
             ring = window.findChild(FocusRing, _OBJECT_NAME, Qt.FindChildOption.FindDirectChildrenOnly) or FocusRing(window)
             self._ring = ring
         visible = target.visibleRegion().boundingRect()
+        if isinstance(target, QTabBar) and target.currentIndex() >= 0:  # the bar spans the pane; its tab is focused
+            visible = visible.intersected(target.tabRect(target.currentIndex()))
         if visible.isEmpty():
             ring.hide()
             return

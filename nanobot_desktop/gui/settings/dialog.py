@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
     QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHeaderView,
-    QLabel, QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QFrame, QLabel, QScrollArea, QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from nanobot_desktop.engine import DEFAULT_DECISIONS, Config, ConfigError
@@ -28,7 +28,8 @@ from nanobot_desktop.gui.common.accessibility import name as accessible_name, na
 from nanobot_desktop.gui.common.i18n import language_names, translate
 from nanobot_desktop.gui.common.text_size import TEXT_SIZES
 from nanobot_desktop.gui.settings.background_policy import add_background_policy
-from nanobot_desktop.gui.settings.provider_choice import provider_patch
+from nanobot_desktop.gui.settings.provider_choice import default_entry_name, provider_patch
+from nanobot_desktop.gui.settings.provider_list import MoreProviders
 from nanobot_desktop.gui.settings.provider_form import InlineError, ProviderForm, one_line
 from nanobot_desktop.gui.settings.exec_limits_box import ExecLimitsBox
 from nanobot_desktop.gui.settings.sandbox_box import SandboxBox
@@ -118,18 +119,37 @@ class SettingsDialog(QDialog):
     _field = add_field
 
     def _provider_page(self) -> QWidget:
-        page = QWidget(self)
+        layout_kind = getattr(self._engine, "layout", None)
+        v03 = bool(layout_kind is not None and layout_kind.is_v03)
+        scroll = QScrollArea(self)  # the page grows with the providers listed; it scrolls rather than clips
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        page = QWidget(scroll)
         self.provider_form = ProviderForm(page)
+        self.provider_form.v03 = v03
         self.provider_form.load(self._config, self._engine.app_settings)
-        intro = QLabel(translate("Settings", "The OpenAI-compatible endpoint the agent talks to. Pick a preset, paste the key, "
-                       "then choose a model from the endpoint's list."), page)
+        intro = QLabel(translate("Settings", "The default provider and model serve every chat that has not picked "
+                                 "another model. Pick a preset, paste the key, then choose a model from the endpoint's list."), page)
         intro.setWordWrap(True)
+        self.more_providers = MoreProviders(page)
+        self.more_providers.v03 = v03
+        self.more_providers.load(self._config, self._engine.app_settings, default_entry_name(self._config))
         layout = QVBoxLayout(page)
         layout.addWidget(intro)
         layout.addWidget(self.provider_form)
+        layout.addSpacing(12)
+        layout.addWidget(self.more_providers)
         layout.addStretch(1)
-        self._field("provider", self.provider_form.choice, lambda choice: provider_patch(self._engine.config, choice))
-        return page
+        scroll.setWidget(page)
+
+        def read() -> tuple[object, ...]:
+            return (self.provider_form.choice(), self.more_providers.choices(), self.more_providers.removed())
+
+        self._field("provider", read, lambda _value: provider_patch(
+            self._engine.config, self.provider_form.choice(), self.more_providers.choices(), v03,
+            self.more_providers.removed()))
+        self._providers_v03 = v03
+        return scroll
 
     def _agent_page(self) -> QWidget:
         d = self._config.agents.defaults
@@ -390,7 +410,9 @@ class SettingsDialog(QDialog):
     def save(self) -> bool:
         """Validate, save through the engine, emit `applied` and close; False (dialog stays) on a problem."""
         self.save_error.show_error(None)
-        if "provider" in self.changed_fields() and not self.provider_form.validate():
+        if "provider" in self.changed_fields() and not all([
+                self.provider_form.validate(),
+                self.more_providers.validate(self.provider_form.choice(), self._providers_v03)]):
             self.tabs.setCurrentIndex(0)
             self.save_error.show_error(translate("Settings", "Fix the problems shown on the Provider page before saving."))
             return False

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, AppSettings, Config, ConfigError,
-                                    ProviderPreset, local_preset_for_base, provider_entry, resolve_provider)
+                                    ConfiguredEntry, ProviderPreset, default_route, local_preset_for_base,
+                                    preset_entry, provider_entries, provider_entry, resolve_provider, with_entries)
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.engine_words import provider_label
 
@@ -84,20 +85,72 @@ def serving_entry_text(config: Config) -> str:
                      "CLI.").format(entry=resolved.entry, model=model)
 
 
-def provider_patch(config: Config, choice: ProviderChoice) -> dict[str, object]:
-    """The settings to change for `choice`. Local servers (and any keyless endpoint) are written as
-    `providers.custom` with a placeholder key — the form both nanobot 0.1.4 and 0.3.x run. A preset's
-    default URL is not written into an entry that had none (the file stays as it was)."""
-    preset = PRESETS[choice.name]
-    entry_name = preset.entry
-    entry, alias = provider_entry(config, entry_name)
-    prefix = f"providers.{alias}"
-    patch: dict[str, object] = {f"{prefix}.apiKey": choice.api_key or (LOCAL_KEY_PLACEHOLDER if entry_name == "custom" else "")}
-    if (entry is not None and entry.api_base is not None) or choice.base_url != (preset.api_base or "") \
-            or entry_name == "custom":
-        patch[f"{prefix}.apiBase"] = choice.base_url
-    patch["agents.defaults.provider"] = entry_name
-    patch["agents.defaults.model"] = choice.model
-    if entry_name == "custom":
-        patch["app.localServers.custom"] = {"kind": choice.name, "apiBase": choice.base_url}
+def default_entry_name(config: Config) -> str:
+    """The registry name of the block serving the default model now ("" when none can)."""
+    try:
+        return resolve_provider(config).name
+    except ConfigError:
+        return ""
+
+
+def entry_preset(config: Config, entry: ConfiguredEntry, app: AppSettings | None = None) -> str:
+    """The preset a configured block is shown as: a local server by what it is, else the provider itself."""
+    if entry.name == "custom":
+        remembered = app.local_servers.get("custom") if app is not None else None
+        if remembered is not None and remembered.api_base == entry.api_base and remembered.kind in PRESETS:
+            return remembered.kind
+        return local_preset_for_base(entry.api_base) or "custom"
+    return {"ollama": "ollama", "lm_studio": "lmstudio"}.get(entry.name) or (entry.name if entry.name in PRESETS else "custom")
+
+
+def duplicate_problem(choices: list[ProviderChoice], v03: bool) -> str | None:
+    """Why these providers cannot all be written (two of them would share one `providers.<entry>`)."""
+    seen: dict[str, ProviderChoice] = {}
+    for choice in choices:
+        entry = preset_entry(PRESETS[choice.name], v03)
+        if entry in seen:
+            first = seen[entry]
+            if entry == "custom":
+                return translate("Settings", "{first} and {second} would both be written as providers.custom: the "
+                                 "nanobot CLI keeps one OpenAI-compatible server there. Keep one of them.").format(
+                    first=preset_label(PRESETS[first.name]), second=preset_label(PRESETS[choice.name]))
+            return translate("Settings", "{provider} is listed twice: keep one.").format(
+                provider=preset_label(PRESETS[choice.name]))
+        seen[entry] = choice
+    return None
+
+
+def provider_patch(config: Config, choice: ProviderChoice, others: tuple[ProviderChoice, ...] = (),
+                   v03: bool = False, removed: tuple[str, ...] = ()) -> dict[str, object]:
+    """The settings to change for the default provider `choice` and the `others` configured beside it
+    (each with its own key and URL); the blocks named in `removed` (registry names the person took
+    off the list) are emptied.
+    Local servers are written as `providers.custom` with a placeholder key (nanobot 0.1.4 and 0.3.x
+    run it), or in a 0.3.x workspace Ollama and LM Studio under their own names. The provider is
+    left to nanobot's rules ("auto") whenever they send the default model to `choice`
+    (`default_route`); a preset's default URL is not written into a block that had none."""
+    patch: dict[str, object] = {}
+    entries: dict[str, tuple[str, str] | None] = {}
+    for item in (choice, *others):
+        preset = PRESETS[item.name]
+        name = preset_entry(preset, v03)
+        entry, alias = provider_entry(config, name)
+        prefix = f"providers.{alias}"
+        local = name == "custom" or not preset.needs_key
+        key = item.api_key or (LOCAL_KEY_PLACEHOLDER if name == "custom" else "")
+        if key or not local:
+            patch[f"{prefix}.apiKey"] = key
+        if (entry is not None and entry.api_base is not None) or item.base_url != (preset.api_base or "") or local:
+            patch[f"{prefix}.apiBase"] = item.base_url
+        entries[name] = (key, item.base_url)
+        if name == "custom":
+            patch["app.localServers.custom"] = {"kind": item.name, "apiBase": item.base_url}
+    for old in provider_entries(config):
+        if old.name in removed and old.name not in entries:  # the block stays, emptied (the file keeps its shape)
+            patch[f"providers.{old.alias}.apiKey"] = ""
+            patch[f"providers.{old.alias}.apiBase"] = None
+            entries[old.name] = None
+    model, provider = default_route(with_entries(config, entries), preset_entry(PRESETS[choice.name], v03), choice.model)
+    patch["agents.defaults.provider"] = provider
+    patch["agents.defaults.model"] = model
     return patch

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from nanobot_desktop.engine import (LOCAL_KEY_PLACEHOLDER, PROVIDER_PRESETS, AppSettings, Config, ProviderError,
-                                    provider_entry)
+                                    ProviderPreset, preset_entry, provider_entry)
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.common.palette import error_color
@@ -131,6 +131,7 @@ class ProviderForm(QWidget):
         self._task: asyncio.Task[None] | None = None
         self._stored: dict[str, tuple[str, str]] = {p.name: (p.api_base or "", "") for p in PROVIDER_PRESETS}
         self._current: str | None = None  # the preset shown; None while nothing is worth remembering
+        self.v03 = False  # a nanobot 0.3.x workspace: Ollama and LM Studio are written under their own names
 
         self.preset_combo = QComboBox(self)
         for preset in PROVIDER_PRESETS:
@@ -255,13 +256,14 @@ class ProviderForm(QWidget):
         self.api_key_edit.setText(key)
         needs_key = PRESETS[name].needs_key
         self.api_key_edit.setPlaceholderText("sk-…" if needs_key else translate("Settings", "Not needed for a local server (optional)"))
-        entry = PRESETS[name].entry
+        entry = provider_entry_alias(PRESETS[name], self.v03)
         if entry == "custom":
-            saved_as = translate("Settings", "providers.{entry} with agents.defaults.provider \"{entry}\" — a form both the "
-                                 "app and the nanobot CLI run (a local server gets the placeholder key \"no-key\")")
+            saved_as = translate("Settings", "providers.{entry}, a form both the app and the nanobot CLI run (a local "
+                                 "server gets the placeholder key \"no-key\"); agents.defaults.provider stays \"auto\" "
+                                 "when nanobot's rules pick it for the model")
         else:
-            saved_as = translate("Settings", "providers.{entry} with agents.defaults.provider \"{entry}\" — a form both the "
-                                 "app and the nanobot CLI run")
+            saved_as = translate("Settings", "providers.{entry}, a form both the app and the nanobot CLI run; "
+                                 "agents.defaults.provider stays \"auto\" when nanobot's rules pick it for the model")
         self.serving_label.setText(saved_as.format(entry=entry))
         for error in (self.base_url_error, self.api_key_error):
             error.show_error(None)
@@ -332,6 +334,12 @@ class ProviderForm(QWidget):
         self.model_combo.clear()
         self.model_combo.addItems(models)
         self.model_combo.setEditText(typed or (models[0] if models else ""))
+
+
+def provider_entry_alias(preset: ProviderPreset, v03: bool) -> str:
+    """The `providers.<key>` a preset is written to, as the file spells it."""
+    name = preset_entry(preset, v03)
+    return {"lm_studio": "lmStudio", "azure_openai": "azureOpenai"}.get(name, name)
 
 
 def _describe_models(models: list[str], model: str, test: bool) -> str:

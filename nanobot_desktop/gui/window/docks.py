@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QHBoxLayout, QMainWindow, QSc
 from nanobot_desktop.gui.common.design import SPACING
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.actions import ActionRegistry, text_action
+from nanobot_desktop.gui.window.dock_title import DockTitleBar
 from nanobot_desktop.gui.window.panels import DOCK_TITLES, DRAWER_PANELS, SESSIONS_DOCK
 
 if TYPE_CHECKING:
@@ -151,9 +152,10 @@ def add_dock(window: QMainWindow, actions: ActionRegistry, panel: QWidget | None
         dock.setWidget(holder)
     else:  # the session list: no scroll area, and the width it gets on a first start
         dock.setWidget(panel if panel is not None else PanelPlaceholder(QSize(260, 400)))
-    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
-                     | QDockWidget.DockWidgetFeature.DockWidgetMovable
-                     | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+    # Movable and closable, not floatable: a floating panel is easily lost behind the window, and no
+    # peer floats its side panels. The title bar is the app's own (dock_title.py): it grows with the text.
+    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable | QDockWidget.DockWidgetFeature.DockWidgetMovable)
+    dock.setTitleBarWidget(DockTitleBar(dock))
     window.addDockWidget(area, dock)
     toggle = dock.toggleViewAction()
     # Turned on from the View menu or its shortcut, a dock tabbed with others comes to the front:

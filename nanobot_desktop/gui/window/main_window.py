@@ -189,6 +189,11 @@ class MainWindow(QMainWindow):
                                     lambda text: self.notice_bar.show_notice(text, "info", topic="update"))
         self._connect()
         self.access.attach(parts, self.open_session)
+        from nanobot_desktop.gui.window.approval_drawer import ApprovalDrawer
+
+        # an approval that needs the drawer opens it
+        self.approval_drawer = ApprovalDrawer(lambda: self.current_key, self.docking, self.show_tool_call,
+                                              self.bridge, self)
         self.commands.update_status()
         self.commands.refresh_sync_status()  # then every 30 s (in a thread: Syncthing's API, if any)
         self._show_initial_session()
