@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
+from nanobot_desktop.gui.inspector.panel import InspectorPanel
 from nanobot_desktop.gui.window.approval_drawer import CARD_DIFF_LINES
 from tests.gui.test_tool_cards import _pending_call
 from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
@@ -34,26 +35,27 @@ def test_a_long_diff_opens_the_drawer_at_its_call_and_answering_closes_it_back(q
     window.resize(1280, 800)
     notes = Path(window.engine.workspace.root) / "notes.md"
     notes.write_text("old\n", encoding="utf-8")
-    assert not window.drawer_open()
+    assert not window.docking.drawer_open()
     long_edit(fake_openai, notes)
     send(qtbot, window, "Rewrite my notes")
     call_id = _pending_call(qtbot, window)
-    qtbot.waitUntil(window.drawer_open, timeout=WAIT_MS)
-    inspector = window.inspector
+    qtbot.waitUntil(window.docking.drawer_open, timeout=WAIT_MS)
+    inspector = window.panel("inspector")
+    assert isinstance(inspector, InspectorPanel)
     assert window.docks["inspectorDock"].isVisible()
     assert inspector.show_call(call_id)  # the call is there, with its whole diff
     answer(qtbot, window, call_id)
-    qtbot.waitUntil(lambda: not window.drawer_open(), timeout=WAIT_MS)  # closed back, as it was
+    qtbot.waitUntil(lambda: not window.docking.drawer_open(), timeout=WAIT_MS)  # closed back, as it was
     assert notes.read_text(encoding="utf-8").startswith("line 0 changed")
 
     # the drawer open already (the person opened it): answering leaves it open
-    window.toggle_drawer()
-    assert window.drawer_open()
+    window.docking.toggle_drawer()
+    assert window.docking.drawer_open()
     long_edit(fake_openai, notes)
     send(qtbot, window, "Once more")
     call_id = _pending_call(qtbot, window)
     answer(qtbot, window, call_id)
-    assert window.drawer_open()
+    assert window.docking.drawer_open()
 
 
 def test_a_short_edit_is_answered_on_its_card_alone(qtbot, open_window, fake_openai):
@@ -63,6 +65,6 @@ def test_a_short_edit_is_answered_on_its_card_alone(qtbot, open_window, fake_ope
     fake_openai.add_text("Written.")
     send(qtbot, window, "Write a note")
     call_id = _pending_call(qtbot, window)
-    assert not window.drawer_open()
+    assert not window.docking.drawer_open()
     answer(qtbot, window, call_id)
-    assert not window.drawer_open()
+    assert not window.docking.drawer_open()

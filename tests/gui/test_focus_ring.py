@@ -89,7 +89,7 @@ def test_the_ring_follows_the_composer_when_the_drawer_opens_beside_the_chat(qtb
 
     qtbot.waitUntil(ring_on_edit, timeout=WAIT_MS)
     before = edit.mapTo(window, edit.rect().topLeft())
-    window.toggle_drawer()
+    window.docking.toggle_drawer()
     qtbot.waitUntil(lambda: edit.mapTo(window, edit.rect().topLeft()) != before, timeout=WAIT_MS)
     qtbot.waitUntil(ring_on_edit, timeout=WAIT_MS)
     ring = rings.ring()
@@ -99,7 +99,7 @@ def test_the_ring_follows_the_composer_when_the_drawer_opens_beside_the_chat(qtb
 def test_a_focused_tab_bar_has_the_ring_around_its_current_tab_not_the_whole_strip(qtbot, open_window):
     window = open_window()
     window.resize(1280, 800)
-    window.show_page("memory_view")
+    window.docking.show_page("memory_view")
     bar = window.pages.tabBar()  # Chat · Memory · Agent
     bar.setFocus()
     rings = FocusRings.install(QApplication.instance())

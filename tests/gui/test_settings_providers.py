@@ -27,7 +27,7 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grab
 
 
 def open_settings(qtbot, window):
-    dialog = window.open_settings()
+    dialog = window.commands.open_settings()
     qtbot.waitExposed(dialog)
     return dialog
 
@@ -81,7 +81,7 @@ def test_two_providers_set_in_settings_are_written_for_the_cli_and_each_serves_i
 
         # the switcher: a model of each provider, each reaching its own endpoint with its own key
         switcher = window.composer.model_switcher
-        qtbot.waitUntil(lambda: window.settings_dialog is None, timeout=WAIT_MS)  # closed, the window active again
+        qtbot.waitUntil(lambda: window.commands.settings_dialog is None, timeout=WAIT_MS)  # closed, the window active again
         qtbot.waitUntil(lambda: switcher.button.text() == "local-coder · Ollama ▾", timeout=WAIT_MS)
         menu = open_switcher(qtbot, window)
         pick(qtbot, window, menu, "or-model")
