@@ -431,9 +431,9 @@ class ChatController(QObject):
 
     def _on_lines_lost(self, event: SessionLinesLost) -> None:
         by = event.by or translate("Chat", "another program")
-        self.lines_lost.emit(event.session_key, translate(
-            "Chat", "{count} message(s) the app wrote to “{session}” were erased from its file by {by}. "
-                    "The app kept them.").format(count=event.count, session=event.session_key, by=by))
+        text = translate("Chat", "{count} message(s) the app wrote to “{session}” were erased "
+                                 "from its file by {by}. The app kept them.")
+        self.lines_lost.emit(event.session_key, text.format(count=event.count, session=event.session_key, by=by))
 
     def _on_session_changed(self, event: SessionChanged) -> None:
         key = event.session_key
