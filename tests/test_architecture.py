@@ -281,16 +281,11 @@ def test_the_window_finds_panels_by_name_and_wires_them_by_capability_not_by_att
 
 
 # --- GUI listeners subscribe to the event types they handle (EngineBridge.subscribe) ---------------
-# Modules that still sort every event themselves, with how many isinstance checks over event types
-# they make; the number may only go down. Issue 30 moves them onto subscribe(): the chat's controller
-# and relay (one turn's events, in order, into the chat model), and the tray and its approvals
-# (being reworked with the one approval object).
-EVENT_CASCADES_LEFT = {
-    "nanobot_desktop.gui.chat.controller": 18,
-    "nanobot_desktop.gui.chat.relay": 17,
-    "nanobot_desktop.gui.window.tray": 5,
-    "nanobot_desktop.gui.window.tray_approvals": 2,
-}
+# Modules that still sort events themselves, with how many isinstance checks over event types they
+# make; the number may only go down. None is left: the chat's controller, the tray and its approvals
+# subscribe a table by event type, and the chat's relay looks its table up with the bridge's own rule
+# (`handlers_for`). A new check fails here: subscribe instead.
+EVENT_CASCADES_LEFT: dict[str, int] = {}
 
 
 def _event_type_checks(path: Path, event_types: set[str]) -> int:

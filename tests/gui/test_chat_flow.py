@@ -114,6 +114,7 @@ def test_a_subagents_calls_stay_out_of_the_chat_and_its_report_is_a_notice(qtbot
         return text_reply("I started a helper for that.")
 
     fake_openai.respond_with(route)
+    inspector = window.panel("inspector")  # built now (else after the first paint): it sees the turns from their start
     send(qtbot, window, "count the lines of a.txt in the background")
     qtbot.waitUntil(lambda: any(isinstance(item, AssistantMessage) and item.text == "Your file has three lines."
                                 for item in window.chat.model.items()), timeout=WAIT_MS)
@@ -123,7 +124,7 @@ def test_a_subagents_calls_stay_out_of_the_chat_and_its_report_is_a_notice(qtbot
     notices = [item.text for item in window.chat.model.items() if isinstance(item, Notice)]
     assert "Subagent 'count' completed successfully" in notices
     assert not any(isinstance(item, UserMessage) and item.text.startswith("[Subagent") for item in window.chat.model.items())
-    turns = window.inspector.model.turns(window.current_key)
+    turns = inspector.model.turns(window.current_key)
     subagent_turns = [turn for turn in turns if turn.is_subagent]
     assert len(subagent_turns) == 1 and "(subagent)" in subagent_turns[0].label()
     assert [entry.name for entry in subagent_turns[0].entries if entry.kind == "tool"] == ["read_file"]

@@ -98,3 +98,40 @@ def test_an_outside_change_during_a_turn_is_shown_once_the_turn_is_over(qtbot, q
     assert texts().count("typed in the terminal meanwhile") == 1
     assert texts().count("a long one") == 1
     bridge.detach()
+
+
+def test_an_outside_change_that_arrives_while_the_history_is_read_is_read_again(qtbot, qloop, make_engine,
+                                                                                fake_openai):
+    import threading
+
+    engine = make_engine()
+    key = "cli:direct"
+    fake_openai.add_text("Earlier answer.")
+    first = engine.loop.submit(key, "earlier question")
+    qtbot.waitUntil(first.done, timeout=10000)
+    read_page, was_read, go_on = engine.sessions.read_page, threading.Event(), threading.Event()
+
+    def read_then_wait(*args, **kwargs):  # the real read, held back before the chat gets it
+        page = read_page(*args, **kwargs)
+        was_read.set()
+        go_on.wait(10)
+        return page
+
+    engine.sessions.read_page = read_then_wait
+    view = ChatView()
+    qtbot.addWidget(view)
+    bridge = EngineBridge(engine)
+    controller = ChatController(engine, bridge, ChatModel(), view)
+    loaded: list[str] = []
+    controller.session_loaded.connect(loaded.append)
+    controller.show_session(key)
+    qtbot.waitUntil(was_read.is_set, timeout=10000)
+    line = {"role": "user", "content": "typed in the terminal meanwhile", "timestamp": "2026-11-24T10:00:00"}
+    append_text(engine.sessions.path_for(key), json.dumps(line) + "\n")
+    assert engine.sessions.notice_changes() == [key]  # published while the read is on its way
+    go_on.set()
+
+    qtbot.waitUntil(lambda: loaded == [key, key], timeout=10000)  # the read, then the read again
+    texts = [getattr(item, "text", "") for item in controller.model.items()]
+    assert texts == ["earlier question", "Earlier answer.", "typed in the terminal meanwhile"]
+    bridge.detach()

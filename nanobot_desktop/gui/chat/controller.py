@@ -36,11 +36,9 @@ from nanobot_desktop.gui.common.i18n import translate
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.common.bridge import EngineBridge
+    from nanobot_desktop.gui.common.bridge import EngineBridge, Handler
 
 log = logging.getLogger(__name__)
-
-_END_EVENTS = (TurnFinished, TurnFailed, TurnCancelled)
 
 
 class ChatController(QObject):
@@ -96,13 +94,14 @@ class ChatController(QObject):
                                        self._track)
         self._busy_shown: bool | None = None
         self._reload_when_idle: set[str] = set()  # changed outside while a turn or approval was live
-        bridge.engine_event.connect(self.on_event)
+        self._outside_writes: dict[str, list[int]] = {}  # key -> file sizes changed outside while it was read
         chat_view.approval_answered.connect(self.answer_approval)  # (call_id, answer, reason)
         chat_view.older_requested.connect(lambda: self._track(asyncio.ensure_future(self._load_older())))
         chat_view.retry_save_requested.connect(lambda: self.retry_save(self._current_key))
         self._waiting: set[str] = set()
         self._fill: dict[str, tuple[int, int]] = {}  # session key -> (used, window) at its last model call
         self._unsaved_shown: set[str] = set()  # sessions showing a reply marked "Not saved"
+        bridge.subscribe(self._handlers(), self)  # the window's first subscriber: it hears each event first
 
     # --- sessions ----------------------------------------------------------------------------------
 
@@ -189,12 +188,13 @@ class ChatController(QObject):
             return  # dropped while loading
         model.set_items(items, older_end)
         buffered = self._buffered.pop(key, [])
+        outside_writes = self._outside_writes.pop(key, [])
         covered = covered_by_read(buffered, size)
         for index, event in enumerate(buffered):
             if index not in covered:
                 self.relay.apply(model, event)
         self.session_loaded.emit(key)
-        if any(isinstance(event, SessionChanged) and event.outside and event.size != size for event in buffered):
+        if any(written != size for written in outside_writes):
             # It changed outside while it was read: read the new state, now or once no turn is live.
             if not self.reload_session(key):
                 self._reload_when_idle.add(key)
@@ -395,70 +395,148 @@ class ChatController(QObject):
 
     # --- engine events -------------------------------------------------------------------------------
 
-    def on_event(self, event: object) -> None:
-        if not isinstance(event, Event):
-            return
+    def _handlers(self) -> dict[type, Handler]:
+        """What the controller does per event type; every type that changes a chat reaches its model
+        (`_to_model`), the others' steps around that in the order the window hears them."""
+        own: dict[type, Handler] = {
+            ApprovalRequested: self._on_approval_requested, ApprovalAnswered: self._on_approval_answered,
+            SessionLinesLost: self._on_lines_lost, SessionChanged: self._on_session_changed,
+            ConsolidationFinished: self._on_consolidation_finished,
+            TurnStarted: self._on_turn_started, TurnFinished: self._on_turn_finished,
+            TurnFailed: self._on_turn_failed, TurnCancelled: self._on_turn_cancelled,
+            LLMCallStarted: self._on_llm_call_started, LLMCallFinished: self._on_llm_call_finished,
+            WaitingForModel: self._on_waiting_for_model, RetryScheduled: self._on_retry_scheduled,
+            TextDelta: self._on_model_spoke, ReasoningDelta: self._on_model_spoke, ToolCallStarted: self._on_model_spoke,
+        }
+        return {**dict.fromkeys(self.relay.handled, self._to_model), **own}
+
+    def _to_model(self, event: Event) -> None:
+        """Draw `event` into its session's model (kept for later while that session's history is read)."""
         key = event.session_key
-        if isinstance(event, ApprovalRequested):
-            self.approvals.show(event.request)
-        elif isinstance(event, ApprovalAnswered):
-            self.approvals.settle(event)
-        elif isinstance(event, SessionLinesLost):
-            by = event.by or translate("Chat", "another program")
-            self.lines_lost.emit(key, translate("Chat", "{count} message(s) the app wrote to “{session}” were erased "
-                                                "from its file by {by}. The app kept them.").format(
-                count=event.count, session=key, by=by))
+        model = self._models.get(key)
+        if model is None:
             return
-        elif isinstance(event, SessionChanged) and event.outside and key not in self._loading:
+        if key in self._loading:
+            self._buffered.setdefault(key, []).append(event)
+        else:
+            self.relay.apply(model, event)
+
+    def _on_approval_requested(self, event: ApprovalRequested) -> None:
+        self.approvals.show(event.request)
+        self._to_model(event)
+
+    def _on_approval_answered(self, event: ApprovalAnswered) -> None:
+        self.approvals.settle(event)
+        self._to_model(event)
+
+    def _on_lines_lost(self, event: SessionLinesLost) -> None:
+        by = event.by or translate("Chat", "another program")
+        text = translate("Chat", "{count} message(s) the app wrote to “{session}” were erased "
+                                 "from its file by {by}. The app kept them.")
+        self.lines_lost.emit(event.session_key, text.format(count=event.count, session=event.session_key, by=by))
+
+    def _on_session_changed(self, event: SessionChanged) -> None:
+        key = event.session_key
+        if event.outside and key not in self._loading:
             if not self.reload_session(key) and key in self._models:
                 self._reload_when_idle.add(key)  # never under a live turn: read it once that is over
             return
-        elif isinstance(event, (SessionChanged, ConsolidationFinished)) and key in self._models:
-            if key in self._unsaved_shown and not self.engine.loop.has_unsaved(key):
-                self._unsaved_shown.discard(key)  # a later write took the waiting messages along
-                self._models[key].mark_saved()
-        if isinstance(event, TurnStarted):
-            self._running[key] = self._running.get(key, 0) + 1
-        elif isinstance(event, _END_EVENTS):
-            self._running[key] = max(0, self._running.get(key, 0) - 1)
-            if isinstance(event, TurnFailed):
-                kind = failure_kind(event)
-                if event.unsaved:
-                    self._unsaved_shown.add(key)
-                if event.unsent_text:
-                    self.message_returned.emit(key, event.unsent_text)
-                self.turn_failed.emit(key, self.relay.failure_text(event, kind), kind)
-        if isinstance(event, (LLMCallStarted, LLMCallFinished)) and event.window_tokens:
-            used = event.estimated_tokens if isinstance(event, LLMCallStarted) else event.prompt_tokens
-            if used:
-                self._fill[key] = (used, event.window_tokens)
-                self.context_fill_changed.emit(key, used, event.window_tokens)
-        if isinstance(event, WaitingForModel):
-            self._waiting.add(key)
-            text = (translate("Chat", "Waiting for an answer… {waited} s (gives up after {limit} s)") if event.phase == "first_byte"
-                    else translate("Chat", "The local server is reading the prompt… {waited} s") if event.phase == "prompt"
-                    else translate("Chat", "Waiting for the rest of the reply… {waited} s (gives up after {limit} s)"))
-            self.waiting_changed.emit(key, text.format(waited=f"{event.waited_s:.0f}", limit=f"{event.limit_s:g}"))
-        elif key in self._waiting and isinstance(event, (TextDelta, ReasoningDelta, ToolCallStarted, *_END_EVENTS)):
-            self._waiting.discard(key)
-            self.waiting_changed.emit(key, "")
-        if isinstance(event, RetryScheduled):
-            self._retrying.add(key)
-            self.retry_changed.emit(key, event.attempt, event.max_attempts, event.delay_s)
-        elif key in self._retrying and isinstance(event, (TextDelta, ReasoningDelta, ToolCallStarted, *_END_EVENTS)):
-            self._retrying.discard(key)  # the retry got an answer, or the turn ended: the status goes
-            self.retry_changed.emit(key, 0, 0, 0.0)
-        model = self._models.get(key)
-        if model is not None:
-            if key in self._loading:
-                self._buffered.setdefault(key, []).append(event)
-            else:
-                self.relay.apply(model, event)
-        if isinstance(event, TurnFinished) and event.continued_in:
+        if event.outside and key in self._models:  # while its history is read: `_load` looks again
+            self._outside_writes.setdefault(key, []).append(event.size)
+        self._mark_saved_if_written(key)
+        self._to_model(event)
+
+    def _on_consolidation_finished(self, event: ConsolidationFinished) -> None:
+        self._mark_saved_if_written(event.session_key)
+        self._to_model(event)
+
+    def _mark_saved_if_written(self, key: str) -> None:
+        if key in self._models and key in self._unsaved_shown and not self.engine.loop.has_unsaved(key):
+            self._unsaved_shown.discard(key)  # a later write took the waiting messages along
+            self._models[key].mark_saved()
+
+    def _on_turn_started(self, event: TurnStarted) -> None:
+        key = event.session_key
+        self._running[key] = self._running.get(key, 0) + 1
+        self._to_model(event)
+        self._emit_busy()
+
+    def _on_turn_finished(self, event: TurnFinished) -> None:
+        key = event.session_key
+        self._count_turn_end(key)
+        self._model_spoke(key)
+        self._to_model(event)
+        if event.continued_in:
             self._reload_when_idle.add(key)  # its "/new" exchange is not in the file: show the file again
             self.continued.emit(key, event.continued_in)
-        if isinstance(event, (TurnStarted, *_END_EVENTS)):
-            self._emit_busy()
-            if isinstance(event, _END_EVENTS):
-                self.reply_finished.emit(key)
-                self._reload_if_waiting(key)
+        self._turn_ended(key)
+
+    def _on_turn_failed(self, event: TurnFailed) -> None:
+        key = event.session_key
+        self._count_turn_end(key)
+        kind = failure_kind(event)
+        if event.unsaved:
+            self._unsaved_shown.add(key)
+        if event.unsent_text:
+            self.message_returned.emit(key, event.unsent_text)
+        self.turn_failed.emit(key, self.relay.failure_text(event, kind), kind)
+        self._model_spoke(key)
+        self._to_model(event)
+        self._turn_ended(key)
+
+    def _on_turn_cancelled(self, event: TurnCancelled) -> None:
+        key = event.session_key
+        self._count_turn_end(key)
+        self._model_spoke(key)
+        self._to_model(event)
+        self._turn_ended(key)
+
+    def _count_turn_end(self, key: str) -> None:
+        self._running[key] = max(0, self._running.get(key, 0) - 1)
+
+    def _turn_ended(self, key: str) -> None:
+        """After a turn's end is drawn: the composer's button, the window, a reload that waited."""
+        self._emit_busy()
+        self.reply_finished.emit(key)
+        self._reload_if_waiting(key)
+
+    def _on_llm_call_started(self, event: LLMCallStarted) -> None:
+        self._note_fill(event.session_key, event.estimated_tokens, event.window_tokens)
+        self._to_model(event)
+
+    def _on_llm_call_finished(self, event: LLMCallFinished) -> None:
+        self._note_fill(event.session_key, event.prompt_tokens, event.window_tokens)
+        self._to_model(event)
+
+    def _note_fill(self, key: str, used: int, window: int) -> None:
+        if window and used:
+            self._fill[key] = (used, window)
+            self.context_fill_changed.emit(key, used, window)
+
+    def _on_waiting_for_model(self, event: WaitingForModel) -> None:
+        key = event.session_key
+        self._waiting.add(key)
+        text = (translate("Chat", "Waiting for an answer… {waited} s (gives up after {limit} s)") if event.phase == "first_byte"
+                else translate("Chat", "The local server is reading the prompt… {waited} s") if event.phase == "prompt"
+                else translate("Chat", "Waiting for the rest of the reply… {waited} s (gives up after {limit} s)"))
+        self.waiting_changed.emit(key, text.format(waited=f"{event.waited_s:.0f}", limit=f"{event.limit_s:g}"))
+        self._to_model(event)
+
+    def _on_retry_scheduled(self, event: RetryScheduled) -> None:
+        key = event.session_key
+        self._retrying.add(key)
+        self.retry_changed.emit(key, event.attempt, event.max_attempts, event.delay_s)
+        self._to_model(event)
+
+    def _on_model_spoke(self, event: TextDelta | ReasoningDelta | ToolCallStarted) -> None:
+        self._model_spoke(event.session_key)
+        self._to_model(event)
+
+    def _model_spoke(self, key: str) -> None:
+        """The model answered (or the turn ended): "waiting…" and a scheduled retry's status go."""
+        if key in self._waiting:
+            self._waiting.discard(key)
+            self.waiting_changed.emit(key, "")
+        if key in self._retrying:
+            self._retrying.discard(key)
+            self.retry_changed.emit(key, 0, 0, 0.0)

@@ -10,7 +10,8 @@ The controller (controller.py) decides *which* model an event goes to and when; 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalRequested, ConsolidationFinished, ConsolidationStarted,
                                     Event, LLMCallStarted, Origin, OutboundMessage, ReasoningDelta, SessionChanged, TextDelta,
@@ -19,6 +20,7 @@ from nanobot_desktop.engine import (ApprovalAnswer, ApprovalAnswered, ApprovalRe
 from nanobot_desktop.gui.chat.failures import failure_detail, failure_kind, failure_text
 from nanobot_desktop.gui.chat.history import STOPPED_TEXT, system_notice_text
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatModel, Notice, ToolCard, UserMessage
+from nanobot_desktop.gui.common.bridge import handlers_for
 from nanobot_desktop.gui.common.engine_words import consolidation_failure_words
 from nanobot_desktop.gui.common.i18n import translate
 
@@ -33,61 +35,91 @@ class ChatRelay:
         self.engine = engine
         self._deferred: dict[str, list[Notice]] = {}
         self._call_models: dict[str, str] = {}  # session key -> the model of its latest model call
+        self._steps: dict[type[Event], Callable[[ChatModel, Any], None]] = {
+            LLMCallStarted: self._on_llm_call_started, TurnStarted: self._on_turn_started,
+            TextDelta: self._on_text_delta, ReasoningDelta: self._on_reasoning_delta,
+            ToolCallStarted: self._on_tool_call_started, ApprovalRequested: self._on_approval_requested,
+            ApprovalAnswered: self._on_approval_answered, ToolCallFinished: self._on_tool_call_finished,
+            TurnFinished: self._on_turn_finished, TurnFailed: self._on_turn_failed,
+            TurnCancelled: self._on_turn_cancelled, OutboundMessage: self._on_outbound,
+            ConsolidationStarted: self._on_consolidation_started,
+            ConsolidationFinished: self._on_consolidation_finished, SessionChanged: self._on_session_changed,
+        }
+        """What each event type does to a chat (looked up as the bridge does: a subclass finds its base's)."""
+        self._by_type: dict[type, list[Callable[[ChatModel, Any], None]]] = {}
 
     def failure_text(self, event: TurnFailed, kind: str) -> str:
         """The failed turn's message with what to do about it (the config names the provider)."""
         return failure_text(event.error, kind, self.engine.config, event.facts)
 
+    @property
+    def handled(self) -> tuple[type[Event], ...]:
+        """The event types that change a chat (the controller hands these to a session's model)."""
+        return tuple(self._steps)
+
     def apply(self, model: ChatModel, event: Event) -> None:
         """Show `event` in `model` (the model of the event's session)."""
-        key = event.session_key
-        if isinstance(event, LLMCallStarted):
-            self._call_models[key] = event.model  # the last call of a turn writes its reply
-        elif isinstance(event, TurnStarted):
-            self._on_turn_started(model, event)
-        elif isinstance(event, TextDelta):
-            model.append_text_delta(event.text)
-        elif isinstance(event, ReasoningDelta):
-            model.append_reasoning_delta(event.text)
-        elif isinstance(event, ToolCallStarted):
-            if event.started_by is not Origin.SUBAGENT and model.row_of_call(event.call_id, "tool") < 0:
-                self.flush(key, model)
-                model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
-        elif isinstance(event, ApprovalRequested):
-            if model.row_of_call(event.call_id, "tool") >= 0:  # the card waits for the person, not the tool
-                model.update_tool(event.call_id, "waiting")
-        elif isinstance(event, ApprovalAnswered):
-            if event.answer is not ApprovalAnswer.DENY and model.row_of_call(event.call_id, "tool") >= 0:
-                model.update_tool(event.call_id, "running")
-        elif isinstance(event, ToolCallFinished):
-            if event.started_by is not Origin.SUBAGENT:
-                if model.row_of_call(event.call_id, "tool") < 0:
-                    model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
-                model.update_tool(event.call_id, event.status, event.duration_s)
-        elif isinstance(event, TurnFinished):
-            self._on_turn_finished(model, event)
-        elif isinstance(event, TurnFailed):
-            model.finish_assistant(cut=bool(event.partial_text) and event.kind != "storage",
-                                   unsaved=event.unsaved and event.kind == "storage")
-            self.flush(key, model)
-            kind = failure_kind(event)
-            model.append(Notice(self.failure_text(event, kind), "error", detail=failure_detail(event.error, kind)))
-        elif isinstance(event, TurnCancelled):
-            if streaming_tail(model) is not None:
-                model.finish_assistant(stopped=True)
-            else:
-                model.append(Notice(translate("Chat", STOPPED_TEXT), "stopped"))
-            self.flush(key, model)
-        elif isinstance(event, OutboundMessage):
-            self._on_outbound(model, event)
-        elif isinstance(event, ConsolidationStarted):
-            self.notice(key, model, translate("Chat", "Summarising older messages into memory…"))
-        elif isinstance(event, ConsolidationFinished):
-            if event.ok:
-                self.notice(key, model, translate("Chat", "Older messages were summarised into memory."))
-            elif event.error != "cancelled" and not event.archive_all:  # /new's own failure says it
-                self.notice(key, model, consolidation_failure_words(), detail=event.error or "")
-        elif isinstance(event, SessionChanged) and event.reason == "cleared":
+        kind = type(event)
+        steps = self._by_type.get(kind)
+        if steps is None:
+            steps = self._by_type[kind] = handlers_for(kind, self._steps.items())
+        for step in steps:
+            step(model, event)
+
+    def _on_llm_call_started(self, _model: ChatModel, event: LLMCallStarted) -> None:
+        self._call_models[event.session_key] = event.model  # the last call of a turn writes its reply
+
+    def _on_text_delta(self, model: ChatModel, event: TextDelta) -> None:
+        model.append_text_delta(event.text)
+
+    def _on_reasoning_delta(self, model: ChatModel, event: ReasoningDelta) -> None:
+        model.append_reasoning_delta(event.text)
+
+    def _on_tool_call_started(self, model: ChatModel, event: ToolCallStarted) -> None:
+        if event.started_by is not Origin.SUBAGENT and model.row_of_call(event.call_id, "tool") < 0:
+            self.flush(event.session_key, model)
+            model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
+
+    def _on_approval_requested(self, model: ChatModel, event: ApprovalRequested) -> None:
+        if model.row_of_call(event.call_id, "tool") >= 0:  # the card waits for the person, not the tool
+            model.update_tool(event.call_id, "waiting")
+
+    def _on_approval_answered(self, model: ChatModel, event: ApprovalAnswered) -> None:
+        if event.answer is not ApprovalAnswer.DENY and model.row_of_call(event.call_id, "tool") >= 0:
+            model.update_tool(event.call_id, "running")
+
+    def _on_tool_call_finished(self, model: ChatModel, event: ToolCallFinished) -> None:
+        if event.started_by is Origin.SUBAGENT:
+            return
+        if model.row_of_call(event.call_id, "tool") < 0:
+            model.append(ToolCard.from_call(event.call_id, event.name, event.arguments))
+        model.update_tool(event.call_id, event.status, event.duration_s)
+
+    def _on_turn_failed(self, model: ChatModel, event: TurnFailed) -> None:
+        model.finish_assistant(cut=bool(event.partial_text) and event.kind != "storage",
+                               unsaved=event.unsaved and event.kind == "storage")
+        self.flush(event.session_key, model)
+        kind = failure_kind(event)
+        model.append(Notice(self.failure_text(event, kind), "error", detail=failure_detail(event.error, kind)))
+
+    def _on_turn_cancelled(self, model: ChatModel, event: TurnCancelled) -> None:
+        if streaming_tail(model) is not None:
+            model.finish_assistant(stopped=True)
+        else:
+            model.append(Notice(translate("Chat", STOPPED_TEXT), "stopped"))
+        self.flush(event.session_key, model)
+
+    def _on_consolidation_started(self, model: ChatModel, event: ConsolidationStarted) -> None:
+        self.notice(event.session_key, model, translate("Chat", "Summarising older messages into memory…"))
+
+    def _on_consolidation_finished(self, model: ChatModel, event: ConsolidationFinished) -> None:
+        if event.ok:
+            self.notice(event.session_key, model, translate("Chat", "Older messages were summarised into memory."))
+        elif event.error != "cancelled" and not event.archive_all:  # /new's own failure says it
+            self.notice(event.session_key, model, consolidation_failure_words(), detail=event.error or "")
+
+    def _on_session_changed(self, model: ChatModel, event: SessionChanged) -> None:
+        if event.reason == "cleared":
             model.clear()
 
     def _on_turn_started(self, model: ChatModel, event: TurnStarted) -> None:
@@ -142,23 +174,45 @@ def covered_by_read(buffered: list[Event], size: int) -> set[int]:
     tool calls) and, when it was the turn's last write, its final reply. Failures and stops are not
     covered: their notices are not in the file.
     """
-    covered: set[int] = set()
-    since_write: dict[str, list[int]] = {}  # turn id -> its events after its last write that was read
-    last_write_read: dict[str, bool] = {}
+    coverage = _ReadCoverage(size)
     for index, event in enumerate(buffered):
         turn_id = getattr(event, "turn_id", "")
-        if not turn_id:
-            continue
-        if isinstance(event, SessionChanged):
-            was_read = not event.outside and 0 < event.size <= size
-            if was_read:
-                covered.update(since_write.pop(turn_id, []))
-            last_write_read[turn_id] = was_read
-        elif isinstance(event, TurnFinished) and last_write_read.get(turn_id):
-            covered.add(index)
+        if turn_id:
+            step = next(iter(handlers_for(type(event), _COVERAGE_STEPS.items())), _ReadCoverage.other)
+            step(coverage, index, turn_id, event)
+    return coverage.covered
+
+
+class _ReadCoverage:
+    """`covered_by_read`'s walk over the buffered events, one step per event of a turn."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.covered: set[int] = set()
+        self._since_write: dict[str, list[int]] = {}  # turn id -> its events after its last write that was read
+        self._last_write_read: dict[str, bool] = {}
+
+    def write(self, _index: int, turn_id: str, event: SessionChanged) -> None:
+        """A write of the turn: when the read holds it, it holds what the turn did before it."""
+        was_read = not event.outside and 0 < event.size <= self.size
+        if was_read:
+            self.covered.update(self._since_write.pop(turn_id, []))
+        self._last_write_read[turn_id] = was_read
+
+    def finish(self, index: int, turn_id: str, event: TurnFinished) -> None:
+        """The turn's end: its reply is in the read when its last write was."""
+        if self._last_write_read.get(turn_id):
+            self.covered.add(index)
         else:
-            since_write.setdefault(turn_id, []).append(index)
-    return covered
+            self.other(index, turn_id, event)
+
+    def other(self, index: int, turn_id: str, _event: Event) -> None:
+        """Anything else the turn did: covered once a later write of it is found in the read."""
+        self._since_write.setdefault(turn_id, []).append(index)
+
+
+_COVERAGE_STEPS: dict[type[Event], Callable[[_ReadCoverage, int, str, Any], None]] = {
+    SessionChanged: _ReadCoverage.write, TurnFinished: _ReadCoverage.finish}
 
 
 def streaming_tail(model: ChatModel) -> AssistantMessage | None:

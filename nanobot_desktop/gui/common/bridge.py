@@ -5,14 +5,15 @@ bridge queues onto it), so the bridge mostly hands events on; it exists so that 
 the engine's EventBus directly and can be tested by delivering events. A listener subscribes to the
 event types it handles (`subscribe({TurnStarted: ...}, owner)`), so no slot receives every event to
 pick its own out with a cascade of isinstance checks; an event of a subclass reaches the handlers
-of its base classes too. `engine_event` carries every event first (the chat's controller, built
-before the rest, still takes them all); then the handlers of its type run, in subscription order.
+of its base classes too. `engine_event` carries every event first (for recorders: tests, benchmarks);
+then the handlers of its type run, in subscription order (the chat's controller, built before the
+rest, subscribes first). `handlers_for` is that lookup, for a table dispatched by hand (chat/relay.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -21,6 +22,14 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
 
 Handler = Callable[[Any], object]
 """Called with one event of the type it was subscribed to (typed per handler where it is defined)."""
+
+H = TypeVar("H")
+
+
+def handlers_for(kind: type, table: Iterable[tuple[type, H]]) -> list[H]:
+    """The handlers in `table` (in its order) registered for `kind` or one of its base classes: the one
+    rule by which an event finds its handlers, in the bridge and in a type-keyed table of one listener."""
+    return [handler for wanted, handler in table if issubclass(kind, wanted)]
 
 
 class EngineBridge(QObject):
@@ -49,14 +58,14 @@ class EngineBridge(QObject):
         owner.destroyed.connect(lambda *_: self._forget(key))
 
     def deliver(self, event: object) -> None:
-        """Hand `event` to `engine_event`'s listeners (the chat's controller, built first), then to the
-        handlers of its type, in the order they subscribed (the window's parts, then its panels)."""
+        """Hand `event` to `engine_event`'s listeners, then to the handlers of its type, in the order they
+        subscribed (the chat's controller, the window's parts, then its panels)."""
         self.engine_event.emit(event)
         kind = type(event)
         handlers = self._by_type.get(kind)
         if handlers is None:
-            handlers = self._by_type[kind] = [handler for wanted, handler, _owner in self._handlers
-                                              if issubclass(kind, wanted)]
+            handlers = self._by_type[kind] = handlers_for(kind, ((wanted, handler) for wanted, handler, _owner
+                                                                 in self._handlers))
         for handler in handlers:
             handler(event)
 

@@ -26,7 +26,7 @@ from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
 
 from nanobot_desktop.engine import (
-    ConfigError, CronJobRan, HeartbeatDecided, HeartbeatRan, SubagentFinished, SubagentStarted, TurnCancelled, TurnFailed,
+    ConfigError, CronJobRan, Event, HeartbeatDecided, HeartbeatRan, SubagentFinished, SubagentStarted, TurnCancelled, TurnFailed,
     TurnFinished, TurnStarted,
 )
 from nanobot_desktop.gui.common.i18n import translate
@@ -34,8 +34,8 @@ from nanobot_desktop.gui.common.owned import OwnedWork
 from nanobot_desktop.gui.window.raising import bring_forward, toggle_shown
 from nanobot_desktop.gui.window.tray_approvals import TrayApprovals
 from nanobot_desktop.gui.window.tray_less import ask_keep_running, was_asked
-from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, TRAY_STATES, Notification, app_icon,
-                                                   notification_for, tooltip_text, tray_icon_path, tray_state)
+from nanobot_desktop.gui.window.tray_rules import (_CANCELLED_PREFIX, NOTIFYING_EVENTS, TRAY_STATES, Notification,
+                                                   app_icon, notification_for, tooltip_text, tray_icon_path, tray_state)
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -53,9 +53,6 @@ MESSAGE_TIMEOUT_MS = 10_000
 
 
 # --- the controller --------------------------------------------------------------------------------
-
-_STATE_EVENTS = (TurnStarted, TurnFinished, TurnFailed, TurnCancelled, SubagentStarted, SubagentFinished,
-                 HeartbeatDecided, HeartbeatRan, CronJobRan)
 
 
 class TrayController(QObject):
@@ -117,7 +114,8 @@ class TrayController(QObject):
             self.icon.messageClicked.connect(self.open_last_notification)
             QApplication.setQuitOnLastWindowClosed(False)
 
-        bridge.engine_event.connect(self.handle_event)
+        bridge.subscribe(self.approvals.handlers(), self.approvals)  # its state first, as the icon reads it
+        bridge.subscribe(self._handlers(), self)
         self._poll = QTimer(self)
         self._poll.setInterval(self.POLL_INTERVAL_MS)
         self._poll.timeout.connect(self.refresh)
@@ -198,21 +196,40 @@ class TrayController(QObject):
 
     # --- events --------------------------------------------------------------------------------------
 
-    def handle_event(self, event: Any) -> None:
-        """Fed every engine event (through the bridge): tracks failures, notifies, updates the icon."""
-        self.approvals.handle_event(event)
-        if isinstance(event, HeartbeatRan):
-            self._note_outcome("heartbeat", failed=bool(event.error) and not (event.error or "").startswith(_CANCELLED_PREFIX))
-        elif isinstance(event, CronJobRan):
-            self._note_outcome(f"cron:{event.job_id}", failed=event.status == "error" or bool(event.error))
+    def _handlers(self) -> dict[type, Callable[[Any], None]]:
+        """Per event type: an outcome to remember, a notification (tray_rules.py) and the icon's state."""
+        handlers: dict[type, Callable[[Any], None]] = dict.fromkeys(NOTIFYING_EVENTS, self._notify_about)
+        return handlers | {
+            HeartbeatRan: self._on_heartbeat_ran, CronJobRan: self._on_cron_job_ran,
+            TurnFinished: self._on_turn_ended, TurnFailed: self._on_turn_ended, TurnCancelled: self._on_turn_ended,
+            TurnStarted: self._on_work_changed, SubagentStarted: self._on_work_changed,
+            SubagentFinished: self._on_work_changed, HeartbeatDecided: self._on_work_changed,
+        }
+
+    def _notify_about(self, event: Event) -> None:
         notification = notification_for(event)
         if notification is not None:
             self.notify(notification)
-        if isinstance(event, _STATE_EVENTS):
-            # Finish events are published from inside the work they end, which still counts as busy:
-            # leave that piece out so the icon does not linger on "running" until the next poll.
-            ending_turn = event.session_key if isinstance(event, (TurnFinished, TurnFailed, TurnCancelled)) else None
-            self.refresh(ending_turn=ending_turn, tick_ending=isinstance(event, HeartbeatRan))
+
+    def _on_heartbeat_ran(self, event: HeartbeatRan) -> None:
+        self._note_outcome("heartbeat", failed=bool(event.error) and not (event.error or "").startswith(_CANCELLED_PREFIX))
+        self._notify_about(event)
+        self.refresh(tick_ending=True)  # published from inside the tick, which still counts as ticking
+
+    def _on_cron_job_ran(self, event: CronJobRan) -> None:
+        self._note_outcome(f"cron:{event.job_id}", failed=event.status == "error" or bool(event.error))
+        self._notify_about(event)
+        self.refresh()
+
+    def _on_turn_ended(self, event: TurnFinished | TurnFailed | TurnCancelled) -> None:
+        # Published from inside the turn it ends, which still counts as busy: leave that turn out so
+        # the icon does not linger on "running" until the next poll.
+        self._notify_about(event)
+        self.refresh(ending_turn=event.session_key)
+
+    def _on_work_changed(self, event: Event) -> None:
+        self._notify_about(event)
+        self.refresh()
 
     def _note_outcome(self, source: str, *, failed: bool) -> None:
         if failed:
@@ -386,10 +403,8 @@ class TrayController(QObject):
         stopping = asyncio.ensure_future(self.approvals.stop()) if _has_loop() else None
         if stopping is not None:
             self._tasks.add(stopping)
-        try:
-            self.bridge.engine_event.disconnect(self.handle_event)
-        except (RuntimeError, TypeError):
-            pass
+        self.bridge.unsubscribe(self.approvals)
+        self.bridge.unsubscribe(self)
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self)

@@ -83,22 +83,28 @@ class TrayApprovals(QObject):
 
     # --- events ----------------------------------------------------------------------------------
 
-    def handle_event(self, event: Any) -> None:
-        if isinstance(event, ApprovalRequested):
-            request = event.request
-            if not request.source.background or self.engine.approvals.get(request.call_id) is None:
-                return  # a chat turn's ask is the card's; an ask already over is nothing to list
-            self.pending[request.call_id] = request
-            self._spawn(self._announce(request))
-            self._rebuild_menu()
-            self.changed.emit()
-        elif isinstance(event, ApprovalAnswered) and event.call_id in self.pending:
-            self.pending.pop(event.call_id)
-            notification = self._notification_of.pop(event.call_id, 0)
-            if notification:
-                self._spawn(self.notifier.close(notification))
-            self._rebuild_menu()
-            self.changed.emit()
+    def handlers(self) -> dict[type, Callable[[Any], None]]:
+        """The engine events this follows (the tray subscribes them on the bridge for it)."""
+        return {ApprovalRequested: self._on_requested, ApprovalAnswered: self._on_answered}
+
+    def _on_requested(self, event: ApprovalRequested) -> None:
+        request = event.request
+        if not request.source.background or self.engine.approvals.get(request.call_id) is None:
+            return  # a chat turn's ask is the card's; an ask already over is nothing to list
+        self.pending[request.call_id] = request
+        self._spawn(self._announce(request))
+        self._rebuild_menu()
+        self.changed.emit()
+
+    def _on_answered(self, event: ApprovalAnswered) -> None:
+        if event.call_id not in self.pending:
+            return
+        self.pending.pop(event.call_id)
+        notification = self._notification_of.pop(event.call_id, 0)
+        if notification:
+            self._spawn(self.notifier.close(notification))
+        self._rebuild_menu()
+        self.changed.emit()
 
     async def _announce(self, request: ApprovalRequest) -> None:
         if self._started is not None:

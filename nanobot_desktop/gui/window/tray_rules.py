@@ -141,5 +141,7 @@ _RULES: dict[type, Callable[[Any], Notification | None]] = {
     HeartbeatRan: _heartbeat_ran, CronJobRan: _cron_job_ran, BudgetCrossed: _budget_crossed, OutboundMessage: _outbound_message,
 }
 """The events worth a notification, each with its rule."""
+NOTIFYING_EVENTS: tuple[type, ...] = tuple(_RULES)
+"""The event types `notification_for` may have something to say about (the tray subscribes to these)."""
 
 
