@@ -82,7 +82,8 @@ def _first_paint(tmp_path: Path, config: Path, *, after_paint: bool = False) -> 
 
 # The engine modules the start may load before the first paint: the public surface and the settings
 # paths, to read the saved theme from desktop.json (json only; pydantic stays out, checked below).
-EARLY_ENGINE_MODULES = {"nanobot_desktop.engine", "nanobot_desktop.engine.config", "nanobot_desktop.engine.config.paths",
+EARLY_ENGINE_MODULES = {"nanobot_desktop.engine", "nanobot_desktop.engine.surface", "nanobot_desktop.engine.config",
+                        "nanobot_desktop.engine.config.paths",
                         "nanobot_desktop.engine.config.peek"}
 
 
