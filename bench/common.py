@@ -157,16 +157,14 @@ def fake_server_process(*, text: str = "Hello from the benchmark.", chunk_size: 
     """A loopback fake OpenAI endpoint in its own process; yields its base URL.
 
     Its own process, so that serving the stream does not compete for the GIL of the process being
-    measured. Every chat request gets the same streamed `text`. By default it is the tests' fake
-    (tests/fake_openai.py: `chunk_size` characters per chunk, word by word when None, `delay_ms`
-    apart); `fast=True` is bench/fast_endpoint.py (word by word, all in one write, no delay), for
-    timing what happens around a zero-latency call.
+    measured. Every chat request gets the same streamed `text`, from the tests' fake
+    (tests/fake_openai.py, through bench/fake_server.py): `chunk_size` characters per chunk, word by
+    word when None, `delay_ms` apart; `fast=True` sends it word by word with no delay in one write,
+    for timing what happens around a zero-latency call.
     """
-    if fast:
-        command = [sys.executable, str(BENCH_DIR / "fast_endpoint.py"), text]
-    else:
-        spec = json.dumps({"text": text, "chunk_size": chunk_size, "delay_ms": delay_ms})
-        command = [sys.executable, str(BENCH_DIR / "fake_server.py"), spec]
+    spec = json.dumps({"text": text, "chunk_size": chunk_size, "delay_ms": 0.0 if fast else delay_ms,
+                       "one_write": fast})
+    command = [sys.executable, str(BENCH_DIR / "fake_server.py"), spec]
     process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None

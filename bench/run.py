@@ -4,6 +4,7 @@
     python bench/run.py startup append  only those (matched against the module names); RESULTS.md is
                                         then left alone
     python3 dev.py bench                the same through the project's virtualenv
+    python bench/run.py --help          this text and the list of benchmarks
 
 Each benchmark is its own module in bench/ and runs in a fresh process (`python bench/<module>.py
 --json`), so one cannot disturb another's timing or memory figure. A benchmark that crashes gets a
@@ -81,8 +82,8 @@ def write_results(results: list[BenchResult], started: datetime, load: str, seco
 
 
 def main(argv: list[str]) -> int:
-    if "-h" in argv or "--help" in argv:  # before: it was taken for "no names given" and ran every benchmark
-        print(__doc__)
+    if {"-h", "--help"} & set(argv):  # say what there is; run nothing
+        print((__doc__ or "").strip() + "\n\nbenchmarks:\n" + "\n".join(f"  {module:<22}{title}" for module, title in BENCHMARKS))
         return 0
     wanted = [name for name in argv if not name.startswith("-")]
     chosen = [(module, title) for module, title in BENCHMARKS

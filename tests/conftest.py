@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import os
 import random
+import subprocess
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -13,7 +17,9 @@ from tests.fake_openai import write_fake_config as write_test_config  # tests im
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-pytest_plugins = ["tests.packaging_support", "tests.update_support"]  # `bundle`: one PyInstaller build per session; `update_server`
+pytest_plugins = ["tests.packaging_support",  # the `bundle` fixture: one PyInstaller build per session
+                  "tests.update_support",  # `update_server`: a signed update repository on 127.0.0.1
+                  "pytester"]  # tests/test_slow_marker.py runs a small suite of its own
 
 
 # --- test order ------------------------------------------------------------------------------------
@@ -62,6 +68,53 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:  # also with -q, which hides the header
             reporter.write_line(f"test order: random (--test-seed {seed} repeats it)")
+
+
+# --- the `slow` marker is honest --------------------------------------------------------------------
+# `python3 dev.py test --quick` (pytest -m "not slow") is the inner loop, so it must stay quick: a test
+# that starts the app as a process, a reference nanobot CLI or an installed MCP server fails at its
+# teardown unless it is marked `slow` (or `heavy`). Real-sandbox tests are marked by hand: the exec tool
+# runs every command in the sandbox, and most of those runs take milliseconds.
+SLOW_PROCESS_ROOTS = {"NANOBOT_DESKTOP_REFERENCE_CLIS": "a reference nanobot CLI",
+                      "NANOBOT_DESKTOP_MCP_SERVERS": "an installed MCP server"}
+
+
+def slow_process(args: object) -> str | None:
+    """What a process started with `args` is when only a slow test may start it, else None."""
+    if isinstance(args, str | bytes | os.PathLike):
+        argv = [os.fsdecode(args)]
+    elif isinstance(args, list | tuple):
+        argv = [os.fsdecode(arg) if isinstance(arg, str | bytes | os.PathLike) else str(arg) for arg in args]
+    else:
+        return None
+    if any(flag == "-m" and module.split(".")[0] == "nanobot_desktop" for flag, module in itertools.pairwise(argv)):
+        return "the app as a process"
+    for variable, what in SLOW_PROCESS_ROOTS.items():
+        root = os.environ.get(variable)
+        if root and any(arg.startswith(root) for arg in argv):
+            return what
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _slow_marker_is_honest(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    if request.node.get_closest_marker("slow") or request.node.get_closest_marker("heavy"):
+        yield
+        return
+    started: list[str] = []
+    original = subprocess.Popen.__init__
+
+    def noting(self: subprocess.Popen[Any], args: Any, *rest: Any, **options: Any) -> None:
+        what = slow_process(args)
+        if what is not None:
+            started.append(f"{what} ({' '.join(map(str, args)) if isinstance(args, list | tuple) else args})")
+        original(self, args, *rest, **options)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", noting)
+    yield
+    if started:
+        pytest.fail(f"this test starts {started[0]}: mark it @pytest.mark.slow so `dev.py test --quick` "
+                    "stays quick", pytrace=False)
 
 
 # Where the test home keeps what XDG says; XDG_RUNTIME_DIR must be 0700 or Qt warns (and warnings fail).

@@ -19,6 +19,11 @@ Local servers' other doors: `model_fields` adds fields to a model's entry in GET
 answer to a streamed request that does not fit (200, text/event-stream, no data).
 `respond_with(fn)` lets a test decide from the request body instead (fn returns a reply, or None to
 fall back to the script). `server.requests` holds every chat request body (a dict, with `.headers`).
+
+The benchmarks use it too (bench/fake_server.py runs it in a process of its own):
+`FakeOpenAIServer(one_write=True)` sends a stream with no delay in one write after its headers, on
+TCP_NODELAY connections (no chunk held back by Nagle's algorithm waiting for a delayed ACK, tens of
+milliseconds on loopback), for timing what happens around a zero-latency call.
 """
 
 from __future__ import annotations
@@ -215,8 +220,9 @@ class _ClientGone(Exception):
 class FakeOpenAIServer:
     """The fake endpoint. Use as a context manager, or start()/stop()."""
 
-    def __init__(self, models: Iterable[str] = ("fake-model",)) -> None:
+    def __init__(self, models: Iterable[str] = ("fake-model",), *, one_write: bool = False) -> None:
         self.models: list[str] = list(models)
+        self.one_write = one_write  # a stream without delays goes out in one write (the benchmarks)
         self.known_models: set[str] | None = None  # when set, other models get 404 model_not_found
         self.require_api_key: str | None = None  # when set, other Bearer tokens get 401
         self.model_fields: dict[str, dict[str, Any]] = {}  # model id -> extra fields of its /v1/models entry
@@ -427,6 +433,13 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
+    _held: list[bytes] | None = None  # the chunks of a one-write stream, until it ends
+
+    def setup(self) -> None:
+        # TCP_NODELAY for the benchmarks' one-write server only: the tests keep the timing they were
+        # written against (with it, tests/gui/test_providers.py's two-provider test times out).
+        self.disable_nagle_algorithm = self.server.fake.one_write
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
@@ -539,41 +552,47 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         completion_id = f"chatcmpl-fake-{next(_completion_ids)}"
         model = body.get("model", "")
+        # one write: a stream that ends by itself without pauses (not a drop, hang or cut-off)
+        whole = not (reply.delay_s or reply.drop or reply.hang or reply.empty_stream)
+        self._held = [] if self.fake.one_write and whole else None
         try:
-            if reply.empty_stream:  # and the connection closed after it, as llama.cpp's server does
-                self._write_chunk(b"")
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
-            if reply.empty_choices:
-                for _ in reply.deltas:
-                    self._event(_chunk(completion_id, model, None))
-                self._write_chunk(b"data: [DONE]\n\n")
-                self._write_chunk(b"")
-                return
-            self._event(_chunk(completion_id, model, {"role": "assistant", "content": ""}))
-            for delta in reply.deltas:
-                if reply.delay_s and self.fake._stopping.wait(reply.delay_s):
+            try:
+                if reply.empty_stream:  # and the connection closed after it, as llama.cpp's server does
+                    self._write_chunk(b"")
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
                     return
-                self._event(_chunk(completion_id, model, delta))
-            if reply.bad_chunk is not None:
-                self._write_chunk(b"data: " + reply.bad_chunk.encode() + b"\n\n")
-                self._write_chunk(b"")
-                return
-            if reply.drop:
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
-            if reply.hang:
-                self._hang()
-                return
-            self._event(_chunk(completion_id, model, {}, reply.finish_reason))
-            if (body.get("stream_options") or {}).get("include_usage") and reply.send_usage:
-                usage_chunk = _chunk(completion_id, model, None)
-                usage_chunk["usage"] = _usage(body, reply)
-                self._event(usage_chunk)
-            self._write_chunk(b"data: [DONE]\n\n")
-            self._write_chunk(b"")  # end of the chunked body
+                if reply.empty_choices:
+                    for _ in reply.deltas:
+                        self._event(_chunk(completion_id, model, None))
+                    self._write_chunk(b"data: [DONE]\n\n")
+                    self._write_chunk(b"")
+                    return
+                self._event(_chunk(completion_id, model, {"role": "assistant", "content": ""}))
+                for delta in reply.deltas:
+                    if reply.delay_s and self.fake._stopping.wait(reply.delay_s):
+                        return
+                    self._event(_chunk(completion_id, model, delta))
+                if reply.bad_chunk is not None:
+                    self._write_chunk(b"data: " + reply.bad_chunk.encode() + b"\n\n")
+                    self._write_chunk(b"")
+                    return
+                if reply.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if reply.hang:
+                    self._hang()
+                    return
+                self._event(_chunk(completion_id, model, {}, reply.finish_reason))
+                if (body.get("stream_options") or {}).get("include_usage") and reply.send_usage:
+                    usage_chunk = _chunk(completion_id, model, None)
+                    usage_chunk["usage"] = _usage(body, reply)
+                    self._event(usage_chunk)
+                self._write_chunk(b"data: [DONE]\n\n")
+                self._write_chunk(b"")  # end of the chunked body
+            finally:
+                self._release()  # what a one-write stream held back (nothing when sent already)
         except _ClientGone:
             self.close_connection = True
             self.fake._note_disconnect()
@@ -609,8 +628,21 @@ class _Handler(BaseHTTPRequestHandler):
         self._write_chunk(b"data: " + json.dumps(payload).encode() + b"\n\n")
 
     def _write_chunk(self, data: bytes) -> None:
+        framed = b"%x\r\n%s\r\n" % (len(data), data)
+        if self._held is not None:
+            self._held.append(framed)
+            return
+        self._send(framed)
+
+    def _release(self) -> None:
+        """Send what a one-write stream held back, in one write."""
+        held, self._held = self._held, None
+        if held:
+            self._send(b"".join(held))
+
+    def _send(self, data: bytes) -> None:
         try:
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.write(data)
             self.wfile.flush()
         except OSError as exc:
             raise _ClientGone() from exc

@@ -175,6 +175,7 @@ async def test_background_policy_allow_and_deny_skip_the_question(make_engine, f
     assert "background tool policy does not allow 'exec'" in tool_messages(fake_openai)[-1]
 
 
+@pytest.mark.slow
 def test_headless_heartbeat_once_denies_an_ask_and_prints_it(fake_openai, tmp_path) -> None:
     config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
     (tmp_path / "ws").mkdir(parents=True, exist_ok=True)

@@ -106,6 +106,8 @@ async def test_new_with_a_failing_consolidation_says_why_and_keeps_everything(ma
     assert path.read_bytes() == before
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [POST4])
 async def test_the_cli_continues_a_branch_as_a_plain_session(make_engine, fake_openai, tmp_path, version):
     engine = make_engine()
@@ -128,6 +130,7 @@ async def test_the_cli_continues_a_branch_as_a_plain_session(make_engine, fake_o
     assert [m["content"] for m in lines[1:]][-2:] == ["and Spain?", "Madrid."]
 
 
+@pytest.mark.slow
 async def test_the_cli_035_continues_a_branch_in_a_03_workspace(fake_openai, tmp_path):
     import os
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from nanobot_desktop.engine import events as ev
 from tests.conftest import write_test_config
 
@@ -20,6 +22,7 @@ def run_cli(*args: str, home: Path, stdin: str | None = None) -> subprocess.Comp
                           env=env, timeout=60, input=stdin)
 
 
+@pytest.mark.slow
 def test_agent_message_prints_reply_and_appends_the_turn(fake_openai, tmp_path):
     config = write_test_config(tmp_path / "cfg" / "config.json", fake_openai.base_url, tmp_path / "ws")
     fake_openai.add_text("hello back")
@@ -35,6 +38,7 @@ def test_agent_message_prints_reply_and_appends_the_turn(fake_openai, tmp_path):
     assert set(assistant) == {"role", "content", "timestamp"} and assistant["content"] == "hello back"
 
 
+@pytest.mark.slow
 def test_agent_exit_code_and_one_line_error_when_endpoint_fails(fake_openai, tmp_path):
     config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
     fake_openai.add_error(401, "Incorrect API key provided")
@@ -44,6 +48,7 @@ def test_agent_exit_code_and_one_line_error_when_endpoint_fails(fake_openai, tmp
     assert last.startswith("Error: ") and "API key" in last and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_agent_prints_each_retry_and_the_reply_after_it(fake_openai, tmp_path):
     config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
     fake_openai.add_error(503, "Overloaded")
@@ -54,6 +59,7 @@ def test_agent_prints_each_retry_and_the_reply_after_it(fake_openai, tmp_path):
     assert done.stdout == "made it\n"
 
 
+@pytest.mark.slow
 def test_agent_without_terminal_denies_asked_tools_and_yes_allows(fake_openai, tmp_path):
     config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
     fake_openai.add_tool_calls([("write_file", {"path": "out.txt", "content": "x"})])
@@ -68,6 +74,7 @@ def test_agent_without_terminal_denies_asked_tools_and_yes_allows(fake_openai, t
     assert (tmp_path / "ws" / "out.txt").read_text() == "x"
 
 
+@pytest.mark.slow
 def test_bad_config_is_a_one_line_error_and_untouched(tmp_path):
     config = tmp_path / "config.json"
     config.write_text('{"agents": {"defaults": {"model": "x",}}}', encoding="utf-8")
@@ -78,6 +85,7 @@ def test_bad_config_is_a_one_line_error_and_untouched(tmp_path):
     assert config.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_onboard_creates_config_and_workspace_never_overwriting(tmp_path):
     config = tmp_path / "nb" / "config.json"
     ws = tmp_path / "my-ws"
@@ -93,6 +101,7 @@ def test_onboard_creates_config_and_workspace_never_overwriting(tmp_path):
     assert config.read_bytes() == before and (ws / "SOUL.md").read_text() == "mine"
 
 
+@pytest.mark.slow
 def test_heartbeat_once_with_no_tasks_makes_no_request(fake_openai, tmp_path):
     config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
     done = run_cli("heartbeat", "--once", "--config", str(config), home=tmp_path)
@@ -101,6 +110,7 @@ def test_heartbeat_once_with_no_tasks_makes_no_request(fake_openai, tmp_path):
     assert fake_openai.requests == []
 
 
+@pytest.mark.slow
 def test_help_lists_the_commands(tmp_path):
     done = run_cli("--help", home=tmp_path)
     assert done.returncode == 0
@@ -128,22 +138,32 @@ async def test_heartbeat_run_goes_through_the_agent_into_the_heartbeat_session(m
 
 
 async def test_cron_every_job_fires_through_the_agent(make_engine, fake_openai):
+    """Every run gets the same scripted answer, so however often the 50 ms job fires before the
+    engine stops (a loaded machine may fire it again), each run is a success: the test waits on the
+    first run's event and its state saved, not on the job firing exactly once in a window."""
     from nanobot_desktop.engine.background.cron import CronSchedule
+    from tests.fake_openai import text_reply
 
     engine = make_engine()
+    runs: list[ev.CronJobRan] = []
     ran = asyncio.Event()
-    engine.bus.subscribe(lambda e: ran.set() if isinstance(e, ev.CronJobRan) else None)
-    fake_openai.add_text("Time to stretch!")
+
+    def on_event(event: ev.Event) -> None:
+        if isinstance(event, ev.CronJobRan):
+            runs.append(event)
+            ran.set()
+
+    engine.bus.subscribe(on_event)
+    fake_openai.add(text_reply("Time to stretch!"), times=None)
     job = engine.cron.add_job("stretch", CronSchedule(kind="every", every_ms=50), "remind me to stretch")
     await engine.cron.start()
     try:
         await asyncio.wait_for(ran.wait(), 10)
     finally:
         await engine.shutdown()
+    assert [run.status for run in runs] == ["ok"] * len(runs), [run.error for run in runs]
     lines = engine.sessions.path_for(f"cron:{job.id}").read_text().splitlines()
     assert "[Scheduled Task]" in json.loads(lines[1])["content"]
     assert json.loads(lines[2])["content"] == "Time to stretch!"
-    stored = json.loads(engine.cron.status()["store_path"].read_text()
-                        if hasattr(engine.cron.status()["store_path"], "read_text")
-                        else Path(engine.cron.status()["store_path"]).read_text())
+    stored = json.loads(Path(engine.cron.status()["store_path"]).read_text())
     assert stored["jobs"][0]["state"]["lastStatus"] == "ok"

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 
+import pytest
+
 from nanobot_desktop.cli import main as desktop_cli
 from nanobot_desktop.engine.config import load_app_settings, load_config
 from nanobot_desktop.engine.llm.registry import resolve_provider
@@ -37,6 +39,8 @@ def refresh(version: str, home: Path) -> None:
     assert result.returncode == 0 and "refreshed" in result.stdout, result.stdout + result.stderr
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 def test_app_onboard_then_a_provider_set_through_the_engine_runs_in_both_clis(home: Path, fake_openai) -> None:
     assert desktop_cli(["onboard"]) == 0
     config_path = home / ".nanobot" / "config.json"
@@ -55,6 +59,7 @@ def test_app_onboard_then_a_provider_set_through_the_engine_runs_in_both_clis(ho
     assert load_app_settings(config_path).tool_approval == {"exec": "deny"}  # the CLIs never saw it
 
 
+@pytest.mark.slow
 def test_a_config_made_by_nanobot_035_onboard_starts_the_app_and_runs_a_turn(home: Path, fake_openai) -> None:
     result = run_reference_cli(V035, ["onboard"], home=home)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -80,6 +85,8 @@ def test_a_config_made_by_nanobot_035_onboard_starts_the_app_and_runs_a_turn(hom
     cli_turn(V035, home, fake_openai, "and from the CLI")
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 def test_an_old_config_with_a_desktop_block_is_moved_once_and_both_clis_run_on_it(home: Path, fake_openai) -> None:
     config_path = home / ".nanobot" / "config.json"
     config_path.parent.mkdir()

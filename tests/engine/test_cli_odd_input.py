@@ -15,6 +15,7 @@ from tests.write_faults import run_cli_limited
                 "use a shorter one.", 2),
     ("ü" * 130, "(130 characters, 260 bytes as a file name; at most 249 bytes)", 2),
 ])
+@pytest.mark.slow
 def test_unusable_session_keys(key, expected, code, fake_openai, tmp_path):
     config = write_test_config(tmp_path / "config.json", fake_openai.base_url, tmp_path / "ws")
     done = run_cli_limited("agent", "-m", "hi", "-s", key, "--config", str(config), home=tmp_path)
@@ -23,6 +24,7 @@ def test_unusable_session_keys(key, expected, code, fake_openai, tmp_path):
     assert fake_openai.requests == []
 
 
+@pytest.mark.slow
 def test_workspace_that_is_a_file(fake_openai, tmp_path):
     afile = tmp_path / "notes.txt"
     afile.write_text("mine")
@@ -37,6 +39,7 @@ def test_workspace_that_is_a_file(fake_openai, tmp_path):
     assert afile.read_text() == "mine"
 
 
+@pytest.mark.slow
 def test_workspace_inside_a_file(fake_openai, tmp_path):
     afile = tmp_path / "notes.txt"
     afile.write_text("mine")

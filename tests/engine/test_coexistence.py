@@ -53,6 +53,7 @@ async def _until(predicate, within_s: float = 10.0) -> None:
         await asyncio.sleep(0.02)
 
 
+@pytest.mark.slow
 async def test_a_running_gateway_stops_the_apps_heartbeat_and_cron_until_it_exits(make_engine, fake_openai,
                                                                                 tmp_path: Path) -> None:
     engine = make_engine()

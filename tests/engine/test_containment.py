@@ -149,6 +149,7 @@ def resolution(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     return request.param
 
 
+@pytest.mark.slow
 async def test_directory_swapped_for_a_symlink_never_reads_or_writes_outside(tmp_path: Path, resolution: str) -> None:
     ws, outside = tmp_path / "ws", tmp_path / "outside"
     (ws / "d").mkdir(parents=True)

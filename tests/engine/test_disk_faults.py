@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 
 
+import pytest
+
 from nanobot_desktop.engine.sessions.store import SessionStore
 from nanobot_desktop.engine.workspace import Workspace
 from tests.conftest import write_test_config
@@ -56,6 +58,7 @@ def _lines(path: Path) -> list[dict]:
 # ---- a file size limit (no root needed) -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_user_message_that_does_not_fit_leaves_every_file_as_it_was(fake_openai, tmp_path):
     config, workspace, session_file = _setup(tmp_path, fake_openai.base_url)
     fake_openai.add_text("never asked for")
@@ -70,6 +73,7 @@ def test_user_message_that_does_not_fit_leaves_every_file_as_it_was(fake_openai,
     assert fake_openai.requests == []  # nothing was sent that the session does not record
 
 
+@pytest.mark.slow
 def test_reply_that_does_not_fit_is_printed_and_the_file_keeps_only_whole_lines(fake_openai, tmp_path):
     config, _workspace, session_file = _setup(tmp_path, fake_openai.base_url)
     fake_openai.add_text(LONG_REPLY)
@@ -89,6 +93,7 @@ def test_reply_that_does_not_fit_is_printed_and_the_file_keeps_only_whole_lines(
     assert data[width:].startswith(original[width:])  # every byte before the failing write is as it was
 
 
+@pytest.mark.slow
 def test_torn_tail_with_no_room_for_the_repair_stays_byte_identical(fake_openai, tmp_path):
     config, workspace, session_file = _setup(tmp_path, fake_openai.base_url)
     with open(session_file, "ab") as handle:  # a crash left half a line
@@ -120,6 +125,7 @@ def _consolidation_case(fake_openai, tmp_path, *, entry: str, memory: str, histo
     return done, before, workspace, config, header_before, header_after
 
 
+@pytest.mark.slow
 def test_history_entry_that_does_not_fit_changes_neither_history_nor_memory(fake_openai, tmp_path):
     done, before, workspace, config, header_before, header_after = _consolidation_case(
         fake_openai, tmp_path, entry="[2026-11-24 10:00] " + "A long summary. " * 100,
@@ -133,6 +139,7 @@ def test_history_entry_that_does_not_fit_changes_neither_history_nor_memory(fake
     assert not list((workspace.memory_dir / ".versions").glob("*"))  # no version of an unchanged file
 
 
+@pytest.mark.slow
 def test_memory_that_does_not_fit_undoes_the_history_entry_already_written(fake_openai, tmp_path):
     done, before, workspace, config, header_before, header_after = _consolidation_case(
         fake_openai, tmp_path, entry="[2026-11-24 10:00] A short summary.",
@@ -148,6 +155,7 @@ def test_memory_that_does_not_fit_undoes_the_history_entry_already_written(fake_
 # ---- a read-only folder ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_read_only_workspace_is_one_sentence_and_changes_nothing(fake_openai, tmp_path):
     config, workspace, session_file = _setup(tmp_path, fake_openai.base_url)
     fake_openai.add_text("never asked for")
@@ -162,6 +170,7 @@ def test_read_only_workspace_is_one_sentence_and_changes_nothing(fake_openai, tm
 # ---- a full disk (root: a tiny tmpfs) --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_full_disk_keeps_whole_lines_and_says_so(fake_openai, tmp_path):
     with tiny_tmpfs(tmp_path / "disk", 512) as disk:
         config, workspace, session_file = _setup(tmp_path, fake_openai.base_url, ws=disk / "ws")
@@ -175,6 +184,7 @@ def test_full_disk_keeps_whole_lines_and_says_so(fake_openai, tmp_path):
         assert snapshot(*_files(config, workspace, session_file)) == before
 
 
+@pytest.mark.slow
 def test_onboard_into_a_read_only_folder_is_one_sentence(tmp_path):
     folder = tmp_path / "nb"
     folder.mkdir()
@@ -188,6 +198,8 @@ def test_onboard_into_a_read_only_folder_is_one_sentence(tmp_path):
     assert list(folder.iterdir()) == []
 
 
+@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_reported_run_eight_turns_on_a_nearly_full_2_mb_disk(fake_openai, tmp_path):
     """Issue 18 as reported: 2 MB, filled to its last 56 KB, eight turns with long replies and a small
     memory window. Every run ends in a sentence (never a traceback), the session holds whole lines only,

@@ -61,6 +61,7 @@ FAULTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(FAULTS))
 def test_each_endpoint_fault_has_its_own_message_and_keeps_the_partial_reply(kind, fake_openai, tmp_path):
     script, expected, saved_kind = FAULTS[kind]

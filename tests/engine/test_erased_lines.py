@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from nanobot_desktop.engine.events import SessionLinesLost
 
 
@@ -51,6 +53,7 @@ async def test_a_rewrite_that_keeps_the_apps_lines_is_not_a_loss(make_engine, fa
     await engine.shutdown()
 
 
+@pytest.mark.slow
 def test_the_headless_agent_warns_before_sending_into_a_session_a_gateway_holds(fake_openai, tmp_path):
     import subprocess
 

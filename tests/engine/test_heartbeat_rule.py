@@ -103,7 +103,8 @@ def test_text_lines_point_at_what_the_person_wrote() -> None:
     assert content.skip_reason is None
 
 
-@pytest.mark.parametrize("version", [POST4, V035])
+@pytest.mark.slow
+@pytest.mark.parametrize("version", [POST4, pytest.param(V035, marks=pytest.mark.heavy)])  # heavy: post4 runs by default
 def test_the_cli_onboard_template_is_skipped_and_a_task_in_it_is_not(version: str, tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     if REFERENCE_CLIS:

@@ -225,6 +225,7 @@ async def test_0_3_system_jobs_are_kept_never_run_and_never_removed(tmp_path):
     assert ran == [] and json.loads(store.read_text())["jobs"][0]["payload"]["sessionKey"] is None
 
 
+@pytest.mark.slow
 def test_cli_onboard_keeps_a_0_3_workspace_0_3_and_can_make_one(tmp_path):
     import subprocess
     import sys

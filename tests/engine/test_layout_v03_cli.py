@@ -75,6 +75,8 @@ def _session_file(engine: Engine, key: str) -> Path:
     return engine.sessions.sessions_dir / f"{encode_session_key(key)}.jsonl"
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 async def test_cli_turns_then_app_continues_then_cli_sees_the_app_turn(fake_openai):
     config_path = _onboard(fake_openai.base_url)
     workspace = _home() / ".nanobot" / "workspace"
@@ -122,6 +124,8 @@ async def test_cli_turns_then_app_continues_then_cli_sees_the_app_turn(fake_open
     assert roles == ["user", "assistant"] * 4
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 async def test_app_first_then_cli_sees_it_and_app_sees_the_cli(fake_openai):
     config_path = _onboard(fake_openai.base_url)
     workspace = _home() / ".nanobot" / "workspace"
@@ -173,6 +177,8 @@ def _run_035_python(code: str, workspace: Path) -> str:
     return result.stdout
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 async def test_app_consolidation_appends_to_history_jsonl_that_035_reads(fake_openai):
     config_path = _onboard(fake_openai.base_url, maxTokens=200)
     workspace = _home() / ".nanobot" / "workspace"
@@ -221,6 +227,7 @@ async def test_app_consolidation_appends_to_history_jsonl_that_035_reads(fake_op
     assert "consolidation: edit memory/MEMORY.md" in log  # the app's commit, read by 0.3's own git store
 
 
+@pytest.mark.slow
 async def test_a_dream_commit_is_a_restorable_version(fake_openai):
     config_path = _onboard(fake_openai.base_url)
     workspace = _home() / ".nanobot" / "workspace"
@@ -265,6 +272,7 @@ def _needs_035() -> None:
     reference_cli(V035)  # skips with the reason when the 0.3.5 CLI is not installed
 
 
+@pytest.mark.slow
 async def test_a_0_3_workspace_made_by_the_app_works_with_the_035_cli(fake_openai):
     from nanobot_desktop.engine.config import patch_settings
     from nanobot_desktop.engine.layout import LayoutKind, prepare_workspace

@@ -35,6 +35,8 @@ def post4_lines(count: int, last_consolidated: int) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 def test_a_turn_in_a_100k_session_appends_only_its_lines_and_the_post4_cli_reads_them(home: Path, fake_openai) -> None:
     assert desktop_cli(["onboard"]) == 0
     config_path = home / ".nanobot" / "config.json"

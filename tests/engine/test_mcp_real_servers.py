@@ -60,6 +60,7 @@ async def engine_with(fake_openai, tmp_path):
         await engine.shutdown()
 
 
+@pytest.mark.slow
 async def test_mcp_server_time_result_reaches_the_model(engine_with, fake_openai):
     engine = await engine_with({"time": time_entry()})
     assert {"mcp_time_get_current_time", "mcp_time_convert_time"} <= set(engine.tools.names())
@@ -73,6 +74,7 @@ async def test_mcp_server_time_result_reaches_the_model(engine_with, fake_openai
     assert answer["timezone"] == "Asia/Tokyo" and answer["datetime"].endswith("+09:00")
 
 
+@pytest.mark.slow
 async def test_server_everything_from_npm(engine_with, fake_openai):
     home = real_server("everything")
     engine = await engine_with({"everything": {"command": str(home / "node_modules" / ".bin" / "mcp-server-everything")}})
@@ -96,6 +98,7 @@ def run_app_cli(args: list[str], home: Path, timeout: float = 120) -> subprocess
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_headless_agent_waits_for_servers_names_failures_and_leaves_no_process(fake_openai, tmp_path):
     pid_dir = tmp_path / "pids"
     config = write_fake_config(tmp_path / "home" / ".nanobot" / "config.json", fake_openai.base_url, tmp_path / "ws")
@@ -110,7 +113,8 @@ def test_headless_agent_waits_for_servers_names_failures_and_leaves_no_process(f
     assert len(server_pids(pid_dir)) == 1 and left_processes(pid_dir) == []
 
 
-@pytest.mark.parametrize("version", [POST4, V035])
+@pytest.mark.slow
+@pytest.mark.parametrize("version", [pytest.param(POST4, marks=pytest.mark.heavy), V035])  # heavy: 0.3.5 runs by default
 async def test_a_config_with_mcp_servers_written_by_the_app_runs_in_the_cli(make_engine, fake_openai, version):
     engine = make_engine()
     settings.save_server(engine, "time", time_entry())

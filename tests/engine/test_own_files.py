@@ -149,6 +149,7 @@ async def test_a_session_file_linked_out_is_neither_read_nor_appended_to(make_en
     assert any("leads out of the session folder" in n.text for n in refused)
 
 
+@pytest.mark.slow
 def test_the_cli_names_a_file_it_did_not_read_on_stderr(fake_openai, tmp_path: Path) -> None:
     from tests.conftest import write_test_config
     from tests.engine.test_cli import run_cli

@@ -67,6 +67,7 @@ def test_each_header_shape_loads_as_nanobot_loads_it(tmp_path: Path, case: str,
     assert info.missing_text == ", ".join(missing)
 
 
+@pytest.mark.slow
 def test_the_table_is_what_the_real_nanobot_post4_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ask nanobot 0.1.4.post4's own SkillsLoader about the same files: same descriptions, same requirements."""
     from tests.reference_cli import POST4, reference_cli

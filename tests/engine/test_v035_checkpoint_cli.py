@@ -50,6 +50,7 @@ def _kill_cli_mid_turn(fake_openai, message: str) -> None:
         process.wait(10)
 
 
+@pytest.mark.heavy
 async def test_a_turn_killed_in_the_cli_is_offered_and_continued_in_the_app(fake_openai):
     config_path = _onboard(fake_openai.base_url)
     workspace = _home() / ".nanobot" / "workspace"

@@ -64,6 +64,7 @@ async def test_with_a_symlinked_config_both_programs_continue_one_conversation(f
     assert not (config.parent / "sessions").exists()  # nothing beside the link
 
 
+@pytest.mark.heavy
 async def test_env_referenced_keys_reach_the_endpoint_expanded_from_both_programs(fake_openai, monkeypatch):
     config = _onboard(fake_openai.base_url, api_key="${NB_TEST_KEY}", api_base="${NB_TEST_BASE}")
     env = {"NB_TEST_KEY": "sk-from-the-environment", "NB_TEST_BASE": fake_openai.base_url}

@@ -127,6 +127,7 @@ async def test_a_running_0_3_5_gateway_is_recognised_within_5_s_and_another_home
         await engine.shutdown()
 
 
+@pytest.mark.heavy
 async def test_a_job_made_by_each_program_runs_once_by_the_other(fake_openai):
     config_path = _onboard(_home(), fake_openai.base_url)
     workspace = _home() / ".nanobot" / "workspace"
@@ -187,6 +188,7 @@ async def test_a_job_made_by_each_program_runs_once_by_the_other(fake_openai):
         await engine.shutdown()
 
 
+@pytest.mark.heavy
 async def test_a_turn_beside_a_gateway_holding_the_session_is_warned_before_and_its_erasure_reported(fake_openai):
     from nanobot_desktop.engine.events import SessionLinesLost
 

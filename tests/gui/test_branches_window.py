@@ -47,6 +47,7 @@ def wait_branch(qtbot, window, origin: str) -> str:
     return window.current_key
 
 
+@pytest.mark.slow
 def test_edit_and_resend_makes_a_branch_and_the_switcher_goes_back_and_forth(qtbot, open_window, fake_openai,
                                                                               tmp_path):
     window = open_window()

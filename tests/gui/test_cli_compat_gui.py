@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from nanobot_desktop.cli import main as desktop_cli
@@ -31,6 +32,8 @@ def _both_clis_run_and_keep_it(home: Path, fake_openai, expected: tuple[str, str
         assert (resolved.name, resolved.api_key, resolved.api_base, resolved.model) == expected, version
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 def test_a_local_server_chosen_in_onboarding_runs_in_both_clis(qtbot, qloop, fake_openai):
     home = Path.home()
     config_path = home / ".nanobot" / "config.json"
@@ -47,6 +50,8 @@ def test_a_local_server_chosen_in_onboarding_runs_in_both_clis(qtbot, qloop, fak
     _both_clis_run_and_keep_it(home, fake_openai, ("custom", "no-key", fake_openai.base_url, "fake-model"))
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 def test_a_provider_set_in_settings_after_app_onboard_runs_in_both_clis(qtbot, qloop, fake_openai):
     home = Path.home()
     assert desktop_cli(["onboard"]) == 0
@@ -64,6 +69,7 @@ def test_a_provider_set_in_settings_after_app_onboard_runs_in_both_clis(qtbot, q
     _both_clis_run_and_keep_it(home, fake_openai, ("custom", "sk-from-settings", fake_openai.base_url, "fake-model"))
 
 
+@pytest.mark.slow
 def test_the_app_window_starts_on_a_config_made_by_nanobot_035_and_runs_a_turn(qtbot, open_window, fake_openai):
     from tests.gui.window_fixtures import send, wait_idle
     from tests.reference_cli import run_reference_cli

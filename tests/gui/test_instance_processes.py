@@ -162,6 +162,7 @@ def desktop(fake_openai, tmp_path):
         shutil.rmtree(runtime_dir, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_toggle_and_a_second_launch_reach_the_running_instance(desktop):
     config = desktop.config()
     app = desktop.launch(config)
@@ -201,6 +202,7 @@ def answer_question(display: str, question: int, key: str) -> None:
     subprocess.run(["xdotool", "key", key], env=env, check=True, timeout=10)
 
 
+@pytest.mark.slow
 def test_without_a_tray_closing_asks_once_keeps_running_and_toggle_shows_the_window(desktop):
     config = desktop.config()
     app = desktop.launch(config)
@@ -226,6 +228,8 @@ def test_without_a_tray_closing_asks_once_keeps_running_and_toggle_shows_the_win
     assert desktop.quit(app) == 0
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 def test_another_config_runs_its_own_instance(desktop):
     first_config, second_config = desktop.config("a"), desktop.config("b")
     first = desktop.launch(first_config)
@@ -242,6 +246,8 @@ def test_another_config_runs_its_own_instance(desktop):
     assert desktop.quit(first) == 0
 
 
+@pytest.mark.heavy
+@pytest.mark.slow
 def test_a_crashed_instance_does_not_block_the_next_launch(desktop):
     config = desktop.config()
     crashed = desktop.launch(config)
@@ -258,6 +264,7 @@ def test_a_crashed_instance_does_not_block_the_next_launch(desktop):
     assert desktop.quit(fresh) == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("trayer") is None, reason="needs trayer (apt-get install trayer) as a tray host")
 def test_with_a_tray_closing_hides_the_window_and_toggle_brings_it_back(desktop, tmp_path):
     desktop.start_tray()

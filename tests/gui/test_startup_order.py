@@ -82,8 +82,9 @@ def _first_paint(tmp_path: Path, config: Path, *, after_paint: bool = False) -> 
 
 # The engine modules the start may load before the first paint: the public surface and the settings
 # paths, to read the saved theme from desktop.json (json only; pydantic stays out, checked below).
-EARLY_ENGINE_MODULES = {"nanobot_desktop.engine", "nanobot_desktop.engine.lazy_names", "nanobot_desktop.engine.config",
-                        "nanobot_desktop.engine.config.paths", "nanobot_desktop.engine.config.peek"}
+EARLY_ENGINE_MODULES = {"nanobot_desktop.engine", "nanobot_desktop.engine.surface", "nanobot_desktop.engine.config",
+                        "nanobot_desktop.engine.config.paths",
+                        "nanobot_desktop.engine.config.peek"}
 
 
 def test_the_frame_paints_before_asyncio_the_engine_and_its_config_models_are_imported(tmp_path):
