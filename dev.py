@@ -52,7 +52,7 @@ TEST_DEBIAN_PACKAGES = ["xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "tr
                         "haskell-status-notifier-item-utils", "haskell-gtk-sni-tray-utils",
                         # Chinese glyphs for the zh_CN screenshots and layout checks under Xvfb
                         "fonts-wqy-microhei",
-                        # the accessibility bus and a client reading it as Orca does (tests/gui/test_atspi.py)
+                        # the accessibility bus and a client reading it as Orca does (tests/gui/common/test_atspi.py)
                         "at-spi2-core", "python3-pyatspi", "dbus-x11"]
 # For the heavy tests only: Debian's packaging tools (build, check and install the .deb) and two real
 # sync engines (a workspace shared between machines). tool on PATH: its Debian package.

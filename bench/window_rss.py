@@ -7,11 +7,11 @@ How: the app is started as a fresh process exactly as `python -m nanobot_desktop
 pointing at a loopback address, a fresh empty workspace, no session open). A QTimer in that process
 (this file, run with `--child`) waits until the main window has its engine and every panel it shows
 is built (a panel whose dock is hidden or whose page is not shown is built when the person first
-shows it: gui/window/panels.py; tests/gui/test_main_window.py checks both), lets the app run for
+shows it: gui/window/panels.py; tests/gui/window/test_main_window.py checks both), lets the app run for
 SETTLE_S more (services started, the first listing), then reads VmRSS from /proc/self/status and
 exits. (Markdown and Pygments are not part of an empty window: the app loads them when the composer
 first gets text or chat content is first rendered, gui/chat/warm_up.py;
-tests/gui/test_rendering_warm_up.py checks that an app at rest has not loaded them at all, so they
+tests/gui/chat/test_rendering_warm_up.py checks that an app at rest has not loaded them at all, so they
 are not merely postponed past SETTLE_S.) Three starts; the median is compared with the target, and
 the runs and the peak (VmHWM) are in the note. No model call is made: an empty window has not talked
 to the model yet.

@@ -73,7 +73,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     `--toggle`, in any order) is read here directly: building argparse's parsers costs ~5 ms before
     the first paint (its gettext look-ups import `locale` and search for catalogs per string).
     Anything else (a command, help, `--version`, an abbreviation, a mistake) goes through the full
-    parser, so every other result and every message is argparse's; tests/engine/test_cli_arguments.py
+    parser, so every other result and every message is argparse's; tests/engine/cli/test_cli_arguments.py
     checks that both agree.
     """
     arguments = sys.argv[1:] if argv is None else list(argv)

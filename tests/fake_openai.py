@@ -437,7 +437,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         # TCP_NODELAY for the benchmarks' one-write server only: the tests keep the timing they were
-        # written against (with it, tests/gui/test_providers.py's two-provider test times out).
+        # written against (with it, tests/gui/settings/test_providers.py's two-provider test times out).
         self.disable_nagle_algorithm = self.server.fake.one_write
         super().setup()
 

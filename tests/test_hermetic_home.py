@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 # Tests that write caches, state and locks: the session index, the app's workspace lock, machine ids.
-WRITERS = ["tests/engine/test_session_index.py", "tests/engine/test_sync_machines.py", "tests/engine/test_coexistence.py"]
+WRITERS = ["tests/engine/sessions/test_session_index.py", "tests/engine/sync/test_sync_machines.py", "tests/engine/background/test_coexistence.py"]
 
 
 @pytest.mark.slow

@@ -1,7 +1,7 @@
 """Reads the accessibility tree over the AT-SPI bus, as a screen reader (Orca) does.
 
 Run by Debian's own `/usr/bin/python3`, which has `python3-pyatspi` (the project's venv has not):
-tests/gui/test_atspi.py starts it in a separate process with the app's DISPLAY and session bus.
+tests/gui/common/test_atspi.py starts it in a separate process with the app's DISPLAY and session bus.
 
     atspi_reader.py dump APP_NAME         one JSON line: every object of the app's windows
     atspi_reader.py listen SECONDS        JSON lines: each `object:announcement` heard, until SECONDS pass

@@ -3,7 +3,7 @@ out as `setHtml` of the whole message would, and a code fence still open growing
 
 Qt's `insertHtml` differs from `setHtml` of the whole in small ways (a fragment's first paragraph
 merges into the block it lands in, lists after lists get an empty block between them); the
-helpers here undo exactly those differences, and tests/gui/test_markdown_structure.py compares
+helpers here undo exactly those differences, and tests/gui/chat/test_markdown_structure.py compares
 every block's format of a streamed document with the whole render.
 """
 

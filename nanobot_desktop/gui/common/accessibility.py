@@ -31,7 +31,7 @@ def name(widget: QWidget, accessible_name: str, description: str | None = None) 
 
 def help_text(label: QLabel) -> QLabel:
     """Grey help text that still reads: the palette's placeholder colour (≥ 4.5:1 on the window and the
-    base in both themes, tests/gui/test_contrast.py), not a disabled label (#bebebe on #efefef, 1.6:1)."""
+    base in both themes, tests/gui/common/test_contrast.py), not a disabled label (#bebebe on #efefef, 1.6:1)."""
     label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
     return label
 

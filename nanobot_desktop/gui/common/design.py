@@ -74,7 +74,7 @@ class Accents(NamedTuple):
     warning: str = "#d99a1e"
     neutral: str = "#808080"
     running: str = "#3b82f6"
-    waiting: str = "#b58900"  # ≥ 3:1 on white (an essential mark, tests/gui/test_contrast.py)
+    waiting: str = "#b58900"  # ≥ 3:1 on white (an essential mark, tests/gui/common/test_contrast.py)
     failed: str = "#e5534b"
     denied: str = "#d97706"
     cancelled: str = "#8b8b8b"
@@ -131,7 +131,7 @@ HIGHLIGHT_DARK = HighlightColors(heading="#8ab4ff", timestamp="#f0b35c", code="#
                                  frontmatter="#a5adb8", frontmatter_key="#5fd0d4")
 
 # The Qt palettes of the two themes (common/theme.py applies them). role: (active and inactive, disabled).
-# Light is Fusion's own standard palette, written out (tests/gui/test_theme_palettes.py compares them).
+# Light is Fusion's own standard palette, written out (tests/gui/common/test_theme_palettes.py compares them).
 QPALETTE_LIGHT = {
     "Window": ("#efefef", "#efefef"), "WindowText": ("#000000", "#bebebe"), "Base": ("#ffffff", "#efefef"),
     "AlternateBase": ("#f7f7f7", "#f7f7f7"), "ToolTipBase": ("#ffffdc", "#ffffdc"),
@@ -149,7 +149,7 @@ QPALETTE_DARK = {
     "Mid": "#28282b", "Dark": "#19191b", "Shadow": "#0a0a0a", "Link": "#6eaaf0", "LinkVisited": "#aa8cf0",
     "Highlight": "#2873cd", "HighlightedText": "#ffffff",  # placeholder ≥ 4.5:1 on every background; white on
 }                                                          # the selection ≥ 4.5:1, the selection on a card ≥ 3:1
-# Where Fusion's light colours fail WCAG contrast (tests/gui/test_contrast.py): placeholder text 4.0:1
+# Where Fusion's light colours fail WCAG contrast (tests/gui/common/test_contrast.py): placeholder text 4.0:1
 # on white, white on the selection 3.7:1, a visited link 2.7:1 on the window. Only these differ from it.
 QPALETTE_LIGHT_CONTRAST_FIXES = {"PlaceholderText": ("#6b6b6b", "#6b6b6b"), "Highlight": ("#2a70b8", "#919191"),
                                  "Accent": ("#2a70b8", "#919191"), "LinkVisited": ("#9c27b0", "#9c27b0")}

@@ -135,7 +135,7 @@ def model_call_failure(given: Mapping[str, Any] | tuple[tuple[str, Any], ...]) -
     """The engine's sentence for a failed model call (provider_errors.describe_failure) in the UI
     language, from the sentence's name and values (an event's `facts` as they come); None when there
     are none or for a sentence this version does not know. In English it is the engine's own text,
-    word for word (tests/gui/test_failure_words.py)."""
+    word for word (tests/gui/chat/test_failure_words.py)."""
     facts = dict(given)
     template = _MODEL_CALL_SENTENCES.get(str(facts.get("sentence")))
     if template is None:

@@ -55,7 +55,7 @@ def palette_colors(palette: QPalette) -> PaletteColors:
         dark=dark,
         base=base,
         text=text,
-        muted=mix(text, base, 0.35),  # ≥ 4.5:1 on the base, cards and bubbles (tests/gui/test_contrast.py)
+        muted=mix(text, base, 0.35),  # ≥ 4.5:1 on the base, cards and bubbles (tests/gui/common/test_contrast.py)
         card=mix(base, text, 0.06),
         card_border=mix(base, text, 0.18),
         bubble=mix(base, highlight, 0.28 if dark else 0.16),

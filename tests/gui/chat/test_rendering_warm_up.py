@@ -1,0 +1,113 @@
+"""Markdown and Pygments load on first use (issue 17's empty-window memory budget), early enough
+that the first reply never waits for them mid-stream; nor has it loaded urllib.request, ElementTree,
+difflib or html (Syncthing's status, a conflict's diff, rendering load them when used).
+
+An app at rest, every panel built and the services started, has not imported markdown or pygments
+(checked in a fresh process started as a person starts it: sys.modules is shared between tests here);
+the first keystroke into the composer loads them at idle; a message sent without typing (Retry,
+a programmatic send) loads them before the request; a reply sent either way renders its Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tests.fake_openai import write_fake_config
+from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
+
+__all__ = ["open_window"]
+
+REPO = Path(__file__).resolve().parents[3]
+
+PROBE = textwrap.dedent("""
+    import json, os, sys
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication, QMainWindow
+
+    app = QApplication(sys.argv[:1])
+    RENDERING = ("markdown", "pygments")
+    # loaded where they are used (Syncthing's status and names, a conflict's diff, rendering), not at rest
+    ELSEWHERE = ("urllib.request", "http.client", "xml.etree.ElementTree", "difflib", "html")
+    seen = {}
+
+    def loaded():
+        return sorted(name for name in sys.modules if name.split(".")[0] in RENDERING)
+
+    def window():
+        for widget in app.topLevelWidgets():
+            if isinstance(widget, QMainWindow) and getattr(widget, "engine", None) is not None:
+                return widget
+        return None
+
+    def poll():
+        w = window()
+        if "at_rest" not in seen:
+            panels = w.lifetime.panels if w is not None else None
+            if panels is not None and not panels.pending and not w.lifetime._services_pending:
+                turns[0] -= 1  # some event-loop turns more: the old warm-up ran one turn after the panels
+                if turns[0] == 0:
+                    seen["at_rest"] = loaded()
+                    seen["at_rest_elsewhere"] = [name for name in ELSEWHERE if name in sys.modules]
+                    w.composer.edit.setFocus()
+                    QTest.keyClicks(w.composer.edit, "H")  # a person starts typing
+        elif "pygments.lexers.python" in sys.modules:
+            seen["typed"] = loaded()
+            print(json.dumps(seen), flush=True)
+            os._exit(0)
+        QTimer.singleShot(10, poll)
+
+    turns = [20]
+    QTimer.singleShot(10, poll)
+    from nanobot_desktop.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def test_an_app_at_rest_has_not_loaded_markdown_and_typing_loads_it(tmp_path):
+    config = write_fake_config(tmp_path / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("NANOBOT_")}
+    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_RUNTIME_DIR=str(runtime),
+               XDG_CONFIG_HOME=str(tmp_path / ".config"), XDG_CACHE_HOME=str(tmp_path / ".cache"))
+    result = subprocess.run([sys.executable, "-c", PROBE, "--config", str(config), "--workspace", str(tmp_path / "ws")],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["at_rest"] == []
+    assert seen["at_rest_elsewhere"] == []  # issue 17's empty-window budget: ~2 MB resident between them
+    assert "markdown" in seen["typed"] and "pygments.lexers" in seen["typed"]
+
+
+def test_the_first_keystroke_warms_up_rendering_at_idle(qtbot, open_window, fake_openai):
+    window = open_window()
+    qtbot.waitUntil(lambda: window.lifetime.panels is not None and not window.lifetime.panels.pending, timeout=WAIT_MS)
+    assert not window.rendering_warm_up.started
+    fake_openai.add_text("A **bold** answer:\n\n```python\nprint(1)\n```\n")
+    window.composer.edit.setFocus()
+    qtbot.keyClicks(window.composer.edit, "H")
+    assert window.rendering_warm_up.started and not window.rendering_warm_up.done  # steps run at idle
+    qtbot.waitUntil(lambda: window.rendering_warm_up.done, timeout=WAIT_MS)
+    send(qtbot, window, "ello")
+    wait_idle(qtbot, window)
+    widget = window.chat_view.widget_for_row(window.chat.model.rowCount() - 1)
+    qtbot.waitUntil(lambda: "print(1)" in widget.browser.toPlainText(), timeout=WAIT_MS)
+    shown = widget.browser.toPlainText()
+    assert "A bold answer:" in shown and "**" not in shown and "print(1)" in shown  # Markdown, rendered
+
+
+def test_a_send_without_typing_warms_up_before_the_request(qtbot, open_window, fake_openai):
+    window = open_window()
+    qtbot.waitUntil(lambda: window.lifetime.panels is not None and not window.lifetime.panels.pending, timeout=WAIT_MS)
+    fake_openai.add_text("Done.")
+    window.send_message("Retry this", [])
+    assert window.rendering_warm_up.done  # before the turn even started
+    assert not fake_openai.requests  # the request had not gone out yet
+    wait_idle(qtbot, window)
+    assert [item.text for item in window.chat.model.items()] == ["Retry this", "Done."]

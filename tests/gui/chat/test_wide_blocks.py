@@ -1,0 +1,77 @@
+"""Code blocks and tables use more of the window than the reading column, the prose around them does not
+(issue 26): a reply with a long code line and a table, streamed from the loopback endpoint, measured at
+1280×800 and 1920×1080 from the widgets' and the document's geometry."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QTextFormat
+
+from nanobot_desktop.gui.chat.model import AssistantMessage
+from nanobot_desktop.gui.common.design import READING_CHARS, WIDE_CHARS
+from tests.gui.window.test_chat_first_layout import resize_and_settle
+from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
+
+__all__ = ["open_window"]
+
+CODE_LINE = "result = compute(" + ", ".join(f"argument_{n}" for n in range(5)) + ")  # a 90-column line"
+WIDE_REPLY = (f"Here is the call, and what each option means.\n\n```python\n{CODE_LINE}\n```\n\n"
+              "| option | what it does | default |\n|---|---|---|\n"
+              "| --verbose | prints every step it takes while it works through the list of files | off |\n\n"
+              "That is all there is to it: run it once and read what it prints, line by line, before going on.")
+
+
+def replies(window) -> list:
+    rows = [row for row, item in enumerate(window.chat.model.items()) if isinstance(item, AssistantMessage)]
+    return [window.chat_view.widget_for_row(row) for row in rows]
+
+
+def block_starting(document, text: str):
+    block = document.begin()
+    while block.isValid() and not block.text().startswith(text):
+        block = block.next()
+    assert block.isValid(), text
+    return block
+
+
+def test_code_and_tables_get_more_room_than_the_prose(qtbot, open_window, fake_openai):
+    window = open_window()
+    fake_openai.add_text("A plain answer, in one short paragraph of prose.")
+    send(qtbot, window, "hello")
+    wait_idle(qtbot, window)
+    fake_openai.add_text(WIDE_REPLY, chunk_size=40)
+    send(qtbot, window, "show me the call")
+    wait_idle(qtbot, window)
+    view = window.chat_view
+    char = view.fontMetrics().averageCharWidth()
+    for width, height in ((1280, 800), (1920, 1080)):
+        resize_and_settle(qtbot, window, width, height)
+        plain, wide = replies(window)
+        column = view._items_layout.geometry()
+        qtbot.waitUntil(lambda: wide.width() > column.width() + 20 * char, timeout=WAIT_MS)  # noqa: B023
+        assert abs(column.width() - READING_CHARS * char) <= char, (width, column.width() / char)
+        assert plain.width() == column.width()  # prose-only replies keep the reading column
+        assert wide.width() <= WIDE_CHARS * char + 1, (width, wide.width() / char)
+        assert abs(wide.geometry().center().x() - column.center().x()) <= 2  # centred on the column
+
+        def copy_right() -> int:
+            return wide.copy_button.mapTo(view._container, wide.copy_button.rect().topRight()).x()  # noqa: B023
+
+        qtbot.waitUntil(lambda: abs(copy_right() - column.right()) <= 2 * char, timeout=WAIT_MS)  # noqa: B023  under its prose
+        document = wide.browser.document()
+        qtbot.waitUntil(lambda: document.begin().blockFormat().leftMargin() > 0, timeout=WAIT_MS)  # noqa: B023
+        origin = wide.browser.viewport().mapTo(view._container, QPoint(0, 0)).x() + document.documentMargin()
+        for prose in (document.begin(), block_starting(document, "That is all")):
+            left = origin + prose.blockFormat().leftMargin()
+            assert abs(left - column.left()) <= 3, (width, left, column.left())  # the prose starts at the column
+            lines = prose.layout()
+            assert max(lines.lineAt(n).width() for n in range(lines.lineCount())) <= column.width(), width
+        code = block_starting(document, "result = compute(")
+        assert code.blockFormat().hasProperty(QTextFormat.Property.BackgroundBrush)
+        assert code.blockFormat().leftMargin() == 0
+        assert code.layout().lineCount() == 1, width  # the long line is not wrapped at the reading width
+        assert code.layout().lineAt(0).naturalTextWidth() > column.width()
+        table = document.rootFrame().childFrames()[0]
+        table_rect = document.documentLayout().frameBoundingRect(table)
+        assert abs(origin + table.format().leftMargin() - column.left()) <= 3  # starts with the prose
+        assert table_rect.right() > column.width(), width  # and may reach past its right edge
