@@ -200,22 +200,23 @@ def _log_failure(future: Future[None]) -> None:
         log.error("could not save or commit a memory file: %s", error)
 
 
-class GitMemoryMixin:
-    """MemoryStore's part for a nanobot 0.3 workspace with its git repository: saves become commits,
-    versions are commits. Kept here so memory/store.py stays about memory; MemoryStore sets the attributes."""
+class TrackedFiles:
+    """A nanobot 0.3 workspace's git-tracked files (memory/MEMORY.md, SOUL.md, USER.md), owned by
+    MemoryStore: saves become commits, made one at a time on one committer thread; versions are commits."""
 
-    workspace: Workspace
-    git: MemoryGit | None
-    changes: ChangeTracker
-    _committer: ThreadPoolExecutor | None
-    _last_job: Future[None] | None
+    def __init__(self, workspace: Workspace, git: MemoryGit | None, changes: ChangeTracker) -> None:
+        self.workspace = workspace
+        self.git = git
+        self.changes = changes
+        self._committer: ThreadPoolExecutor | None = None
+        self._last_job: Future[None] | None = None
 
     @property
     def uses_git_versions(self) -> bool:
         """True when versions come from (and saves go to) the workspace's git repository (nanobot 0.3)."""
         return self.git is not None and self.git.available()
 
-    def _replace_tracked(self, rel_path: str, new_data: bytes, source: str, note: str = "") -> None:
+    def replace(self, rel_path: str, new_data: bytes, source: str, note: str = "") -> None:
         """Write a git-tracked memory file and commit it, on the one committer thread.
 
         Text that differs from the last commit (an edit nobody committed) is committed first, so the
@@ -271,12 +272,12 @@ class GitMemoryMixin:
         rel_path = version.path.relative_to(self.workspace.root).as_posix()
         assert self.git is not None
         data = self.git.read(version.commit, rel_path).encode("utf-8")
-        self._replace_tracked(rel_path, data, "restore", f"{rel_path} as of {version.commit[:8]}")
+        self.replace(rel_path, data, "restore", f"{rel_path} as of {version.commit[:8]}")
 
     def save_tracked(self, path: Path, text: str) -> None:
         """The user's save of SOUL.md or USER.md (the Files view): written and committed as one version."""
         rel_path = Path(path).resolve().relative_to(self.workspace.root.resolve()).as_posix()
-        self._replace_tracked(rel_path, text.encode("utf-8"), "user")
+        self.replace(rel_path, text.encode("utf-8"), "user")
 
     def commit_user_save(self, path: Path) -> str | None:
         """After the user saved SOUL.md or USER.md elsewhere in the app: commit it as 0.3 would see it."""

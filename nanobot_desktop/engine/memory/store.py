@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from nanobot_desktop.engine.changes import ChangeTracker, Signature, signature_o
 from nanobot_desktop.engine.memory.history_journal import HistoryJournal, current_history_session
 from nanobot_desktop.engine.layout import WorkspaceLayout
 from nanobot_desktop.engine.own_files import LinkedOut
-from nanobot_desktop.engine.memory.git import GitMemoryMixin, MemoryGit, MemoryVersion
+from nanobot_desktop.engine.memory.git import MemoryGit, MemoryVersion, TrackedFiles
 from nanobot_desktop.engine.workspace import (
     StorageError, Workspace, append_text, atomic_write_bytes,
 )
@@ -38,7 +38,7 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-class MemoryStore(GitMemoryMixin):
+class MemoryStore:
     """Reads and writes `memory/MEMORY.md`, the history log and the MEMORY.md versions.
 
     The `layout` (engine/layout.py) decides the history log (HISTORY.md, or history.jsonl of a 0.3
@@ -59,8 +59,34 @@ class MemoryStore(GitMemoryMixin):
         self.journal = (HistoryJournal(workspace.memory_dir, workspace.own, self.changes)
                         if layout is not None and layout.is_v03 else None)
         self.git = MemoryGit(workspace.root) if layout is not None and layout.is_v03 else None
-        self._committer: ThreadPoolExecutor | None = None
-        self._last_job: Future[None] | None = None
+        self.tracked = TrackedFiles(workspace, self.git, self.changes)  # 0.3: saves are commits, versions commits
+
+    # --- the git-tracked files of a 0.3 workspace (memory/git.py's TrackedFiles) ------------------------
+
+    @property
+    def uses_git_versions(self) -> bool:
+        """True when versions come from (and saves go to) the workspace's git repository (nanobot 0.3)."""
+        return self.tracked.uses_git_versions
+
+    def flush(self) -> None:
+        """Wait until every queued write and commit is done (not on the GUI thread)."""
+        self.tracked.flush()
+
+    def file_versions(self, rel_path: str) -> list[Any]:
+        """Versions of a git-tracked file ("memory/MEMORY.md", "SOUL.md", "USER.md"), newest first."""
+        return self.tracked.file_versions(rel_path)
+
+    def restore_file_version(self, version: Any) -> None:
+        """Put a committed version of SOUL.md / USER.md / MEMORY.md back, as a new commit."""
+        self.tracked.restore_file_version(version)
+
+    def save_tracked(self, path: Path, text: str) -> None:
+        """The user's save of SOUL.md or USER.md (the Files view): written and committed as one version."""
+        self.tracked.save_tracked(path, text)
+
+    def commit_user_save(self, path: Path) -> str | None:
+        """After the user saved SOUL.md or USER.md elsewhere in the app: commit it as 0.3 would see it."""
+        return self.tracked.commit_user_save(path)
 
     @property
     def memory_file(self) -> Path:
@@ -95,7 +121,7 @@ class MemoryStore(GitMemoryMixin):
         if not _SOURCE_OK.match(source):
             raise ValueError(f"memory version source must be letters, digits, '-' or '_' (got {source!r})")
         if self.uses_git_versions:
-            self._replace_tracked("memory/MEMORY.md", new_data, source, note)
+            self.tracked.replace("memory/MEMORY.md", new_data, source, note)
             return
         try:
             current = self.workspace.own.read(self.memory_file)
