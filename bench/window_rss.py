@@ -50,7 +50,8 @@ def _child(argv: list[str]) -> int:
 
     def built() -> bool:
         for window in app.topLevelWidgets():
-            panels = getattr(window, "_panels", None) if isinstance(window, QMainWindow) else None
+            lifetime = getattr(window, "lifetime", None) if isinstance(window, QMainWindow) else None
+            panels = getattr(lifetime, "panels", None)
             if window.isVisible() and getattr(window, "engine", None) is not None and panels is not None \
                     and not panels.pending:
                 return True
