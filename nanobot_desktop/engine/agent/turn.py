@@ -9,6 +9,7 @@ This module imports none of them, and none of them imports the loop: the package
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import uuid
