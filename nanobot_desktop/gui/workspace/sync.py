@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from nanobot_desktop.gui.editor.editor import MarkdownEditor
 from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
-if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
+if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created, the editor's
+    # (gui/editor/, ~0.5 MB resident) when the first page holding an editor is built
     from nanobot_desktop.engine import Engine
+    from nanobot_desktop.gui.editor.editor import MarkdownEditor
 
 log = logging.getLogger(__name__)
 

@@ -147,6 +147,20 @@ def test_everything_is_read_from_disk_on_each_call(ws: Workspace, builtins: Path
         assert text in second
 
 
+
+def test_an_unchanged_prompt_is_one_string_shared_by_every_call(ws: Workspace, builtins: Path) -> None:
+    """Each call's request is kept (its event, the inspector's 100 turns): an unchanged prompt is not a
+    new ~28 kB copy per call; a changed file still gives a new prompt at once."""
+    builder = _builder(ws, builtins)
+    first = builder.build_messages([], "hello")[0]["content"]
+    again = builder.build_messages([], "hello again", sections=builder.system_sections())[0]["content"]
+    assert again is first
+    assert builder.build_system_prompt() is first
+    _write(ws.root / "SOUL.md", "a newer soul")
+    changed = builder.build_messages([], "and now")[0]["content"]
+    assert changed is not first and "a newer soul" in changed and "a newer soul" not in first
+
+
 def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     reads: list[str] = []
     real = context_module._read_text

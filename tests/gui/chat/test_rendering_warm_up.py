@@ -1,6 +1,7 @@
 """Markdown and Pygments load on first use (issue 17's empty-window memory budget), early enough
 that the first reply never waits for them mid-stream; nor has it loaded urllib.request, ElementTree,
-difflib or html (Syncthing's status, a conflict's diff, rendering load them when used).
+difflib, html or the file editor (Syncthing's status, a conflict's diff, rendering, the Memory/Files
+pages load them when used).
 
 An app at rest, every panel built and the services started, has not imported markdown or pygments
 (checked in a fresh process started as a person starts it: sys.modules is shared between tests here);
@@ -32,8 +33,10 @@ PROBE = textwrap.dedent("""
 
     app = QApplication(sys.argv[:1])
     RENDERING = ("markdown", "pygments")
-    # loaded where they are used (Syncthing's status and names, a conflict's diff, rendering), not at rest
-    ELSEWHERE = ("urllib.request", "http.client", "xml.etree.ElementTree", "difflib", "html")
+    # loaded where they are used (Syncthing's status and names, a conflict's diff, rendering, the first
+    # page holding a file editor), not at rest
+    ELSEWHERE = ("urllib.request", "http.client", "xml.etree.ElementTree", "difflib", "html",
+                 "nanobot_desktop.gui.editor")
     seen = {}
 
     def loaded():
