@@ -124,6 +124,7 @@ class SettingsDialog(QDialog):
         scroll = QScrollArea(self)  # the page grows with the providers listed; it scrolls rather than clips
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setAccessibleName(translate("Settings", "Provider"))  # a screen reader names the page it scrolls
         page = QWidget(scroll)
         self.provider_form = ProviderForm(page)
         self.provider_form.v03 = v03

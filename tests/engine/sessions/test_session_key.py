@@ -67,6 +67,7 @@ def test_a_continued_archive_keeps_its_channel_on_disk(tmp_path) -> None:
     assert header["key"] == "telegram:20261128-140000-000"
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_key_with_a_line_break_and_writes_nothing(fake_openai, tmp_path) -> None:
     config = write_test_config(tmp_path / "cfg" / "config.json", fake_openai.base_url, tmp_path / "ws")
     done = run_cli("agent", "-m", "hello", "-s", "cli:a\nb", "--config", str(config), home=tmp_path)
