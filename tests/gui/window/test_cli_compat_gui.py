@@ -45,7 +45,7 @@ def test_a_local_server_chosen_in_onboarding_runs_in_both_clis(qtbot, qloop, fak
     with qtbot.waitSignal(dialog.finished_setup, timeout=5000):
         qtbot.mouseClick(dialog.finish_button, LEFT)
     on_disk = json.loads(config_path.read_text(encoding="utf-8"))
-    assert on_disk["agents"]["defaults"]["provider"] == "custom" and "ollama" not in on_disk["providers"]
+    assert on_disk["agents"]["defaults"]["provider"] == "auto" and "ollama" not in on_disk["providers"]
     assert list(on_disk) == ["agents", "channels", "providers", "gateway", "tools"]
     _both_clis_run_and_keep_it(home, fake_openai, ("custom", "no-key", fake_openai.base_url, "fake-model"))
 
