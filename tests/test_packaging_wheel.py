@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from nanobot_desktop.identity import APP_ID
 from tests.conftest import write_test_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +102,7 @@ def test_pipx_installs_the_wheel_and_the_command_works(wheel: Path, fake_openai,
                                stdout=output, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 60
-        while not [p for p in runtime.glob("nanobot-desktop-*") if p.is_socket()] and app.poll() is None:
+        while not [p for p in runtime.glob(f"{APP_ID}-*") if p.is_socket()] and app.poll() is None:
             assert time.monotonic() < deadline, log.read_text(errors="replace")[-3000:]
             time.sleep(0.1)
         assert app.poll() is None, log.read_text(errors="replace")[-3000:]
