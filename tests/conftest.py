@@ -8,6 +8,7 @@ import itertools
 import os
 import random
 import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -115,6 +116,17 @@ def _slow_marker_is_honest(request: pytest.FixtureRequest, monkeypatch: pytest.M
     if started:
         pytest.fail(f"this test starts {started[0]}: mark it @pytest.mark.slow so `dev.py test --quick` "
                     "stays quick", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_window_book() -> None:
+    """The app's one book of context windows (engine/llm/context_window.py) lives as long as the process
+    and is keyed by server address and model: a later test's fake server on a port the OS gave out
+    again must not find an earlier test's window there (a heartbeat once failed on a stale 1,024)."""
+    book = sys.modules.get("nanobot_desktop.engine.llm.context_window")
+    if book is not None:
+        book.BOOK._known.clear()
+        book.BOOK._asked.clear()
 
 
 # Where the test home keeps what XDG says; XDG_RUNTIME_DIR must be 0700 or Qt warns (and warnings fail).
