@@ -30,9 +30,31 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not Path(PYTHON).exists(), reason=f"no {PYTHON}")]
 
 
+def _readable_copy(root: Path) -> Path:
+    """The probe and the package copied into `root`, readable by every user: the checkout itself may sit
+    in a private folder (a clone into `mktemp -d` is 0700), where the test user could not read it."""
+    root.chmod(0o755)
+    shutil.copytree(CHECKOUT / "nanobot_desktop", root / "nanobot_desktop",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    probe = root / "tests" / "engine" / PROBE.name  # the probe puts parents[2] of itself on sys.path
+    probe.parent.mkdir(parents=True)
+    shutil.copy2(PROBE, probe)
+    for folder in (root, *root.rglob("*")):
+        folder.chmod(0o755 if folder.is_dir() else 0o644)
+    return probe
+
+
 def _probe(folder: Path, as_user: str | None) -> dict[str, dict[str, object]]:
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "LANG": "C.UTF-8"}
-    argv = [PYTHON, str(PROBE), str(folder)]
+    code = Path(tempfile.mkdtemp(prefix="nanobot-probe-code-", dir="/tmp"))
+    try:
+        probe = _readable_copy(code)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(code), "LANG": "C.UTF-8"}
+        return _run_probe([PYTHON, str(probe), str(folder)], env, as_user)
+    finally:
+        shutil.rmtree(code, ignore_errors=True)
+
+
+def _run_probe(argv: list[str], env: dict[str, str], as_user: str | None) -> dict[str, dict[str, object]]:
     if as_user is not None:
         argv = [str(shutil.which("runuser")), "-u", as_user, "--", *argv]
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, cwd="/")
