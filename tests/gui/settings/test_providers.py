@@ -7,35 +7,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
 
 from nanobot_desktop.gui.chat.model import AssistantMessage
 from tests.fake_openai import FakeOpenAIServer
+from tests.gui.chat.test_model_switcher import action_named, open_switcher, pick  # the switcher, as a person uses it
 from tests.gui.window_fixtures import WAIT_MS, open_window, send, session_lines, wait_idle
 
 __all__ = ["open_window"]
 
-LEFT = Qt.MouseButton.LeftButton
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")  # the popup menu, offscreen
-
-
-def open_switcher(qtbot, window) -> QMenu:
-    switcher = window.composer.model_switcher
-    qtbot.mouseClick(switcher.button, LEFT)
-    qtbot.waitUntil(lambda: switcher.menu.isVisible(), timeout=WAIT_MS)
-    return switcher.menu
-
-
-def action_named(menu: QMenu, text: str) -> QAction | None:
-    return next((action for action in menu.actions() if action.text() == text), None)
-
-
-def pick(qtbot, menu: QMenu, text: str) -> None:
-    qtbot.waitUntil(lambda: action_named(menu, text) is not None, timeout=WAIT_MS)  # the lists arrive
-    action = action_named(menu, text)
-    qtbot.mouseClick(menu, LEFT, pos=menu.actionGeometry(action).center())
 
 
 def last_reply_widget(window):

@@ -15,7 +15,7 @@ from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.gui.settings.provider_choice import provider_patch
 from nanobot_desktop.gui.settings.provider_form import ProviderChoice
 from tests.fake_openai import FakeOpenAIServer, write_fake_config
-from tests.gui.settings.test_providers import action_named, open_switcher
+from tests.gui.chat.test_model_switcher import action_named, open_switcher
 from tests.gui.settings.test_settings import choose, retype
 from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
 from tests.reference_cli import POST4, V035, run_reference_cli
