@@ -706,11 +706,9 @@ def _exec_sandbox_notices(exec_extra: Mapping[str, Any] | None, workspace: Path,
                           config_path: Path | None) -> list[Notice]:
     """nanobot 0.3.5's `tools.exec.sandbox` and its bind lists are applied by the app's own sandbox
     (engine/tools/exec_binds.py); each part it cannot honour is logged and said at start."""
-    from nanobot_desktop.engine.tools.exec_binds import exec_binds
-    from nanobot_desktop.engine.tools.sandbox import app_paths
+    from nanobot_desktop.engine.tools.exec_binds import exec_binds, never_bound
 
-    protected = [*([Path(config_path).expanduser().parent] if config_path is not None else []), *app_paths()]
-    binds = exec_binds(exec_extra, workspace, protected)
+    binds = exec_binds(exec_extra, workspace, never_bound(config_path))
     if binds.backend:
         log.info("config tools.exec.sandbox %r: commands see only system folders, the workspace and %d "
                  "read-only / %d read-write bound folders", binds.backend, len(binds.read_only), len(binds.read_write))

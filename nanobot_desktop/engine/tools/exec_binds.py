@@ -37,6 +37,13 @@ class ExecBinds:
         return bool(self.backend)
 
 
+def never_bound(config_path: Path | None) -> list[Path]:
+    """Folders no bind list may open to commands: the config folder and the app's own files."""
+    from nanobot_desktop.engine.tools.sandbox import app_paths
+
+    return [*([Path(config_path).expanduser().parent] if config_path is not None else []), *app_paths()]
+
+
 def exec_binds(exec_extra: Mapping[str, Any] | None, workspace: Path, protected: Iterable[Path] = ()) -> ExecBinds:
     """Read `tools.exec.sandbox`, `sandboxRoBinds` and `sandboxRwBinds` (either spelling) as 0.3.5 does:
     `$VAR` and `~` expanded, relative paths skipped, the workspace or a folder holding it skipped (it

@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from nanobot_desktop.engine.tools.base import Tool, ToolContext, ToolResult, failed
-from nanobot_desktop.engine.tools.exec_binds import exec_binds, named_backend
+from nanobot_desktop.engine.tools.exec_binds import exec_binds, named_backend, never_bound
 from nanobot_desktop.engine.tools.paths import PathOutsideWorkspace, is_inside, resolve_tool_path, workspace_root
 from nanobot_desktop.engine.tools.sandbox import (
     ResourceLimits,
     SandboxPolicy,
-    app_paths,
     default_hidden,
     launcher_argv,
     remove_cgroups,
@@ -363,7 +362,7 @@ class ExecTool(Tool):
         temp_dir = Path(tempfile.mkdtemp(prefix="nanobot-exec-"))
         read_end, write_end = os.pipe()
         try:
-            binds = exec_binds(self.exec_extra, root, protected=self._protected())
+            binds = exec_binds(self.exec_extra, root, protected=never_bound(self.config_path))
             policy = SandboxPolicy(workspace=root, temp_dir=temp_dir, hidden=default_hidden(self.config_path),
                                    network=self.network, namespaces=sandbox_support().namespaces,
                                    limits=self.limits, system_only=binds.system_only,
@@ -388,11 +387,6 @@ class ExecTool(Tool):
                 if fd >= 0:
                     os.close(fd)
             await asyncio.to_thread(shutil.rmtree, temp_dir, True)
-
-    def _protected(self) -> list[Path]:
-        """Folders no bind list may open to commands: the config folder and the app's own files."""
-        config_folder = [Path(self.config_path).expanduser().parent] if self.config_path is not None else []
-        return [*config_folder, *app_paths()]
 
     async def _run(self, command: str, cwd: Path) -> str | ToolResult:
         group_options: dict[str, Any]
