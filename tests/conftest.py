@@ -125,8 +125,7 @@ def _fresh_window_book() -> None:
     again must not find an earlier test's window there (a heartbeat once failed on a stale 1,024)."""
     book = sys.modules.get("nanobot_desktop.engine.llm.context_window")
     if book is not None:
-        book.BOOK._known.clear()
-        book.BOOK._asked.clear()
+        book.BOOK.forget()
 
 
 # Where the test home keeps what XDG says; XDG_RUNTIME_DIR must be 0700 or Qt warns (and warnings fail).

@@ -102,6 +102,11 @@ class WindowBook:
         for key in pending:
             self._asked.pop(key, None)
 
+    def forget(self) -> None:
+        """Forget every window known or being asked (a new start; tests, whose servers reuse ports)."""
+        self._known.clear()
+        self._asked.clear()
+
     def learn(self, api_base: str, model: str, tokens: int, source: str) -> None:
         """Remember a window found out from the server's own words (an error); replaces what was asked."""
         self._known[(api_base.rstrip("/"), model)] = ContextWindow(tokens, source)
