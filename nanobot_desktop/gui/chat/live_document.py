@@ -92,8 +92,7 @@ class StreamingCode:
     def start(cls, cursor: QTextCursor, renderer: MarkdownRenderer, code: OpenCode) -> "StreamingCode":
         fence = "~~~" if "```" in code.code else "```"
         # A placeholder character keeps the code paragraph (and its monospace format) in the HTML.
-        skeleton = renderer.render_block(f"{fence}{code.language}\nx\n{fence}", code.index)
-        append_html(cursor, skeleton.html or "")
+        append_html(cursor, renderer.code_skeleton(fence, code.language, code.index))
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.deletePreviousChar()
         return cls(cursor.document(), renderer.style, code.language)

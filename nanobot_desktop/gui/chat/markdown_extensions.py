@@ -138,7 +138,8 @@ def build_converter(pygments_style: str, quote_bar_color: str) -> Markdown:
                     TasklistExtension(custom_checkbox=False, clickable_checkbox=False),
                     ChatDialectExtension(quote_bar_color=quote_bar_color), BreaklessLists()],
         extension_configs={
-            "codehilite": {"noclasses": True, "guess_lang": False, "pygments_style": pygments_style},
+            "codehilite": {"noclasses": True, "guess_lang": False, "pygments_style": pygments_style,
+                           "pygments_formatter": _html_formatter()},
         },
         output_format="html",
     )
@@ -147,6 +148,26 @@ def build_converter(pygments_style: str, quote_bar_color: str) -> Markdown:
     converter.preprocessors.register(converter.preprocessors["breakless_lists"], "breakless_lists", BREAKLESS_PRIORITY)
     converter.inlinePatterns.deregister("html")
     return converter
+
+
+def _html_formatter() -> type[Any]:
+    """Pygments' HTML formatter, building its token → inline-style table once per style instead of
+    once per code block (codehilite makes a formatter for each block; the table cost ~2 ms of every
+    code block a reply streams in, see bench/stream_stall.py). The output is the stock formatter's."""
+    from pygments.formatters.html import HtmlFormatter
+
+    tables: dict[tuple[object, str], tuple[dict[Any, str], dict[str, Any]]] = {}
+
+    class StyleOnceHtmlFormatter(HtmlFormatter):
+        def _create_stylesheet(self) -> None:
+            key = (self.style, self.classprefix)
+            if key not in tables:
+                super()._create_stylesheet()
+                tables[key] = (self.__dict__["ttype2class"], self.__dict__["class2style"])
+            # Shared read-only: the formatter only reads the two tables once it has built them.
+            self.__dict__.update(zip(("ttype2class", "class2style"), tables[key], strict=True))
+
+    return StyleOnceHtmlFormatter
 
 
 _CHECKBOX = re.compile(r'<input type="checkbox" disabled( checked)?/>\s?')

@@ -122,6 +122,7 @@ class ChatView(QWidget):
         self._container = QWidget()
         self._container.setBackgroundRole(QPalette.ColorRole.Base)
         self._container.setAutoFillBackground(True)
+        self._container.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
         outer = QVBoxLayout(self._container)
         self._outer = outer
         outer.setContentsMargins(SPACING.l, SPACING.l, SPACING.l, SPACING.l)
