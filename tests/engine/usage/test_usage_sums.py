@@ -36,9 +36,9 @@ def cli_table(path: Path) -> None:
     connection.close()
 
 
-def seed(folder: Path, rng: random.Random) -> None:
-    """~1,200 calls over 45 days: the app's alone, then mirrored into the CLI's file, and the CLI's own."""
-    now_ms = int(time.time() * 1000)
+def seed(folder: Path, rng: random.Random, now_ms: int) -> None:
+    """1,200 calls over the 45 days before `now_ms`: the app's alone, then mirrored into the CLI's file,
+    and the CLI's own."""
 
     def app_row() -> UsageRow:
         cached = rng.choice((None, None, 0, 300, 2_000))
@@ -126,16 +126,34 @@ def same(got: Totals, expected: Totals) -> bool:
     return all(getattr(got, f.name) == pytest.approx(getattr(expected, f.name), rel=1e-9, abs=1e-12) for f in fields(Totals))
 
 
-@pytest.mark.parametrize("seed_value", [1, 2, 3])
-def test_the_sql_sums_equal_a_row_by_row_sum_of_both_files(tmp_path, seed_value):
-    seed(tmp_path, random.Random(seed_value))
+@pytest.mark.parametrize(("seed_value", "zone", "now"), [
+    (1, None, None),
+    (2, None, None),
+    # A clock change in the 30 days: days are no longer 24 h, and SQLite's localtime says which day a call is in.
+    (3, "Europe/Berlin", datetime(2026, 4, 10, 12, 0)),
+    (4, "America/New_York", datetime(2026, 11, 20, 23, 30)),
+])
+def test_the_sql_sums_equal_a_row_by_row_sum_of_both_files(tmp_path, monkeypatch, seed_value, zone, now):
+    if zone is not None:
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+    try:
+        check_sums(tmp_path, seed_value, now)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def check_sums(folder: Path, seed_value: int, now: datetime | None) -> None:
+    now_ms = int((now.timestamp() if now is not None else time.time()) * 1000)
+    seed(folder, random.Random(seed_value), now_ms)
     prices = price_table({"qwen3:8b": ModelPrice(0.0, 0.0)})  # a local model priced free; my-local-model has none
     assert price_for("my-local-model", prices) is None and "gpt-4o" in DEFAULT_PRICES
-    today = date.today()
-    rows = every_call(tmp_path)
+    today = datetime.fromtimestamp(now_ms / 1000).date()
+    rows = every_call(folder)
     assert len(rows) == 1_200  # the 400 mirrored rows counted once
     expected = row_by_row(rows, prices, today)
-    got = UsageReader(tmp_path).summary(prices, today)
+    got = UsageReader(folder).summary(prices, today)
 
     assert got.notes == []
     for period in ("day", "week", "month", "calendar_month"):
