@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from contextlib import suppress
 import time
 from itertools import pairwise
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from nanobot_desktop.engine.usage.group_cache import GroupCache
 from nanobot_desktop.engine.usage.prices import ModelPrice, price_for
 from nanobot_desktop.engine.usage.store import BUSY_TIMEOUT_MS, READ_COLUMNS, table_columns
 from nanobot_desktop.engine.usage.store_errors import APP_FILE, CLI_FILE
@@ -109,6 +111,14 @@ def _midnight_ms(day: date) -> int:
     return int(time.mktime(day.timetuple()) * 1000)
 
 
+Select = Callable[[Mapping[str, int]], str]
+"""A file's SELECT of the calls, given the rowid (by part) above which to read, or {} for all."""
+
+
+def _after(after: Mapping[str, int], part: str, alias: str = "") -> str:
+    return f" AND {alias}rowid > {int(after[part])}" if part in after else ""
+
+
 class _PriceMemo:
     """`price_for` once per model name (it may try every entry of the table) over a summary's groups."""
 
@@ -138,25 +148,28 @@ class UsageReader:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self._cache = GroupCache()
 
-    def _connect(self, since_ms: int = 0, *, app_only: bool = False) -> tuple[sqlite3.Connection, dict[str, str], list[str]]:
+    def _connect(self, since_ms: int = 0, *, app_only: bool = False) -> tuple[sqlite3.Connection, dict[str, Select], list[str]]:
         """The connection, a SELECT per file that is there ("app", "cli"; only the app's with `app_only`) of
-        every call since `since_ms` in the columns _COLUMNS, and notes on what was left out. The CLI's part
-        leaves out the rows the app wrote itself (they are in the app's part, with their conversation)."""
+        every call since `since_ms` in the columns _COLUMNS (given rowids by part, only the rows above),
+        and notes on what was left out. The CLI's part leaves out the rows the app wrote itself (they are
+        in the app's part, with their conversation)."""
         since_ms = int(since_ms)
         connection = sqlite3.connect(":memory:", timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                      check_same_thread=False)
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         notes: list[str] = []
-        parts: dict[str, str] = {}
+        parts: dict[str, Select] = {}
         app = self.folder / APP_FILE
         if app.is_file():
             try:
                 connection.execute("ATTACH DATABASE ? AS app", (str(app),))
                 if "kind" in table_columns(connection, "calls", "app"):
-                    parts["app"] = ("SELECT started_at_ms, duration_ms, provider, model, kind, session_key, input_tokens, "
-                                    "output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, finish_reason, "
-                                    f"error_kind FROM app.calls WHERE started_at_ms >= {since_ms}")
+                    parts["app"] = lambda after: (
+                        "SELECT started_at_ms, duration_ms, provider, model, kind, session_key, input_tokens, "
+                        "output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, finish_reason, "
+                        f"error_kind FROM app.calls WHERE started_at_ms >= {since_ms}{_after(after, 'app')}")
                 else:
                     notes.append(f"{app} has no usage table the app knows; it is left out")
             except sqlite3.DatabaseError as error:
@@ -173,10 +186,11 @@ class UsageReader:
                     error_kind = "error_kind" if "error_kind" in columns else "NULL"
                     mine = ("AND NOT EXISTS (SELECT 1 FROM app.calls m WHERE m.cli_id = c.id "
                             "AND m.started_at_ms = c.started_at_ms)") if "app" in parts and "id" in columns else ""
-                    parts["cli"] = ("SELECT started_at_ms, duration_ms, provider, model, 'cli:' || source AS kind, "
-                                    "'' AS session_key, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
-                                    f"estimated_tokens, finish_reason, {error_kind} AS error_kind FROM cli.llm_calls c "
-                                    f"WHERE started_at_ms >= {since_ms} {mine}")
+                    parts["cli"] = lambda after: (
+                        "SELECT started_at_ms, duration_ms, provider, model, 'cli:' || source AS kind, '' AS session_key, "
+                        "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, "
+                        f"finish_reason, {error_kind} AS error_kind FROM cli.llm_calls c "
+                        f"WHERE started_at_ms >= {since_ms}{_after(after, 'cli', 'c.')} {mine}")
             except sqlite3.DatabaseError as error:
                 notes.append(f"{cli} cannot be read ({error}); the CLI's calls are left out")
         connection.execute("PRAGMA query_only = ON")
@@ -185,27 +199,51 @@ class UsageReader:
     def _open(self, since_ms: int = 0, *, app_only: bool = False) -> tuple[sqlite3.Connection, str, list[str]]:
         """As `_connect`, with a WITH clause naming `rows_`: both files' calls as one table."""
         connection, parts, notes = self._connect(since_ms, app_only=app_only)
-        rows = " UNION ALL ".join(parts.values()) or f"SELECT {', '.join('NULL' for _ in _COLUMNS)} WHERE 0"
+        rows = " UNION ALL ".join(select({}) for select in parts.values()) or f"SELECT {', '.join('NULL' for _ in _COLUMNS)} WHERE 0"
         return connection, f"WITH rows_({', '.join(_COLUMNS)}) AS ({rows}) ", notes
 
     def _grouped(self, since_ms: int, part: str, keys: tuple[str, ...], into: list[Any],
                  notes: list[str] | None = None) -> None:
         """Add to `into` the sums of one file's calls since `since_ms` grouped by `keys` (columns of
-        _COLUMNS, or the expression `day`). The page's three groupings each read on a thread of their own:
-        SQLite lets go of the GIL while it works, so they share the machine's cores."""
+        _COLUMNS, or the expression `day`): read once, then extended by the rows written since (GroupCache).
+        The page's three groupings each read on a thread of their own: SQLite lets go of the GIL while it
+        works, so they share the machine's cores."""
         connection, parts, found = self._connect(since_ms, app_only=part == "app")
         if notes is not None:
             notes += found
+        where = "WHERE session_key != '' " if "session_key" in keys else ""
+        groups = ", ".join(map(str, range(1, len(keys) + 1)))
+
+        def run(after: Mapping[str, int]) -> list[Any]:
+            return connection.execute(f"SELECT {', '.join(keys)}, {_SUMS} FROM ({parts[part](after)}) {where}"
+                                      f"GROUP BY {groups}").fetchall()
+
         try:
             if part in parts:
-                where = "WHERE session_key != '' " if "session_key" in keys else ""
-                into += connection.execute(f"SELECT {', '.join(keys)}, {_SUMS} FROM ({parts[part]}) {where}"
-                                           f"GROUP BY {', '.join(map(str, range(1, len(keys) + 1)))}").fetchall()
-        except sqlite3.DatabaseError as error:
+                # What the grouping depends on: its own file, and for the CLI's the app's (its mirrored rows).
+                tables: dict[str, tuple[str, Path]] = {
+                    name: (table, self.folder / file) for name, table, file in (
+                        ("app", "app.calls", APP_FILE), ("cli", "cli.llm_calls", CLI_FILE))
+                    if name in parts and (name == part or part == "cli")}
+                into += self._cache.grouped((part, keys), connection, since_ms, tables, len(keys), run,
+                                            (lambda lasts: self._mirrors_nothing_old(connection, lasts)) if part == "cli" else None)
+        except (sqlite3.DatabaseError, OSError) as error:
             if notes is not None:
                 notes.append(f"the usage record cannot be read ({error})")
         finally:
             connection.close()
+
+    @staticmethod
+    def _mirrors_nothing_old(connection: sqlite3.Connection, lasts: Mapping[str, int]) -> bool:
+        """Whether no app row written since names a CLI row read before: that row, counted as the CLI's
+        then (the app writes the CLI's copy first), is the app's own and must be left out now."""
+        if "app" not in lasts:
+            return True
+        with suppress(sqlite3.OperationalError):  # a CLI file without an id column: nothing is mirrored in it
+            return connection.execute(f"SELECT 1 FROM app.calls m JOIN cli.llm_calls c ON c.id = m.cli_id "
+                                      f"WHERE m.rowid > {int(lasts['app'])} AND c.rowid <= {int(lasts['cli'])} "
+                                      "LIMIT 1").fetchone() is None
+        return False
 
     def summary(self, prices: Mapping[str, ModelPrice], today: date | None = None) -> UsageSummary:
         today = today or date.today()

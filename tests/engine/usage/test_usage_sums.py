@@ -168,3 +168,86 @@ def check_sums(folder: Path, seed_value: int, now: datetime | None) -> None:
         assert sorted(key for key, _ in mine) == [key for key, _ in theirs]
         assert all(same(dict(mine)[key], totals) for key, totals in theirs)
     assert [totals.tokens for _, totals in got.by_session] == sorted((t.tokens for _, t in got.by_session), reverse=True)
+
+
+def check_same(got: UsageSummary, expected: UsageSummary) -> None:
+    for period in ("day", "week", "month", "calendar_month"):
+        assert same(getattr(got, period), getattr(expected, period)), period
+    assert {day: sorted(by_source) for day, by_source in got.days.items()} == {
+        day: sorted(by_source) for day, by_source in expected.days.items()}
+    for day, by_source in expected.days.items():
+        assert all(same(got.days[day][source], totals) for source, totals in by_source.items()), day
+    for mine, theirs in ((got.by_model, expected.by_model), (got.by_session, expected.by_session)):
+        assert sorted(key for key, _ in mine) == sorted(key for key, _ in theirs)
+        assert all(same(dict(mine)[key], totals) for key, totals in theirs)
+
+
+def test_a_reader_read_again_after_appends_deletions_and_a_replaced_file_adds_up_as_a_fresh_one(tmp_path):
+    """The reader keeps its groupings and reads only the rows written since (group_cache.py): after each
+    kind of change its sums are those of a reader that never read the files, and of the rows one by one."""
+    rng = random.Random(5)
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, rng, now_ms)
+    prices = price_table({})
+    today = date.today()
+    reader = UsageReader(tmp_path)
+    writer = UsageWriter(tmp_path)
+
+    def agrees() -> UsageSummary:
+        got = reader.summary(prices, today)
+        check_same(got, UsageReader(tmp_path).summary(prices, today))
+        check_same(got, row_by_row(every_call(tmp_path), prices, today))
+        return got
+
+    first = agrees()
+    assert agrees().month == first.month  # nothing written: the same sums
+
+    def call(minutes_ago: int, model: str = "gpt-4.1", kind: str = "cron", session: str = "desktop:new") -> UsageRow:
+        return UsageRow(now_ms - minutes_ago * 60_000, 500, "custom", model, kind, session, "stop", 4_000, 300,
+                        cache_read_tokens=1_000)
+
+    # The app's calls, mirrored into the CLI's file, one in a conversation and a model never seen before.
+    writer.write([call(3), call(2, "brand-new-model", "chat", "desktop:z")], {})
+    assert agrees().month.calls == first.month.calls + 2
+
+    # The CLI's own calls.
+    with sqlite3.connect(tmp_path / CLI_FILE) as connection:
+        connection.execute(f"INSERT INTO llm_calls ({', '.join(CLI_COLUMNS[1:])}) VALUES ({', '.join('?' for _ in CLI_COLUMNS[1:])})",
+                           call(1, kind="chat").cli_values("api"))
+    connection.close()
+    assert agrees().month.calls == first.month.calls + 3
+
+    # The app's copy in the CLI's file read before the app's own row is written (the writer's order):
+    # counted as the CLI's then, and as the app's (once) after.
+    mirrored = call(1, "gpt-4o-mini", "heartbeat", "heartbeat")
+    with sqlite3.connect(tmp_path / CLI_FILE) as connection:
+        cli_id = connection.execute(f"INSERT INTO llm_calls ({', '.join(CLI_COLUMNS[1:])}) VALUES "
+                                    f"({', '.join('?' for _ in CLI_COLUMNS[1:])})", mirrored.cli_values("system")).lastrowid
+    connection.close()
+    assert "cli:system" in agrees().days[today]
+    writer.write([mirrored], {0: int(cli_id or 0)})
+    got = agrees()
+    assert got.month.calls == first.month.calls + 4 and "heartbeat" in got.days[today]
+
+    # Retention deleting calls of the period, in each file.
+    for file, table in ((APP_FILE, "calls"), (CLI_FILE, "llm_calls")):
+        with sqlite3.connect(tmp_path / file) as connection:
+            connection.execute(f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE started_at_ms > ? "
+                               "ORDER BY rowid LIMIT 5)", (now_ms - 20 * 86_400_000,))
+        connection.close()
+        agrees()
+
+    # The CLI's file replaced by another (a backup put back, say) with the same calls, counted differently:
+    # the same ids and as many rows, so only the file tells them apart.
+    before = agrees().month.input_tokens
+    with sqlite3.connect(tmp_path / CLI_FILE) as connection:
+        old_rows = connection.execute(f"SELECT {', '.join(CLI_COLUMNS)} FROM llm_calls ORDER BY id").fetchall()
+    connection.close()
+    (tmp_path / CLI_FILE).rename(tmp_path / "old-cli.sqlite3")
+    cli_table(tmp_path / CLI_FILE)
+    with sqlite3.connect(tmp_path / CLI_FILE) as connection:
+        tokens = CLI_COLUMNS.index("input_tokens")
+        connection.executemany(f"INSERT INTO llm_calls ({', '.join(CLI_COLUMNS)}) VALUES ({', '.join('?' for _ in CLI_COLUMNS)})",
+                               [(*row[:tokens], row[tokens] + 7, *row[tokens + 1:]) for row in old_rows])
+    connection.close()
+    assert agrees().month.input_tokens > before
