@@ -221,7 +221,9 @@ class UsageView(BackgroundPanel):
 
     def _show_chart(self) -> None:
         if self.chart is not None and self.summary is not None:
-            self.chart.show_data(chart_data(self.summary, str(self.measure.currentData())))
+            data = chart_data(self.summary, str(self.measure.currentData()))
+            if data != self.chart.data:  # the page shown again with nothing new: the chart's items stay
+                self.chart.show_data(data)
 
     def _show_notice(self) -> None:
         usage = self.engine.usage
