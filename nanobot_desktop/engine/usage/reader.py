@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from contextlib import suppress
 import time
 from itertools import pairwise
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
