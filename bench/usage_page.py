@@ -11,8 +11,9 @@ and the page (UsageView) in a fresh process; the clock runs from `show()` to the
 page once it shows the summary (totals, tables and chart) and has settled (no repaint for 200 ms:
 the tables size their columns and the chart lays out after the first paint), so the first open
 includes importing QtCharts and building the chart, which happen then. The row is that first open; opening it again
-(a new page, QtCharts already loaded) with a fresh engine, and with the engine that read the record
-before (as the app re-opens the page), are in the note, with the process's CPU time.
+(a new page, QtCharts already loaded) with a fresh engine, a new page with the engine that read the
+record before, and the same page hidden and shown again (as the app re-opens it) are in the note,
+with the process's CPU time.
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ def open_page(config: Path, engine: Any = None) -> tuple[float, float, float, An
     engine = engine or Engine.open(config)
     view = UsageView(engine, EngineBridge(engine))
     view.resize(1000, 760)
+    return (*show_page(view), engine, view)
+
+
+def show_page(view: Any) -> tuple[float, float, float]:
+    """Show the page: (seconds to painted, to the summary in, process CPU seconds), as `open_page`."""
     probe = PaintProbe(view)
     loaded: list[float] = []
 
@@ -120,7 +126,7 @@ def open_page(config: Path, engine: Any = None) -> tuple[float, float, float, An
     probe.close()
     if view.summary is None or view.summary.month.calls == 0:
         raise RuntimeError("the page shows no calls")
-    return probe.last_painted_at - started, loaded[0] - started, cpu, engine, view
+    return probe.last_painted_at - started, loaded[0] - started, cpu
 
 
 def close(engine: Any, view: Any) -> None:
@@ -166,6 +172,13 @@ def run() -> list[BenchResult]:
             painted_s, _loaded_s, cpu_s, engine, view = open_page(config, engine)
             same.append(painted_s)
             same_cpu.append(cpu_s)
+        # And as the app shows its page again: the same page hidden and shown (its chart kept when the
+        # figures are the same).
+        again_shown = []
+        for _ in range(3):
+            view.hide()
+            process_events_for(0.05)
+            again_shown.append(show_page(view)[0])
         close(engine, view)
     close_asyncio_on_qt(loop)
     if total != CALLS:
@@ -176,13 +189,15 @@ def run() -> list[BenchResult]:
         f"{first_loaded_s * 1000:.0f} ms; QtCharts imported then)", f"≤ {TARGET_S * 1000:g} ms", verdict(first_s <= TARGET_S),
         note=(f"first open in a fresh process, QtCharts and the chart built then; opened again with a fresh engine "
               f"{[round(s * 1000) for s in again]} ms (median {median(again) * 1000:.0f} ms), with the engine that read it "
-              f"before (as in the app) {[round(s * 1000) for s in same]} ms; process CPU to painted: first "
+              f"before {[round(s * 1000) for s in same]} ms, the same page shown again (as the app does) "
+              f"{[round(s * 1000) for s in again_shown]} ms; process CPU to painted: first "
               f"{first_cpu_s * 1000:.0f} ms, again {[round(s * 1000) for s in again_cpu]} ms, same engine "
               f"{[round(s * 1000) for s in same_cpu]} ms; {counted:,} calls in the last 30 days; files "
               + ", ".join(f"{name} {mb:.1f} MB" for name, mb in sorted(sizes.items()))
               + f" (written in {write_s:.1f} s); load average {load:.1f}"),
         numbers={"first_s": first_s, "first_loaded_s": first_loaded_s, "again_s": again, "first_cpu_s": first_cpu_s,
-                 "again_cpu_s": again_cpu, "same_engine_s": same, "same_engine_cpu_s": same_cpu, "load": load})]
+                 "again_cpu_s": again_cpu, "same_engine_s": same, "same_engine_cpu_s": same_cpu, "shown_again_s": again_shown,
+                 "load": load})]
 
 
 if __name__ == "__main__":
