@@ -12,6 +12,7 @@ since prices are per model; no Python loop goes over the calls (bench/usage_page
 
 from __future__ import annotations
 
+import operator
 import sqlite3
 import threading
 import time
@@ -132,15 +133,23 @@ class _PriceMemo:
         return self._found[model]
 
 
+def _priced(values: Sequence[int], price: ModelPrice | None) -> tuple[Any, ...]:
+    """A group's _SUMS with its cost (or its calls counted as unpriced): the fields of Totals, in order.
+    Plain tuples while the groups are added up (`_add`), Totals only for what the page shows: the sums
+    are on the way from the reading threads to the page, so they are kept to a few µs a group."""
+    if price is None:
+        return (*values, 0.0, values[0])
+    return (*values, price.cost(values[1], values[2], values[3], values[4]), 0)
+
+
+def _add(into: dict[Any, list[Any]], key: Any, sums: Sequence[Any]) -> None:
+    known = into.get(key)
+    into[key] = list(sums) if known is None else list(map(operator.add, known, sums))
+
+
 def _totals(values: Sequence[int], price: ModelPrice | None) -> Totals:
     """A group's Totals from its _SUMS, priced."""
-    totals = Totals(*values)
-    if price is None:
-        totals.unpriced_calls = totals.calls
-    else:
-        totals.cost = price.cost(totals.input_tokens, totals.output_tokens, totals.cache_read_tokens,
-                                 totals.cache_write_tokens)
-    return totals
+    return Totals(*_priced(values, price))
 
 
 class UsageReader:
@@ -278,17 +287,18 @@ class UsageReader:
             grouped = [((date.fromisoformat(d) - first).days, *rest) for d, *rest in grouped]
         chart_from, week_from, today_n = ((day_ - first).days for day_ in (chart_start, today - timedelta(days=6), today))
         price_of = _PriceMemo(prices)
-        per_day: dict[int, Totals] = {}
-        by_source: dict[tuple[int, str], Totals] = {}
-        models: dict[str, Totals] = {}
+        per_day: dict[int, list[Any]] = {}
+        by_source: dict[tuple[int, str], list[Any]] = {}
+        models: dict[str, list[Any]] = {}
         for n, kind, model, *values in grouped:
-            totals = _totals(values, price_of(model))
-            per_day.setdefault(n, Totals()).add(totals)
+            sums = _priced(values, price_of(model))
+            _add(per_day, n, sums)
             if chart_from <= n <= today_n:
-                by_source.setdefault((n, kind), Totals()).add(totals)
-                models.setdefault(model, Totals()).add(totals)
+                _add(by_source, (n, kind), sums)
+                _add(models, model, sums)
         month_from = (today.replace(day=1) - first).days
-        for n, totals in per_day.items():
+        for n, day_sums in per_day.items():
+            totals = Totals(*day_sums)
             if n >= month_from:
                 summary.calendar_month.add(totals)
             if chart_from <= n <= today_n:
@@ -296,13 +306,14 @@ class UsageReader:
                     if n >= since:
                         period.add(totals)
         summary.days = {chart_start + timedelta(days=n): {} for n in range(CHART_DAYS)}
-        for (n, kind), totals in by_source.items():
-            summary.days[first + timedelta(days=n)][kind] = totals
-        summary.by_model = sorted(models.items(), key=lambda item: -item[1].tokens)
-        by_session: dict[str, Totals] = {}
+        for (n, kind), source_sums in by_source.items():
+            summary.days[first + timedelta(days=n)][kind] = Totals(*source_sums)
+        summary.by_model = sorted(((model, Totals(*sums)) for model, sums in models.items()), key=lambda item: -item[1].tokens)
+        by_session: dict[str, list[Any]] = {}
         for key, model, *values in sessions:
-            by_session.setdefault(key, Totals()).add(_totals(values, price_of(model)))
-        summary.by_session = sorted(by_session.items(), key=lambda item: -item[1].tokens)
+            _add(by_session, key, _priced(values, price_of(model)))
+        summary.by_session = sorted(((key, Totals(*sums)) for key, sums in by_session.items()),
+                                    key=lambda item: -item[1].tokens)
         return summary
 
     def session_totals(self, session_key: str, prices: Mapping[str, ModelPrice]) -> Totals:
