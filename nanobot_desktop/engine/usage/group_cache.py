@@ -67,7 +67,19 @@ class GroupCache:
         """The rows (`width` key columns, then sums) of `run({})`, which groups the period's calls of the
         `tables` (name -> (SQL table, file)) it reads. `run(after)` must read only the rows whose rowid is
         above `after[name]` in each named table. `still_valid(last_rowids)` may veto extending (a grouping
-        that depends on more than its own rows, such as the CLI's rows the app's mirror)."""
+        that depends on more than its own rows, such as the CLI's rows the app's mirror).
+
+        One read transaction: the marks and the rows come from the same snapshot of each file, so a row
+        written meanwhile is in neither (and read next time) rather than in the sums and after the mark."""
+        connection.execute("BEGIN")
+        try:
+            return self._grouped(key, connection, since_ms, tables, width, run, still_valid)
+        finally:
+            connection.execute("ROLLBACK")  # nothing was written: only the read snapshot ends
+
+    def _grouped(self, key: Hashable, connection: sqlite3.Connection, since_ms: int, tables: Mapping[str, tuple[str, Path]],
+                 width: int, run: Callable[[Mapping[str, int]], Rows],
+                 still_valid: Callable[[Mapping[str, int]], bool] | None) -> Rows:
         marks = {name: file_mark(connection, table, path, since_ms) for name, (table, path) in tables.items()}
         with self._lock:
             entry = self._entries.get(key)

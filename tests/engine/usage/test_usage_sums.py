@@ -251,3 +251,35 @@ def test_a_reader_read_again_after_appends_deletions_and_a_replaced_file_adds_up
                                [(*row[:tokens], row[tokens] + 7, *row[tokens + 1:]) for row in old_rows])
     connection.close()
     assert agrees().month.input_tokens > before
+
+
+def test_a_call_written_while_a_grouping_is_read_is_counted_once(tmp_path):
+    """The grouping and the marks it is kept with come from one snapshot: a row a writer commits between
+    the two reads is not in the sums of the first and then added again by the next."""
+    from nanobot_desktop.engine.usage.group_cache import GroupCache
+
+    path = tmp_path / "calls.sqlite3"
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("CREATE TABLE calls (id INTEGER PRIMARY KEY, started_at_ms INTEGER NOT NULL, tokens INTEGER)")
+    writer.execute("CREATE INDEX calls_started_at_idx ON calls(started_at_ms)")
+    writer.executemany("INSERT INTO calls (started_at_ms, tokens) VALUES (?, ?)", [(100, 1), (200, 2), (300, 3)])
+    reading = sqlite3.connect(":memory:", isolation_level=None)
+    reading.execute("ATTACH DATABASE ? AS app", (str(path),))
+    cache = GroupCache()
+    sneak = [(400, 10)]  # committed by the writer while the first grouping is being read
+
+    def run(after: dict[str, int]) -> list[tuple[Any, ...]]:
+        while sneak:
+            writer.execute("INSERT INTO calls (started_at_ms, tokens) VALUES (?, ?)", sneak.pop())
+        above = f" AND rowid > {after['app']}" if after else ""
+        return reading.execute(f"SELECT 'all', COUNT(*), SUM(tokens) FROM app.calls WHERE started_at_ms >= 0{above} "
+                               "GROUP BY 1").fetchall()
+
+    tables = {"app": ("app.calls", path)}
+    assert cache.grouped("all", reading, 0, tables, 1, run) == [("all", 3, 6)]  # as of the snapshot
+    assert cache.grouped("all", reading, 0, tables, 1, run) == [("all", 4, 16)]  # the sneaked row, once
+    writer.execute("INSERT INTO calls (started_at_ms, tokens) VALUES (500, 100)")
+    assert cache.grouped("all", reading, 0, tables, 1, run) == [("all", 5, 116)]
+    writer.close()
+    reading.close()
