@@ -43,7 +43,7 @@ class _Entry:
 
 
 def file_mark(connection: sqlite3.Connection, table: str, path: Path, since_ms: int) -> FileMark:
-    """Two index lookups: max(rowid) from the table's b-tree, the period's count from its time index."""
+    """max(rowid) from the edge of the table's b-tree, the period's count from its time index (no row read)."""
     stat = os.stat(path)
     last, count = connection.execute(f"SELECT COALESCE(max(rowid), 0), (SELECT count(*) FROM {table} "
                                      f"WHERE started_at_ms >= {int(since_ms)}) FROM {table}").fetchone()
@@ -56,10 +56,6 @@ class GroupCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._entries: dict[Hashable, _Entry] = {}
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
 
     def grouped(self, key: Hashable, connection: sqlite3.Connection, since_ms: int, tables: Mapping[str, tuple[str, Path]],
                 width: int, run: Callable[[Mapping[str, int]], Rows],
