@@ -67,12 +67,17 @@ class PaintProbe(QObject):
         super().__init__()
         self._widget = widget
         self.painted_at: float | None = None
+        self.last_painted_at: float | None = None
+        """The latest paint since `arm()` (the page settled: its last repaint after layouts and resizes)."""
+        self.cpu_at_last_paint: float | None = None
+        """time.process_time() at that latest paint."""
         self._armed = False
+        self._recording = False
         application().installEventFilter(self)
 
     def arm(self) -> None:
-        self.painted_at = None
-        self._armed = True
+        self.painted_at = self.last_painted_at = self.cpu_at_last_paint = None
+        self._armed = self._recording = True
 
     @property
     def painted(self) -> bool:
@@ -82,10 +87,13 @@ class PaintProbe(QObject):
         application().removeEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if self._armed and event.type() == QEvent.Type.Paint and isinstance(watched, QWidget):
+        if self._recording and event.type() == QEvent.Type.Paint and isinstance(watched, QWidget):
             if watched is self._widget or self._widget.isAncestorOf(watched):
-                self.painted_at = time.perf_counter()
-                self._armed = False
+                self.last_painted_at = time.perf_counter()
+                self.cpu_at_last_paint = time.process_time()
+                if self._armed:
+                    self.painted_at = self.last_painted_at
+                    self._armed = False
         return False
 
 

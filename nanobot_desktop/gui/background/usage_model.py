@@ -15,7 +15,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 
 from nanobot_desktop.engine import Totals, UsageSummary
 from nanobot_desktop.gui.common.i18n import translate
-from nanobot_desktop.gui.common.keyed_table import KeyedTableModel
+from nanobot_desktop.gui.common.keyed_table import Index, KeyedTableModel
 
 CONTEXT = "Usage"
 # The app's own sources first, then the nanobot CLI's (its rows carry 0.3.5's source vocabulary).
@@ -115,6 +115,14 @@ class UsageTableModel(KeyedTableModel):
                QT_TRANSLATE_NOOP("Usage", "Cached"), QT_TRANSLATE_NOOP("Usage", "Cost"))
     CONTEXT = CONTEXT
     NAME, CALLS, INPUT, OUTPUT, CACHED, COST = range(6)
+    _ROLES = frozenset(int(role) for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                                              Qt.ItemDataRole.TextAlignmentRole, KeyedTableModel.RecordRole,
+                                              KeyedTableModel.KeyRole))
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        # The view asks each cell in view for eight roles to paint and size it, five of which this model
+        # never fills: answered here, before the index and the record are looked at.
+        return super().data(index, role) if int(role) in self._ROLES else None
 
     def key_of(self, record: Any) -> str:
         return str(record.key)

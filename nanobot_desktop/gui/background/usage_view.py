@@ -141,6 +141,10 @@ class UsageView(BackgroundPanel):
         for table in (self.model_table, self.session_table):
             header = table.horizontalHeader()
             header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+            # Sized by the rows in view, not by every row: Qt's default (1,000 rows) asked the model for
+            # each cell's text, font, alignment... of every conversation, ~60,000 Python calls and most of
+            # a second of the GUI thread over 500 conversations (bench/usage_page.py).
+            header.setResizeContentsPrecision(0)
             header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the name takes what is left
         tables = QSplitter()
         for title, table in ((translate("Usage", "By model"), self.model_table),
@@ -217,7 +221,9 @@ class UsageView(BackgroundPanel):
 
     def _show_chart(self) -> None:
         if self.chart is not None and self.summary is not None:
-            self.chart.show_data(chart_data(self.summary, str(self.measure.currentData())))
+            data = chart_data(self.summary, str(self.measure.currentData()))
+            if data != self.chart.data:  # the page shown again with nothing new: the chart's items stay
+                self.chart.show_data(data)
 
     def _show_notice(self) -> None:
         usage = self.engine.usage

@@ -120,6 +120,26 @@ def test_the_chart_and_totals_add_up_a_seeded_week(qtbot, panel_env, qtmodeltest
     assert opened.args == ["desktop:one"]
 
 
+def test_the_page_shown_again_with_nothing_new_keeps_its_chart_and_redraws_it_for_new_calls(qtbot, panel_env):
+    """Re-opening the page reads the record again (the reader extends what it read); the chart's bars are
+    built again only when what they show changed."""
+    engine, bridge, _window, _tray, panels = panel_env
+    seed(engine)
+    view = open_page(qtbot, panels, engine, bridge)
+    [bars] = view.chart.chart().series()
+    view.hide()
+    with qtbot.waitSignal(view.loaded, timeout=10_000):
+        view.show()
+    assert view.chart.chart().series() == [bars] and view.summary.month.calls == 7
+    seed(engine, [row(0, "cron", "gpt-4o-mini", 100, 10, "cron:daily")])
+    view.hide()
+    with qtbot.waitSignal(view.loaded, timeout=10_000):
+        view.show()
+    assert view.summary.month.calls == 8
+    [drawn] = view.chart.chart().series()  # the bars drawn now: today's stack has the new call
+    assert sum(bar_set.at(29) for bar_set in drawn.barSets()) == 13_100 + 110
+
+
 def test_new_calls_refresh_the_page_and_the_clis_rows_count_too(qtbot, panel_env, fake_openai):
     engine, bridge, _window, _tray, panels = panel_env
     cli = engine.config_path.parent / "llm_usage.sqlite3"

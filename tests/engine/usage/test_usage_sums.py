@@ -1,0 +1,285 @@
+"""The Usage page's sums (UsageReader.summary, grouped in SQL) against a plain row-by-row sum of the same
+record, read straight from both files: the app's rows, some mirrored into nanobot 0.3.5's file, and the
+CLI's own; estimates, failures, models without a price, cache counts reported and not, over six weeks.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from dataclasses import fields
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nanobot_desktop.engine.usage.prices import DEFAULT_PRICES, ModelPrice, price_for, price_table
+from nanobot_desktop.engine.usage.reader import CHART_DAYS, Totals, UsageReader, UsageSummary
+from nanobot_desktop.engine.usage.store import APP_FILE, CLI_COLUMNS, CLI_FILE, UsageRow, UsageWriter
+
+MODELS = ("gpt-4o-mini", "openai/gpt-4.1", "gpt-4o-2024-08-06", "claude-sonnet-4", "my-local-model", "qwen3:8b")
+KINDS = ("chat", "heartbeat", "cron", "subagent", "consolidation")
+CLI_SOURCES = ("user", "api", "cron", "dream", "system")
+REASONS = ("stop", "stop", "tool_calls", "length", "error", "cancelled")
+
+
+def cli_table(path: Path) -> None:
+    """nanobot 0.3.5's file as its store creates it (store.CLI_COLUMNS, WAL, user_version 1)."""
+    with sqlite3.connect(path) as connection:
+        columns = ", ".join("id INTEGER PRIMARY KEY" if name == "id" else name for name in CLI_COLUMNS)
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute(f"CREATE TABLE llm_calls ({columns})")
+        connection.execute("CREATE INDEX llm_calls_started_at_idx ON llm_calls(started_at_ms)")
+        connection.execute("PRAGMA user_version = 1")
+    connection.close()
+
+
+def seed(folder: Path, rng: random.Random, now_ms: int) -> None:
+    """1,200 calls over the 45 days before `now_ms`: the app's alone, then mirrored into the CLI's file,
+    and the CLI's own."""
+
+    def app_row() -> UsageRow:
+        cached = rng.choice((None, None, 0, 300, 2_000))
+        return UsageRow(now_ms - rng.randrange(45 * 86_400_000), rng.randrange(100, 9_000), "custom", rng.choice(MODELS),
+                        rng.choice(KINDS), rng.choice(("desktop:a", "desktop:b", "cron:job", "heartbeat")),
+                        rng.choice(REASONS), rng.randrange(2_500, 30_000), rng.randrange(0, 3_000),
+                        cache_read_tokens=cached, cache_write_tokens=rng.choice((None, 0, 128)),
+                        estimated=rng.random() < 0.2)
+
+    writer = UsageWriter(folder)
+    writer.write(sorted((app_row() for _ in range(400)), key=lambda row: row.started_at_ms), {})
+    cli_table(folder / CLI_FILE)
+    writer.write(sorted((app_row() for _ in range(400)), key=lambda row: row.started_at_ms), {})
+    assert writer.cli_note == ""  # the second half is mirrored into the CLI's file
+    marks = ", ".join("?" for _ in CLI_COLUMNS[1:])
+    own = []
+    for _ in range(400):
+        inp, out = rng.randrange(100, 20_000), rng.randrange(0, 2_000)
+        estimated = rng.random() < 0.2
+        own.append((now_ms - rng.randrange(45 * 86_400_000), 900, "openai", rng.choice(MODELS), rng.choice(CLI_SOURCES),
+                    1, rng.choice(REASONS), inp, out, inp + out, rng.choice((None, 0, 64)), rng.choice((None, 16)),
+                    0 if estimated else inp + out, inp + out if estimated else 0, None, None, None, None, None, None))
+    with sqlite3.connect(folder / CLI_FILE) as connection:
+        connection.executemany(f"INSERT INTO llm_calls ({', '.join(CLI_COLUMNS[1:])}) VALUES ({marks})", own)
+    connection.close()
+
+
+def every_call(folder: Path) -> list[dict[str, Any]]:
+    """Both files row by row, the CLI's rows that are the app's own (an app row names them) left out."""
+    names = ("started_at_ms", "model", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+             "estimated_tokens", "finish_reason")
+    with sqlite3.connect(folder / APP_FILE) as app:
+        rows = [dict(zip((*names, "kind", "session_key", "cli_id"), row, strict=True))
+                for row in app.execute(f"SELECT {', '.join(names)}, kind, session_key, cli_id FROM calls")]
+    app.close()
+    mirrored = {(row["cli_id"], row["started_at_ms"]) for row in rows if row["cli_id"] is not None}
+    with sqlite3.connect(folder / CLI_FILE) as cli:
+        for row in cli.execute(f"SELECT id, {', '.join(names)}, source FROM llm_calls"):
+            if (row[0], row[1]) not in mirrored:
+                rows.append({**dict(zip(names, row[1:-1], strict=True)), "kind": f"cli:{row[-1]}", "session_key": ""})
+    cli.close()
+    return rows
+
+
+def one_call(row: dict[str, Any], prices: dict[str, ModelPrice]) -> Totals:
+    inp, out, read, write = row["input_tokens"], row["output_tokens"], row["cache_read_tokens"], row["cache_write_tokens"]
+    totals = Totals(1, inp, out, read or 0, write or 0, inp if read is not None else 0, int((row["estimated_tokens"] or 0) > 0),
+                    int(row["finish_reason"] in ("error", "cancelled")))
+    price = price_for(row["model"], prices)
+    if price is None:
+        totals.unpriced_calls = 1
+    else:
+        totals.cost = price.cost(inp, out, read, write)
+    return totals
+
+
+def row_by_row(rows: list[dict[str, Any]], prices: dict[str, ModelPrice], today: date) -> UsageSummary:
+    """What the page should show, one call at a time."""
+    summary = UsageSummary(today)
+    chart_start = today - timedelta(days=CHART_DAYS - 1)
+    summary.days = {chart_start + timedelta(days=n): {} for n in range(CHART_DAYS)}
+    models: dict[str, Totals] = {}
+    sessions: dict[str, Totals] = {}
+    for row in rows:
+        day = datetime.fromtimestamp(row["started_at_ms"] / 1000).date()
+        totals = one_call(row, prices)
+        if day >= today.replace(day=1):
+            summary.calendar_month.add(totals)
+        if not chart_start <= day <= today:
+            continue
+        for period, first in ((summary.month, chart_start), (summary.week, today - timedelta(days=6)), (summary.day, today)):
+            if day >= first:
+                period.add(totals)
+        summary.days[day].setdefault(row["kind"], Totals()).add(totals)
+        models.setdefault(row["model"], Totals()).add(totals)
+        if row["session_key"]:
+            sessions.setdefault(row["session_key"], Totals()).add(totals)
+    summary.by_model = sorted(models.items())
+    summary.by_session = sorted(sessions.items())
+    return summary
+
+
+def same(got: Totals, expected: Totals) -> bool:
+    """Equal counts, and costs equal but for the order floating-point sums were added in."""
+    return all(getattr(got, f.name) == pytest.approx(getattr(expected, f.name), rel=1e-9, abs=1e-12) for f in fields(Totals))
+
+
+@pytest.mark.parametrize(("seed_value", "zone", "now"), [
+    (1, None, None),
+    (2, None, None),
+    # A clock change in the 30 days: days are no longer 24 h, and SQLite's localtime says which day a call is in.
+    (3, "Europe/Berlin", datetime(2026, 4, 10, 12, 0)),
+    (4, "America/New_York", datetime(2026, 11, 20, 23, 30)),
+])
+def test_the_sql_sums_equal_a_row_by_row_sum_of_both_files(tmp_path, monkeypatch, seed_value, zone, now):
+    if zone is not None:
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+    try:
+        check_sums(tmp_path, seed_value, now)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def check_sums(folder: Path, seed_value: int, now: datetime | None) -> None:
+    now_ms = int((now.timestamp() if now is not None else time.time()) * 1000)
+    seed(folder, random.Random(seed_value), now_ms)
+    prices = price_table({"qwen3:8b": ModelPrice(0.0, 0.0)})  # a local model priced free; my-local-model has none
+    assert price_for("my-local-model", prices) is None and "gpt-4o" in DEFAULT_PRICES
+    today = datetime.fromtimestamp(now_ms / 1000).date()
+    rows = every_call(folder)
+    assert len(rows) == 1_200  # the 400 mirrored rows counted once
+    expected = row_by_row(rows, prices, today)
+    got = UsageReader(folder).summary(prices, today)
+
+    assert got.notes == []
+    for period in ("day", "week", "month", "calendar_month"):
+        assert same(getattr(got, period), getattr(expected, period)), period
+    assert got.month.calls > 500 and got.month.estimated_calls and got.month.failed_calls and got.month.unpriced_calls
+    assert got.month.cache_observed_input < got.month.input_tokens and got.month.cache_write_tokens
+    assert got.days.keys() == expected.days.keys()
+    for day, by_source in expected.days.items():
+        assert got.days[day].keys() == by_source.keys(), day
+        assert all(same(got.days[day][source], totals) for source, totals in by_source.items()), day
+    for mine, theirs in ((got.by_model, expected.by_model), (got.by_session, expected.by_session)):
+        assert sorted(key for key, _ in mine) == [key for key, _ in theirs]
+        assert all(same(dict(mine)[key], totals) for key, totals in theirs)
+    assert [totals.tokens for _, totals in got.by_session] == sorted((t.tokens for _, t in got.by_session), reverse=True)
+
+
+def check_same(got: UsageSummary, expected: UsageSummary) -> None:
+    for period in ("day", "week", "month", "calendar_month"):
+        assert same(getattr(got, period), getattr(expected, period)), period
+    assert {day: sorted(by_source) for day, by_source in got.days.items()} == {
+        day: sorted(by_source) for day, by_source in expected.days.items()}
+    for day, by_source in expected.days.items():
+        assert all(same(got.days[day][source], totals) for source, totals in by_source.items()), day
+    for mine, theirs in ((got.by_model, expected.by_model), (got.by_session, expected.by_session)):
+        assert sorted(key for key, _ in mine) == sorted(key for key, _ in theirs)
+        assert all(same(dict(mine)[key], totals) for key, totals in theirs)
+
+
+def test_a_reader_read_again_after_appends_deletions_and_a_replaced_file_adds_up_as_a_fresh_one(tmp_path):
+    """The reader keeps its groupings and reads only the rows written since (group_cache.py): after each
+    kind of change its sums are those of a reader that never read the files, and of the rows one by one."""
+    rng = random.Random(5)
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, rng, now_ms)
+    prices = price_table({})
+    today = date.today()
+    reader = UsageReader(tmp_path)
+    writer = UsageWriter(tmp_path)
+
+    def agrees() -> UsageSummary:
+        got = reader.summary(prices, today)
+        check_same(got, UsageReader(tmp_path).summary(prices, today))
+        check_same(got, row_by_row(every_call(tmp_path), prices, today))
+        return got
+
+    first = agrees()
+    assert agrees().month == first.month  # nothing written: the same sums
+
+    def call(minutes_ago: int, model: str = "gpt-4.1", kind: str = "cron", session: str = "desktop:new") -> UsageRow:
+        return UsageRow(now_ms - minutes_ago * 60_000, 500, "custom", model, kind, session, "stop", 4_000, 300,
+                        cache_read_tokens=1_000)
+
+    # The app's calls, mirrored into the CLI's file, one in a conversation and a model never seen before.
+    writer.write([call(3), call(2, "brand-new-model", "chat", "desktop:z")], {})
+    assert agrees().month.calls == first.month.calls + 2
+
+    # The CLI's own calls.
+    with sqlite3.connect(tmp_path / CLI_FILE) as connection:
+        connection.execute(f"INSERT INTO llm_calls ({', '.join(CLI_COLUMNS[1:])}) VALUES ({', '.join('?' for _ in CLI_COLUMNS[1:])})",
+                           call(1, kind="chat").cli_values("api"))
+    connection.close()
+    assert agrees().month.calls == first.month.calls + 3
+
+    # The app's copy in the CLI's file read before the app's own row is written (the writer's order):
+    # counted as the CLI's then, and as the app's (once) after.
+    mirrored = call(1, "gpt-4o-mini", "heartbeat", "heartbeat")
+    with sqlite3.connect(tmp_path / CLI_FILE) as connection:
+        cli_id = connection.execute(f"INSERT INTO llm_calls ({', '.join(CLI_COLUMNS[1:])}) VALUES "
+                                    f"({', '.join('?' for _ in CLI_COLUMNS[1:])})", mirrored.cli_values("system")).lastrowid
+    connection.close()
+    assert "cli:system" in agrees().days[today]
+    writer.write([mirrored], {0: int(cli_id or 0)})
+    got = agrees()
+    assert got.month.calls == first.month.calls + 4 and "heartbeat" in got.days[today]
+
+    # Retention deleting calls of the period, in each file.
+    for file, table in ((APP_FILE, "calls"), (CLI_FILE, "llm_calls")):
+        with sqlite3.connect(tmp_path / file) as connection:
+            connection.execute(f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE started_at_ms > ? "
+                               "ORDER BY rowid LIMIT 5)", (now_ms - 20 * 86_400_000,))
+        connection.close()
+        agrees()
+
+    # The CLI's file replaced by another (a backup put back, say) with the same calls, counted differently:
+    # the same ids and as many rows, so only the file tells them apart.
+    before = agrees().month.input_tokens
+    with sqlite3.connect(tmp_path / CLI_FILE) as connection:
+        old_rows = connection.execute(f"SELECT {', '.join(CLI_COLUMNS)} FROM llm_calls ORDER BY id").fetchall()
+    connection.close()
+    (tmp_path / CLI_FILE).rename(tmp_path / "old-cli.sqlite3")
+    cli_table(tmp_path / CLI_FILE)
+    with sqlite3.connect(tmp_path / CLI_FILE) as connection:
+        tokens = CLI_COLUMNS.index("input_tokens")
+        connection.executemany(f"INSERT INTO llm_calls ({', '.join(CLI_COLUMNS)}) VALUES ({', '.join('?' for _ in CLI_COLUMNS)})",
+                               [(*row[:tokens], row[tokens] + 7, *row[tokens + 1:]) for row in old_rows])
+    connection.close()
+    assert agrees().month.input_tokens > before
+
+
+def test_a_call_written_while_a_grouping_is_read_is_counted_once(tmp_path):
+    """The grouping and the marks it is kept with come from one snapshot: a row a writer commits between
+    the two reads is not in the sums of the first and then added again by the next."""
+    from nanobot_desktop.engine.usage.group_cache import GroupCache
+
+    path = tmp_path / "calls.sqlite3"
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("CREATE TABLE calls (id INTEGER PRIMARY KEY, started_at_ms INTEGER NOT NULL, tokens INTEGER)")
+    writer.execute("CREATE INDEX calls_started_at_idx ON calls(started_at_ms)")
+    writer.executemany("INSERT INTO calls (started_at_ms, tokens) VALUES (?, ?)", [(100, 1), (200, 2), (300, 3)])
+    reading = sqlite3.connect(":memory:", isolation_level=None)
+    reading.execute("ATTACH DATABASE ? AS app", (str(path),))
+    cache = GroupCache()
+    sneak = [(400, 10)]  # committed by the writer while the first grouping is being read
+
+    def run(after: dict[str, int]) -> list[tuple[Any, ...]]:
+        while sneak:
+            writer.execute("INSERT INTO calls (started_at_ms, tokens) VALUES (?, ?)", sneak.pop())
+        above = f" AND rowid > {after['app']}" if after else ""
+        return reading.execute(f"SELECT 'all', COUNT(*), SUM(tokens) FROM app.calls WHERE started_at_ms >= 0{above} "
+                               "GROUP BY 1").fetchall()
+
+    tables = {"app": ("app.calls", path)}
+    assert cache.grouped("all", reading, 0, tables, 1, run) == [("all", 3, 6)]  # as of the snapshot
+    assert cache.grouped("all", reading, 0, tables, 1, run) == [("all", 4, 16)]  # the sneaked row, once
+    writer.execute("INSERT INTO calls (started_at_ms, tokens) VALUES (500, 100)")
+    assert cache.grouped("all", reading, 0, tables, 1, run) == [("all", 5, 116)]
+    writer.close()
+    reading.close()
