@@ -118,6 +118,15 @@ def _slow_marker_is_honest(request: pytest.FixtureRequest, monkeypatch: pytest.M
                     "stays quick", pytrace=False)
 
 
+@pytest.fixture(scope="session")
+def qapp_cls() -> type[Any]:
+    """pytest-qt's `qapp` is the app's own QApplication class, as the app starts it (the lifecycle
+    routes the platform's Quit event through it, gui/shell/application.py)."""
+    from nanobot_desktop.gui.shell.application import DesktopApplication
+
+    return DesktopApplication
+
+
 @pytest.fixture(autouse=True)
 def _fresh_window_book() -> None:
     """The app's one book of context windows (engine/llm/context_window.py) lives as long as the process

@@ -38,6 +38,10 @@ OPENABLE_SCHEMES = ("http", "https", "mailto")
 # While streaming, one event-loop step renders blocks for at most about this long, then yields
 # (bench/stream_stall.py: a 10 ms timer must never wait more than 16 ms).
 STREAM_STEP_BUDGET_S = 0.003
+# The steps of one streamed update (render the rest, then edit the document) follow each other by a
+# 1 ms timer, not a posted call: Qt handles every posted call before it looks at its timers, so
+# posted steps ran back to back and other timers (a waiting asyncio callback) waited for all of them.
+NEXT_STEP_MS = 1
 COPY_BUTTONS_DELAY_MS = 150  # code blocks' Copy buttons are placed this long after the text or width changed
 
 
@@ -312,7 +316,7 @@ class AssistantWidget(ItemWidget):
             self._rendered_state = None
             if not self._continue_pending:
                 self._continue_pending = True
-                QTimer.singleShot(0, self, self._continue_render)
+                QTimer.singleShot(NEXT_STEP_MS, self, self._continue_render)
             return
         if self._live and not update.reset and not final and budget_s is not None:
             # Stepwise: the document edit (and the paint it causes) is a loop step of its own, so
@@ -345,7 +349,7 @@ class AssistantWidget(ItemWidget):
         append, the newer tail replaces the older)."""
         queued = self._queued
         if queued is None:
-            QTimer.singleShot(0, self, self._apply_queued)
+            QTimer.singleShot(NEXT_STEP_MS, self, self._apply_queued)
         else:
             update = update._replace(blocks=queued.blocks + update.blocks)
         self._queued = update

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 from nanobot_desktop import start_up_collector
 from nanobot_desktop.identity import APP_ID, APP_NAME, ORGANIZATION
 from nanobot_desktop.gui.common.i18n import install_saved_language
+from nanobot_desktop.gui.shell.application import DesktopApplication
 from nanobot_desktop.gui.shell.single_instance import (
     STARTING_INSTANCE_WAIT_S, InstanceEndpointError, InstanceServer, apply_instance_command, claim_first_launch,
     endpoint_problem, hand_over, legacy_server_name, release_launch_claim, send_command, server_name,
@@ -44,15 +45,16 @@ _EXTRA_SPIN_TIMEOUT_S = 30.0
 
 
 
-def create_application(argv: Sequence[str] | None = None) -> QApplication:
+def create_application(argv: Sequence[str] | None = None) -> DesktopApplication:
     """The process's QApplication with the names that settings paths and the desktop entry use."""
     app = QApplication.instance()
     if app is None:
         # Fusion from the start (Qt's own `-style` option): choosing it later (apply_theme) would first
         # ask for the current style, whose Python type costs ~5 ms before the first paint.
-        app = QApplication([*(argv if argv is not None else sys.argv[:1]), "-style", FUSION])
+        app = DesktopApplication([*(argv if argv is not None else sys.argv[:1]), "-style", FUSION])
         app.setProperty(STYLE_CHOSEN_AT_START, FUSION)
-    assert isinstance(app, QApplication)
+    if not isinstance(app, DesktopApplication):  # the lifecycle's quit routing needs the app's own class
+        raise TypeError(f"a {type(app).__name__} was made before the app's DesktopApplication")
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName(ORGANIZATION)

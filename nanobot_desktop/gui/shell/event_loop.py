@@ -15,8 +15,8 @@ from typing import Callable
 
 import qasync
 from PySide6.QtCore import QSocketNotifier
-from PySide6.QtWidgets import QApplication
 
+from nanobot_desktop.gui.shell.application import DesktopApplication
 from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle, WindowFactory
 from nanobot_desktop.gui.shell.single_instance import InstanceServer, apply_instance_command
 
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 _EXTRA_SPIN_TIMEOUT_S = 30.0
 
 
-def run_event_loop(app: QApplication, server: InstanceServer, window_factory: WindowFactory, *,
+def run_event_loop(app: DesktopApplication, server: InstanceServer, window_factory: WindowFactory, *,
                    workspace: str | None, config: str | None) -> int:
     """Run until the lifecycle has finished; the process exit code."""
     loop = qasync.QEventLoop(app)

@@ -7,10 +7,10 @@ which runs exactly once: cancel and await every task, run the cleanups newest fi
 timeout, errors logged, never stopping the others), then mark the lifecycle finished. `run_gui`
 waits for that, which stops the qasync loop and so quits the app.
 
-Why a Quit-event filter: Qt quits by sending `QEvent.Quit` to the application (last window
-closed, `QCoreApplication.quit()`, macOS Cmd+Q). Intercepting it turns every one of those into an
-orderly `request_quit()` instead of the loop vanishing under running tasks ("Task was destroyed
-but it is pending", unflushed files).
+Why the Quit event is routed here: Qt quits by sending `QEvent.Quit` to the application (last
+window closed, `QCoreApplication.quit()`, macOS Cmd+Q). Intercepting it (DesktopApplication.event,
+gui/shell/application.py) turns every one of those into an orderly `request_quit()` instead of the
+loop vanishing under running tasks ("Task was destroyed but it is pending", unflushed files).
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Coroutine
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QMainWindow
+
+from nanobot_desktop.gui.shell.application import DesktopApplication
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +69,7 @@ class Lifecycle(QObject):
         self._shutdown_task: asyncio.Task[None] | None = None
         self._finished_event: asyncio.Event | None = None
         self._is_finished = False
-        self._app: QCoreApplication | None = None
+        self._app: DesktopApplication | None = None
         self._about_to_quit_seen = False
 
     # --- registration --------------------------------------------------------------------------
@@ -171,15 +173,15 @@ class Lifecycle(QObject):
 
     # --- the application's quit paths ----------------------------------------------------------
 
-    def attach_to_app(self, app: QCoreApplication) -> None:
-        """Route every Qt quit (Quit event, aboutToQuit) through `request_quit()`."""
+    def attach_to_app(self, app: DesktopApplication) -> None:
+        """Route every Qt quit (the platform's Quit event, aboutToQuit) through `request_quit()`."""
         self._app = app
-        app.installEventFilter(self)
+        app.route_quit(self._on_quit_event)
         app.aboutToQuit.connect(self._on_about_to_quit)
 
     def detach_from_app(self) -> None:
         if self._app is not None:
-            self._app.removeEventFilter(self)
+            self._app.route_quit(None)
             self._app.aboutToQuit.disconnect(self._on_about_to_quit)
             self._app = None
 
@@ -189,11 +191,12 @@ class Lifecycle(QObject):
         if isinstance(app, QApplication):
             app.setQuitOnLastWindowClosed(False)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if watched is self._app and event.type() == QEvent.Type.Quit and not self._is_finished:
-            self.request_quit()
-            return True
-        return False
+    def _on_quit_event(self) -> bool:
+        """The platform asked the application to quit: shut down in order (True keeps the event from Qt)."""
+        if self._is_finished:
+            return False
+        self.request_quit()
+        return True
 
     def _on_about_to_quit(self) -> None:
         # Emitted as a Qt loop's exec() returns — possibly more than once (every exec() that ends
