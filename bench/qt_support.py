@@ -61,12 +61,7 @@ def process_events_for(seconds: float) -> None:
 
 
 class PaintProbe(QObject):
-    """Records when `widget` (or any widget inside it) is next painted, once armed.
-
-    It filters the events of the widget and of every widget inside it (those added later too, seen
-    by their ChildAdded), not the application's: an application-wide Python filter would make every
-    event of every object a call into Python, a cost the app itself no longer has (its quit routing,
-    gui/shell/application.py), so it would inflate what the benchmarks measure."""
+    """Records when `widget` (or any widget inside it) is next painted, once armed."""
 
     def __init__(self, widget: QWidget) -> None:
         super().__init__()
@@ -78,13 +73,7 @@ class PaintProbe(QObject):
         """time.process_time() at that latest paint."""
         self._armed = False
         self._recording = False
-        self._watched: list[QObject] = []
-        self._watch(widget)
-
-    def _watch(self, widget: QObject) -> None:
-        for each in (widget, *widget.findChildren(QWidget)):
-            each.installEventFilter(self)
-            self._watched.append(each)
+        application().installEventFilter(self)
 
     def arm(self) -> None:
         self.painted_at = self.last_painted_at = self.cpu_at_last_paint = None
@@ -95,25 +84,16 @@ class PaintProbe(QObject):
         return self.painted_at is not None
 
     def close(self) -> None:
-        from shiboken6 import isValid
-
-        for each in self._watched:
-            if isValid(each):
-                each.removeEventFilter(self)
-        self._watched.clear()
+        application().removeEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        kind = event.type()
-        if kind == QEvent.Type.ChildAdded:
-            child = event.child()  # type: ignore[attr-defined]
-            if child is not None and child.isWidgetType():
-                self._watch(child)
-        elif self._recording and kind == QEvent.Type.Paint:
-            self.last_painted_at = time.perf_counter()
-            self.cpu_at_last_paint = time.process_time()
-            if self._armed:
-                self.painted_at = self.last_painted_at
-                self._armed = False
+        if self._recording and event.type() == QEvent.Type.Paint and isinstance(watched, QWidget):
+            if watched is self._widget or self._widget.isAncestorOf(watched):
+                self.last_painted_at = time.perf_counter()
+                self.cpu_at_last_paint = time.process_time()
+                if self._armed:
+                    self.painted_at = self.last_painted_at
+                    self._armed = False
         return False
 
 
