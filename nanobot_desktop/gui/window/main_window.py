@@ -150,7 +150,7 @@ class MainWindow(QMainWindow):
         from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
         assert self.engine is None, "a window has one engine"
-        from nanobot_desktop.gui.shell.heap import keep_large_blocks_mapped
+        from nanobot_desktop.gui.common.heap import keep_large_blocks_mapped
 
         keep_large_blocks_mapped()  # before sessions are read: the heap keeps no large buffer's room
         self.engine = engine

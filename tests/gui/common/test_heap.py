@@ -1,4 +1,4 @@
-"""A window keeps large buffers out of its heap (gui/shell/heap.py): after a big block was freed, glibc
+"""A window keeps large buffers out of its heap (gui/common/heap.py): after a big block was freed, glibc
 would carve every later buffer up to that size from the heap, where what it leaves behind is never
 given back (bench/long_session_memory.py). Checked in a fresh process, because the setting is the
 process's: before the window, a 512 KiB buffer that follows a freed 4 MiB one comes from the heap;
