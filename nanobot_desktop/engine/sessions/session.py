@@ -52,6 +52,11 @@ class Session:
     header_extra: dict[str, Any] = field(default_factory=dict, repr=False)
     base: int = 0  # messages before `messages[0]` that are in the file but not loaded
     head_title: str = ""  # the derived title when the first messages are not loaded
+    # id(message) -> (message, its history entry) for the messages of the last get_history: every call of
+    # a turn (and of the next turns) sends the same entries, so what keeps a call's request (the
+    # inspector's context view) holds one entry per message, not one copy per call.
+    _entries: dict[int, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict, repr=False,
+                                                                       compare=False)
 
     @property
     def count(self) -> int:
@@ -104,6 +109,7 @@ class Session:
                 break
         history: list[dict[str, Any]] = []
         call_ids: set[str] = set()
+        entries: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
         for message in recent:
             if message.get("_command"):
                 continue  # a slash command's own line (nanobot 0.3 marks them so; never replayed)
@@ -114,12 +120,21 @@ class Session:
                         call_ids.add(call["id"])
             elif role == "tool" and message.get("tool_call_id") not in call_ids:
                 continue
-            entry: dict[str, Any] = {"role": role, "content": message.get("content", "")}
-            for name in _HISTORY_FIELDS:
-                if name in message:
-                    entry[name] = message[name]
+            known = self._entries.get(id(message))
+            entry = known[1] if known is not None and known[0] is message else _history_entry(message)
+            entries[id(message)] = (message, entry)
             history.append(entry)
+        self._entries = entries  # only the messages still in the window: bounded by it
         return _answer_unanswered_tool_calls(history)
+
+
+def _history_entry(message: dict[str, Any]) -> dict[str, Any]:
+    """What the model is sent of a stored message (callers never change it: it is shared by every call)."""
+    entry: dict[str, Any] = {"role": message.get("role"), "content": message.get("content", "")}
+    for name in _HISTORY_FIELDS:
+        if name in message:
+            entry[name] = message[name]
+    return entry
 
 
 INTERRUPTED_TOOL_RESULT = "(no result: the turn was interrupted before this tool call finished)"

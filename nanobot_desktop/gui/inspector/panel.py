@@ -38,12 +38,17 @@ class InspectorPanel(QWidget):
 
     panel_title = QT_TRANSLATE_NOOP("Inspector", "Inspector")  # the dock's title (the window translates it)
 
-    def __init__(self, engine: Engine, bridge: EngineBridge, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine, bridge: EngineBridge, parent: QWidget | None = None, *,
+                 timeline: TimelineModel | None = None) -> None:
+        """`timeline`: the window's, recording since its start (the panel is built when first shown);
+        without one the panel records from now on into its own."""
         super().__init__(parent)
         self.setObjectName("inspectorPanel")
         self.engine = engine
-        self.model = TimelineModel(self)
-        bridge.subscribe(self.model.handlers(), self)
+        if timeline is None:
+            timeline = TimelineModel(self)
+            bridge.subscribe(timeline.handlers(), self)
+        self.model = timeline
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

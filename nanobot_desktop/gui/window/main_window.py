@@ -150,6 +150,9 @@ class MainWindow(QMainWindow):
         from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
         assert self.engine is None, "a window has one engine"
+        from nanobot_desktop.gui.common.heap import keep_large_blocks_mapped
+
+        keep_large_blocks_mapped()  # before sessions are read: the heap keeps no large buffer's room
         self.engine = engine
         self.lifecycle = lifecycle
         self.actions.load_icons()  # before the panels and the tray, whose buttons show them

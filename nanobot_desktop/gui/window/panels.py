@@ -49,6 +49,8 @@ class PanelContext(NamedTuple):
     engine: Engine
     bridge: EngineBridge
     sync: WorkspaceSync | None
+    record: QObject | None = None
+    """What the panel's `recorder` has kept since the window got its engine (see PanelSpec), or None."""
 
 
 # What the window knows of a panel: it is a QWidget (`MainWindow.panel(name)`); what else it can do is
@@ -120,15 +122,27 @@ class PanelSpec(NamedTuple):
     shortcut: str
     label: str
     factory: Callable[[PanelContext], QWidget]
-    eager: bool = False
-    """Built after the first paint even while nobody can see it: it records what happens (the inspector's
-    timeline of this run's calls), so it must exist before the first turn, not when first opened."""
+    recorder: Callable[[Engine, EngineBridge, QObject], QObject] | None = None
+    """For a panel that shows what happened since the start (the inspector's timeline of this run's
+    calls): makes, with the window's engine and before the first turn, what records it (parented to
+    the window). The panel itself is built when first shown, like the others, and gets the record in
+    its context: an empty window holds the record, not the panel's widgets and modules (1.3 MB)."""
+
+
+def _inspector_timeline(engine: Engine, bridge: EngineBridge, parent: QObject) -> QObject:
+    from nanobot_desktop.gui.inspector.model import TimelineModel
+
+    timeline = TimelineModel(parent)
+    bridge.subscribe(timeline.handlers(), timeline)
+    return timeline
 
 
 def _inspector(context: PanelContext) -> QWidget:
+    from nanobot_desktop.gui.inspector.model import TimelineModel
     from nanobot_desktop.gui.inspector.panel import InspectorPanel
 
-    return InspectorPanel(context.engine, context.bridge)
+    timeline = context.record if isinstance(context.record, TimelineModel) else None
+    return InspectorPanel(context.engine, context.bridge, timeline=timeline)
 
 
 def _memory(context: PanelContext) -> QWidget:
@@ -184,7 +198,7 @@ def _title(marked: object) -> str:
 
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("inspector", "inspectorDock", _title(QT_TRANSLATE_NOOP("Panels", "Inspector")), DRAWER, "Ctrl+2", "inspector", _inspector,
-              eager=True),
+              recorder=_inspector_timeline),
     PanelSpec("memory_view", "memoryPage", _title(QT_TRANSLATE_NOOP("Panels", "Memory")), PAGE, "Ctrl+3", "memory", _memory),
     PanelSpec("files_view", "workspaceDock", _title(QT_TRANSLATE_NOOP("Panels", "Workspace")), DRAWER, "Ctrl+4", "workspace files",
               _workspace_files),
@@ -276,6 +290,9 @@ class LazyPanels:
         """The tray icon, once built (None before, without a tray, or if it failed)."""
         self.errors: list[str] = []
         """Panels that could not be built, with why (the window still works without them)."""
+        self.records: dict[str, QObject] = {spec.name: spec.recorder(engine, bridge, window)
+                                            for spec in PANELS if spec.recorder is not None}
+        """Name -> what a panel with a `recorder` keeps until (and after) it is built."""
         self._window, self._engine, self._bridge, self._watcher, self._docks = window, engine, bridge, watcher, docks
         self._pages = pages
         self._agent = agent
@@ -343,7 +360,7 @@ class LazyPanels:
         if not self._pending:
             return
         name = self._pending.pop(0)
-        if name in PANELS_BY_NAME and not PANELS_BY_NAME[name].eager and not self._can_be_seen(PANELS_BY_NAME[name]):
+        if name in PANELS_BY_NAME and not self._can_be_seen(PANELS_BY_NAME[name]):
             self._unseen.append(name)
         else:
             self._build(name)
@@ -396,7 +413,7 @@ class LazyPanels:
         return WorkspaceSync(self._engine, self._watcher, self._window)
 
     def _build_into_dock(self, spec: PanelSpec) -> QWidget | None:
-        context = PanelContext(self._engine, self._bridge, self.sync)
+        context = PanelContext(self._engine, self._bridge, self.sync, self.records.get(spec.name))
         panel, why = build_panel(self.errors, spec.label, lambda: spec.factory(context), translate("Panels", spec.title))
         shown = panel if panel is not None else failure_label(spec.title, spec.dock, why)
         if spec.place == PAGE and self._pages is not None:

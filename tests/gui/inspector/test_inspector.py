@@ -310,6 +310,26 @@ def test_turn_selector_shows_earlier_turns_and_the_newest_follows(env, fake_open
     assert panel.turn_selector.currentText().startswith("Turn 4 ·")
 
 
+def test_the_requests_kept_for_the_context_view_share_the_history_instead_of_copying_it(env, fake_openai, qtbot):
+    """Each call's request is kept whole (the context view shows it), but a message sent again in a
+    later call is the same entry: what the inspector holds grows with the messages, not with calls x
+    history (bench/long_session_memory.py)."""
+    engine, panel = env
+    panel.set_session("desktop:a")
+    turns = 8
+    for number in range(turns):
+        fake_openai.add_text(f"reply {number}")
+        run_turn(qtbot, engine, "desktop:a", f"question {number}")
+    calls = [entry for turn in panel.model.turns("desktop:a") for entry in turn.entries if entry.kind == "llm"]
+    assert len(calls) == turns
+    assert [len(call.messages) for call in calls] == [2 * number + 2 for number in range(turns)]  # all of it
+    assert [m["content"] for m in calls[-1].messages[1:-1:2]] == [f"question {n}" for n in range(turns - 1)]
+    kept = {id(message) for call in calls for message in call.messages}
+    # per call its system prompt and new question, once each stored message: 4 x turns - 2 (a copy per
+    # call would be 2 x turns + turns x (turns - 1) = 72)
+    assert len(kept) == 4 * turns - 2
+
+
 # --- context view ----------------------------------------------------------------------------------
 
 

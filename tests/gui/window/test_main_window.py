@@ -302,11 +302,11 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         qtbot.waitUntil(lambda: window.lifetime.panels is not None and not window.lifetime.panels.pending, timeout=WAIT_MS)
         seen = {name for name, dock in window.docks.items() if dock.isVisible()}
         assert seen == {"sessionsDock"}  # the drawer is closed at first
-        # A dock nobody can see yet (hidden, or a tab behind another) gets its panel when it is shown:
-        # The inspector is built at once all the same: it records the calls of the turns to come.
-        assert not isinstance(inside("inspectorDock"), PanelPlaceholder)
-        unseen = [name for name in DOCK_TITLES if name not in seen and name != "inspectorDock"]
-        assert unseen == ["workspaceDock"] and isinstance(inside("workspaceDock"), PanelPlaceholder)
+        # A dock nobody can see yet (hidden, or a tab behind another) gets its panel when it is shown;
+        # the inspector too (what it shows is recorded from the start: the next test).
+        unseen = [name for name in DOCK_TITLES if name not in seen]
+        assert unseen == ["inspectorDock", "workspaceDock"]
+        assert all(isinstance(inside(name), PanelPlaceholder) for name in unseen)
         for name in unseen:
             dock = window.docks[name]
             if dock.isHidden():
@@ -335,6 +335,32 @@ def test_docks_exist_at_once_and_their_panels_arrive_after_the_first_paint(qtbot
         qtbot.waitUntil(lambda: lifecycle.is_finished, timeout=20_000)
         window.close()
         window.deleteLater()
+
+
+def test_the_inspector_opened_late_shows_every_call_made_while_it_was_closed(qtbot, open_window, fake_openai):
+    """The drawer is closed at start, so the inspector's panel is not built (its widgets and modules stay
+    out of the empty window); its timeline records from the start, so opening it shows the earlier turns."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from nanobot_desktop.gui.window.docks import PanelPlaceholder
+
+    window = open_window()
+    qtbot.waitUntil(lambda: not window.lifetime.panels.pending, timeout=WAIT_MS)
+    holder = window.docks["inspectorDock"].widget()
+    assert isinstance(holder, QScrollArea) and isinstance(holder.widget(), PanelPlaceholder)
+    for number in (1, 2):
+        fake_openai.add_text(f"answer {number}")
+        send(qtbot, window, f"question {number}")
+        wait_idle(qtbot, window)
+    assert isinstance(holder.widget(), PanelPlaceholder)  # two turns later: still not built
+    window.actions.dock_toggles["inspectorDock"].trigger()  # View → Inspector, as a person does
+    qtbot.waitUntil(lambda: not isinstance(holder.widget(), PanelPlaceholder), timeout=WAIT_MS)
+    inspector = holder.widget()
+    assert [inspector.turn_selector.itemText(row).split(" · ")[::2]
+            for row in range(inspector.turn_selector.count())] == [["Turn 1", "question 1"], ["Turn 2", "question 2"]]
+    assert inspector.model.rowCount() == 1  # the newest turn's one LLM call, shown
+    calls = [entry for turn in inspector.model.turns(window.current_key) for entry in turn.entries]
+    assert [call.messages[-1]["content"].split("\n")[-1] for call in calls] == ["question 1", "question 2"]
 
 
 def test_the_engine_arrives_into_a_frame_that_has_already_painted(qtbot, qloop, make_engine, tmp_path):
@@ -418,6 +444,7 @@ def test_a_panel_that_cannot_be_built_is_named_and_the_chat_still_works(qtbot, o
     _break_the_inspector(monkeypatch)
     fake_openai.add_text("Still here.")
     window = open_window()
+    window.actions.dock_toggles["inspectorDock"].trigger()  # built when first shown: View → Inspector
     qtbot.waitUntil(lambda: bool(window.panel_errors), timeout=WAIT_MS)
     assert window.panel_errors == ["Inspector: the timeline could not be read"]
     qtbot.waitUntil(window.notice_bar.isVisible, timeout=WAIT_MS)
@@ -438,6 +465,7 @@ def test_a_panel_that_cannot_be_built_is_named_in_chinese(qtbot, qapp, open_wind
     assert install_translators(qapp, "zh_CN") == "zh_CN"
     try:
         window = open_window()
+        window.actions.dock_toggles["inspectorDock"].trigger()
         qtbot.waitUntil(window.notice_bar.isVisible, timeout=WAIT_MS)
         assert window.panel_errors == ["检查器：the timeline could not be read"]
         assert "检查器：the timeline could not be read" in window.notice_bar.text()
