@@ -28,6 +28,7 @@ milliseconds on loopback), for timing what happens around a zero-latency call.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -254,7 +255,15 @@ class FakeOpenAIServer:
         if self._httpd is None:
             return
         self._stopping.set()
-        self._httpd.shutdown()
+        # shutdown() waits until serve_forever's next look (every 0.05 s, ~27 ms a stop on average, in
+        # about a thousand tests); a connection of our own wakes it at once. It sends nothing, so the
+        # handler it gets sees the end of the stream and records no request.
+        stopper = threading.Thread(target=self._httpd.shutdown, name="fake-openai-stop", daemon=True)
+        stopper.start()
+        while stopper.is_alive():
+            with contextlib.suppress(OSError), socket.create_connection(self._httpd.server_address[:2], timeout=1):
+                pass
+            stopper.join(0.01)
         self._httpd.close_all_connections()
         self._httpd.server_close()
         if self._thread is not None:
