@@ -28,11 +28,13 @@ milliseconds on loopback), for timing what happens around a zero-latency call.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
 import select
 import socket
+import socketserver
 import threading
 import time
 from dataclasses import dataclass, field
@@ -217,6 +219,19 @@ class _ClientGone(Exception):
     """The client closed the connection while we were writing to it."""
 
 
+def stop_serving(httpd: socketserver.BaseServer) -> None:
+    """`httpd.shutdown()` without waiting for serve_forever's next look (every 0.05 s here, 0.5 s by
+    default; ~27 ms a stop on average, in about a thousand tests): a connection of our own wakes it at
+    once. It sends nothing, so the handler it gets sees the end of the stream and serves no request."""
+    stopper = threading.Thread(target=httpd.shutdown, name="stop-serving", daemon=True)
+    stopper.start()
+    host, port = httpd.server_address[:2]  # an IPv4 server: (host, port)
+    while stopper.is_alive():
+        with contextlib.suppress(OSError), socket.create_connection((str(host), int(port)), timeout=1):
+            pass
+        stopper.join(0.01)
+
+
 class FakeOpenAIServer:
     """The fake endpoint. Use as a context manager, or start()/stop()."""
 
@@ -254,7 +269,7 @@ class FakeOpenAIServer:
         if self._httpd is None:
             return
         self._stopping.set()
-        self._httpd.shutdown()
+        stop_serving(self._httpd)
         self._httpd.close_all_connections()
         self._httpd.server_close()
         if self._thread is not None:

@@ -1,7 +1,7 @@
 """The desktop bundle: PyInstaller builds it, and the built folder runs on its own.
 
-Slow (a full PyInstaller build, about a minute) and skipped when PyInstaller is not installed: the
-test extra does not include it (`pip install -e '.[package]'`, or `python3 dev.py package`, adds it).
+Heavy (a full PyInstaller build, one to several minutes): `python3 dev.py test --heavy` runs it, with the
+package extra installed; it is skipped when PyInstaller is not installed (`pip install -e '.[package]'`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ EXECUTABLE = "nanobot-desktop" + (".exe" if sys.platform == "win32" else "")
 
 pytestmark = [
     pytest.mark.slow,
+    # The PyInstaller build (133 s on two busy cores) is the heavy run's, shared with the .deb tests there;
+    # `dev.py test --heavy` installs PyInstaller, the default run's venv has none.
+    pytest.mark.heavy,
     pytest.mark.skipif(importlib.util.find_spec("PyInstaller") is None,
                        reason="PyInstaller is not installed (pip install -e '.[package]' or python3 dev.py package)"),
 ]

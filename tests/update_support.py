@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.fake_openai import stop_serving
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "nanobot_desktop"
 
@@ -96,6 +98,6 @@ def update_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", served
     finally:
-        server.shutdown()
+        stop_serving(server)  # server.shutdown() without waiting out serve_forever's 0.5 s poll
         server.server_close()
         thread.join(5)

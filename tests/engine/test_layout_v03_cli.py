@@ -18,7 +18,7 @@ import pytest
 from nanobot_desktop.engine.layout import encode_session_key
 from nanobot_desktop.engine.runtime import Engine
 from tests.fake_openai import Reply, text_reply, tool_calls_reply
-from tests.reference_cli import V035, reference_cli, run_reference_cli
+from tests.reference_cli import V035, onboard, reference_cli, run_reference_cli
 
 
 def _home() -> Path:
@@ -27,7 +27,7 @@ def _home() -> Path:
 
 def _onboard(base_url: str, **defaults: object) -> Path:
     """`nanobot onboard` (0.3.5), then the config pointed at the fake; returns the config path."""
-    result = run_reference_cli(V035, ["onboard"], home=_home())
+    result = onboard(V035, _home())
     assert result.returncode == 0, result.stdout + result.stderr
     config_path = _home() / ".nanobot" / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))

@@ -69,15 +69,22 @@ def test_each_header_shape_loads_as_nanobot_loads_it(tmp_path: Path, case: str,
 
 @pytest.mark.slow
 def test_the_table_is_what_the_real_nanobot_post4_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ask nanobot 0.1.4.post4's own SkillsLoader about the same files: same descriptions, same requirements."""
+    """Ask nanobot 0.1.4.post4's own SkillsLoader about the same files: same descriptions, same requirements.
+
+    Its skills.py (standard library only) is loaded on its own in the CLI's interpreter: importing it as
+    nanobot.agent.skills would run nanobot/agent/__init__.py, which imports the agent loop and litellm
+    (7 to 12 s here) that the loader never uses."""
     from tests.reference_cli import POST4, reference_cli
 
     monkeypatch.setenv("PATH", str(tmp_path / "no-bins"))  # requirements are judged the same way on both sides
     monkeypatch.delenv("GH_TOKEN", raising=False)
     python = reference_cli(POST4).parent / "python"
     ws = _workspace(tmp_path)
-    script = ("import json,sys; from pathlib import Path; from nanobot.agent.skills import SkillsLoader\n"
-              "l = SkillsLoader(Path(sys.argv[1]), Path(sys.argv[2]))\n"
+    script = ("import importlib.util, json, sys; from pathlib import Path; import nanobot\n"
+              "spec = importlib.util.spec_from_file_location('nanobot.agent.skills',"
+              " Path(nanobot.__file__).parent / 'agent' / 'skills.py')\n"
+              "skills = importlib.util.module_from_spec(spec); spec.loader.exec_module(skills)\n"
+              "l = skills.SkillsLoader(Path(sys.argv[1]), Path(sys.argv[2]))\n"
               "print(json.dumps({s['name']: [l._get_skill_description(s['name']),"
               " l._get_missing_requirements(l._get_skill_meta(s['name']))] for s in l.list_skills(False)}))")
     result = subprocess.run([str(python), "-c", script, str(ws.root), str(tmp_path / "none")], capture_output=True,

@@ -70,8 +70,10 @@ def test_a_headless_turn_collects_again_from_its_first_model_reply(fake_openai, 
 
 @pytest.fixture
 def collector_state():
-    """Leave the process's collector as it was (and nothing frozen) whatever the test does."""
+    """Start with nothing frozen (tests/conftest.py's collect_and_freeze freezes what earlier tests left)
+    and leave the process's collector as it was (and nothing frozen) whatever the test does."""
     was_enabled = gc.isenabled()
+    gc.unfreeze()
     yield
     gc.unfreeze()
     if was_enabled:

@@ -38,6 +38,9 @@ destroy a Qt object there: "QObject::~QObject: Timers cannot be stopped from ano
 fails the test that happens to be running, or worse. After every GUI test this fixture deletes the
 pending objects and collects the cycles on the GUI thread.
 
+Before the test it collects what earlier tests left and freezes the survivors (`collect_and_freeze` in
+tests/conftest.py), so that collection walks only this test's objects, not the session's whole heap.
+
 It then fails the test if a top-level widget it made is still there: a window or dialog nobody
 closed keeps timers and background work running into the next test (where their errors land).
 """
@@ -54,9 +57,12 @@ import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 from PySide6.QtWidgets import QApplication, QMainWindow
 
+from tests.conftest import collect_and_freeze
+
 
 @pytest.fixture(autouse=True)
-def _qt_objects_die_on_the_gui_thread(qapp: QApplication) -> Iterator[None]:
+def _qt_objects_die_on_the_gui_thread(qapp: QApplication, request: pytest.FixtureRequest) -> Iterator[None]:
+    collect_and_freeze(request.module.__name__)  # so the collection below walks only this test's objects
     existing = qapp.topLevelWidgets()  # held, so no new widget can reuse one of their ids
     before = {id(widget) for widget in existing}
     yield

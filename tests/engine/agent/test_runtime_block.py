@@ -19,7 +19,7 @@ from nanobot_desktop.engine.runtime_block import RUNTIME_TAG, public_message, wi
 from nanobot_desktop.engine.sessions.export import plain_text
 from nanobot_desktop.engine.sessions.index import SessionIndex
 from nanobot_desktop.engine.sessions.store import SessionStore
-from tests.reference_cli import V035, run_reference_cli
+from tests.reference_cli import V035, onboard, run_reference_cli
 
 BLOCK_03 = f"{RUNTIME_TAG}\nCurrent Time: 2026-11-28 10:00 (Saturday) (UTC)\nChannel: cli\nChat ID: direct\n[/Runtime Context]"
 BLOCK_APP = f"{RUNTIME_TAG}\nCurrent Time: 2026-11-28 10:00 (Saturday) (UTC)\nChannel: desktop\nChat ID: x"
@@ -123,7 +123,7 @@ async def test_a_session_the_035_cli_wrote_reads_without_the_block_and_its_branc
     from nanobot_desktop.engine.runtime import Engine
 
     home = Path(os.environ["HOME"])
-    assert run_reference_cli(V035, ["onboard"], home=home).returncode == 0
+    assert onboard(V035, home).returncode == 0
     config_path = home / ".nanobot" / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))
     config["agents"]["defaults"].update({"model": "fake-model", "provider": "custom"})

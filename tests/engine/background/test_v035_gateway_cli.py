@@ -23,7 +23,7 @@ from nanobot_desktop.engine.background.cron_types import CronSchedule
 from nanobot_desktop.engine.events import BackgroundOwnerChanged
 from nanobot_desktop.engine.runtime import Engine
 from tests.fake_openai import text_reply
-from tests.reference_cli import V035, reference_cli, run_reference_cli
+from tests.reference_cli import V035, onboard, reference_cli, run_reference_cli
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc (Linux)")]
@@ -36,7 +36,7 @@ def _home() -> Path:
 def _onboard(home: Path, base_url: str) -> Path:
     """0.3.5's `nanobot onboard` in `home`, then its config pointed at the fake; returns the config path."""
     home.mkdir(parents=True, exist_ok=True)
-    result = run_reference_cli(V035, ["onboard"], home=home)
+    result = onboard(V035, home)
     assert result.returncode == 0, result.stdout + result.stderr
     config_path = home / ".nanobot" / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ from nanobot_desktop.cli import main as desktop_cli
 from nanobot_desktop.engine.config import load_app_settings, load_config
 from nanobot_desktop.engine.llm.registry import resolve_provider
 from nanobot_desktop.engine.runtime import Engine
-from tests.reference_cli import POST4, V035, run_reference_cli
+from tests.reference_cli import POST4, V035, onboard, run_reference_cli
 
 VERSIONS = [POST4, V035]
 COMPLAINTS = ("warning", "unknown setting", "extra inputs", "failed to load", "no api key", "invalid configuration",
@@ -61,7 +61,7 @@ def test_app_onboard_then_a_provider_set_through_the_engine_runs_in_both_clis(ho
 
 @pytest.mark.slow
 def test_a_config_made_by_nanobot_035_onboard_starts_the_app_and_runs_a_turn(home: Path, fake_openai) -> None:
-    result = run_reference_cli(V035, ["onboard"], home=home)
+    result = onboard(V035, home)
     assert result.returncode == 0, result.stdout + result.stderr
     config_path = home / ".nanobot" / "config.json"
     data = json.loads(config_path.read_text(encoding="utf-8"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nanobot_desktop.engine.runtime import Engine
-from tests.reference_cli import V035, run_reference_cli
+from tests.reference_cli import V035, onboard, run_reference_cli
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +20,7 @@ def _home() -> Path:
 
 
 def _onboard(base_url: str, api_key: str = "sk-test", api_base: str | None = None) -> Path:
-    result = run_reference_cli(V035, ["onboard"], home=_home())
+    result = onboard(V035, _home())
     assert result.returncode == 0, result.stdout + result.stderr
     config_path = _home() / ".nanobot" / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nanobot_desktop.engine import events as ev
-from tests.reference_cli import POST4, V035, run_reference_cli
+from tests.reference_cli import POST4, V035, onboard, run_reference_cli
 
 
 def lines_of(path: Path) -> list[dict]:
@@ -137,7 +137,7 @@ async def test_the_cli_035_continues_a_branch_in_a_03_workspace(fake_openai, tmp
     from nanobot_desktop.engine.runtime import Engine
 
     home = Path(os.environ["HOME"])
-    done = run_reference_cli(V035, ["onboard"], home=home)
+    done = onboard(V035, home)
     assert done.returncode == 0, done.stdout + done.stderr
     config_path = home / ".nanobot" / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))

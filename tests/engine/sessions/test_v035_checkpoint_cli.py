@@ -14,7 +14,7 @@ import pytest
 
 from nanobot_desktop.engine.layout import encode_session_key
 from nanobot_desktop.engine.runtime import Engine
-from tests.reference_cli import V035, reference_cli, run_reference_cli
+from tests.reference_cli import V035, onboard, reference_cli, run_reference_cli
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +24,7 @@ def _home() -> Path:
 
 
 def _onboard(base_url: str) -> Path:
-    result = run_reference_cli(V035, ["onboard"], home=_home())
+    result = onboard(V035, _home())
     assert result.returncode == 0, result.stdout + result.stderr
     config_path = _home() / ".nanobot" / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))

@@ -75,7 +75,13 @@ class Sink:
                 continue
 
     def close(self) -> None:
+        """Stop both listeners at once: a connection and an empty datagram of our own wake them from their
+        wait (otherwise each ran out its 0.2 s timeout, ~0.15 s a case over the 138 cases)."""
         self._stop = True
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2):
+            pass
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as wake:
+            wake.sendto(b"", ("127.0.0.1", self.port))
         for thread in self._threads:
             thread.join(5)
         self.tcp.close()

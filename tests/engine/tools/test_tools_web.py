@@ -14,6 +14,7 @@ import pytest
 from nanobot_desktop.engine.events import ToolStatus
 from nanobot_desktop.engine.tools.base import ToolContext, failed
 from nanobot_desktop.engine.tools.web import WebFetchTool, WebSearchTool, html_to_text
+from tests.fake_openai import stop_serving
 
 ARTICLE = """<!DOCTYPE html>
 <html><head><title>  The  Title </title><style>body{color:red}</style>
@@ -104,7 +105,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}"
     finally:
-        httpd.shutdown()
+        stop_serving(httpd)
         httpd.server_close()
         thread.join()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from nanobot_desktop.gui.chat.view import ChatView
 from tests.gui.window_fixtures import WAIT_MS, open_window  # noqa: F401 - the fixture
 
-TURNS = 400  # 800 messages: several pages of HISTORY_PAGE_MESSAGES
+TURNS = 200  # 400 messages: three pages of HISTORY_PAGE_MESSAGES (150), six times ChatView.MAX_WIDGETS (64)
 
 
 def write_long_session(path: Path, turns: int) -> list[str]:

@@ -72,10 +72,10 @@ def test_a_provider_set_in_settings_after_app_onboard_runs_in_both_clis(qtbot, q
 @pytest.mark.slow
 def test_the_app_window_starts_on_a_config_made_by_nanobot_035_and_runs_a_turn(qtbot, open_window, fake_openai):
     from tests.gui.window_fixtures import send, wait_idle
-    from tests.reference_cli import run_reference_cli
+    from tests.reference_cli import onboard
 
     home = Path.home()
-    result = run_reference_cli(VERSIONS[1], ["onboard"], home=home)
+    result = onboard(VERSIONS[1], home)
     assert result.returncode == 0, result.stdout + result.stderr
     config_path = home / ".nanobot" / "config.json"
     data = json.loads(config_path.read_text(encoding="utf-8"))
