@@ -40,9 +40,12 @@ PREFIX = "WINDOW-RSS "
 def _child(argv: list[str]) -> int:
     """In the measured process: start the app, report VmRSS/VmHWM once it is built and has settled."""
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMainWindow
+    from PySide6.QtWidgets import QMainWindow
 
-    app = QApplication(sys.argv[:1])
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # as common.py does for the parent
+    from nanobot_desktop.gui.shell.application import DesktopApplication
+
+    app = DesktopApplication(sys.argv[:1])  # the app's own class: create_application takes it over
 
     def report() -> None:
         rows = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
@@ -66,7 +69,6 @@ def _child(argv: list[str]) -> int:
             QTimer.singleShot(50, wait_for_window)
 
     QTimer.singleShot(50, wait_for_window)
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # as common.py does for the parent
     from nanobot_desktop.cli import run
 
     return run(argv)
