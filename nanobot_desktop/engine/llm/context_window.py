@@ -14,8 +14,9 @@ somewhere else, all asked at once with a short timeout, the first sane answer in
 
 A failed call can teach it too: "This model's maximum context length is N tokens" (OpenAI, vLLM,
 llama-cpp-python) is `learn`ed. A number below 256 or above 10,000,000 is nonsense (0, negative,
-10^12) and is ignored with a log line. `httpx` is the SDK's own HTTP library, already imported when
-a model call is made, so asking costs no import.
+10^12) and is ignored with a log line. The asks go through the SDK's own HTTP library
+(http_client.plain_client), already imported when a model call is made, so asking costs no import
+(and, for a plain-http server, no CA bundle).
 """
 
 from __future__ import annotations
@@ -138,12 +139,12 @@ BOOK = WindowBook()
 async def ask_window(api_base: str, api_key: str, model: str,
                      headers: dict[str, str] | None = None) -> ContextWindow | None:
     """Ask every place a server may say its window, at once; the first sane answer in the module's order."""
-    import httpx  # the SDK's HTTP library: imported already by the time a model is called
+    from nanobot_desktop.engine.llm.http_client import plain_client
 
     root = server_root(api_base)
     sent = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     sent.update(headers or {})
-    async with httpx.AsyncClient(timeout=ASK_TIMEOUT_S, headers=sent) as client:
+    async with plain_client(api_base, timeout=ASK_TIMEOUT_S, headers=sent) as client:
         async def get(url: str) -> Any:
             return _json(await client.get(url))
 

@@ -63,16 +63,25 @@ class DeferredTrust(ssl.SSLContext):
                                            server_hostname=server_hostname, session=session)
 
 
-def sdk_http_client(openai: ModuleType, base_url: str) -> Any | None:
+def sdk_http_client(openai: ModuleType, base_url: str, **options: Any) -> Any | None:
     """The `http_client` for `AsyncOpenAI(base_url=...)`: None (the SDK's default) unless the URL is
-    plain http and the SDK's HTTP library can be named; then its default client with `DeferredTrust`."""
+    plain http and the SDK's HTTP library can be named; then its default client with `DeferredTrust`.
+    `options` go to the client (timeout, headers)."""
     if not base_url.lower().startswith("http://"):
         return None
     library = _http_library(openai)
     create = getattr(library, "create_ssl_context", None) if library is not None else None
     if create is None:
         return None
-    return openai.DefaultAsyncHttpxClient(verify=DeferredTrust(create))
+    return openai.DefaultAsyncHttpxClient(verify=DeferredTrust(create), **options)
+
+
+def plain_client(base_url: str, **options: Any) -> Any:
+    """An HTTP client of the SDK's own library for asking a server outside the SDK (its context
+    window): no second HTTP library imported, and no CA bundle loaded for a plain-http server."""
+    import openai  # imported already by the time a model is called
+
+    return sdk_http_client(openai, base_url, **options) or openai.DefaultAsyncHttpxClient(**options)
 
 
 def _http_library(openai: ModuleType) -> ModuleType | None:
