@@ -29,9 +29,10 @@ PROBE = textwrap.dedent("""
     import json, os, sys
     from PySide6.QtCore import QTimer
     from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QApplication, QMainWindow
+    from PySide6.QtWidgets import QMainWindow
+    from nanobot_desktop.gui.shell.application import DesktopApplication
 
-    app = QApplication(sys.argv[:1])
+    app = DesktopApplication(sys.argv[:1])  # the app's own class, which the start takes over
     RENDERING = ("markdown", "pygments")
     # loaded where they are used (Syncthing's status and names, a conflict's diff, rendering, the first
     # page holding a file editor), not at rest
