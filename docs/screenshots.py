@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VIEWS = ("chat", "memory", "skills", "agent")
+VIEWS = ("chat", "memory", "skills", "agent")  # the README's; also "usage" (the Agent area's Usage page) on request
 README_SIZE = "1280x800"
 
 EARLIER = [
@@ -156,6 +156,8 @@ async def _shoot(out: Path, view: str, width: int, height: int) -> None:
             window.show_skills()
         elif view == "agent":
             window.docking.show_page("heartbeat_view")
+        elif view == "usage":
+            window.docking.show_page("usage_view")
         await asyncio.sleep(0.8)
         window.grab().save(str(out))
         lifecycle.request_quit()

@@ -63,7 +63,10 @@ class UsageChart(QChartView):
         days_axis.setLabelsAngle(-90)
         values_axis = QValueAxis()
         top = max((data.day_total(day) for day in data.days), default=0.0)
-        values_axis.setRange(0, top if top > 0 else 1)
+        # At least one unit of the labels' precision per step (a token, a cent): an empty month or a few
+        # tokens otherwise got steps of 0.2 tokens, labelled 0, 0, 0, 1, 1, 1.
+        unit = 0.01 if data.measure == "cost" else 1.0
+        values_axis.setRange(0, max(top, unit * (values_axis.tickCount() - 1)))
         values_axis.applyNiceNumbers()  # round steps (0, 5000, 10000, ...) above the largest day
         values_axis.setLabelFormat("$%.2f" if data.measure == "cost" else "%.0f")
         for axis in (days_axis, values_axis):

@@ -140,6 +140,19 @@ def test_the_page_shown_again_with_nothing_new_keeps_its_chart_and_redraws_it_fo
     assert sum(bar_set.at(29) for bar_set in drawn.barSets()) == 13_100 + 110
 
 
+def test_an_empty_record_gets_an_axis_of_whole_tokens_and_cents(qtbot, panel_env):
+    """No calls yet: the values axis still steps by at least a token (a cent for cost), so no two of its
+    labels read the same (it once read 0, 0, 0, 1, 1, 1)."""
+    engine, bridge, _window, _tray, panels = panel_env
+    view = open_page(qtbot, panels, engine, bridge)
+    assert view.summary.month.calls == 0
+    for index, unit in ((view.measure.findData("tokens"), 1.0), (view.measure.findData("cost"), 0.01)):
+        view.measure.setCurrentIndex(index)
+        [_days, values] = view.chart.chart().axes()
+        step = (values.max() - values.min()) / (values.tickCount() - 1)
+        assert step >= unit, (values.min(), values.max(), values.tickCount())
+
+
 def test_new_calls_refresh_the_page_and_the_clis_rows_count_too(qtbot, panel_env, fake_openai):
     engine, bridge, _window, _tray, panels = panel_env
     cli = engine.config_path.parent / "llm_usage.sqlite3"
