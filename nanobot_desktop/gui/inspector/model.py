@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from enum import IntEnum
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -25,6 +25,9 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from nanobot_desktop.engine import events as ev
 from nanobot_desktop.gui.common.engine_words import model_call_failure
 from nanobot_desktop.gui.common.formatting import format_duration
+
+if TYPE_CHECKING:
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, status_text
 from nanobot_desktop.gui.common.design import ACCENTS
@@ -192,6 +195,13 @@ class TimelineModel(QAbstractTableModel):
         self.shown_turn_changed.emit()
 
     # --- recording events ------------------------------------------------------------------------------
+
+    @classmethod
+    def recording(cls, bridge: EngineBridge, parent: QObject) -> TimelineModel:
+        """A timeline that records the bridge's turn and call events from now on, as long as `parent` lives."""
+        timeline = cls(parent)
+        bridge.subscribe(timeline.handlers(), timeline)
+        return timeline
 
     def handlers(self) -> dict[type, Callable[[Any], None]]:
         """The engine events about turns and calls, each with how it updates the timeline (EngineBridge.subscribe)."""

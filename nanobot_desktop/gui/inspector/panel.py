@@ -45,10 +45,7 @@ class InspectorPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("inspectorPanel")
         self.engine = engine
-        if timeline is None:
-            timeline = TimelineModel(self)
-            bridge.subscribe(timeline.handlers(), self)
-        self.model = timeline
+        self.model = timeline if timeline is not None else TimelineModel.recording(bridge, self)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

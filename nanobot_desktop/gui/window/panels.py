@@ -132,9 +132,7 @@ class PanelSpec(NamedTuple):
 def _inspector_timeline(engine: Engine, bridge: EngineBridge, parent: QObject) -> QObject:
     from nanobot_desktop.gui.inspector.model import TimelineModel
 
-    timeline = TimelineModel(parent)
-    bridge.subscribe(timeline.handlers(), timeline)
-    return timeline
+    return TimelineModel.recording(bridge, parent)
 
 
 def _inspector(context: PanelContext) -> QWidget:
