@@ -74,6 +74,14 @@ async def test_subagents_beyond_the_limit_wait_for_a_free_slot(make_engine, fake
             break
         await asyncio.sleep(0.01)
     assert fake_openai.requests[1]["messages"][-1]["content"] == "quick"  # it ran once the slot was free
+    # its result is announced to the session that spawned it: that turn's call is the third; once it is
+    # in, no connection is still being made when the engine stops
+    for _ in range(300):
+        if len(fake_openai.requests) >= 3:
+            break
+        await asyncio.sleep(0.01)
+    assert "Subagent 'second' completed successfully" in fake_openai.requests[2]["messages"][-1]["content"]
+    await engine.shutdown()
 
 
 def test_a_0_3_workspace_with_a_symlinked_config_keeps_sessions_beside_the_target(tmp_path: Path) -> None:
