@@ -84,19 +84,9 @@ def build_demo(home: Path, base_url: str) -> Path:
 
 def shoot(out: Path, view: str, theme: str, width: int, height: int) -> None:
     """In this process (HOME and the screen set by `main`): the demo window, grabbed."""
-    import asyncio
+    from tests.gui.window_process import run_in_loop
 
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    from nanobot_desktop.gui.common.theme import apply_theme
-
-    app = QApplication([])
-    apply_theme(app, theme)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(_shoot(out, view, width, height))
+    run_in_loop(_shoot(out, view, width, height), theme=theme)
 
 
 async def _shoot(out: Path, view: str, width: int, height: int) -> None:
@@ -105,16 +95,9 @@ async def _shoot(out: Path, view: str, width: int, height: int) -> None:
     from PySide6.QtCore import QSettings
 
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
     from nanobot_desktop.gui.window.lifetime import SESSION_KEY
-    from nanobot_desktop.gui.window.main_window import MainWindow
     from tests.fake_openai import FakeOpenAIServer
-
-    async def until(check: object, seconds: float = 10.0) -> None:
-        for _ in range(int(seconds / 0.05)):
-            if check():  # type: ignore[operator]
-                return
-            await asyncio.sleep(0.05)
+    from tests.gui.window_process import close_window, open_window, until
 
     home = Path(os.environ["HOME"])
     with FakeOpenAIServer(models=("qwen3:14b",)) as server:
@@ -139,15 +122,14 @@ async def _shoot(out: Path, view: str, width: int, height: int) -> None:
         server.add_text("Added.")
         settings = QSettings(str(home / "window.ini"), QSettings.Format.IniFormat)
         settings.setValue(SESSION_KEY, key)
-        lifecycle = Lifecycle()
-        window = MainWindow(engine, lifecycle, settings=settings, start_services=False, use_tray=False)
+        window, lifecycle = open_window(engine, home, settings)
         window.resize(width, height)
         window.show()
         await asyncio.sleep(0.3)
         window.open_session(key)
         if view == "chat":
             window.send_message(TURN_TEXT, [])
-            await until(lambda: bool(window.chat.pending_approvals(key)))
+            await until(lambda: bool(window.chat.pending_approvals(key)), 10.0, "the demo turn asked no approval")
             if width >= 1600:  # room for the drawer beside the reading column: show what the agent did
                 window.docking.open_drawer("inspectorDock")
         elif view == "memory":
@@ -160,9 +142,7 @@ async def _shoot(out: Path, view: str, width: int, height: int) -> None:
             window.docking.show_page("usage_view")
         await asyncio.sleep(0.8)
         window.grab().save(str(out))
-        lifecycle.request_quit()
-        await until(lambda: lifecycle.is_finished, 20.0)
-        window.close()
+        await close_window(window, lifecycle)
 
 
 def main(argv: list[str]) -> int:

@@ -6,28 +6,19 @@ once the real window has its engine, it gets its own mapping (mallinfo2's count 
 
 from __future__ import annotations
 
-import json
-import os
 import platform
-import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.gui.window_process import run_window_script
 
 SCRIPT = textwrap.dedent("""
-    import asyncio, ctypes, json, sys
-    from pathlib import Path
-    import qasync
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
+    import asyncio, ctypes
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
-    from nanobot_desktop.gui.window.main_window import MainWindow
     from tests.fake_openai import write_fake_config
+    from tests.gui.window_process import close_window, open_window, run_and_print
 
     class MallInfo(ctypes.Structure):
         _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
@@ -45,35 +36,22 @@ SCRIPT = textwrap.dedent("""
         del buffer
         return grew
 
-    async def main(home: Path) -> dict:
+    async def main(home):
         facts = {"before": mapped_after_a_big_free()}
         engine = Engine.open(write_fake_config(home / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", home / "ws"))
-        lifecycle = Lifecycle()
-        window = MainWindow(engine, lifecycle, settings=QSettings(str(home / "window.ini"), QSettings.Format.IniFormat),
-                            start_services=False, use_tray=False)
+        window, lifecycle = open_window(engine, home)
         window.show()
         await asyncio.sleep(0.2)
         facts["with_window"] = mapped_after_a_big_free()
-        lifecycle.request_quit()
-        while not lifecycle.is_finished:
-            await asyncio.sleep(0.05)
-        window.close()
+        await close_window(window, lifecycle)
         return facts
 
-    app = QApplication([])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        print(json.dumps(loop.run_until_complete(main(Path(sys.argv[1])))))
+    run_and_print(main)
 """)
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="glibc's malloc only")
 def test_the_window_serves_large_buffers_from_their_own_mappings(tmp_path):
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
-    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    facts = run_window_script(SCRIPT, tmp_path, {})
     assert facts == {"before": 0, "with_window": 1}

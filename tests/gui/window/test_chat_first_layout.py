@@ -7,11 +7,7 @@ QT_SCALE_FACTOR 1.5 and 2 the window fits its screen. Measured from the widgets'
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QByteArray, QSettings, Qt
@@ -22,10 +18,10 @@ from nanobot_desktop.gui.window.layout import GIVEN_WAY_KEY, STATE_KEY
 from nanobot_desktop.gui.window.pages import CHAT_PAGE
 from nanobot_desktop.gui.window.panels import AGENT_AREA, AGENT_PAGES, DRAWER_PANELS
 from tests.gui.window_fixtures import open_window
+from tests.gui.window_process import run_window_script
 
 __all__ = ["open_window"]  # the fixture, used by name
 
-ROOT = Path(__file__).resolve().parents[3]
 SIZES = ((1024, 640), (1280, 800), (1920, 1080))
 
 
@@ -188,7 +184,7 @@ def test_a_layout_saved_by_an_older_version_starts_cleanly(qtbot, open_window, t
 
 
 FIT_SCRIPT = textwrap.dedent("""
-    import sys
+    import json, sys
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
     from nanobot_desktop.gui.window.main_window import MainWindow
@@ -200,8 +196,8 @@ FIT_SCRIPT = textwrap.dedent("""
         app.processEvents()
     screen = window.screen()
     available, frame = screen.availableGeometry(), window.frameGeometry()
-    print(screen.devicePixelRatio(), available.width(), available.height(), frame.x(), frame.y(),
-          frame.width(), frame.height(), window.minimumSizeHint().width(), window.minimumSizeHint().height())
+    print(json.dumps([screen.devicePixelRatio(), available.width(), available.height(), frame.x(), frame.y(),
+                      frame.width(), frame.height(), window.minimumSizeHint().width(), window.minimumSizeHint().height()]))
 """)
 
 
@@ -211,15 +207,13 @@ def test_the_window_fits_a_1920x1080_screen_at_every_scale(tmp_path, scale):
     config = tmp_path / "screen.json"
     config.write_text(json.dumps({"screens": [{"name": "big", "x": 0, "y": 0, "width": 1920, "height": 1080,
                                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
-    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}", QT_SCALE_FACTOR=scale, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", FIT_SCRIPT, str(tmp_path / "window.ini")], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    ratio, screen_w, screen_h, x, y, width, height, min_w, min_h = (float(word) for word in done.stdout.split())
+    facts = run_window_script(FIT_SCRIPT, tmp_path / "window.ini",
+                              {"QT_QPA_PLATFORM": f"offscreen:configfile={config}", "QT_SCALE_FACTOR": scale}, timeout=60)
+    ratio, screen_w, screen_h, x, y, width, height, min_w, min_h = facts
     assert ratio == float(scale)
     assert (screen_w, screen_h) == (round(1920 / ratio), round(1080 / ratio))
-    assert x >= 0 and y >= 0 and x + width <= screen_w and y + height <= screen_h, done.stdout
-    assert min_w <= screen_w and min_h <= screen_h, done.stdout
+    assert x >= 0 and y >= 0 and x + width <= screen_w and y + height <= screen_h, facts
+    assert min_w <= screen_w and min_h <= screen_h, facts
     assert width >= 0.6 * screen_w and height >= 0.6 * screen_h, "a usable size, not a postage stamp"
 
 

@@ -7,44 +7,25 @@ read when Qt starts."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.gui.window_process import run_window_script
 
 RUNNING_SCRIPT = textwrap.dedent("""
-    import asyncio, json, sys
-    from pathlib import Path
-
-    import qasync
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication, QToolButton
-
+    import asyncio
+    from PySide6.QtWidgets import QToolButton
     from nanobot_desktop.engine import Engine
-    from nanobot_desktop.gui.shell.lifecycle import Lifecycle
-    from nanobot_desktop.gui.window.main_window import MainWindow
     from tests.fake_openai import FakeOpenAIServer, write_fake_config
+    from tests.gui.window_process import close_window, open_window, run_and_print, until
 
     REPLY = ("Here it is:\\n\\n```python\\nprint('hello')\\n```\\n\\n| a | b |\\n|---|---|\\n| 1 | 2 |\\n")
 
-    async def until(check, seconds=20.0):
-        for _ in range(int(seconds / 0.05)):
-            if check():
-                return
-            await asyncio.sleep(0.05)
-        raise TimeoutError("the window did not get there")
-
-    async def main(home: Path) -> dict:
+    async def main(home):
         with FakeOpenAIServer() as server:
             engine = Engine.open(write_fake_config(home / ".nanobot" / "config.json", server.base_url, home / "ws"))
-            lifecycle = Lifecycle()
-            window = MainWindow(engine, lifecycle, settings=QSettings(str(home / "window.ini"), QSettings.Format.IniFormat),
-                                start_services=False, use_tray=False)
+            window, lifecycle = open_window(engine, home)
             window.show()
             await asyncio.sleep(0.3)
             server.add_text(REPLY)
@@ -70,16 +51,10 @@ RUNNING_SCRIPT = textwrap.dedent("""
                      "column": window.chat_view.column_width(), "char": window.chat_view.fontMetrics().averageCharWidth(),
                      "composer_visible": window.composer.isVisible() and not window.composer.visibleRegion().isEmpty(),
                      "icons": icons}
-            lifecycle.request_quit()
-            await until(lambda: lifecycle.is_finished)
-            window.close()
+            await close_window(window, lifecycle)
             return facts
 
-    app = QApplication([])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        print(json.dumps(loop.run_until_complete(main(Path(sys.argv[1])))))
+    run_and_print(main)
 """)
 
 
@@ -89,11 +64,8 @@ def test_the_running_window_fits_and_draws_crisp_icons_at_scale(tmp_path, scale)
     config = tmp_path / "screen.json"
     config.write_text(json.dumps({"screens": [{"name": "big", "x": 0, "y": 0, "width": 1920, "height": 1080,
                                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
-    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}", QT_SCALE_FACTOR=scale, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", RUNNING_SCRIPT, str(tmp_path)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
-    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    facts = run_window_script(RUNNING_SCRIPT, tmp_path,
+                              {"QT_QPA_PLATFORM": f"offscreen:configfile={config}", "QT_SCALE_FACTOR": scale})
     ratio = float(scale)
     assert facts["ratio"] == ratio
     screen_w, screen_h = facts["screen"]
