@@ -1,0 +1,135 @@
+"""The Usage page's grouped sums on disk, so the first open after a start extends what the last run read.
+
+A cache in the app's cache folder (`$XDG_CACHE_HOME/nanobot-desktop/usage-summary/`, one file per
+config folder), never beside the usage files: it is derived from them, only ever trusted as far as
+the marks kept with each grouping say (group_cache.py), and rebuilt when missing or unreadable. One
+SQLite file (WAL, one row per grouping: its period, its files' marks and its groups as JSON), so the
+page's reading threads can each load and save their own grouping in a transaction of their own.
+A failure here is never the page's: the grouping is read from the usage files instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Hashable
+from pathlib import Path
+
+from nanobot_desktop.engine.usage.group_cache import Entry, FileMark
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+_SCHEMA = f"""
+CREATE TABLE groupings (key TEXT PRIMARY KEY, since_ms INTEGER NOT NULL, marks TEXT NOT NULL, groups TEXT NOT NULL);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+
+def default_summary_path(folder: Path) -> Path:
+    """Where the sums of the usage files in `folder` are kept: the app's cache folder, one file per folder."""
+    digest = hashlib.sha256(str(folder.resolve()).encode("utf-8")).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "nanobot-desktop" / "usage-summary" / f"usage-{digest}.sqlite3"
+
+
+class SummaryFile:
+    """Groupings by key (see the module docstring). Thread-safe; opened on first use."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._broken = False  # could not be opened nor made: the readers go on without it
+
+    def load(self, key: Hashable) -> Entry | None:
+        """The grouping kept under `key`, or None (never kept, or unreadable)."""
+        with self._lock:
+            try:
+                db = self._open()
+                if db is None:
+                    return None
+                row = db.execute("SELECT since_ms, marks, groups FROM groupings WHERE key = ?", (_text(key),)).fetchone()
+                if row is None:
+                    return None
+                since_ms, marks, groups = row
+                return Entry(int(since_ms),
+                             {name: FileMark(tuple(mark[0]), *mark[1:]) for name, mark in json.loads(marks).items()},
+                             {tuple(group[0]): list(group[1]) for group in json.loads(groups)})
+            except (sqlite3.Error, OSError, ValueError, TypeError, IndexError) as error:
+                log.debug("usage summary %s: %s is read again from the usage files (%s)", self.path, key, error)
+                return None
+
+    def save(self, key: Hashable, entry: Entry) -> None:
+        """Keep `entry` under `key` (one transaction; a failure only means reading again next time)."""
+        marks = json.dumps({name: [list(mark.identity), mark.last_rowid, mark.last_started_ms, mark.period_rows]
+                            for name, mark in entry.marks.items()})
+        groups = json.dumps([[list(group), sums] for group, sums in entry.groups.items()], separators=(",", ":"))
+        with self._lock:
+            try:
+                db = self._open()
+                if db is not None:
+                    db.execute("INSERT OR REPLACE INTO groupings (key, since_ms, marks, groups) VALUES (?, ?, ?, ?)",
+                               (_text(key), entry.since_ms, marks, groups))
+            except (sqlite3.Error, OSError) as error:
+                log.debug("usage summary %s not kept: %s", self.path, error)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _open(self) -> sqlite3.Connection | None:
+        """The connection (under the lock): the file as it is when its schema is this one, else made anew."""
+        if self._db is not None or self._broken:
+            return self._db
+        try:
+            self._db = self._connect(self.path)
+            if self._db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                raise sqlite3.DatabaseError("another schema")
+        except (sqlite3.Error, OSError) as error:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+            try:
+                self._db = self._make(error)
+            except (sqlite3.Error, OSError) as again:
+                log.warning("usage summary %s cannot be kept (%s): the Usage page reads the whole period", self.path, again)
+                self._broken = True
+        return self._db
+
+    def _make(self, why: BaseException) -> sqlite3.Connection:
+        """A new file, made beside and renamed into place: a reader never sees half a schema."""
+        if self.path.exists():
+            log.info("usage summary %s is made anew (%s)", self.path, why)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        temporary.unlink(missing_ok=True)
+        made = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            made.executescript(_SCHEMA)
+        finally:
+            made.close()
+        for suffix in ("-wal", "-shm"):  # an old file's journal must not be applied to the new one
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        os.replace(temporary, self.path)
+        return self._connect(self.path)
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        if not path.is_file():
+            raise sqlite3.DatabaseError("no file")
+        db = sqlite3.connect(path, timeout=0.25, isolation_level=None, check_same_thread=False)
+        # A cache: WAL without a sync at each commit (a crash may lose the last save, never the file).
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        return db
+
+
+def _text(key: Hashable) -> str:
+    return json.dumps(key)
