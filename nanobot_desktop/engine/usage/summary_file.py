@@ -2,9 +2,10 @@
 
 A cache in the app's cache folder (`$XDG_CACHE_HOME/nanobot-desktop/usage-summary/`, one file per
 config folder), never beside the usage files: it is derived from them, only ever trusted as far as
-the marks kept with each grouping say (group_cache.py), and rebuilt when missing or unreadable. One
-SQLite file (WAL, one row per grouping: its period, its files' marks and its groups as JSON), so the
-page's reading threads can each load and save their own grouping in a transaction of their own.
+the marks kept with each grouping say (group_cache.py), and made anew when missing, unreadable or of
+another schema. One SQLite file (WAL): a row per grouping (its period, its files' marks) and a row per
+group, so saving the few groups the calls recorded since have changed writes those alone (all of a
+grouping's 3,000 groups as one JSON text cost ~12 ms a save, bench/usage_page.py).
 A failure here is never the page's: the grouping is read from the usage files instead.
 """
 
@@ -23,9 +24,15 @@ from nanobot_desktop.engine.usage.group_cache import Entry, FileMark
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 1: a grouping's groups as one JSON text (each save wrote all of them)
+MAX_KEYS = 3
+MAX_SUMS = 8
+_KEYS = ", ".join(f"k{n}" for n in range(MAX_KEYS))
+_SUMS = ", ".join(f"s{n}" for n in range(MAX_SUMS))
 _SCHEMA = f"""
-CREATE TABLE groupings (key TEXT PRIMARY KEY, since_ms INTEGER NOT NULL, marks TEXT NOT NULL, groups TEXT NOT NULL);
+CREATE TABLE groupings (key TEXT PRIMARY KEY, since_ms INTEGER NOT NULL, marks TEXT NOT NULL, width INTEGER NOT NULL,
+                        sums INTEGER NOT NULL);
+CREATE TABLE groups (key TEXT NOT NULL, {_KEYS}, {_SUMS}, PRIMARY KEY (key, {_KEYS})) WITHOUT ROWID;
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -45,38 +52,77 @@ class SummaryFile:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._broken = False  # could not be opened nor made: the readers go on without it
+        self._on_disk: dict[str, Entry] = {}
+        """By key, the entry the file holds (last loaded or saved): a save writes only what differs from it."""
 
     def load(self, key: Hashable) -> Entry | None:
         """The grouping kept under `key`, or None (never kept, or unreadable)."""
+        name = _text(key)
         with self._lock:
             try:
                 db = self._open()
                 if db is None:
                     return None
-                row = db.execute("SELECT since_ms, marks, groups FROM groupings WHERE key = ?", (_text(key),)).fetchone()
-                if row is None:
-                    return None
-                since_ms, marks, groups = row
-                return Entry(int(since_ms),
-                             {name: FileMark(tuple(mark[0]), *mark[1:]) for name, mark in json.loads(marks).items()},
-                             {tuple(group[0]): list(group[1]) for group in json.loads(groups)})
+                db.execute("BEGIN")  # the grouping's marks and its groups from one snapshot
+                try:
+                    head = db.execute("SELECT since_ms, marks, width, sums FROM groupings WHERE key = ?", (name,)).fetchone()
+                    if head is None:
+                        return None
+                    since_ms, marks, width, count = head
+                    rows = db.execute(f"SELECT {_KEYS}, {_SUMS} FROM groups WHERE key = ?", (name,)).fetchall()
+                finally:
+                    db.execute("COMMIT")
+                entry = Entry(int(since_ms),
+                              {part: FileMark(tuple(mark[0]), *mark[1:]) for part, mark in json.loads(marks).items()},
+                              {row[:width]: list(row[MAX_KEYS:MAX_KEYS + count]) for row in rows})
             except (sqlite3.Error, OSError, ValueError, TypeError, IndexError) as error:
                 log.debug("usage summary %s: %s is read again from the usage files (%s)", self.path, key, error)
                 return None
+            self._on_disk[name] = entry
+            return entry
 
     def save(self, key: Hashable, entry: Entry) -> None:
-        """Keep `entry` under `key` (one transaction; a failure only means reading again next time)."""
-        marks = json.dumps({name: [list(mark.identity), mark.last_rowid, mark.last_started_ms, mark.period_rows]
-                            for name, mark in entry.marks.items()})
-        groups = json.dumps([[list(group), sums] for group, sums in entry.groups.items()], separators=(",", ":"))
+        """Keep `entry` under `key`: in one transaction, the groups that differ from those the file holds
+        (all of them when it is not known what it holds). A failure only means reading again next time."""
+        name = _text(key)
+        width = len(next(iter(entry.groups), ()))
+        count = len(next(iter(entry.groups.values()), []))
+        if width > MAX_KEYS or count > MAX_SUMS:
+            return
+        marks = json.dumps({part: [list(mark.identity), mark.last_rowid, mark.last_started_ms, mark.period_rows]
+                            for part, mark in entry.marks.items()})
         with self._lock:
+            kept = self._on_disk.pop(name, None)
             try:
                 db = self._open()
-                if db is not None:
-                    db.execute("INSERT OR REPLACE INTO groupings (key, since_ms, marks, groups) VALUES (?, ?, ?, ?)",
-                               (_text(key), entry.since_ms, marks, groups))
+                if db is None:
+                    return
+                if kept is None:
+                    changed, gone = list(entry.groups.items()), None
+                else:
+                    changed = [(group, sums) for group, sums in entry.groups.items() if kept.groups.get(group) != sums]
+                    gone = [group for group in kept.groups if group not in entry.groups]
+                padding = ("",) * (MAX_KEYS - width)  # the key columns a narrower grouping does not use
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.execute("INSERT OR REPLACE INTO groupings (key, since_ms, marks, width, sums) VALUES (?, ?, ?, ?, ?)",
+                               (name, entry.since_ms, marks, width, count))
+                    if gone is None:
+                        db.execute("DELETE FROM groups WHERE key = ?", (name,))
+                    else:
+                        db.executemany(f"DELETE FROM groups WHERE key = ? AND ({_KEYS}) = (?{', ?' * (MAX_KEYS - 1)})",
+                                       [(name, *group, *padding) for group in gone])
+                    db.executemany(f"INSERT OR REPLACE INTO groups (key, {_KEYS}, {', '.join(f's{n}' for n in range(count))}) "
+                                   f"VALUES (?{', ?' * (MAX_KEYS + count)})",
+                                   [(name, *group, *padding, *sums) for group, sums in changed])
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
             except (sqlite3.Error, OSError) as error:
                 log.debug("usage summary %s not kept: %s", self.path, error)
+                return
+            self._on_disk[name] = entry
 
     def close(self) -> None:
         with self._lock:
