@@ -126,14 +126,17 @@ class GroupCache:
             lasts = {name: mark.last_rowid for name, mark in entry.marks.items()}
             if (self._only_appended(connection, tables, entry, marks) and (still_valid is None or still_valid(lasts))
                     and (days is None or _known_days(entry.groups, days, since_ms))):
-                groups = {group: list(sums) for group, sums in entry.groups.items()}
+                # A group's sums are replaced, never changed in place: the groups nothing was added to are
+                # the same lists as the entry's (SummaryFile.save writes only the others).
+                groups = dict(entry.groups)
                 if since_ms > entry.since_ms:  # the period moved on: what left it goes
                     if days is not None:
                         groups = {group: sums for group, sums in groups.items() if group[days.column] >= since_ms}
                     else:
                         _add(groups, run(Span(entry.since_ms, since_ms, upto=lasts)), width, -1)
+                        groups = {group: sums for group, sums in groups.items() if sums[0]}
                 _add(groups, run(Span(since_ms, after=lasts)), width, 1)
-                return self._keep(key, Entry(since_ms, marks, {group: sums for group, sums in groups.items() if sums[0]}))
+                return self._keep(key, Entry(since_ms, marks, groups))
         rows = run(Span(since_ms))
         self._keep(key, Entry(since_ms, marks, {tuple(row[:width]): list(row[width:]) for row in rows}))
         return rows
@@ -169,10 +172,13 @@ class GroupCache:
 
 
 def _add(groups: dict[tuple[Any, ...], list[int]], rows: Rows, width: int, sign: int) -> None:
+    """Add (sign 1) or take off (-1) each row's sums to its group's, in a new list."""
     for row in rows:
-        sums = groups.setdefault(tuple(row[:width]), [0] * (len(row) - width))
-        for index, value in enumerate(row[width:]):
-            sums[index] += sign * value
+        group = tuple(row[:width])
+        known = groups.get(group)
+        values = row[width:]
+        groups[group] = ([sign * value for value in values] if known is None
+                         else [total + sign * value for total, value in zip(known, values, strict=True)])
 
 
 def _known_days(groups: Mapping[tuple[Any, ...], list[int]], days: Days, since_ms: int) -> bool:

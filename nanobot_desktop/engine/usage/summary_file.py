@@ -24,14 +24,14 @@ from nanobot_desktop.engine.usage.group_cache import Entry, FileMark
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 1: a grouping's groups as one JSON text (each save wrote all of them)
+SCHEMA_VERSION = 3  # 1: a grouping's groups as one JSON text (each save wrote all of them); 2: no token
 MAX_KEYS = 3
 MAX_SUMS = 8
 _KEYS = ", ".join(f"k{n}" for n in range(MAX_KEYS))
 _SUMS = ", ".join(f"s{n}" for n in range(MAX_SUMS))
 _SCHEMA = f"""
 CREATE TABLE groupings (key TEXT PRIMARY KEY, since_ms INTEGER NOT NULL, marks TEXT NOT NULL, width INTEGER NOT NULL,
-                        sums INTEGER NOT NULL);
+                        sums INTEGER NOT NULL, token INTEGER NOT NULL);
 CREATE TABLE groups (key TEXT NOT NULL, {_KEYS}, {_SUMS}, PRIMARY KEY (key, {_KEYS})) WITHOUT ROWID;
 PRAGMA user_version = {SCHEMA_VERSION};
 """
@@ -52,8 +52,9 @@ class SummaryFile:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._broken = False  # could not be opened nor made: the readers go on without it
-        self._on_disk: dict[str, Entry] = {}
-        """By key, the entry the file holds (last loaded or saved): a save writes only what differs from it."""
+        self._on_disk: dict[str, tuple[Entry, int]] = {}
+        """By key, the entry the file holds (last loaded or saved here) and the token written with it: a save
+        writes only what differs from it, unless another process has saved the grouping since."""
 
     def load(self, key: Hashable) -> Entry | None:
         """The grouping kept under `key`, or None (never kept, or unreadable)."""
@@ -65,10 +66,11 @@ class SummaryFile:
                     return None
                 db.execute("BEGIN")  # the grouping's marks and its groups from one snapshot
                 try:
-                    head = db.execute("SELECT since_ms, marks, width, sums FROM groupings WHERE key = ?", (name,)).fetchone()
+                    head = db.execute("SELECT since_ms, marks, width, sums, token FROM groupings WHERE key = ?",
+                                      (name,)).fetchone()
                     if head is None:
                         return None
-                    since_ms, marks, width, count = head
+                    since_ms, marks, width, count, token = head
                     rows = db.execute(f"SELECT {_KEYS}, {_SUMS} FROM groups WHERE key = ?", (name,)).fetchall()
                 finally:
                     db.execute("COMMIT")
@@ -78,43 +80,27 @@ class SummaryFile:
             except (sqlite3.Error, OSError, ValueError, TypeError, IndexError) as error:
                 log.debug("usage summary %s: %s is read again from the usage files (%s)", self.path, key, error)
                 return None
-            self._on_disk[name] = entry
+            self._on_disk[name] = (entry, int(token))
             return entry
 
     def save(self, key: Hashable, entry: Entry) -> None:
         """Keep `entry` under `key`: in one transaction, the groups that differ from those the file holds
         (all of them when it is not known what it holds). A failure only means reading again next time."""
         name = _text(key)
-        width = len(next(iter(entry.groups), ()))
-        count = len(next(iter(entry.groups.values()), []))
-        if width > MAX_KEYS or count > MAX_SUMS:
+        if len(next(iter(entry.groups), ())) > MAX_KEYS or len(next(iter(entry.groups.values()), [])) > MAX_SUMS:
             return
         marks = json.dumps({part: [list(mark.identity), mark.last_rowid, mark.last_started_ms, mark.period_rows]
                             for part, mark in entry.marks.items()})
         with self._lock:
             kept = self._on_disk.pop(name, None)
+            token = int.from_bytes(os.urandom(7), "big")
             try:
                 db = self._open()
                 if db is None:
                     return
-                if kept is None:
-                    changed, gone = list(entry.groups.items()), None
-                else:
-                    changed = [(group, sums) for group, sums in entry.groups.items() if kept.groups.get(group) != sums]
-                    gone = [group for group in kept.groups if group not in entry.groups]
-                padding = ("",) * (MAX_KEYS - width)  # the key columns a narrower grouping does not use
                 db.execute("BEGIN IMMEDIATE")
                 try:
-                    db.execute("INSERT OR REPLACE INTO groupings (key, since_ms, marks, width, sums) VALUES (?, ?, ?, ?, ?)",
-                               (name, entry.since_ms, marks, width, count))
-                    if gone is None:
-                        db.execute("DELETE FROM groups WHERE key = ?", (name,))
-                    else:
-                        db.executemany(f"DELETE FROM groups WHERE key = ? AND ({_KEYS}) = (?{', ?' * (MAX_KEYS - 1)})",
-                                       [(name, *group, *padding) for group in gone])
-                    db.executemany(f"INSERT OR REPLACE INTO groups (key, {_KEYS}, {', '.join(f's{n}' for n in range(count))}) "
-                                   f"VALUES (?{', ?' * (MAX_KEYS + count)})",
-                                   [(name, *group, *padding, *sums) for group, sums in changed])
+                    self._write(db, name, entry, kept, marks, token)
                     db.execute("COMMIT")
                 except BaseException:
                     db.execute("ROLLBACK")
@@ -122,7 +108,29 @@ class SummaryFile:
             except (sqlite3.Error, OSError) as error:
                 log.debug("usage summary %s not kept: %s", self.path, error)
                 return
-            self._on_disk[name] = entry
+            self._on_disk[name] = (entry, token)
+
+    @staticmethod
+    def _write(db: sqlite3.Connection, name: str, entry: Entry, kept: tuple[Entry, int] | None, marks: str,
+               token: int) -> None:
+        width = len(next(iter(entry.groups), ()))
+        count = len(next(iter(entry.groups.values()), []))
+        (found,) = db.execute("SELECT COALESCE((SELECT token FROM groupings WHERE key = ?), -1)", (name,)).fetchone()
+        db.execute("INSERT OR REPLACE INTO groupings (key, since_ms, marks, width, sums, token) VALUES (?, ?, ?, ?, ?, ?)",
+                   (name, entry.since_ms, marks, width, count, token))
+        padding = ("",) * (MAX_KEYS - width)  # the key columns a narrower grouping does not use
+        if kept is None or kept[1] != found:  # not known what the file holds (or another process saved it)
+            db.execute("DELETE FROM groups WHERE key = ?", (name,))
+            changed = list(entry.groups.items())
+        else:
+            # GroupCache replaces the sums of a group it adds to: the same list is the same sums.
+            old = kept[0].groups
+            changed = [(group, sums) for group, sums in entry.groups.items() if old.get(group) is not sums]
+            db.executemany(f"DELETE FROM groups WHERE key = ? AND ({_KEYS}) = (?{', ?' * (MAX_KEYS - 1)})",
+                           [(name, *group, *("",) * (MAX_KEYS - len(group))) for group in old if group not in entry.groups])
+        if changed:
+            db.executemany(f"INSERT OR REPLACE INTO groups (key, {_KEYS}, {', '.join(f's{n}' for n in range(count))}) "
+                           f"VALUES (?{', ?' * (MAX_KEYS + count)})", [(name, *group, *padding, *sums) for group, sums in changed])
 
     def close(self) -> None:
         with self._lock:

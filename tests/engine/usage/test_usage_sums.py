@@ -375,3 +375,35 @@ def test_a_damaged_summary_file_is_made_anew_and_the_sums_stay_right(tmp_path):
     reader = UsageReader(tmp_path, summary_file)
     check_same(reader.summary(prices, today), expected)
     reader.close()
+
+
+def test_two_readers_keeping_one_summary_file_leave_it_right_for_a_third(tmp_path):
+    """The app and a headless run (each with a budget to check) keep their sums in the same file; each saves
+    only what changed since it last saved, unless the other saved since: a third reader that trusts the file
+    adds up as a fresh one."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(12), now_ms)
+    prices, today = price_table({}), date.today()
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    writer = UsageWriter(tmp_path)
+    first, second = UsageReader(tmp_path, summary_file), UsageReader(tmp_path, summary_file)
+    for n, reader in enumerate((first, second, first, second, first)):
+        writer.write([UsageRow(now_ms - 60_000 + n, 500, "custom", "gpt-4.1", "chat", f"desktop:r{n % 2}", "stop",
+                               1_000 * (n + 1), 10)], {})
+        reader.summary(prices, today)
+    # A conversation only the second reader saw: its one call is gone (deleted by hand, say) when the first
+    # reads again (the calls after its mark: one more), so the first's sums have no such conversation; nor may
+    # the file once the first has saved them.
+    writer.write([UsageRow(now_ms - 30_000, 500, "custom", "gpt-4.1", "chat", "desktop:short-lived", "stop", 9, 9)], {})
+    assert "desktop:short-lived" in dict(second.summary(prices, today).by_session)
+    with sqlite3.connect(tmp_path / APP_FILE) as connection:
+        connection.execute("DELETE FROM calls WHERE session_key = 'desktop:short-lived'")
+    connection.close()
+    writer.write([UsageRow(now_ms - 20_000, 500, "custom", "gpt-4.1", "chat", "desktop:r0", "stop", 7, 7)], {})
+    assert "desktop:short-lived" not in dict(first.summary(prices, today).by_session)
+    first.close()
+    second.close()
+    third = UsageReader(tmp_path, summary_file)
+    got = third.summary(prices, today)
+    third.close()
+    check_same(got, row_by_row(every_call(tmp_path), prices, today))
