@@ -11,7 +11,7 @@ period again. Reading again costs what the first read did (bench/usage_page.py),
 opened, refreshed after a turn's calls, or the budget checked after each write, reads a few rows
 instead of a month's.
 
-Kept in memory per reader and, given a `SummaryFile`, in the app's cache folder too, so the first
+Kept in memory per reader and, given a Keeper (summary_file.py), in the app's cache folder too, so the first
 open after a start reads what was added since the last one rather than the whole period. Nothing is
 written into either usage file for it.
 """
@@ -24,10 +24,7 @@ import threading
 from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from nanobot_desktop.engine.usage.summary_file import SummaryFile
+from typing import Any, Protocol
 
 Rows = list[tuple[Any, ...]]
 MAX_ENTRIES = 8
@@ -77,6 +74,14 @@ class Entry:
 Run = Callable[[Span], Rows]
 
 
+class Keeper(Protocol):
+    """Where groupings are kept between runs (summary_file.SummaryFile)."""
+
+    def load(self, key: Hashable) -> Entry | None: ...
+
+    def save(self, key: Hashable, entry: Entry) -> None: ...
+
+
 def file_mark(connection: sqlite3.Connection, table: str, path: Path, since_ms: int) -> FileMark:
     """max(rowid) from the edge of the table's b-tree, the period's count from its time index (no row read)."""
     stat = os.stat(path)
@@ -89,7 +94,7 @@ def file_mark(connection: sqlite3.Connection, table: str, path: Path, since_ms: 
 class GroupCache:
     """Grouped sums by a caller's key (which says the grouping); thread-safe."""
 
-    def __init__(self, disk: SummaryFile | None = None) -> None:
+    def __init__(self, disk: Keeper | None = None) -> None:
         self._lock = threading.Lock()
         self._entries: dict[Hashable, Entry] = {}
         self._disk = disk
