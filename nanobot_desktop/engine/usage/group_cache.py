@@ -129,7 +129,7 @@ class GroupCache:
                 self._remember(key, entry)
                 return _rows(entry.groups)
             lasts = {name: mark.last_rowid for name, mark in entry.marks.items()}
-            if (self._only_appended(connection, tables, entry, marks) and (still_valid is None or still_valid(lasts))
+            if (self._only_appended(connection, tables, entry, marks, since_ms) and (still_valid is None or still_valid(lasts))
                     and (days is None or _known_days(entry.groups, days, since_ms))):
                 # A group's sums are replaced, never changed in place: the groups nothing was added to are
                 # the same lists as the entry's (SummaryFile.save writes only the others).
@@ -148,16 +148,24 @@ class GroupCache:
 
     @staticmethod
     def _only_appended(connection: sqlite3.Connection, tables: Mapping[str, tuple[str, Path]], entry: Entry,
-                       marks: Mapping[str, FileMark]) -> bool:
+                       marks: Mapping[str, FileMark], since_ms: int) -> bool:
         """Whether each file still holds exactly the period's rows it held up to the rowid seen then."""
         for name, old in entry.marks.items():
             new = marks[name]
             if new.identity != old.identity or new.last_rowid < old.last_rowid:
                 return False
-            table = tables[name][0]
-            (count, started) = connection.execute(
-                f"SELECT count(*), (SELECT started_at_ms FROM {table} WHERE rowid = {old.last_rowid}) FROM {table} "
-                f"WHERE started_at_ms >= {int(entry.since_ms)} AND rowid <= {old.last_rowid}").fetchone()
+            table, since = tables[name][0], int(entry.since_ms)
+            last_started = f"(SELECT started_at_ms FROM {table} WHERE rowid = {old.last_rowid})"
+            if since == int(since_ms):  # `marks` counted the same period
+                # The period's rows up to the old mark are those now less the few after it (read by rowid).
+                (later, started) = connection.execute(
+                    f"SELECT count(*), {last_started} FROM {table} NOT INDEXED "
+                    f"WHERE rowid > {old.last_rowid} AND started_at_ms >= {since}").fetchone()
+                count = new.period_rows - later
+            else:
+                (count, started) = connection.execute(
+                    f"SELECT count(*), {last_started} FROM {table} "
+                    f"WHERE started_at_ms >= {since} AND rowid <= {old.last_rowid}").fetchone()
             if count != old.period_rows or (old.last_rowid and started != old.last_started_ms):
                 return False
         return True

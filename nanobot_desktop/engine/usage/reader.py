@@ -12,6 +12,7 @@ since prices are per model; no Python loop goes over the calls (bench/usage_page
 
 from __future__ import annotations
 
+import hashlib
 import json
 import operator
 import sqlite3
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.usage.group_cache import Days, GroupCache, Span
-from nanobot_desktop.engine.usage.prices import ModelPrice, price_for
+from nanobot_desktop.engine.usage.prices import PER_TOKENS, ModelPrice, price_for
 from nanobot_desktop.engine.usage.store import BUSY_TIMEOUT_MS, READ_COLUMNS
 from nanobot_desktop.engine.usage.store_errors import APP_FILE, CLI_FILE
 
@@ -154,16 +155,37 @@ def _within(span: Span, part: str, alias: str = "") -> str:
 
 
 class _PriceMemo:
-    """`price_for` once per model name (it may try every entry of the table) over a summary's groups."""
+    """`price_for` once per model name (it may try every entry of the table) over a summary's groups.
+    Thread-safe enough: a model looked up twice at once is looked up twice, to the same price."""
 
     def __init__(self, prices: Mapping[str, ModelPrice]) -> None:
         self._prices = prices
         self._found: dict[str, ModelPrice | None] = {}
+        self.fingerprint = hashlib.sha256(repr(sorted(prices.items())).encode("utf-8")).hexdigest()[:16]
+        """Which prices: sums priced with others are read again."""
 
     def __call__(self, model: str) -> ModelPrice | None:
         if model not in self._found:
             self._found[model] = price_for(model, self._prices)
         return self._found[model]
+
+
+def _price_terms(prices: Mapping[str, ModelPrice | None], values: list[Any]) -> list[str]:
+    """The SQL of a group's cost (US dollars, priced calls only) and of its calls without a price, as
+    ModelPrice.cost works it out, call by call; `values` gets the models and prices the terms name."""
+    priced = [(model, price) for model, price in prices.items() if price is not None]
+    if not priced:
+        return ["0.0", "COUNT(*)"]
+    tokens, out = "COALESCE(input_tokens, 0)", "COALESCE(output_tokens, 0)"
+    read, write = "COALESCE(cache_read_tokens, 0)", "COALESCE(cache_write_tokens, 0)"
+    rate = f"WHEN ? THEN max(0, {tokens} - {read} - {write}) * ? + {out} * ? + {read} * ? + {write} * ?"
+    for model, price in priced:
+        values += [model, price.input, price.output, price.input if price.cache_read is None else price.cache_read,
+                   price.input if price.cache_write is None else price.cache_write]
+    cost = f"COALESCE(SUM(CASE model {' '.join(rate for _ in priced)} ELSE 0 END), 0) / {PER_TOKENS}.0"
+    values += [model for model, _price in priced]
+    unpriced = f"SUM(model NOT IN ({', '.join('?' for _ in priced)}))"
+    return [cost, unpriced]
 
 
 def _priced(values: Sequence[int], price: ModelPrice | None) -> tuple[Any, ...]:
@@ -253,27 +275,33 @@ class UsageReader:
         return connection, f"WITH rows_({', '.join(_COLUMNS)}) AS ({rows}) ", notes
 
     def _grouped(self, since_ms: int, part: str, keys: Mapping[str, str], into: list[Any],
-                 notes: list[str] | None = None, days: Days | None = None) -> None:
+                 notes: list[str] | None = None, days: Days | None = None, priced: _PriceMemo | None = None) -> None:
         """Add to `into` the sums of one file's calls since `since_ms` grouped by `keys` (name -> a column of
         _COLUMNS or an expression over them, such as the day's): read once, then extended by the rows written
         since (GroupCache, on disk too when the reader has a summary file). The page's three groupings each
-        read on a thread of their own: SQLite lets go of the GIL while it works, so they share the cores."""
+        read on a thread of their own: SQLite lets go of the GIL while it works, so they share the cores.
+        `priced`: each call priced in SQL, its cost and whether it had no price summed with the rest (the
+        groups then need no model: the conversations' 3,000 groups by model became 500)."""
         connection, parts, found = self._connect(app_only=part == "app")
         if notes is not None:
             notes += found
         where = "WHERE session_key != '' " if "session_key" in keys else ""
         groups = ", ".join(map(str, range(1, len(keys) + 1)))
-
-        named = [f"{term} AS k{n}" for n, term in enumerate(keys.values())] + [f"{term} AS s{n}" for n, term in enumerate(_SUM_TERMS)]
-        names = ", ".join([f"k{n}" for n in range(len(keys))] + [f"s{n}" for n in range(len(_SUM_TERMS))])
+        width = len(keys) + len(_SUM_TERMS) + (2 if priced is not None else 0)
+        names = ", ".join([f"k{n}" for n in range(len(keys))] + [f"s{n}" for n in range(width - len(keys))])
 
         def run(span: Span) -> list[Any]:
+            terms, values = list(_SUM_TERMS), list[Any]()
+            if priced is not None:
+                models = [model for (model,) in connection.execute(f"SELECT DISTINCT model FROM ({parts[part](span)})")]
+                terms += _price_terms({model: priced(model) for model in models}, values)
+            named = [f"{term} AS k{n}" for n, term in enumerate(keys.values())] + [f"{term} AS s{n}" for n, term in enumerate(terms)]
             # All the groups in one row (a JSON array): fetching a row takes the GIL back, and while the GUI
             # thread runs Python (the chart being built) each take can wait out its switch interval (5 ms).
             # Over the bench's 3,000 groups that was 220-440 ms against 70 ms, here 80-110 ms.
             (groups_json,) = connection.execute(
                 f"SELECT json_group_array(json_array({names})) FROM (SELECT {', '.join(named)} "
-                f"FROM ({parts[part](span)}) {where}GROUP BY {groups})").fetchone()
+                f"FROM ({parts[part](span)}) {where}GROUP BY {groups})", values).fetchone()
             return list(json.loads(groups_json))
 
         try:
@@ -283,7 +311,8 @@ class UsageReader:
                     name: (table, self.folder / file) for name, table, file in (
                         ("app", "app.calls", APP_FILE), ("cli", "cli.llm_calls", CLI_FILE))
                     if name in parts and (name == part or part == "cli")}
-                into += self._cache.grouped((part, *keys), connection, since_ms, tables, len(keys), run,
+                key = (part, *keys) if priced is None else (part, *keys, "priced", priced.fingerprint)
+                into += self._cache.grouped(key, connection, since_ms, tables, len(keys), run,
                                             (lambda lasts: self._mirrors_nothing_old(connection, lasts)) if part == "cli" else None,
                                             days)
         except (sqlite3.DatabaseError, OSError) as error:
@@ -319,9 +348,10 @@ class UsageReader:
         sessions: list[Any] = []
         app_notes: list[str] = []
         by_day = {"day": day, "kind": "kind", "model": "model"}
+        price_of = _PriceMemo(prices)
         readings = [threading.Thread(target=self._grouped, name=f"usage-{name}", args=args) for name, args in (
             ("app", (midnights[0], "app", by_day, app_days, app_notes, days)),
-            ("sessions", (_midnight_ms(chart_start), "app", {"session_key": "session_key", "model": "model"}, sessions)))]
+            ("sessions", (_midnight_ms(chart_start), "app", {"session_key": "session_key"}, sessions, None, None, price_of)))]
         for reading in readings:
             reading.start()
         self._grouped(midnights[0], "cli", by_day, grouped, summary.notes, days)
@@ -335,7 +365,6 @@ class UsageReader:
         last = len(midnights) - 1  # a day after it (a clock ahead) counts on in whole days
         grouped = [(number[d] if d in number else last + (d - midnights[-1]) // _DAY_MS, *rest) for d, *rest in grouped]
         chart_from, week_from, today_n = ((day_ - first).days for day_ in (chart_start, today - timedelta(days=6), today))
-        price_of = _PriceMemo(prices)
         per_day: dict[int, list[Any]] = {}
         by_source: dict[tuple[int, str], list[Any]] = {}
         models: dict[str, list[Any]] = {}
@@ -358,11 +387,7 @@ class UsageReader:
         for (n, kind), source_sums in by_source.items():
             summary.days[first + timedelta(days=n)][kind] = Totals(*source_sums)
         summary.by_model = sorted(((model, Totals(*sums)) for model, sums in models.items()), key=lambda item: -item[1].tokens)
-        by_session: dict[str, list[Any]] = {}
-        for key, model, *values in sessions:
-            _add(by_session, key, _priced(values, price_of(model)))
-        summary.by_session = sorted(((key, Totals(*sums)) for key, sums in by_session.items()),
-                                    key=lambda item: -item[1].tokens)
+        summary.by_session = sorted(((key, Totals(*sums)) for key, *sums in sessions), key=lambda item: -item[1].tokens)
         return summary
 
     def session_totals(self, session_key: str, prices: Mapping[str, ModelPrice]) -> Totals:

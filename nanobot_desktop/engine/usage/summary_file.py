@@ -24,14 +24,16 @@ from nanobot_desktop.engine.usage.group_cache import Entry, FileMark
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 1: a grouping's groups as one JSON text (each save wrote all of them); 2: no token
+SCHEMA_VERSION = 4  # 1: a grouping's groups as one JSON text; 2: no token; 3: eight sums, no pruning
 MAX_KEYS = 3
-MAX_SUMS = 8
+MAX_SUMS = 10
+MAX_GROUPINGS = 6
+"""Groupings kept, the last saved (the page reads three; prices changed make the conversations' a new one)."""
 _KEYS = ", ".join(f"k{n}" for n in range(MAX_KEYS))
 _SUMS = ", ".join(f"s{n}" for n in range(MAX_SUMS))
 _SCHEMA = f"""
 CREATE TABLE groupings (key TEXT PRIMARY KEY, since_ms INTEGER NOT NULL, marks TEXT NOT NULL, width INTEGER NOT NULL,
-                        sums INTEGER NOT NULL, token INTEGER NOT NULL);
+                        sums INTEGER NOT NULL, token INTEGER NOT NULL, saved INTEGER NOT NULL);
 CREATE TABLE groups (key TEXT NOT NULL, {_KEYS}, {_SUMS}, PRIMARY KEY (key, {_KEYS})) WITHOUT ROWID;
 PRAGMA user_version = {SCHEMA_VERSION};
 """
@@ -116,8 +118,12 @@ class SummaryFile:
         width = len(next(iter(entry.groups), ()))
         count = len(next(iter(entry.groups.values()), []))
         (found,) = db.execute("SELECT COALESCE((SELECT token FROM groupings WHERE key = ?), -1)", (name,)).fetchone()
-        db.execute("INSERT OR REPLACE INTO groupings (key, since_ms, marks, width, sums, token) VALUES (?, ?, ?, ?, ?, ?)",
+        db.execute("INSERT OR REPLACE INTO groupings (key, since_ms, marks, width, sums, token, saved) VALUES "
+                   "(?, ?, ?, ?, ?, ?, (SELECT COALESCE(max(saved), 0) + 1 FROM groupings))",
                    (name, entry.since_ms, marks, width, count, token))
+        for (old_key,) in db.execute("SELECT key FROM groupings ORDER BY saved DESC LIMIT -1 OFFSET ?", (MAX_GROUPINGS,)).fetchall():
+            db.execute("DELETE FROM groups WHERE key = ?", (old_key,))
+            db.execute("DELETE FROM groupings WHERE key = ?", (old_key,))
         padding = ("",) * (MAX_KEYS - width)  # the key columns a narrower grouping does not use
         if kept is None or kept[1] != found:  # not known what the file holds (or another process saved it)
             db.execute("DELETE FROM groups WHERE key = ?", (name,))

@@ -407,3 +407,23 @@ def test_two_readers_keeping_one_summary_file_leave_it_right_for_a_third(tmp_pat
     got = third.summary(prices, today)
     third.close()
     check_same(got, row_by_row(every_call(tmp_path), prices, today))
+
+
+def test_the_conversations_sums_follow_a_change_of_prices(tmp_path):
+    """The conversations' sums are priced call by call as they are read (kept with the prices they were
+    priced with): other prices, and the same reader adds up as a fresh one with those."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(13), now_ms)
+    today = date.today()
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    reader = UsageReader(tmp_path, summary_file)
+    for prices in (price_table({}), price_table({"my-local-model": ModelPrice(1.0, 2.0, 0.5)}),
+                   price_table({"my-local-model": ModelPrice(1.0, 2.0, 0.5), "gpt-4o-mini": ModelPrice(9.0, 9.0)}),
+                   price_table({})):
+        got = reader.summary(prices, today)
+        check_same(got, row_by_row(every_call(tmp_path), prices, today))
+        check_same(got, UsageReader(tmp_path).summary(prices, today))
+    reader.close()
+    restarted = UsageReader(tmp_path, summary_file)
+    check_same(restarted.summary(price_table({}), today), row_by_row(every_call(tmp_path), price_table({}), today))
+    restarted.close()
