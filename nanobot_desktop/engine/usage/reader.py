@@ -7,7 +7,9 @@ still read, as long as it has the columns a sum needs; a damaged one is left out
 
 The sums are grouped in SQL by day, source and model (a few hundred groups for a month, however many
 calls), each file apart and on a thread of its own, and the costs are worked out from those groups,
-since prices are per model; no Python loop goes over the calls (bench/usage_page.py).
+since prices are per model; the conversations' are priced call by call in SQL as they are grouped. No
+Python loop goes over the calls (bench/usage_page.py), and the groupings are kept (group_cache.py,
+summary_file.py) and extended by the calls recorded since.
 """
 
 from __future__ import annotations
@@ -342,8 +344,8 @@ class UsageReader:
         day, days = _day_term(midnights)
         chart_start = today - timedelta(days=CHART_DAYS - 1)
         # Each file grouped by day, source and model (a few hundred groups for a month, however many
-        # calls), the conversations (only the app's rows name one) over the 30 days: the costs are worked
-        # out from those groups, since prices are per model.
+        # calls; the costs are worked out from those groups, since prices are per model), and the
+        # conversations (only the app's rows name one) over the 30 days, priced call by call in SQL.
         grouped: list[Any] = []
         app_days: list[Any] = []
         sessions: list[Any] = []
