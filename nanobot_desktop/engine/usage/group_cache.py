@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 Rows = list[tuple[Any, ...]]
+Sums = list[Any]
+"""A group's sums: counts, and a cost (float) where the grouping prices its calls."""
+Groups = dict[tuple[Any, ...], Sums]
 MAX_ENTRIES = 8
 """Groupings kept (the page reads three; a new day's period is a new key)."""
 
@@ -68,7 +71,7 @@ class Days:
 class Entry:
     since_ms: int
     marks: dict[str, FileMark]
-    groups: dict[tuple[Any, ...], list[int]]
+    groups: Groups
 
 
 Run = Callable[[Span], Rows]
@@ -184,7 +187,7 @@ class GroupCache:
         return _rows(entry.groups)
 
 
-def _add(groups: dict[tuple[Any, ...], list[int]], rows: Rows, width: int, sign: int) -> None:
+def _add(groups: Groups, rows: Rows, width: int, sign: int) -> None:
     """Add (sign 1) or take off (-1) each row's sums to its group's, in a new list."""
     for row in rows:
         group = tuple(row[:width])
@@ -194,7 +197,7 @@ def _add(groups: dict[tuple[Any, ...], list[int]], rows: Rows, width: int, sign:
                          else [total + sign * value for total, value in zip(known, values, strict=True)])
 
 
-def _known_days(groups: Mapping[tuple[Any, ...], list[int]], days: Days, since_ms: int) -> bool:
+def _known_days(groups: Mapping[tuple[Any, ...], Sums], days: Days, since_ms: int) -> bool:
     """Whether every group's day still in the period starts at one of its midnights (or after the last
     one): not so after a move to another time zone, whose days start at other hours."""
     column = days.column
@@ -202,5 +205,5 @@ def _known_days(groups: Mapping[tuple[Any, ...], list[int]], days: Days, since_m
                for group in groups if group[column] >= since_ms)
 
 
-def _rows(groups: Mapping[tuple[Any, ...], list[int]]) -> Rows:
+def _rows(groups: Mapping[tuple[Any, ...], Sums]) -> Rows:
     return [(*group, *sums) for group, sums in groups.items()]
