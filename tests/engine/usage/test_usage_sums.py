@@ -427,3 +427,20 @@ def test_the_conversations_sums_follow_a_change_of_prices(tmp_path):
     restarted = UsageReader(tmp_path, summary_file)
     check_same(restarted.summary(price_table({}), today), row_by_row(every_call(tmp_path), price_table({}), today))
     restarted.close()
+
+
+def test_a_summary_file_that_cannot_be_made_leaves_the_sums_right(tmp_path, caplog):
+    """The cache folder is not writable (here: a file where its folder should be): the reader says so once
+    in the log and reads the period from the usage files, as without a summary file."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(14), now_ms)
+    prices, today = price_table({}), date.today()
+    (tmp_path / "cache").write_text("not a folder", encoding="utf-8")
+    reader = UsageReader(tmp_path, tmp_path / "cache" / "usage.sqlite3")
+    with caplog.at_level("WARNING", logger="nanobot_desktop.engine.usage.summary_file"):
+        for _ in range(2):
+            check_same(reader.summary(prices, today), row_by_row(every_call(tmp_path), prices, today))
+    reader.close()
+    assert [record.getMessage().split(" (")[0] for record in caplog.records] == [
+        f"usage summary {tmp_path / 'cache' / 'usage.sqlite3'} cannot be kept"]
+    assert (tmp_path / "cache").read_text(encoding="utf-8") == "not a folder"
