@@ -181,7 +181,7 @@ class UsageView(BackgroundPanel):
         usage = self.engine.usage
         loop = asyncio.get_running_loop()
         # Handed to the executor now, not when the task first runs: the reading overlaps what the GUI
-        # thread does next (building the chart at the first show).
+        # thread does next (laying out and painting the page as it is shown).
         reading = asyncio.gather(loop.run_in_executor(None, usage.reader.summary, usage.prices()),
                                  loop.run_in_executor(None, self._titles))
         self._loading = self._work.spawn(self._load(reading))
