@@ -11,7 +11,9 @@ the last 90 days, seven sources, six models (one without a price), 500 conversat
 The row is the page opened in a fresh process (a fresh Engine, QtCharts not loaded) by a person who
 has opened it before: the app's cache folder holds the summary an earlier run kept
 (engine/usage/summary_file.py), and 300 calls were recorded since (a few hours of chats, heartbeat and
-cron, in both files), which the page reads and adds. The first open ever (no summary kept: the month's
+cron, in both files), which the page reads and adds: the median of three such fresh processes, each
+from the same files and kept summary (one sample on this 2-core VM moved by 150 ms with other load).
+The first open ever (no summary kept: the month's
 calls grouped from the files) is in the note, also in a fresh process. The clock runs from `show()`
 to the last paint of the page once it shows the summary (totals, tables and chart) and has settled
 (no repaint for 200 ms: the tables size their columns and the chart lays out after the first paint),
@@ -50,6 +52,7 @@ from qt_support import PaintProbe, application, asyncio_on_qt, close_asyncio_on_
 
 CALLS = 100_000
 SINCE = 300  # calls recorded since the page was last opened (in the app's earlier run)
+FIRST_RUNS = 3  # fresh processes opening it so: the row is their median
 OPEN_FLAG = "--open-once"
 UNPAID_FLAG = "--probe-unpaid"
 CLI_ONLY = 40_000
@@ -227,12 +230,18 @@ def run() -> list[BenchResult]:
             sizes = {path.name: path.stat().st_size / 1e6 for path in config.parent.glob("*.sqlite3")}
             ever = open_in_fresh_process(config)  # the first open ever: no summary kept yet
             record_more(config.parent, SINCE)
-            kept = workdir / "cache-before"  # the summary as the earlier run left it, for the second child
+            kept = workdir / "cache-before"  # the summary as the earlier run left it, for each child
             shutil.copytree(workdir / "cache", kept)
-            first = open_in_fresh_process(config)  # the row: opened before, SINCE calls recorded since
-            shutil.rmtree(workdir / "cache")
-            kept.rename(workdir / "cache")
-            unpaid = open_in_fresh_process(config, probe_paid=False)  # the same, the probe's cost in the clock
+
+            def from_kept_summary(probe_paid: bool = True) -> dict[str, float]:
+                shutil.rmtree(workdir / "cache")
+                shutil.copytree(kept, workdir / "cache")
+                return open_in_fresh_process(config, probe_paid=probe_paid)
+
+            # The row: opened before, SINCE calls recorded since; the median of FIRST_RUNS fresh processes.
+            firsts = [from_kept_summary() for _ in range(FIRST_RUNS)]
+            first = sorted(firsts, key=lambda run: run["painted_s"])[len(firsts) // 2]
+            unpaid = from_kept_summary(probe_paid=False)  # the same, the probe's cost in the clock
             first_s, first_loaded_s, first_cpu_s = first["painted_s"], first["loaded_s"], first["cpu_s"]
             engine, view = None, None
             again, again_cpu = [], []
@@ -268,14 +277,16 @@ def run() -> list[BenchResult]:
     close_asyncio_on_qt(loop)
     if total != CALLS + SINCE:
         raise RuntimeError(f"the record holds {total} calls, expected {CALLS + SINCE}")
-    if not first["calls"] == unpaid["calls"] == counted == ever["calls"] + SINCE:
+    if not {run["calls"] for run in firsts} == {unpaid["calls"], counted, ever["calls"] + SINCE}:
         raise RuntimeError(f"the page counted {ever['calls']}, then {first['calls']} and {counted} calls")
     load = os.getloadavg()[0]
     return [BenchResult(
-        f"Open the Usage page over {CALLS:,} calls", f"{first_s * 1000:.0f} ms to painted (summary in at "
+        f"Open the Usage page over {CALLS:,} calls", f"{first_s * 1000:.0f} ms to painted (median of {FIRST_RUNS}; summary in at "
         f"{first_loaded_s * 1000:.0f} ms; QtCharts imported then)", f"≤ {TARGET_S * 1000:g} ms", verdict(first_s <= TARGET_S),
         note=(f"first open in a fresh process after an earlier run opened it ({SINCE} calls recorded since, read and "
-              f"added to the kept summary), QtCharts and the chart built then; the same with the probe's one-time cost "
+              f"added to the kept summary), QtCharts and the chart built then: runs "
+              f"{[round(run['painted_s'] * 1000) for run in firsts]} ms, CPU {[round(run['cpu_s'] * 1000) for run in firsts]} ms; "
+              f"the same with the probe's one-time cost "
               f"inside the clock {unpaid['painted_s'] * 1000:.0f} ms (summary in at {unpaid['loaded_s'] * 1000:.0f} ms, "
               f"CPU {unpaid['cpu_s'] * 1000:.0f} ms); the first open ever (no summary kept, "
               f"the month grouped from the files) {ever['painted_s'] * 1000:.0f} ms (summary in at "
@@ -288,6 +299,7 @@ def run() -> list[BenchResult]:
               + ", ".join(f"{name} {mb:.1f} MB" for name, mb in sorted(sizes.items()))
               + f" (written in {write_s:.1f} s); load average {load:.1f}"),
         numbers={"first_s": first_s, "first_loaded_s": first_loaded_s, "first_cpu_s": first_cpu_s,
+                 "first_runs_s": [run["painted_s"] for run in firsts],
                  "probe_unpaid_s": unpaid["painted_s"], "probe_unpaid_cpu_s": unpaid["cpu_s"],
                  "first_ever_s": ever["painted_s"], "first_ever_loaded_s": ever["loaded_s"], "first_ever_cpu_s": ever["cpu_s"],
                  "again_s": again, "again_cpu_s": again_cpu, "same_engine_s": same, "same_engine_cpu_s": same_cpu,
