@@ -7,11 +7,14 @@ still read, as long as it has the columns a sum needs; a damaged one is left out
 
 The sums are grouped in SQL by day, source and model (a few hundred groups for a month, however many
 calls), each file apart and on a thread of its own, and the costs are worked out from those groups,
-since prices are per model; no Python loop goes over the calls (bench/usage_page.py).
+since prices are per model; the conversations' are priced call by call in SQL as they are grouped. No
+Python loop goes over the calls (bench/usage_page.py), and the groupings are kept (group_cache.py,
+summary_file.py) and extended by the calls recorded since.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import operator
 import sqlite3
@@ -25,15 +28,15 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from nanobot_desktop.engine.usage.group_cache import GroupCache
-from nanobot_desktop.engine.usage.prices import ModelPrice, price_for
+from nanobot_desktop.engine.usage.group_cache import Days, GroupCache, Span
+from nanobot_desktop.engine.usage.prices import PER_TOKENS, ModelPrice, price_for
 from nanobot_desktop.engine.usage.store import BUSY_TIMEOUT_MS, READ_COLUMNS
 from nanobot_desktop.engine.usage.store_errors import APP_FILE, CLI_FILE
 
 CHART_DAYS = 30
 _COLUMNS = ("started_at_ms", "duration_ms", "provider", "model", "kind", "session_key", "input_tokens", "output_tokens",
             "cache_read_tokens", "cache_write_tokens", "estimated_tokens", "finish_reason", "error_kind")
-_DAY = "date(started_at_ms / 1000, 'unixepoch', 'localtime')"
+_DAY_MS = 86_400_000
 # The sums a Totals needs, in its order. SUM of a comparison counts the rows where it holds; COALESCE
 # (once a group) makes a sum no row had 0. Plain SUMs rather than SUM(CASE ...): they cost a third less
 # per row, and every row of the 30 days goes through them.
@@ -114,8 +117,24 @@ def _midnight_ms(day: date) -> int:
     return int(time.mktime(day.timetuple()) * 1000)
 
 
-Select = Callable[[Mapping[str, int]], str]
-"""A file's SELECT of the calls, given the rowid (by part) above which to read, or {} for all."""
+def _day_term(midnights: Sequence[int]) -> tuple[str, Days]:
+    """The SQL of a call's day (the local midnight starting it, in epoch ms) over the period whose days
+    start at `midnights` (tomorrow's last), and the Days of a grouping by it. While every day of the
+    period is 24 h long (no clock change in it), by integer division: several times cheaper than
+    SQLite's localtime conversion. Otherwise by comparing with each midnight. A call after the last
+    midnight (a clock ahead) is in whole days after it."""
+    last = midnights[-1]
+    later = f"{last} + (started_at_ms - {last}) / {_DAY_MS} * {_DAY_MS}"
+    if all(b - a == _DAY_MS for a, b in pairwise(midnights)):
+        term = f"{midnights[0]} + (started_at_ms - {midnights[0]}) / {_DAY_MS} * {_DAY_MS}"
+    else:
+        branches = " ".join(f"WHEN started_at_ms < {b} THEN {a}" for a, b in pairwise(midnights))
+        term = f"CASE {branches} ELSE {later} END"
+    return term, Days(0, frozenset(midnights), last)
+
+
+Select = Callable[[Span], str]
+"""A file's SELECT of the calls in a span (a period, and rowids by part)."""
 
 
 def _column_names(connection: sqlite3.Connection, table: str, schema: str) -> set[str]:
@@ -125,21 +144,50 @@ def _column_names(connection: sqlite3.Connection, table: str, schema: str) -> se
     return set(json.loads(names))
 
 
-def _after(after: Mapping[str, int], part: str, alias: str = "") -> str:
-    return f" AND {alias}rowid > {int(after[part])}" if part in after else ""
+def _within(span: Span, part: str, alias: str = "") -> str:
+    """The WHERE terms of `span` for one part's table (`alias`: its name in the SELECT, with a dot)."""
+    terms = f"{alias}started_at_ms >= {int(span.since_ms)}"
+    if span.until_ms is not None:
+        terms += f" AND {alias}started_at_ms < {int(span.until_ms)}"
+    if part in span.after:
+        terms += f" AND {alias}rowid > {int(span.after[part])}"
+    if part in span.upto:
+        terms += f" AND {alias}rowid <= {int(span.upto[part])}"
+    return terms
 
 
 class _PriceMemo:
-    """`price_for` once per model name (it may try every entry of the table) over a summary's groups."""
+    """`price_for` once per model name (it may try every entry of the table) over a summary's groups.
+    Thread-safe enough: a model looked up twice at once is looked up twice, to the same price."""
 
     def __init__(self, prices: Mapping[str, ModelPrice]) -> None:
         self._prices = prices
         self._found: dict[str, ModelPrice | None] = {}
+        self.fingerprint = hashlib.sha256(repr(sorted(prices.items())).encode("utf-8")).hexdigest()[:16]
+        """Which prices: sums priced with others are read again."""
 
     def __call__(self, model: str) -> ModelPrice | None:
         if model not in self._found:
             self._found[model] = price_for(model, self._prices)
         return self._found[model]
+
+
+def _price_terms(prices: Mapping[str, ModelPrice | None], values: list[Any]) -> list[str]:
+    """The SQL of a group's cost (US dollars, priced calls only) and of its calls without a price, as
+    ModelPrice.cost works it out, call by call; `values` gets the models and prices the terms name."""
+    priced = [(model, price) for model, price in prices.items() if price is not None]
+    if not priced:
+        return ["0.0", "COUNT(*)"]
+    tokens, out = "COALESCE(input_tokens, 0)", "COALESCE(output_tokens, 0)"
+    read, write = "COALESCE(cache_read_tokens, 0)", "COALESCE(cache_write_tokens, 0)"
+    rate = f"WHEN ? THEN max(0, {tokens} - {read} - {write}) * ? + {out} * ? + {read} * ? + {write} * ?"
+    for model, price in priced:
+        values += [model, price.input, price.output, price.input if price.cache_read is None else price.cache_read,
+                   price.input if price.cache_write is None else price.cache_write]
+    cost = f"COALESCE(SUM(CASE model {' '.join(rate for _ in priced)} ELSE 0 END), 0) / {PER_TOKENS}.0"
+    values += [model for model, _price in priced]
+    unpriced = f"SUM(model NOT IN ({', '.join('?' for _ in priced)}))"
+    return [cost, unpriced]
 
 
 def _priced(values: Sequence[int], price: ModelPrice | None) -> tuple[Any, ...]:
@@ -162,18 +210,25 @@ def _totals(values: Sequence[int], price: ModelPrice | None) -> Totals:
 
 
 class UsageReader:
-    """Reads the record of one config folder (blocking: call it from an executor)."""
+    """Reads the record of one config folder (blocking: call it from an executor). With `summary_path`
+    (summary_file.py), the page's groupings are kept there between runs too."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, summary_path: Path | None = None) -> None:
+        from nanobot_desktop.engine.usage.summary_file import SummaryFile
+
         self.folder = folder
-        self._cache = GroupCache()
+        self._summary_file = SummaryFile(summary_path) if summary_path is not None else None
+        self._cache = GroupCache(self._summary_file)
 
-    def _connect(self, since_ms: int = 0, *, app_only: bool = False) -> tuple[sqlite3.Connection, dict[str, Select], list[str]]:
+    def close(self) -> None:
+        """Let go of the summary file (the engine's shutdown)."""
+        if self._summary_file is not None:
+            self._summary_file.close()
+
+    def _connect(self, *, app_only: bool = False) -> tuple[sqlite3.Connection, dict[str, Select], list[str]]:
         """The connection, a SELECT per file that is there ("app", "cli"; only the app's with `app_only`) of
-        every call since `since_ms` in the columns _COLUMNS (given rowids by part, only the rows above),
-        and notes on what was left out. The CLI's part leaves out the rows the app wrote itself (they are
-        in the app's part, with their conversation)."""
-        since_ms = int(since_ms)
+        the calls of a span in the columns _COLUMNS, and notes on what was left out. The CLI's part leaves
+        out the rows the app wrote itself (they are in the app's part, with their conversation)."""
         connection = sqlite3.connect(":memory:", timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                      check_same_thread=False)
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -184,10 +239,10 @@ class UsageReader:
             try:
                 connection.execute("ATTACH DATABASE ? AS app", (str(app),))
                 if "kind" in _column_names(connection, "calls", "app"):
-                    parts["app"] = lambda after: (
+                    parts["app"] = lambda span: (
                         "SELECT started_at_ms, duration_ms, provider, model, kind, session_key, input_tokens, "
                         "output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, finish_reason, "
-                        f"error_kind FROM app.calls WHERE started_at_ms >= {since_ms}{_after(after, 'app')}")
+                        f"error_kind FROM app.calls WHERE {_within(span, 'app')}")
                 else:
                     notes.append(f"{app} has no usage table the app knows; it is left out")
             except sqlite3.DatabaseError as error:
@@ -204,11 +259,11 @@ class UsageReader:
                     error_kind = "error_kind" if "error_kind" in columns else "NULL"
                     mine = ("AND NOT EXISTS (SELECT 1 FROM app.calls m WHERE m.cli_id = c.id "
                             "AND m.started_at_ms = c.started_at_ms)") if "app" in parts and "id" in columns else ""
-                    parts["cli"] = lambda after: (
+                    parts["cli"] = lambda span: (
                         "SELECT started_at_ms, duration_ms, provider, model, 'cli:' || source AS kind, '' AS session_key, "
                         "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, estimated_tokens, "
                         f"finish_reason, {error_kind} AS error_kind FROM cli.llm_calls c "
-                        f"WHERE started_at_ms >= {since_ms}{_after(after, 'cli', 'c.')} {mine}")
+                        f"WHERE {_within(span, 'cli', 'c.')} {mine}")
             except sqlite3.DatabaseError as error:
                 notes.append(f"{cli} cannot be read ({error}); the CLI's calls are left out")
         connection.execute("PRAGMA query_only = ON")
@@ -216,32 +271,39 @@ class UsageReader:
 
     def _open(self, since_ms: int = 0, *, app_only: bool = False) -> tuple[sqlite3.Connection, str, list[str]]:
         """As `_connect`, with a WITH clause naming `rows_`: both files' calls as one table."""
-        connection, parts, notes = self._connect(since_ms, app_only=app_only)
-        rows = " UNION ALL ".join(select({}) for select in parts.values()) or f"SELECT {', '.join('NULL' for _ in _COLUMNS)} WHERE 0"
+        connection, parts, notes = self._connect(app_only=app_only)
+        rows = (" UNION ALL ".join(select(Span(int(since_ms))) for select in parts.values())
+                or f"SELECT {', '.join('NULL' for _ in _COLUMNS)} WHERE 0")
         return connection, f"WITH rows_({', '.join(_COLUMNS)}) AS ({rows}) ", notes
 
-    def _grouped(self, since_ms: int, part: str, keys: tuple[str, ...], into: list[Any],
-                 notes: list[str] | None = None) -> None:
-        """Add to `into` the sums of one file's calls since `since_ms` grouped by `keys` (columns of
-        _COLUMNS, or the expression `day`): read once, then extended by the rows written since (GroupCache).
-        The page's three groupings each read on a thread of their own: SQLite lets go of the GIL while it
-        works, so they share the machine's cores."""
-        connection, parts, found = self._connect(since_ms, app_only=part == "app")
+    def _grouped(self, since_ms: int, part: str, keys: Mapping[str, str], into: list[Any],
+                 notes: list[str] | None = None, days: Days | None = None, priced: _PriceMemo | None = None) -> None:
+        """Add to `into` the sums of one file's calls since `since_ms` grouped by `keys` (name -> a column of
+        _COLUMNS or an expression over them, such as the day's): read once, then extended by the rows written
+        since (GroupCache, on disk too when the reader has a summary file). The page's three groupings each
+        read on a thread of their own: SQLite lets go of the GIL while it works, so they share the cores.
+        `priced`: each call priced in SQL, its cost and whether it had no price summed with the rest (the
+        groups then need no model: the conversations' 3,000 groups by model became 500)."""
+        connection, parts, found = self._connect(app_only=part == "app")
         if notes is not None:
             notes += found
         where = "WHERE session_key != '' " if "session_key" in keys else ""
         groups = ", ".join(map(str, range(1, len(keys) + 1)))
+        width = len(keys) + len(_SUM_TERMS) + (2 if priced is not None else 0)
+        names = ", ".join([f"k{n}" for n in range(len(keys))] + [f"s{n}" for n in range(width - len(keys))])
 
-        named = [f"{term} AS k{n}" for n, term in enumerate(keys)] + [f"{term} AS s{n}" for n, term in enumerate(_SUM_TERMS)]
-        names = ", ".join([f"k{n}" for n in range(len(keys))] + [f"s{n}" for n in range(len(_SUM_TERMS))])
-
-        def run(after: Mapping[str, int]) -> list[Any]:
+        def run(span: Span) -> list[Any]:
+            terms, values = list(_SUM_TERMS), list[Any]()
+            if priced is not None:
+                models = [model for (model,) in connection.execute(f"SELECT DISTINCT model FROM ({parts[part](span)})")]
+                terms += _price_terms({model: priced(model) for model in models}, values)
+            named = [f"{term} AS k{n}" for n, term in enumerate(keys.values())] + [f"{term} AS s{n}" for n, term in enumerate(terms)]
             # All the groups in one row (a JSON array): fetching a row takes the GIL back, and while the GUI
             # thread runs Python (the chart being built) each take can wait out its switch interval (5 ms).
             # Over the bench's 3,000 groups that was 220-440 ms against 70 ms, here 80-110 ms.
             (groups_json,) = connection.execute(
                 f"SELECT json_group_array(json_array({names})) FROM (SELECT {', '.join(named)} "
-                f"FROM ({parts[part](after)}) {where}GROUP BY {groups})").fetchone()
+                f"FROM ({parts[part](span)}) {where}GROUP BY {groups})", values).fetchone()
             return list(json.loads(groups_json))
 
         try:
@@ -251,8 +313,10 @@ class UsageReader:
                     name: (table, self.folder / file) for name, table, file in (
                         ("app", "app.calls", APP_FILE), ("cli", "cli.llm_calls", CLI_FILE))
                     if name in parts and (name == part or part == "cli")}
-                into += self._cache.grouped((part, keys), connection, since_ms, tables, len(keys), run,
-                                            (lambda lasts: self._mirrors_nothing_old(connection, lasts)) if part == "cli" else None)
+                key = (part, *keys) if priced is None else (part, *keys, "priced", priced.fingerprint)
+                into += self._cache.grouped(key, connection, since_ms, tables, len(keys), run,
+                                            (lambda lasts: self._mirrors_nothing_old(connection, lasts)) if part == "cli" else None,
+                                            days)
         except (sqlite3.DatabaseError, OSError) as error:
             if notes is not None:
                 notes.append(f"the usage record cannot be read ({error})")
@@ -266,7 +330,8 @@ class UsageReader:
         if "app" not in lasts:
             return True
         with suppress(sqlite3.OperationalError):  # a CLI file without an id column: nothing is mirrored in it
-            return connection.execute(f"SELECT 1 FROM app.calls m JOIN cli.llm_calls c ON c.id = m.cli_id "
+            # By the app's rowids (the few rows since): the planner otherwise walks its cli_id index (2-3 ms).
+            return connection.execute(f"SELECT 1 FROM app.calls m NOT INDEXED JOIN cli.llm_calls c ON c.id = m.cli_id "
                                       f"WHERE m.rowid > {int(lasts['app'])} AND c.rowid <= {int(lasts['cli'])} "
                                       "LIMIT 1").fetchone() is None
         return False
@@ -276,34 +341,33 @@ class UsageReader:
         summary = UsageSummary(today)
         first = min(today - timedelta(days=CHART_DAYS - 1), today.replace(day=1))
         midnights = [_midnight_ms(first + timedelta(days=n)) for n in range((today - first).days + 2)]
-        # A day's number by integer division while every day of the span is 24 h long (no clock change
-        # in it): several times cheaper than SQLite's localtime conversion, which is the fallback.
-        uniform = all(b - a == 86_400_000 for a, b in pairwise(midnights))
-        day = f"(started_at_ms - {midnights[0]}) / 86400000" if uniform else _DAY
+        day, days = _day_term(midnights)
         chart_start = today - timedelta(days=CHART_DAYS - 1)
         # Each file grouped by day, source and model (a few hundred groups for a month, however many
-        # calls), the conversations (only the app's rows name one) over the 30 days: the costs are worked
-        # out from those groups, since prices are per model.
+        # calls; the costs are worked out from those groups, since prices are per model), and the
+        # conversations (only the app's rows name one) over the 30 days, priced call by call in SQL.
         grouped: list[Any] = []
         app_days: list[Any] = []
         sessions: list[Any] = []
         app_notes: list[str] = []
+        by_day = {"day": day, "kind": "kind", "model": "model"}
+        price_of = _PriceMemo(prices)
         readings = [threading.Thread(target=self._grouped, name=f"usage-{name}", args=args) for name, args in (
-            ("app", (midnights[0], "app", (day, "kind", "model"), app_days, app_notes)),
-            ("sessions", (_midnight_ms(chart_start), "app", ("session_key", "model"), sessions)))]
+            ("app", (midnights[0], "app", by_day, app_days, app_notes, days)),
+            ("sessions", (_midnight_ms(chart_start), "app", {"session_key": "session_key"}, sessions, None, None, price_of)))]
         for reading in readings:
             reading.start()
-        self._grouped(midnights[0], "cli", (day, "kind", "model"), grouped, summary.notes)
+        self._grouped(midnights[0], "cli", by_day, grouped, summary.notes, days)
         for reading in readings:
             reading.join()
         grouped += app_days
         summary.notes += [note for note in app_notes if note not in summary.notes]
         # Days as numbers from `first` while the groups are added up; the Totals of a group go into its
         # day, its day and source, its model: the periods are then added up from the days.
-        if not uniform:
-            grouped = [((date.fromisoformat(d) - first).days, *rest) for d, *rest in grouped]
+        number = {midnight: n for n, midnight in enumerate(midnights)}
+        last = len(midnights) - 1  # a day after it (a clock ahead) counts on in whole days
+        grouped = [(number[d] if d in number else last + (d - midnights[-1]) // _DAY_MS, *rest) for d, *rest in grouped]
         chart_from, week_from, today_n = ((day_ - first).days for day_ in (chart_start, today - timedelta(days=6), today))
-        price_of = _PriceMemo(prices)
         per_day: dict[int, list[Any]] = {}
         by_source: dict[tuple[int, str], list[Any]] = {}
         models: dict[str, list[Any]] = {}
@@ -326,11 +390,7 @@ class UsageReader:
         for (n, kind), source_sums in by_source.items():
             summary.days[first + timedelta(days=n)][kind] = Totals(*source_sums)
         summary.by_model = sorted(((model, Totals(*sums)) for model, sums in models.items()), key=lambda item: -item[1].tokens)
-        by_session: dict[str, list[Any]] = {}
-        for key, model, *values in sessions:
-            _add(by_session, key, _priced(values, price_of(model)))
-        summary.by_session = sorted(((key, Totals(*sums)) for key, sums in by_session.items()),
-                                    key=lambda item: -item[1].tokens)
+        summary.by_session = sorted(((key, Totals(*sums)) for key, *sums in sessions), key=lambda item: -item[1].tokens)
         return summary
 
     def session_totals(self, session_key: str, prices: Mapping[str, ModelPrice]) -> Totals:

@@ -96,8 +96,9 @@ class UsageRecorder:
         """Sums over the record (made on first use: the empty window adds nothing up)."""
         if self._reader is None:
             from nanobot_desktop.engine.usage.reader import UsageReader
+            from nanobot_desktop.engine.usage.summary_file import default_summary_path
 
-            self._reader = UsageReader(self.folder)
+            self._reader = UsageReader(self.folder, default_summary_path(self.folder))
         return self._reader
 
     @property
@@ -244,6 +245,8 @@ class UsageRecorder:
         if self._executor is not None:
             self._executor.shutdown(wait=False)
             self._executor = None
+        if self._reader is not None:
+            self._reader.close()
 
     # --- the budget ---------------------------------------------------------------------------------------
 

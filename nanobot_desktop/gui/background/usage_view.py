@@ -2,8 +2,8 @@
 
 It reads the usage record (the app's calls and the nanobot CLI's, engine/usage) in an executor each
 time it is shown and whenever new rows were written while it is shown, so the GUI thread never waits
-on SQLite. The totals and tables appear first; the chart (usage_chart.py, QtCharts) is built the
-first time the page is shown, so neither the empty window nor a page nobody opens loads QtCharts.
+on SQLite. The chart (usage_chart.py, QtCharts) is built with the first summary the page shows, so
+neither the empty window nor a page nobody opens loads QtCharts.
 """
 
 from __future__ import annotations
@@ -170,12 +170,7 @@ class UsageView(BackgroundPanel):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
-        self.refresh()  # the reading starts on its threads first, and the chart is built meanwhile
-        if self.chart is None:
-            from nanobot_desktop.gui.background.usage_chart import UsageChart  # QtCharts: first shown only
-
-            self.chart = UsageChart(self)
-            self.chart_holder.addWidget(self.chart)
+        self.refresh()
 
     def refresh(self) -> None:
         """Read the record again (in an executor) and show it; one read at a time, the last one wins."""
@@ -186,7 +181,7 @@ class UsageView(BackgroundPanel):
         usage = self.engine.usage
         loop = asyncio.get_running_loop()
         # Handed to the executor now, not when the task first runs: the reading overlaps what the GUI
-        # thread does next (building the chart at the first show).
+        # thread does next (laying out and painting the page as it is shown).
         reading = asyncio.gather(loop.run_in_executor(None, usage.reader.summary, usage.prices()),
                                  loop.run_in_executor(None, self._titles))
         self._loading = self._work.spawn(self._load(reading))
@@ -220,10 +215,18 @@ class UsageView(BackgroundPanel):
         self.loaded.emit()
 
     def _show_chart(self) -> None:
-        if self.chart is not None and self.summary is not None:
-            data = chart_data(self.summary, str(self.measure.currentData()))
-            if data != self.chart.data:  # the page shown again with nothing new: the chart's items stay
-                self.chart.show_data(data)
+        if self.summary is None:
+            return
+        if self.chart is None:
+            # QtCharts is loaded and the chart built with the first summary, not before it: built while
+            # the record is read, the two took turns on the GIL and each waited for the other.
+            from nanobot_desktop.gui.background.usage_chart import UsageChart  # QtCharts: first shown only
+
+            self.chart = UsageChart(self)
+            self.chart_holder.addWidget(self.chart)
+        data = chart_data(self.summary, str(self.measure.currentData()))
+        if data != self.chart.data:  # the page shown again with nothing new: the chart's items stay
+            self.chart.show_data(data)
 
     def _show_notice(self) -> None:
         usage = self.engine.usage

@@ -353,3 +353,31 @@ async def test_a_budget_spent_before_a_restart_still_holds(make_engine, fake_ope
     await restarted.usage.check_budget()
     assert "monthly usage budget of $0.50 is spent ($0.80)" in (restarted.usage.budget_hold() or "")
     await restarted.usage.close()
+
+
+async def test_the_usage_sums_are_kept_in_the_apps_cache_folder_and_a_restart_adds_to_them(make_engine, fake_openai):
+    """The page's groupings outlive the engine (engine/usage/summary_file.py): in $XDG_CACHE_HOME (never beside
+    the usage files), and the engine started again adds the calls recorded since to them."""
+    import os
+
+    from nanobot_desktop.engine.usage.summary_file import default_summary_path
+
+    engine = make_engine()
+    folder = engine.config_path.parent
+    prices = engine.usage_prices()
+    fake_openai.add_text("one", usage=(1000, 10))
+    await turn(engine, "desktop:a", "hi")
+    await engine.usage.flush()
+    assert engine.usage.reader.summary(prices).month.calls == 1
+    await engine.usage.close()
+    kept = default_summary_path(folder)
+    assert kept.is_file() and kept.is_relative_to(os.environ["XDG_CACHE_HOME"]) and not kept.is_relative_to(folder)
+    assert sorted(path.name for path in folder.glob("*.sqlite3")) == [APP_FILE]
+
+    restarted = make_engine()
+    fake_openai.add_text("two", usage=(2000, 20))
+    await turn(restarted, "desktop:a", "again")
+    await restarted.usage.flush()
+    month = restarted.usage.reader.summary(prices).month
+    assert (month.calls, month.input_tokens, month.output_tokens) == (2, 3000, 30)
+    await restarted.usage.close()

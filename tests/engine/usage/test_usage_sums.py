@@ -182,18 +182,25 @@ def check_same(got: UsageSummary, expected: UsageSummary) -> None:
         assert all(same(dict(mine)[key], totals) for key, totals in theirs)
 
 
-def test_a_reader_read_again_after_appends_deletions_and_a_replaced_file_adds_up_as_a_fresh_one(tmp_path):
-    """The reader keeps its groupings and reads only the rows written since (group_cache.py): after each
-    kind of change its sums are those of a reader that never read the files, and of the rows one by one."""
+@pytest.mark.parametrize("restarted", [False, True], ids=["same reader", "a new reader each time, summary file kept"])
+def test_a_reader_read_again_after_appends_deletions_and_a_replaced_file_adds_up_as_a_fresh_one(tmp_path, restarted):
+    """The reader keeps its groupings and reads only the rows written since (group_cache.py), in memory
+    and, across restarts, in its summary file (summary_file.py): after each kind of change its sums are
+    those of a reader that never read the files, and of the rows one by one."""
     rng = random.Random(5)
     now_ms = int(time.time() * 1000)
     seed(tmp_path, rng, now_ms)
     prices = price_table({})
     today = date.today()
-    reader = UsageReader(tmp_path)
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    reader = UsageReader(tmp_path, summary_file)
     writer = UsageWriter(tmp_path)
 
     def agrees() -> UsageSummary:
+        nonlocal reader
+        if restarted:
+            reader.close()
+            reader = UsageReader(tmp_path, summary_file)
         got = reader.summary(prices, today)
         check_same(got, UsageReader(tmp_path).summary(prices, today))
         check_same(got, row_by_row(every_call(tmp_path), prices, today))
@@ -251,12 +258,14 @@ def test_a_reader_read_again_after_appends_deletions_and_a_replaced_file_adds_up
                                [(*row[:tokens], row[tokens] + 7, *row[tokens + 1:]) for row in old_rows])
     connection.close()
     assert agrees().month.input_tokens > before
+    reader.close()
+    assert summary_file.is_file()
 
 
 def test_a_call_written_while_a_grouping_is_read_is_counted_once(tmp_path):
     """The grouping and the marks it is kept with come from one snapshot: a row a writer commits between
     the two reads is not in the sums of the first and then added again by the next."""
-    from nanobot_desktop.engine.usage.group_cache import GroupCache
+    from nanobot_desktop.engine.usage.group_cache import GroupCache, Span
 
     path = tmp_path / "calls.sqlite3"
     writer = sqlite3.connect(path, isolation_level=None)
@@ -269,10 +278,10 @@ def test_a_call_written_while_a_grouping_is_read_is_counted_once(tmp_path):
     cache = GroupCache()
     sneak = [(400, 10)]  # committed by the writer while the first grouping is being read
 
-    def run(after: dict[str, int]) -> list[tuple[Any, ...]]:
+    def run(span: Span) -> list[tuple[Any, ...]]:
         while sneak:
             writer.execute("INSERT INTO calls (started_at_ms, tokens) VALUES (?, ?)", sneak.pop())
-        above = f" AND rowid > {after['app']}" if after else ""
+        above = f" AND rowid > {span.after['app']}" if span.after else ""
         return reading.execute(f"SELECT 'all', COUNT(*), SUM(tokens) FROM app.calls WHERE started_at_ms >= 0{above} "
                                "GROUP BY 1").fetchall()
 
@@ -283,3 +292,155 @@ def test_a_call_written_while_a_grouping_is_read_is_counted_once(tmp_path):
     assert cache.grouped("all", reading, 0, tables, 1, run) == [("all", 5, 116)]
     writer.close()
     reading.close()
+
+
+def test_a_restarted_reader_takes_its_sums_from_the_summary_file_and_reads_only_the_rows_written_since(tmp_path):
+    """What makes the first open after a start cheap: a new reader with the summary file does not read the
+    period again. Shown by a row changed in place (which neither nanobot nor the app ever does, so the
+    marks cannot see it): the sums still count it as it was, until a new row is added and is counted too."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(6), now_ms)
+    prices, today = price_table({}), date.today()
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    first = UsageReader(tmp_path, summary_file)
+    before = first.summary(prices, today)
+    first.close()
+    with sqlite3.connect(tmp_path / APP_FILE) as connection:
+        connection.execute("UPDATE calls SET input_tokens = input_tokens + 1000000 WHERE rowid = "
+                           "(SELECT max(rowid) FROM calls)")
+    connection.close()
+    assert UsageReader(tmp_path).summary(prices, today).month.input_tokens == before.month.input_tokens + 1_000_000
+    again = UsageReader(tmp_path, summary_file)
+    assert again.summary(prices, today).month.input_tokens == before.month.input_tokens
+    UsageWriter(tmp_path).write([UsageRow(now_ms - 60_000, 500, "custom", "gpt-4.1", "chat", "desktop:a", "stop", 4_000, 300)], {})
+    after = again.summary(prices, today)
+    again.close()
+    assert (after.month.calls, after.month.input_tokens) == (before.month.calls + 1, before.month.input_tokens + 4_000)
+
+
+def test_a_summary_kept_from_days_before_adds_up_as_a_fresh_read_when_the_period_has_moved_on(tmp_path):
+    """A new day: the 30 days start later. The kept groupings drop the days that left the period and take
+    the calls that left it off the conversations' sums, then add what was written since, read by a new
+    reader each day (the app started again): the same sums as a reader that never read the files."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(8), now_ms)
+    prices, today = price_table({}), date.today()
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    writer = UsageWriter(tmp_path)
+    for later in (0, 1, 2, 9, 40):  # 40: every kept day has left the period
+        day = today + timedelta(days=later)
+        writer.write([UsageRow(now_ms + later * 86_400_000 - 60_000, 500, "custom", "gpt-4.1", "cron", "desktop:b",
+                               "stop", 4_000 + later, 300, cache_read_tokens=100)], {})
+        reader = UsageReader(tmp_path, summary_file)
+        got = reader.summary(prices, day)
+        reader.close()
+        check_same(got, UsageReader(tmp_path).summary(prices, day))
+        check_same(got, row_by_row(every_call(tmp_path), prices, day))
+        assert got.day.calls >= 1 and (later == 40 or got.month.calls > 100)
+
+
+def test_a_summary_kept_in_another_time_zone_is_read_again(tmp_path, monkeypatch):
+    """Days start at other hours after a move to another time zone: a grouping by day kept from before
+    is not extended but read again."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(9), now_ms)
+    prices = price_table({})
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    try:
+        for zone in ("Asia/Tokyo", "America/Los_Angeles", "Asia/Kolkata"):
+            monkeypatch.setenv("TZ", zone)
+            time.tzset()
+            today = datetime.fromtimestamp(now_ms / 1000).date()
+            reader = UsageReader(tmp_path, summary_file)
+            got = reader.summary(prices, today)
+            reader.close()
+            check_same(got, row_by_row(every_call(tmp_path), prices, today))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_a_damaged_summary_file_is_made_anew_and_the_sums_stay_right(tmp_path):
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(10), now_ms)
+    prices, today = price_table({}), date.today()
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    summary_file.parent.mkdir()
+    summary_file.write_bytes(b"not a database, " * 1000)
+    expected = row_by_row(every_call(tmp_path), prices, today)
+    reader = UsageReader(tmp_path, summary_file)
+    check_same(reader.summary(prices, today), expected)
+    reader.close()
+    assert summary_file.read_bytes().startswith(b"SQLite format 3\x00")
+    reader = UsageReader(tmp_path, summary_file)
+    check_same(reader.summary(prices, today), expected)
+    reader.close()
+
+
+def test_two_readers_keeping_one_summary_file_leave_it_right_for_a_third(tmp_path):
+    """The app and a headless run (each with a budget to check) keep their sums in the same file; each saves
+    only what changed since it last saved, unless the other saved since: a third reader that trusts the file
+    adds up as a fresh one."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(12), now_ms)
+    prices, today = price_table({}), date.today()
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    writer = UsageWriter(tmp_path)
+    first, second = UsageReader(tmp_path, summary_file), UsageReader(tmp_path, summary_file)
+    for n, reader in enumerate((first, second, first, second, first)):
+        writer.write([UsageRow(now_ms - 60_000 + n, 500, "custom", "gpt-4.1", "chat", f"desktop:r{n % 2}", "stop",
+                               1_000 * (n + 1), 10)], {})
+        reader.summary(prices, today)
+    # A conversation only the second reader saw: its one call is gone (deleted by hand, say) when the first
+    # reads again (the calls after its mark: one more), so the first's sums have no such conversation; nor may
+    # the file once the first has saved them.
+    writer.write([UsageRow(now_ms - 30_000, 500, "custom", "gpt-4.1", "chat", "desktop:short-lived", "stop", 9, 9)], {})
+    assert "desktop:short-lived" in dict(second.summary(prices, today).by_session)
+    with sqlite3.connect(tmp_path / APP_FILE) as connection:
+        connection.execute("DELETE FROM calls WHERE session_key = 'desktop:short-lived'")
+    connection.close()
+    writer.write([UsageRow(now_ms - 20_000, 500, "custom", "gpt-4.1", "chat", "desktop:r0", "stop", 7, 7)], {})
+    assert "desktop:short-lived" not in dict(first.summary(prices, today).by_session)
+    first.close()
+    second.close()
+    third = UsageReader(tmp_path, summary_file)
+    got = third.summary(prices, today)
+    third.close()
+    check_same(got, row_by_row(every_call(tmp_path), prices, today))
+
+
+def test_the_conversations_sums_follow_a_change_of_prices(tmp_path):
+    """The conversations' sums are priced call by call as they are read (kept with the prices they were
+    priced with): other prices, and the same reader adds up as a fresh one with those."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(13), now_ms)
+    today = date.today()
+    summary_file = tmp_path / "cache" / "usage.sqlite3"
+    reader = UsageReader(tmp_path, summary_file)
+    for prices in (price_table({}), price_table({"my-local-model": ModelPrice(1.0, 2.0, 0.5)}),
+                   price_table({"my-local-model": ModelPrice(1.0, 2.0, 0.5), "gpt-4o-mini": ModelPrice(9.0, 9.0)}),
+                   price_table({})):
+        got = reader.summary(prices, today)
+        check_same(got, row_by_row(every_call(tmp_path), prices, today))
+        check_same(got, UsageReader(tmp_path).summary(prices, today))
+    reader.close()
+    restarted = UsageReader(tmp_path, summary_file)
+    check_same(restarted.summary(price_table({}), today), row_by_row(every_call(tmp_path), price_table({}), today))
+    restarted.close()
+
+
+def test_a_summary_file_that_cannot_be_made_leaves_the_sums_right(tmp_path, caplog):
+    """The cache folder is not writable (here: a file where its folder should be): the reader says so once
+    in the log and reads the period from the usage files, as without a summary file."""
+    now_ms = int(time.time() * 1000)
+    seed(tmp_path, random.Random(14), now_ms)
+    prices, today = price_table({}), date.today()
+    (tmp_path / "cache").write_text("not a folder", encoding="utf-8")
+    reader = UsageReader(tmp_path, tmp_path / "cache" / "usage.sqlite3")
+    with caplog.at_level("WARNING", logger="nanobot_desktop.engine.usage.summary_file"):
+        for _ in range(2):
+            check_same(reader.summary(prices, today), row_by_row(every_call(tmp_path), prices, today))
+    reader.close()
+    assert [record.getMessage().split(" (")[0] for record in caplog.records] == [
+        f"usage summary {tmp_path / 'cache' / 'usage.sqlite3'} cannot be kept"]
+    assert (tmp_path / "cache").read_text(encoding="utf-8") == "not a folder"
