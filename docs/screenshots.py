@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VIEWS = ("chat", "memory", "skills", "agent")  # the README's; also "usage" (the Agent area's Usage page) on request
+VIEWS = ("chat", "memory", "skills", "agent", "usage")  # the README's
 README_SIZE = "1280x800"
 
 EARLIER = [
