@@ -23,10 +23,12 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VIEWS = ("chat", "memory", "skills", "agent")  # the README's; also "usage" (the Agent area's Usage page) on request
+VIEWS = ("chat", "memory", "skills", "agent", "usage")  # the README's
 README_SIZE = "1280x800"
 
 EARLIER = [
@@ -59,6 +61,47 @@ HISTORY = ("[2026-11-21 09:12] Sorted the inbox notes into three projects; the k
            "[2026-11-27 08:05] Compared three laptops for the Lisbon trip; the Framework 13 has the largest battery.\n")
 SKILL = ("---\nname: packing-list\ndescription: Keep packing lists in notes/ up to date for a trip\n---\n\n"
          "# Packing list\n\nWhen the user mentions a trip, add what they need to `notes/trip.md`, one item a line.\n")
+
+
+def seed_usage(config_folder: Path, chat_keys: list[str], now: float) -> None:
+    """A month of model calls in the app's usage record, as a person who mostly runs a local model has
+    it: chats and the memory's consolidation on qwen3:14b, the heartbeat twice a day, a scheduled
+    job on Mondays, and subagents on a priced cloud model (with prompt-cache reads) on some days.
+    Fixed by a seeded generator, so the page looks the same in every screenshot."""
+    import random
+
+    from nanobot_desktop.engine.usage.store import UsageRow, UsageWriter
+
+    rng = random.Random(31)
+    rows: list[UsageRow] = []
+    today = datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
+
+    def call(day: datetime, hour: float, model: str, kind: str, key: str, inp: int, out: int,
+             read: int | None = None) -> None:
+        started = day + timedelta(hours=hour)
+        if started.timestamp() < now:
+            rows.append(UsageRow(int(started.timestamp() * 1000), rng.randint(900, 9000), "custom", model, kind, key,
+                                 "stop", inp, out, cache_read_tokens=read))
+
+    for days_ago in range(29, -1, -1):
+        day = today - timedelta(days=days_ago)
+        for hour in (8.0, 18.0):
+            call(day, hour, "qwen3:14b", "heartbeat", "heartbeat", rng.randint(1_800, 2_600), rng.randint(40, 160))
+        if day.weekday() == 0:
+            call(day, 7.5, "qwen3:14b", "cron", "cron:weekly-review", rng.randint(6_000, 9_000), rng.randint(600, 1_200))
+        if day.weekday() < 5 or rng.random() < 0.5:
+            for _ in range(rng.randint(2, 9)):
+                call(day, rng.uniform(9, 22), "qwen3:14b", "chat", rng.choice(chat_keys), rng.randint(3_000, 14_000),
+                     rng.randint(150, 1_400))
+            call(day, 22.5, "qwen3:14b", "consolidation", rng.choice(chat_keys), rng.randint(4_000, 8_000),
+                 rng.randint(300, 700))
+        if rng.random() < 0.3:
+            for _ in range(rng.randint(2, 5)):
+                inp = rng.randint(8_000, 30_000)
+                call(day, rng.uniform(10, 20), "gpt-4o-mini", "subagent", rng.choice(chat_keys), inp,
+                     rng.randint(500, 2_500), read=inp // 2)
+    rows.sort(key=lambda row: row.started_at_ms)
+    UsageWriter(config_folder).write(rows, {})
 
 
 def build_demo(home: Path, base_url: str) -> Path:
@@ -117,6 +160,8 @@ async def _shoot(out: Path, view: str, width: int, height: int) -> None:
             await asyncio.sleep(0.01)  # distinct times, in this order
         key = engine.new_session_key()
         engine.sessions.append(engine.sessions.get_or_create(key), EARLIER)
+        chat_keys = [info.key for info in engine.sessions.list_sessions()]
+        seed_usage(Path(engine.config_path).parent, chat_keys, time.time())
         server.add_tool_calls([("read_file", {"path": "notes/trip.md"})], content="I'll look at the list first.")
         server.add_tool_calls([("write_file", {"path": "notes/trip.md", "content": PACKING + "- Framework 13 laptop and its charger\n"})])
         server.add_text("Added.")

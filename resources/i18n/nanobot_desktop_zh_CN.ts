@@ -4381,6 +4381,10 @@ The file was left untouched. Fix it (or move it away to start the first-run setu
         <translation>%n 次调用没有价格（可在“价格…”中设置）</translation>
     </message>
     <message>
+        <source>Scheduled: {name}</source>
+        <translation>定时任务：{name}</translation>
+    </message>
+    <message>
         <source>{tokens} tokens</source>
         <translation>{tokens} 个 token</translation>
     </message>

@@ -9,7 +9,7 @@ Usage page imports this module, when it is first shown: the empty window never l
 
 from __future__ import annotations
 
-from PySide6.QtCharts import QBarCategoryAxis, QBarSet, QChart, QChartView, QStackedBarSeries, QValueAxis
+from PySide6.QtCharts import QBarCategoryAxis, QBarSet, QCategoryAxis, QChart, QChartView, QStackedBarSeries, QValueAxis
 from PySide6.QtCore import QEvent, QMargins, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QWidget
@@ -61,14 +61,7 @@ class UsageChart(QChartView):
         days_axis = QBarCategoryAxis()  # categories must differ: day and month, upright to fit 30 of them
         days_axis.append([day.strftime("%d.%m") for day in data.days])
         days_axis.setLabelsAngle(-90)
-        values_axis = QValueAxis()
-        top = max((data.day_total(day) for day in data.days), default=0.0)
-        # At least one unit of the labels' precision per step (a token, a cent): an empty month or a few
-        # tokens otherwise got steps of 0.2 tokens, labelled 0, 0, 0, 1, 1, 1.
-        unit = 0.01 if data.measure == "cost" else 1.0
-        values_axis.setRange(0, max(top, unit * (values_axis.tickCount() - 1)))
-        values_axis.applyNiceNumbers()  # round steps (0, 5000, 10000, ...) above the largest day
-        values_axis.setLabelFormat("$%.2f" if data.measure == "cost" else "%.0f")
+        values_axis = values_axis_for(max((data.day_total(day) for day in data.days), default=0.0), data.measure)
         for axis in (days_axis, values_axis):
             axis.setLabelsColor(colors.text)
             axis.setGridLineColor(colors.card_border)
@@ -83,3 +76,38 @@ class UsageChart(QChartView):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and self.data is not None:
             self.show_data(self.data)  # light <-> dark: the chart's colours come from the palette
+
+
+def values_axis_for(top: float, measure: str) -> QCategoryAxis:
+    """The values axis: round steps above the largest day (0, 50k, 100k, …), labelled as the cards
+    write numbers ("150k", "1.5M", "$0.25"), not as printf would ("150000").
+
+    QValueAxis finds the round steps; its labels can only be printf formats, so the steps become the
+    named values of a QCategoryAxis (a QValueAxis too: range and tick count stay readable)."""
+    steps = QValueAxis()
+    # At least one unit of the labels' precision per step (a token, a cent): an empty month or a few
+    # tokens otherwise got steps of 0.2 tokens, labelled 0, 0, 0, 1, 1, 1.
+    unit = 0.01 if measure == "cost" else 1.0
+    steps.setRange(0, max(top, unit * (steps.tickCount() - 1)))
+    steps.applyNiceNumbers()
+    axis = QCategoryAxis()
+    axis.setLabelsPosition(QCategoryAxis.AxisLabelsPosition.AxisLabelsPositionOnValue)
+    axis.setRange(steps.min(), steps.max())
+    axis.setTickCount(steps.tickCount())
+    axis.setStartValue(steps.min())
+    count = steps.tickCount()
+    for index in range(count):
+        value = steps.min() + (steps.max() - steps.min()) * index / (count - 1)
+        axis.append(axis_label(value, measure), value)
+    return axis
+
+
+def axis_label(value: float, measure: str) -> str:
+    """One step's label: "$0.25" for cost; tokens as "0", "750", "12.5k", "1.5M"."""
+    if measure == "cost":
+        return f"${value:.2f}"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:g}M"
+    if value >= 1_000:
+        return f"{value / 1_000:g}k"
+    return f"{value:g}"

@@ -39,6 +39,10 @@ def source_words(source: str) -> str:
     return translate("Usage", SOURCE_WORDS[source]) if source in SOURCE_WORDS else source
 
 
+HEARTBEAT_KEY = "heartbeat"  # the heartbeat's session (engine/background/heartbeat.py)
+CRON_PREFIX = "cron:"  # a scheduled job's own session: cron:<job id>
+
+
 def format_tokens(count: int) -> str:
     """1234 -> "1.2k", 3_400_000 -> "3.4M"."""
     if count >= 1_000_000:
@@ -153,4 +157,15 @@ def model_lines(summary: UsageSummary) -> list[UsageLine]:
 
 def session_lines(summary: UsageSummary, titles: dict[str, str]) -> list[UsageLine]:
     """The conversations, titled as the session list titles them (the key when it has no title)."""
-    return [UsageLine(key, titles.get(key) or key, totals) for key, totals in summary.by_session]
+    return [UsageLine(key, conversation_name(key, titles), totals) for key, totals in summary.by_session]
+
+
+def conversation_name(key: str, titles: dict[str, str]) -> str:
+    """A conversation's name in the table. The app's own runs say what ran them, since the table has
+    no channel groups to say it: "Heartbeat" (its session's title is the heartbeat's prompt), and
+    "Scheduled: " before a job's session title (or its id, when the job's session is gone)."""
+    if key == HEARTBEAT_KEY:
+        return translate("Usage", "Heartbeat")
+    if key.startswith(CRON_PREFIX):
+        return translate("Usage", "Scheduled: {name}").format(name=titles.get(key) or key[len(CRON_PREFIX):])
+    return titles.get(key) or key
