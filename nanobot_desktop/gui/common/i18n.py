@@ -19,17 +19,21 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLocale
 
 from nanobot_desktop.data import resources_dir
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QTranslator
 
 log = logging.getLogger(__name__)
 
 LANGUAGES = ("system", "en", "zh_CN")  # the values of AppSettings.language (tests check they agree)
 TRANSLATED = ("zh_CN",)  # languages that have a .qm in resources/i18n
 CATALOG = "nanobot_desktop"  # resources/i18n/nanobot_desktop_<lang>.qm
-_installed: list[QTranslator] = []
+_installed: list[QTranslator] = []  # installed ones (QTranslator is imported when one is: English needs none)
 _ENGLISH_PLURAL = re.compile(r"(\w)\((s|es)\)")
 
 
@@ -86,6 +90,8 @@ def install_translators(app: QCoreApplication, choice: str) -> str:
         QLocale.setDefault(QLocale(language))
     if language == "en":
         return language
+    from PySide6.QtCore import QLibraryInfo, QTranslator
+
     ours = QTranslator(app)
     if not ours.load(f"{CATALOG}_{language}", str(translations_dir())):
         log.warning("no translation for %s in %s: the UI stays in English", language, translations_dir())

@@ -28,9 +28,6 @@ class WindowToolBar(QToolBar):
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.PreventContextMenu)
         self.setIconSize(QSize(20, 20))
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
-        layout = self.layout()
-        if layout is not None:
-            layout.setSpacing(SPACING.s)
         self.setContentsMargins(SPACING.s, SPACING.xs, SPACING.s, SPACING.xs)
         self._icons: list[tuple[QAction, str]] = [*left, *right]
         self._icons_loaded = False
@@ -46,6 +43,13 @@ class WindowToolBar(QToolBar):
         """Draw the buttons' icons (again, after a palette change)."""
         from nanobot_desktop.gui.common.icons import icon
 
+        if not self._icons_loaded:
+            # The buttons' spacing comes with their icons (they lay out anew then): asked for before the
+            # first paint, the toolbar's private layout made PySide resolve every layout class it might be
+            # (~4 M instructions of the first paint, bench/startup.py), and the frame shows no icons yet.
+            layout = self.layout()
+            if layout is not None:
+                layout.setSpacing(SPACING.s)
         self._icons_loaded = True
         for action, name in self._icons:
             action.setIcon(icon(name, self.palette()))
