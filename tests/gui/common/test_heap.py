@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.gui.window_fixtures import open_window
+
+__all__ = ["open_window"]
+
 ROOT = Path(__file__).resolve().parents[3]
 
 SCRIPT = textwrap.dedent("""
@@ -77,3 +81,24 @@ def test_the_window_serves_large_buffers_from_their_own_mappings(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     facts = json.loads(done.stdout.strip().splitlines()[-1])
     assert facts == {"before": 0, "with_window": 1}
+
+
+@pytest.mark.skipif(sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="glibc's malloc only")
+def test_the_window_gives_free_heap_pages_back_once_a_turn_has_ended_and_it_is_idle(qtbot, open_window, fake_openai):
+    from nanobot_desktop.engine.events import TurnFinished, TurnStarted
+    from nanobot_desktop.gui.common.heap import TRIM_AFTER_IDLE_MS
+    from tests.gui.window_fixtures import WAIT_MS, send, wait_idle
+
+    window = open_window()
+    seen: list[str] = []
+    window.bridge.engine_event.connect(lambda event: seen.append(type(event).__name__)
+                                       if isinstance(event, (TurnStarted, TurnFinished)) else None)
+    window.heap_trim.trimmed.connect(lambda took_ms: seen.append(f"trimmed in {took_ms:.1f} ms"))
+    fake_openai.add_text("Noted.", delay_s=2 * TRIM_AFTER_IDLE_MS / 1000)  # a turn longer than the idle time
+    send(qtbot, window, "remember the plants")
+    wait_idle(qtbot, window)
+    with qtbot.waitSignal(window.heap_trim.trimmed, timeout=WAIT_MS):
+        pass
+    assert seen[:2] == ["TurnStarted", "TurnFinished"]  # not while the turn ran, only once it had ended
+    assert len(seen) == 3 and seen[2].startswith("trimmed in ")
+    assert float(seen[2].split()[2]) < 50  # a glance at the heap, not a stall
