@@ -29,7 +29,9 @@ from nanobot_desktop.gui.common.formatting import format_duration
 if TYPE_CHECKING:
     from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.common.i18n import format_number, translate
-from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, status_text
+from nanobot_desktop.gui.inspector.records import (
+    LLMCall, SharedMessages, TimelineEntry, ToolCall, TurnTimeline, status_text,
+)
 from nanobot_desktop.gui.common.design import ACCENTS
 
 MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (memory bound)
@@ -132,6 +134,7 @@ class TimelineModel(QAbstractTableModel):
         self._session_key = ""
         self._shown: TurnTimeline | None = None
         self._follow_latest = True
+        self._sent: dict[str, SharedMessages] = {}  # per session, the messages of its newest model call
 
     # --- what is shown -----------------------------------------------------------------------------
 
@@ -222,7 +225,9 @@ class TimelineModel(QAbstractTableModel):
 
     def _on_llm_started(self, event: ev.LLMCallStarted) -> None:
         turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)
-        self._append(turn, LLMCall(event.call_id, event.turn_id, event.model, tuple(event.messages),
+        messages = SharedMessages.sharing(event.messages, self._sent.get(event.session_key))
+        self._sent[event.session_key] = messages
+        self._append(turn, LLMCall(event.call_id, event.turn_id, event.model, messages,
                                    tuple(event.tools), tuple(event.system_sections), event.at,
                                    window_tokens=event.window_tokens, estimated_tokens=event.estimated_tokens))
 
