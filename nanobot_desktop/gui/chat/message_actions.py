@@ -77,17 +77,42 @@ class _EditBox(QPlainTextEdit):
         super().keyPressEvent(event)
 
 
+class _InlineEditor(QWidget):
+    """The edit box under a bubble with Cancel and *Send as a new branch*."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        editor_layout = QVBoxLayout(self)
+        editor_layout.setContentsMargins(48, 0, 0, 0)
+        self.edit_box = _EditBox()
+        self.edit_box.setTabChangesFocus(True)
+        self.edit_box.setFixedHeight(self.edit_box.fontMetrics().lineSpacing() * 5 + 12)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.cancel_button = QPushButton(translate("Chat", "Cancel"))
+        self.send_button = QPushButton(translate("Chat", "Send as a new branch"))
+        self.send_button.setToolTip(translate("Chat", "Start a new version of the conversation from here with the edited text "
+                                                      "(Ctrl+Enter)"))
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.send_button)
+        editor_layout.addWidget(self.edit_box)
+        editor_layout.addLayout(buttons)
+
+
 class UserActions(QWidget):
-    """Below a user bubble: the switcher and *Edit*; editing opens an inline editor pre-filled with the text."""
+    """Below a user bubble: the switcher and *Edit*; editing opens an inline editor pre-filled with the text.
+
+    The editor (a QPlainTextEdit with its document and scroll bars, and two buttons: ~50 kB of Qt
+    objects) is made the first time *Edit* is used, not with every bubble: most are never edited."""
 
     edit_submitted = Signal(str)
     """The edited text: send it in a new branch that forks at this message."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(4)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addStretch(1)
@@ -99,30 +124,34 @@ class UserActions(QWidget):
         self.edit_button.clicked.connect(self.start_edit)
         bar.addWidget(self.switcher)
         bar.addWidget(self.edit_button)
-        layout.addLayout(bar)
-        self.editor = QWidget()
-        editor_layout = QVBoxLayout(self.editor)
-        editor_layout.setContentsMargins(48, 0, 0, 0)
-        self.edit_box = _EditBox()
-        self.edit_box.setTabChangesFocus(True)
-        self.edit_box.setFixedHeight(self.edit_box.fontMetrics().lineSpacing() * 5 + 12)
-        self.edit_box.submitted.connect(self._submit)
-        self.edit_box.cancelled.connect(self.cancel_edit)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        self.cancel_button = QPushButton(translate("Chat", "Cancel"))
-        self.cancel_button.clicked.connect(self.cancel_edit)
-        self.send_button = QPushButton(translate("Chat", "Send as a new branch"))
-        self.send_button.setToolTip(translate("Chat", "Start a new version of the conversation from here with the edited text "
-                                                      "(Ctrl+Enter)"))
-        self.send_button.clicked.connect(self._submit)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.send_button)
-        editor_layout.addWidget(self.edit_box)
-        editor_layout.addLayout(buttons)
-        layout.addWidget(self.editor)
-        self.editor.hide()
+        self._layout.addLayout(bar)
+        self._editor: _InlineEditor | None = None
         self._text = ""
+
+    @property
+    def editor(self) -> _InlineEditor:
+        """The inline editor, made (hidden) on first use."""
+        if self._editor is None:
+            editor = self._editor = _InlineEditor()
+            editor.hide()
+            editor.edit_box.submitted.connect(self._submit)
+            editor.edit_box.cancelled.connect(self.cancel_edit)
+            editor.cancel_button.clicked.connect(self.cancel_edit)
+            editor.send_button.clicked.connect(self._submit)
+            self._layout.addWidget(editor)
+        return self._editor
+
+    @property
+    def edit_box(self) -> QPlainTextEdit:
+        return self.editor.edit_box
+
+    @property
+    def send_button(self) -> QPushButton:
+        return self.editor.send_button
+
+    @property
+    def cancel_button(self) -> QPushButton:
+        return self.editor.cancel_button
 
     def set_text(self, text: str) -> None:
         """The message's text; a command that is never saved (`/new`, `/help`) has nothing to branch from."""
@@ -137,7 +166,8 @@ class UserActions(QWidget):
         self.edit_box.moveCursor(self.edit_box.textCursor().MoveOperation.End)
 
     def cancel_edit(self) -> None:
-        self.editor.hide()
+        if self._editor is not None:
+            self._editor.hide()
         self.edit_button.setEnabled(True)
 
     def _submit(self) -> None:
