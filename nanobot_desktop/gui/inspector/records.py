@@ -102,7 +102,7 @@ class SharedMessages(Sequence[dict[str, Any]]):
         raise IndexError("message index out of range")  # pragma: no cover - the length says otherwise
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LLMCall:
     """One request to the model: what was sent (for the context view) and how it went."""
 
@@ -159,7 +159,7 @@ class LLMCall:
         return self.latency_s
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ToolCall:
     """One tool call: the full arguments and result, never shortened here (the view decides)."""
 
@@ -196,7 +196,7 @@ class ToolCall:
 TimelineEntry = LLMCall | ToolCall
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TurnTimeline:
     """Everything the inspector knows about one turn, in the order it happened."""
 

@@ -331,6 +331,8 @@ def test_the_requests_kept_for_the_context_view_share_the_history_instead_of_cop
     # and the calls share the runs of references to them too, not a tuple of all of them each (the
     # test below counts them over 300 turns)
     assert calls[-1].messages.runs[1] is calls[-2].messages.runs[1]
+    assert calls[-1].tools and calls[-1].tools is calls[-2].tools  # unchanged: kept once
+    assert calls[-1].system_sections and calls[-1].system_sections is calls[-2].system_sections
 
 
 def test_shared_messages_hold_o_n_log_n_references_for_a_long_session_and_read_as_sent():
