@@ -424,6 +424,9 @@ class ChatView(QWidget):
                 self._older_pending = True
                 self.older_requested.emit()
             return 0
+        # Make room first, by what is placed now: a step costs one layout, not one for the new widgets and
+        # one more for the far ones going (bench/session_open.py's scroll row).
+        self._trim_far_widgets(arrange=False)
         count = min(count or self.PAGE_SIZE, self._first_loaded)
         new_first = self._first_loaded - count
         bar = self.scroll_area.verticalScrollBar()
@@ -435,7 +438,6 @@ class ChatView(QWidget):
             self._items_layout.insertWidget(position, widget)
         self._widgets[:0] = new_widgets
         self._first_loaded = new_first
-        self._schedule_trim()
         self._mark_final_replies()
         QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
         return count
@@ -450,11 +452,11 @@ class ChatView(QWidget):
         count = min(count or self.PAGE_SIZE, model.rowCount() - first)
         if count <= 0:
             return 0
+        self._trim_far_widgets(arrange=False)  # room first (see load_older)
         for row in range(first, first + count):
             widget = self._make_widget(model.item(row))
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
-        self._schedule_trim()
         self._mark_final_replies()
         QTimer.singleShot(0, self, self._hold_anchor)
         return count
@@ -485,16 +487,17 @@ class ChatView(QWidget):
             self._trim_pending = True
             QTimer.singleShot(0, self, self._trim_far_widgets)
 
-    def _trim_far_widgets(self) -> None:
+    def _trim_far_widgets(self, arrange: bool = True) -> None:
         """Delete the widgets more than MARGIN_SCREENS viewport heights above or below what is on
-        screen (a folded turn's steps go or stay with the widget they are folded before)."""
+        screen (a folded turn's steps go or stay with the widget they are folded before); `arrange`:
+        fold the steps again now (a caller about to add widgets does it after)."""
         self._trim_pending = False
         viewport = self.scroll_area.viewport()
         widgets = self._widgets
         if not viewport.isVisible() or viewport.height() <= 0:  # nothing placed to measure by
             excess = len(widgets) - self.MAX_WIDGETS
             self._drop_widgets(excess, from_top=self._following)
-            if excess > 0:
+            if excess > 0 and arrange:
                 self._mark_final_replies()
             return
         # The widgets just shown have asked for a layout (posted after this call was): place them now.
@@ -516,7 +519,7 @@ class ChatView(QWidget):
         after = len(widgets) - last - 1
         self._drop_widgets(first, from_top=True)
         self._drop_widgets(after, from_top=False)
-        if first or after:
+        if (first or after) and arrange:
             self._mark_final_replies()
 
     def _fill_viewport(self) -> None:
