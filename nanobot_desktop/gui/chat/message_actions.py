@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
 
@@ -61,6 +61,32 @@ class ForkSwitcher(QWidget):
         self.next_button.setEnabled(position < count)
 
 
+class _ForkActions(QWidget):
+    """Actions with a "‹ 2/3 ›" switcher, made the first time the message forks (or it is asked for):
+    most messages never fork, and its two buttons and label were ~16 kB of Qt objects each."""
+
+    fork_stepped = Signal(int)
+    """-1 or +1: the switcher was used."""
+
+    def _place_switcher(self, layout: QBoxLayout, before: QWidget) -> None:
+        self._switcher: ForkSwitcher | None = None
+        self._switcher_layout = layout
+        self._switcher_before = before
+
+    @property
+    def switcher(self) -> ForkSwitcher:
+        if self._switcher is None:
+            switcher = self._switcher = ForkSwitcher()
+            switcher.stepped.connect(self.fork_stepped)
+            self._switcher_layout.insertWidget(self._switcher_layout.indexOf(self._switcher_before), switcher)
+        return self._switcher
+
+    def set_fork(self, fork: tuple[int, int] | None) -> None:
+        """(position from 1, count) of the version shown, or None when the conversation does not fork here."""
+        if fork is not None or self._switcher is not None:
+            self.switcher.set_fork(fork)
+
+
 class _EditBox(QPlainTextEdit):
     """Ctrl+Enter sends, Escape cancels (Enter alone adds a line, as in a longer edit one expects)."""
 
@@ -99,7 +125,7 @@ class _InlineEditor(QWidget):
         editor_layout.addLayout(buttons)
 
 
-class UserActions(QWidget):
+class UserActions(_ForkActions):
     """Below a user bubble: the switcher and *Edit*; editing opens an inline editor pre-filled with the text.
 
     The editor (a QPlainTextEdit with its document and scroll bars, and two buttons: ~50 kB of Qt
@@ -116,14 +142,13 @@ class UserActions(QWidget):
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addStretch(1)
-        self.switcher = ForkSwitcher()
         self.edit_button = QToolButton()
         self.edit_button.setText(translate("Chat", "Edit"))
         self.edit_button.setAutoRaise(True)
         self.edit_button.setToolTip(translate("Chat", "Edit this message and send it again; the conversation so far stays as it is"))
         self.edit_button.clicked.connect(self.start_edit)
-        bar.addWidget(self.switcher)
         bar.addWidget(self.edit_button)
+        self._place_switcher(bar, self.edit_button)
         self._layout.addLayout(bar)
         self._editor: _InlineEditor | None = None
         self._text = ""
@@ -178,7 +203,7 @@ class UserActions(QWidget):
         self.edit_submitted.emit(text)
 
 
-class ReplyActions(QWidget):
+class ReplyActions(_ForkActions):
     """In an assistant reply's footer: the switcher and *Regenerate*."""
 
     regenerate_requested = Signal()
@@ -188,11 +213,10 @@ class ReplyActions(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
-        self.switcher = ForkSwitcher()
         self.regenerate_button = QToolButton()
         self.regenerate_button.setText(translate("Chat", "Regenerate"))
         self.regenerate_button.setAutoRaise(True)
         self.regenerate_button.setToolTip(translate("Chat", "Ask for a new reply to the same message; this reply stays as it is"))
         self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit())
-        row.addWidget(self.switcher)
         row.addWidget(self.regenerate_button)
+        self._place_switcher(row, self.regenerate_button)
