@@ -430,8 +430,9 @@ class ChatView(QWidget):
         count = min(count or self.PAGE_SIZE, self._first_loaded)
         new_first = self._first_loaded - count
         bar = self.scroll_area.verticalScrollBar()
-        if self._widgets:
-            self._anchor = (self._widgets[0], self._widgets[0].y() - bar.value())
+        anchor = self._first_shown(self._widgets)
+        if anchor is not None:
+            self._anchor = (anchor, anchor.y() - bar.value())
         new_widgets = [self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)]
         self.step_groups.detach()
         for position, widget in enumerate(new_widgets):
@@ -439,6 +440,8 @@ class ChatView(QWidget):
         self._widgets[:0] = new_widgets
         self._first_loaded = new_first
         self._mark_final_replies()
+        if new_first > 0 and all(self._folded(widget) for widget in new_widgets):
+            QTimer.singleShot(0, self, self._load_older_if_at_top)  # nothing came into sight: no scroll follows
         QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
         return count
 
@@ -453,11 +456,13 @@ class ChatView(QWidget):
         if count <= 0:
             return 0
         self._trim_far_widgets(arrange=False)  # room first (see load_older)
-        for row in range(first, first + count):
-            widget = self._make_widget(model.item(row))
+        new_widgets = [self._make_widget(model.item(row)) for row in range(first, first + count)]
+        for widget in new_widgets:
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
         self._mark_final_replies()
+        if all(self._folded(widget) for widget in new_widgets):
+            QTimer.singleShot(0, self, self._load_newer_if_at_bottom)  # nothing came into sight (see load_older)
         QTimer.singleShot(0, self, self._hold_anchor)
         return count
 
@@ -466,8 +471,8 @@ class ChatView(QWidget):
         if count <= 0:
             return
         if from_top:
-            keep = self._widgets[count]
-            if not self._following:  # (following, the view stays at the bottom by itself)
+            keep = self._first_shown(self._widgets[count:])
+            if not self._following and keep is not None:  # (following, the view stays at the bottom by itself)
                 self._anchor = (keep, keep.y() - self.scroll_area.verticalScrollBar().value())
             dropped, self._widgets = self._widgets[:count], self._widgets[count:]
             self._first_loaded += count
@@ -479,6 +484,17 @@ class ChatView(QWidget):
             widget.hide()
             widget.deleteLater()
             self._dirty.discard(widget.uid)
+
+    @staticmethod
+    def _folded(widget: QWidget) -> bool:
+        """Hidden by its turn's "n steps" row (a widget just made is hidden too until Qt shows it)."""
+        return widget.isHidden() and widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)
+
+    @staticmethod
+    def _first_shown(widgets: list[ItemWidget]) -> ItemWidget | None:
+        """The first widget not folded away: a hidden one keeps the place it had when last shown, so it
+        cannot anchor the view."""
+        return next((widget for widget in widgets if not widget.isHidden()), None)
 
     def _schedule_trim(self) -> None:
         """Trim once the layout has placed what was just added: a posted call runs after the layout

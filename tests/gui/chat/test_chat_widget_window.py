@@ -56,3 +56,39 @@ def test_a_long_conversation_keeps_widgets_only_a_screenful_around_the_viewport(
     assert view.first_loaded_row == 0
     assert view.loaded_widgets()[0].item.text == "question 0: add one more task, please"  # made again from its item
     assert view.last_loaded_row < 2 * TURNS  # the newest ones went on the way up
+
+
+@pytest.mark.slow
+def test_a_turns_folded_steps_read_the_same_after_its_widgets_went_and_came_back(qtbot, open_window, fake_openai):
+    from PySide6.QtCore import Qt
+
+    from nanobot_desktop.gui.chat.model import ToolCard
+
+    window = open_window()
+    view = window.chat_view
+    bar = view.scroll_area.verticalScrollBar()
+    for number in range(14):
+        fake_openai.add_tool_calls([("list_dir", {"path": "."})], content=f"Let me look ({number}).")
+        fake_openai.add_text(f"answer {number}: the folder is empty.")
+        send(qtbot, window, f"question {number}: what is here?")
+        wait_idle(qtbot, window)
+        if number == 0:  # the person unfolds the first turn's steps
+            qtbot.waitUntil(lambda: len(view.step_groups.headers()) == 1, timeout=WAIT_MS)
+            qtbot.mouseClick(view.step_groups.headers()[0], Qt.MouseButton.LeftButton)
+    first_card = window.chat.model.items()[2]
+    assert isinstance(first_card, ToolCard)
+    qtbot.waitUntil(lambda: view.first_loaded_row > 2, timeout=WAIT_MS)  # the first turn's widgets went
+    for _step in range(100):  # and the person scrolls back up to it
+        if view.first_loaded_row == 0 and bar.value() == bar.minimum():
+            break
+        bar.setValue(bar.minimum())
+        # (a step made again folds behind its turn's row: the view goes on up without a scroll to wait for)
+        qtbot.waitUntil(lambda: bar.value() > bar.minimum() or view.first_loaded_row == 0, timeout=WAIT_MS)
+    assert view.first_loaded_row == 0
+    qtbot.waitUntil(lambda: bool(view.step_groups.headers()), timeout=WAIT_MS)
+    header = view.step_groups.headers()[0]
+    card = view.widget_for_row(2)
+    assert card is not None and card.item is first_card
+    assert header.text() == "1 step"
+    assert header.isChecked() and card.isVisible()  # still unfolded, as the person left it
+    assert all(not h.isChecked() for h in view.step_groups.headers()[1:])  # the others still folded
