@@ -2,7 +2,8 @@
 would carve every later buffer up to that size from the heap, where what it leaves behind is never
 given back (bench/long_session_memory.py). Checked in a fresh process, because the setting is the
 process's: before the window, a 512 KiB buffer that follows a freed 4 MiB one comes from the heap;
-once the real window has its engine, it gets its own mapping (mallinfo2's count of mapped blocks)."""
+once the real window has its engine, it gets its own mapping (mallinfo2's count of mapped blocks). And the
+window hands free heap pages back (malloc_trim) once it is idle after a turn, never while one runs."""
 
 from __future__ import annotations
 
@@ -83,6 +84,7 @@ def test_the_window_serves_large_buffers_from_their_own_mappings(tmp_path):
     assert facts == {"before": 0, "with_window": 1}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="glibc's malloc only")
 def test_the_window_gives_free_heap_pages_back_once_a_turn_has_ended_and_it_is_idle(qtbot, open_window, fake_openai):
     from nanobot_desktop.engine.events import TurnFinished, TurnStarted
