@@ -34,7 +34,9 @@ class OwnLines:
         self.lost: dict[str, list[dict[str, Any]]] = {}
 
     def appended(self, path: Path, messages: list[dict[str, Any]]) -> None:
-        self._appended.setdefault(path, deque(maxlen=KEEP)).extend(dict(m) for m in messages)
+        """Remember `messages` as appended to `path`: the session's own dicts, shared, not copied (the
+        store never changes a message once it is appended; a copy each was ~250 bytes a message)."""
+        self._appended.setdefault(path, deque(maxlen=KEEP)).extend(messages)
 
     def forget(self, path: Path) -> None:
         """The app itself rewrote or removed the file (clear, delete): nothing of it can be lost now."""

@@ -173,17 +173,21 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
+        self._definitions: list[dict[str, Any]] | None = None  # built once while the tools stay the same
 
     def register(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
+        self._definitions = None
 
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
+        self._definitions = None
 
     def configure(self, settings: ToolsConfig, app: AppSettings | None = None) -> None:
         """Hand every tool its settings from the config's `tools` section and desktop.json (see `Tool.configure`)."""
         for tool in self._tools.values():
             tool.configure(settings, app)
+        self._definitions = None
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -198,8 +202,14 @@ class ToolRegistry:
         return len(self._tools)
 
     def get_definitions(self) -> list[dict[str, Any]]:
-        """OpenAI function-tool schemas of every registered tool, in registration order."""
-        return [tool.to_schema() for tool in self._tools.values()]
+        """OpenAI function-tool schemas of every registered tool, in registration order.
+
+        One list, shared by every model call while no tool is registered, removed or configured (read it,
+        never change it): the inspector keeps each call's tools, and a new copy per call was ~1.5 kB a
+        turn kept for the whole session (bench/long_session_memory.py)."""
+        if self._definitions is None:
+            self._definitions = [tool.to_schema() for tool in self._tools.values()]
+        return self._definitions
 
     def prepare(self, name: str, params: Any) -> PreparedCall | ToolResult:
         """Cast and validate a call; the failed result (with hint) when it cannot run."""

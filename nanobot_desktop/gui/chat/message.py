@@ -256,7 +256,7 @@ class AssistantWidget(ItemWidget):
         footer.addStretch(1)
         self.message_actions = ReplyActions()
         self.message_actions.regenerate_requested.connect(lambda: self.regenerate_requested.emit(self.uid))
-        self.message_actions.switcher.stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
+        self.message_actions.fork_stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
         footer.addWidget(self.message_actions)
         footer.addWidget(self.copy_button)
         self._final = True
@@ -443,7 +443,7 @@ class AssistantWidget(ItemWidget):
         self.copy_button.setVisible(self._final and not message.streaming and bool(message.text))
         self.message_actions.regenerate_button.setVisible(self._final)
         self.message_actions.setVisible(not message.streaming and (self._final or message.fork is not None))
-        self.message_actions.switcher.set_fork(message.fork)
+        self.message_actions.set_fork(message.fork)
         self.model_label.setText(message.model)
         self.model_label.setToolTip(translate("Chat", "Written by {model}").format(model=message.model)
                                     if message.model else "")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.common.i18n import translate
 
@@ -61,6 +61,32 @@ class ForkSwitcher(QWidget):
         self.next_button.setEnabled(position < count)
 
 
+class _ForkActions(QWidget):
+    """Actions with a "‹ 2/3 ›" switcher, made the first time the message forks (or it is asked for):
+    most messages never fork, and its two buttons and label were ~16 kB of Qt objects each."""
+
+    fork_stepped = Signal(int)
+    """-1 or +1: the switcher was used."""
+
+    def _place_switcher(self, layout: QBoxLayout, before: QWidget) -> None:
+        self._switcher: ForkSwitcher | None = None
+        self._switcher_layout = layout
+        self._switcher_before = before
+
+    @property
+    def switcher(self) -> ForkSwitcher:
+        if self._switcher is None:
+            switcher = self._switcher = ForkSwitcher()
+            switcher.stepped.connect(self.fork_stepped)
+            self._switcher_layout.insertWidget(self._switcher_layout.indexOf(self._switcher_before), switcher)
+        return self._switcher
+
+    def set_fork(self, fork: tuple[int, int] | None) -> None:
+        """(position from 1, count) of the version shown, or None when the conversation does not fork here."""
+        if fork is not None or self._switcher is not None:
+            self.switcher.set_fork(fork)
+
+
 class _EditBox(QPlainTextEdit):
     """Ctrl+Enter sends, Escape cancels (Enter alone adds a line, as in a longer edit one expects)."""
 
@@ -77,52 +103,80 @@ class _EditBox(QPlainTextEdit):
         super().keyPressEvent(event)
 
 
-class UserActions(QWidget):
-    """Below a user bubble: the switcher and *Edit*; editing opens an inline editor pre-filled with the text."""
+class _InlineEditor(QWidget):
+    """The edit box under a bubble with Cancel and *Send as a new branch*."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        editor_layout = QVBoxLayout(self)
+        editor_layout.setContentsMargins(48, 0, 0, 0)
+        self.edit_box = _EditBox()
+        self.edit_box.setTabChangesFocus(True)
+        self.edit_box.setFixedHeight(self.edit_box.fontMetrics().lineSpacing() * 5 + 12)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.cancel_button = QPushButton(translate("Chat", "Cancel"))
+        self.send_button = QPushButton(translate("Chat", "Send as a new branch"))
+        self.send_button.setToolTip(translate("Chat", "Start a new version of the conversation from here with the edited text "
+                                                      "(Ctrl+Enter)"))
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.send_button)
+        editor_layout.addWidget(self.edit_box)
+        editor_layout.addLayout(buttons)
+
+
+class UserActions(_ForkActions):
+    """Below a user bubble: the switcher and *Edit*; editing opens an inline editor pre-filled with the text.
+
+    The editor (a QPlainTextEdit with its document and scroll bars, and two buttons: ~50 kB of Qt
+    objects) is made the first time *Edit* is used, not with every bubble: most are never edited."""
 
     edit_submitted = Signal(str)
     """The edited text: send it in a new branch that forks at this message."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(4)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addStretch(1)
-        self.switcher = ForkSwitcher()
         self.edit_button = QToolButton()
         self.edit_button.setText(translate("Chat", "Edit"))
         self.edit_button.setAutoRaise(True)
         self.edit_button.setToolTip(translate("Chat", "Edit this message and send it again; the conversation so far stays as it is"))
         self.edit_button.clicked.connect(self.start_edit)
-        bar.addWidget(self.switcher)
         bar.addWidget(self.edit_button)
-        layout.addLayout(bar)
-        self.editor = QWidget()
-        editor_layout = QVBoxLayout(self.editor)
-        editor_layout.setContentsMargins(48, 0, 0, 0)
-        self.edit_box = _EditBox()
-        self.edit_box.setTabChangesFocus(True)
-        self.edit_box.setFixedHeight(self.edit_box.fontMetrics().lineSpacing() * 5 + 12)
-        self.edit_box.submitted.connect(self._submit)
-        self.edit_box.cancelled.connect(self.cancel_edit)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        self.cancel_button = QPushButton(translate("Chat", "Cancel"))
-        self.cancel_button.clicked.connect(self.cancel_edit)
-        self.send_button = QPushButton(translate("Chat", "Send as a new branch"))
-        self.send_button.setToolTip(translate("Chat", "Start a new version of the conversation from here with the edited text "
-                                                      "(Ctrl+Enter)"))
-        self.send_button.clicked.connect(self._submit)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.send_button)
-        editor_layout.addWidget(self.edit_box)
-        editor_layout.addLayout(buttons)
-        layout.addWidget(self.editor)
-        self.editor.hide()
+        self._place_switcher(bar, self.edit_button)
+        self._layout.addLayout(bar)
+        self._editor: _InlineEditor | None = None
         self._text = ""
+
+    @property
+    def editor(self) -> _InlineEditor:
+        """The inline editor, made (hidden) on first use."""
+        if self._editor is None:
+            editor = self._editor = _InlineEditor()
+            editor.hide()
+            editor.edit_box.submitted.connect(self._submit)
+            editor.edit_box.cancelled.connect(self.cancel_edit)
+            editor.cancel_button.clicked.connect(self.cancel_edit)
+            editor.send_button.clicked.connect(self._submit)
+            self._layout.addWidget(editor)
+        return self._editor
+
+    @property
+    def edit_box(self) -> QPlainTextEdit:
+        return self.editor.edit_box
+
+    @property
+    def send_button(self) -> QPushButton:
+        return self.editor.send_button
+
+    @property
+    def cancel_button(self) -> QPushButton:
+        return self.editor.cancel_button
 
     def set_text(self, text: str) -> None:
         """The message's text; a command that is never saved (`/new`, `/help`) has nothing to branch from."""
@@ -137,7 +191,8 @@ class UserActions(QWidget):
         self.edit_box.moveCursor(self.edit_box.textCursor().MoveOperation.End)
 
     def cancel_edit(self) -> None:
-        self.editor.hide()
+        if self._editor is not None:
+            self._editor.hide()
         self.edit_button.setEnabled(True)
 
     def _submit(self) -> None:
@@ -148,7 +203,7 @@ class UserActions(QWidget):
         self.edit_submitted.emit(text)
 
 
-class ReplyActions(QWidget):
+class ReplyActions(_ForkActions):
     """In an assistant reply's footer: the switcher and *Regenerate*."""
 
     regenerate_requested = Signal()
@@ -158,11 +213,10 @@ class ReplyActions(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
-        self.switcher = ForkSwitcher()
         self.regenerate_button = QToolButton()
         self.regenerate_button.setText(translate("Chat", "Regenerate"))
         self.regenerate_button.setAutoRaise(True)
         self.regenerate_button.setToolTip(translate("Chat", "Ask for a new reply to the same message; this reply stays as it is"))
         self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit())
-        row.addWidget(self.switcher)
         row.addWidget(self.regenerate_button)
+        self._place_switcher(row, self.regenerate_button)

@@ -31,7 +31,7 @@ def _new_uid() -> int:
     return next(_uids)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class UserMessage:
     text: str
     attachments: tuple[str, ...] = ()
@@ -40,7 +40,7 @@ class UserMessage:
     kind: ClassVar[str] = "user"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class AssistantMessage:
     """`text` is Markdown from the model (untrusted); `reasoning` is shown apart, collapsed."""
 
@@ -56,7 +56,7 @@ class AssistantMessage:
     kind: ClassVar[str] = "assistant"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ToolCard:
     """A compact row for one tool call; the inspector shows the details."""
 
@@ -73,7 +73,7 @@ class ToolCard:
         return cls(call_id=call_id, name=name, summary=summarize_arguments(arguments))
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ApprovalCard:
     """A tool call waiting for the user's decision. `answer` records which button was used."""
 
@@ -110,7 +110,7 @@ class ApprovalCard:
         return json.dumps(self.arguments, indent=2, ensure_ascii=False, default=str)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Notice:
     text: str
     level: str = "info"

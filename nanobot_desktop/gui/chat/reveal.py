@@ -16,8 +16,8 @@ class HoverReveal(QObject):
     """Shows `targets` while `owner` is hovered, holds the focus, or is pinned."""
 
     def __init__(self, owner: QWidget, targets: list[QWidget]) -> None:
-        super().__init__(owner)
-        self._owner = owner
+        super().__init__(owner)  # the owner is the parent, not an attribute: a reference back to it would make
+        # each message widget a reference cycle, freed only by a full garbage collection, not when deleted
         self._hovered = False
         self._pinned = False
         self._effects: list[QGraphicsOpacityEffect] = []
@@ -30,6 +30,12 @@ class HoverReveal(QObject):
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._on_focus_changed)
         self._apply()
+
+    @property
+    def _owner(self) -> QWidget:
+        owner = self.parent()
+        assert isinstance(owner, QWidget)
+        return owner
 
     @property
     def revealed(self) -> bool:

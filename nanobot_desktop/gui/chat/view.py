@@ -5,9 +5,13 @@ Why it is built this way (measured facts in the Qt reference §3):
   re-renders only the dirty (last) message's growing tail. Earlier messages are never rebuilt.
 - Only the newest `PAGE_SIZE` items get widgets; older ones are created `SCROLL_STEP` at a time when
   the user scrolls to the top, keeping the visible content in place, so a long session opens at
-  once and scrolling never blocks the loop for long. At most `MAX_WIDGETS` exist: the far end is
-  dropped and made again when scrolled back to. When the model's rows run out but the session file
-  has older history (`ChatModel.older_end`), the view asks for it with `older_requested`.
+  once and scrolling never blocks the loop for long. After widgets are added (a new message, a step
+  up or down), those more than `MARGIN_SCREENS` screenfuls above or below the viewport are deleted
+  and made again from their chat items when scrolled back to: how many exist depends on what is on
+  screen, not on how long the session is (each costs ~100 kB of Qt objects; a session of 100 turns
+  kept them all before). A view that cannot measure (hidden) keeps at most `MAX_WIDGETS`. When the
+  model's rows run out but the session file has older history (`ChatModel.older_end`), the view asks
+  for it with `older_requested`.
 - (Over 400 lines: the widget window, its paging at both ends and the scroll anchoring that keeps
   the screen still while widgets come and go are one mechanism, kept in one class.)
 - While the view is scrolled to the bottom it follows new content; scrolling up stops that, and
@@ -19,7 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -91,7 +95,8 @@ class ChatView(QWidget):
     PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
     SCROLL_STEP = 1  # widgets made per step while scrolling: one Markdown answer costs ~6 ms to build and the
     # step lays out all the others again; one per step keeps each step well inside a frame (two: up to 18 ms)
-    MAX_WIDGETS = 64  # a few screenfuls: every step lays out all of them again
+    MARGIN_SCREENS = 1  # widgets are kept this many viewport heights above and below what is on screen
+    MAX_WIDGETS = 64  # the bound of a view that cannot measure its viewport (hidden): a few screenfuls
     FLUSH_INTERVAL_MS = 40
 
     def __init__(self, model: ChatModel | None = None, parent: QWidget | None = None) -> None:
@@ -108,6 +113,7 @@ class ChatView(QWidget):
         self._anchor: tuple[QWidget, int] | None = None  # (widget, its y minus the scroll value)
         self._renderer = MarkdownRenderer(render_style_for(self.palette()))
         self._palette_refresh_pending = False
+        self._trim_pending = False  # _trim_far_widgets waits for the layout to place what was added
 
         # Following the newest line waits for the paint of what just changed: Qt moves the
         # conversation by copying its pixels only when nothing in it still waits to be painted;
@@ -348,8 +354,7 @@ class ChatView(QWidget):
             position = row - self._first_loaded
             self._widgets.insert(position, widget)
             self._items_layout.insertWidget(position, widget)
-        if self._following:  # a long live session: the oldest widgets go (made again when scrolled to)
-            self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
+        self._schedule_trim()  # a long live session: the oldest widgets go (made again when scrolled to)
         self._mark_final_replies()
 
     def _mark_final_replies(self) -> None:
@@ -419,19 +424,24 @@ class ChatView(QWidget):
                 self._older_pending = True
                 self.older_requested.emit()
             return 0
+        # Make room first, by what is placed now: a step costs one layout, not one for the new widgets and
+        # one more for the far ones going (bench/session_open.py's scroll row).
+        self._trim_far_widgets(arrange=False)
         count = min(count or self.PAGE_SIZE, self._first_loaded)
         new_first = self._first_loaded - count
         bar = self.scroll_area.verticalScrollBar()
-        if self._widgets:
-            self._anchor = (self._widgets[0], self._widgets[0].y() - bar.value())
+        anchor = self._first_shown(self._widgets)
+        if anchor is not None:
+            self._anchor = (anchor, anchor.y() - bar.value())
         new_widgets = [self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)]
         self.step_groups.detach()
         for position, widget in enumerate(new_widgets):
             self._items_layout.insertWidget(position, widget)
         self._widgets[:0] = new_widgets
         self._first_loaded = new_first
-        self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=False)
         self._mark_final_replies()
+        if new_first > 0 and all(self._folded(widget) for widget in new_widgets):
+            QTimer.singleShot(0, self, self._load_older_if_at_top)  # nothing came into sight: no scroll follows
         QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
         return count
 
@@ -445,12 +455,14 @@ class ChatView(QWidget):
         count = min(count or self.PAGE_SIZE, model.rowCount() - first)
         if count <= 0:
             return 0
-        for row in range(first, first + count):
-            widget = self._make_widget(model.item(row))
+        self._trim_far_widgets(arrange=False)  # room first (see load_older)
+        new_widgets = [self._make_widget(model.item(row)) for row in range(first, first + count)]
+        for widget in new_widgets:
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
-        self._drop_widgets(len(self._widgets) - self.MAX_WIDGETS, from_top=True)
         self._mark_final_replies()
+        if all(self._folded(widget) for widget in new_widgets):
+            QTimer.singleShot(0, self, self._load_newer_if_at_bottom)  # nothing came into sight (see load_older)
         QTimer.singleShot(0, self, self._hold_anchor)
         return count
 
@@ -459,8 +471,8 @@ class ChatView(QWidget):
         if count <= 0:
             return
         if from_top:
-            keep = self._widgets[count]
-            if not self._following:  # (following, the view stays at the bottom by itself)
+            keep = self._first_shown(self._widgets[count:])
+            if not self._following and keep is not None:  # (following, the view stays at the bottom by itself)
                 self._anchor = (keep, keep.y() - self.scroll_area.verticalScrollBar().value())
             dropped, self._widgets = self._widgets[:count], self._widgets[count:]
             self._first_loaded += count
@@ -472,6 +484,59 @@ class ChatView(QWidget):
             widget.hide()
             widget.deleteLater()
             self._dirty.discard(widget.uid)
+
+    @staticmethod
+    def _folded(widget: QWidget) -> bool:
+        """Hidden by its turn's "n steps" row (a widget just made is hidden too until Qt shows it)."""
+        return widget.isHidden() and widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)
+
+    @staticmethod
+    def _first_shown(widgets: list[ItemWidget]) -> ItemWidget | None:
+        """The first widget not folded away: a hidden one keeps the place it had when last shown, so it
+        cannot anchor the view."""
+        return next((widget for widget in widgets if not widget.isHidden()), None)
+
+    def _schedule_trim(self) -> None:
+        """Trim once the layout has placed what was just added: a posted call runs after the layout
+        request that adding a widget posted."""
+        if not self._trim_pending:
+            self._trim_pending = True
+            QTimer.singleShot(0, self, self._trim_far_widgets)
+
+    def _trim_far_widgets(self, arrange: bool = True) -> None:
+        """Delete the widgets more than MARGIN_SCREENS viewport heights above or below what is on
+        screen (a folded turn's steps go or stay with the widget they are folded before); `arrange`:
+        fold the steps again now (a caller about to add widgets does it after)."""
+        self._trim_pending = False
+        viewport = self.scroll_area.viewport()
+        widgets = self._widgets
+        if not viewport.isVisible() or viewport.height() <= 0:  # nothing placed to measure by
+            excess = len(widgets) - self.MAX_WIDGETS
+            self._drop_widgets(excess, from_top=self._following)
+            if excess > 0 and arrange:
+                self._mark_final_replies()
+            return
+        # The widgets just shown have asked for a layout (posted after this call was): place them now.
+        QCoreApplication.sendPostedEvents(self._container, QEvent.Type.LayoutRequest)
+        bar = self.scroll_area.verticalScrollBar()
+        top = bar.maximum() if self._following else bar.value()  # following: where it scrolls to next
+        margin = self.MARGIN_SCREENS * viewport.height()
+        shown = [index for index, widget in enumerate(widgets) if not widget.isHidden()]
+        if not shown:
+            return
+        first = next((index for index in shown if widgets[index].geometry().bottom() >= top - margin), shown[-1])
+        last = next((index for index in reversed(shown) if widgets[index].y() <= top + viewport.height() + margin),
+                    shown[0])
+        first, last = min(first, last), max(first, last)
+        while first > 0 and widgets[first - 1].isHidden():
+            first -= 1
+        while last + 1 < len(widgets) and widgets[last + 1].isHidden():
+            last += 1
+        after = len(widgets) - last - 1
+        self._drop_widgets(first, from_top=True)
+        self._drop_widgets(after, from_top=False)
+        if (first or after) and arrange:
+            self._mark_final_replies()
 
     def _fill_viewport(self) -> None:
         """With no scrollbar the user cannot reach the top; load older pages until there is one."""
@@ -524,6 +589,7 @@ class ChatView(QWidget):
         """Scroll to the newest line once Qt has painted what changed (see `_follow_timer`)."""
         if self._following and self._anchor is None:
             self._set_scroll(self.scroll_area.verticalScrollBar().maximum())
+            self._schedule_trim()  # a growing reply pushes the oldest widgets further up
 
     def _on_value_changed(self, value: int) -> None:
         if self._adjusting:

@@ -139,7 +139,7 @@ class UserBubble(ItemWidget):
         column.addLayout(row)
         self.message_actions = UserActions()
         self.message_actions.edit_submitted.connect(lambda text: self.edit_submitted.emit(self.uid, text))
-        self.message_actions.switcher.stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
+        self.message_actions.fork_stepped.connect(lambda step: self.fork_stepped.emit(self.uid, step))
         column.addWidget(self.message_actions)
         edit_button = self.message_actions.edit_button
         edit_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
@@ -184,7 +184,7 @@ class UserBubble(ItemWidget):
                 self._thumbnails_layout.insertWidget(self._thumbnails_layout.count() - 1, label)
         self.thumbnails_row.setVisible(bool(self.thumbnails))
         self.message_actions.set_text(item.text)
-        self.message_actions.switcher.set_fork(item.fork)
+        self.message_actions.set_fork(item.fork)
 
     def view_image(self, path: str) -> ImageViewer:
         """Show an attached image at full size, in a window of its own (non-modal)."""

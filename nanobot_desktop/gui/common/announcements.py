@@ -29,6 +29,7 @@ from nanobot_desktop.gui.common.accessibility import describe_reply
 from nanobot_desktop.gui.common.i18n import translate
 
 LEVELS = ("all", "important", "off")
+SPOKEN_KEPT = 20  # announcements remembered in `ActivityAnnouncer.spoken`
 
 
 class ActivityAnnouncer(QObject):
@@ -43,7 +44,8 @@ class ActivityAnnouncer(QObject):
         self._current_key = current_key
         self.level = level if level in LEVELS else "all"
         self.spoken: list[str] = []
-        """Every announcement made, oldest first (the tests read it; a person hears it)."""
+        """The newest SPOKEN_KEPT announcements, oldest first (the tests read it; a person hears it). Bounded:
+        a window open for days announces every turn twice."""
 
     def say(self, text: str, *, important: bool = False) -> None:
         """Announce `text` now unless the level turns it down; `important` interrupts (assertive)."""
@@ -54,6 +56,7 @@ class ActivityAnnouncer(QObject):
                             else QAccessible.AnnouncementPoliteness.Polite)
         QAccessible.updateAccessibility(event)
         self.spoken.append(text)
+        del self.spoken[:-SPOKEN_KEPT]
         self.announced.emit(text, important)
 
     def handlers(self) -> dict[type, Callable[[Any], None]]:

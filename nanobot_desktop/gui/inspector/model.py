@@ -29,7 +29,9 @@ from nanobot_desktop.gui.common.formatting import format_duration
 if TYPE_CHECKING:
     from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.common.i18n import format_number, translate
-from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, status_text
+from nanobot_desktop.gui.inspector.records import (
+    LLMCall, SharedMessages, TimelineEntry, ToolCall, TurnTimeline, status_text,
+)
 from nanobot_desktop.gui.common.design import ACCENTS
 
 MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (memory bound)
@@ -87,6 +89,11 @@ def status_icon(kind: str, status: str) -> QIcon:
     return _icons[key]
 
 
+def _same_items(kept: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    """The same objects in the same order (the engine shares its tool definitions between calls)."""
+    return len(kept) == len(new) and all(a is b for a, b in zip(kept, new, strict=True))
+
+
 def _time_text(entry: TimelineEntry) -> str:
     if entry.status == "running":
         return translate("Inspector", "running…")
@@ -132,6 +139,7 @@ class TimelineModel(QAbstractTableModel):
         self._session_key = ""
         self._shown: TurnTimeline | None = None
         self._follow_latest = True
+        self._last_call: dict[str, LLMCall] = {}  # per session, its newest model call (what the next one shares)
 
     # --- what is shown -----------------------------------------------------------------------------
 
@@ -222,9 +230,17 @@ class TimelineModel(QAbstractTableModel):
 
     def _on_llm_started(self, event: ev.LLMCallStarted) -> None:
         turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)
-        self._append(turn, LLMCall(event.call_id, event.turn_id, event.model, tuple(event.messages),
-                                   tuple(event.tools), tuple(event.system_sections), event.at,
-                                   window_tokens=event.window_tokens, estimated_tokens=event.estimated_tokens))
+        last = self._last_call.get(event.session_key)
+        messages = SharedMessages.sharing(event.messages, last.messages if last is not None
+                                          and isinstance(last.messages, SharedMessages) else None)
+        tools, sections = tuple(event.tools), tuple(event.system_sections)
+        if last is not None:  # what did not change since the session's call before is kept once
+            tools = last.tools if _same_items(last.tools, tools) else tools
+            sections = last.system_sections if last.system_sections == sections else sections
+        call = LLMCall(event.call_id, event.turn_id, event.model, messages, tools, sections, event.at,
+                       window_tokens=event.window_tokens, estimated_tokens=event.estimated_tokens)
+        self._last_call[event.session_key] = call
+        self._append(turn, call)
 
     def _on_tool_started(self, event: ev.ToolCallStarted) -> None:
         turn = self._turn(event.session_key, event.turn_id, "", event.at, event.started_by)

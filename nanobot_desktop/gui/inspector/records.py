@@ -6,10 +6,12 @@ only writer, views and the detail panes only read them.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
@@ -35,14 +37,79 @@ def status_text(status: str) -> str:
     return translate("Inspector", STATUS_LABELS[status]) if status in STATUS_LABELS else status
 
 
-@dataclass(eq=False)
+class SharedMessages(Sequence[dict[str, Any]]):
+    """A call's messages, kept as runs shared with the call before it in the session.
+
+    A call sends [system prompt, *history, newest message] and the next call's history is this one's
+    plus a message or two (the engine hands the same history entries to every call). Kept as one tuple
+    per call, a session of n messages held ~n²/2 references (139 kB over 90 turns of
+    bench/long_session_memory.py); here a call holds the earlier call's runs that it repeats, and a
+    tuple of what is new. Runs are merged while the newest is at least as long as the one before it (a
+    binary counter), so a call holds O(log n) runs and each message is copied O(log n) times overall.
+    """
+
+    __slots__ = ("_length", "runs")
+
+    def __init__(self, runs: tuple[tuple[dict[str, Any], ...], ...]) -> None:
+        self.runs = runs
+        """(the first message,), the history's runs, (the last message,): the ends are never shared."""
+        self._length = sum(len(run) for run in runs)
+
+    @classmethod
+    def sharing(cls, messages: Sequence[dict[str, Any]], previous: SharedMessages | None) -> SharedMessages:
+        """`messages` as runs, reusing those of `previous` that its middle starts with (the same dicts)."""
+        if len(messages) < 2:
+            return cls((tuple(messages),))
+        middle = messages[1:-1]
+        runs: list[tuple[dict[str, Any], ...]] = []
+        offset = 0
+        for run in previous.runs[1:-1] if previous is not None else ():
+            end = offset + len(run)
+            if end > len(middle) or any(a is not b for a, b in zip(run, middle[offset:end], strict=True)):
+                break
+            runs.append(run)
+            offset = end
+        rest = tuple(middle[offset:])
+        while runs and len(runs[-1]) <= len(rest):
+            rest = runs.pop() + rest
+        if rest:
+            runs.append(rest)
+        return cls((tuple(messages[:1]), *runs, tuple(messages[-1:])))
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return itertools.chain.from_iterable(self.runs)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[dict[str, Any], ...]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | tuple[dict[str, Any], ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("message index out of range")
+        for run in self.runs:
+            if index < len(run):
+                return run[index]
+            index -= len(run)
+        raise IndexError("message index out of range")  # pragma: no cover - the length says otherwise
+
+
+@dataclass(eq=False, slots=True)
 class LLMCall:
     """One request to the model: what was sent (for the context view) and how it went."""
 
     call_id: str
     turn_id: str
     model: str
-    messages: tuple[dict[str, Any], ...]
+    messages: Sequence[dict[str, Any]]  # a SharedMessages as the timeline records it (read it, don't change it)
     tools: tuple[dict[str, Any], ...]
     system_sections: tuple[tuple[str, int], ...]
     started_at: float
@@ -92,7 +159,7 @@ class LLMCall:
         return self.latency_s
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ToolCall:
     """One tool call: the full arguments and result, never shortened here (the view decides)."""
 
@@ -129,7 +196,7 @@ class ToolCall:
 TimelineEntry = LLMCall | ToolCall
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TurnTimeline:
     """Everything the inspector knows about one turn, in the order it happened."""
 

@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
     from nanobot_desktop.gui.common.notice_bar import NoticeBar
     from nanobot_desktop.gui.sessions.panel import SessionsPanel
     from nanobot_desktop.gui.window.base import WindowLifecycle
+    from nanobot_desktop.gui.common.heap import IdleHeapTrim
     from nanobot_desktop.gui.window.chat_notices import ChatNotices
     from nanobot_desktop.gui.window.tray import TrayController
     from nanobot_desktop.gui.workspace.sync import WorkspaceSync
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
     composer: Composer
     branches: BranchActions  # Edit and resend, Regenerate, the "‹ 2/3 ›" switcher
     rendering_warm_up: RenderingWarmUp  # Markdown and Pygments loaded on first use
+    heap_trim: IdleHeapTrim  # free heap pages go back to the system once turns end (common/heap.py)
     sessions_panel: SessionsPanel
     chat_model: ChatModel
     watcher: WorkspaceWatcher
@@ -150,7 +152,7 @@ class MainWindow(QMainWindow):
         from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
         assert self.engine is None, "a window has one engine"
-        from nanobot_desktop.gui.common.heap import keep_large_blocks_mapped
+        from nanobot_desktop.gui.common.heap import IdleHeapTrim, keep_large_blocks_mapped
 
         keep_large_blocks_mapped()  # before sessions are read: the heap keeps no large buffer's room
         self.engine = engine
@@ -163,6 +165,7 @@ class MainWindow(QMainWindow):
 
             log_folder = logs_dir(Path(engine.config_path))
         self.bridge = EngineBridge(engine, self)
+        self.heap_trim = IdleHeapTrim(self.bridge, self)
         self.notice_bar = NoticeBar()
         self.chat_model = ChatModel(self)
         self.chat_view = ChatView(self.chat_model)

@@ -294,9 +294,11 @@ def test_register_unregister_and_definitions() -> None:
         "type": "function",
         "function": {"name": "echo", "description": "echo", "parameters": EchoTool.parameters},
     }]
+    assert registry.get_definitions() is registry.get_definitions()  # one object while the tools stay the same
     registry.unregister("echo")
     registry.unregister("echo")  # unregistering twice is harmless
     assert registry.names() == [] and registry.get("echo") is None
+    assert registry.get_definitions() == []
 
 
 def test_default_registry_has_the_post4_tools_without_cron() -> None:

@@ -328,6 +328,34 @@ def test_the_requests_kept_for_the_context_view_share_the_history_instead_of_cop
     # per call its system prompt and new question, once each stored message: 4 x turns - 2 (a copy per
     # call would be 2 x turns + turns x (turns - 1) = 72)
     assert len(kept) == 4 * turns - 2
+    # and the calls share the runs of references to them too, not a tuple of all of them each (the
+    # test below counts them over 300 turns)
+    assert calls[-1].messages.runs[1] is calls[-2].messages.runs[1]
+    assert calls[-1].tools and calls[-1].tools is calls[-2].tools  # unchanged: kept once
+    assert calls[-1].system_sections and calls[-1].system_sections is calls[-2].system_sections
+
+
+def test_shared_messages_hold_o_n_log_n_references_for_a_long_session_and_read_as_sent():
+    from nanobot_desktop.gui.inspector.records import SharedMessages
+
+    history: list[dict] = []
+    previous = None
+    calls = []
+    for number in range(300):  # a turn: its question, then the reply joins the history
+        sent = ({"role": "system", "content": f"prompt {number}"}, *history, {"role": "user", "content": f"q{number}"})
+        previous = SharedMessages.sharing(sent, previous)
+        calls.append((sent, previous))
+        history += [{"role": "user", "content": f"q{number}"}, {"role": "assistant", "content": f"a{number}"}]
+    for sent, shared in calls[::37]:
+        assert list(shared) == list(sent) and len(shared) == len(sent)
+        assert shared[0] is sent[0] and shared[-1] is sent[-1] and shared[len(sent) // 2] is sent[len(sent) // 2]
+        assert shared[1:-1:2] == sent[1:-1:2]
+    assert max(len(shared.runs) for _, shared in calls) <= 12  # O(log n) runs per call
+    references = sum({id(run): len(run) for _, shared in calls for run in shared.runs}.values())
+    one_tuple_each = sum(len(sent) for sent, _ in calls)  # ~ n² / 2 = 90,300
+    assert references < one_tuple_each / 10
+    with pytest.raises(IndexError):
+        calls[-1][1][len(calls[-1][0])]
 
 
 # --- context view ----------------------------------------------------------------------------------
