@@ -166,7 +166,7 @@ def _scroll_row(window: Any) -> BenchResult:
         SCROLL_NAME, figure, f"max < {STALL_TARGET_MS:g} ms", verdict(worst < STALL_TARGET_MS),
         note=(f"{TICK_MS} ms precise timer (idle max gap {idle_max:.0f} ms); scrolled from {first_items} to "
               f"{items:,} chat items ({view.first_loaded_row:,} rows above the widgets; {widgets} widgets at the "
-              f"end, never more than {view.MAX_WIDGETS}); the whole file as pages newest to oldest, read and "
+              f"end: a screenful above and below the viewport is kept); the whole file as pages newest to oldest, read and "
               f"turned into items in the executor: {pages} pages in {all_s:.2f} s, the slowest "
               f"{page_max_ms:.1f} ms; the loop's own CPU time in the worst gap {worst_busy:.1f} ms (the rest is the "
               f"machine's other load), at most {max(busy):.1f} ms in any gap; full garbage collections meanwhile: "
