@@ -8,6 +8,8 @@ switcher when the conversation forks at that message); an assistant reply gets `
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
@@ -16,6 +18,16 @@ from nanobot_desktop.gui.common.i18n import translate
 
 
 UNSAVED_COMMANDS = ("/new", "/help", "/stop")  # the engine handles them before anything is written
+
+
+def flat_button(text: str, tip: str, on_click: Callable[[], object]) -> QToolButton:
+    """A message's action button: flat until hovered, its text and tooltip, `on_click` when clicked."""
+    button = QToolButton()
+    button.setText(text)
+    button.setAutoRaise(True)
+    button.setToolTip(tip)
+    button.clicked.connect(lambda: on_click())
+    return button
 
 
 class ForkSwitcher(QWidget):
@@ -41,12 +53,7 @@ class ForkSwitcher(QWidget):
         self.set_fork(None)
 
     def _arrow(self, glyph: str, tip: str, step: int) -> QToolButton:
-        button = QToolButton()
-        button.setText(glyph)
-        button.setAutoRaise(True)
-        button.setToolTip(tip)
-        button.clicked.connect(lambda: self.stepped.emit(step))
-        return button
+        return flat_button(glyph, tip, lambda: self.stepped.emit(step))
 
     def set_fork(self, fork: tuple[int, int] | None) -> None:
         """(position from 1, count) of the version shown, or None when the conversation does not fork here."""
@@ -142,11 +149,8 @@ class UserActions(_ForkActions):
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addStretch(1)
-        self.edit_button = QToolButton()
-        self.edit_button.setText(translate("Chat", "Edit"))
-        self.edit_button.setAutoRaise(True)
-        self.edit_button.setToolTip(translate("Chat", "Edit this message and send it again; the conversation so far stays as it is"))
-        self.edit_button.clicked.connect(self.start_edit)
+        self.edit_button = flat_button(translate("Chat", "Edit"), translate(
+            "Chat", "Edit this message and send it again; the conversation so far stays as it is"), self.start_edit)
         bar.addWidget(self.edit_button)
         self._place_switcher(bar, self.edit_button)
         self._layout.addLayout(bar)
@@ -213,10 +217,7 @@ class ReplyActions(_ForkActions):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
-        self.regenerate_button = QToolButton()
-        self.regenerate_button.setText(translate("Chat", "Regenerate"))
-        self.regenerate_button.setAutoRaise(True)
-        self.regenerate_button.setToolTip(translate("Chat", "Ask for a new reply to the same message; this reply stays as it is"))
-        self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit())
+        self.regenerate_button = flat_button(translate("Chat", "Regenerate"), translate(
+            "Chat", "Ask for a new reply to the same message; this reply stays as it is"), self.regenerate_requested.emit)
         row.addWidget(self.regenerate_button)
         self._place_switcher(row, self.regenerate_button)
