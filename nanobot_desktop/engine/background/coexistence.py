@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -32,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO
 
+from nanobot_desktop.engine.config.paths import keyed_cache_file
 from nanobot_desktop.engine.events import BackgroundOwnerChanged, EventBus
 from nanobot_desktop.engine.background.gateway_record import GatewayRecord, read_gateway_records
 from nanobot_desktop.engine.background.process_facts import ProcessFacts, facts_of, installed_version, scan_processes
@@ -137,9 +137,9 @@ def parse_nanobot_command(argv: list[str], cwd: Path | None = None, home: Path |
 
 
 def _lock_path(workspace: Path) -> Path:
-    digest = hashlib.sha256(str(_resolved(workspace)).encode("utf-8")).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "nanobot-desktop" / "locks" / f"workspace-{digest}.lock"
+    resolved = _resolved(workspace)
+    assert resolved is not None  # a path given resolves (or is made absolute)
+    return keyed_cache_file("locks", "workspace", resolved, ".lock")
 
 
 class Coexistence:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 
 APP_SETTINGS_NAME = "desktop.json"
@@ -27,3 +29,11 @@ def logs_dir(config_path: Path | None = None) -> Path:
 def app_settings_path(config_path: Path | None = None) -> Path:
     """The app's own settings (`desktop.json`), beside the config the CLI shares: one per config."""
     return data_dir(config_path) / APP_SETTINGS_NAME
+
+
+def keyed_cache_file(kind: str, prefix: str, key: Path, suffix: str) -> Path:
+    """A file of the app's cache folder (`$XDG_CACHE_HOME/nanobot-desktop/<kind>/`) for one folder or
+    workspace `key` (already resolved), named by a digest of its path: only data that can be made again."""
+    digest = hashlib.sha256(str(key).encode("utf-8")).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "nanobot-desktop" / kind / f"{prefix}-{digest}{suffix}"

@@ -22,7 +22,6 @@ query matches most sessions). Tool output is not indexed: it is the files the ag
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nanobot_desktop.engine.config.paths import keyed_cache_file
 from nanobot_desktop.engine.events import Event, EventBus, SessionChanged
 from nanobot_desktop.engine.sessions.branches import BranchRecord, read_branch_records, session_files
 from nanobot_desktop.engine.sessions.export import TITLE_MAX_CHARS, message_text, shorten, snippet
@@ -65,9 +65,7 @@ CREATE VIRTUAL TABLE msg USING fts5(text, tokenize='trigram');
 
 def default_index_path(sessions_dir: Path) -> Path:
     """Where the index of `sessions_dir` lives: the app's cache folder, one file per sessions folder."""
-    digest = hashlib.sha256(str(sessions_dir.resolve()).encode("utf-8")).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "nanobot-desktop" / "session-index" / f"sessions-{digest}.sqlite3"
+    return keyed_cache_file("session-index", "sessions", sessions_dir.resolve(), ".sqlite3")
 
 
 _INFO_COLUMNS = "key, title, channel, created_at, updated_at, message_count, preview, branch_of, branch_at"

@@ -11,7 +11,6 @@ A failure here is never the page's: the grouping is read from the usage files in
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -20,6 +19,7 @@ import threading
 from collections.abc import Hashable
 from pathlib import Path
 
+from nanobot_desktop.engine.config.paths import keyed_cache_file
 from nanobot_desktop.engine.usage.group_cache import Entry, FileMark
 
 log = logging.getLogger(__name__)
@@ -41,9 +41,7 @@ PRAGMA user_version = {SCHEMA_VERSION};
 
 def default_summary_path(folder: Path) -> Path:
     """Where the sums of the usage files in `folder` are kept: the app's cache folder, one file per folder."""
-    digest = hashlib.sha256(str(folder.resolve()).encode("utf-8")).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "nanobot-desktop" / "usage-summary" / f"usage-{digest}.sqlite3"
+    return keyed_cache_file("usage-summary", "usage", folder.resolve(), ".sqlite3")
 
 
 class SummaryFile:
