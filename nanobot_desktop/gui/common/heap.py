@@ -22,6 +22,7 @@ allocators).
 from __future__ import annotations
 
 import ctypes
+import functools
 import logging
 import sys
 import time
@@ -54,7 +55,9 @@ def keep_large_blocks_mapped() -> bool:
     return taken
 
 
+@functools.cache
 def _libc() -> Any | None:
+    """The process's C library, opened once (the idle trim asks for it after every turn)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
