@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 
-from nanobot_desktop.engine import Totals, UsageSummary
+from nanobot_desktop.engine import SessionKey, Totals, UsageSummary
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.keyed_table import Index, KeyedTableModel
 
@@ -37,10 +37,6 @@ MEASURES = ("tokens", "cost")
 
 def source_words(source: str) -> str:
     return translate("Usage", SOURCE_WORDS[source]) if source in SOURCE_WORDS else source
-
-
-HEARTBEAT_KEY = "heartbeat"  # the heartbeat's session (engine/background/heartbeat.py)
-CRON_PREFIX = "cron:"  # a scheduled job's own session: cron:<job id>
 
 
 def format_tokens(count: int) -> str:
@@ -164,8 +160,9 @@ def conversation_name(key: str, titles: dict[str, str]) -> str:
     """A conversation's name in the table. The app's own runs say what ran them, since the table has
     no channel groups to say it: "Heartbeat" (its session's title is the heartbeat's prompt), and
     "Scheduled: " before a job's session title (or its id, when the job's session is gone)."""
-    if key == HEARTBEAT_KEY:
+    parsed = SessionKey.found(key)
+    if parsed.channel == "heartbeat" and parsed.chat_id is None:  # the heartbeat's own session, "heartbeat"
         return translate("Usage", "Heartbeat")
-    if key.startswith(CRON_PREFIX):
-        return translate("Usage", "Scheduled: {name}").format(name=titles.get(key) or key[len(CRON_PREFIX):])
+    if parsed.channel == "cron" and parsed.chat_id is not None:  # a job's own session, "cron:<job id>"
+        return translate("Usage", "Scheduled: {name}").format(name=titles.get(key) or parsed.chat_id)
     return titles.get(key) or key
