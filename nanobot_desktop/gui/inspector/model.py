@@ -25,14 +25,14 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from nanobot_desktop.engine import events as ev
 from nanobot_desktop.gui.common.engine_words import model_call_failure
 from nanobot_desktop.gui.common.formatting import format_duration
-
-if TYPE_CHECKING:
-    from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.common.i18n import format_number, translate
 from nanobot_desktop.gui.inspector.records import (
     LLMCall, SharedMessages, TimelineEntry, ToolCall, TurnTimeline, status_text,
 )
 from nanobot_desktop.gui.common.design import ACCENTS
+
+if TYPE_CHECKING:
+    from nanobot_desktop.gui.common.bridge import EngineBridge
 
 MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (memory bound)
 
