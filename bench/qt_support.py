@@ -127,9 +127,9 @@ def asyncio_on_qt() -> Any:
     """
     import asyncio
 
-    import qasync
+    from nanobot_desktop.gui.common.qt_asyncio import QtAsyncioLoop
 
-    loop = qasync.QEventLoop(application(), already_running=True)
+    loop = QtAsyncioLoop(application(), already_running=True)
     asyncio.set_event_loop(loop)
     return loop
 

@@ -53,10 +53,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 from PySide6.QtWidgets import QApplication, QMainWindow
 
+from nanobot_desktop.gui.common.qt_asyncio import QtAsyncioLoop
 from tests.conftest import collect_and_freeze
 
 
@@ -80,8 +80,8 @@ def _qt_objects_die_on_the_gui_thread(qapp: QApplication, request: pytest.Fixtur
 
 
 @pytest.fixture
-def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    loop = qasync.QEventLoop(qapp, already_running=True)
+def qloop(qapp: QApplication) -> Iterator[QtAsyncioLoop]:
+    loop = QtAsyncioLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     errors: list[str] = []
 
@@ -122,7 +122,7 @@ def tray_use_dbus() -> bool:
 
 
 @pytest.fixture
-def tray_env(qtbot: Any, qloop: qasync.QEventLoop, make_engine: Any, tmp_path: Path,
+def tray_env(qtbot: Any, qloop: QtAsyncioLoop, make_engine: Any, tmp_path: Path,
              tray_use_dbus: bool) -> Iterator[tuple[Any, Any, QMainWindow, Any]]:
     """(engine, bridge, hidden main window, TrayController with its own settings file); all shut down after."""
     from nanobot_desktop.gui.common.bridge import EngineBridge

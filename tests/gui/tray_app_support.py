@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 APP_PRELUDE = textwrap.dedent('''
     import asyncio, json, sys, time
-    import qasync
+    from nanobot_desktop.gui.common.qt_asyncio import QtAsyncioLoop
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QSystemTrayIcon
     from nanobot_desktop.engine.runtime import Engine

@@ -65,15 +65,16 @@ async def close_window(window: MainWindow, lifecycle: Lifecycle) -> None:
 
 def run_in_loop(main: Awaitable[Any], theme: str | None = None) -> Any:
     """A QApplication (in `theme` when given) and a qasync loop; `main` run on it to its end."""
-    import qasync
     from PySide6.QtWidgets import QApplication
+
+    from nanobot_desktop.gui.common.qt_asyncio import QtAsyncioLoop
 
     app = QApplication([])
     if theme is not None:
         from nanobot_desktop.gui.common.theme import apply_theme
 
         apply_theme(app, theme)
-    loop = qasync.QEventLoop(app)
+    loop = QtAsyncioLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
         return loop.run_until_complete(main)

@@ -13,9 +13,9 @@ import signal
 import socket
 from typing import Callable
 
-import qasync
 from PySide6.QtCore import QSocketNotifier
 
+from nanobot_desktop.gui.common.qt_asyncio import QtAsyncioLoop
 from nanobot_desktop.gui.shell.application import DesktopApplication
 from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle, WindowFactory
 from nanobot_desktop.gui.shell.single_instance import InstanceServer, apply_instance_command
@@ -28,7 +28,7 @@ _EXTRA_SPIN_TIMEOUT_S = 30.0
 def run_event_loop(app: DesktopApplication, server: InstanceServer, window_factory: WindowFactory, *,
                    workspace: str | None, config: str | None) -> int:
     """Run until the lifecycle has finished; the process exit code."""
-    loop = qasync.QEventLoop(app)
+    loop = QtAsyncioLoop(app)
     asyncio.set_event_loop(loop)
     lifecycle = Lifecycle(LaunchOptions(workspace=workspace, config=config))
     lifecycle.attach_to_app(app)

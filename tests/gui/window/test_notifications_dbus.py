@@ -33,7 +33,7 @@ pytestmark = [
 APP = '''
     config_path, settings_path, scenarios = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
     app = QApplication([])
-    loop = qasync.QEventLoop(app)
+    loop = QtAsyncioLoop(app)
     asyncio.set_event_loop(loop)
 
     def say(kind, **data):

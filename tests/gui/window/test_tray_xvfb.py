@@ -35,7 +35,7 @@ SCRIPT = '''
     while not QSystemTrayIcon.isSystemTrayAvailable() and time.monotonic() < deadline:  # trayer starting
         app.processEvents()
         time.sleep(0.05)
-    loop = qasync.QEventLoop(app)
+    loop = QtAsyncioLoop(app)
     asyncio.set_event_loop(loop)
 
     async def main():
