@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 # other endpoints do not expect the extra field.
 _KEEP_REASONING_HOSTS = ("deepseek", "moonshot", "kimi")
 _SANITIZED_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
+_CLEAN_KEYS = frozenset(_SANITIZED_KEYS)
 
 
 
@@ -117,6 +118,9 @@ def sanitize_messages(messages: list[dict[str, Any]], keep_reasoning: bool = Fal
     """
     clean: list[dict[str, Any]] = []
     for message in messages:
+        if _already_clean(message):
+            clean.append(message)  # a history entry as the session hands it out: sent as it is, not copied
+            continue
         out = {key: message[key] for key in _SANITIZED_KEYS if key in message}
         role = out.get("role")
         if keep_reasoning and role == "assistant" and message.get("reasoning_content"):
@@ -129,6 +133,17 @@ def sanitize_messages(messages: list[dict[str, Any]], keep_reasoning: bool = Fal
             out["content"] = None if (role == "assistant" and out.get("tool_calls")) else "(empty)"
         clean.append(out)
     return clean
+
+
+def _already_clean(message: dict[str, Any]) -> bool:
+    """Whether `message` is what sanitizing would make of it: only the kept keys, text content, no tool calls.
+
+    Most of a prompt is such entries; each call used to copy all of them once more, and the copies of
+    a long session's prompt were the largest thing a turn allocated.
+    """
+    content = message.get("content")
+    return (isinstance(content, str) and content != "" and "tool_calls" not in message
+            and all(key in _CLEAN_KEYS for key in message))
 
 
 def _clean_tool_call(call: dict[str, Any]) -> dict[str, Any]:

@@ -238,6 +238,18 @@ def test_sanitize_messages_does_not_modify_its_input() -> None:
     assert sanitize_messages([{"role": "assistant", "content": ""}]) == [{"role": "assistant", "content": "(empty)"}]
 
 
+def test_sanitize_messages_sends_clean_history_entries_as_they_are_and_copies_the_rest() -> None:
+    entry = {"role": "user", "content": "what is on the list?"}  # as Session.get_history hands it out
+    stored = {"role": "assistant", "content": "three tasks", "timestamp": "2026-11-28T10:00:00"}
+    thinking = {"role": "assistant", "content": "done", "reasoning_content": "because"}
+    clean = sanitize_messages([entry, stored, thinking], keep_reasoning=True)
+    assert clean[0] is entry  # nothing to change: not copied for every call
+    assert clean[1] == {"role": "assistant", "content": "three tasks"} and clean[1] is not stored
+    assert clean[2] == thinking and clean[2] is not thinking
+    assert sanitize_messages([thinking]) == [{"role": "assistant", "content": "done"}]
+    assert sanitize_messages([{"role": "user", "content": ""}]) == [{"role": "user", "content": "(empty)"}]
+
+
 # ---- retries ---------------------------------------------------------------------------------------
 
 
