@@ -17,14 +17,24 @@ llama-cpp-python) is `learn`ed. A number below 256 or above 10,000,000 is nonsen
 10^12) and is ignored with a log line. The asks go through the SDK's own HTTP library
 (http_client.plain_client), already imported when a model call is made, so asking costs no import
 (and, for a plain-http server, no CA bundle).
+
+What an error taught is also kept in the app's cache folder (`context-windows.json`, keyed by a digest
+of the address and the model, so no address or key is written), for a server that says its window
+nowhere else (OpenAI's): without it, the first long prompt after every start failed once more. A
+server that does say its window is asked again at each start and its answer wins, so a window made
+larger on the server is seen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 log = logging.getLogger(__name__)
@@ -81,12 +91,68 @@ def server_root(api_base: str) -> str:
     return base[:-3] if base.endswith("/v1") else base
 
 
-class WindowBook:
-    """The windows known so far, per (base URL, model): asked once, learned from errors."""
+def learned_windows_path() -> Path:
+    """Where the windows learned from errors are kept between starts (only data that can be learned again)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "nanobot-desktop" / "context-windows.json"
 
-    def __init__(self) -> None:
+
+def _digest(key: tuple[str, str]) -> str:
+    return hashlib.sha256("\0".join(key).encode("utf-8")).hexdigest()[:24]
+
+
+class LearnedWindows:
+    """The windows errors taught, in a small JSON file: {digest of (address, model): {tokens, source}}."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+        self._entries: dict[str, dict[str, Any]] | None = None
+
+    @property
+    def path(self) -> Path:
+        return self._path or learned_windows_path()
+
+    def get(self, key: tuple[str, str]) -> ContextWindow | None:
+        entry = self._load().get(_digest(key))
+        tokens = sane_window(entry.get("tokens"), f"{self.path}") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict) or tokens is None:
+            return None
+        return ContextWindow(tokens, f"{entry.get('source') or 'an error'}, on an earlier run")
+
+    def put(self, key: tuple[str, str], window: ContextWindow) -> None:
+        entries = self._load()
+        entries[_digest(key)] = {"tokens": window.tokens, "source": window.source}
+        from nanobot_desktop.engine.workspace import atomic_write_text
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.path, json.dumps(entries, indent=1, sort_keys=True) + "\n")
+        except OSError as error:  # a cache: the window is still known for this run
+            log.warning("could not keep the learned context window in %s: %s", self.path, error)
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._entries is None:
+            self._entries = {}
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                data = {}
+            except (OSError, ValueError) as error:
+                log.warning("ignored %s (it is only a cache, rewritten when a window is learned): %s",
+                            self.path, error)
+                data = {}
+            if isinstance(data, dict):
+                self._entries = {key: value for key, value in data.items() if isinstance(value, dict)}
+        return self._entries
+
+
+class WindowBook:
+    """The windows known so far, per (base URL, model): asked once, learned from errors (and kept)."""
+
+    def __init__(self, learned: LearnedWindows | None = None) -> None:
         self._known: dict[tuple[str, str], ContextWindow] = {}
         self._asked: dict[tuple[str, str], asyncio.Future[ContextWindow | None]] = {}
+        self._learned = learned if learned is not None else LearnedWindows()
 
     def known(self, api_base: str, model: str) -> ContextWindow | None:
         return self._known.get((api_base.rstrip("/"), model))
@@ -104,13 +170,18 @@ class WindowBook:
             self._asked.pop(key, None)
 
     def forget(self) -> None:
-        """Forget every window known or being asked (a new start; tests, whose servers reuse ports)."""
+        """Forget every window known or being asked, as a new start does (tests, whose servers reuse
+        ports); what errors taught is read again from its file."""
         self._known.clear()
         self._asked.clear()
+        self._learned = LearnedWindows()
 
     def learn(self, api_base: str, model: str, tokens: int, source: str) -> None:
-        """Remember a window found out from the server's own words (an error); replaces what was asked."""
-        self._known[(api_base.rstrip("/"), model)] = ContextWindow(tokens, source)
+        """Remember a window found out from the server's own words (an error); replaces what was asked,
+        and is kept for the next start."""
+        key = (api_base.rstrip("/"), model)
+        self._known[key] = ContextWindow(tokens, source)
+        self._learned.put(key, self._known[key])
 
     async def window(self, api_base: str, api_key: str, model: str,
                      headers: dict[str, str] | None = None) -> ContextWindow | None:
@@ -127,6 +198,8 @@ class WindowBook:
         except Exception:  # asking is a courtesy: never the reason a turn fails
             log.info("could not ask %s for the context window of %s", api_base, model, exc_info=True)
             found = None
+        if found is None and key not in self._known:
+            found = self._learned.get(key)  # the server does not say: what an earlier error taught
         if found is not None and key not in self._known:
             self._known[key] = found
         return self._known.get(key)

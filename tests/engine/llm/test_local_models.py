@@ -7,13 +7,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from nanobot_desktop.engine.agent.context import PromptSection
 from nanobot_desktop.engine.events import LLMCallFinished, LLMCallStarted, Progress, TurnFailed, WaitingForModel
-from nanobot_desktop.engine.llm.context_window import BOOK, WindowBook, ask_window, sane_window
+from nanobot_desktop.engine.llm.context_window import (BOOK, ContextWindow, LearnedWindows, WindowBook, ask_window,
+                                                       learned_windows_path, sane_window)
 from nanobot_desktop.engine.llm.provider import OpenAICompatProvider, is_local_endpoint
 from nanobot_desktop.engine.llm.types import ProviderError
 from nanobot_desktop.engine.agent.prompt_fit import PromptTooLong, compact_skills, fit_prompt
@@ -112,6 +114,43 @@ async def test_an_overflow_error_teaches_the_window(provider, fake_openai) -> No
     assert "(1,545 tokens asked for, 1,024 fit)" in caught.value.message
     known = BOOK.known(fake_openai.base_url, "fake-model")
     assert known is not None and known.tokens == 1024
+
+
+async def test_a_window_an_error_taught_is_known_after_a_new_start(provider, fake_openai) -> None:
+    fake_openai.add_error(400, OVERFLOW, code="context_length_exceeded")
+    with pytest.raises(ProviderError):
+        await provider.chat(USER)
+    kept = learned_windows_path()
+    assert kept.is_relative_to(Path.home())  # the test's own home and cache folder (tests/conftest.py)
+    text = kept.read_text(encoding="utf-8")
+    assert "1024" in text and fake_openai.base_url not in text and "127.0.0.1" not in text  # keyed by a digest
+
+    BOOK.forget()  # a new start: nothing in memory, the server still says its window nowhere
+    assert BOOK.known(fake_openai.base_url, "fake-model") is None
+    window = await provider.context_window()
+    assert window is not None and window.tokens == 1024 and "earlier run" in window.source
+    assert (await provider.context_window(model="another-model")) is None  # kept per model
+
+
+async def test_a_window_the_server_says_wins_over_one_an_error_taught_before(fake_openai) -> None:
+    learned = LearnedWindows(learned_windows_path())
+    learned.put((fake_openai.base_url, "fake-model"), ContextWindow(1024, "the server's error"))
+    fake_openai.routes[("GET", "/props")] = {"default_generation_settings": {"n_ctx": 8192}}  # made larger since
+    window = await WindowBook(LearnedWindows()).window(fake_openai.base_url, "k", "fake-model")
+    assert window is not None and window.tokens == 8192
+
+
+async def test_a_damaged_file_of_learned_windows_is_ignored_and_replaced(fake_openai, caplog) -> None:
+    kept = learned_windows_path()
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text("{ not json", encoding="utf-8")
+    book = WindowBook(LearnedWindows())
+    with caplog.at_level(logging.WARNING):
+        assert await book.window(fake_openai.base_url, "k", "fake-model") is None
+    assert "only a cache" in caplog.text
+    book.learn(fake_openai.base_url, "fake-model", 2048, "the server's error")
+    assert LearnedWindows().get((fake_openai.base_url, "fake-model")) == ContextWindow(
+        2048, "the server's error, on an earlier run")
 
 
 # ---- prompts fitted to the window ---------------------------------------------------------------
