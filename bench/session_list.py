@@ -2,6 +2,7 @@
 ≤ 300 ms).
 
     python bench/session_list.py
+    NANOBOT_BENCH_SESSION_LIST_DIR=/some/folder python bench/session_list.py  # keeps the data between runs
 
 How: 20,000 session files in the engine's exact format, of varying sizes as people's are (4 to 80
 messages, every 500th a long one of 2,000 messages) in a temporary workspace; the app's cache folder
@@ -46,6 +47,9 @@ TARGET_S = 0.5
 SEARCH_TARGET_S = 0.3
 SIZES = (4, 10, 20, 40, 80, 12, 6, 30)
 QUERIES = ("plants", "project-12345.md", "is", "zebra crossing")
+KEEP_ENV = "NANOBOT_BENCH_SESSION_LIST_DIR"
+"""Set to a folder, the session files, the config and the index are kept there between runs (made at the
+first one): for iterating on the list. The "first start" of later runs then finds the index made before."""
 
 
 def session_size(number: int) -> int:
@@ -150,13 +154,19 @@ def run() -> list[BenchResult]:
     application()
     loop = asyncio_on_qt()
     previous_cache = os.environ.get("XDG_CACHE_HOME")
+    kept = os.environ.get(KEEP_ENV, "")
     with tempfile.TemporaryDirectory(prefix="nanobot-bench-list-") as tmp:
-        workdir = Path(tmp)
+        workdir = Path(kept) if kept else Path(tmp)
         os.environ["XDG_CACHE_HOME"] = str(workdir / "cache")
         try:
             sessions_dir = workdir / "ws" / "sessions"
-            log(f"session list: writing {SESSIONS} session files of varying sizes")
-            write_many_sessions(sessions_dir, SESSIONS, session_size)
+            if kept and (workdir / "written").is_file():
+                log(f"session list: reusing the session files and the index in {workdir} ({KEEP_ENV})")
+            else:
+                log(f"session list: writing {SESSIONS} session files of varying sizes")
+                write_many_sessions(sessions_dir, SESSIONS, session_size)
+                if kept:
+                    (workdir / "written").write_text("done\n")
             megabytes = sum(p.stat().st_size for p in sessions_dir.glob("*.jsonl")) / 1e6
             config = write_config(workdir / "config.json", "http://127.0.0.1:9/v1", workdir / "ws")
             log("session list: the first start (no index yet)")

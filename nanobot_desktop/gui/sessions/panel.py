@@ -131,6 +131,10 @@ class SessionsPanel(QWidget):
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
         self.view.activated.connect(self._on_index_activated)
         self.model.rowsInserted.connect(self._expand_new_groups)
+        # A group hands the view its sessions a few hundred at a time (model.FETCH_ROWS): more when its
+        # last fetched row comes into view, however it got there (scrolling, the keyboard, a taller window).
+        self.view.verticalScrollBar().valueChanged.connect(self._fetch_shown_ends)
+        self.view.verticalScrollBar().rangeChanged.connect(self._fetch_shown_ends)
         self.model.modelReset.connect(self._expand)
         self.model.layoutChanged.connect(self._expand)
 
@@ -369,14 +373,33 @@ class SessionsPanel(QWidget):
         for group_row in range(self.model.rowCount()):
             self.view.expand(self.model.index(group_row, 0))
         for origin in self.model.origins():
-            index = self.model.index_of_key(origin)
+            index = self.model.index_of_key(origin, fetch=False)  # one not fetched yet opens when it is
             if index.isValid():
                 self.view.expand(index)
 
     def _expand_new_groups(self, parent: QModelIndex, first: int, last: int) -> None:
+        """A new group opens, and so does a session with branches among rows fetched or inserted."""
         if not parent.isValid():
             for row in range(first, last + 1):
                 self.view.expand(self.model.index(row, 0))
+        elif self.model.origins() and not parent.parent().isValid():
+            for row in range(first, last + 1):
+                index = self.model.index(row, 0, parent)
+                if self.model.hasChildren(index):
+                    self.view.expand(index)
+
+    def _fetch_shown_ends(self, *_args: int) -> None:
+        """Give a group its next sessions when its last fetched row is on screen or a page below it
+        (Page Down must not jump past it into the next group)."""
+        model, view = self.model, self.view
+        height = 2 * view.viewport().height()
+        for group_row in range(model.rowCount()):
+            group = model.index(group_row, 0)
+            if not model.has_more(group) or not view.isExpanded(group):
+                continue
+            rect = view.visualRect(model.index(model.rowCount(group) - 1, 0, group))
+            if rect.isValid() and rect.top() < height and rect.bottom() >= 0:
+                model.fetch_more(group)
 
     def _update_actions(self) -> None:
         has_target = bool(self.selected_key())

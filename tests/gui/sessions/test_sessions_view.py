@@ -29,10 +29,13 @@ def info(key: str, updated: str, title: str | None = None, preview: str = "") ->
 
 
 def listing(model: SessionListModel) -> list[tuple[str, list[str]]]:
-    """(channel, [keys]) per group, read through the Qt interface only."""
+    """(channel, [keys]) per group, read through the Qt interface only (each group fetched to its end, as
+    a view scrolled through it would)."""
     groups = []
     for row in range(model.rowCount()):
         parent = model.index(row, 0)
+        while model.has_more(parent):
+            model.fetch_more(parent)
         keys = [model.index(child, 0, parent).data(SessionRole.KeyRole) for child in range(model.rowCount(parent))]
         groups.append((parent.data(SessionRole.ChannelRole), keys))
     return groups
