@@ -417,12 +417,13 @@ class SessionListModel(QAbstractItemModel):
 
     def _fetched_part(self, channel: str, rows: list[SessionInfo]) -> tuple[list[SessionInfo], list[SessionInfo]]:
         """(the rows the view keeps, the rest) of a group's new listing: as many as it had fetched (the
-        first FETCH_ROWS at least; all of them when it had them all), so a listing never takes rows away
-        from under a person scrolling."""
+        first FETCH_ROWS at least; all of them when it had fetched them all), so a listing never takes
+        rows away from under a person scrolling. (A group of exactly FETCH_ROWS rows may have come from
+        a first listing of each channel's newest: it is not taken for fully fetched.)"""
         group = next((group for group in self._groups if group.channel == channel), None)
         if group is None:
             count = FETCH_ROWS
-        elif not group.more and len(group.rows) >= FETCH_ROWS:
+        elif not group.more and len(group.rows) > FETCH_ROWS:
             count = len(rows)
         else:
             count = max(len(group.rows), FETCH_ROWS)

@@ -36,7 +36,7 @@ from nanobot_desktop.gui.common.actions import ActionRegistry
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
-from nanobot_desktop.gui.sessions.model import InfoRole, IsGroupRole, SessionListModel, SessionRole
+from nanobot_desktop.gui.sessions.model import FETCH_ROWS, InfoRole, IsGroupRole, SessionListModel, SessionRole
 from nanobot_desktop.gui.sessions.rows import Arrangement, arrange_listing
 from nanobot_desktop.gui.common.owned import OwnedWork
 
@@ -263,8 +263,13 @@ class SessionsPanel(QWidget):
             self._work.track(self._text_task)
 
     def _list(self, check: bool) -> Arrangement:
-        """Every session and archived conversation, arranged as the list shows them (in an executor)."""
-        infos = self.engine.session_index.list_sessions(check)
+        """Every session and archived conversation, arranged as the list shows them (in an executor).
+        The first listing is each channel's newest FETCH_ROWS, what the list shows before anyone
+        scrolls, when the index has them (20,000 rows take longer to read); the next one, at once, has all."""
+        index = self.engine.session_index
+        infos = None if check else index.newest(FETCH_ROWS)
+        if infos is None:
+            infos = index.list_sessions(check)
         infos += list_archived(self.engine.sessions.archive_dir)
         return arrange_listing(infos, show_branches=self.show_branches_action.isChecked())
 

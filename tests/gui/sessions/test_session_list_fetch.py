@@ -79,6 +79,30 @@ def test_the_view_gets_a_few_hundred_rows_and_every_session_stays_listed(big_pan
         assert _group(big_panel, channel).data(SessionRole.MessageCountRole) == count  # the heading counts them all
 
 
+def test_a_start_with_the_index_on_disk_shows_each_groups_newest_first_then_every_session(qtbot, make_engine,
+                                                                                          big_panel):
+    big_panel.engine.session_index.close()  # the app quit; the index stays on disk
+    engine = make_engine()
+    bridge = EngineBridge(engine)
+    panel = SessionsPanel(engine, bridge)
+    qtbot.addWidget(panel)
+    panel.resize(340, 560)
+    panel.show()
+    listed: list[int] = []
+    panel.refreshed.connect(lambda: listed.append(len(panel.model.keys())))
+    with qtbot.waitSignal(panel.refreshed, timeout=WAIT_MS):
+        panel.refresh_now()
+    assert listed == [2 * FETCH_ROWS]  # the first listing: what the groups show before anyone scrolls
+    assert _fetched(panel, "desktop") == _newest_first("desktop", DESKTOP)[:FETCH_ROWS]
+    qtbot.waitUntil(lambda: len(listed) == 2, timeout=WAIT_MS)  # the next listing, at once, has every session
+    assert listed[1] == DESKTOP + CLI
+    assert _group(panel, "cli").data(SessionRole.MessageCountRole) == CLI
+    assert _fetched(panel, "desktop") == _newest_first("desktop", DESKTOP)[:FETCH_ROWS]  # nothing moved on screen
+    panel.set_current_key("desktop:00000")
+    assert panel.view.currentIndex().data(SessionRole.KeyRole) == "desktop:00000"
+    bridge.detach()
+
+
 def test_a_session_arriving_adds_its_row_and_nothing_more(qtbot, big_panel):
     qtbot.waitUntil(lambda: big_panel.view.verticalScrollBar().maximum() > 0, timeout=WAIT_MS)  # laid out
     before = {channel: len(_fetched(big_panel, channel)) for channel in ("desktop", "cli")}
