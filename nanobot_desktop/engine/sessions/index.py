@@ -114,7 +114,7 @@ class SessionIndex:
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self._rows: dict[str, _Row] = {}  # by file name (str keys: hashing 20,000 Paths costs 0.1 s)
-        self._ordered: list[SessionInfo] | None = None  # the list's order, until a row changes
+        self._ordered: list[_Row] | None = None  # the list's order (listings, searches), until a row changes
         self._scanned = False  # every file compared with its row since the index was opened
         self._pending: set[str] = set()  # keys the store reported changed since the last look
         self.rebuilt = False  # the last open built the index anew (missing, unreadable or old)
@@ -171,7 +171,7 @@ class SessionIndex:
             db.close()
             raise
         self._rows = rows
-        self._ordered = [row.info for row in rows.values()]
+        self._ordered = list(rows.values())
         self.rebuilt = False
         return db
 
@@ -221,10 +221,7 @@ class SessionIndex:
             db = self._connection()
             if check or not self._rows:
                 self._scan(db)
-            if self._ordered is None:  # the rows come from the index in this order (_open_existing)
-                rows = sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True)
-                self._ordered = [row.info for row in rows]
-            ordered = self._ordered
+            ordered = [row.info for row in self._newest_first()]
         return list(ordered) if self._shadowed is None else [info for info in ordered if not self._hidden(info)]
 
     def newest(self, per_channel: int) -> list[SessionInfo] | None:
@@ -259,6 +256,12 @@ class SessionIndex:
         folder = str(self.sessions_dir) + os.sep
         infos = [indexed_info(key, folder + name, *info) for _sort_ts, name, key, *info in rows]
         return infos if self._shadowed is None else [info for info in infos if not self._hidden(info)]
+
+    def _newest_first(self) -> list[_Row]:
+        """The rows in the list's order (the index hands them over in it: _open_existing)."""
+        if self._ordered is None:
+            self._ordered = sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True)
+        return self._ordered
 
     def _scan(self, db: sqlite3.Connection) -> None:
         seen: set[str] = set()
@@ -458,10 +461,11 @@ class SessionIndex:
                         limit: int) -> list[tuple[float, str, str | int]]:
         """`_newest_matches` with each file's first matching message from the trigram index."""
         # Each file's first matching message, grouped in SQLite: a common word matches ~100,000
-        # messages, which Python would otherwise walk one by one (~60 ms) for ~15,000 files.
-        firsts = {rowid >> _SEQ_BITS: rowid for (rowid,) in db.execute(
-            f"SELECT min(rowid) FROM msg WHERE msg MATCH ? GROUP BY rowid >> {_SEQ_BITS}",
-            ('"' + needle.replace('"', '""') + '"',))}
+        # messages, which Python would otherwise walk one by one (~60 ms) for ~15,000 files; the
+        # (file id, rowid) pairs go into the dict without a Python step each (a comprehension: ~50 ms).
+        firsts: dict[int, int] = dict(db.execute(
+            f"SELECT rowid >> {_SEQ_BITS}, min(rowid) FROM msg WHERE msg MATCH ? GROUP BY 1",
+            ('"' + needle.replace('"', '""') + '"',)))
         return self._newest_matches(folded, limit, lambda row: firsts.get(row.file_id))
 
     def _chosen_scanned(self, db: sqlite3.Connection, lowered: str, folded: str,
@@ -483,7 +487,7 @@ class SessionIndex:
         sessions whose title contains `folded` or that have a matching message (`first_match`).
         Sessions are visited newest first, so a word found in most of 20,000 stops after a few hundred."""
         chosen: list[tuple[float, str, str | int]] = []
-        for row in sorted(self._rows.values(), key=lambda row: (row.sort_ts, row.info.key), reverse=True):
+        for row in self._newest_first():
             info = row.info
             if self._hidden(info):
                 continue
