@@ -198,7 +198,7 @@ class SessionListModel(QAbstractItemModel):
             if info in rows:  # the listing the search filters shows the new title too
                 rows[rows.index(info)] = renamed
         self._listed = None
-        self._filter.rows_changed()
+        self._filter.rows_changed(self._listing)
         self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, TitleRole,
                                              InfoRole])
         return True

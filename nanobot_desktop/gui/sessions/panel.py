@@ -36,6 +36,7 @@ from nanobot_desktop.gui.common.actions import ActionRegistry
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
+from nanobot_desktop.gui.sessions.filter import TextFolder, fold_listing
 from nanobot_desktop.gui.sessions.model import FETCH_ROWS, InfoRole, IsGroupRole, SessionListModel, SessionRole
 from nanobot_desktop.gui.sessions.rows import Arrangement, arrange_listing
 from nanobot_desktop.gui.common.owned import OwnedWork
@@ -89,6 +90,7 @@ class SessionsPanel(QWidget):
         self._refresh_task: asyncio.Task[Any] | None = None
         self._text_task: asyncio.Future[Any] | None = None
         self._checked = False  # a listing has compared every file with the index
+        self._texts = TextFolder()  # the listings' searchable texts (used in their executor only: one at a time)
         self._refresh_again = False
         self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
         self.export_dialog: QFileDialog | None = None
@@ -271,7 +273,8 @@ class SessionsPanel(QWidget):
         if infos is None:
             infos = index.list_sessions(check)
         infos += list_archived(self.engine.sessions.archive_dir)
-        return arrange_listing(infos, show_branches=self.show_branches_action.isChecked())
+        listing = arrange_listing(infos, show_branches=self.show_branches_action.isChecked())
+        return fold_listing(listing, self._texts) if not listing.branches else listing
 
     def _index_text(self) -> None:
         """(In an executor.) Let the index catch up on message text while nobody searches (the first

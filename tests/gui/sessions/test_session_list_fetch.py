@@ -223,3 +223,26 @@ def test_a_branch_of_a_session_not_fetched_yet_is_fetched_with_its_origin(qtmode
     assert index.isValid() and index.parent().data(SessionRole.KeyRole) == "desktop:0000"
     assert model.rowCount(index.parent()) == 1
     qtmodeltester.check(model)
+
+
+def test_typing_a_query_folds_no_session_text_on_the_gui_thread(qtbot, big_panel, monkeypatch):
+    import threading
+
+    from nanobot_desktop.gui.sessions.filter import TextFolder
+
+    folded_on_gui: list[str] = []
+    fold = TextFolder.text
+
+    def text(self: TextFolder, info: SessionInfo) -> str:
+        if threading.current_thread() is threading.main_thread():
+            folded_on_gui.append(info.key)
+        return fold(self, info)
+
+    monkeypatch.setattr(TextFolder, "text", text)
+    with qtbot.waitSignal(big_panel.refreshed, timeout=WAIT_MS):
+        big_panel.refresh_now()  # a listing made with the texts folded in its executor
+    with qtbot.waitSignal(big_panel.search_finished, timeout=WAIT_MS):
+        qtbot.keyClicks(big_panel.search_box, "topic desktop:0111")
+    assert [key for _channel, keys in _listing_keys(big_panel) for key in keys] == \
+        [f"desktop:0111{digit}" for digit in reversed(range(10))]
+    assert folded_on_gui == []
