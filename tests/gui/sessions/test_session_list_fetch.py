@@ -246,3 +246,19 @@ def test_typing_a_query_folds_no_session_text_on_the_gui_thread(qtbot, big_panel
     assert [key for _channel, keys in _listing_keys(big_panel) for key in keys] == \
         [f"desktop:0111{digit}" for digit in reversed(range(10))]
     assert folded_on_gui == []
+
+
+def test_a_branch_of_an_old_session_opens_under_its_origin_once_fetched(qtbot, big_panel):
+    folder = big_panel.engine.sessions.sessions_dir
+    stamp = _stamp(0)
+    header = {"_type": "metadata", "key": "desktop:00000-b1", "created_at": stamp, "updated_at": stamp,
+              "metadata": {"branch_of": {"key": "desktop:00000", "at": 1}}, "last_consolidated": 0}
+    (folder / "desktop_00000-b1.jsonl").write_text(json.dumps(header) + "\n", encoding="utf-8")
+    with qtbot.waitSignal(big_panel.refreshed, timeout=WAIT_MS):
+        big_panel.show_branches_action.setChecked(True)
+    assert "desktop:00000" not in _fetched(big_panel, "desktop")
+    origin = big_panel.model.index_of_key("desktop:00000")  # fetched, as scrolling down to it would
+    assert big_panel.view.isExpanded(origin)  # a session with branches among the fetched rows shows them
+    big_panel.set_current_key("desktop:00000-b1")
+    current = big_panel.view.currentIndex()
+    assert current.data(SessionRole.KeyRole) == "desktop:00000-b1" and current.parent() == origin
