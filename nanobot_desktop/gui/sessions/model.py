@@ -10,9 +10,16 @@ move when it jumps to the top of its group, inserts and removes for files that c
 The model never reads the disk itself: the panel lists sessions in an executor, arranges them there
 (rows.arrange_listing) and hands the result over (20,000 files must not block the window). The
 search filters inside the model (filter.py): it holds the whole listing and shows the part that
-matches, so no proxy model walks every row through Qt at each listing. What a listing of 20,000
-sessions still costs the GUI thread is the view's own pass over the shown rows (one index() and one
-flags() call each, kept cheap here) after a reset: a first listing, a new query, or a big reshuffle.
+matches, so no proxy model walks every row through Qt at each listing.
+
+Rows are handed to the view incrementally: a channel group shows its newest FETCH_ROWS sessions, and
+the next ones when the panel asks (`fetch_more`: the group's last fetched row nears the screen); a
+session asked for by key (`index_of_key`: the open chat, a search's pick) is fetched on demand. Why:
+after a reset the view lays out every row the model has — one index() and two flags() calls into Python
+each, about 0.3 s of the GUI thread for 20,000 sessions — although only ~30 of them are on screen.
+Not through Qt's canFetchMore/fetchMore: QTreeView fetches once more for every open group at each
+relayout (any row inserted, moved or removed: every turn), so after a few dozen turns it would hold the
+whole list again.
 """
 
 from __future__ import annotations
@@ -40,11 +47,15 @@ _Index = QModelIndex | QPersistentModelIndex
 
 _group_ids = itertools.count(1)
 
+FETCH_ROWS = 200
+"""Sessions a group hands to the view at first, and at each fetch after that (a screen shows ~30)."""
+
 
 @dataclass(eq=False)
 class _Group:
     channel: str
-    rows: list[SessionInfo] = field(default_factory=list)
+    rows: list[SessionInfo] = field(default_factory=list)  # the rows the view has (fetched), newest first
+    more: list[SessionInfo] = field(default_factory=list)  # the group's older sessions, not fetched yet
     uid: int = field(default_factory=lambda: next(_group_ids))
     branches: dict[str, list[SessionInfo]] = field(default_factory=dict)  # origin key → its branches
 
@@ -107,7 +118,7 @@ class SessionListModel(QAbstractItemModel):
             return QModelIndex()
         origin = self._uid_origins.get(child.internalId())
         if origin is not None:
-            return self.index_of_key(origin)
+            return self.index_of_key(origin, fetch=False)
         row = self._group_row_by_uid(child.internalId())
         return self.createIndex(row, 0, 0) if row >= 0 else QModelIndex()
 
@@ -131,6 +142,16 @@ class SessionListModel(QAbstractItemModel):
     def hasChildren(self, parent: _Index = QModelIndex()) -> bool:  # noqa: N802
         return self.rowCount(parent) > 0
 
+    def has_more(self, group: _Index) -> bool:
+        """A channel group has sessions the view has not been given yet."""
+        return group.isValid() and group.internalId() == 0 and 0 <= group.row() < len(self._groups) \
+            and bool(self._groups[group.row()].more)
+
+    def fetch_more(self, group: _Index) -> None:
+        """Hand the view the group's next FETCH_ROWS sessions."""
+        if self.has_more(group):
+            self._fetch(group.row(), FETCH_ROWS)
+
     def flags(self, index: _Index) -> Qt.ItemFlag:
         uid = index.internalId()  # the view asks once per shown row: no enum arithmetic here
         if uid == 0:
@@ -148,7 +169,7 @@ class SessionListModel(QAbstractItemModel):
             if index.row() >= len(self._groups):
                 return None
             group = self._groups[index.row()]
-            return group_data(group.channel, len(group.rows), role)
+            return group_data(group.channel, len(group.rows) + len(group.more), role)
         info = self._info_at(index)
         if info is None:
             return None
@@ -177,6 +198,7 @@ class SessionListModel(QAbstractItemModel):
             if info in rows:  # the listing the search filters shows the new title too
                 rows[rows.index(info)] = renamed
         self._listed = None
+        self._filter.rows_changed(self._listing)
         self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, TitleRole,
                                              InfoRole])
         return True
@@ -215,28 +237,64 @@ class SessionListModel(QAbstractItemModel):
         """The session a row opens: the most recently active version of its conversation."""
         return self._listing.latest.get(key, key)
 
-    def index_of_key(self, key: str) -> QModelIndex:
+    def index_of_key(self, key: str, fetch: bool = True) -> QModelIndex:
         """The row showing session `key` (invalid when it is not listed or the search hides it); a
-        hidden branch is shown by its conversation's row."""
+        hidden branch is shown by its conversation's row. A row not fetched yet is fetched (with the
+        rows above it) unless `fetch` is False."""
         key = self.row_key(key)
         if not key:
             return QModelIndex()
+        found = self._fetched_rows().get(key)
+        if found is None and fetch and self._fetch_key(key):
+            found = self._fetched_rows().get(key)
+        return self.createIndex(found[1], 0, found[0]) if found is not None else QModelIndex()
+
+    def _fetched_rows(self) -> dict[str, tuple[int, int]]:
+        """key → (internal id, row) of every row the view has (a branch's only when its origin's row is fetched)."""
         if self._where is None:
             where: dict[str, tuple[int, int]] = {}
             for group in self._groups:
                 uid = group.uid
                 where.update({info.key: (uid, row) for row, info in enumerate(group.rows)})
                 for origin, branches in group.branches.items():
-                    uid = self._origin_uid(origin)
-                    where.update({info.key: (uid, row) for row, info in enumerate(branches)})
+                    if origin in where:
+                        uid = self._origin_uid(origin)
+                        where.update({info.key: (uid, row) for row, info in enumerate(branches)})
             self._where = where
-        found = self._where.get(key)
-        return self.createIndex(found[1], 0, found[0]) if found is not None else QModelIndex()
+        return self._where
+
+    def _fetch_key(self, key: str) -> bool:
+        """Fetch a group's rows down to session `key` (to its origin's row for a branch); False when
+        no group holds it unfetched."""
+        for group_row, group in enumerate(self._groups):
+            row_key = next((origin for origin, branches in group.branches.items()
+                            if any(branch.key == key for branch in branches)), key) if group.branches else key
+            position = next((position for position, info in enumerate(group.more) if info.key == row_key), -1)
+            if position >= 0:
+                self._fetch(group_row, position + 1)
+                return True
+        return False
+
+    def _fetch(self, group_row: int, count: int) -> None:
+        """Hand the view the next `count` sessions of a group."""
+        group = self._groups[group_row]
+        count = min(count, len(group.more))
+        if count <= 0:
+            return
+        first = len(group.rows)
+        self.beginInsertRows(self.createIndex(group_row, 0, 0), first, first + count - 1)
+        group.rows.extend(group.more[:count])
+        del group.more[:count]
+        self._where = None
+        self.endInsertRows()
 
     def branch_origin(self, key: str) -> str:
         """The key of the row a branch is shown under ("" for a top-level row)."""
-        index = self.index_of_key(key)
-        return self._uid_origins.get(index.internalId(), "") if index.isValid() else ""
+        index = self.index_of_key(key, fetch=False)
+        if not index.isValid():
+            return next((origin for group in self._groups for origin, branches in group.branches.items()
+                         if any(branch.key == key for branch in branches)), "")
+        return self._uid_origins.get(index.internalId(), "")
 
     def channels(self) -> list[str]:
         return [group.channel for group in self._groups]
@@ -294,7 +352,7 @@ class SessionListModel(QAbstractItemModel):
             marks.add(key)
         else:
             marks.discard(key)
-        index = self.index_of_key(key)
+        index = self.index_of_key(key, fetch=False)  # a row not fetched yet shows its mark when it is
         if index.isValid():
             self.dataChanged.emit(index, index, [role])
 
@@ -311,18 +369,19 @@ class SessionListModel(QAbstractItemModel):
         self._where = None
         self._filtered = shown is not self._listing  # the search hides some rows
         branches = shown.branches
-        wanted = dict(shown.groups)
+        wanted = {channel: self._fetched_part(channel, rows) for channel, rows in shown.groups}
         shown_branches = {origin: [b.key for b in rows] for group in self._groups for origin, rows in group.branches.items()}
         if reset or not self._groups or shown_branches != {origin: [b.key for b in rows] for origin, rows in branches.items()} \
-                or any(group.rows != wanted.get(group.channel, []) and moves_needed(
-                    [i.key for i in group.rows], [i.key for i in wanted.get(group.channel, [])]) > MAX_MOVES
+                or any(group.rows != (fetched := wanted.get(group.channel, ([], []))[0]) and moves_needed(
+                    [i.key for i in group.rows], [i.key for i in fetched]) > MAX_MOVES
                     for group in self._groups):
             # The first listing, a new search, a big reshuffle (a clock change, a restored backup) or a
             # new branch: one reset beats thousands of moves, and branches come and go rarely.
             self.beginResetModel()
-            self._groups = [_Group(channel, list(rows)) for channel, rows in shown.groups]
-            for group in self._groups:
-                group.branches = {info.key: branches[info.key] for info in group.rows if info.key in branches}
+            self._groups = [_Group(channel, rows[:FETCH_ROWS], rows[FETCH_ROWS:],
+                                   branches={info.key: branches[info.key] for info in rows if info.key in branches}
+                                   if branches else {})
+                            for channel, rows in shown.groups]
             self._lists = {}
             self._origin_keys = set(branches)
             self.endResetModel()
@@ -339,11 +398,15 @@ class SessionListModel(QAbstractItemModel):
             self._groups.insert(row, _Group(channel))
             self.endInsertRows()
         for row, group in enumerate(self._groups):
-            if group.rows != wanted[group.channel]:  # the same objects when nothing changed: a C loop
-                self._sync_group(row, group, wanted[group.channel])
+            fetched, group.more = wanted[group.channel]
+            if group.rows != fetched:  # the same objects when nothing changed: a C loop
+                self._sync_group(row, group, fetched)
                 self._where = None
             for origin, rows in group.branches.items():  # the same branches (else the reset above)
-                parent = self.index_of_key(origin)
+                parent = self.index_of_key(origin, fetch=False)
+                if not parent.isValid():
+                    rows[:] = branches[origin]  # not fetched: nothing shown to change
+                    continue
                 for position, info in enumerate(branches[origin]):
                     if not _same_row(rows[position], info):
                         rows[position] = info
@@ -351,6 +414,20 @@ class SessionListModel(QAbstractItemModel):
                         self.dataChanged.emit(index, index, [])
         # Busy and unread marks are kept even for keys not listed (yet): a new session's turn runs,
         # and may ask for approval, before its file shows up in a listing.
+
+    def _fetched_part(self, channel: str, rows: list[SessionInfo]) -> tuple[list[SessionInfo], list[SessionInfo]]:
+        """(the rows the view keeps, the rest) of a group's new listing: as many as it had fetched (the
+        first FETCH_ROWS at least; all of them when it had fetched them all), so a listing never takes
+        rows away from under a person scrolling. (A group of exactly FETCH_ROWS rows may have come from
+        a first listing of each channel's newest: it is not taken for fully fetched.)"""
+        group = next((group for group in self._groups if group.channel == channel), None)
+        if group is None:
+            count = FETCH_ROWS
+        elif not group.more and len(group.rows) > FETCH_ROWS:
+            count = len(rows)
+        else:
+            count = max(len(group.rows), FETCH_ROWS)
+        return (rows, []) if count >= len(rows) else (rows[:count], rows[count:])
 
     def _sync_group(self, group_row: int, group: _Group, wanted: list[SessionInfo]) -> None:
         parent = self.createIndex(group_row, 0, 0)

@@ -36,7 +36,8 @@ from nanobot_desktop.gui.common.actions import ActionRegistry
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.notice_bar import NoticeBar, reason_of
 from nanobot_desktop.gui.sessions.delegate import SessionDelegate
-from nanobot_desktop.gui.sessions.model import InfoRole, IsGroupRole, SessionListModel, SessionRole
+from nanobot_desktop.gui.sessions.filter import TextFolder, fold_listing
+from nanobot_desktop.gui.sessions.model import FETCH_ROWS, InfoRole, IsGroupRole, SessionListModel, SessionRole
 from nanobot_desktop.gui.sessions.rows import Arrangement, arrange_listing
 from nanobot_desktop.gui.common.owned import OwnedWork
 
@@ -89,6 +90,7 @@ class SessionsPanel(QWidget):
         self._refresh_task: asyncio.Task[Any] | None = None
         self._text_task: asyncio.Future[Any] | None = None
         self._checked = False  # a listing has compared every file with the index
+        self._texts = TextFolder()  # the listings' searchable texts (used in their executor only: one at a time)
         self._refresh_again = False
         self._deleted: list[tuple[str, str, str]] = []  # (trash id, key, title), most recent last
         self.export_dialog: QFileDialog | None = None
@@ -131,6 +133,10 @@ class SessionsPanel(QWidget):
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
         self.view.activated.connect(self._on_index_activated)
         self.model.rowsInserted.connect(self._expand_new_groups)
+        # A group hands the view its sessions a few hundred at a time (model.FETCH_ROWS): more when its
+        # last fetched row comes into view, however it got there (scrolling, the keyboard, a taller window).
+        self.view.verticalScrollBar().valueChanged.connect(self._fetch_shown_ends)
+        self.view.verticalScrollBar().rangeChanged.connect(self._fetch_shown_ends)
         self.model.modelReset.connect(self._expand)
         self.model.layoutChanged.connect(self._expand)
 
@@ -259,10 +265,16 @@ class SessionsPanel(QWidget):
             self._work.track(self._text_task)
 
     def _list(self, check: bool) -> Arrangement:
-        """Every session and archived conversation, arranged as the list shows them (in an executor)."""
-        infos = self.engine.session_index.list_sessions(check)
+        """Every session and archived conversation, arranged as the list shows them (in an executor).
+        The first listing is each channel's newest FETCH_ROWS, what the list shows before anyone
+        scrolls, when the index has them (20,000 rows take longer to read); the next one, at once, has all."""
+        index = self.engine.session_index
+        infos = None if check else index.newest(FETCH_ROWS)
+        if infos is None:
+            infos = index.list_sessions(check)
         infos += list_archived(self.engine.sessions.archive_dir)
-        return arrange_listing(infos, show_branches=self.show_branches_action.isChecked())
+        listing = arrange_listing(infos, show_branches=self.show_branches_action.isChecked())
+        return fold_listing(listing, self._texts) if not listing.branches else listing
 
     def _index_text(self) -> None:
         """(In an executor.) Let the index catch up on message text while nobody searches (the first
@@ -369,14 +381,33 @@ class SessionsPanel(QWidget):
         for group_row in range(self.model.rowCount()):
             self.view.expand(self.model.index(group_row, 0))
         for origin in self.model.origins():
-            index = self.model.index_of_key(origin)
+            index = self.model.index_of_key(origin, fetch=False)  # one not fetched yet opens when it is
             if index.isValid():
                 self.view.expand(index)
 
     def _expand_new_groups(self, parent: QModelIndex, first: int, last: int) -> None:
+        """A new group opens, and so does a session with branches among rows fetched or inserted."""
         if not parent.isValid():
             for row in range(first, last + 1):
                 self.view.expand(self.model.index(row, 0))
+        elif self.model.origins() and not parent.parent().isValid():
+            for row in range(first, last + 1):
+                index = self.model.index(row, 0, parent)
+                if self.model.hasChildren(index):
+                    self.view.expand(index)
+
+    def _fetch_shown_ends(self, *_args: int) -> None:
+        """Give a group its next sessions when its last fetched row is on screen or a page below it
+        (Page Down must not jump past it into the next group)."""
+        model, view = self.model, self.view
+        height = 2 * view.viewport().height()
+        for group_row in range(model.rowCount()):
+            group = model.index(group_row, 0)
+            if not model.has_more(group) or not view.isExpanded(group):
+                continue
+            rect = view.visualRect(model.index(model.rowCount(group) - 1, 0, group))
+            if rect.isValid() and rect.top() < height and rect.bottom() >= 0:
+                model.fetch_more(group)
 
     def _update_actions(self) -> None:
         has_target = bool(self.selected_key())

@@ -48,6 +48,8 @@ class Arrangement:
     """With branches hidden: each branch's key → the key of the row that stands for its conversation."""
     latest: dict[str, str] = field(default_factory=dict)
     """With branches hidden: a conversation's row key → its most recently active version (opened from the row)."""
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    """Channel → its rows' searchable texts, in their order, when the listing brings them (filter.fold_listing)."""
 
 
 def arrange_listing(infos: list[SessionInfo], show_branches: bool = False) -> Arrangement:

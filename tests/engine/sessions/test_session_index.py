@@ -236,3 +236,30 @@ def test_a_large_file_is_indexed_without_holding_it_whole(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < size / 4, f"indexing a {size:,}-byte file peaked at {peak:,} bytes of Python objects"
+
+
+def test_the_first_listing_reads_only_each_channels_newest_rows_of_the_index(tmp_path):
+    folder = tmp_path / "ws" / "sessions"
+    for number in range(6):
+        for channel in ("desktop", "cli"):
+            _write_by_hand(folder, f"{channel}_{number}.jsonl", f"{channel}:{number}",
+                           f"2026-03-0{number + 1}T{10 if channel == 'cli' else 9:02d}:00:00", [f"Topic {number}"])
+    store, index = _store(tmp_path)
+    assert index.newest(2) is None  # no index yet: the first listing reads the files (list_sessions)
+    everything = [info.key for info in index.list_sessions()]
+    assert index.newest(2) is None  # open already: list_sessions answers as fast
+    index.close()
+    with sqlite3.connect(index.index_path) as db:  # an index made before `newest` existed has no such SQL index
+        db.execute("DROP INDEX files_newest")
+    again = SessionIndex.for_store(store)
+    newest = again.newest(2)
+    assert newest is not None
+    assert [info.key for info in newest] == ["cli:5", "desktop:5", "cli:4", "desktop:4"]
+    assert [info.key for info in newest] == [key for key in everything if key[-1] in "45"]  # list_sessions' order
+    assert newest[0].title == "Topic 5" and newest[0].path == folder / "cli_5.jsonl"
+    with sqlite3.connect(again.index_path) as db:
+        assert db.execute("SELECT name FROM sqlite_master WHERE name = 'files_newest'").fetchone()
+    assert [info.key for info in again.list_sessions(check=False)] == everything
+    again.close()
+    other = SessionIndex(tmp_path / "elsewhere", again.index_path)  # an index of another folder is not believed
+    assert other.newest(2) is None

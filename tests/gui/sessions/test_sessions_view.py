@@ -29,10 +29,13 @@ def info(key: str, updated: str, title: str | None = None, preview: str = "") ->
 
 
 def listing(model: SessionListModel) -> list[tuple[str, list[str]]]:
-    """(channel, [keys]) per group, read through the Qt interface only."""
+    """(channel, [keys]) per group, read through the Qt interface only (each group fetched to its end, as
+    a view scrolled through it would)."""
     groups = []
     for row in range(model.rowCount()):
         parent = model.index(row, 0)
+        while model.has_more(parent):
+            model.fetch_more(parent)
         keys = [model.index(child, 0, parent).data(SessionRole.KeyRole) for child in range(model.rowCount(parent))]
         groups.append((parent.data(SessionRole.ChannelRole), keys))
     return groups
@@ -116,10 +119,17 @@ def test_inline_rename_through_set_data_and_marks(qtmodeltester):
     model.set_sessions(SAMPLE)
     failures = []
     model.rename_failed.connect(lambda key, message: failures.append((key, message)))
+    model.set_query("from the terminal")  # searched once: the titles' folded text is kept
+    assert listing(model) == [("cli", ["cli:direct"])]
+    model.set_query("")
     index = model.index_of_key("cli:direct")
     assert index.data(Qt.ItemDataRole.EditRole) == "From the terminal"
     assert model.setData(index, "  Terminal work  ")
     assert renamed == [("cli:direct", "Terminal work")] and index.data() == "Terminal work"
+    model.set_query("terminal work")  # the new title is searched before the next listing comes
+    assert listing(model) == [("cli", ["cli:direct"])]
+    model.set_query("")
+    index = model.index_of_key("cli:direct")
     assert not model.setData(index, "bad") and failures and "no such session" in failures[0][1]
     assert not model.setData(model.index(0, 0), "a group")  # group rows are not renamed
     model.set_busy("cli:direct", True)
