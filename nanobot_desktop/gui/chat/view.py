@@ -3,9 +3,11 @@
 Why it is built this way (measured facts in the Qt reference §3):
 - Streaming deltas only mark the message dirty; a ~40 ms single-shot timer flushes, and each flush
   re-renders only the dirty (last) message's growing tail. Earlier messages are never rebuilt.
-- Only the newest `PAGE_SIZE` items get widgets; older ones are created `SCROLL_STEP` at a time when
-  the user scrolls to the top, keeping the visible content in place, so a long session opens at
-  once and scrolling never blocks the loop for long. After widgets are added (a new message, a step
+- Only the newest `PAGE_SIZE` items get widgets; older ones are created one at a time while the user
+  is at the top, keeping the visible content in place, so a long session opens at once. Each is
+  made in event-loop turns of its own (`_build_step`: the widget, its Markdown, its first show out
+  of sight, the far widgets going, placing it), so scrolling never holds the loop for more than
+  about one of them (bench/session_open.py's scroll row). After widgets are added (a new message, a step
   up or down), those more than `MARGIN_SCREENS` screenfuls above or below the viewport are deleted
   and made again from their chat items when scrolled back to: how many exist depends on what is on
   screen, not on how long the session is (each costs ~100 kB of Qt objects; a session of 100 turns
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
-from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -93,11 +95,12 @@ class ChatView(QWidget):
     """(uid, -1 or +1): the "‹ 2/3 ›" switcher of that item was used."""
 
     PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
-    SCROLL_STEP = 1  # widgets made per step while scrolling: one Markdown answer costs ~6 ms to build and the
-    # step lays out all the others again; one per step keeps each step well inside a frame (two: up to 18 ms)
+    SCROLL_STEP = 1  # widgets made per step while scrolling down to rows whose widgets went: one Markdown
+    # answer costs ~6 ms to build and the step lays out all the others again (scrolling up goes by _build_step)
     MARGIN_SCREENS = 1  # widgets are kept this many viewport heights above and below what is on screen
     MAX_WIDGETS = 64  # the bound of a view that cannot measure its viewport (hidden): a few screenfuls
     FLUSH_INTERVAL_MS = 40
+    BUILD_STEP_MS = 1  # between the steps of making the next widget above the viewport (see _build_step)
 
     def __init__(self, model: ChatModel | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -125,6 +128,20 @@ class ChatView(QWidget):
         self._follow_timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._follow_timer.setInterval(1)
         self._follow_timer.timeout.connect(self._follow_to_bottom)
+
+        # Scrolling up makes the next widget above the viewport in steps of their own (the widget, its
+        # Markdown, placing it), each an event-loop turn: done in one go, the three took 15-25 ms of the
+        # loop under load (bench/session_open.py's scroll row). A timer, not posted calls: Qt handles
+        # every posted call before it looks at its timers, so posted steps would run back to back.
+        self._build_timer = QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._build_timer.setInterval(self.BUILD_STEP_MS)
+        self._build_timer.timeout.connect(self._build_step)
+        self._staged: ItemWidget | None = None  # made for the row above the widgets, not placed yet
+        self._staged_trimmed = False  # the far widgets went since it was made
+        self.build_steps = 0
+        """Steps `_build_step` ran (tests check that paging up while scrolling goes by small steps)."""
 
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -271,10 +288,11 @@ class ChatView(QWidget):
 
     # --- building widgets ----------------------------------------------------------------------
 
-    def _make_widget(self, item: ChatItem) -> ItemWidget:
+    def _make_widget(self, item: ChatItem, render: bool = True) -> ItemWidget:
+        """The widget of `item`; `render=False`: an assistant reply's Markdown waits for its `refresh()`."""
         widget: ItemWidget
         if isinstance(item, AssistantMessage):
-            assistant_widget = AssistantWidget(item, self._renderer, self._count_render)
+            assistant_widget = AssistantWidget(item, self._renderer, self._count_render, render=render)
             assistant_widget.retry_save_requested.connect(self.retry_save_requested)
             assistant_widget.regenerate_requested.connect(self.regenerate_requested)
             assistant_widget.fork_stepped.connect(self.fork_step_requested)
@@ -300,6 +318,7 @@ class ChatView(QWidget):
         return widget
 
     def _clear_widgets(self) -> None:
+        self._drop_staged()
         self.step_groups.detach()
         for widget in self._widgets:
             self._items_layout.removeWidget(widget)
@@ -335,6 +354,8 @@ class ChatView(QWidget):
         if model is None or parent.isValid():
             return
         self._update_empty_hint()
+        if first < self._first_loaded:
+            self._drop_staged()  # made for a row that moved (made again for the row above the widgets)
         if first == 0 and self._widgets and last + 1 < model.rowCount():  # an older page put in front
             self._first_loaded += last - first + 1
             self._older_pending = False
@@ -424,26 +445,30 @@ class ChatView(QWidget):
                 self._older_pending = True
                 self.older_requested.emit()
             return 0
+        self._drop_staged()
+        count = min(count or self.PAGE_SIZE, self._first_loaded)
+        new_first = self._first_loaded - count
+        self._place_older([self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)])
+        return count
+
+    def _place_older(self, new_widgets: list[ItemWidget]) -> None:
+        """Put the widgets of the rows just above the widgets in front, keeping what is on screen in place."""
         # Make room first, by what is placed now: a step costs one layout, not one for the new widgets and
         # one more for the far ones going (bench/session_open.py's scroll row).
         self._trim_far_widgets(arrange=False)
-        count = min(count or self.PAGE_SIZE, self._first_loaded)
-        new_first = self._first_loaded - count
         bar = self.scroll_area.verticalScrollBar()
         anchor = self._first_shown(self._widgets)
         if anchor is not None:
             self._anchor = (anchor, anchor.y() - bar.value())
-        new_widgets = [self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)]
         self.step_groups.detach()
         for position, widget in enumerate(new_widgets):
             self._items_layout.insertWidget(position, widget)
         self._widgets[:0] = new_widgets
-        self._first_loaded = new_first
+        self._first_loaded -= len(new_widgets)
         self._mark_final_replies()
-        if new_first > 0 and all(self._folded(widget) for widget in new_widgets):
+        if self._first_loaded > 0 and all(self._folded(widget) for widget in new_widgets):
             QTimer.singleShot(0, self, self._load_older_if_at_top)  # nothing came into sight: no scroll follows
         QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
-        return count
 
     def load_newer(self, count: int | None = None) -> int:
         """Create widgets for rows after the newest one that has one (dropped while the user was far
@@ -552,11 +577,59 @@ class ChatView(QWidget):
         bar = self.scroll_area.verticalScrollBar()
         if bar.value() == bar.minimum():
             if self._first_loaded > 0:
-                self.load_older(self.SCROLL_STEP)
+                if not self._build_timer.isActive():
+                    self._build_timer.start()  # the next widget above, in steps (_build_step)
             elif self._container.sizeHint().height() <= self.scroll_area.viewport().height():
                 self._fill_viewport()
             else:
                 self.load_older()  # asks for older history
+
+    def _build_step(self) -> None:
+        """One step of making the widget of the row above the widgets while the view is at the top:
+        make it (an assistant reply without its Markdown), then render its Markdown, then place it
+        (`load_older`'s anchoring). Each step is one event-loop turn of its own, so no turn holds the
+        loop for more than about one of them; the next widget follows while the view stays at the top."""
+        model = self._model
+        bar = self.scroll_area.verticalScrollBar()
+        if model is None or self._first_loaded == 0 or bar.value() != bar.minimum():
+            return  # the person scrolled away: what was made waits (in `_staged`) for the next time at the top
+        self.build_steps += 1
+        row = self._first_loaded - 1
+        staged = self._staged
+        if staged is not None and staged.item is not model.item(row):
+            self._drop_staged()
+            staged = None
+        if staged is None:
+            self._staged = self._make_widget(model.item(row), render=False)
+            self._staged.setParent(self._container)  # hidden until shown out of sight; goes with the view
+            self._staged_trimmed = False
+        elif isinstance(staged, AssistantWidget) and not staged.rendered:
+            staged.refresh()
+        elif not staged.isVisible():
+            self._show_out_of_sight(staged)
+        elif not self._staged_trimmed:
+            self._staged_trimmed = True
+            self._trim_far_widgets()  # the far widgets go in a step of their own too
+        else:
+            self._staged = None
+            self._place_older([staged])
+            return  # placing schedules what follows (a folded step: the next one; otherwise the scroll does)
+        self._build_timer.start()
+
+    def _show_out_of_sight(self, widget: ItemWidget) -> None:
+        """Show `widget` in the conversation just above its top edge, where nothing paints it, at the
+        width the column will give it: its first show (styles, child widgets, laying its text out at
+        that width) is done before it is placed, and placing it only moves it."""
+        column = self._items_layout.geometry()
+        height = max(1, widget.sizeHint().height())
+        widget.setGeometry(self._items_layout.place(widget, QRect(column.x(), -height - 1, column.width(), height))
+                           if hasattr(widget, "set_prose_inset") else QRect(column.x(), -height - 1, column.width(), height))
+        widget.show()
+
+    def _drop_staged(self) -> None:
+        staged, self._staged = self._staged, None
+        if staged is not None:
+            staged.deleteLater()
 
     def _load_newer_if_at_bottom(self) -> None:
         bar = self.scroll_area.verticalScrollBar()

@@ -1,0 +1,138 @@
+"""Scrolling up makes the next widget above the viewport in event-loop steps of its own (make it,
+render its Markdown, show it out of sight, let the far widgets go, place it), and what is on screen
+stays where it was (bench/session_open.py's scroll row)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+import shiboken6
+
+from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, ChatModel, ToolCard, UserMessage
+from nanobot_desktop.gui.chat.view import ChatView
+from nanobot_desktop.gui.chat.widgets import ItemWidget
+
+WAIT_MS = 5000
+
+
+def turns(count: int) -> list[ChatItem]:
+    items: list[ChatItem] = []
+    for number in range(count):
+        items += [
+            UserMessage(f"Question {number}: what is in notes.md?"),
+            AssistantMessage(text=f"Let me look at **notes.md** ({number})."),
+            ToolCard.from_call(f"call{number}", "read_file", {"path": "notes.md"}),
+            AssistantMessage(text=f"Here it is:\n\n```python\nprint({number})\n```\n\n- one\n- two"),
+        ]
+    return items
+
+
+class Steps:
+    """What each build step of every ChatView made after the fixture: widgets made, rows placed,
+    Markdown renders; `after_step` (if set) runs after each step, in that loop turn."""
+
+    def __init__(self) -> None:
+        self.recorded: list[dict[str, Any]] = []
+        self.made: list[ItemWidget] = []
+        self.after_step: Callable[[dict[str, Any]], None] | None = None
+        self.before_step: Callable[[], Any] | None = None
+        """Its result is kept as the step's "before"."""
+
+
+@pytest.fixture
+def steps(monkeypatch: pytest.MonkeyPatch) -> Steps:
+    recorder = Steps()
+    make, build_step = ChatView._make_widget, ChatView._build_step
+
+    def counting_make(self: ChatView, item: ChatItem, render: bool = True) -> ItemWidget:
+        widget = make(self, item, render)
+        recorder.made.append(widget)
+        return widget
+
+    def recording_step(self: ChatView) -> None:
+        before = recorder.before_step() if recorder.before_step is not None else None
+        made, first, renders = len(recorder.made), self.first_loaded_row, sum(self.render_counts.values())
+        build_step(self)
+        step = {"made": len(recorder.made) - made, "placed": first - self.first_loaded_row,
+                "rendered": sum(self.render_counts.values()) - renders, "before": before}
+        recorder.recorded.append(step)
+        if recorder.after_step is not None:
+            recorder.after_step(step)
+
+    monkeypatch.setattr(ChatView, "_make_widget", counting_make)
+    monkeypatch.setattr(ChatView, "_build_step", recording_step)  # the view's timer calls the method set here
+    return recorder
+
+
+def shown_view(qtbot: Any, items: list[ChatItem]) -> ChatView:
+    model = ChatModel()
+    model.set_items(items)
+    view = ChatView(model)
+    qtbot.addWidget(view)
+    view.resize(520, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    bar = view.scroll_area.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum(), timeout=WAIT_MS)
+    return view
+
+
+def test_scrolling_up_makes_and_places_each_widget_in_steps_of_its_own(qtbot: Any, steps: Steps) -> None:
+    items = turns(60)
+    view = shown_view(qtbot, items)
+    bar = view.scroll_area.verticalScrollBar()
+    start = view.first_loaded_row
+    assert start > 8
+
+    def in_sight() -> tuple[ItemWidget, int]:
+        """The first widget in sight, and where it is on screen."""
+        widget = next(widget for widget in view.loaded_widgets()
+                      if widget.isVisible() and widget.geometry().bottom() >= bar.value())
+        return widget, widget.y() - bar.value()
+
+    steps.before_step = in_sight
+    for _ in range(8):  # the person drags the scrollbar to the top, again and again
+        first, done = view.first_loaded_row, len(steps.recorded)
+        bar.setValue(bar.minimum())
+        # Widgets come above until one is in sight (a turn's steps fold away): the view is then held
+        # where it was, so it is no longer at the top.
+        qtbot.waitUntil(lambda: view.first_loaded_row < first and bar.value() > bar.minimum(),  # noqa: B023
+                        timeout=WAIT_MS)
+        anchor, offset = [step["before"] for step in steps.recorded[done:] if step["placed"]][-1]
+        # What was in sight before the last widget was placed is there again: it went above.
+        qtbot.waitUntil(lambda: anchor.y() - bar.value() == offset, timeout=WAIT_MS)  # noqa: B023
+
+    placed = start - view.first_loaded_row
+    assert placed >= 8
+    assert sum(step["placed"] for step in steps.recorded) == placed  # every widget of the paging went in by a step
+    for step in steps.recorded:
+        assert step["made"] <= 1 and step["placed"] <= 1, step  # one widget's worth per loop turn
+        assert not (step["made"] and step["placed"]), step  # made in one turn, placed in a later one
+        assert not (step["rendered"] and (step["made"] or step["placed"])), step  # its Markdown: a turn of its own
+    assert any(step["rendered"] for step in steps.recorded)
+    assert len(steps.recorded) >= 4 * placed  # make, show, trim, place (and render, for a reply)
+    for row in range(view.first_loaded_row, view.last_loaded_row):
+        widget = view.widget_for_row(row)
+        assert widget is not None and widget.item is items[row]  # in order, each its own item
+
+
+def test_a_widget_made_for_the_row_above_goes_when_the_rows_change(qtbot: Any, steps: Steps) -> None:
+    view = shown_view(qtbot, turns(40))
+    model = view.model()
+    assert model is not None
+    made: list[ItemWidget] = []
+
+    def reset_once_made(step: dict[str, Any]) -> None:
+        if step["made"] and not made:  # a widget waits, made, for its next steps: now another session comes
+            made.append(steps.made[-1])
+            model.set_items(turns(2))
+
+    steps.after_step = reset_once_made
+    view.scroll_area.verticalScrollBar().setValue(0)  # the person goes to the top
+    qtbot.waitUntil(lambda: bool(made), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not shiboken6.isValid(made[0]), timeout=WAIT_MS)  # deleted, not left parentless
+    assert [widget.item for widget in view.loaded_widgets()] == model.items()
+    container = view.scroll_area.widget()
+    shown = [child for child in container.findChildren(ItemWidget) if child.isVisible()]
+    assert shown and all(child in view.loaded_widgets() for child in shown)  # nothing else in the conversation
