@@ -4,8 +4,8 @@ Why it is built this way (measured facts in the Qt reference §3):
 - Streaming deltas only mark the message dirty; a ~40 ms single-shot timer flushes, and each flush
   re-renders only the dirty (last) message's growing tail. Earlier messages are never rebuilt.
 - Only the newest `PAGE_SIZE` items get widgets; older ones are created one at a time while the user
-  is at the top, keeping the visible content in place, so a long session opens at once. Each is
-  made in event-loop turns of its own (`_build_step`: the widget, its Markdown, its first show out
+  is at the top (and newer ones that went, at the bottom), keeping the visible content in place, so
+  a long session opens at once. Each is made in event-loop turns of its own (`_build_step`: the widget, its Markdown, its first show out
   of sight, the far widgets going, placing it), so scrolling never holds the loop for more than
   about one of them (bench/session_open.py's scroll row). After widgets are added (a new message, a step
   up or down), those more than `MARGIN_SCREENS` screenfuls above or below the viewport are deleted
@@ -95,12 +95,10 @@ class ChatView(QWidget):
     """(uid, -1 or +1): the "‹ 2/3 ›" switcher of that item was used."""
 
     PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
-    SCROLL_STEP = 1  # widgets made per step while scrolling down to rows whose widgets went: one Markdown
-    # answer costs ~6 ms to build and the step lays out all the others again (scrolling up goes by _build_step)
     MARGIN_SCREENS = 1  # widgets are kept this many viewport heights above and below what is on screen
     MAX_WIDGETS = 64  # the bound of a view that cannot measure its viewport (hidden): a few screenfuls
     FLUSH_INTERVAL_MS = 40
-    BUILD_STEP_MS = 1  # between the steps of making the next widget above the viewport (see _build_step)
+    BUILD_STEP_MS = 1  # between the steps of making the next widget at the end the view is at (_build_step)
 
     def __init__(self, model: ChatModel | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -129,19 +127,18 @@ class ChatView(QWidget):
         self._follow_timer.setInterval(1)
         self._follow_timer.timeout.connect(self._follow_to_bottom)
 
-        # Scrolling up makes the next widget above the viewport in steps of their own (the widget, its
-        # Markdown, placing it), each an event-loop turn: done in one go, the three took 15-25 ms of the
-        # loop under load (bench/session_open.py's scroll row). A timer, not posted calls: Qt handles
-        # every posted call before it looks at its timers, so posted steps would run back to back.
+        # Scrolling to the top (or to the bottom, when widgets went while far up) makes the next widget in
+        # steps of their own (the widget, its Markdown, ...: _build_step), each an event-loop turn: done in
+        # one go, they took 15-25 ms of the loop under load (bench/session_open.py's scroll row). A timer,
+        # not posted calls: Qt handles every posted call before it looks at its timers, so posted steps
+        # would run back to back.
         self._build_timer = QTimer(self)
         self._build_timer.setSingleShot(True)
         self._build_timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._build_timer.setInterval(self.BUILD_STEP_MS)
         self._build_timer.timeout.connect(self._build_step)
-        self._staged: ItemWidget | None = None  # made for the row above the widgets, not placed yet
+        self._staged: ItemWidget | None = None  # made for the next row at the end the view is at, not placed yet
         self._staged_trimmed = False  # the far widgets went since it was made
-        self.build_steps = 0
-        """Steps `_build_step` ran (tests check that paging up while scrolling goes by small steps)."""
 
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -355,7 +352,7 @@ class ChatView(QWidget):
             return
         self._update_empty_hint()
         if first < self._first_loaded:
-            self._drop_staged()  # made for a row that moved (made again for the row above the widgets)
+            self._drop_staged()  # made for a row that moved (made again for the row it is for now)
         if first == 0 and self._widgets and last + 1 < model.rowCount():  # an older page put in front
             self._first_loaded += last - first + 1
             self._older_pending = False
@@ -480,16 +477,20 @@ class ChatView(QWidget):
         count = min(count or self.PAGE_SIZE, model.rowCount() - first)
         if count <= 0:
             return 0
-        self._trim_far_widgets(arrange=False)  # room first (see load_older)
-        new_widgets = [self._make_widget(model.item(row)) for row in range(first, first + count)]
+        self._drop_staged()
+        self._place_newer([self._make_widget(model.item(row)) for row in range(first, first + count)])
+        return count
+
+    def _place_newer(self, new_widgets: list[ItemWidget]) -> None:
+        """Put the widgets of the rows just after the widgets at the end."""
+        self._trim_far_widgets(arrange=False)  # room first (see _place_older)
         for widget in new_widgets:
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
         self._mark_final_replies()
         if all(self._folded(widget) for widget in new_widgets):
-            QTimer.singleShot(0, self, self._load_newer_if_at_bottom)  # nothing came into sight (see load_older)
+            QTimer.singleShot(0, self, self._load_newer_if_at_bottom)  # nothing came into sight (see _place_older)
         QTimer.singleShot(0, self, self._hold_anchor)
-        return count
 
     def _drop_widgets(self, count: int, *, from_top: bool) -> None:
         """Delete `count` widgets at one end (far from what is on screen), keeping the view in place."""
@@ -585,16 +586,17 @@ class ChatView(QWidget):
                 self.load_older()  # asks for older history
 
     def _build_step(self) -> None:
-        """One step of making the widget of the row above the widgets while the view is at the top:
-        make it (an assistant reply without its Markdown), then render its Markdown, then place it
-        (`load_older`'s anchoring). Each step is one event-loop turn of its own, so no turn holds the
-        loop for more than about one of them; the next widget follows while the view stays at the top."""
+        """One step of making the widget of the next row without one at the end the view is at (the row
+        above the widgets at the top; after them at the bottom, where widgets went while the person was
+        far up): make it (a reply without its Markdown), render its Markdown, show it out of sight,
+        let the far widgets go, then place it (what is in sight held). Each step is one event-loop turn
+        of its own, so no turn holds the loop for more than about one of them; the next widget follows
+        while the view stays at that end."""
         model = self._model
-        bar = self.scroll_area.verticalScrollBar()
-        if model is None or self._first_loaded == 0 or bar.value() != bar.minimum():
-            return  # the person scrolled away: what was made waits (in `_staged`) for the next time at the top
-        self.build_steps += 1
-        row = self._first_loaded - 1
+        side = self._side_to_build()
+        if model is None or side == 0:
+            return  # the person scrolled away: what was made waits (in `_staged`) for the next time at that end
+        row = self._first_loaded - 1 if side < 0 else self.last_loaded_row
         staged = self._staged
         if staged is not None and staged.item is not model.item(row):
             self._drop_staged()
@@ -606,24 +608,35 @@ class ChatView(QWidget):
         elif isinstance(staged, AssistantWidget) and not staged.rendered:
             staged.refresh()
         elif not staged.isVisible():
-            self._show_out_of_sight(staged)
+            self._show_out_of_sight(staged, side)
         elif not self._staged_trimmed:
             self._staged_trimmed = True
             self._trim_far_widgets()  # the far widgets go in a step of their own too
         else:
             self._staged = None
-            self._place_older([staged])
+            self._place_older([staged]) if side < 0 else self._place_newer([staged])
             return  # placing schedules what follows (a folded step: the next one; otherwise the scroll does)
         self._build_timer.start()
 
-    def _show_out_of_sight(self, widget: ItemWidget) -> None:
-        """Show `widget` in the conversation just above its top edge, where nothing paints it, at the
-        width the column will give it: its first show (styles, child widgets, laying its text out at
-        that width) is done before it is placed, and placing it only moves it."""
+    def _side_to_build(self) -> int:
+        """-1: at the top with rows above the widgets; +1: at the bottom with rows after them; 0: neither."""
+        bar = self.scroll_area.verticalScrollBar()
+        rows = self._model.rowCount() if self._model is not None else 0
+        if bar.value() == bar.minimum() and self._first_loaded > 0:
+            return -1
+        if bar.value() == bar.maximum() and self.last_loaded_row < rows:
+            return 1
+        return 0
+
+    def _show_out_of_sight(self, widget: ItemWidget, side: int) -> None:
+        """Show `widget` in the conversation just outside its top (`side` -1) or bottom edge, where
+        nothing paints it, at the width the column will give it: its first show (styles, child widgets,
+        laying its text out at that width) is done before it is placed, and placing it only moves it."""
         column = self._items_layout.geometry()
         height = max(1, widget.sizeHint().height())
-        widget.setGeometry(self._items_layout.place(widget, QRect(column.x(), -height - 1, column.width(), height))
-                           if hasattr(widget, "set_prose_inset") else QRect(column.x(), -height - 1, column.width(), height))
+        top = -height - 1 if side < 0 else self._container.height() + 1
+        place = QRect(column.x(), top, column.width(), height)
+        widget.setGeometry(self._items_layout.place(widget, place) if hasattr(widget, "set_prose_inset") else place)
         widget.show()
 
     def _drop_staged(self) -> None:
@@ -633,8 +646,8 @@ class ChatView(QWidget):
 
     def _load_newer_if_at_bottom(self) -> None:
         bar = self.scroll_area.verticalScrollBar()
-        if bar.value() == bar.maximum():
-            self.load_newer(self.SCROLL_STEP)
+        if bar.value() == bar.maximum() and not self._build_timer.isActive():
+            self._build_timer.start()  # the next widget below, in steps (_build_step)
 
     # --- scrolling -----------------------------------------------------------------------------
 
@@ -644,6 +657,8 @@ class ChatView(QWidget):
             self.scroll_area.verticalScrollBar().setValue(value)
         finally:
             self._adjusting = False
+        if not self._following and self._side_to_build() != 0 and not self._build_timer.isActive():
+            self._build_timer.start()  # held at an end with rows beyond it: the person sees more come, as when they scroll there
 
     def _hold_anchor(self) -> None:
         """Keep the anchored widget where it was on screen once the layout has placed the new widgets."""

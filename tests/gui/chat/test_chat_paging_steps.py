@@ -117,6 +117,37 @@ def test_scrolling_up_makes_and_places_each_widget_in_steps_of_its_own(qtbot: An
         assert widget is not None and widget.item is items[row]  # in order, each its own item
 
 
+def test_scrolling_back_down_makes_the_widgets_that_went_again_in_steps(qtbot: Any, steps: Steps) -> None:
+    items = turns(60)
+    view = shown_view(qtbot, items)
+    bar = view.scroll_area.verticalScrollBar()
+    newest = len(items)
+    for _ in range(12):  # far enough up that the newest widgets go
+        first = view.first_loaded_row
+        bar.setValue(bar.minimum())
+        qtbot.waitUntil(lambda: view.first_loaded_row < first and bar.value() > bar.minimum(),  # noqa: B023
+                        timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: view.last_loaded_row < newest, timeout=WAIT_MS)
+    steps.recorded.clear()
+
+    while view.last_loaded_row < newest:  # the person drags the scrollbar to the bottom, again and again
+        last = view.last_loaded_row
+        bar.setValue(bar.maximum())
+        # A widget comes below, or the oldest ones went and what is in sight was held (no longer at the bottom).
+        qtbot.waitUntil(lambda: view.last_loaded_row > last or bar.value() < bar.maximum(),  # noqa: B023
+                        timeout=WAIT_MS)
+    assert all(step["made"] <= 1 and step["placed"] <= 0 for step in steps.recorded)  # (placed counts rows above)
+    assert not any(step["made"] and step["rendered"] for step in steps.recorded)
+    assert sum(step["made"] for step in steps.recorded) >= newest - 1 - view.first_loaded_row - len(view.loaded_widgets())
+    for row in range(view.first_loaded_row, view.last_loaded_row):
+        widget = view.widget_for_row(row)
+        assert widget is not None and widget.item is items[row]
+    bar.setValue(bar.maximum())
+    qtbot.waitUntil(lambda: view.loaded_widgets()[-1].isVisible()
+                    and view.loaded_widgets()[-1].geometry().bottom() <= bar.value() + view.scroll_area.viewport().height(),
+                    timeout=WAIT_MS)  # the newest answer is in sight at the end
+
+
 def test_a_widget_made_for_the_row_above_goes_when_the_rows_change(qtbot: Any, steps: Steps) -> None:
     view = shown_view(qtbot, turns(40))
     model = view.model()
