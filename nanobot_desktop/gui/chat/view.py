@@ -406,6 +406,9 @@ class ChatView(QWidget):
         model = self._model
         if model is None:
             return
+        staged = self._staged
+        if staged is not None and any(model.item(row) is staged.item for row in range(top_left.row(), bottom_right.row() + 1)):
+            self._drop_staged()  # made from what the item was (made again from what it is when building goes on)
         for row in range(top_left.row(), bottom_right.row() + 1):
             widget = self.widget_for_row(row)
             if widget is None:
@@ -706,6 +709,7 @@ class ChatView(QWidget):
         if style == self._renderer.style:
             return
         self._renderer = MarkdownRenderer(style)
+        self._drop_staged()  # rendered with the old colours
         for widget in self._widgets:
             if isinstance(widget, AssistantWidget):
                 widget.set_renderer(self._renderer)

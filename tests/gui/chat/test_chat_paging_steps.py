@@ -9,6 +9,7 @@ from typing import Any, Callable
 import pytest
 import shiboken6
 
+from nanobot_desktop.gui.chat.message import AssistantWidget
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, ChatModel, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.view import ChatView
 from nanobot_desktop.gui.chat.widgets import ItemWidget
@@ -167,3 +168,29 @@ def test_a_widget_made_for_the_row_above_goes_when_the_rows_change(qtbot: Any, s
     container = view.scroll_area.widget()
     shown = [child for child in container.findChildren(ItemWidget) if child.isVisible()]
     assert shown and all(child in view.loaded_widgets() for child in shown)  # nothing else in the conversation
+
+
+def test_an_item_that_changes_while_its_widget_waits_shows_what_it_is_now(qtbot: Any, steps: Steps) -> None:
+    items = turns(40)
+    view = shown_view(qtbot, items)
+    model = view.model()
+    assert model is not None
+    changed: list[AssistantMessage] = []
+
+    def change_once_rendered(step: dict[str, Any]) -> None:
+        item = steps.made[-1].item if step["rendered"] else None
+        if isinstance(item, AssistantMessage) and not changed:  # its widget is made and rendered, not placed
+            item.text = "Rewritten **while it waited**."
+            model.refresh_row(items.index(item))  # (as a fork switch announces a change in place)
+            changed.append(item)
+
+    steps.after_step = change_once_rendered
+    bar = view.scroll_area.verticalScrollBar()
+    while not changed or view.first_loaded_row > items.index(changed[0]):
+        first = view.first_loaded_row
+        bar.setValue(bar.minimum())
+        qtbot.waitUntil(lambda: view.first_loaded_row < first and bar.value() > bar.minimum(),  # noqa: B023
+                        timeout=WAIT_MS)
+    widget = view.widget_for_row(items.index(changed[0]))
+    assert isinstance(widget, AssistantWidget)
+    assert widget.browser.toPlainText() == "Rewritten while it waited."
