@@ -451,11 +451,13 @@ class ChatView(QWidget):
         self._place_older([self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)])
         return count
 
-    def _place_older(self, new_widgets: list[ItemWidget]) -> None:
-        """Put the widgets of the rows just above the widgets in front, keeping what is on screen in place."""
+    def _place_older(self, new_widgets: list[ItemWidget], trim: bool = True) -> None:
+        """Put the widgets of the rows just above the widgets in front, keeping what is on screen in place;
+        `trim=False`: the far widgets went already (a build step of their own)."""
         # Make room first, by what is placed now: a step costs one layout, not one for the new widgets and
         # one more for the far ones going (bench/session_open.py's scroll row).
-        self._trim_far_widgets(arrange=False)
+        if trim:
+            self._trim_far_widgets(arrange=False)
         bar = self.scroll_area.verticalScrollBar()
         anchor = self._first_shown(self._widgets)
         if anchor is not None:
@@ -484,9 +486,10 @@ class ChatView(QWidget):
         self._place_newer([self._make_widget(model.item(row)) for row in range(first, first + count)])
         return count
 
-    def _place_newer(self, new_widgets: list[ItemWidget]) -> None:
-        """Put the widgets of the rows just after the widgets at the end."""
-        self._trim_far_widgets(arrange=False)  # room first (see _place_older)
+    def _place_newer(self, new_widgets: list[ItemWidget], trim: bool = True) -> None:
+        """Put the widgets of the rows just after the widgets at the end (`trim`: see _place_older)."""
+        if trim:
+            self._trim_far_widgets(arrange=False)  # room first (see _place_older)
         for widget in new_widgets:
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
@@ -617,7 +620,7 @@ class ChatView(QWidget):
             self._trim_far_widgets()  # the far widgets go in a step of their own too
         else:
             self._staged = None
-            self._place_older([staged]) if side < 0 else self._place_newer([staged])
+            self._place_older([staged], trim=False) if side < 0 else self._place_newer([staged], trim=False)
             return  # placing schedules what follows (a folded step: the next one; otherwise the scroll does)
         self._build_timer.start()
 
