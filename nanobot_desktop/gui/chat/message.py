@@ -280,6 +280,12 @@ class AssistantWidget(ItemWidget):
             self._refresh_reasoning(item)
             self._refresh_status(item)
 
+    def prepare(self, budget_s: float) -> bool:
+        """Render the Markdown's blocks for about `budget_s` at most (at least one), keeping them for the
+        first `refresh()`: a long reply made above the viewport is rendered over several loop turns
+        before its document is set. True when only the last block is left (the `refresh()` does it)."""
+        return self._incremental.update(self.message.text, final=False, budget_s=budget_s) is not None
+
     @property
     def rendered(self) -> bool:
         """Whether the document shows the message's text (False until the first `refresh()` of a

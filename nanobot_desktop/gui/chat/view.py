@@ -5,9 +5,10 @@ Why it is built this way (measured facts in the Qt reference §3):
   re-renders only the dirty (last) message's growing tail. Earlier messages are never rebuilt.
 - Only the newest `PAGE_SIZE` items get widgets; older ones are created one at a time while the user
   is at the top (and newer ones that went, at the bottom), keeping the visible content in place, so
-  a long session opens at once. Each is made in event-loop turns of its own (`_build_step`: the widget, its Markdown, its first show out
-  of sight, the far widgets going, placing it), so scrolling never holds the loop for more than
-  about one of them (bench/session_open.py's scroll row). After widgets are added (a new message, a step
+  a long session opens at once. Each is made in event-loop turns of its own (`_build_step`: the
+  widget, its Markdown (a long reply's over several), its first show out of sight, the far widgets
+  going, placing it), so scrolling never holds the loop for more than about one of them
+  (bench/session_open.py's scroll row). After widgets are added (a new message, a step
   up or down), those more than `MARGIN_SCREENS` screenfuls above or below the viewport are deleted
   and made again from their chat items when scrolled back to: how many exist depends on what is on
   screen, not on how long the session is (each costs ~100 kB of Qt objects; a session of 100 turns
@@ -139,6 +140,7 @@ class ChatView(QWidget):
         self._build_timer.timeout.connect(self._build_step)
         self._staged: ItemWidget | None = None  # made for the next row at the end the view is at, not placed yet
         self._staged_trimmed = False  # the far widgets went since it was made
+        self._staged_prepared = False  # its Markdown's blocks are rendered but the last (AssistantWidget.prepare)
 
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -569,6 +571,9 @@ class ChatView(QWidget):
         self._drop_widgets(after, from_top=False)
         if (first or after) and arrange:
             self._mark_final_replies()
+            # Place what stays now, holding the anchor: a scroll the person makes before the posted layout
+            # lets go of the anchor, and the widgets in sight then jumped by the height of those that went.
+            QCoreApplication.sendPostedEvents(self._container, QEvent.Type.LayoutRequest)
 
     def _fill_viewport(self) -> None:
         """With no scrollbar the user cannot reach the top; load older pages until there is one."""
@@ -610,9 +615,12 @@ class ChatView(QWidget):
         if staged is None:
             self._staged = self._make_widget(model.item(row), render=False)
             self._staged.setParent(self._container)  # hidden until shown out of sight; goes with the view
-            self._staged_trimmed = False
+            self._staged_trimmed = self._staged_prepared = False
         elif isinstance(staged, AssistantWidget) and not staged.rendered:
-            staged.refresh()
+            if self._staged_prepared:
+                staged.refresh()
+            else:
+                self._staged_prepared = staged.prepare(STREAM_STEP_BUDGET_S)  # a long reply: over several turns
         elif not staged.isVisible():
             self._show_out_of_sight(staged, side)
         elif not self._staged_trimmed:

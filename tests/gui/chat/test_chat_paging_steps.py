@@ -56,7 +56,8 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> Steps:
         made, first, renders = len(recorder.made), self.first_loaded_row, sum(self.render_counts.values())
         build_step(self)
         step = {"made": len(recorder.made) - made, "placed": first - self.first_loaded_row,
-                "rendered": sum(self.render_counts.values()) - renders, "before": before}
+                "rendered": sum(self.render_counts.values()) - renders, "before": before,
+                "widget": recorder.made[-1] if len(recorder.made) > made else None}
         recorder.recorded.append(step)
         if recorder.after_step is not None:
             recorder.after_step(step)
@@ -194,3 +195,26 @@ def test_an_item_that_changes_while_its_widget_waits_shows_what_it_is_now(qtbot:
     widget = view.widget_for_row(items.index(changed[0]))
     assert isinstance(widget, AssistantWidget)
     assert widget.browser.toPlainText() == "Rewritten while it waited."
+
+
+def test_a_long_reply_above_is_rendered_over_several_steps(qtbot: Any, steps: Steps) -> None:
+    long_reply = AssistantMessage(text="\n\n".join(
+        f"Section {number}: **bold**, `code` and a list:\n\n- one\n- two\n\n```python\nprint({number})\n```"
+        for number in range(150)))
+    items = [UserMessage("Tell me everything."), long_reply, *turns(12)]
+    view = shown_view(qtbot, items)
+    bar = view.scroll_area.verticalScrollBar()
+    while view.first_loaded_row > 1:
+        first = view.first_loaded_row
+        bar.setValue(bar.minimum())
+        qtbot.waitUntil(lambda: view.first_loaded_row < first and bar.value() > bar.minimum(),  # noqa: B023
+                        timeout=WAIT_MS)
+    widget = view.widget_for_row(1)
+    assert isinstance(widget, AssistantWidget) and widget.item is long_reply
+    assert "Section 149: bold" in widget.browser.toPlainText() and len(widget.codes()) == 150
+    # Between the step that made it and the one that placed it, its Markdown took many steps, none of
+    # them making or placing anything.
+    reply_made = max(index for index, step in enumerate(steps.recorded) if step["made"] and step["widget"] is widget)
+    placed = next(index for index, step in enumerate(steps.recorded) if index > reply_made and step["placed"])
+    between = steps.recorded[reply_made + 1:placed]
+    assert len(between) >= 10 and not any(step["made"] or step["placed"] for step in between)
