@@ -633,9 +633,13 @@ class ChatView(QWidget):
         self._build_timer.start()
 
     def _side_to_build(self) -> int:
-        """-1: at the top with rows above the widgets; +1: at the bottom with rows after them; 0: neither."""
+        """-1: at the top with rows above the widgets; +1: at the bottom with rows after them; 0: neither
+        (or not shown: a hidden view lays nothing out, so it would stay at that end while widget after
+        widget came)."""
         bar = self.scroll_area.verticalScrollBar()
         rows = self._model.rowCount() if self._model is not None else 0
+        if not self.scroll_area.viewport().isVisible():
+            return 0
         if bar.value() == bar.minimum() and self._first_loaded > 0:
             return -1
         if bar.value() == bar.maximum() and self.last_loaded_row < rows:
@@ -656,6 +660,7 @@ class ChatView(QWidget):
     def _drop_staged(self) -> None:
         staged, self._staged = self._staged, None
         if staged is not None:
+            staged.hide()
             staged.deleteLater()
 
     def _load_newer_if_at_bottom(self) -> None:

@@ -218,3 +218,4 @@ def test_a_long_reply_above_is_rendered_over_several_steps(qtbot: Any, steps: St
     placed = next(index for index, step in enumerate(steps.recorded) if index > reply_made and step["placed"])
     between = steps.recorded[reply_made + 1:placed]
     assert len(between) >= 10 and not any(step["made"] or step["placed"] for step in between)
+
