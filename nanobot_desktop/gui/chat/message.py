@@ -284,7 +284,7 @@ class AssistantWidget(ItemWidget):
         """Render the Markdown's blocks for about `budget_s` at most (at least one), keeping them for the
         first `refresh()`: a long reply made above the viewport is rendered over several loop turns
         before its document is set. True when only the last block is left (the `refresh()` does it)."""
-        return self._incremental.update(self.message.text, final=False, budget_s=budget_s) is not None
+        return self._incremental.update(self.message.text, final=False, budget_s=budget_s, with_tail=False) is not None
 
     @property
     def rendered(self) -> bool:

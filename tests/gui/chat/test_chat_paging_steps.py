@@ -9,6 +9,7 @@ from typing import Any, Callable
 import pytest
 import shiboken6
 
+from nanobot_desktop.gui.chat.markdown_render import MarkdownRenderer
 from nanobot_desktop.gui.chat.message import AssistantWidget
 from nanobot_desktop.gui.chat.model import AssistantMessage, ChatItem, ChatModel, ToolCard, UserMessage
 from nanobot_desktop.gui.chat.view import ChatView
@@ -219,3 +220,19 @@ def test_a_long_reply_above_is_rendered_over_several_steps(qtbot: Any, steps: St
     between = steps.recorded[reply_made + 1:placed]
     assert len(between) >= 10 and not any(step["made"] or step["placed"] for step in between)
 
+
+
+def test_a_reply_rendered_in_steps_converts_each_block_once(qtbot: Any) -> None:
+    text = "\n\n".join(f"Part {number}: *some* text.\n\n```\ncode {number}\n```" for number in range(30)) + "\n\nThe end."
+    at_once, in_steps = MarkdownRenderer(), MarkdownRenderer()
+    whole = AssistantWidget(AssistantMessage(text=text), at_once)
+    stepped = AssistantWidget(AssistantMessage(text=text), in_steps, render=False)
+    qtbot.addWidget(whole)
+    qtbot.addWidget(stepped)
+    turns_taken = 1
+    while not stepped.prepare(0.0):  # a budget used up at once: one block per call
+        turns_taken += 1
+    stepped.refresh()
+    assert turns_taken > 30
+    assert stepped.browser.toPlainText() == whole.browser.toPlainText() and stepped.codes() == whole.codes()
+    assert in_steps.chars_rendered == at_once.chars_rendered  # the last block too: once, not as a tail and again
