@@ -329,13 +329,15 @@ class IncrementalMessage:
     _reset_pending: bool = False  # the text was replaced; not yet reported (a partial update ran)
     _closing_streamed_code: bool = False  # the first new block is the code block that was streaming
 
-    def update(self, text: str, *, final: bool, budget_s: float | None = None) -> RenderUpdate | None:
+    def update(self, text: str, *, final: bool, budget_s: float | None = None,
+               with_tail: bool = True) -> RenderUpdate | None:
         """Render what `text` completed since the last update, and its unfinished tail.
 
         With `budget_s`, stop after the block that used up the budget and return None: the caller
         comes back (with the same or a longer text) in a later event-loop step, so a flush that
         completes many blocks never holds the loop for all of them at once. Blocks rendered by such
-        partial calls are returned together by the call that finishes.
+        partial calls are returned together by the call that finishes. `with_tail=False`: the tail is
+        left unrendered (a caller that renders the text whole next, with `final`, would render it twice).
         """
         deadline = None if budget_s is None else time.perf_counter() + budget_s
         if not text.startswith(self._consumed_text):
@@ -372,7 +374,7 @@ class IncrementalMessage:
                 info = _FENCE_OPEN.match(header)
                 language = _fence_language(info.group(2)) if info else ""
                 self.open_code = OpenCode(language=language, code=code, index=self._code_count)
-        elif remainder.strip():
+        elif remainder.strip() and with_tail:
             self.tail = self.renderer.render_block(remainder, self._code_count)
         self._consumed = block_start
         self._consumed_text = text[:block_start]

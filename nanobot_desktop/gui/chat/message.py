@@ -196,7 +196,10 @@ class AssistantWidget(ItemWidget):
     """(uid, -1 or +1): the "‹ 2/3 ›" switcher was used."""
 
     def __init__(self, item: AssistantMessage, renderer: MarkdownRenderer,
-                 on_render: Callable[[int], None] | None = None, parent: QWidget | None = None) -> None:
+                 on_render: Callable[[int], None] | None = None, parent: QWidget | None = None,
+                 *, render: bool = True) -> None:
+        """`render=False`: the Markdown is rendered by the first `refresh()` (the chat view builds a
+        widget above the viewport in loop steps of their own: the widget, then its Markdown)."""
         super().__init__(item, parent)
         self._renderer = renderer
         self._on_render = on_render
@@ -271,7 +274,23 @@ class AssistantWidget(ItemWidget):
         layout.addWidget(self.browser)
         layout.addLayout(footer)
         self.apply_colors(palette_colors(self.palette()))
-        self.refresh()
+        if render:
+            self.refresh()
+        else:
+            self._refresh_reasoning(item)
+            self._refresh_status(item)
+
+    def prepare(self, budget_s: float) -> bool:
+        """Render the Markdown's blocks for about `budget_s` at most (at least one), keeping them for the
+        first `refresh()`: a long reply made above the viewport is rendered over several loop turns
+        before its document is set. True when only the last block is left (the `refresh()` does it)."""
+        return self._incremental.update(self.message.text, final=False, budget_s=budget_s, with_tail=False) is not None
+
+    @property
+    def rendered(self) -> bool:
+        """Whether the document shows the message's text (False until the first `refresh()` of a
+        widget made with `render=False`)."""
+        return self._rendered_state is not None or self._live
 
     @property
     def message(self) -> AssistantMessage:

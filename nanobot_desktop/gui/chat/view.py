@@ -3,9 +3,12 @@
 Why it is built this way (measured facts in the Qt reference §3):
 - Streaming deltas only mark the message dirty; a ~40 ms single-shot timer flushes, and each flush
   re-renders only the dirty (last) message's growing tail. Earlier messages are never rebuilt.
-- Only the newest `PAGE_SIZE` items get widgets; older ones are created `SCROLL_STEP` at a time when
-  the user scrolls to the top, keeping the visible content in place, so a long session opens at
-  once and scrolling never blocks the loop for long. After widgets are added (a new message, a step
+- Only the newest `PAGE_SIZE` items get widgets; older ones are created one at a time while the user
+  is at the top (and newer ones that went, at the bottom), keeping the visible content in place, so
+  a long session opens at once. Each is made in event-loop turns of its own (`_build_step`: the
+  widget, its Markdown (a long reply's over several), its first show out of sight, the far widgets
+  going, placing it), so scrolling never holds the loop for more than about one of them
+  (bench/session_open.py's scroll row). After widgets are added (a new message, a step
   up or down), those more than `MARGIN_SCREENS` screenfuls above or below the viewport are deleted
   and made again from their chat items when scrolled back to: how many exist depends on what is on
   screen, not on how long the session is (each costs ~100 kB of Qt objects; a session of 100 turns
@@ -23,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
-from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -93,11 +96,10 @@ class ChatView(QWidget):
     """(uid, -1 or +1): the "‹ 2/3 ›" switcher of that item was used."""
 
     PAGE_SIZE = 16  # about a screenful: each widget costs milliseconds (Markdown), so open makes few
-    SCROLL_STEP = 1  # widgets made per step while scrolling: one Markdown answer costs ~6 ms to build and the
-    # step lays out all the others again; one per step keeps each step well inside a frame (two: up to 18 ms)
     MARGIN_SCREENS = 1  # widgets are kept this many viewport heights above and below what is on screen
     MAX_WIDGETS = 64  # the bound of a view that cannot measure its viewport (hidden): a few screenfuls
     FLUSH_INTERVAL_MS = 40
+    BUILD_STEP_MS = 1  # between the steps of making the next widget at the end the view is at (_build_step)
 
     def __init__(self, model: ChatModel | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -125,6 +127,20 @@ class ChatView(QWidget):
         self._follow_timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._follow_timer.setInterval(1)
         self._follow_timer.timeout.connect(self._follow_to_bottom)
+
+        # Scrolling to the top (or to the bottom, when widgets went while far up) makes the next widget in
+        # steps of their own (the widget, its Markdown, ...: _build_step), each an event-loop turn: done in
+        # one go, they took 15-25 ms of the loop under load (bench/session_open.py's scroll row). A timer,
+        # not posted calls: Qt handles every posted call before it looks at its timers, so posted steps
+        # would run back to back.
+        self._build_timer = QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._build_timer.setInterval(self.BUILD_STEP_MS)
+        self._build_timer.timeout.connect(self._build_step)
+        self._staged: ItemWidget | None = None  # made for the next row at the end the view is at, not placed yet
+        self._staged_trimmed = False  # the far widgets went since it was made
+        self._staged_prepared = False  # its Markdown's blocks are rendered but the last (AssistantWidget.prepare)
 
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -271,10 +287,11 @@ class ChatView(QWidget):
 
     # --- building widgets ----------------------------------------------------------------------
 
-    def _make_widget(self, item: ChatItem) -> ItemWidget:
+    def _make_widget(self, item: ChatItem, render: bool = True) -> ItemWidget:
+        """The widget of `item`; `render=False`: an assistant reply's Markdown waits for its `refresh()`."""
         widget: ItemWidget
         if isinstance(item, AssistantMessage):
-            assistant_widget = AssistantWidget(item, self._renderer, self._count_render)
+            assistant_widget = AssistantWidget(item, self._renderer, self._count_render, render=render)
             assistant_widget.retry_save_requested.connect(self.retry_save_requested)
             assistant_widget.regenerate_requested.connect(self.regenerate_requested)
             assistant_widget.fork_stepped.connect(self.fork_step_requested)
@@ -300,6 +317,7 @@ class ChatView(QWidget):
         return widget
 
     def _clear_widgets(self) -> None:
+        self._drop_staged()
         self.step_groups.detach()
         for widget in self._widgets:
             self._items_layout.removeWidget(widget)
@@ -335,6 +353,8 @@ class ChatView(QWidget):
         if model is None or parent.isValid():
             return
         self._update_empty_hint()
+        if first < self._first_loaded:
+            self._drop_staged()  # made for a row that moved (made again for the row it is for now)
         if first == 0 and self._widgets and last + 1 < model.rowCount():  # an older page put in front
             self._first_loaded += last - first + 1
             self._older_pending = False
@@ -388,6 +408,9 @@ class ChatView(QWidget):
         model = self._model
         if model is None:
             return
+        staged = self._staged
+        if staged is not None and any(model.item(row) is staged.item for row in range(top_left.row(), bottom_right.row() + 1)):
+            self._drop_staged()  # made from what the item was (made again from what it is when building goes on)
         for row in range(top_left.row(), bottom_right.row() + 1):
             widget = self.widget_for_row(row)
             if widget is None:
@@ -424,26 +447,32 @@ class ChatView(QWidget):
                 self._older_pending = True
                 self.older_requested.emit()
             return 0
-        # Make room first, by what is placed now: a step costs one layout, not one for the new widgets and
-        # one more for the far ones going (bench/session_open.py's scroll row).
-        self._trim_far_widgets(arrange=False)
+        self._drop_staged()
         count = min(count or self.PAGE_SIZE, self._first_loaded)
         new_first = self._first_loaded - count
+        self._place_older([self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)])
+        return count
+
+    def _place_older(self, new_widgets: list[ItemWidget], trim: bool = True) -> None:
+        """Put the widgets of the rows just above the widgets in front, keeping what is on screen in place;
+        `trim=False`: the far widgets went already (a build step of their own)."""
+        # Make room first, by what is placed now: a step costs one layout, not one for the new widgets and
+        # one more for the far ones going (bench/session_open.py's scroll row).
+        if trim:
+            self._trim_far_widgets(arrange=False)
         bar = self.scroll_area.verticalScrollBar()
         anchor = self._first_shown(self._widgets)
         if anchor is not None:
             self._anchor = (anchor, anchor.y() - bar.value())
-        new_widgets = [self._make_widget(model.item(row)) for row in range(new_first, self._first_loaded)]
         self.step_groups.detach()
         for position, widget in enumerate(new_widgets):
             self._items_layout.insertWidget(position, widget)
         self._widgets[:0] = new_widgets
-        self._first_loaded = new_first
+        self._first_loaded -= len(new_widgets)
         self._mark_final_replies()
-        if new_first > 0 and all(self._folded(widget) for widget in new_widgets):
+        if self._first_loaded > 0 and all(self._folded(widget) for widget in new_widgets):
             QTimer.singleShot(0, self, self._load_older_if_at_top)  # nothing came into sight: no scroll follows
         QTimer.singleShot(0, self, self._hold_anchor)  # the range may not change (as much dropped as added)
-        return count
 
     def load_newer(self, count: int | None = None) -> int:
         """Create widgets for rows after the newest one that has one (dropped while the user was far
@@ -455,16 +484,21 @@ class ChatView(QWidget):
         count = min(count or self.PAGE_SIZE, model.rowCount() - first)
         if count <= 0:
             return 0
-        self._trim_far_widgets(arrange=False)  # room first (see load_older)
-        new_widgets = [self._make_widget(model.item(row)) for row in range(first, first + count)]
+        self._drop_staged()
+        self._place_newer([self._make_widget(model.item(row)) for row in range(first, first + count)])
+        return count
+
+    def _place_newer(self, new_widgets: list[ItemWidget], trim: bool = True) -> None:
+        """Put the widgets of the rows just after the widgets at the end (`trim`: see _place_older)."""
+        if trim:
+            self._trim_far_widgets(arrange=False)  # room first (see _place_older)
         for widget in new_widgets:
             self._widgets.append(widget)
             self._items_layout.addWidget(widget)
         self._mark_final_replies()
         if all(self._folded(widget) for widget in new_widgets):
-            QTimer.singleShot(0, self, self._load_newer_if_at_bottom)  # nothing came into sight (see load_older)
+            QTimer.singleShot(0, self, self._load_newer_if_at_bottom)  # nothing came into sight (see _place_older)
         QTimer.singleShot(0, self, self._hold_anchor)
-        return count
 
     def _drop_widgets(self, count: int, *, from_top: bool) -> None:
         """Delete `count` widgets at one end (far from what is on screen), keeping the view in place."""
@@ -537,6 +571,9 @@ class ChatView(QWidget):
         self._drop_widgets(after, from_top=False)
         if (first or after) and arrange:
             self._mark_final_replies()
+            # Place what stays now, holding the anchor: a scroll the person makes before the posted layout
+            # lets go of the anchor, and the widgets in sight then jumped by the height of those that went.
+            QCoreApplication.sendPostedEvents(self._container, QEvent.Type.LayoutRequest)
 
     def _fill_viewport(self) -> None:
         """With no scrollbar the user cannot reach the top; load older pages until there is one."""
@@ -552,16 +589,84 @@ class ChatView(QWidget):
         bar = self.scroll_area.verticalScrollBar()
         if bar.value() == bar.minimum():
             if self._first_loaded > 0:
-                self.load_older(self.SCROLL_STEP)
+                if not self._build_timer.isActive():
+                    self._build_timer.start()  # the next widget above, in steps (_build_step)
             elif self._container.sizeHint().height() <= self.scroll_area.viewport().height():
                 self._fill_viewport()
             else:
                 self.load_older()  # asks for older history
 
+    def _build_step(self) -> None:
+        """One step of making the widget of the next row without one at the end the view is at (the row
+        above the widgets at the top; after them at the bottom, where widgets went while the person was
+        far up): make it (a reply without its Markdown), render its Markdown, show it out of sight,
+        let the far widgets go, then place it (what is in sight held). Each step is one event-loop turn
+        of its own, so no turn holds the loop for more than about one of them; the next widget follows
+        while the view stays at that end."""
+        model = self._model
+        side = self._side_to_build()
+        if model is None or side == 0:
+            return  # the person scrolled away: what was made waits (in `_staged`) for the next time at that end
+        row = self._first_loaded - 1 if side < 0 else self.last_loaded_row
+        staged = self._staged
+        if staged is not None and staged.item is not model.item(row):
+            self._drop_staged()
+            staged = None
+        if staged is None:
+            self._staged = self._make_widget(model.item(row), render=False)
+            self._staged.setParent(self._container)  # hidden until shown out of sight; goes with the view
+            self._staged_trimmed = self._staged_prepared = False
+        elif isinstance(staged, AssistantWidget) and not staged.rendered:
+            if self._staged_prepared:
+                staged.refresh()
+            else:
+                self._staged_prepared = staged.prepare(STREAM_STEP_BUDGET_S)  # a long reply: over several turns
+        elif not staged.isVisible():
+            self._show_out_of_sight(staged, side)
+        elif not self._staged_trimmed:
+            self._staged_trimmed = True
+            self._trim_far_widgets()  # the far widgets go in a step of their own too
+        else:
+            self._staged = None
+            self._place_older([staged], trim=False) if side < 0 else self._place_newer([staged], trim=False)
+            return  # placing schedules what follows (a folded step: the next one; otherwise the scroll does)
+        self._build_timer.start()
+
+    def _side_to_build(self) -> int:
+        """-1: at the top with rows above the widgets; +1: at the bottom with rows after them; 0: neither
+        (or not shown: a hidden view lays nothing out, so it would stay at that end while widget after
+        widget came)."""
+        bar = self.scroll_area.verticalScrollBar()
+        rows = self._model.rowCount() if self._model is not None else 0
+        if not self.scroll_area.viewport().isVisible():
+            return 0
+        if bar.value() == bar.minimum() and self._first_loaded > 0:
+            return -1
+        if bar.value() == bar.maximum() and self.last_loaded_row < rows:
+            return 1
+        return 0
+
+    def _show_out_of_sight(self, widget: ItemWidget, side: int) -> None:
+        """Show `widget` in the conversation just outside its top (`side` -1) or bottom edge, where
+        nothing paints it, at the width the column will give it: its first show (styles, child widgets,
+        laying its text out at that width) is done before it is placed, and placing it only moves it."""
+        column = self._items_layout.geometry()
+        height = max(1, widget.sizeHint().height())
+        top = -height - 1 if side < 0 else self._container.height() + 1
+        place = QRect(column.x(), top, column.width(), height)
+        widget.setGeometry(self._items_layout.place(widget, place) if hasattr(widget, "set_prose_inset") else place)
+        widget.show()
+
+    def _drop_staged(self) -> None:
+        staged, self._staged = self._staged, None
+        if staged is not None:
+            staged.hide()
+            staged.deleteLater()
+
     def _load_newer_if_at_bottom(self) -> None:
         bar = self.scroll_area.verticalScrollBar()
-        if bar.value() == bar.maximum():
-            self.load_newer(self.SCROLL_STEP)
+        if bar.value() == bar.maximum() and not self._build_timer.isActive():
+            self._build_timer.start()  # the next widget below, in steps (_build_step)
 
     # --- scrolling -----------------------------------------------------------------------------
 
@@ -571,6 +676,8 @@ class ChatView(QWidget):
             self.scroll_area.verticalScrollBar().setValue(value)
         finally:
             self._adjusting = False
+        if not self._following and self._side_to_build() != 0 and not self._build_timer.isActive():
+            self._build_timer.start()  # held at an end with rows beyond it: the person sees more come, as when they scroll there
 
     def _hold_anchor(self) -> None:
         """Keep the anchored widget where it was on screen once the layout has placed the new widgets."""
@@ -618,6 +725,7 @@ class ChatView(QWidget):
         if style == self._renderer.style:
             return
         self._renderer = MarkdownRenderer(style)
+        self._drop_staged()  # rendered with the old colours
         for widget in self._widgets:
             if isinstance(widget, AssistantWidget):
                 widget.set_renderer(self._renderer)
