@@ -16,6 +16,7 @@ from nanobot_desktop.engine.sessions.listing import SessionInfo
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.sessions.model import FETCH_ROWS, SessionListModel, SessionRole
 from nanobot_desktop.gui.sessions.panel import SessionsPanel
+from tests.gui.sessions.panel_support import listed_panel
 
 WAIT_MS = 10_000
 DESKTOP, CLI = 1_200, 800
@@ -43,16 +44,7 @@ def _write_sessions(folder: Path) -> None:
 def big_panel(qtbot, qloop, make_engine):
     engine = make_engine()
     _write_sessions(engine.sessions.sessions_dir)
-    bridge = EngineBridge(engine)
-    widget = SessionsPanel(engine, bridge)
-    qtbot.addWidget(widget)
-    widget.resize(340, 560)
-    widget.show()
-    qtbot.waitExposed(widget)
-    with qtbot.waitSignal(widget.refreshed, timeout=WAIT_MS):
-        widget.refresh_now()
-    yield widget
-    bridge.detach()
+    yield from listed_panel(qtbot, engine)
 
 
 def _group(panel: SessionsPanel, channel: str) -> QModelIndex:

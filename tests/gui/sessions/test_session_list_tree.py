@@ -15,6 +15,7 @@ from nanobot_desktop.engine.sessions.listing import NEW_CHAT_TITLE
 from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.sessions.model import SessionRole
 from nanobot_desktop.gui.sessions.panel import SessionsPanel
+from tests.gui.sessions.panel_support import listed_panel
 
 WAIT_MS = 10_000
 
@@ -43,16 +44,7 @@ def panel(qtbot, qloop, make_engine):
     _write(folder, "desktop:trip", "2026-11-22T18:00:00", ["Book the train to Lyon", "Done: 08:12 from Paris."])
     _write(folder, "desktop:orphan", "2026-11-21T12:00:00", ["Which bread?", "Sourdough."], ("desktop:deleted", 1))
     _write(folder, "cli:direct", "2026-11-19T08:00:00", ["What is a banana split?", "Ice cream with a banana."])
-    bridge = EngineBridge(engine)
-    widget = SessionsPanel(engine, bridge)
-    qtbot.addWidget(widget)
-    widget.resize(340, 560)
-    widget.show()
-    qtbot.waitExposed(widget)
-    with qtbot.waitSignal(widget.refreshed, timeout=WAIT_MS):
-        widget.refresh_now()
-    yield widget
-    bridge.detach()
+    yield from listed_panel(qtbot, engine)
 
 
 def _visible_rows(panel: SessionsPanel, parent: QModelIndex = QModelIndex(), depth: int = 0) -> list[tuple[int, str]]:

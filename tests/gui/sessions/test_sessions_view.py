@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 
 from nanobot_desktop.engine.events import ApprovalRequest, ApprovalRequested, TurnFinished, TurnStarted
 from nanobot_desktop.engine.sessions.listing import SessionInfo
-from nanobot_desktop.gui.common.bridge import EngineBridge
 from nanobot_desktop.gui.sessions.model import group_title
 from nanobot_desktop.gui.sessions.panel import SessionListModel, SessionRole, SessionsPanel
+from tests.gui.sessions.panel_support import listed_panel
 
 WAIT_MS = 10_000
 
@@ -196,16 +196,7 @@ def panel(qtbot, qloop, make_engine):
         session = store.get_or_create(key)
         store.append(session, [{"role": "user", "content": messages[0]},
                                {"role": "assistant", "content": messages[1]}])
-    bridge = EngineBridge(engine)
-    widget = SessionsPanel(engine, bridge)
-    qtbot.addWidget(widget)
-    widget.resize(320, 500)
-    widget.show()
-    qtbot.waitExposed(widget)
-    with qtbot.waitSignal(widget.refreshed, timeout=WAIT_MS):
-        widget.refresh_now()
-    yield widget
-    bridge.detach()
+    yield from listed_panel(qtbot, engine, 320, 500)
 
 
 def test_listing_runs_off_the_gui_thread_and_groups_sessions(qtbot, panel):
