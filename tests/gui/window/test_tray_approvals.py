@@ -55,6 +55,7 @@ def test_a_pending_approval_is_listed_in_the_menu_and_allow_once_finishes_the_ta
     assert entry.title() == "Heartbeat: exec `echo fed`"
     assert tray.menu.actions()[0] is entry.menuAction()  # at the top of the tray menu
     assert list(entry_actions(tray)) == ["Allow once", "Deny", "Show in window"]
+    qtbot.waitUntil(lambda: bool(tray.approvals.notified))  # sent once the D-Bus notifier has started
     (title, body, buttons) = tray.approvals.notified[0]
     assert title == "Heartbeat wants to run a command" and body.startswith("`echo fed` — unanswered, it counts as Deny")
     assert buttons == []  # no notification server here: a plain message, answered from the menu
