@@ -266,9 +266,8 @@ class SessionListModel(QAbstractItemModel):
     def _fetch_key(self, key: str) -> bool:
         """Fetch a group's rows down to session `key` (to its origin's row for a branch); False when
         no group holds it unfetched."""
+        row_key = self._origin_holding(key) or key
         for group_row, group in enumerate(self._groups):
-            row_key = next((origin for origin, branches in group.branches.items()
-                            if any(branch.key == key for branch in branches)), key) if group.branches else key
             position = next((position for position, info in enumerate(group.more) if info.key == row_key), -1)
             if position >= 0:
                 self._fetch(group_row, position + 1)
@@ -291,10 +290,12 @@ class SessionListModel(QAbstractItemModel):
     def branch_origin(self, key: str) -> str:
         """The key of the row a branch is shown under ("" for a top-level row)."""
         index = self.index_of_key(key, fetch=False)
-        if not index.isValid():
-            return next((origin for group in self._groups for origin, branches in group.branches.items()
-                         if any(branch.key == key for branch in branches)), "")
-        return self._uid_origins.get(index.internalId(), "")
+        return self._uid_origins.get(index.internalId(), "") if index.isValid() else self._origin_holding(key)
+
+    def _origin_holding(self, key: str) -> str:
+        """The conversation whose branches include session `key`, fetched or not ("" when none does)."""
+        return next((origin for group in self._groups for origin, branches in group.branches.items()
+                     if any(branch.key == key for branch in branches)), "")
 
     def channels(self) -> list[str]:
         return [group.channel for group in self._groups]
