@@ -128,7 +128,10 @@ class ModelSwitcher(QWidget):
         self._elide()
 
     def choose(self, model: str | None) -> "asyncio.Task[None]":
-        """Make `model` this chat's model (None: the config's); saved in an executor."""
+        """Make `model` this chat's model (None: the config's); saved in an executor. A read of the chat's
+        model still under way is dropped: it began before this choice, so its answer is older."""
+        if self._loading is not None and not self._loading.done():
+            self._loading.cancel()
         return self._work.spawn(self._save(self.session_key, model))
 
     async def _save(self, key: str, model: str | None) -> None:

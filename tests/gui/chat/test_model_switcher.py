@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 
 import pytest
 from PySide6.QtCore import Qt
@@ -111,3 +112,32 @@ def test_a_new_default_model_from_the_settings_shows_in_a_chat_without_its_own(q
     window.commands.on_settings_applied(config)  # what the Settings dialog's Apply ends with
     assert switcher.button.text() == f"other-model · {CUSTOM} ▾"
     assert window.commands.model_label.text() == "Model: other-model"
+
+
+def test_a_model_picked_before_the_chats_own_model_is_read_is_not_undone_by_that_read(qtbot, open_window, fake_openai,
+                                                                                   monkeypatch):
+    """The chat's own model is read in an executor when the chat opens; a person can pick one before that read
+    ends. The read's older answer must not put the button back to the default (it failed once in CI)."""
+    fake_openai.models = ["fake-model", "big-model"]
+    window = open_window()
+    switcher = window.composer.model_switcher
+    read_may_end, read_returned = threading.Event(), threading.Event()
+    real_get = window.engine.session_models.get
+
+    def slow_get(key: str) -> str | None:
+        model = real_get(key)
+        if threading.current_thread() is not threading.main_thread():  # the executor's read, not the cached lookup
+            read_may_end.wait(timeout=WAIT_MS / 1000)  # it read the file before the choice was saved
+            read_returned.set()
+        return model
+
+    monkeypatch.setattr(window.engine.session_models, "get", slow_get)
+    window.new_chat()
+    loading = switcher._loading
+    menu = open_switcher(qtbot, window)
+    pick(qtbot, menu, "big-model")
+    qtbot.waitUntil(lambda: switcher.session_model == "big-model", timeout=WAIT_MS)
+    read_may_end.set()  # the read that began before the choice ends only now
+    qtbot.waitUntil(lambda: read_returned.is_set() and loading.done(), timeout=WAIT_MS)
+    assert switcher.session_model == "big-model"
+    assert switcher.button.text() == f"big-model · {CUSTOM} ▾"
