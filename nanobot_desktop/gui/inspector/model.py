@@ -1,9 +1,9 @@
 """The inspector's data: every turn of this app run, per session, and a table model over one turn.
 
 `TimelineModel.record(event)` is the one writer: the panel connects it to the bridge. It keeps the
-turns of every session (so switching sessions shows what happened there), and exposes the rows of
-ONE turn — the shown one — to the view. An event for the shown turn inserts or updates a single row
-(`beginInsertRows` / `dataChanged`); only switching to another turn resets the model.
+turns of every session (so switching sessions shows what happened there), the older finished ones in
+a temporary file (spill.py), and exposes the rows of ONE turn — the shown one — to the view. An event
+for the shown turn inserts or updates a single row (`beginInsertRows` / `dataChanged`); only switching to another turn resets the model.
 
 Text deltas are not recorded: the timeline is about calls, not tokens, so it costs nothing while a
 reply streams.
@@ -11,7 +11,6 @@ reply streams.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from enum import IntEnum
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,8 @@ from nanobot_desktop.engine import events as ev
 from nanobot_desktop.gui.common.engine_words import model_call_failure
 from nanobot_desktop.gui.common.formatting import format_duration
 from nanobot_desktop.gui.common.i18n import format_number, translate
+from nanobot_desktop.gui.common.owned import OwnedWork
+from nanobot_desktop.gui.inspector.spill import TURNS_IN_MEMORY, SpilledTurn, TurnSpill
 from nanobot_desktop.gui.inspector.records import (
     LLMCall, SharedMessages, TimelineEntry, ToolCall, TurnTimeline, status_text,
 )
@@ -34,7 +35,8 @@ from nanobot_desktop.gui.common.design import ACCENTS
 if TYPE_CHECKING:
     from nanobot_desktop.gui.common.bridge import EngineBridge
 
-MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (memory bound)
+MAX_TURNS_PER_SESSION = 100  # the oldest turns of a session are forgotten beyond this (the spill file's bound)
+__all__ = ["MAX_TURNS_PER_SESSION", "TURNS_IN_MEMORY", "SpilledTurn", "TimelineModel"]
 
 
 class TimelineRole(IntEnum):
@@ -134,12 +136,17 @@ class TimelineModel(QAbstractTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._sessions: dict[str, OrderedDict[str, TurnTimeline]] = {}
+        self._sessions: dict[str, dict[str, TurnTimeline | SpilledTurn]] = {}  # insertion order: oldest first
         self._counters: dict[str, int] = {}
         self._session_key = ""
         self._shown: TurnTimeline | None = None
         self._follow_latest = True
         self._last_call: dict[str, LLMCall] = {}  # per session, its newest model call (what the next one shares)
+        self._work = OwnedWork(self)
+        self._spill = TurnSpill()
+        self._spilling = True  # until a write fails: then every turn stays in memory, as before
+        self._reading: SpilledTurn | None = None  # the turn being read back to be shown
+        self.destroyed.connect(self._spill.close)
 
     # --- what is shown -----------------------------------------------------------------------------
 
@@ -155,25 +162,28 @@ class TimelineModel(QAbstractTableModel):
     def follows_latest(self) -> bool:
         return self._follow_latest
 
-    def turns(self, session_key: str) -> list[TurnTimeline]:
-        """The session's turns of this app run, oldest first."""
+    def turns(self, session_key: str) -> list[TurnTimeline | SpilledTurn]:
+        """The session's turns of this app run, oldest first (the older ones as stubs: see spill.py)."""
         return list(self._sessions.get(session_key, {}).values())
 
     def set_session(self, session_key: str) -> None:
         """Show that session's latest turn, and keep following new turns there."""
-        self._session_key = session_key
-        self._follow_latest = True
-        turns = self.turns(session_key)
-        self._show(turns[-1] if turns else None)
+        self.show_turn(session_key, None)
 
     def show_turn(self, session_key: str, turn_id: str | None) -> None:
         """Show one turn; `None` (or the newest turn) means: follow the latest turn."""
-        turns = self._sessions.get(session_key, OrderedDict())
+        turns = self._sessions.get(session_key, {})
         self._session_key = session_key
         latest = next(reversed(turns), None) if turns else None
         self._follow_latest = turn_id is None or turn_id == latest
         target = turns.get(turn_id) if turn_id is not None else None
-        self._show(target if target is not None else (turns[latest] if latest else None))
+        if isinstance(target, SpilledTurn):
+            if target.pending is None:  # in the file: shown once read back (shown_turn_changed)
+                self._read_back(target)
+                return
+            target = target.pending
+        newest = turns[latest] if latest else None
+        self._show(target if target is not None else newest if isinstance(newest, TurnTimeline) else None)
 
     def entry(self, row: int) -> TimelineEntry | None:
         entries = self._shown.entries if self._shown is not None else []
@@ -197,6 +207,7 @@ class TimelineModel(QAbstractTableModel):
         return None
 
     def _show(self, turn: TurnTimeline | None) -> None:
+        self._reading = None  # a turn still being read back is no longer wanted
         self.beginResetModel()
         self._shown = turn
         self.endResetModel()
@@ -274,8 +285,11 @@ class TimelineModel(QAbstractTableModel):
               started_by: ev.Origin = ev.Origin.PERSON) -> TurnTimeline:
         """The turn's record, created (and shown, when following that session) if it is new; the event
         that creates it says who started the turn."""
-        turns = self._sessions.setdefault(session_key, OrderedDict())
+        turns = self._sessions.setdefault(session_key, {})
         turn = turns.get(turn_id)
+        if isinstance(turn, SpilledTurn):  # an event for a turn already spilled (it had ended): back in memory
+            turn = turn.pending or TurnTimeline(session_key, turn_id, turn.number, "", at, started_by=started_by)
+            turns[turn_id] = turn
         if turn is not None:
             return turn
         if not self._session_key:  # nobody chose a session yet: show the first one that does something
@@ -286,7 +300,7 @@ class TimelineModel(QAbstractTableModel):
         turns[turn_id] = turn
         dropped_shown = False
         while len(turns) > MAX_TURNS_PER_SESSION:
-            _, old = turns.popitem(last=False)
+            old = turns.pop(next(iter(turns)))
             dropped_shown = dropped_shown or old is self._shown
         if session_key == self._session_key and (self._follow_latest or dropped_shown):
             self._follow_latest = True
@@ -309,9 +323,9 @@ class TimelineModel(QAbstractTableModel):
             self.entry_changed.emit(row)
 
     def _finish_llm(self, event: ev.LLMCallFinished) -> None:
-        turn = self._sessions.get(event.session_key, OrderedDict()).get(event.turn_id)
-        row = turn.find("llm", event.call_id) if turn is not None else -1
-        if turn is None or row < 0:
+        turn = self._sessions.get(event.session_key, {}).get(event.turn_id)
+        row = turn.find("llm", event.call_id) if isinstance(turn, TurnTimeline) else -1
+        if not isinstance(turn, TurnTimeline) or row < 0:
             return  # the start happened before the inspector existed: nothing to attach the numbers to
         call = turn.entries[row]
         assert isinstance(call, LLMCall)
@@ -357,8 +371,8 @@ class TimelineModel(QAbstractTableModel):
         self._changed(turn, row)
 
     def _end_turn(self, session_key: str, turn_id: str, status: str, error: str | None, at: float) -> None:
-        turn = self._sessions.get(session_key, OrderedDict()).get(turn_id)
-        if turn is None:
+        turn = self._sessions.get(session_key, {}).get(turn_id)
+        if not isinstance(turn, TurnTimeline):
             return
         turn.status, turn.error, turn.finished_at = status, error, at
         for row, entry in enumerate(turn.entries):
@@ -368,6 +382,41 @@ class TimelineModel(QAbstractTableModel):
         self.turns_changed.emit(session_key)
         if turn is self._shown:
             self.shown_turn_changed.emit()
+        self._spill_older(session_key)
+
+    # --- older turns in the temporary file (spill.py) ------------------------------------------------------
+
+    def _spill_older(self, session_key: str) -> None:
+        """Write the session's finished turns older than its newest TURNS_IN_MEMORY to the file."""
+        turns = self._sessions.get(session_key)
+        if not self._spilling or turns is None or len(turns) <= TURNS_IN_MEMORY:
+            return
+        for turn_id in list(turns)[:-TURNS_IN_MEMORY]:
+            turn = turns[turn_id]
+            if isinstance(turn, TurnTimeline) and turn.status != "running" and turn is not self._shown:
+                turns[turn_id] = self._spill.put(turn, lambda stub, ok: self._work.post(lambda: self._written(stub, ok)))
+
+    def _written(self, stub: SpilledTurn, ok: bool) -> None:
+        turn, stub.pending = stub.pending, None
+        if ok:
+            return  # from now on the file holds it
+        self._spilling = False  # the file cannot be written: keep turns in memory from now on
+        turns = self._sessions.get(stub.session_key, {})
+        if turns.get(stub.turn_id) is stub and turn is not None:
+            turns[stub.turn_id] = turn
+
+    def _read_back(self, stub: SpilledTurn) -> None:
+        self._reading = stub
+        self._spill.get(stub, lambda turn: self._work.post(lambda: self._read_done(stub, turn)))
+
+    def _read_done(self, stub: SpilledTurn, turn: TurnTimeline | None) -> None:
+        if self._reading is not stub:
+            return  # another turn was chosen meanwhile
+        if turn is None:  # the file could not be read: say so where the turn's calls would be
+            turn = TurnTimeline(stub.session_key, stub.turn_id, stub.number, "", 0.0, status="failed",
+                                error=translate("Inspector", "This turn's record could not be read back from the "
+                                                             "temporary file."))
+        self._show(turn)
 
     # --- Qt model interface ------------------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ class InspectorPanel(QWidget):
         self.setObjectName("inspectorPanel")
         self.engine = engine
         self.model = timeline if timeline is not None else TimelineModel.recording(bridge, self)
+        self._call_to_select = ""  # show_call's call, in a turn still being read back
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -159,12 +160,19 @@ class InspectorPanel(QWidget):
                 self.model.set_session(session_key)
             self.model.show_turn(session_key, turn_id)
             self._fill_turn_selector()
+            shown = self.model.shown_turn
+            if shown is None or shown.turn_id != turn_id:  # an older turn, being read back from its file
+                self._call_to_select = call_id
+                return True
+        self._select_call(call_id)
+        return True
+
+    def _select_call(self, call_id: str) -> None:
         row = self.model.row_of_call(call_id)
         index = self.model.index(row, NAME_COLUMN)
         self.timeline.selectionModel().setCurrentIndex(
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
         self.timeline.scrollTo(index)
-        return True
 
     def selected_entry(self) -> TimelineEntry | None:
         index = self.timeline.currentIndex()
@@ -179,8 +187,10 @@ class InspectorPanel(QWidget):
         self.turn_selector.clear()
         for turn in turns:
             self.turn_selector.addItem(turn.label(), turn.turn_id)
-        if shown is not None and shown in turns:
-            self.turn_selector.setCurrentIndex(turns.index(shown))
+        shown_at = [turn.turn_id for turn in turns].index(shown.turn_id) if shown is not None and any(
+            turn.turn_id == shown.turn_id for turn in turns) else -1  # an older turn shown is a copy read back
+        if shown_at >= 0:
+            self.turn_selector.setCurrentIndex(shown_at)
         self.turn_selector.setEnabled(bool(turns))
         if not turns:
             self.turn_selector.addItem(translate("Inspector", "No turns yet"))
@@ -200,6 +210,10 @@ class InspectorPanel(QWidget):
         self._fill_turn_selector()
         self._show_summary()
         self._show_entry(self.selected_entry())
+        call_id, self._call_to_select = self._call_to_select, ""
+        shown = self.model.shown_turn
+        if call_id and shown is not None and (shown.find("tool", call_id) >= 0 or shown.find("llm", call_id) >= 0):
+            self._select_call(call_id)  # the tool card clicked in the chat, now that its turn is read back
 
     def _show_summary(self) -> None:
         turn = self.model.shown_turn

@@ -1,0 +1,142 @@
+"""The inspector's older turns live in a temporary file, not in memory (spill.py): driven by real engine
+turns against the fake endpoint, checked against what the endpoint received, and read back as a person
+reaches them (the turn selector, a tool card's click)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+from PySide6.QtCore import Qt
+
+from nanobot_desktop.gui.inspector import spill
+from nanobot_desktop.gui.inspector.model import NAME_COLUMN, TURNS_IN_MEMORY, CallIdRole, SpilledTurn
+from nanobot_desktop.gui.inspector.records import LLMCall, ToolCall, TurnTimeline
+from tests.gui.inspector.test_inspector import click_row, env, run_turn
+
+__all__ = ["env"]  # the fixture
+WAIT_MS = 10_000
+KEY = "desktop:a"
+
+
+def turns_of(panel) -> list:
+    return panel.model.turns(KEY)
+
+
+def all_written(panel) -> bool:
+    return all(not isinstance(turn, SpilledTurn) or (turn.where >= 0 and turn.pending is None)
+               for turn in turns_of(panel))
+
+
+def as_json(value):
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def run_turns(qtbot, engine, fake_openai, count: int) -> None:
+    """Turn 1 calls a tool (list_dir, call id "call_look"); the others answer at once."""
+    fake_openai.add_tool_calls([("list_dir", {"path": "."}, "call_look")], usage=(120, 7))
+    fake_openai.add_text("listed", usage=(150, 2))
+    run_turn(qtbot, engine, KEY, "question 1: list the files")
+    for number in range(2, count + 1):
+        fake_openai.add_text(f"reply {number}")
+        run_turn(qtbot, engine, KEY, f"question {number}")
+
+
+def test_turns_older_than_the_newest_ten_are_kept_in_the_file_and_read_back_as_they_were(env, fake_openai, qtbot):
+    engine, panel = env
+    panel.set_session(KEY)
+    fake_openai.add_tool_calls([("list_dir", {"path": "."}, "call_look")], usage=(120, 7))
+    fake_openai.add_text("listed", usage=(150, 2))
+    run_turn(qtbot, engine, KEY, "question 1: list the files")
+    first = turns_of(panel)[0]
+    assert isinstance(first, TurnTimeline)
+    kept = as_json([[entry.kind, entry.call_id, list(entry.messages) if isinstance(entry, LLMCall) else entry.result]
+                    for entry in first.entries])
+    for number in range(2, TURNS_IN_MEMORY + 4):
+        fake_openai.add_text(f"reply {number}")
+        run_turn(qtbot, engine, KEY, f"question {number}")
+    qtbot.waitUntil(lambda: all_written(panel), timeout=WAIT_MS)
+
+    turns = turns_of(panel)
+    assert [type(turn) for turn in turns] == [SpilledTurn] * 3 + [TurnTimeline] * TURNS_IN_MEMORY
+    assert [turn.number for turn in turns] == list(range(1, TURNS_IN_MEMORY + 4))
+    stub = turns[0]
+    assert not hasattr(stub, "entries") and stub.pending is None  # nothing of its calls is in memory
+    assert stub.label().startswith("Turn 1 · ") and "question 1: list the files" in stub.label()
+    assert [panel.turn_selector.itemText(i) for i in range(3)] == [turn.label() for turn in turns[:3]]
+
+    # a person picks turn 1 in the selector: read back, shown, the same as when it was in memory
+    with qtbot.waitSignal(panel.model.shown_turn_changed, timeout=WAIT_MS):
+        panel.turn_selector.setCurrentIndex(0)
+        panel.turn_selector.activated.emit(0)
+    shown = panel.model.shown_turn
+    assert shown.number == 1 and shown.status == "ok" and shown.user_text == "question 1: list the files"
+    assert [entry.kind for entry in shown.entries] == ["llm", "tool", "llm"]
+    assert as_json([[entry.kind, entry.call_id, list(entry.messages) if isinstance(entry, LLMCall) else entry.result]
+                    for entry in shown.entries]) == kept
+    sent = fake_openai.requests[0]["messages"]  # what reached the endpoint for the first call
+    first_call = shown.entries[0]
+    assert [(m["role"], m["content"]) for m in first_call.messages] == [(m["role"], m["content"]) for m in sent]
+    assert first_call.prompt_tokens == 120 and first_call.completion_tokens == 7
+    assert isinstance(first_call.tools, tuple) and first_call.tools
+    assert all(isinstance(section, tuple) for section in first_call.system_sections)
+    tool = shown.entries[1]
+    assert isinstance(tool, ToolCall) and tool.arguments == {"path": "."} and tool.status == "ok"
+    assert panel.turn_selector.currentIndex() == 0 and not panel.model.follows_latest
+    click_row(qtbot, panel, 0)  # its context view, as for a turn in memory
+    messages = panel.llm_detail.context_view.tree.topLevelItem(1)
+    assert messages.child(0).text(0) == "user (this turn): question 1: list the files"
+
+    # a new turn still comes in while an old one is shown; the newest is followed again when picked
+    fake_openai.add_text("reply 14")
+    run_turn(qtbot, engine, KEY, "question 14")
+    assert panel.model.shown_turn.number == 1
+    last = panel.turn_selector.count() - 1
+    panel.turn_selector.setCurrentIndex(last)
+    panel.turn_selector.activated.emit(last)
+    assert panel.model.follows_latest and panel.model.shown_turn.number == TURNS_IN_MEMORY + 4
+
+
+def test_a_tool_card_of_a_turn_in_the_file_selects_its_call_once_read_back(env, fake_openai, qtbot):
+    engine, panel = env
+    panel.set_session(KEY)
+    run_turns(qtbot, engine, fake_openai, TURNS_IN_MEMORY + 1)
+    qtbot.waitUntil(lambda: isinstance(turns_of(panel)[0], SpilledTurn) and all_written(panel), timeout=WAIT_MS)
+
+    with qtbot.waitSignal(panel.model.shown_turn_changed, timeout=WAIT_MS):
+        assert panel.show_call("call_look") is True  # what the chat's tool card does
+    current = panel.timeline.currentIndex()
+    assert panel.model.shown_turn.number == 1 and current.row() == 1 and current.data(CallIdRole) == "call_look"
+    assert panel.details.currentWidget() is panel.tool_detail
+    assert panel.tool_detail.title_label.text().startswith("list_dir")
+    assert panel.turn_selector.currentIndex() == 0
+    assert panel.model.index(1, NAME_COLUMN).data(Qt.ItemDataRole.DisplayRole) == "list_dir"
+
+
+def test_when_the_file_cannot_be_written_the_turns_stay_in_memory(env, fake_openai, qtbot, monkeypatch):
+    engine, panel = env
+    panel.set_session(KEY)
+
+    def disk_full(self, turn: TurnTimeline) -> tuple[int, int]:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spill.TurnSpill, "_write", disk_full)
+    run_turns(qtbot, engine, fake_openai, TURNS_IN_MEMORY + 2)
+    qtbot.waitUntil(lambda: all(isinstance(turn, TurnTimeline) for turn in turns_of(panel)), timeout=WAIT_MS)
+    fake_openai.add_text("one more")
+    run_turn(qtbot, engine, KEY, "one more")  # no further attempt: every turn stays in memory
+    assert all(isinstance(turn, TurnTimeline) for turn in turns_of(panel))
+    panel.turn_selector.setCurrentIndex(0)
+    panel.turn_selector.activated.emit(0)
+    assert panel.model.shown_turn.number == 1 and panel.model.rowCount() == 3
+
+
+def test_the_file_has_no_name_in_the_temporary_folder(env, fake_openai, qtbot):
+    engine, panel = env
+    panel.set_session(KEY)
+    before = set(os.listdir(tempfile.gettempdir()))
+    run_turns(qtbot, engine, fake_openai, TURNS_IN_MEMORY + 2)
+    qtbot.waitUntil(lambda: isinstance(turns_of(panel)[1], SpilledTurn) and all_written(panel), timeout=WAIT_MS)
+    added = {name for name in set(os.listdir(tempfile.gettempdir())) - before if "inspector" in name}
+    assert added == set()
