@@ -1506,6 +1506,10 @@ Enter 发送 · Shift+Enter 换行 · / 查看命令 · 拖入或粘贴文件和
         <translation>{name}：{status}，用时 {duration}</translation>
     </message>
     <message>
+        <source>This turn&apos;s record could not be read back from the temporary file.</source>
+        <translation>无法从临时文件读回这一轮的记录。</translation>
+    </message>
+    <message>
         <source>Status</source>
         <translation>状态</translation>
     </message>

@@ -83,3 +83,33 @@ def test_the_window_gives_free_heap_pages_back_once_a_turn_has_ended_and_it_is_i
     assert seen[:2] == ["TurnStarted", "TurnFinished"]  # not while the turn ran, only once it had ended
     assert len(seen) == 3 and seen[2].startswith("trimmed in ")
     assert float(seen[2].split()[2]) < 50  # a glance at the heap, not a stall
+
+
+ARENA_SCRIPT = textwrap.dedent("""
+    import ctypes, sys, threading
+    from nanobot_desktop.gui.common.heap import share_one_arena
+
+    shared = sys.argv[1] == "shared" and share_one_arena()
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.malloc.argtypes = (ctypes.c_size_t,)
+    got = {}
+    thread = threading.Thread(target=lambda: got.update(address=libc.malloc(1000)))
+    thread.start()
+    thread.join()
+    heap = next(line.split()[0] for line in open("/proc/self/maps") if line.rstrip().endswith("[heap]"))
+    low, high = (int(part, 16) for part in heap.split("-"))
+    print(shared, low <= got["address"] < high)
+""")
+
+
+@pytest.mark.skipif(sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="glibc's malloc only")
+@pytest.mark.parametrize(("mode", "printed"), [("own", "False False"), ("shared", "True True")])
+def test_a_thread_mallocs_from_the_main_heap_once_one_arena_is_shared(mode, printed):
+    """What each executor thread kept in an arena of its own made a long conversation grow the window by
+    ~6 kB a turn (heap.py): with `share_one_arena`, a new thread's block comes from the main heap."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", ARENA_SCRIPT, mode], capture_output=True, text=True, timeout=60,
+                          check=True)
+    assert done.stdout.split() == printed.split()
