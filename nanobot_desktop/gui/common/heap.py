@@ -39,6 +39,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from nanobot_desktop.engine import events as ev
+from nanobot_desktop.gui.common.malloc_arena import share_one_arena
+
+__all__ = ["IdleHeapTrim", "give_back_free_memory", "keep_large_blocks_mapped", "share_one_arena"]
 
 if TYPE_CHECKING:
     from nanobot_desktop.gui.common.bridge import EngineBridge
@@ -46,7 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 M_MMAP_THRESHOLD = -3  # glibc's <malloc.h>: setting it also turns the dynamic adjustment off
-M_ARENA_MAX = -8  # glibc's <malloc.h>: how many arenas the threads may use
 LARGE_BLOCK_BYTES = 128 * 1024  # glibc's default threshold, now kept fixed
 TRIM_AFTER_IDLE_MS = 1000  # no turn for this long after one ended: give free pages back
 
@@ -62,17 +64,6 @@ def keep_large_blocks_mapped() -> bool:
     if not taken:
         log.info("the C library did not take a fixed mmap threshold (not glibc?)")
     return taken
-
-
-def share_one_arena() -> bool:
-    """Tell glibc's malloc to serve every thread from one arena (see the module docstring); True when it
-    took the setting. Threads that already have an arena keep it: call this before threads are made."""
-    mallopt = getattr(_libc(), "mallopt", None)
-    if mallopt is None:
-        return False
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
-    return bool(mallopt(M_ARENA_MAX, 1))
 
 
 @functools.cache
