@@ -30,58 +30,36 @@ allocators).
 from __future__ import annotations
 
 import ctypes
-import functools
 import logging
-import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from nanobot_desktop.engine import events as ev
-from nanobot_desktop.gui.common.malloc_arena import share_one_arena
-
-__all__ = ["IdleHeapTrim", "give_back_free_memory", "keep_large_blocks_mapped", "share_one_arena"]
+from nanobot_desktop.gui.common.libc_malloc import M_MMAP_THRESHOLD, libc, mallopt
 
 if TYPE_CHECKING:
     from nanobot_desktop.gui.common.bridge import EngineBridge
 
 log = logging.getLogger(__name__)
 
-M_MMAP_THRESHOLD = -3  # glibc's <malloc.h>: setting it also turns the dynamic adjustment off
 LARGE_BLOCK_BYTES = 128 * 1024  # glibc's default threshold, now kept fixed
 TRIM_AFTER_IDLE_MS = 1000  # no turn for this long after one ended: give free pages back
 
 
 def keep_large_blocks_mapped() -> bool:
     """Tell glibc's malloc to keep serving large blocks with mmap; True when it took the setting."""
-    mallopt = getattr(_libc(), "mallopt", None)
-    if mallopt is None:
-        return False
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
-    taken = bool(mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK_BYTES))
+    taken = mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK_BYTES)
     if not taken:
         log.info("the C library did not take a fixed mmap threshold (not glibc?)")
     return taken
 
 
-@functools.cache
-def _libc() -> Any | None:
-    """The process's C library, opened once (the idle trim asks for it after every turn)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None)  # the process's own C library
-    except OSError:
-        return None
-
-
 def give_back_free_memory() -> bool:
     """`malloc_trim(0)`: hand every whole free page of the heap back to the system; True when glibc did
     (it returns 1 when it released something)."""
-    libc = _libc()
-    trim = getattr(libc, "malloc_trim", None)
+    trim = getattr(libc(), "malloc_trim", None)
     if trim is None:
         return False
     trim.argtypes = (ctypes.c_size_t,)

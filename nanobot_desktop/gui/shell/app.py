@@ -96,7 +96,7 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
     If an instance with the same config already runs, it is told to "show" (or "toggle") its
     window and this call returns 0 at once. `--toggle` with no instance running starts normally.
     """
-    from nanobot_desktop.gui.common.malloc_arena import share_one_arena
+    from nanobot_desktop.gui.common.libc_malloc import share_one_arena
 
     share_one_arena()  # before Qt makes its threads: each would otherwise keep an arena of its own (heap.py)
     app = create_application(argv)

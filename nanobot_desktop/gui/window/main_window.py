@@ -152,7 +152,8 @@ class MainWindow(QMainWindow):
         from nanobot_desktop.gui.workspace.watcher import WorkspaceWatcher
 
         assert self.engine is None, "a window has one engine"
-        from nanobot_desktop.gui.common.heap import IdleHeapTrim, keep_large_blocks_mapped, share_one_arena
+        from nanobot_desktop.gui.common.heap import IdleHeapTrim, keep_large_blocks_mapped
+        from nanobot_desktop.gui.common.libc_malloc import share_one_arena
 
         keep_large_blocks_mapped()  # before sessions are read: the heap keeps no large buffer's room
         share_one_arena()  # before the engine's executor threads are made (the app's start calls it earlier too)

@@ -87,7 +87,7 @@ def test_the_window_gives_free_heap_pages_back_once_a_turn_has_ended_and_it_is_i
 
 ARENA_SCRIPT = textwrap.dedent("""
     import ctypes, sys, threading
-    from nanobot_desktop.gui.common.malloc_arena import share_one_arena
+    from nanobot_desktop.gui.common.libc_malloc import share_one_arena
 
     shared = sys.argv[1] == "shared" and share_one_arena()
     libc = ctypes.CDLL(None)
