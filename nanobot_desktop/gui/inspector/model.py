@@ -3,7 +3,8 @@
 `TimelineModel.record(event)` is the one writer: the panel connects it to the bridge. It keeps the
 turns of every session (so switching sessions shows what happened there), the older finished ones in
 a temporary file (spill.py), and exposes the rows of ONE turn — the shown one — to the view. An event
-for the shown turn inserts or updates a single row (`beginInsertRows` / `dataChanged`); only switching to another turn resets the model.
+for the shown turn inserts or updates a single row (`beginInsertRows` / `dataChanged`); only switching
+to another turn resets the model.
 
 Text deltas are not recorded: the timeline is about calls, not tokens, so it costs nothing while a
 reply streams.

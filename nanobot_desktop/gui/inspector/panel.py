@@ -187,10 +187,9 @@ class InspectorPanel(QWidget):
         self.turn_selector.clear()
         for turn in turns:
             self.turn_selector.addItem(turn.label(), turn.turn_id)
-        shown_at = [turn.turn_id for turn in turns].index(shown.turn_id) if shown is not None and any(
-            turn.turn_id == shown.turn_id for turn in turns) else -1  # an older turn shown is a copy read back
-        if shown_at >= 0:
-            self.turn_selector.setCurrentIndex(shown_at)
+        turn_ids = [turn.turn_id for turn in turns]  # by id: an older turn shown is a copy read back
+        if shown is not None and shown.turn_id in turn_ids:
+            self.turn_selector.setCurrentIndex(turn_ids.index(shown.turn_id))
         self.turn_selector.setEnabled(bool(turns))
         if not turns:
             self.turn_selector.addItem(translate("Inspector", "No turns yet"))
@@ -211,8 +210,7 @@ class InspectorPanel(QWidget):
         self._show_summary()
         self._show_entry(self.selected_entry())
         call_id, self._call_to_select = self._call_to_select, ""
-        shown = self.model.shown_turn
-        if call_id and shown is not None and (shown.find("tool", call_id) >= 0 or shown.find("llm", call_id) >= 0):
+        if call_id and self.model.row_of_call(call_id) >= 0:
             self._select_call(call_id)  # the tool card clicked in the chat, now that its turn is read back
 
     def _show_summary(self) -> None:
