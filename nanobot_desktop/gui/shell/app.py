@@ -96,9 +96,9 @@ def run_gui(workspace: str | None, config: str | None, toggle: bool = False, *,
     If an instance with the same config already runs, it is told to "show" (or "toggle") its
     window and this call returns 0 at once. `--toggle` with no instance running starts normally.
     """
-    from nanobot_desktop.gui.common.libc_malloc import share_one_arena
+    from nanobot_desktop.gui.common.process_setup import prepare_gui_process
 
-    share_one_arena()  # before Qt makes its threads: each would otherwise keep an arena of its own (heap.py)
+    prepare_gui_process()  # before Qt makes its threads (one malloc arena, painting on this thread)
     app = create_application(argv)
     install_saved_language(app, config)  # before any widget exists: every string is looked up once
     try:

@@ -153,10 +153,10 @@ class MainWindow(QMainWindow):
 
         assert self.engine is None, "a window has one engine"
         from nanobot_desktop.gui.common.heap import IdleHeapTrim, keep_large_blocks_mapped
-        from nanobot_desktop.gui.common.libc_malloc import share_one_arena
+        from nanobot_desktop.gui.common.process_setup import prepare_gui_process
 
         keep_large_blocks_mapped()  # before sessions are read: the heap keeps no large buffer's room
-        share_one_arena()  # before the engine's executor threads are made (the app's start calls it earlier too)
+        prepare_gui_process()  # before the engine's executor threads are made (the app's start calls it earlier too)
         self.engine = engine
         self.lifecycle = lifecycle
         self.actions.load_icons()  # before the panels and the tray, whose buttons show them
