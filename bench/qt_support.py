@@ -10,7 +10,13 @@ from __future__ import annotations
 import importlib
 import os
 import time
-from typing import Any, Callable
+from itertools import pairwise
+from typing import Any, Callable, NamedTuple
+
+try:
+    import resource  # POSIX only: the blocking count of a LoopTicker's gaps
+except ImportError:
+    resource = None  # type: ignore[assignment]
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -156,3 +162,72 @@ def close_asyncio_on_qt(loop: Any) -> None:
     asyncio.events._set_running_loop(None)
     loop.close()
     asyncio.set_event_loop(None)
+
+
+class Gap(NamedTuple):
+    """The time between two ticks of a LoopTicker, and what the loop's thread did in it."""
+
+    wall_ms: float
+    cpu_ms: float  # running on a CPU (the VM host's steal is not in it)
+    queued_ms: float  # runnable, waiting for a CPU behind other threads or processes
+    waits: int  # times it blocked: the idle wait for the timer, the GIL, a lock, I/O
+
+    @property
+    def elsewhere_ms(self) -> float:
+        """Neither running nor queued: blocked, or taken by the VM's host (the only thing left when waits is 0)."""
+        return max(0.0, self.wall_ms - self.cpu_ms - self.queued_ms)
+
+    def told(self) -> str:
+        """The gap told apart, for a note."""
+        where = ("taken by the VM's host (the thread never blocked)" if self.waits == 0 else
+                 f"blocked ({self.waits}×: the idle wait for the timer, or the GIL, a lock, I/O) or taken by the VM's host")
+        return (f"{self.wall_ms:.0f} ms: {self.cpu_ms:.1f} ms on the loop's CPU, {self.queued_ms:.1f} ms waiting for "
+                f"a CPU, {self.elsewhere_ms:.1f} ms {where}")
+
+
+class LoopTicker:
+    """A precise QTimer ticking on the loop's thread; at each tick it notes the time, the thread's CPU time
+    and run-queue wait (/proc/thread-self/schedstat) and how often the thread blocked (getrusage), so a
+    long gap can be told apart: the loop's own work, other load, or a machine that was not running it."""
+
+    def __init__(self, interval_ms: int) -> None:
+        from PySide6.QtCore import Qt
+
+        self._ticks: list[tuple[float, float, float, int]] = []
+        self._schedstat = os.open("/proc/thread-self/schedstat", os.O_RDONLY) \
+            if os.path.exists("/proc/thread-self/schedstat") else None
+        self._timer = QTimer()
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self._schedstat is not None:
+            running_ns, queued_ns = os.pread(self._schedstat, 64, 0).split()[:2]
+            cpu, queued = int(running_ns) / 1e9, int(queued_ns) / 1e9
+        else:
+            cpu, queued = time.thread_time(), 0.0
+        waits = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw if hasattr(resource, "RUSAGE_THREAD") else 0
+        self._ticks.append((now, cpu, queued, waits))
+
+    def start(self) -> None:
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def clear(self) -> None:
+        self._ticks.clear()
+
+    def gaps(self, start: float = float("-inf"), end: float = float("inf")) -> list[Gap]:
+        """The gaps between the ticks noted from `start` to `end` (perf_counter seconds)."""
+        inside = [tick for tick in self._ticks if start <= tick[0] <= end]
+        return [Gap((b[0] - a[0]) * 1000, (b[1] - a[1]) * 1000, (b[2] - a[2]) * 1000, b[3] - a[3])
+                for a, b in pairwise(inside)]
+
+    def close(self) -> None:
+        self._timer.stop()
+        if self._schedstat is not None:
+            os.close(self._schedstat)
+            self._schedstat = None
