@@ -20,7 +20,7 @@ except ImportError:
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 MAIN_WINDOW_MODULE = "nanobot_desktop.gui.window.main_window"
@@ -170,7 +170,7 @@ class Gap(NamedTuple):
     wall_ms: float
     cpu_ms: float  # running on a CPU (the VM host's steal is not in it)
     queued_ms: float  # runnable, waiting for a CPU behind other threads or processes
-    waits: int  # times it blocked: the idle wait for the timer, the GIL, a lock, I/O
+    waits: int | None  # times it blocked (the idle wait for the timer, the GIL, a lock, I/O); None: not known here
 
     @property
     def elsewhere_ms(self) -> float:
@@ -179,8 +179,11 @@ class Gap(NamedTuple):
 
     def told(self) -> str:
         """The gap told apart, for a note."""
-        where = ("taken by the VM's host (the thread never blocked)" if self.waits == 0 else
-                 f"blocked ({self.waits}×: the idle wait for the timer, or the GIL, a lock, I/O) or taken by the VM's host")
+        if self.waits == 0:
+            where = "taken by the VM's host (the thread never blocked)"
+        else:
+            times = "" if self.waits is None else f"{self.waits}×: "
+            where = f"blocked ({times}the idle wait for the timer, or the GIL, a lock, I/O) or taken by the VM's host"
         return (f"{self.wall_ms:.0f} ms: {self.cpu_ms:.1f} ms on the loop's CPU, {self.queued_ms:.1f} ms waiting for "
                 f"a CPU, {self.elsewhere_ms:.1f} ms {where}")
 
@@ -191,9 +194,7 @@ class LoopTicker:
     long gap can be told apart: the loop's own work, other load, or a machine that was not running it."""
 
     def __init__(self, interval_ms: int) -> None:
-        from PySide6.QtCore import Qt
-
-        self._ticks: list[tuple[float, float, float, int]] = []
+        self._ticks: list[tuple[float, float, float, int | None]] = []
         self._schedstat = os.open("/proc/thread-self/schedstat", os.O_RDONLY) \
             if os.path.exists("/proc/thread-self/schedstat") else None
         self._timer = QTimer()
@@ -208,14 +209,11 @@ class LoopTicker:
             cpu, queued = int(running_ns) / 1e9, int(queued_ns) / 1e9
         else:
             cpu, queued = time.thread_time(), 0.0
-        waits = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw if hasattr(resource, "RUSAGE_THREAD") else 0
+        waits = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw if hasattr(resource, "RUSAGE_THREAD") else None
         self._ticks.append((now, cpu, queued, waits))
 
     def start(self) -> None:
         self._timer.start()
-
-    def stop(self) -> None:
-        self._timer.stop()
 
     def clear(self) -> None:
         self._ticks.clear()
@@ -223,7 +221,8 @@ class LoopTicker:
     def gaps(self, start: float = float("-inf"), end: float = float("inf")) -> list[Gap]:
         """The gaps between the ticks noted from `start` to `end` (perf_counter seconds)."""
         inside = [tick for tick in self._ticks if start <= tick[0] <= end]
-        return [Gap((b[0] - a[0]) * 1000, (b[1] - a[1]) * 1000, (b[2] - a[2]) * 1000, b[3] - a[3])
+        return [Gap((b[0] - a[0]) * 1000, (b[1] - a[1]) * 1000, (b[2] - a[2]) * 1000,
+                    None if a[3] is None or b[3] is None else b[3] - a[3])
                 for a, b in pairwise(inside)]
 
     def close(self) -> None:
