@@ -82,7 +82,6 @@ def run() -> list[BenchResult]:
         try:
             window.send_message("Explain how the configuration is loaded, step by step, in detail.", [])
             wait_until(lambda: bool(outcome), 120, poll_ms=WAIT_POLL_MS)
-            ticker.stop()
             if not isinstance(outcome[0], TurnFinished):
                 raise RuntimeError(f"the turn did not finish: {outcome[0]}")
             shown = window.chat.model.item(window.chat.model.rowCount() - 1)
