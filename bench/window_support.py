@@ -4,6 +4,11 @@
 settings in a temporary INI file (so nothing of the person's own layout is read or changed), no
 tray and no background services (heartbeat and cron would only add noise), shows it offscreen at
 its default size and lets it settle. Returns None when the main window does not exist yet.
+
+The cyclic collector is managed as the app's process entry manages it (nanobot_desktop/start_up_collector.py):
+held while the window is made, then what exists is frozen, and the SDK's import at the first message
+is frozen by the engine itself. Without that, a full collection would walk ~1M objects the app never
+walks again in the middle of a measured stream.
 """
 
 from __future__ import annotations
@@ -42,9 +47,11 @@ def open_window(config: Path, settings_file: Path) -> OpenWindow | None:
     loop = asyncio_on_qt()
     from PySide6.QtCore import QSettings
 
+    from nanobot_desktop import start_up_collector
     from nanobot_desktop.engine.runtime import Engine
     from nanobot_desktop.gui.shell.lifecycle import LaunchOptions, Lifecycle
 
+    start_up_collector.hold()
     engine = Engine.open(config)
     lifecycle = Lifecycle(LaunchOptions(config=str(config)))
     settings = QSettings(str(settings_file), QSettings.Format.IniFormat)
@@ -52,4 +59,5 @@ def open_window(config: Path, settings_file: Path) -> OpenWindow | None:
     window.show()
     wait_until(lambda: not window.chat.is_loading(window.current_key), 30)
     process_events_for(0.5)  # the first listing, layouts, deferred timers
+    start_up_collector.release()
     return OpenWindow(window, engine, lifecycle, loop)

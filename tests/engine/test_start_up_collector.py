@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import weakref
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,7 @@ def collector_state():
         gc.enable()
     else:
         gc.disable()
-    start_up_collector._held = False
+    start_up_collector._held = start_up_collector._managed = False
 
 
 def test_hold_pauses_and_release_freezes_and_resumes(collector_state) -> None:
@@ -99,6 +100,74 @@ def test_release_without_hold_leaves_the_collector_alone(collector_state) -> Non
     gc.enable()
     start_up_collector.release()
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_settle_frees_young_garbage_then_freezes_what_lives_on(collector_state) -> None:
+    """After start-up, a burst of long-lived objects (the window, the SDK) is frozen, and cyclic
+    garbage made just before is freed first rather than frozen for ever."""
+    gc.enable()
+    start_up_collector.hold()
+    start_up_collector.release()
+    gc.unfreeze()
+
+    class Node:
+        pass
+
+    garbage, kept = Node(), Node()
+    garbage.me = garbage  # type: ignore[attr-defined]
+    kept.me = kept  # type: ignore[attr-defined]
+    gone = weakref.ref(garbage)
+    del garbage
+    start_up_collector.settle()
+    assert gone() is None  # collected, not frozen
+    assert gc.get_freeze_count() > 0 and not any(obj is kept for obj in gc.get_objects())  # frozen: no generation holds it
+
+
+def test_settle_freezes_nothing_unless_the_process_entry_manages_the_collector(collector_state) -> None:
+    gc.enable()
+    start_up_collector.settle()  # a library caller (the tests): never freeze
+    assert gc.get_freeze_count() == 0
+    start_up_collector.hold()
+    start_up_collector.settle()  # still held: release() will freeze
+    assert gc.get_freeze_count() == 0 and not gc.isenabled()
+
+
+SDK_PROBE = textwrap.dedent("""
+    import asyncio, gc, json, sys
+    from nanobot_desktop import start_up_collector
+    from nanobot_desktop.engine.llm.provider import OpenAICompatProvider
+
+    start_up_collector.hold()
+    start_up_collector.release()  # as the window's first paint does
+    frozen_before = gc.get_freeze_count()
+
+    async def first_message():
+        provider = OpenAICompatProvider(api_key="k", api_base=sys.argv[1], default_model="fake-model")
+        reply = await provider.chat([{"role": "user", "content": "hi"}])
+        await provider.close()
+        return reply.content
+
+    reply = asyncio.run(first_message())
+    import openai
+    walked = {id(obj) for obj in gc.get_objects()}
+    print(json.dumps({"reply": reply, "before": frozen_before, "after": gc.get_freeze_count(),
+                      "sdk_class_walked": id(openai.AsyncOpenAI) in walked,
+                      "sdk_module_dict_walked": id(vars(openai)) in walked}))
+""")
+
+
+def test_the_sdk_imported_at_the_first_message_is_frozen(fake_openai, tmp_path: Path) -> None:
+    """A full collection mid-stream walked the SDK's ~100k objects (50–110 ms in one loop turn)."""
+    fake_openai.add_text("hello back")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("NANOBOT_")}
+    env.update(HOME=str(tmp_path), USERPROFILE=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", SDK_PROBE, fake_openai.base_url], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["reply"] == "hello back"
+    assert seen["after"] > seen["before"] + 10_000
+    assert seen["sdk_class_walked"] is False and seen["sdk_module_dict_walked"] is False
 
 
 def test_a_collector_already_off_stays_off(collector_state) -> None:

@@ -38,6 +38,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from nanobot_desktop import start_up_collector
 from nanobot_desktop.engine.llm import provider_errors as errors
 from nanobot_desktop.engine.llm.context_window import BOOK, ContextWindow
 from nanobot_desktop.engine.llm.http_client import sdk_http_client
@@ -114,6 +115,7 @@ class OpenAICompatProvider:
         loop is the GUI's, and the window must not freeze at the first message."""
         if "openai" not in sys.modules:
             await asyncio.to_thread(importlib.import_module, "openai")
+            start_up_collector.settle()  # the SDK's modules and models live as long as the process
         return self._get_client()
 
     def _get_client(self) -> Any:

@@ -184,6 +184,7 @@ def _paint_frame_first(app: QApplication) -> "WindowFactory":
         from nanobot_desktop.gui.shell.startup import create_main_window  # after the first paint: it imports asyncio
 
         window = await create_main_window(lifecycle, frame)
+        start_up_collector.settle()  # the window, the engine and their imports: made for the process's life
         if window is None:
             frame.close()
             frame.deleteLater()

@@ -50,6 +50,26 @@ PROBE = textwrap.dedent("""
             QTimer.singleShot(1, after_paint)
             return
         print(json.dumps({"collecting": gc.isenabled(), "frozen": gc.get_freeze_count()}), flush=True)
+        if "--after-open" in sys.argv:
+            QTimer.singleShot(1, after_open)
+            return
+        os._exit(0)
+
+    def after_open(turns=[0]):  # the engine opened into the frame: what it made is frozen too
+        from PySide6.QtWidgets import QApplication
+        turns[0] += 1
+        opened = [w for w in QApplication.topLevelWidgets() if getattr(w, "engine", None) is not None]
+        if not opened and turns[0] < 5000:
+            QTimer.singleShot(1, after_open)
+            return
+        QTimer.singleShot(0, lambda: report_open(bool(opened)))
+
+    def report_open(opened):
+        from PySide6.QtWidgets import QApplication
+        engine_class = type(next(w for w in QApplication.topLevelWidgets() if getattr(w, "engine", None)).engine)
+        walked = {id(obj) for obj in gc.get_objects()}
+        print(json.dumps({"opened": opened, "frozen": gc.get_freeze_count(),
+                          "engine_class_walked": id(engine_class) in walked}), flush=True)
         os._exit(0)
 
     hook = FirstPaint()
@@ -61,20 +81,22 @@ PROBE = textwrap.dedent("""
 
     QMainWindow.show = show_watched
     from nanobot_desktop.cli import run
-    sys.exit(run([argument for argument in sys.argv[1:] if argument != "--after-paint"]))
+    sys.exit(run([argument for argument in sys.argv[1:] if argument not in ("--after-paint", "--after-open")]))
 """)
 
 
-def _first_paint(tmp_path: Path, config: Path, *, after_paint: bool = False) -> dict:
+def _first_paint(tmp_path: Path, config: Path, *, after_paint: bool = False, after_open: bool = False) -> dict:
     """Start the app as a person does and report what its first paint showed (see PROBE), or with
-    `after_paint` the collector's state once the start has gone on past the paint."""
+    `after_paint` the collector's state once the start has gone on past the paint, or with
+    `after_open` once the engine has opened into the window."""
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700, exist_ok=True)
     env = {key: value for key, value in os.environ.items() if not key.startswith("NANOBOT_")}
     env.update(QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_RUNTIME_DIR=str(runtime),
                XDG_CONFIG_HOME=str(tmp_path / ".config"))
     result = subprocess.run([sys.executable, "-c", PROBE, "--config", str(config), "--workspace", str(tmp_path / "ws"),
-                             *(["--after-paint"] if after_paint else [])], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+                             *(["--after-paint"] if after_paint or after_open else []),
+                             *(["--after-open"] if after_open else [])], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr[-2000:]
     painted: dict = json.loads(result.stdout.strip().splitlines()[-1])
     return painted
@@ -112,6 +134,17 @@ def test_the_collector_runs_again_once_the_frame_has_painted(tmp_path):
     config = write_fake_config(tmp_path / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
     after = _first_paint(tmp_path, config, after_paint=True)
     assert after["collecting"] is True and after["frozen"] > 10_000  # start-up's objects: frozen, not walked again
+
+
+def test_what_the_engine_brings_into_the_window_is_frozen_as_well(tmp_path):
+    """The window, the engine and their imports come after the paint and live as long as the process:
+    frozen too, so that no full collection walks them again while a reply streams (start_up_collector.settle)."""
+    config = write_fake_config(tmp_path / ".nanobot" / "config.json", "http://127.0.0.1:9/v1", tmp_path / "ws")
+    at_paint = _first_paint(tmp_path, config, after_paint=True)
+    opened = _first_paint(tmp_path, config, after_open=True)
+    assert opened["opened"] is True
+    assert opened["frozen"] > at_paint["frozen"] + 10_000
+    assert opened["engine_class_walked"] is False  # imported after the paint (see the test above)
 
 
 def test_the_saved_theme_is_applied_before_the_first_paint(tmp_path):
