@@ -7,6 +7,7 @@ caller chose one), so the benchmarks run the same with or without a display.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import time
@@ -188,13 +189,21 @@ class Gap(NamedTuple):
                 f"a CPU, {self.elsewhere_ms:.1f} ms {where}")
 
 
+def worst(gaps: list[Gap]) -> Gap:
+    """The longest gap on the clock (the rows' verdict)."""
+    return max(gaps, key=lambda gap: gap.wall_ms)
+
+
 class LoopTicker:
     """A precise QTimer ticking on the loop's thread; at each tick it notes the time, the thread's CPU time
     and run-queue wait (/proc/thread-self/schedstat) and how often the thread blocked (getrusage), so a
-    long gap can be told apart: the loop's own work, other load, or a machine that was not running it."""
+    long gap can be told apart: the loop's own work, other load, or a machine that was not running it.
+    While it runs it also notes the garbage collector's full passes (one can be a stall of its own)."""
 
     def __init__(self, interval_ms: int) -> None:
         self._ticks: list[tuple[float, float, float, int | None]] = []
+        self._collections: list[tuple[float, float]] = []  # (perf_counter at its start, ms) of each full pass
+        self._collection_started = 0.0
         self._schedstat = os.open("/proc/thread-self/schedstat", os.O_RDONLY) \
             if os.path.exists("/proc/thread-self/schedstat") else None
         self._timer = QTimer()
@@ -212,11 +221,26 @@ class LoopTicker:
         waits = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw if hasattr(resource, "RUSAGE_THREAD") else None
         self._ticks.append((now, cpu, queued, waits))
 
+    def _on_collection(self, phase: str, info: dict[str, int]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._collection_started = time.perf_counter()
+        else:
+            self._collections.append((self._collection_started, (time.perf_counter() - self._collection_started) * 1000))
+
     def start(self) -> None:
         self._timer.start()
+        if self._on_collection not in gc.callbacks:
+            gc.callbacks.append(self._on_collection)
 
     def clear(self) -> None:
         self._ticks.clear()
+        self._collections.clear()
+
+    def full_collections_ms(self, start: float = float("-inf"), end: float = float("inf")) -> list[float]:
+        """How long each full garbage collection took that started from `start` to `end` (perf_counter seconds)."""
+        return [ms for started, ms in self._collections if start <= started <= end]
 
     def gaps(self, start: float = float("-inf"), end: float = float("inf")) -> list[Gap]:
         """The gaps between the ticks noted from `start` to `end` (perf_counter seconds)."""
@@ -227,6 +251,8 @@ class LoopTicker:
 
     def close(self) -> None:
         self._timer.stop()
+        if self._on_collection in gc.callbacks:
+            gc.callbacks.remove(self._on_collection)
         if self._schedstat is not None:
             os.close(self._schedstat)
             self._schedstat = None

@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BenchResult, bench_main, log, median, not_available, percentile, verdict, write_config
-from qt_support import LoopTicker, PaintProbe, application, process_events_for, wait_until
+from qt_support import LoopTicker, PaintProbe, application, process_events_for, wait_until, worst
 from sessions_data import write_session
 
 SIZES = ((10_000, 0.150), (100_000, 0.5))
@@ -122,21 +122,11 @@ def _scroll_row(window: Any) -> BenchResult:
     model = window.chat.model
     bar = view.scroll_area.verticalScrollBar()
     wait_until(lambda: bar.maximum() > 0, 10)
-    import gc
-
     ticker = LoopTicker(TICK_MS)
     ticker.start()
     process_events_for(2.0)
-    idle_worst = max(ticker.gaps(), key=lambda gap: gap.wall_ms)
+    idle_worst = worst(ticker.gaps())
     ticker.clear()
-    full_collections: list[float] = []  # the garbage collector's full passes meanwhile, and how long each took
-
-    def on_gc(phase: str, info: dict[str, int]) -> None:
-        if info.get("generation") == 2:
-            full_collections.append(time.perf_counter() if phase == "start" else
-                                    (time.perf_counter() - full_collections.pop()) * 1000)
-
-    gc.callbacks.append(on_gc)
     first_items = model.rowCount()
     driver = QTimer()
     driver.setInterval(16)
@@ -148,17 +138,17 @@ def _scroll_row(window: Any) -> BenchResult:
     finally:
         driver.stop()
         ticker.close()
-        gc.callbacks.remove(on_gc)
     told = ticker.gaps()
+    full_collections = ticker.full_collections_ms()
     gaps = [gap.wall_ms for gap in told]
     busy = [gap.cpu_ms for gap in told]  # CPU time the loop's thread used in each gap
-    worst_gap = max(told, key=lambda gap: gap.wall_ms)
-    worst, p99 = worst_gap.wall_ms, percentile(gaps, 0.99)
+    worst_gap = worst(told)
+    worst_ms, p99 = worst_gap.wall_ms, percentile(gaps, 0.99)
     items, widgets = model.rowCount(), len(view.loaded_widgets())
     pages, page_max_ms, all_s = _all_pages(window)
-    figure = f"max {worst:.0f} ms, p99 {p99:.1f} ms over {SCROLL_SECONDS:g} s of scrolling"
+    figure = f"max {worst_ms:.0f} ms, p99 {p99:.1f} ms over {SCROLL_SECONDS:g} s of scrolling"
     return BenchResult(
-        SCROLL_NAME, figure, f"max < {STALL_TARGET_MS:g} ms", verdict(worst < STALL_TARGET_MS),
+        SCROLL_NAME, figure, f"max < {STALL_TARGET_MS:g} ms", verdict(worst_ms < STALL_TARGET_MS),
         note=(f"{TICK_MS} ms precise timer; the worst gap {worst_gap.told()}; the loop's CPU time at most "
               f"{max(busy):.1f} ms in any gap; idle window before: max gap {idle_worst.told()}; scrolled from {first_items} to "
               f"{items:,} chat items ({view.first_loaded_row:,} rows above the widgets; {widgets} widgets at the "
@@ -166,7 +156,7 @@ def _scroll_row(window: Any) -> BenchResult:
               f"turned into items in the executor: {pages} pages in {all_s:.2f} s, the slowest "
               f"{page_max_ms:.1f} ms; full garbage collections meanwhile: "
               f"{[round(ms) for ms in full_collections]} ms"),
-        numbers={"max_ms": worst, "p99_ms": p99, "idle_max_ms": idle_worst.wall_ms, "items": items, "widgets": widgets,
+        numbers={"max_ms": worst_ms, "p99_ms": p99, "idle_max_ms": idle_worst.wall_ms, "items": items, "widgets": widgets,
                  "busy_in_worst_gap_ms": worst_gap.cpu_ms, "queued_in_worst_gap_ms": worst_gap.queued_ms,
                  "waits_in_worst_gap": worst_gap.waits, "busy_max_ms": max(busy), "full_collections_ms": full_collections,
                  "pages": pages, "page_max_ms": page_max_ms, "all_pages_s": all_s})
