@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -33,7 +32,11 @@ def app_settings_path(config_path: Path | None = None) -> Path:
 
 def keyed_cache_file(kind: str, prefix: str, key: Path, suffix: str) -> Path:
     """A file of the app's cache folder (`$XDG_CACHE_HOME/nanobot-desktop/<kind>/`) for one folder or
-    workspace `key` (already resolved), named by a digest of its path: only data that can be made again."""
+    workspace `key` (already resolved), named by a digest of its path: only data that can be made again.
+    hashlib is imported here: the window's frame reads this module before its first paint, and hashlib's
+    OpenSSL start costs 6-8 ms there."""
+    import hashlib
+
     digest = hashlib.sha256(str(key).encode("utf-8")).hexdigest()[:16]
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache / "nanobot-desktop" / kind / f"{prefix}-{digest}{suffix}"

@@ -114,7 +114,7 @@ def test_the_frame_paints_before_asyncio_the_engine_and_its_config_models_are_im
     painted = _first_paint(tmp_path, config)
     modules = painted["modules"]
     loaded_too_early = [name for name in modules
-                        if name.split(".")[0] in ("asyncio", "qasync", "pydantic", "openai")
+                        if name.split(".")[0] in ("asyncio", "qasync", "pydantic", "openai", "hashlib")  # hashlib: OpenSSL's start, 6-8 ms
                         or (name.startswith("nanobot_desktop.engine") and name not in EARLY_ENGINE_MODULES)
                         or name.startswith("nanobot_desktop.gui.chat")]
     assert loaded_too_early == []
