@@ -289,6 +289,7 @@ class TimelineModel(QAbstractTableModel):
         turns = self._sessions.setdefault(session_key, {})
         turn = turns.get(turn_id)
         if isinstance(turn, SpilledTurn):  # an event for a turn already spilled (it had ended): back in memory
+            self._spill.forget(turn)
             turn = turn.pending or TurnTimeline(session_key, turn_id, turn.number, "", at, started_by=started_by)
             turns[turn_id] = turn
         if turn is not None:
@@ -303,6 +304,8 @@ class TimelineModel(QAbstractTableModel):
         while len(turns) > MAX_TURNS_PER_SESSION:
             old = turns.pop(next(iter(turns)))
             dropped_shown = dropped_shown or old is self._shown
+            if isinstance(old, SpilledTurn):
+                self._spill.forget(old)  # its bytes in the file can go
         if session_key == self._session_key and (self._follow_latest or dropped_shown):
             self._follow_latest = True
             self._show(turn)

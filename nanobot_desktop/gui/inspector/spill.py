@@ -13,6 +13,12 @@ The file is made with `tempfile.TemporaryFile`: unlinked at once, readable only 
 when the app ends, even after a crash. Writes and reads run in order on the store's own worker
 thread (made at the first spill), so a read always finds what was written before it. A turn that
 cannot be written stays in memory, as before (`TurnSpill.put`'s callback says so).
+
+A turn the inspector lets go of (beyond a conversation's 100) is `forget`-ten, and its record's bytes
+are dead. Once the dead bytes reach COMPACT_AFTER_BYTES and outweigh the live ones, the live records
+are copied, in order, to a new file and the old one is closed: a window left running for weeks keeps
+a file the size of what it can still show (where /tmp is a tmpfs, that file is memory). The copy runs
+on the worker thread like every read and write, so no read can meet a record half moved.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import tempfile
 import threading
 import zlib
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import IO, Any
 
@@ -34,6 +40,7 @@ log = logging.getLogger(__name__)
 
 TURNS_IN_MEMORY = 10  # per conversation: its newest turns stay in memory, older finished ones go to the file
 _COMPRESSION = 1  # zlib's fastest level: a prompt repeats itself a lot, so it still shrinks ~5x
+COMPACT_AFTER_BYTES = 8 << 20  # dead bytes before the file is rewritten (never while fewer than the live ones)
 
 
 @dataclass(eq=False, slots=True)
@@ -46,7 +53,7 @@ class SpilledTurn:
     number: int
     line: str  # the turn selector's line, as `TurnTimeline.label()` gave it when the turn was spilled
     calls: str  # " llm:<id> tool:<id> … ": each entry's kind and call id, for `find`
-    where: int = -1  # offset << 32 | length in the file, once written
+    where: int = -1  # offset << 32 | length in the file, once written (set and moved on the worker thread only)
     pending: TurnTimeline | None = None  # the turn itself until it is written
 
     def label(self) -> str:
@@ -64,16 +71,26 @@ class TurnSpill:
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self._file: IO[bytes] | None = None
-        self._end = 0  # the file's length: only the worker thread writes
+        # The rest belongs to the worker thread:
+        self._end = 0  # the file's length
+        self._live: dict[int, SpilledTurn] = {}  # id(stub) -> stub, for each record in the file a stub still needs
+        self._dead = 0  # bytes of the file no stub needs any more
+        self._compact_at = COMPACT_AFTER_BYTES  # raised after a copy that failed, so it is not tried at every turn
 
     def put(self, turn: TurnTimeline, written: Callable[[SpilledTurn, bool], None]) -> SpilledTurn:
         """The stub that replaces `turn`; `written(stub, ok)` is called from the worker thread when the
         write has ended (not ok: the turn could not be written and is in `stub.pending` still)."""
         calls = "".join(f" {entry.kind}:{entry.call_id}" for entry in turn.entries) + " "
         stub = SpilledTurn(turn.session_key, turn.turn_id, turn.number, turn.label(), calls, pending=turn)
-        future = self._worker().submit(self._write, turn)
-        future.add_done_callback(lambda done: self._after_write(stub, done, written))
+        self._worker().submit(self._store, stub, turn, written)
         return stub
+
+    def forget(self, stub: SpilledTurn) -> None:
+        """The inspector let go of `stub`: its record's bytes may be reclaimed (see the module's docstring)."""
+        with self._lock:
+            executor = self._executor
+        if executor is not None:  # None: nothing was ever written, or the store is closed
+            executor.submit(self._forget, stub)
 
     def get(self, stub: SpilledTurn, read: Callable[[TurnTimeline | None], None]) -> None:
         """Read the turn back; `read(turn)` is called from the worker thread (None: it could not be read)."""
@@ -95,6 +112,53 @@ class TurnSpill:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inspector-spill")
             return self._executor
+
+    def _store(self, stub: SpilledTurn, turn: TurnTimeline, written: Callable[[SpilledTurn, bool], None]) -> None:
+        try:
+            stub.where = self._write(turn)
+        except Exception as error:  # noqa: BLE001 - whatever went wrong, the turn stays in memory and says why in the log
+            log.warning("could not keep inspector turn %s in the temporary file (kept in memory): %s", stub.turn_id, error)
+            written(stub, False)
+            return
+        self._live[id(stub)] = stub
+        written(stub, True)
+
+    def _forget(self, stub: SpilledTurn) -> None:
+        if self._live.pop(id(stub), None) is None:
+            return  # never written
+        self._dead += stub.where & 0xFFFFFFFF
+        if self._dead >= max(self._compact_at, self._end - self._dead):
+            self._compact()
+
+    def _compact(self) -> None:
+        """Copy the live records, in order, to a new file and close the old one; a copy that fails
+        leaves everything as it was."""
+        old = self._file
+        if old is None:
+            return
+        places: dict[int, int] = {}
+        offset = 0
+        new: IO[bytes] | None = None
+        try:
+            new = tempfile.TemporaryFile(prefix="nanobot-desktop-inspector-")  # noqa: SIM115 - open for the run
+            for key, stub in self._live.items():
+                start, length = stub.where >> 32, stub.where & 0xFFFFFFFF
+                data = os.pread(old.fileno(), length, start)
+                if len(data) != length or os.pwrite(new.fileno(), data, offset) != length:
+                    raise OSError(f"moved a part of the {length:,} bytes of turn {stub.turn_id}")
+                places[key] = offset << 32 | length
+                offset += length
+        except OSError as error:
+            if new is not None:
+                new.close()
+            self._compact_at = self._dead * 2
+            log.warning("could not rewrite the inspector's temporary file (%s of it unused; kept as it is): %s",
+                        f"{self._dead:,} bytes", error)
+            return
+        for key, where in places.items():
+            self._live[key].where = where
+        old.close()
+        self._file, self._end, self._dead = new, offset, 0
 
     def _write(self, turn: TurnTimeline) -> int:
         data = zlib.compress(json.dumps(encode_turn(turn), ensure_ascii=False, default=str).encode(), _COMPRESSION)
@@ -120,17 +184,6 @@ class TurnSpill:
         offset, length = stub.where >> 32, stub.where & 0xFFFFFFFF
         data = os.pread(self._file.fileno(), length, offset)
         return decode_turn(json.loads(zlib.decompress(data)))
-
-    @staticmethod
-    def _after_write(stub: SpilledTurn, done: Future[int],
-                     written: Callable[[SpilledTurn, bool], None]) -> None:
-        error = done.exception()
-        if error is None:
-            stub.where = done.result()
-        else:
-            log.warning("could not keep inspector turn %s in the temporary file (kept in memory): %s",
-                        stub.turn_id, error)
-        written(stub, error is None)
 
 
 # --- the records as JSON --------------------------------------------------------------------------------

@@ -140,3 +140,94 @@ def test_the_file_has_no_name_in_the_temporary_folder(env, fake_openai, qtbot):
     qtbot.waitUntil(lambda: isinstance(turns_of(panel)[1], SpilledTurn) and all_written(panel), timeout=WAIT_MS)
     added = {name for name in set(os.listdir(tempfile.gettempdir())) - before if "inspector" in name}
     assert added == set()
+
+
+def file_size(store: spill.TurnSpill) -> int:
+    assert store._file is not None
+    return os.fstat(store._file.fileno()).st_size
+
+
+def settled(store: spill.TurnSpill) -> None:
+    """Wait until the worker has run everything asked of it so far (its queue is in order)."""
+    store._worker().submit(lambda: None).result(timeout=10)
+
+
+def test_the_file_is_rewritten_once_the_turns_let_go_of_outweigh_the_kept_ones(monkeypatch):
+    """A window left running: turns the inspector lets go of leave dead bytes; past the threshold the
+    live records are copied to a new file, and every kept turn still reads back the same."""
+    monkeypatch.setattr(spill, "COMPACT_AFTER_BYTES", 20_000)
+    store = spill.TurnSpill()
+    written: list[tuple[SpilledTurn, bool]] = []
+    turns = [TurnTimeline(KEY, f"turn-{number}", number, os.urandom(6_000).hex(), float(number))  # ~7 kB each
+             for number in range(1, 7)]                                                              # compressed
+    stubs = [store.put(turn, lambda stub, ok: written.append((stub, ok))) for turn in turns]
+    settled(store)
+    assert [ok for _stub, ok in written] == [True] * 6
+    lengths = [stub.where & 0xFFFFFFFF for stub in stubs]
+    assert file_size(store) == sum(lengths) > 6 * 7_000
+
+    for stub in stubs[:3]:  # 21.6 kB dead: past the threshold, but not more than the 21.7 kB live
+        store.forget(stub)
+    settled(store)
+    assert file_size(store) == sum(lengths)
+    store.forget(stubs[3])  # 28.9 kB dead against 14.5 kB live: rewritten
+    settled(store)
+    assert file_size(store) == lengths[4] + lengths[5]
+    assert [stub.where >> 32 for stub in stubs[4:]] == [0, lengths[4]]  # moved to the front, in order
+
+    read: list[TurnTimeline | None] = []
+    for stub in stubs[4:]:
+        store.get(stub, read.append)
+    settled(store)
+    assert [(turn.number, turn.user_text) for turn in read] == [(t.number, t.user_text) for t in turns[4:]]
+    store.close()
+
+
+def test_a_rewrite_that_fails_keeps_the_file_as_it_was(monkeypatch, caplog):
+    monkeypatch.setattr(spill, "COMPACT_AFTER_BYTES", 1)
+    store = spill.TurnSpill()
+    stubs = [store.put(TurnTimeline(KEY, f"turn-{n}", n, os.urandom(3_000).hex(), 0.0), lambda stub, ok: None)
+             for n in range(1, 4)]
+    settled(store)
+    before = [stub.where for stub in stubs]
+    size = file_size(store)
+
+    def no_space(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spill.tempfile, "TemporaryFile", no_space)
+    store.forget(stubs[0])
+    store.forget(stubs[1])
+    settled(store)
+    assert file_size(store) == size and stubs[2].where == before[2]
+    assert "could not rewrite the inspector's temporary file" in caplog.text
+    read: list[TurnTimeline | None] = []
+    store.get(stubs[2], read.append)
+    settled(store)
+    assert read[0] is not None and read[0].number == 3
+    store.close()
+
+
+def test_turns_beyond_a_conversations_limit_leave_the_file(env, fake_openai, qtbot, monkeypatch):
+    """The model lets go of a conversation's oldest turns beyond its limit; their records leave the file."""
+    from nanobot_desktop.gui.inspector import model as timeline_model
+
+    monkeypatch.setattr(timeline_model, "MAX_TURNS_PER_SESSION", TURNS_IN_MEMORY + 2)
+    engine, panel = env
+    panel.model._spill._compact_at = 1  # rewrite as soon as the dead bytes outweigh the live ones
+    panel.set_session(KEY)
+    run_turns(qtbot, engine, fake_openai, TURNS_IN_MEMORY + 6)
+    qtbot.waitUntil(lambda: all_written(panel), timeout=WAIT_MS)
+    store = panel.model._spill
+    settled(store)
+    turns = turns_of(panel)
+    assert [turn.number for turn in turns] == list(range(5, TURNS_IN_MEMORY + 7))  # turns 1-4 let go of
+    kept = [turn for turn in turns if isinstance(turn, SpilledTurn)]
+    assert len(kept) == 2
+    live = sum(turn.where & 0xFFFFFFFF for turn in kept)
+    # The six records written were 3x the two kept; what is left beside the kept ones is less than they are.
+    assert live < file_size(store) < 2 * live or file_size(store) == live
+    with qtbot.waitSignal(panel.model.shown_turn_changed, timeout=WAIT_MS):
+        panel.turn_selector.setCurrentIndex(0)
+        panel.turn_selector.activated.emit(0)
+    assert panel.model.shown_turn.number == 5 and panel.model.shown_turn.user_text == "question 5"
