@@ -153,24 +153,29 @@ def settled(store: spill.TurnSpill) -> None:
 
 
 def test_the_file_is_rewritten_once_the_turns_let_go_of_outweigh_the_kept_ones(monkeypatch):
-    """A window left running: turns the inspector lets go of leave dead bytes; past the threshold the
-    live records are copied to a new file, and every kept turn still reads back the same."""
-    monkeypatch.setattr(spill, "COMPACT_AFTER_BYTES", 20_000)
+    """A window left running: turns the inspector lets go of leave dead bytes; past the threshold, and
+    once they outweigh the live ones, the live records are copied to a new file, and every kept turn
+    still reads back the same."""
+    monkeypatch.setattr(spill, "COMPACT_AFTER_BYTES", 10_000)
     store = spill.TurnSpill()
     written: list[tuple[SpilledTurn, bool]] = []
-    turns = [TurnTimeline(KEY, f"turn-{number}", number, os.urandom(6_000).hex(), float(number))  # ~7 kB each
-             for number in range(1, 7)]                                                              # compressed
+    sizes = [6_000, 6_000, 100, 6_000, 6_000, 6_000]  # random bytes as hex: ~7.2 kB a record compressed
+    turns = [TurnTimeline(KEY, f"turn-{number}", number, os.urandom(size).hex(), float(number))
+             for number, size in enumerate(sizes, start=1)]
     stubs = [store.put(turn, lambda stub, ok: written.append((stub, ok))) for turn in turns]
     settled(store)
     assert [ok for _stub, ok in written] == [True] * 6
     lengths = [stub.where & 0xFFFFFFFF for stub in stubs]
-    assert file_size(store) == sum(lengths) > 6 * 7_000
+    assert file_size(store) == sum(lengths) > 5 * 7_000
 
-    for stub in stubs[:3]:  # 21.6 kB dead: past the threshold, but not more than the 21.7 kB live
-        store.forget(stub)
+    store.forget(stubs[0])  # ~7 kB dead: under the threshold
     settled(store)
     assert file_size(store) == sum(lengths)
-    store.forget(stubs[3])  # 28.9 kB dead against 14.5 kB live: rewritten
+    store.forget(stubs[1])
+    store.forget(stubs[2])  # ~15 kB dead: past the threshold, but less than the ~22 kB still needed
+    settled(store)
+    assert file_size(store) == sum(lengths)
+    store.forget(stubs[3])  # ~22 kB dead against ~14 kB live: rewritten
     settled(store)
     assert file_size(store) == lengths[4] + lengths[5]
     assert [stub.where >> 32 for stub in stubs[4:]] == [0, lengths[4]]  # moved to the front, in order
