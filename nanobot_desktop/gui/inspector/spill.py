@@ -159,6 +159,7 @@ class TurnSpill:
             self._live[key].where = where
         old.close()
         self._file, self._end, self._dead = new, offset, 0
+        self._compact_at = COMPACT_AFTER_BYTES  # a copy that failed before raised it; this one went through
 
     def _write(self, turn: TurnTimeline) -> int:
         data = zlib.compress(json.dumps(encode_turn(turn), ensure_ascii=False, default=str).encode(), _COMPRESSION)

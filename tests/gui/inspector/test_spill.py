@@ -197,6 +197,8 @@ def test_a_rewrite_that_fails_keeps_the_file_as_it_was(monkeypatch, caplog):
     before = [stub.where for stub in stubs]
     size = file_size(store)
 
+    real_temporary_file = spill.tempfile.TemporaryFile
+
     def no_space(*_args, **_kwargs):
         raise OSError(28, "No space left on device")
 
@@ -210,6 +212,19 @@ def test_a_rewrite_that_fails_keeps_the_file_as_it_was(monkeypatch, caplog):
     store.get(stubs[2], read.append)
     settled(store)
     assert read[0] is not None and read[0].number == 3
+
+    # Space again: the next copy, once the dead bytes pass the raised threshold, goes through and the
+    # threshold is back where it was.
+    monkeypatch.setattr(spill.tempfile, "TemporaryFile", real_temporary_file)
+    big, small = (store.put(TurnTimeline(KEY, f"turn-{n}", n, os.urandom(size).hex(), 0.0), lambda stub, ok: None)
+                  for n, size in ((4, 10_000), (5, 3_000)))
+    store.forget(stubs[2])  # three small records dead (~11 kB): under the ~15 kB the failed copy asked for
+    settled(store)
+    assert file_size(store) == size + (big.where & 0xFFFFFFFF) + (small.where & 0xFFFFFFFF)
+    store.forget(big)  # ~23 kB dead: rewritten
+    settled(store)
+    assert file_size(store) == small.where & 0xFFFFFFFF and small.where >> 32 == 0
+    assert store._compact_at == spill.COMPACT_AFTER_BYTES
     store.close()
 
 
@@ -218,8 +233,9 @@ def test_turns_beyond_a_conversations_limit_leave_the_file(env, fake_openai, qtb
     from nanobot_desktop.gui.inspector import model as timeline_model
 
     monkeypatch.setattr(timeline_model, "MAX_TURNS_PER_SESSION", TURNS_IN_MEMORY + 2)
+    monkeypatch.setattr(spill, "COMPACT_AFTER_BYTES", 1)  # rewrite as soon as the dead bytes outweigh the live ones
     engine, panel = env
-    panel.model._spill._compact_at = 1  # rewrite as soon as the dead bytes outweigh the live ones
+    panel.model._spill._compact_at = 1  # the store was made (with the threshold of its time) before the patch
     panel.set_session(KEY)
     run_turns(qtbot, engine, fake_openai, TURNS_IN_MEMORY + 6)
     qtbot.waitUntil(lambda: all_written(panel), timeout=WAIT_MS)
