@@ -2,8 +2,9 @@
 """The two commands of the README, runnable on a fresh machine that has only Python >= 3.11.
 
     python3 dev.py [APP ARGS...]    launch nanobot Desktop (first use creates .venv and installs it)
-    python3 dev.py test [PYTEST ARGS...]   ruff and mypy, then the test suite (likewise; on Debian, as
-                                           root, also installs the X11 packages the Xvfb tests need)
+    python3 dev.py test [PYTEST ARGS...]   ruff and mypy, then the test suite on every core (likewise; on
+                                           Debian, as root, also installs the X11 packages the Xvfb tests
+                                           need; one pytest-xdist worker per core, up to 4)
     python3 dev.py test --reverse          the same with the tests in reverse order, or shuffled with
     python3 dev.py test --random[=SEED]    --random (the seed is printed in pytest's header): a test
                                            that passes only after another shows up this way
@@ -447,8 +448,25 @@ def order_arguments(args: list[str]) -> list[str]:
     return out
 
 
+# The default run's workers (pytest-xdist): one per core, at most this many. Each test file runs whole on
+# one worker, so its module fixtures and the per-module `collect_and_freeze` (tests/conftest.py) hold.
+MAX_TEST_WORKERS = 4
+
+
+def worker_arguments(args: list[str]) -> list[str]:
+    """pytest-xdist's options for this run, or none: a run in a set order (--test-order: an order means
+    one process), the heavy run (a session fixture such as the PyInstaller build would run once per
+    worker), a debugger, and arguments that choose themselves (-n, -p no:xdist) stay in one process."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    one_process = {"--test-order", "--heavy", "--pdb", "--trace", "no:xdist", "-n", "--numprocesses"}
+    if cores < 2 or any(arg.split("=")[0] in one_process or arg.startswith("-n") for arg in args):
+        return []
+    return ["-n", str(min(cores, MAX_TEST_WORKERS)), "--dist", "loadfile"]
+
+
 def run_tests(args: list[str]) -> int:
     args = order_arguments(args)
+    args = worker_arguments(args) + args
     heavy = "--heavy" in args
     python = ensure_venv("test,package" if heavy else "test")  # the heavy tests build the PyInstaller bundle
     compile_translations(python)
