@@ -202,3 +202,46 @@ def bytes_written_by_this_process() -> int:
         if raw.startswith("wchar:"):
             return int(raw.split()[1])
     raise RuntimeError("/proc/self/io has no wchar line")
+
+
+# --- what the machine itself adds ----------------------------------------------------------------------
+
+
+@dataclass
+class FixedWork:
+    """The same few milliseconds of pure-Python work, timed over and over with no app and no event loop:
+    how far this machine alone stretches a fixed piece of work (a VM host taking the CPU, other load), for
+    the stall rows to put beside their own worst gap."""
+
+    steps: int
+    cpu_median_ms: float
+    cpu_max_ms: float
+    wall_median_ms: float
+    wall_max_ms: float
+
+    def told(self) -> str:
+        return (f"the same {self.cpu_median_ms:.1f} ms of Python work, {self.steps} times with no app: at most "
+                f"{self.wall_max_ms:.0f} ms on the clock (median {self.wall_median_ms:.1f} ms) and at most "
+                f"{self.cpu_max_ms:.1f} ms of CPU")
+
+
+def _work_unit(rounds: int) -> int:
+    total = 0
+    for number in range(rounds):
+        total += number * number
+    return total
+
+
+def fixed_work(seconds: float, unit_rounds: int = 30_000, pause_s: float = 0.002) -> FixedWork:
+    """Run one fixed unit of work (about 3 ms here), pausing between units as a loop waits for its next
+    event, for `seconds`; each unit's wall and CPU time."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        wall0, cpu0 = time.perf_counter(), time.thread_time()
+        _work_unit(unit_rounds)
+        cpus.append((time.thread_time() - cpu0) * 1000)
+        walls.append((time.perf_counter() - wall0) * 1000)
+        time.sleep(pause_s)
+    return FixedWork(len(walls), median(cpus), max(cpus), median(walls), max(walls))

@@ -18,7 +18,8 @@ it has run out, the controller reads the file's previous page in an executor. A 
 meanwhile: the largest gap between ticks is the longest the loop was ever busy (target: never more
 than 16 ms). For scale, the largest gap of the same timer in 2 s of the idle window before; both
 told apart as in bench/stream_stall.py (the loop's CPU, its wait for a CPU, and the rest: blocked or
-taken by the VM's host), and the full garbage collections that ran meanwhile.
+taken by the VM's host), and the full garbage collections that ran meanwhile; beside them, what the machine
+alone does to a fixed ~3 ms of Python work for as long right after (common.fixed_work).
 Scrolling all 100,000 messages this way would take minutes (it is a person's pace), so the row also
 reports, for the whole file, reading every page from the newest to the oldest as the controller does
 (in the executor, not on the loop).
@@ -34,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BenchResult, bench_main, log, median, not_available, percentile, verdict, write_config
+from common import (BenchResult, bench_main, fixed_work, log, median, not_available, percentile, verdict,
+                    write_config)
 from qt_support import LoopTicker, PaintProbe, application, process_events_for, wait_until, worst
 from sessions_data import write_session
 
@@ -138,6 +140,8 @@ def _scroll_row(window: Any) -> BenchResult:
     finally:
         driver.stop()
         ticker.close()
+    log(f"session open: the machine alone, fixed work for {SCROLL_SECONDS:g} s")
+    machine = fixed_work(SCROLL_SECONDS)  # as long as the scrolling, after it
     told = ticker.gaps()
     full_collections = ticker.full_collections_ms()
     gaps = [gap.wall_ms for gap in told]
@@ -155,11 +159,13 @@ def _scroll_row(window: Any) -> BenchResult:
               f"end: a screenful above and below the viewport is kept); the whole file as pages newest to oldest, read and "
               f"turned into items in the executor: {pages} pages in {all_s:.2f} s, the slowest "
               f"{page_max_ms:.1f} ms; full garbage collections meanwhile: "
-              f"{[round(ms) for ms in full_collections]} ms"),
+              f"{[round(ms) for ms in full_collections]} ms; the machine alone, for as long right after: "
+              f"{machine.told()}"),
         numbers={"max_ms": worst_ms, "p99_ms": p99, "idle_max_ms": idle_worst.wall_ms, "items": items, "widgets": widgets,
                  "busy_in_worst_gap_ms": worst_gap.cpu_ms, "queued_in_worst_gap_ms": worst_gap.queued_ms,
                  "waits_in_worst_gap": worst_gap.waits, "busy_max_ms": max(busy), "full_collections_ms": full_collections,
-                 "pages": pages, "page_max_ms": page_max_ms, "all_pages_s": all_s})
+                 "pages": pages, "page_max_ms": page_max_ms, "all_pages_s": all_s,
+                 "fixed_work_wall_max_ms": machine.wall_max_ms, "fixed_work_cpu_max_ms": machine.cpu_max_ms})
 
 
 def _all_pages(window: Any) -> tuple[int, float, float]:
