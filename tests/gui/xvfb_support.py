@@ -7,6 +7,7 @@ Xvfb picks a free display itself (`-displayfd`), so parallel runs never collide.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -14,6 +15,7 @@ import re
 import shutil
 import subprocess
 import time
+from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -44,11 +46,13 @@ def start_xvfb(screen: str = "1024x768x24") -> tuple[subprocess.Popen, str]:
     return xvfb, ":" + number.decode().strip()
 
 
-def start_trayer(env: dict[str, str]) -> subprocess.Popen:
-    """A tray host in the top-right corner (then `QSystemTrayIcon.isSystemTrayAvailable()` is True)."""
-    return subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel",
-                             "--width", "120", "--height", "28", "--transparent", "false",
-                             "--tint", "0x334455"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def start_trayer(env: dict[str, str], log: Path | None = None) -> subprocess.Popen:
+    """A tray host in the top-right corner (then `QSystemTrayIcon.isSystemTrayAvailable()` is True);
+    what it says on stderr goes to `log` when given."""
+    with open(log, "ab") if log is not None else contextlib.nullcontext(subprocess.DEVNULL) as stderr:
+        return subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel",
+                                 "--width", "120", "--height", "28", "--transparent", "false",
+                                 "--tint", "0x334455"], env=env, stdout=subprocess.DEVNULL, stderr=stderr)
 
 
 def stop_process(process: subprocess.Popen | None, timeout: float = 5.0) -> None:
