@@ -211,6 +211,7 @@ class AssistantWidget(ItemWidget):
         self._rendered_state: tuple[str, bool] | None = None
         self._continue_pending = False
         self._queued: RenderUpdate | None = None  # a streamed update waiting for its own loop step
+        self._queued_final = False  # ... and it ends the stream: once applied, the document is no longer live
         self._icon_names: dict[QToolButton, str] = {}
         self._wide = False  # holds code or a table: the column's layout may widen it (wide_blocks.py)
         self._inset = (0, 0)  # the prose inset that widening asks for, in pixels (left, right)
@@ -327,20 +328,24 @@ class AssistantWidget(ItemWidget):
         if state == self._rendered_state:
             return
         if self._rendered_state is None or self._rendered_state[1] != message.streaming:
-            self._name_for_screen_readers(message)  # on start and end, never per streamed token
+            # On start and end, never per streamed token; a step of its own (a long reply's shape
+            # is read from all of its text).
+            QTimer.singleShot(0, self, self._name_for_screen_readers)
         self._rendered_state = state
         final = not message.streaming
-        update = self._incremental.update(message.text, final=final, budget_s=None if final else budget_s)
+        # A streamed reply's last blocks are rendered step by step too; a message shown whole is one pass.
+        stepwise = budget_s is not None and (self._live or not final)
+        update = self._incremental.update(message.text, final=final, budget_s=budget_s if stepwise else None)
         if update is None:  # more blocks to render: go on in the next event-loop step
             self._rendered_state = None
             if not self._continue_pending:
                 self._continue_pending = True
                 QTimer.singleShot(NEXT_STEP_MS, self, self._continue_render)
             return
-        if self._live and not update.reset and not final and budget_s is not None:
+        if self._live and not update.reset and stepwise:
             # Stepwise: the document edit (and the paint it causes) is a loop step of its own, so
             # a waiting timer runs between rendering and painting.
-            self._queue_apply(update)
+            self._queue_apply(update, final)
             return  # _on_render is told when the document has changed
         elif self._live and not update.reset:
             self._apply_queued(notify=False)
@@ -363,7 +368,7 @@ class AssistantWidget(ItemWidget):
         if self._on_render is not None:
             self._on_render(self.uid)
 
-    def _queue_apply(self, update: RenderUpdate) -> None:
+    def _queue_apply(self, update: RenderUpdate, final: bool) -> None:
         """Keep an update for the next loop step; one that comes first is merged into it (blocks
         append, the newer tail replaces the older)."""
         queued = self._queued
@@ -372,11 +377,14 @@ class AssistantWidget(ItemWidget):
         else:
             update = update._replace(blocks=queued.blocks + update.blocks)
         self._queued = update
+        self._queued_final = final
 
     def _apply_queued(self, notify: bool = True) -> None:
         queued, self._queued = self._queued, None
         if queued is not None and self._live:
             self._apply_live(queued.blocks, queued.tail, queued.open_code)
+            if self._queued_final:
+                self._live = False  # the streamed document stays: re-rendering it all would stall
             self._fit_wide()
             if notify and self._on_render is not None:
                 self._on_render(self.uid)
@@ -433,7 +441,8 @@ class AssistantWidget(ItemWidget):
         if has_reasoning and self.reasoning_label.isVisibleTo(self):
             self.reasoning_label.setText(message.reasoning)
 
-    def _name_for_screen_readers(self, message: AssistantMessage) -> None:
+    def _name_for_screen_readers(self) -> None:
+        message = self.message
         if message.streaming:
             name(self.browser, translate("Chat", "Reply from nanobot, being written"), "")
         else:
