@@ -364,6 +364,10 @@ class AgentLoop:
         provider = state.provider() if state.provider is not None else self._provider()
         for _ in range(settings.max_iterations):
             response = await self._call_llm(state, provider, messages, self._tools(settings), settings, sections)
+            # The call's end (its last chunk, LLMCallFinished) and what follows (saving, the next call
+            # or TurnFinished) are loop steps of their own: under the window's loop, both at once had
+            # held it 12-15 ms after a long reply. A Stop that lands here is a Stop during the call.
+            await asyncio.sleep(0)
             if not response.has_tool_calls:
                 final = strip_think(response.content)
                 state.reply = final

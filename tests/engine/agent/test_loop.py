@@ -460,3 +460,32 @@ async def test_heartbeat_and_cron_turns_say_who_started_them(make_engine, fake_o
     assert {e.started_by for e in seen if isinstance(e, (ev.HeartbeatDecided, ev.HeartbeatRan))} == {ev.Origin.HEARTBEAT}
     calls = [e.started_by for e in seen if isinstance(e, ev.LLMCallFinished)]
     assert calls == [ev.Origin.HEARTBEAT, ev.Origin.HEARTBEAT, ev.Origin.CRON]
+
+
+async def test_a_model_calls_end_and_the_turns_end_are_loop_steps_of_their_own(make_engine, fake_openai):
+    """Under the window's loop the end of a long reply had come as one step: the call's last chunk,
+    LLMCallFinished and its listeners, the save and TurnFinished with its listeners (12-15 ms). Other
+    work of the loop (the window's paint) now runs between the call's end and the turn's."""
+    engine = make_engine()
+    fake_openai.add_text("All done.")
+    turns_of_other_work = [0]
+    seen_at: dict[type, int] = {}
+    engine.bus.subscribe(lambda event: seen_at.setdefault(type(event), turns_of_other_work[0]))
+    stop = asyncio.Event()
+
+    async def other_work() -> None:
+        while not stop.is_set():
+            turns_of_other_work[0] += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(other_work())
+    try:
+        result = await engine.loop.process("desktop:steps", "hello")
+    finally:
+        stop.set()
+        await other
+        await engine.shutdown()
+    assert result.status == "ok" and result.reply == "All done."
+    assert seen_at[ev.TurnFinished] > seen_at[ev.LLMCallFinished]
+    lines = (engine.workspace.sessions_dir / "desktop_steps.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[-1])["content"] == "All done."  # saved before the turn said it finished
