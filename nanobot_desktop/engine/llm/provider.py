@@ -30,6 +30,7 @@ Why it looks like this:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import ipaddress
 import logging
@@ -111,22 +112,34 @@ class OpenAICompatProvider:
     # ---- client per event loop -------------------------------------------------------------------
 
     async def _ready_client(self) -> Any:
-        """The client. The SDK's first import (~0.7 s) runs in a worker thread: in the app the event
-        loop is the GUI's, and the window must not freeze at the first message."""
-        if "openai" not in sys.modules:
-            await asyncio.to_thread(importlib.import_module, "openai")
-            start_up_collector.settle()  # the SDK's modules and models live as long as the process
-        return self._get_client()
-
-    def _get_client(self) -> Any:
+        """The client for the running loop, made in a worker thread: in the app the loop is the GUI's,
+        and the SDK's first import (~0.7 s), its HTTP stack's (anyio, h11, httpcore: ~66 ms) and, for
+        https, each client's SSL context with the CA bundle (~0.1 s) would freeze the window at the
+        first message. A client binds to no loop until its first request."""
         loop = asyncio.get_running_loop()
         if self._client is not None and self._client_loop is loop:
             return self._client
+        first_import = "openai" not in sys.modules
+        client, stream_class = await asyncio.to_thread(self._new_client)
+        if first_import:
+            start_up_collector.settle()  # the SDK's modules and models live as long as the process
+        if self._client is not None and self._client_loop is loop:  # another caller's was ready first
+            await client.close()
+            return self._client
         if self._client is not None:
             self._discard_client()
+        self._client, self._client_loop, self._stream_class = client, loop, stream_class
+        return client
+
+    def _new_client(self) -> tuple[Any, Any]:
+        """A new SDK client and the stream class it reads chunks with (any thread)."""
         import openai  # lazily: costs ~0.7 s
 
-        self._client = openai.AsyncOpenAI(
+        # What the client's first request would import on the loop: anyio's asyncio backend (~27 ms).
+        with contextlib.suppress(ImportError):
+            importlib.import_module("anyio._backends._asyncio")
+
+        client = openai.AsyncOpenAI(
             api_key=self.api_key or "no-key",
             base_url=self.api_base,
             default_headers=self.extra_headers or None,
@@ -135,9 +148,7 @@ class OpenAICompatProvider:
             timeout=openai.Timeout(None if self.local else self.timeout_s, connect=min(self.timeout_s, 15.0)),
             http_client=sdk_http_client(openai, self.api_base),  # plain http: no CA bundle read (http_client.py)
         )
-        self._client_loop = loop
-        self._stream_class = openai.AsyncStream[object]  # yields each chunk as the dict json made of it
-        return self._client
+        return client, openai.AsyncStream[object]  # yields each chunk as the dict json made of it
 
     def release(self) -> None:
         """This provider is being replaced (settings changed): let its connection go without awaiting."""
