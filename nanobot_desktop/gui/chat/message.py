@@ -328,9 +328,7 @@ class AssistantWidget(ItemWidget):
         if state == self._rendered_state:
             return
         if self._rendered_state is None or self._rendered_state[1] != message.streaming:
-            # On start and end, never per streamed token; a step of its own (a long reply's shape
-            # is read from all of its text).
-            QTimer.singleShot(0, self, self._name_for_screen_readers)
+            self._name_for_screen_readers(message)  # on start and end, never per streamed token
         self._rendered_state = state
         final = not message.streaming
         # A streamed reply's last blocks are rendered step by step too; a message shown whole is one pass.
@@ -441,8 +439,7 @@ class AssistantWidget(ItemWidget):
         if has_reasoning and self.reasoning_label.isVisibleTo(self):
             self.reasoning_label.setText(message.reasoning)
 
-    def _name_for_screen_readers(self) -> None:
-        message = self.message
+    def _name_for_screen_readers(self, message: AssistantMessage) -> None:
         if message.streaming:
             name(self.browser, translate("Chat", "Reply from nanobot, being written"), "")
         else:
