@@ -458,8 +458,8 @@ def worker_arguments(args: list[str]) -> list[str]:
     one process), the heavy run (a session fixture such as the PyInstaller build would run once per
     worker), a debugger, and arguments that choose themselves (-n, -p no:xdist) stay in one process."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    one_process = {"--test-order", "--heavy", "--pdb", "--trace", "no:xdist", "-n", "--numprocesses"}
-    if cores < 2 or any(arg.split("=")[0] in one_process or arg.startswith("-n") for arg in args):
+    one_process = {"--test-order", "--heavy", "--pdb", "--trace", "no:xdist", "--numprocesses"}
+    if cores < 2 or any(arg.split("=")[0] in one_process or arg.startswith("-n") for arg in args):  # -n, -n3
         return []
     return ["-n", str(min(cores, MAX_TEST_WORKERS)), "--dist", "loadfile"]
 
