@@ -14,6 +14,7 @@ Announcements (spoken activity) are in announcements.py; region cycling (F6) in 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
@@ -157,6 +158,17 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 
 def describe_reply(text: str) -> str:
     """"3 paragraphs, 1 code block": the shape of a Markdown reply, for a screen reader's description."""
+    paragraphs, code_blocks = reply_shape(text)
+    parts = [translate("Accessibility", "%n paragraph(s)", None, paragraphs)]
+    if code_blocks:
+        parts.append(translate("Accessibility", "%n code block(s)", None, code_blocks))
+    return ", ".join(parts)
+
+
+@lru_cache(maxsize=4)
+def reply_shape(text: str) -> tuple[int, int]:
+    """(paragraphs, code blocks) of a Markdown reply. Kept for the last few replies: when a reply ends, the
+    chat names it and the announcer says it in the same loop step, ~1 ms each for a 64k reply."""
     paragraphs = code_blocks = 0
     in_code = in_paragraph = False
     for line in text.splitlines():
@@ -174,7 +186,4 @@ def describe_reply(text: str) -> str:
             in_paragraph = True
         else:
             in_paragraph = False
-    parts = [translate("Accessibility", "%n paragraph(s)", None, paragraphs)]
-    if code_blocks:
-        parts.append(translate("Accessibility", "%n code block(s)", None, code_blocks))
-    return ", ".join(parts)
+    return paragraphs, code_blocks

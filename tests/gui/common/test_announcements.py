@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from nanobot_desktop.engine import CronJobRan, HeartbeatRan, SubagentFinished
+from nanobot_desktop.gui.common.accessibility import reply_shape
 from tests.gui.window_fixtures import WAIT_MS, open_window, send, wait_idle
 
 __all__ = ["open_window"]
@@ -15,10 +16,16 @@ __all__ = ["open_window"]
 def test_a_streamed_reply_is_announced_once_when_it_starts_and_once_when_it_ends(qtbot, open_window, fake_openai):
     window = open_window()
     fake_openai.add_text("First part of the answer.\n\nSecond part, streamed in many small pieces.", chunk_size=3)
+    reply_shape.cache_clear()
     send(qtbot, window, "Tell me")
     wait_idle(qtbot, window)
     qtbot.waitUntil(lambda: any(t.startswith("Reply finished") for t in window.access.announcer.spoken), timeout=WAIT_MS)
     assert window.access.announcer.spoken == ["nanobot is replying", "Reply finished: 2 paragraphs, 12 words"]
+    reply = window.chat_view.widget_for_row(window.chat.model.rowCount() - 1).browser
+    qtbot.waitUntil(lambda: reply.accessibleName() == "Reply from nanobot", timeout=WAIT_MS)  # the chat's last flush
+    assert reply.accessibleDescription() == "2 paragraphs"
+    # The reply's shape was worked out once, for the announcement and the chat's description both.
+    assert (reply_shape.cache_info().misses, reply_shape.cache_info().hits) == (1, 1)
 
 
 def test_failures_and_approvals_are_assertive_and_the_level_turns_the_rest_down(qtbot, open_window, fake_openai):
