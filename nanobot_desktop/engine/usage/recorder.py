@@ -1,12 +1,14 @@
 """Recording every model call the app makes, off the event loop, without ever failing a turn.
 
 The recorder listens to LLMCallFinished (published for every call: chat turns, subagents,
-consolidation and the heartbeat's decision alike; see agent/turn.publish_call_finished) and turns each
-into a UsageRow. Rows are written by one worker thread of its own, in batches, so the GUI thread never
-waits on SQLite. A row waits BATCH_DELAY_S before its write starts, so the calls of a busy moment
-(a turn's tool iterations, a subagent's burst) share one transaction: a write opens both files,
-checks their schema and commits (an fsync), which at one write per call cost each turn ~1 ms of the
-event loop's time and a few pages of disk writes (bench/engine_overhead.py, bench/session_append.py).
+consolidation and the heartbeat's decision alike; see agent/turn.publish_call_finished) and keeps each
+event; one worker thread of its own turns them into UsageRows and writes them, in batches, so the GUI
+thread never waits on SQLite, nor on the store's import (sqlite3 and all, ~5 ms, which at the first
+call landed in the loop step that ends the first reply: bench/stream_stall.py). A call waits
+BATCH_DELAY_S before its write starts, so the calls of a busy moment (a turn's tool iterations, a
+subagent's burst) share one transaction: a write opens both files, checks their schema and commits (an
+fsync), which at one write per call cost each turn ~1 ms of the event loop's time and a few pages of disk
+writes (bench/engine_overhead.py, bench/session_append.py).
 Shutdown and `flush` write at once, so no row is lost by the wait.
 
 A file that is locked or damaged fails no turn: the rows stay in memory, a UsageRecorded event
@@ -78,7 +80,7 @@ class UsageRecorder:
         self._provider_name = provider_name
         self.prices = prices
         self._budget = budget
-        self._pending: list[UsageRow] = []
+        self._pending: list[tuple[LLMCallFinished, str]] = []  # each call and its provider, until written
         self._cli_ids: dict[int, int] = {}
         self._writing: asyncio.Future[tuple[int, str, dict[str, float]]] | None = None
         self._retry: asyncio.TimerHandle | None = None
@@ -128,7 +130,7 @@ class UsageRecorder:
                 provider = self._provider_name()
             except Exception:  # noqa: BLE001 - a config that cannot say still records the call
                 provider = "custom"
-            self._pending.append(row_from_event(event, provider))
+            self._pending.append((event, provider))
             self._soon()
 
     def _soon(self) -> None:
@@ -171,9 +173,9 @@ class UsageRecorder:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="usage-record")
         return self._executor
 
-    def _write_batch(self, batch: list[UsageRow]) -> tuple[int, str, dict[str, float]]:
+    def _write_batch(self, batch: list[tuple[LLMCallFinished, str]]) -> tuple[int, str, dict[str, float]]:
         """Worker thread: write, then (with a budget set) add up what today and this month cost."""
-        written = self.writer.write(batch, self._cli_ids)
+        written = self.writer.write([row_from_event(event, provider) for event, provider in batch], self._cli_ids)
         return written, self.writer.cli_note, self._spent() if self._has_budget() else {}
 
     def _written(self, future: asyncio.Future[tuple[int, str, dict[str, float]]]) -> None:

@@ -8,8 +8,10 @@ Against the loopback fake endpoint (tests/fake_openai.py), with the real files c
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -381,3 +383,44 @@ async def test_the_usage_sums_are_kept_in_the_apps_cache_folder_and_a_restart_ad
     month = restarted.usage.reader.summary(prices).month
     assert (month.calls, month.input_tokens, month.output_tokens) == (2, 3000, 30)
     await restarted.usage.close()
+
+
+A_CALL_ON_THE_LOOP = textwrap.dedent("""
+    import asyncio, sys, tempfile, threading
+    from pathlib import Path
+    from nanobot_desktop.engine.events import EventBus, LLMCallFinished
+    from nanobot_desktop.engine.usage.recorder import Budget, UsageRecorder
+
+    on_loop = set()
+
+    class Watch:
+        def find_spec(self, name, path=None, target=None):
+            if threading.current_thread() is threading.main_thread() and (
+                    name == "sqlite3" or name.startswith("nanobot_desktop.engine.usage.")):
+                on_loop.add(name)
+            return None
+
+    async def main(folder):
+        bus = EventBus()
+        recorder = UsageRecorder(folder, bus, provider_name=lambda: "custom", prices=dict, budget=Budget)
+        sys.meta_path.insert(0, Watch())
+        bus.publish(LLMCallFinished("desktop:a", turn_id="t", call_id="c", model="m", prompt_tokens=7,
+                                    completion_tokens=3, latency_s=0.2, finish_reason="stop"))
+        sys.meta_path.pop(0)
+        await recorder.flush()
+        await recorder.close()
+        print("ON-LOOP", sorted(on_loop), "WRITTEN", sorted(p.name for p in folder.iterdir()))
+
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(main(Path(folder)))
+""")
+
+
+def test_a_call_is_noted_on_the_loop_and_its_row_made_and_written_by_the_recorders_thread(tmp_path: Path) -> None:
+    """LLMCallFinished is published on the GUI's loop, at the end of a reply. The store's import (sqlite3
+    and its schema code, ~5 ms the first time) and the row belong to the recorder's writer thread."""
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", A_CALL_ON_THE_LOOP], cwd=Path(__file__).resolve().parents[3], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "ON-LOOP [] WRITTEN ['desktop-usage.sqlite3']", done.stdout
