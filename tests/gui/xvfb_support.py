@@ -55,6 +55,23 @@ def start_trayer(env: dict[str, str], log: Path | None = None) -> subprocess.Pop
                                  "--tint", "0x334455"], env=env, stdout=subprocess.DEVNULL, stderr=stderr)
 
 
+def start_tray_host(env: dict[str, str], display: str, log: Path) -> subprocess.Popen:
+    """trayer, once it owns the tray. Once, in a parallel run, it exited at once (its stderr was not kept
+    then): a second start is allowed, and what it said on stderr (`log`) is in the failure."""
+    for _attempt in range(2):
+        trayer = start_trayer(env, log)
+        try:
+            wait_until(lambda: trayer.poll() is not None or tray_host_running(display),  # noqa: B023 - this attempt's
+                       10, "trayer to own the tray")
+        except BaseException:
+            stop_process(trayer)
+            raise
+        if trayer.poll() is None:
+            return trayer
+    raise AssertionError(f"trayer exited at once, twice (exit code {trayer.returncode}):\n"
+                         f"{log.read_text(errors='replace')[-2000:]}")
+
+
 def stop_process(process: subprocess.Popen | None, timeout: float = 5.0) -> None:
     """Terminate (then kill) one process we started; a no-op when it already exited."""
     if process is None or process.poll() is not None:

@@ -26,8 +26,8 @@ from nanobot_desktop.identity import APP_ID
 
 from tests.fake_openai import write_fake_config
 from tests.gui.xvfb_support import (
-    X_TOOLS, map_state, missing_binaries, request_close, screenshot, start_trayer, start_xvfb, stop_process,
-    tray_host_running, visible_windows, wait_for_map_state, wait_for_visible_window, wait_until,
+    X_TOOLS, map_state, missing_binaries, request_close, screenshot, start_tray_host, start_xvfb, stop_process,
+    visible_windows, wait_for_map_state, wait_for_visible_window, wait_until,
 )
 
 pytestmark = [
@@ -105,18 +105,10 @@ class Desktop:
         return sorted(path for path in self.runtime_dir.glob(f"{APP_ID}-*") if path.is_socket())
 
     def start_tray(self) -> subprocess.Popen:
-        """trayer owning the tray. Once, in a parallel run, it exited at once (its stderr was not kept):
-        a second start is allowed, and what it said is in the failure."""
-        log = self.folder / "trayer.log"
-        for _attempt in range(2):
-            trayer = start_trayer(self.env, log)
-            self.processes.insert(0, trayer)  # stopped last, after the apps
-            wait_until(lambda: trayer.poll() is not None or tray_host_running(self.display),  # noqa: B023 - this attempt's
-                       10, "trayer to own the tray")
-            if trayer.poll() is None:
-                return trayer
-        raise AssertionError(f"trayer exited at once, twice (exit code {trayer.returncode}):\n"
-                             f"{log.read_text(errors='replace')[-2000:]}")
+        """trayer owning the tray, stopped last (after the apps)."""
+        trayer = start_tray_host(self.env, self.display, self.folder / "trayer.log")
+        self.processes.insert(0, trayer)
+        return trayer
 
     def log_of(self, process: subprocess.Popen) -> str:
         path = self._logs.get(process.pid)

@@ -18,7 +18,7 @@ import pytest
 
 from tests.fake_openai import text_reply, tool_calls_reply
 from tests.gui.tray_app_support import REPO, prepare_app
-from tests.gui.xvfb_support import start_trayer, start_xvfb, stop_process
+from tests.gui.xvfb_support import start_tray_host, start_xvfb, stop_process
 
 pytestmark = [
     pytest.mark.xvfb,
@@ -89,7 +89,7 @@ def test_tray_icon_shows_running_during_a_heartbeat_and_notifies(fake_openai, tm
         xvfb, display = start_xvfb()
         env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
         env.update(DISPLAY=display, QT_QPA_PLATFORM="xcb", HOME=str(home), PYTHONPATH=str(REPO))
-        trayer = start_trayer(env)
+        trayer = start_tray_host(env, display, tmp_path / "trayer.log")
         run = subprocess.run([sys.executable, str(script), str(config_path), str(tmp_path / "tray.ini")],
                              env=env, cwd=REPO, capture_output=True, text=True, timeout=90)
     finally:
