@@ -7,7 +7,6 @@ Xvfb picks a free display itself (`-displayfd`), so parallel runs never collide.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -46,20 +45,15 @@ def start_xvfb(screen: str = "1024x768x24") -> tuple[subprocess.Popen, str]:
     return xvfb, ":" + number.decode().strip()
 
 
-def start_trayer(env: dict[str, str], log: Path | None = None) -> subprocess.Popen:
-    """A tray host in the top-right corner (then `QSystemTrayIcon.isSystemTrayAvailable()` is True);
-    what it says on stderr goes to `log` when given."""
-    with open(log, "ab") if log is not None else contextlib.nullcontext(subprocess.DEVNULL) as stderr:
-        return subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel",
-                                 "--width", "120", "--height", "28", "--transparent", "false",
-                                 "--tint", "0x334455"], env=env, stdout=subprocess.DEVNULL, stderr=stderr)
-
-
 def start_tray_host(env: dict[str, str], display: str, log: Path) -> subprocess.Popen:
-    """trayer, once it owns the tray. Once, in a parallel run, it exited at once (its stderr was not kept
-    then): a second start is allowed, and what it said on stderr (`log`) is in the failure."""
+    """trayer as the tray host in the top-right corner, once it owns the tray (then
+    `QSystemTrayIcon.isSystemTrayAvailable()` is True). Once, in a parallel run, it exited at once (its
+    stderr was not kept then): a second start is allowed, and what it said on stderr (`log`) is in the failure."""
     for _attempt in range(2):
-        trayer = start_trayer(env, log)
+        with open(log, "ab") as stderr:
+            trayer = subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel",
+                                       "--width", "120", "--height", "28", "--transparent", "false",
+                                       "--tint", "0x334455"], env=env, stdout=subprocess.DEVNULL, stderr=stderr)
         try:
             wait_until(lambda: trayer.poll() is not None or tray_host_running(display),  # noqa: B023 - this attempt's
                        10, "trayer to own the tray")
