@@ -52,11 +52,12 @@ class Session:
     header_extra: dict[str, Any] = field(default_factory=dict, repr=False)
     base: int = 0  # messages before `messages[0]` that are in the file but not loaded
     head_title: str = ""  # the derived title when the first messages are not loaded
-    # id(message) -> (message, its history entry) for the messages of the last get_history: every call of
-    # a turn (and of the next turns) sends the same entries, so what keeps a call's request (the
-    # inspector's context view) holds one entry per message, not one copy per call.
-    _entries: dict[int, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict, repr=False,
-                                                                       compare=False)
+    # The messages of the last get_history and their history entries, in the same order: every call of a
+    # turn (and of the next turns) sends the same entries, so what keeps a call's request (the
+    # inspector's context view) holds one entry per message, not one copy per call. Two lists cost 16
+    # bytes a message; a dict of (message, entry) pairs had cost ~110 (bench/long_session_memory.py).
+    _history_sources: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
+    _history_entries: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def count(self) -> int:
@@ -107,9 +108,11 @@ class Session:
             if message.get("role") == "user":
                 recent = recent[index:]
                 break
-        history: list[dict[str, Any]] = []
         call_ids: set[str] = set()
-        entries: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        cached_sources, cached_entries = self._history_sources, self._history_entries
+        position = {id(message): at for at, message in enumerate(cached_sources)}
+        sources: list[dict[str, Any]] = []
+        entries: list[dict[str, Any]] = []
         for message in recent:
             if message.get("_command"):
                 continue  # a slash command's own line (nanobot 0.3 marks them so; never replayed)
@@ -120,12 +123,12 @@ class Session:
                         call_ids.add(call["id"])
             elif role == "tool" and message.get("tool_call_id") not in call_ids:
                 continue
-            known = self._entries.get(id(message))
-            entry = known[1] if known is not None and known[0] is message else _history_entry(message)
-            entries[id(message)] = (message, entry)
-            history.append(entry)
-        self._entries = entries  # only the messages still in the window: bounded by it
-        return _answer_unanswered_tool_calls(history)
+            cached_at = position.get(id(message))  # the same object as last time? (an id alone may be reused)
+            sources.append(message)
+            entries.append(cached_entries[cached_at] if cached_at is not None and cached_sources[cached_at] is message
+                           else _history_entry(message))
+        self._history_sources, self._history_entries = sources, entries  # only the window's messages: bounded by it
+        return _answer_unanswered_tool_calls(entries)
 
 
 def _history_entry(message: dict[str, Any]) -> dict[str, Any]:

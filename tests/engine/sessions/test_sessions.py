@@ -368,6 +368,24 @@ def test_history_max_messages_and_bad_offsets() -> None:
     assert len(_session(messages, offset="2").get_history()) == 10  # type: ignore[arg-type]
 
 
+def test_history_entries_are_made_once_per_message_and_follow_a_replaced_list() -> None:
+    """Every call sends the same entry for a message it sent before (a kept request shares it); messages
+    that are new objects, as after a reload, get entries of their own."""
+    session = _session([{"role": "user", "content": "q", "timestamp": "t1"}, {"role": "assistant", "content": "a"}])
+    first = session.get_history()
+    session.messages.append({"role": "user", "content": "q2", "timestamp": "t2"})
+    second = session.get_history()
+    assert second[0] is first[0] and second[1] is first[1]
+    assert second[2] == {"role": "user", "content": "q2"}
+    session.last_consolidated = 2  # the window moved past the first two: they are let go
+    assert session.get_history(max_messages=0) == [second[2]] and session.get_history()[0] is second[2]
+    session.messages = [{"role": "user", "content": "q", "timestamp": "t1"}, {"role": "user", "content": "other"}]
+    session.last_consolidated = 0
+    replaced = session.get_history()
+    assert replaced == [{"role": "user", "content": "q"}, {"role": "user", "content": "other"}]
+    assert replaced[0] is not first[0]
+
+
 def test_history_drops_orphan_tool_results_and_keeps_only_replay_fields(post4_sessions: Path) -> None:
     turn = _turn(1)
     messages = [{"role": "user", "content": "q"}, turn[2], *turn, {"role": "tool", "tool_call_id": "nope",
