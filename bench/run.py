@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (BENCH_DIR, RESULT_PREFIX, ROOT, BenchResult, format_notes, format_table,
+from common import (BENCH_DIR, RESULT_PREFIX, ROOT, BenchResult, fixed_work, format_notes, format_table,
                     machine_summary)
 
 # (module, what its row is about) in SPEC §5's order.
@@ -68,12 +68,21 @@ def run_module(module: str, title: str) -> tuple[list[BenchResult], str]:
     return rows, ""
 
 
-def write_results(results: list[BenchResult], started: datetime, load: str, seconds: float) -> None:
+def machine_speed() -> str:
+    """How fast this machine runs Python right now: a VM's speed moves from day to day (the same run
+    measured a bare window in 93 ms one morning and in 160-270 ms from that afternoon on), and the rows
+    with a target in milliseconds move with it; the ratio rows do not."""
+    unit = fixed_work(1.0)
+    return (f"a fixed unit of Python work (the stall rows' 30,000-round loop) took {unit.cpu_median_ms:.2f} ms "
+            f"of CPU (median of {unit.steps})")
+
+
+def write_results(results: list[BenchResult], started: datetime, load: str, seconds: float, speed: str) -> None:
     notes = format_notes(results)
     text = (
         "# Benchmark results\n\n"
         f"Measured {started:%Y-%m-%d %H:%M} on {machine_summary()}; load average at the start {load}; "
-        f"the whole run took {seconds:.0f} s. Written by `python bench/run.py` (also `python3 dev.py bench`); "
+        f"{speed}; the whole run took {seconds:.0f} s. Written by `python bench/run.py` (also `python3 dev.py bench`); "
         "each row's method is in its module's docstring (bench/*.py).\n\n"
         f"{format_table(results)}\n\n"
         + (f"Notes:\n\n{notes}\n" if notes else "")
@@ -93,6 +102,7 @@ def main(argv: list[str]) -> int:
         return 2
     started_at = datetime.now()
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
+    speed = machine_speed()
     started = time.perf_counter()
     results: list[BenchResult] = []
     failures: list[tuple[str, str]] = []
@@ -108,9 +118,9 @@ def main(argv: list[str]) -> int:
         print("\n" + notes)
     for module, errors in failures:
         print(f"\n--- {module} failed:\n{errors}", file=sys.stderr)
-    print(f"\n({seconds:.0f} s; load average at the start {load})")
+    print(f"\n({seconds:.0f} s; load average at the start {load}; {speed})")
     if not wanted:
-        write_results(results, started_at, load, seconds)
+        write_results(results, started_at, load, seconds, speed)
         print(f"written to {RESULTS_FILE.relative_to(ROOT)}")
     return 1 if failures else 0
 
