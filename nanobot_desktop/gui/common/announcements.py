@@ -85,7 +85,8 @@ class ActivityAnnouncer(QObject):
             QTimer.singleShot(0, self, lambda reply=event.reply: self._say_reply_finished(reply))
 
     def _say_reply_finished(self, reply: str) -> None:
-        words = translate("Accessibility", "%n word(s)", None, len(reply.split()))
+        count = len(reply.split())
+        words = translate("Accessibility", "%n word(s)", None, count)
         self.say(translate("Accessibility", "Reply finished: {shape}, {words}").format(
             shape=describe_reply(reply), words=words))
 
