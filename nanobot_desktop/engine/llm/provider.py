@@ -56,11 +56,6 @@ __all__ = ["OpenAICompatProvider", "make_provider", "parse_tool_arguments", "san
 log = logging.getLogger(__name__)
 
 _PROBE_TIMEOUT_S = 30.0
-# The longest the stream's reading runs without giving the event loop a turn. Chunks that arrived
-# together (after the process or the network paused) come out of the SDK without it waiting, so one
-# loop step read them all: after a 10 ms pause of the host, the next step of a streamed reply took
-# ~10 ms of the GUI thread's CPU (bench/stream_stall.py) and the window could not paint in between.
-_STREAM_STEP_S = 0.002
 
 
 def is_local_endpoint(api_base: str) -> bool:
@@ -250,13 +245,9 @@ class OpenAICompatProvider:
                                            stream_cls=self._stream_class)
                 content_type = stream.response.headers.get("content-type", "")
                 async with stream:  # closes the HTTP response on cancel or error
-                    step_began = time.perf_counter()
                     async for chunk in stream:
                         assembly.take_chunk(chunk, on_text, on_reasoning)
                         watch.progress(assembly.chars)
-                        if time.perf_counter() - step_began >= _STREAM_STEP_S:
-                            await asyncio.sleep(0)  # the loop's other work (a paint, a key press) in between
-                            step_began = time.perf_counter()
         except TimeoutError:
             raise ProviderError(self._one_line(watch.message(self.api_base, assembly.chars)),
                                 kind=watch.kind()) from None

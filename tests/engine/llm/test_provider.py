@@ -435,36 +435,6 @@ async def test_an_endpoint_that_stops_answering_times_out(fake_openai) -> None:
 # ---- cancellation ----------------------------------------------------------------------------------
 
 
-async def test_chunks_that_arrive_together_are_read_with_the_loop_turning_in_between(monkeypatch) -> None:
-    """A burst of chunks (here the whole stream in one write, as after a pause of the network or the
-    process) is not read in one loop step: the loop's other work (the window's paints) runs between them."""
-    from nanobot_desktop.engine.llm import provider as provider_module
-
-    monkeypatch.setattr(provider_module, "_STREAM_STEP_S", 0.0)  # a step of its own for every chunk
-    loop = asyncio.get_running_loop()
-    turns = 0
-    reading = True
-
-    def turn() -> None:
-        nonlocal turns
-        turns += 1
-        if reading:
-            loop.call_soon(turn)
-
-    turns_at_chunk: list[int] = []
-    with FakeOpenAIServer(one_write=True) as server:
-        server.add_text("ab" * 20, chunk_size=2)
-        streaming = OpenAICompatProvider("sk-test", server.base_url, "fake-model", retry_base_delay_s=0)
-        loop.call_soon(turn)
-        try:
-            response = await streaming.chat(USER, on_text_delta=lambda _text: turns_at_chunk.append(turns))
-        finally:
-            reading = False
-            await streaming.close()
-    assert response.content == "ab" * 20 and len(turns_at_chunk) == 20
-    assert all(later > earlier for earlier, later in zip(turns_at_chunk, turns_at_chunk[1:])), turns_at_chunk
-
-
 async def test_cancelling_mid_stream_closes_the_connection(provider, fake_openai) -> None:
     fake_openai.add_hang("partial")
     started = asyncio.Event()
