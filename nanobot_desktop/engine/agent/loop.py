@@ -324,9 +324,21 @@ class AgentLoop:
             message = f"Unexpected error: {type(error).__name__}: {error}"
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=message))
             return TurnResult(turn_id, "failed", None, message)
-        if ctx.extra.get("message_sent_to_current_chat"):
-            return finish_turn(self.bus, session_key, turn_id, None)
-        return finish_turn(self.bus, session_key, turn_id, reply or NO_RESPONSE_TEXT)
+        said = None if ctx.extra.get("message_sent_to_current_chat") else reply or NO_RESPONSE_TEXT
+        return await self._finish_saved_turn(session_key, turn_id, said)
+
+    async def _finish_saved_turn(self, session_key: str, turn_id: str, reply: str | None) -> TurnResult:
+        """TurnFinished for a turn whose reply is saved, on the loop's next pass: the save (its write and
+        fsync, ~3-5 ms after a long reply) and what the window does with TurnFinished (~1 ms, and the
+        busy state and last flush it sets off) had been one step of 8-12 ms (bench/stream_stall.py).
+        A Stop that lands in between comes after the turn's end: the turn is said to have finished
+        (nothing more to save; `save_stopped` would add a second copy of the reply), then the stop goes on."""
+        try:
+            await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            finish_turn(self.bus, session_key, turn_id, reply)
+            raise
+        return finish_turn(self.bus, session_key, turn_id, reply)
 
     async def _context_window(self, state: TurnState, settings: AgentSettings) -> int:
         """The model's window in tokens (0: not known): Settings' number, else what the server says, at

@@ -470,7 +470,14 @@ async def test_a_model_calls_end_and_the_turns_end_are_loop_steps_of_their_own(m
     fake_openai.add_text("All done.")
     turns_of_other_work = [0]
     seen_at: dict[type, int] = {}
-    engine.bus.subscribe(lambda event: seen_at.setdefault(type(event), turns_of_other_work[0]))
+    saved_at: list[int] = []  # the loop turn of each append (the question, then the reply)
+
+    def note(event: ev.Event) -> None:
+        seen_at.setdefault(type(event), turns_of_other_work[0])
+        if isinstance(event, ev.SessionChanged) and event.reason == "appended":
+            saved_at.append(turns_of_other_work[0])
+
+    engine.bus.subscribe(note)
     stop = asyncio.Event()
 
     async def other_work() -> None:
@@ -487,5 +494,35 @@ async def test_a_model_calls_end_and_the_turns_end_are_loop_steps_of_their_own(m
         await engine.shutdown()
     assert result.status == "ok" and result.reply == "All done."
     assert seen_at[ev.TurnFinished] > seen_at[ev.LLMCallFinished]
+    # the reply's save (its fsync) and TurnFinished (the window's listeners) are steps of their own too
+    assert len(saved_at) == 2 and seen_at[ev.TurnFinished] > saved_at[-1] > seen_at[ev.LLMCallFinished]
     lines = (engine.workspace.sessions_dir / "desktop_steps.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[-1])["content"] == "All done."  # saved before the turn said it finished
+
+
+async def test_a_stop_that_lands_after_the_reply_is_saved_finds_the_turn_finished(make_engine, fake_openai):
+    """The loop turns once between the reply's save and TurnFinished: a Stop in that pass must not save
+    the reply a second time (as a stopped one) nor leave the window without the turn's end."""
+    engine = make_engine()
+    fake_openai.add_text("All done.")
+    seen = collect(engine)
+    key = "desktop:late-stop"
+    task = engine.loop.submit(key, "hello")
+
+    def stop_once_saved(event: ev.Event) -> None:
+        if isinstance(event, ev.SessionChanged) and event.reason == "appended" and len(
+                [e for e in seen if isinstance(e, ev.SessionChanged) and e.reason == "appended"]) == 2:
+            task.cancel()  # the reply's append: the turn is inside the save, about to yield
+
+    engine.bus.subscribe(stop_once_saved)
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    finally:
+        await engine.shutdown()
+    ends = [type(e) for e in seen if isinstance(e, (ev.TurnFinished, ev.TurnCancelled, ev.TurnFailed))]
+    assert ends == [ev.TurnFinished]
+    assert [e.reply for e in seen if isinstance(e, ev.TurnFinished)] == ["All done."]
+    lines = (engine.workspace.sessions_dir / "desktop_late-stop.jsonl").read_text(encoding="utf-8").splitlines()
+    replies = [json.loads(line) for line in lines[1:] if json.loads(line).get("role") == "assistant"]
+    assert [(reply["content"], reply.get("stopped")) for reply in replies] == [("All done.", None)]
