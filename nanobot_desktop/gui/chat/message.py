@@ -45,6 +45,27 @@ NEXT_STEP_MS = 1
 COPY_BUTTONS_DELAY_MS = 150  # code blocks' Copy buttons are placed this long after the text or width changed
 
 
+def copy_button(parent: QWidget | None, index: int) -> QToolButton:
+    """The Copy button of code block `index` (0-based), sized to its text; clicking it is the caller's
+    to connect. Also made once by the rendering warm-up (gui/chat/warm_up.py)."""
+    from nanobot_desktop.gui.common.icons import icon
+
+    button = QToolButton(parent)
+    button.setObjectName(f"copyCode{index}")
+    button.setText(translate("Chat", "Copy"))
+    button.setIcon(icon("copy", button.palette()))
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    button.setIconSize(QSize(14, 14))
+    font = button.font()
+    font.setPointSizeF(font.pointSizeF() * TYPE.small)
+    button.setFont(font)
+    button.setToolTip(translate("Chat", "Copy this code block"))
+    button.setAccessibleName(translate("Chat", "Copy code block {number}").format(number=index + 1))
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.adjustSize()
+    return button
+
+
 class MessageBrowser(QTextBrowser):
     """A QTextBrowser as tall as its document: no inner scrollbars, text selectable, links handled
     by us (Copy links, and only http/https/mailto are opened)."""
@@ -148,22 +169,8 @@ class MessageBrowser(QTextBrowser):
         return translate("Chat", "Copy")
 
     def _make_copy_button(self, index: int) -> QToolButton:
-        from nanobot_desktop.gui.common.icons import icon
-
-        button = QToolButton(self.viewport())
-        button.setObjectName(f"copyCode{index}")
-        button.setText(self._copy_text)
-        button.setIcon(icon("copy", self.palette()))
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        button.setIconSize(QSize(14, 14))
-        font = button.font()
-        font.setPointSizeF(font.pointSizeF() * TYPE.small)
-        button.setFont(font)
-        button.setToolTip(translate("Chat", "Copy this code block"))
-        button.setAccessibleName(translate("Chat", "Copy code block {number}").format(number=index + 1))
-        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button = copy_button(self.viewport(), index)
         button.clicked.connect(lambda: self.copy_code_requested.emit(index))
-        button.adjustSize()
         self.copy_buttons[index] = button
         return button
 

@@ -14,7 +14,8 @@ are loaded, whichever comes first:
 Its last steps lay out and paint a small sample reply (`SampleReply`) where nobody sees it: the first
 use of each heading size, of bold, monospace and a table (Qt's font engines, shaping and glyph caches,
 live_document's first formats) cost the first streamed reply's first document edits 5-9 ms each
-against ~1.5 ms after it (measured offscreen, edits of three blocks).
+against ~1.5 ms after it (measured offscreen, edits of three blocks). The very last paints a code
+block's Copy button, whose first one cost its step 4-6 ms.
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ SAMPLE_WIDTH = 700  # about the chat's reading width
 
 class SampleReply:
     """SAMPLE_REPLY rendered, appended to a document as a streamed reply is (live_document.append_html),
-    laid out in the application's font and painted into an image: three warm-up steps."""
+    laid out in the application's font and painted into an image, then a code block's Copy button
+    painted: four warm-up steps."""
 
     def __init__(self, renderer: MarkdownRenderer) -> None:
         self._renderer = renderer
@@ -109,7 +111,7 @@ class SampleReply:
         self._document: QTextDocument | None = None
 
     def steps(self) -> list[Callable[[], object]]:
-        return [self._render, self._lay_out, self._paint]
+        return [self._render, self._lay_out, self._paint, self._paint_copy_button]
 
     def _render(self) -> None:
         incremental = IncrementalMessage(self._renderer)
@@ -140,3 +142,16 @@ class SampleReply:
         painter = QPainter(image)
         document.drawContents(painter)
         painter.end()
+
+    @staticmethod
+    def _paint_copy_button() -> None:
+        """A code block's Copy button, made and painted into an image, then dropped: the first one a
+        streamed reply made cost that step 4-6 ms (its small font's first metrics and glyphs, its icon's
+        first drawing at 14 px, which the icon keeps) against ~0.5 ms after it (bench/stream_stall.py)."""
+        from nanobot_desktop.gui.chat.message import copy_button
+
+        button = copy_button(None, 0)
+        try:
+            button.grab()  # paints the hidden button into a pixmap
+        finally:
+            button.deleteLater()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -130,3 +131,32 @@ def test_the_warm_up_lays_out_and_paints_a_sample_reply_of_every_kind_of_block(q
     opening_tags = {tag.split(" ")[0].rstrip(">") for tag in live_document._first_formats}
     assert {"<h2", "<h3", "<p"} <= opening_tags, opening_tags  # lists and tables need no first format
     assert ("```", "python") in renderer._skeletons
+
+
+def test_the_warm_up_paints_a_copy_button_and_leaves_no_widget_behind(qtbot, open_window, monkeypatch):
+    """The first Copy button a streamed reply made cost its step 4-6 ms (its small font, its icon drawn at
+    14 px for the first time); the warm-up makes and paints one, and the icon keeps that drawing."""
+    from PySide6.QtWidgets import QApplication
+
+    from nanobot_desktop.gui.common import icons
+
+    window = open_window()
+    drawn: list[tuple[int, int]] = []
+    draw = icons._pixmap
+
+    copy_drawing = icons._svg_text("copy").replace("currentColor", "")
+
+    def noted(svg: bytes, size, scale: float):
+        if re.sub("#[0-9a-f]{6}", "", svg.decode()) == copy_drawing:  # the copy icon, in any colour
+            drawn.append((size.width(), size.height()))
+        return draw(svg, size, scale)
+
+    monkeypatch.setattr(icons, "_pixmap", noted)
+    icons._icon.cache_clear()  # a fresh icon, as on a first start
+    widgets_before = len(QApplication.allWidgets())
+    window.rendering_warm_up.finish_now()
+    assert (14, 14) in drawn
+    qtbot.waitUntil(lambda: len(QApplication.allWidgets()) == widgets_before, timeout=WAIT_MS)
+    drawn.clear()
+    icons.icon("copy", window.palette()).pixmap(14, 14)  # what the first streamed button will paint
+    assert drawn == []  # already drawn
