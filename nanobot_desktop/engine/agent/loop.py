@@ -329,8 +329,9 @@ class AgentLoop:
 
     async def _finish_saved_turn(self, session_key: str, turn_id: str, reply: str | None) -> TurnResult:
         """TurnFinished for a turn whose reply is saved, on the loop's next pass: the save (its write and
-        fsync, ~3-5 ms after a long reply) and what the window does with TurnFinished (~1 ms, and the
-        busy state and last flush it sets off) had been one step of 8-12 ms (bench/stream_stall.py).
+        fsync, 3-5 ms on the clock after a 64k reply here) and what the window does with TurnFinished
+        (~1 ms) had been one loop step, the worst gap of a stream in 4 of 5 probe runs (7-12 ms with its
+        neighbours in the same pass, bench/stream_stall.py).
         A Stop that lands in between comes after the turn's end: the turn is said to have finished
         (nothing more to save; `save_stopped` would add a second copy of the reply), then the stop goes on."""
         try:

@@ -45,6 +45,12 @@ NEXT_STEP_MS = 1
 COPY_BUTTONS_DELAY_MS = 150  # code blocks' Copy buttons are placed this long after the text or width changed
 
 
+def copy_label() -> str:
+    """A code block's Copy button text: the same words markdown_render writes as the anchor on the block's
+    header line, which `place_copy_buttons` looks for to put the button over it."""
+    return translate("Chat", "Copy")
+
+
 def copy_button(parent: QWidget | None, index: int) -> QToolButton:
     """The Copy button of code block `index` (0-based), sized to its text; clicking it is the caller's
     to connect. Also made once by the rendering warm-up (gui/chat/warm_up.py)."""
@@ -52,7 +58,7 @@ def copy_button(parent: QWidget | None, index: int) -> QToolButton:
 
     button = QToolButton(parent)
     button.setObjectName(f"copyCode{index}")
-    button.setText(translate("Chat", "Copy"))
+    button.setText(copy_label())
     button.setIcon(icon("copy", button.palette()))
     button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
     button.setIconSize(QSize(14, 14))
@@ -136,7 +142,7 @@ class MessageBrowser(QTextBrowser):
         layout = document.documentLayout()
         found: dict[int, QRectF] = {}  # code block number -> its header line, from `start` on
         self._copy_lines = {index: kept for index, kept in self._copy_lines.items() if kept[0] < start}
-        copy_text = self._copy_text
+        copy_text = copy_label()
         flags = QTextDocument.FindFlag.FindCaseSensitively
         cursor = document.find(copy_text, start, flags)
         while not cursor.isNull():
@@ -164,9 +170,6 @@ class MessageBrowser(QTextBrowser):
     def _text_changed(self, position: int, _removed: int, _added: int) -> None:
         self._changed_from = min(self._changed_from, position)
 
-    @property
-    def _copy_text(self) -> str:
-        return translate("Chat", "Copy")
 
     def _make_copy_button(self, index: int) -> QToolButton:
         button = copy_button(self.viewport(), index)
