@@ -35,6 +35,13 @@ if TYPE_CHECKING:
 
 COPY_SCHEME = "copy"  # code block i of a message links to "copy:i"
 
+
+def copy_label() -> str:
+    """The words of a code block's copy anchor on its header line, and of the Copy button that
+    MessageBrowser lays over that anchor (it finds the anchor by these words)."""
+    return translate("Chat", "Copy")
+
+
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})([^`]*)$")
 _CODEHILITE_BLOCK = re.compile(r'<div class="codehilite"[^>]*>\s*<pre[^>]*>(.*?)</pre>\s*</div>', re.S)
 _TAG = re.compile(r"<[^>]+>")
@@ -133,7 +140,7 @@ class MarkdownRenderer:
             # The code block's copy anchor: a real button is laid over the header (MessageBrowser), so the
             # anchor's text is drawn in the background's colour; it stays in the document for copy-as-text
             # and for the keyboard (Tab reaches anchors).
-            copy_text = html.escape(translate("Chat", "Copy"))
+            copy_text = html.escape(copy_label())
             hidden = f"color:{self._code_background}; text-decoration:none;"
             return (
                 f'<p style="{background} margin-top:6px; margin-bottom:0px;">'

@@ -31,7 +31,7 @@ from nanobot_desktop.gui.common.widgets import plain_label
 from nanobot_desktop.gui.chat.live_document import StreamingCode, append_html
 from nanobot_desktop.gui.chat.wide_blocks import hold_prose
 from nanobot_desktop.gui.chat.markdown_render import (
-    COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderUpdate,
+    COPY_SCHEME, IncrementalMessage, MarkdownRenderer, OpenCode, RenderedBlock, RenderUpdate, copy_label,
 )
 
 OPENABLE_SCHEMES = ("http", "https", "mailto")
@@ -43,12 +43,6 @@ STREAM_STEP_BUDGET_S = 0.003
 # posted steps ran back to back and other timers (a waiting asyncio callback) waited for all of them.
 NEXT_STEP_MS = 1
 COPY_BUTTONS_DELAY_MS = 150  # code blocks' Copy buttons are placed this long after the text or width changed
-
-
-def copy_label() -> str:
-    """A code block's Copy button text: the same words markdown_render writes as the anchor on the block's
-    header line, which `place_copy_buttons` looks for to put the button over it."""
-    return translate("Chat", "Copy")
 
 
 def copy_button(parent: QWidget | None, index: int) -> QToolButton:
@@ -169,7 +163,6 @@ class MessageBrowser(QTextBrowser):
 
     def _text_changed(self, position: int, _removed: int, _added: int) -> None:
         self._changed_from = min(self._changed_from, position)
-
 
     def _make_copy_button(self, index: int) -> QToolButton:
         button = copy_button(self.viewport(), index)
