@@ -336,10 +336,9 @@ class AgentLoop:
         (nothing more to save; `save_stopped` would add a second copy of the reply), then the stop goes on."""
         try:
             await asyncio.sleep(0)
-        except asyncio.CancelledError:
-            finish_turn(self.bus, session_key, turn_id, reply)
-            raise
-        return finish_turn(self.bus, session_key, turn_id, reply)
+        finally:  # a cancellation there goes on after TurnFinished
+            result = finish_turn(self.bus, session_key, turn_id, reply)
+        return result
 
     async def _context_window(self, state: TurnState, settings: AgentSettings) -> int:
         """The model's window in tokens (0: not known): Settings' number, else what the server says, at
