@@ -1,11 +1,11 @@
 """The app shell: start-up, the event loop, lifecycle, single instance, theme.
 
-Importing it first adjusts PySide6's import hook (pyside_sources.py), so that no module imported
-after this point leaves its source text in memory.
+Importing it first takes PySide6's feature hook out of the import path (pyside_import.py): no import
+after this point runs PySide6's Python code or leaves its module's source text in memory.
 """
 
-import PySide6.QtCore  # noqa: F401 - loads the PySide6 import hook that the next line adjusts
+import PySide6.QtCore  # noqa: F401 - installs the PySide6 import hook that the next line takes out
 
-from nanobot_desktop.gui.shell.pyside_sources import install as _keep_sources_out_of_memory
+from nanobot_desktop.gui.shell.pyside_import import install as _take_out_feature_hook
 
-_keep_sources_out_of_memory()
+_take_out_feature_hook()
