@@ -41,29 +41,32 @@ log = logging.getLogger(__name__)
 TURNS_IN_MEMORY = 10  # per conversation: its newest turns stay in memory, older finished ones go to the file
 _COMPRESSION = 1  # zlib's fastest level: a prompt repeats itself a lot, so it still shrinks ~5x
 COMPACT_AFTER_BYTES = 8 << 20  # dead bytes before the file is rewritten (never while fewer than the live ones)
+_FORGOTTEN = -2  # a stub's `where` once the inspector has let go of it
 
 
 @dataclass(eq=False, slots=True)
 class SpilledTurn:
-    """What stays in memory of a turn in the file: enough to list it and to find a call in it (~0.35 kB,
+    """What stays in memory of a turn in the file: enough to list it and to find a call in it (~0.25 kB,
     against ~1.1 kB for a turn of one model call in memory; plain strings, bytes and ints, no containers)."""
 
     session_key: str
     turn_id: str
     number: int
-    # The turn selector's line as `TurnTimeline.label()` gave it when the turn was spilled, in UTF-8: its
-    # "·" and "…" make Python keep the str at two bytes a character (~200 bytes against ~100).
-    line: bytes
-    calls: str  # " llm:<id> tool:<id> … ": each entry's kind and call id, for `find`
+    # One UTF-8 bytes object, "<the selector's line>\n <kind>:<id> <kind>:<id> ": the line as
+    # `TurnTimeline.label()` gave it when the turn was spilled (one line: it has no "\n"), then each
+    # entry's kind and call id, for `find`. As a str, the line's "·" and "…" would make Python keep it at
+    # two bytes a character, and a second object would add its own header (~50 bytes).
+    summary: bytes
     where: int = -1  # offset << 32 | length in the file, once written (set and moved on the worker thread only)
     pending: TurnTimeline | None = None  # the turn itself until it is written
 
     def label(self) -> str:
-        return self.line.decode()
+        return self.summary[:self.summary.index(b"\n")].decode()
 
     def find(self, kind: str, call_id: str) -> int:
         """0 when the turn holds such a call (its row is known once it is read back), else -1."""
-        return 0 if f" {kind}:{call_id} " in self.calls else -1
+        calls = self.summary.index(b"\n")  # only there: the line may quote anything a person typed
+        return 0 if self.summary.find(f" {kind}:{call_id} ".encode(), calls) >= 0 else -1
 
 
 class TurnSpill:
@@ -75,15 +78,18 @@ class TurnSpill:
         self._file: IO[bytes] | None = None
         # The rest belongs to the worker thread:
         self._end = 0  # the file's length
-        self._live: dict[int, SpilledTurn] = {}  # id(stub) -> stub, for each record in the file a stub still needs
+        # The stubs of the file's records in file order; a forgotten one stays (marked) until the list is
+        # pruned in bulk: a list keeps 8 bytes a turn where a dict keyed by stub kept ~90.
+        self._live: list[SpilledTurn] = []
+        self._forgotten = 0  # marked stubs in _live
         self._dead = 0  # bytes of the file no stub needs any more
         self._compact_at = COMPACT_AFTER_BYTES  # raised after a copy that failed, so it is not tried at every turn
 
     def put(self, turn: TurnTimeline, written: Callable[[SpilledTurn, bool], None]) -> SpilledTurn:
         """The stub that replaces `turn`; `written(stub, ok)` is called from the worker thread when the
         write has ended (not ok: the turn could not be written and is in `stub.pending` still)."""
-        calls = "".join(f" {entry.kind}:{entry.call_id}" for entry in turn.entries) + " "
-        stub = SpilledTurn(turn.session_key, turn.turn_id, turn.number, turn.label().encode(), calls, pending=turn)
+        calls = "".join(f" {entry.kind}:{entry.call_id}" for entry in turn.entries)
+        stub = SpilledTurn(turn.session_key, turn.turn_id, turn.number, f"{turn.label()}\n{calls} ".encode(), pending=turn)
         self._worker().submit(self._store, stub, turn, written)
         return stub
 
@@ -122,15 +128,23 @@ class TurnSpill:
             log.warning("could not keep inspector turn %s in the temporary file (kept in memory): %s", stub.turn_id, error)
             written(stub, False)
             return
-        self._live[id(stub)] = stub
+        self._live.append(stub)
         written(stub, True)
 
     def _forget(self, stub: SpilledTurn) -> None:
-        if self._live.pop(id(stub), None) is None:
-            return  # never written
+        if stub.where < 0:
+            return  # never written, or forgotten already
         self._dead += stub.where & 0xFFFFFFFF
+        stub.where = _FORGOTTEN
+        self._forgotten += 1
         if self._dead >= max(self._compact_at, self._end - self._dead):
             self._compact()
+        elif self._forgotten * 2 > len(self._live):
+            self._prune()
+
+    def _prune(self) -> None:
+        self._live = [stub for stub in self._live if stub.where >= 0]
+        self._forgotten = 0
 
     def _compact(self) -> None:
         """Copy the live records, in order, to a new file and close the old one; a copy that fails
@@ -138,17 +152,18 @@ class TurnSpill:
         old = self._file
         if old is None:
             return
-        places: dict[int, int] = {}
+        self._prune()
+        places: list[int] = []
         offset = 0
         new: IO[bytes] | None = None
         try:
             new = tempfile.TemporaryFile(prefix="nanobot-desktop-inspector-")  # noqa: SIM115 - open for the run
-            for key, stub in self._live.items():
+            for stub in self._live:
                 start, length = stub.where >> 32, stub.where & 0xFFFFFFFF
                 data = os.pread(old.fileno(), length, start)
                 if len(data) != length or os.pwrite(new.fileno(), data, offset) != length:
                     raise OSError(f"moved a part of the {length:,} bytes of turn {stub.turn_id}")
-                places[key] = offset << 32 | length
+                places.append(offset << 32 | length)
                 offset += length
         except OSError as error:
             if new is not None:
@@ -157,8 +172,8 @@ class TurnSpill:
             log.warning("could not rewrite the inspector's temporary file (%s of it unused; kept as it is): %s",
                         f"{self._dead:,} bytes", error)
             return
-        for key, where in places.items():
-            self._live[key].where = where
+        for stub, where in zip(self._live, places, strict=True):
+            stub.where = where
         old.close()
         self._file, self._end, self._dead = new, offset, 0
         self._compact_at = COMPACT_AFTER_BYTES  # a copy that failed before raised it; this one went through

@@ -252,3 +252,42 @@ def test_turns_beyond_a_conversations_limit_leave_the_file(env, fake_openai, qtb
         panel.turn_selector.setCurrentIndex(0)
         panel.turn_selector.activated.emit(0)
     assert panel.model.shown_turn.number == 5 and panel.model.shown_turn.user_text == "question 5"
+
+
+def test_turns_let_go_of_below_the_rewrite_threshold_leave_the_store_and_count_once(monkeypatch):
+    """A long conversation whose file never reaches the threshold: the stubs the inspector let go of do
+    not pile up in the store (it keeps at most twice the live ones), a second `forget` of one changes
+    nothing, and the turns still kept read back as they were."""
+    monkeypatch.setattr(spill, "COMPACT_AFTER_BYTES", 1 << 30)
+    store = spill.TurnSpill()
+    stubs = [store.put(TurnTimeline(KEY, f"turn-{n}", n, f"question {n}", float(n)), lambda stub, ok: None)
+             for n in range(1, 41)]
+    settled(store)
+    lengths = [stub.where & 0xFFFFFFFF for stub in stubs]
+    for stub in stubs[:36]:
+        store.forget(stub)
+    store.forget(stubs[0])
+    settled(store)
+    assert store._dead == sum(lengths[:36])
+    assert len(store._live) <= 2 * 4 and set(stubs[36:]) <= set(store._live)
+    assert all(stub.where == -2 for stub in stubs[:36])
+    read: list[TurnTimeline | None] = []
+    for stub in stubs[36:]:
+        store.get(stub, read.append)
+    settled(store)
+    assert [turn.user_text for turn in read if turn is not None] == [f"question {n}" for n in range(37, 41)]
+    store.close()
+
+
+def test_a_turn_in_the_file_finds_its_own_calls_not_ones_its_text_quotes():
+    """The stub keeps the selector's line and the call ids together; `find` looks only at the ids."""
+    store = spill.TurnSpill()
+    turn = TurnTimeline(KEY, "turn-1", 1, "why did tool:call_typed fail? · …", 1.0)
+    turn.entries.append(ToolCall(call_id="call_real", turn_id="turn-1", name="list_dir", arguments={}, started_at=1.0))
+    label = turn.label()
+    stub = store.put(turn, lambda stub, ok: None)
+    settled(store)
+    assert stub.label() == label
+    assert stub.find("tool", "call_real") == 0
+    assert stub.find("tool", "call_typed") == -1 and stub.find("llm", "call_real") == -1
+    store.close()
