@@ -55,7 +55,13 @@ def _mount(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _umount(path: Path) -> None:
-    subprocess.run(["umount", str(path)], capture_output=True, text=True)
+    """Detach the mount now, even while a file in it is open (`--lazy`): the app's threads (the session
+    list's reads, a lock file) may hold one at that moment, and a plain umount then fails with "target is
+    busy" and leaves the folder read-only for the rest of the test (a fresh-clone run of
+    test_write_failures timed out that way). Files already open stay on the old mount until closed."""
+    done = subprocess.run(["umount", "--lazy", str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError(f"could not unmount {path}: {done.stderr.strip()}")
 
 
 class ReadOnly:
