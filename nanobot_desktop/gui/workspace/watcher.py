@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +41,16 @@ def _interesting_events() -> list[type[FileSystemEvent]]:
 
     return [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
             DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+
+
+def ignore_double_registration_warning() -> None:
+    """watchdog registers a folder made together with its parent (`uploads/mcp` made at once under the
+    watched workspace) twice: once in the walk that follows the parent's creation, once for the folder's
+    own creation event. The second registration replaces the first, as it should, but watchdog says so
+    with a RuntimeWarning ("Callback with id ... already exists for watch ... It will be Overwritten.")
+    that would reach the terminal and the log for nothing (2 of 30 such folders in a quick check)."""
+    warnings.filterwarnings("ignore", message=r"Callback with id '.*' already exists for watch",
+                            category=RuntimeWarning, module=r"watchdog\.observers\.inotify$")
 
 
 def is_ignored_name(name: str) -> bool:
@@ -128,6 +139,7 @@ class WorkspaceWatcher(QObject):
         if self._observer is None:
             from watchdog.observers import Observer
 
+            ignore_double_registration_warning()
             self._observer = Observer()
             self._observer.daemon = True
             self._observer.start()

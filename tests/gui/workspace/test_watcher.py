@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,25 @@ def test_watcher_drives_editor_hot_reload_without_echoing_its_saves(qtbot, watch
         assert target.read_text(encoding="utf-8") == "curious and kind\n"
     finally:
         editor.shutdown()
+
+
+def test_a_folder_registered_twice_by_watchdog_warns_nobody(watcher, workspace):
+    """A folder made together with its parent under the watched workspace can be registered twice by
+    watchdog (the walk after the parent's creation, then its own creation event); the second time
+    replaces the first. Driven through watchdog's own registration of that folder: no warning
+    reaches the person, and the folder is still watched."""
+    from watchdog.observers.inotify import InotifyWatchGroup
+    from watchdog.observers.inotify_c import InotifyConstants, InotifyFD
+
+    watcher.watch(workspace)
+    folder = workspace / "uploads" / "mcp"
+    folder.mkdir(parents=True)
+    group = InotifyWatchGroup(InotifyFD.get_instance(), os.fsencode(workspace), InotifyConstants.IN_CREATE,
+                              is_recursive=True)  # registers every folder below, "mcp" included
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            group._add_callback(os.fsencode(folder))  # what the folder's own creation event does
+        assert [str(warning.message) for warning in caught] == []
+        assert os.fsencode(folder) in group._active_callbacks_by_path
+    finally:
+        group.deactivate()
