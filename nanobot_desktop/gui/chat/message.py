@@ -398,14 +398,19 @@ class AssistantWidget(ItemWidget):
         """Append completed blocks once, then replace the tail (or extend a streaming code block)."""
         document = self.browser.document()
         cursor = QTextCursor(document)
+        held_from = self._held_to
         cursor.beginEditBlock()  # one layout pass per flush, not one per insertion
         try:
             self._edit_live(cursor, blocks, tail, open_code)
             if self._inset != (0, 0):  # in the same edit: the new blocks are laid out once, inset
-                hold_prose(document, *self._inset, start=self._held_to)
+                hold_prose(document, *self._inset, start=held_from)
                 self._held_to = self._stable_end
         finally:
             cursor.endEditBlock()
+        if self._inset != (0, 0) and any("<table" in (block.html or "") for block in (*blocks, tail) if block):
+            # A table inserted in an edit is no frame until the edit ends: inside it, its cells looked
+            # like prose and were inset, and the table itself was not. Held again now that it is one.
+            hold_prose(document, *self._inset, start=held_from)
 
     def _edit_live(self, cursor: QTextCursor, blocks: list[RenderedBlock], tail: RenderedBlock | None,
                    open_code: OpenCode | None) -> None:

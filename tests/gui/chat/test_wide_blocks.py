@@ -75,3 +75,38 @@ def test_code_and_tables_get_more_room_than_the_prose(qtbot, open_window, fake_o
         table_rect = document.documentLayout().frameBoundingRect(table)
         assert abs(origin + table.format().leftMargin() - column.left()) <= 3  # starts with the prose
         assert table_rect.right() > column.width(), width  # and may reach past its right edge
+
+
+def test_a_table_streamed_after_the_reply_was_widened_starts_with_the_prose(qtbot):
+    """A table that arrives in a later flush than the code that widened the reply: inside the edit that
+    inserts it, Qt has not made it a frame yet, so its cells had been inset like prose and the table
+    itself left at the reply's edge (seen when a stream's flushes split the code and the table)."""
+    from PySide6.QtGui import QTextCursor
+
+    from nanobot_desktop.gui.chat.model import ChatModel
+    from nanobot_desktop.gui.chat.view import ChatView
+
+    model = ChatModel()
+    view = ChatView(model)
+    qtbot.addWidget(view)
+    view.resize(1800, 900)
+    view.show()
+    qtbot.waitExposed(view)
+    code_part, table_part = WIDE_REPLY.split("| option", 1)
+    model.begin_assistant()
+    model.append_text_delta(code_part)
+    view.flush_now()
+    widget = view.widget_for_row(0)
+    qtbot.waitUntil(lambda: widget.wants_wide and widget._inset[0] > 0, timeout=WAIT_MS)
+    left = widget._inset[0]
+    model.append_text_delta("| option" + table_part)
+    view.flush_now()
+    document = widget.browser.document()
+    qtbot.waitUntil(lambda: len(document.rootFrame().childFrames()) == 1, timeout=WAIT_MS)
+    table = document.rootFrame().childFrames()[0]
+    cell_margins = {QTextCursor(table.cellAt(0, column).firstCursorPosition()).blockFormat().leftMargin()
+                    for column in range(table.columns())}
+    assert table.format().leftMargin() == left  # the table starts where the prose starts
+    assert cell_margins == {0.0}  # and its cells are not inset inside it
+    prose = block_starting(document, "Here is the call")
+    assert prose.blockFormat().leftMargin() == left
