@@ -5,7 +5,8 @@ process's: before the window, a 3 MiB buffer that follows a freed 8 MiB one come
 once the real window has its engine, it gets its own mapping (mallinfo2's count of mapped blocks). (A
 buffer of 512 KiB made this flaky: a free chunk that size left in the heap serves it before any
 mapping is tried.) And the
-window hands free heap pages back (malloc_trim) once it is idle after a turn, never while one runs."""
+window hands free heap pages back (malloc_trim, in a thread of its own) once it is idle after a turn, never
+while one runs."""
 
 from __future__ import annotations
 
@@ -65,16 +66,32 @@ def test_the_window_serves_large_buffers_from_their_own_mappings(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="glibc's malloc only")
-def test_the_window_gives_free_heap_pages_back_once_a_turn_has_ended_and_it_is_idle(qtbot, open_window, fake_openai):
+def test_the_window_gives_free_heap_pages_back_once_a_turn_has_ended_and_it_is_idle(qtbot, open_window, fake_openai,
+                                                                                    monkeypatch):
+    """... in a thread of its own (8 ms after a long streamed reply: a stall of the loop on the GUI thread),
+    and says so on the GUI thread."""
+    import threading
+
     from nanobot_desktop.engine.events import TurnFinished, TurnStarted
+    from nanobot_desktop.gui.common import heap
     from nanobot_desktop.gui.common.heap import TRIM_AFTER_IDLE_MS
     from tests.gui.window_fixtures import WAIT_MS, send, wait_idle
 
+    trim_threads: list[threading.Thread] = []
+    trim = heap.give_back_free_memory
+
+    def recorded_trim() -> bool:
+        trim_threads.append(threading.current_thread())
+        return trim()
+
+    monkeypatch.setattr(heap, "give_back_free_memory", recorded_trim)
     window = open_window()
     seen: list[str] = []
+    told_on: list[threading.Thread] = []
     window.bridge.engine_event.connect(lambda event: seen.append(type(event).__name__)
                                        if isinstance(event, (TurnStarted, TurnFinished)) else None)
     window.heap_trim.trimmed.connect(lambda took_ms: seen.append(f"trimmed in {took_ms:.1f} ms"))
+    window.heap_trim.trimmed.connect(lambda _took_ms: told_on.append(threading.current_thread()))
     fake_openai.add_text("Noted.", delay_s=2 * TRIM_AFTER_IDLE_MS / 1000)  # a turn longer than the idle time
     send(qtbot, window, "remember the plants")
     wait_idle(qtbot, window)
@@ -83,6 +100,8 @@ def test_the_window_gives_free_heap_pages_back_once_a_turn_has_ended_and_it_is_i
     assert seen[:2] == ["TurnStarted", "TurnFinished"]  # not while the turn ran, only once it had ended
     assert len(seen) == 3 and seen[2].startswith("trimmed in ")
     assert float(seen[2].split()[2]) < 50  # a glance at the heap, not a stall
+    assert len(trim_threads) == 1 and trim_threads[0] is not threading.main_thread()
+    assert told_on == [threading.main_thread()]
 
 
 ARENA_SCRIPT = textwrap.dedent("""
