@@ -20,11 +20,11 @@ for nearly every allocation anyway.
 Freed small blocks stay in the heap too (glibc gives back only the free pages at its top): once the
 window has been idle for `TRIM_AFTER_IDLE_MS` after a turn, `IdleHeapTrim` asks `malloc_trim(0)` to
 return every whole free page (0.2–1 ms after a turn of bench/long_session_memory.py, 0.3–1.7 MB given
-back; 8 ms after the 64k streamed reply of bench/stream_stall.py). It runs in a thread of its own
-(ctypes lets go of the GIL for the call): on the GUI thread those 8 ms were one stall of the loop, a
-second after the reply ended. A malloc of the GUI thread meanwhile still waits for the arena's lock, but
-an idle window makes few. It runs in the app for every turn; the bench waits for it (its `trimmed`
-signal, emitted on the GUI thread) the same way after turn 10 and turn 100.
+back; 8 ms after the 64k streamed reply of bench/stream_stall.py). It runs in the executor (ctypes lets
+go of the GIL for the call): on the GUI thread those 8 ms were one stall of the loop, a second after the
+reply ended. A malloc of the GUI thread meanwhile still waits for the arena's lock, but an idle window
+makes few. It runs in the app for every turn; the bench waits for it (its `trimmed` signal, emitted on
+the GUI thread) the same way after turn 10 and turn 100.
 
 Linux with glibc only (`mallopt` and `malloc_trim` are glibc's; musl and other systems have their own
 allocators).
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -78,17 +77,18 @@ class IdleHeapTrim(QObject):
 
     trimmed = Signal(float)
     """(milliseconds the trim took): the free pages were handed back."""
-    _trim_done = Signal(float)  # from the trim's thread; queued to this object's (the GUI) thread
 
     def __init__(self, bridge: EngineBridge, parent: QObject) -> None:
+        from nanobot_desktop.gui.common.owned import OwnedWork  # made with the engine, after the first paint
+
         super().__init__(parent)
         self._running: set[str] = set()  # turn ids started and not ended
         self._trimming = False  # a trim's thread has not reported back yet
+        self._work = OwnedWork(self)  # a trim under way is dropped with this object
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(TRIM_AFTER_IDLE_MS)
         self._timer.timeout.connect(self._trim)
-        self._trim_done.connect(self._report)
         bridge.subscribe({ev.TurnStarted: self._started, ev.TurnFinished: self._ended,
                           ev.TurnFailed: self._ended, ev.TurnCancelled: self._ended}, self)
 
@@ -105,17 +105,18 @@ class IdleHeapTrim(QObject):
         if self._running or self._trimming:
             return
         self._trimming = True
-        threading.Thread(target=self._trim_in_thread, name="heap-trim", daemon=True).start()
+        self._work.spawn(self._trim_off_the_gui_thread())
 
-    def _trim_in_thread(self) -> None:
+    async def _trim_off_the_gui_thread(self) -> None:
+        """malloc_trim in the engine's executor (ctypes lets go of the GIL for it), reported back here by
+        asyncio, as every result of the window's executor work is."""
+        import asyncio
+
         started = time.perf_counter()
-        give_back_free_memory()
         try:
-            self._trim_done.emit((time.perf_counter() - started) * 1000)
-        except RuntimeError:  # the window went away meanwhile (the app quit): nobody to tell
-            pass
-
-    def _report(self, took_ms: float) -> None:
-        self._trimming = False
+            await asyncio.get_running_loop().run_in_executor(None, give_back_free_memory)
+        finally:
+            self._trimming = False
+        took_ms = (time.perf_counter() - started) * 1000
         log.debug("gave free heap pages back in %.2f ms", took_ms)
         self.trimmed.emit(took_ms)
