@@ -83,7 +83,7 @@ class IdleHeapTrim(QObject):
 
         super().__init__(parent)
         self._running: set[str] = set()  # turn ids started and not ended
-        self._trimming = False  # a trim's thread has not reported back yet
+        self._trimming = False  # a trim is under way in the executor
         self._work = OwnedWork(self)  # a trim under way is dropped with this object
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -108,7 +108,7 @@ class IdleHeapTrim(QObject):
         self._work.spawn(self._trim_off_the_gui_thread())
 
     async def _trim_off_the_gui_thread(self) -> None:
-        """malloc_trim in the engine's executor (ctypes lets go of the GIL for it), reported back here by
+        """malloc_trim in the event loop's default executor (ctypes lets go of the GIL for it), reported back here by
         asyncio, as every result of the window's executor work is."""
         import asyncio
 
