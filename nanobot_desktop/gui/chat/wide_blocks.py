@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat, QTextTable
-from PySide6.QtWidgets import QVBoxLayout, QWidget, QWidgetItem
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget, QWidgetItem
 
 _BASE_LEFT = QTextFormat.Property.UserProperty + 261  # a block's own margins, before any inset
 _BASE_RIGHT = QTextFormat.Property.UserProperty + 262
@@ -74,6 +74,16 @@ class _ReplyItem(QWidgetItem):
         super().setGeometry(self._column.place(widget, rect) if widget is not None else rect)
 
 
+def keep_to_hint(widget: QWidget) -> None:
+    """A message in the column is never taller than it asks to be: when a reply's height drops between two
+    layout passes, the column gets more room than its items ask for until the next one, and a widget that
+    may grow took its share (user bubbles 32 -> 54 px for a pass, moving what the person had in sight)."""
+    policy = widget.sizePolicy()
+    if policy.verticalPolicy() == QSizePolicy.Policy.Preferred:
+        policy.setVerticalPolicy(QSizePolicy.Policy.Maximum)
+        widget.setSizePolicy(policy)
+
+
 class ColumnLayout(QVBoxLayout):
     """The messages' column: every item at the column's width, except items whose `wants_wide` is
     true (a reply with code or a table), widened to `wide_width` centred on the column (as much as
@@ -89,6 +99,7 @@ class ColumnLayout(QVBoxLayout):
     def insertWidget(self, index: int, widget: QWidget, stretch: int | None = 0,  # noqa: N802  (Qt override)
                      alignment: Qt.AlignmentFlag = _NO_ALIGNMENT) -> None:
         if not hasattr(widget, "set_prose_inset"):
+            keep_to_hint(widget)
             super().insertWidget(index, widget, stretch or 0, alignment)
             return
         self.addChildWidget(widget)

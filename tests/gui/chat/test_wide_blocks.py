@@ -110,3 +110,26 @@ def test_a_table_streamed_after_the_reply_was_widened_starts_with_the_prose(qtbo
     assert cell_margins == {0.0}  # and its cells are not inset inside it
     prose = block_starting(document, "Here is the call")
     assert prose.blockFormat().leftMargin() == left
+
+
+def test_a_message_in_the_column_is_never_taller_than_it_asks_to_be(qtbot):
+    """The column can be given more room than its messages ask for for a layout pass (a reply's height
+    drops before the scroll area has resized the column's container); a user bubble took a share of it
+    (32 -> 54 px), and what the person had in sight moved."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QWidget
+
+    from nanobot_desktop.gui.chat.model import UserMessage
+    from nanobot_desktop.gui.chat.wide_blocks import ColumnLayout
+    from nanobot_desktop.gui.chat.widgets import UserBubble
+
+    container = QWidget()
+    qtbot.addWidget(container)
+    column = ColumnLayout()
+    container.setLayout(column)
+    bubbles = [UserBubble(UserMessage(f"message {n}")) for n in range(3)]
+    for bubble in bubbles:
+        column.addWidget(bubble)
+    container.show()
+    column.setGeometry(QRect(0, 0, 440, 600))  # far more than three short bubbles ask for
+    assert [bubble.height() for bubble in bubbles] == [bubble.sizeHint().height() for bubble in bubbles]
