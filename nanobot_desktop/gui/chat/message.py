@@ -10,6 +10,7 @@ once, with exact highlighting.
 from __future__ import annotations
 
 import math
+import time
 from typing import Callable
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer, QUrl, Signal
@@ -215,6 +216,8 @@ class AssistantWidget(ItemWidget):
         self._continue_pending = False
         self._queued: RenderUpdate | None = None  # a streamed update waiting for its own loop step
         self._queued_final = False  # ... and it ends the stream: once applied, the document is no longer live
+        self._queued_budget_s = STREAM_STEP_BUDGET_S  # how long one step of applying it may edit the document
+        self._shown_tail = 0  # characters of the text the document shows past its finished blocks (a tail)
         self._icon_names: dict[QToolButton, str] = {}
         self._wide = False  # holds code or a table: the column's layout may widen it (wide_blocks.py)
         self._inset = (0, 0)  # the prose inset that widening asks for, in pixels (left, right)
@@ -346,7 +349,7 @@ class AssistantWidget(ItemWidget):
         if self._live and not update.reset and stepwise:
             # Stepwise: the document edit (and the paint it causes) is a loop step of its own, so
             # a waiting timer runs between rendering and painting.
-            self._queue_apply(update, final)
+            self._queue_apply(update, final, STREAM_STEP_BUDGET_S if budget_s is None else budget_s)
             return  # _on_render is told when the document has changed
         elif self._live and not update.reset:
             self._apply_queued(notify=False)
@@ -357,6 +360,7 @@ class AssistantWidget(ItemWidget):
             self._stable_end = self._held_to = 0
             self._stable_format = self.browser.document().begin().blockFormat()
             self._code = None
+            self._shown_tail = 0
             self._live = True
             self._apply_live(list(self._incremental.blocks), update.tail, update.open_code)
         else:  # a message loaded from history, or replaced by the final text: one O(n) pass
@@ -369,26 +373,58 @@ class AssistantWidget(ItemWidget):
         if self._on_render is not None:
             self._on_render(self.uid)
 
-    def _queue_apply(self, update: RenderUpdate, final: bool) -> None:
+    def _queue_apply(self, update: RenderUpdate, final: bool, budget_s: float) -> None:
         """Keep an update for the next loop step; one that comes first is merged into it (blocks
         append, the newer tail replaces the older)."""
         queued = self._queued
         if queued is None:
-            QTimer.singleShot(NEXT_STEP_MS, self, self._apply_queued)
+            QTimer.singleShot(NEXT_STEP_MS, self, self._apply_step)
         else:
             update = update._replace(blocks=queued.blocks + update.blocks)
         self._queued = update
         self._queued_final = final
+        self._queued_budget_s = budget_s
 
     def _apply_queued(self, notify: bool = True) -> None:
+        """The queued update, all of it now (a direct refresh, which renders everything at once)."""
         queued, self._queued = self._queued, None
         if queued is not None and self._live:
             self._apply_live(queued.blocks, queued.tail, queued.open_code)
-            if self._queued_final:
-                self._live = False  # the streamed document stays: re-rendering it all would stall
+            self._applied(notify)
+
+    def _apply_step(self) -> None:
+        """One loop step of the queued update: its blocks one edit each until the step's budget is spent,
+        the rest (and then the new tail) in the next steps. Laying out a table or a quote takes 1-2 ms of
+        the edit alone and 3.6-7 ms in a stream, and a flush that finished several of them had been one
+        6-13 ms step (bench/stream_stall.py). The blocks that replace what the document shows past its
+        finished ones (the old tail) go in the first step whatever the budget, so no text a person saw
+        disappears for a step."""
+        queued, self._queued = self._queued, None
+        if queued is None or not self._live:
+            return
+        deadline = time.perf_counter() + self._queued_budget_s
+        blocks, shown = queued.blocks, self._shown_tail
+        done = 0
+        while done < len(blocks) and (done == 0 or shown > 0 or time.perf_counter() < deadline):
+            self._apply_live(blocks[done:done + 1], None, None)
+            shown -= len(blocks[done].source)
+            done += 1
+        rest = blocks[done:]
+        tail_waits = queued.tail is not None or queued.open_code is not None
+        if rest or (blocks and tail_waits and time.perf_counter() >= deadline):  # the tail in a step of its own
+            self._queued = queued._replace(blocks=rest)
+            QTimer.singleShot(NEXT_STEP_MS, self, self._apply_step)
             self._fit_wide()
-            if notify and self._on_render is not None:
-                self._on_render(self.uid)
+            return
+        self._apply_live([], queued.tail, queued.open_code)
+        self._applied(notify=True)
+
+    def _applied(self, notify: bool) -> None:
+        if self._queued_final:
+            self._live = False  # the streamed document stays: re-rendering it all would stall
+        self._fit_wide()
+        if notify and self._on_render is not None:
+            self._on_render(self.uid)
 
     def _continue_render(self) -> None:
         self._continue_pending = False
@@ -434,8 +470,10 @@ class AssistantWidget(ItemWidget):
             cursor.movePosition(QTextCursor.MoveOperation.End)
             self._stable_end = cursor.position()
             self._stable_format = cursor.blockFormat()
+        self._shown_tail = 0
         if tail is not None and tail.html is not None:
             append_html(cursor, tail.html)
+            self._shown_tail = len(tail.source)
         elif open_code is not None:
             if self._code is None:
                 self._code = StreamingCode.start(cursor, self._renderer, open_code)
