@@ -167,6 +167,14 @@ class TimelineModel(QAbstractTableModel):
         """The session's turns of this app run, oldest first (the older ones as stubs: see spill.py)."""
         return list(self._sessions.get(session_key, {}).values())
 
+    def turn_ids(self, session_key: str) -> list[str]:
+        """The ids of the session's turns of this app run, oldest first."""
+        return list(self._sessions.get(session_key, {}))
+
+    def turn(self, session_key: str, turn_id: str) -> TurnTimeline | SpilledTurn | None:
+        """One turn of the session (a stub once it is in the file), or None."""
+        return self._sessions.get(session_key, {}).get(turn_id)
+
     def set_session(self, session_key: str) -> None:
         """Show that session's latest turn, and keep following new turns there."""
         self.show_turn(session_key, None)

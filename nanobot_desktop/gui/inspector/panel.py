@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QSplitter,
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QListView, QSplitter,
     QStackedWidget, QTreeView, QVBoxLayout, QWidget,
 )
 
@@ -27,6 +27,7 @@ from nanobot_desktop.gui.common.widgets import plain_label
 from nanobot_desktop.gui.inspector.details import LLMCallDetail, ToolCallDetail
 from nanobot_desktop.gui.inspector.model import NAME_COLUMN, STATUS_COLUMN, SUMMARY_COLUMN, TIME_COLUMN, TimelineModel
 from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline, status_text
+from nanobot_desktop.gui.inspector.turn_list import TurnListModel
 
 if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is created
     from nanobot_desktop.engine import Engine
@@ -59,6 +60,12 @@ class InspectorPanel(QWidget):
         self.turn_selector.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.turn_selector.setMinimumContentsLength(16)
         self.turn_selector.setToolTip(translate("Inspector", "Turns of this session since the app started; the newest follows new turns"))
+        self.turn_list = TurnListModel(self.model, self)
+        self.turn_selector.setModel(self.turn_list)
+        self.turn_selector.setPlaceholderText(translate("Inspector", "No turns yet"))
+        view = self.turn_selector.view()
+        if isinstance(view, QListView):  # every label is one line: the popup need not measure each row
+            view.setUniformItemSizes(True)
         self.turn_selector.activated.connect(self._on_turn_chosen)
         top.addWidget(self.turn_selector, 1)
         layout.addLayout(top)
@@ -118,7 +125,7 @@ class InspectorPanel(QWidget):
     def set_session(self, key: str) -> None:
         """Show that session's latest turn (the main window calls this when the user switches session)."""
         self.model.set_session(key)
-        self._fill_turn_selector()
+        self._sync_turn_selector()
         self.refresh_conversation_usage()
 
     def refresh_conversation_usage(self) -> None:
@@ -159,7 +166,7 @@ class InspectorPanel(QWidget):
             if session_key != self.model.session_key:
                 self.model.set_session(session_key)
             self.model.show_turn(session_key, turn_id)
-            self._fill_turn_selector()
+            self._sync_turn_selector()
             shown = self.model.shown_turn
             if shown is None or shown.turn_id != turn_id:  # an older turn, being read back from its file
                 self._call_to_select = call_id
@@ -180,24 +187,18 @@ class InspectorPanel(QWidget):
 
     # --- reacting to the model -------------------------------------------------------------------------
 
-    def _fill_turn_selector(self) -> None:
-        turns = self.model.turns(self.model.session_key)
+    def _sync_turn_selector(self) -> None:
+        """The selector's rows follow the timeline's turns, and its current row the shown turn."""
+        self.turn_list.refresh()
         shown = self.model.shown_turn
-        self.turn_selector.blockSignals(True)
-        self.turn_selector.clear()
-        for turn in turns:
-            self.turn_selector.addItem(turn.label(), turn.turn_id)
-        turn_ids = [turn.turn_id for turn in turns]  # by id: an older turn shown is a copy read back
-        if shown is not None and shown.turn_id in turn_ids:
-            self.turn_selector.setCurrentIndex(turn_ids.index(shown.turn_id))
-        self.turn_selector.setEnabled(bool(turns))
-        if not turns:
-            self.turn_selector.addItem(translate("Inspector", "No turns yet"))
-        self.turn_selector.blockSignals(False)
+        row = self.turn_list.row_of(shown.turn_id) if shown is not None else -1  # by id: a turn read back is a copy
+        if row >= 0:  # none shown: an older turn is being read back, and the row chosen for it stays
+            self.turn_selector.setCurrentIndex(row)
+        self.turn_selector.setEnabled(self.turn_list.rowCount() > 0)
 
     def _on_turns_changed(self, session_key: str) -> None:
         if session_key == self.model.session_key:
-            self._fill_turn_selector()
+            self._sync_turn_selector()
             self._show_summary()
 
     def _on_turn_chosen(self, position: int) -> None:
@@ -206,7 +207,7 @@ class InspectorPanel(QWidget):
             self.model.show_turn(self.model.session_key, turn_id)
 
     def _on_shown_turn_changed(self) -> None:
-        self._fill_turn_selector()
+        self._sync_turn_selector()
         self._show_summary()
         self._show_entry(self.selected_entry())
         call_id, self._call_to_select = self._call_to_select, ""

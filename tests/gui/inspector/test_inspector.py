@@ -452,3 +452,31 @@ def test_a_panel_made_before_any_session_is_chosen_follows_the_first_active_sess
     run_turn(qtbot, engine, "desktop:x", "hello")
     assert panel.model.session_key == "desktop:x" and panel.model.rowCount() == 1
     assert panel.model.index(0, 0, QModelIndex()).data(StatusRole) == "ok"
+
+
+def test_turn_selector_adds_a_row_per_turn_without_rebuilding_the_others(env, fake_openai, qtbot):
+    """The selector's rows are read from the timeline: a new turn is one inserted row (an open popup and
+    its scroll position stay), not the whole list cleared and filled again, and nothing is copied per turn."""
+    engine, panel = env
+    panel.set_session("desktop:a")
+    fake_openai.add_text("one")
+    run_turn(qtbot, engine, "desktop:a", "first")
+    rows = panel.turn_selector.model()
+    resets: list[bool] = []
+    inserted: list[tuple[int, int]] = []
+    rows.modelReset.connect(lambda: resets.append(True))
+    rows.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    for text in ("second", "third"):
+        fake_openai.add_text("ok")
+        run_turn(qtbot, engine, "desktop:a", text)
+    assert resets == [] and inserted == [(1, 1), (2, 2)]
+    assert [panel.turn_selector.itemText(row).split(" · ")[::2] for row in range(3)] == [
+        ["Turn 1", "first"], ["Turn 2", "second"], ["Turn 3", "third"]]
+    assert panel.turn_selector.itemData(2) == panel.model.shown_turn.turn_id
+    assert panel.turn_selector.currentIndex() == 2
+
+    panel.set_session("desktop:empty")  # another session: its own rows (none), said in words
+    assert panel.turn_selector.count() == 0 and panel.turn_selector.currentIndex() == -1
+    assert panel.turn_selector.placeholderText() == "No turns yet" and not panel.turn_selector.isEnabled()
+    panel.set_session("desktop:a")
+    assert panel.turn_selector.count() == 3 and panel.turn_selector.currentIndex() == 2
