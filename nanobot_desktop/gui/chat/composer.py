@@ -186,8 +186,11 @@ class Composer(QWidget):
     def set_busy(self, busy: bool) -> None:
         """While a reply runs, Stop replaces Send; typing the next message stays possible."""
         self._busy = busy
-        self.send_button.setVisible(not busy)
-        self.stop_button.setVisible(busy)
+        shown, hidden = (self.stop_button, self.send_button) if busy else (self.send_button, self.stop_button)
+        # Hidden first: showing a widget lays its parent out at once, and with both buttons in the
+        # column the composer grew by a row and shrank back, so the chat above was laid out twice.
+        hidden.hide()
+        shown.show()
 
     def text(self) -> str:
         return self.edit.toPlainText()

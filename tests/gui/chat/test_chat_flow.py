@@ -544,3 +544,34 @@ def test_sending_into_a_session_a_running_cli_holds_warns_first(qtbot, open_wind
         gateway.wait(10)
         gateway.stdout.close()
         engine.coexistence.release()
+
+
+def test_the_chat_keeps_its_height_when_send_and_stop_swap(qtbot, open_window, fake_openai):
+    """Stop replaces Send while a reply runs and Send comes back after it: the composer keeps its height,
+    so the conversation above is not laid out again (twice) at every turn's start and end."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Heights(QObject):
+        def __init__(self) -> None:
+            super().__init__()
+            self.changes: list[tuple[str, int, int]] = []
+
+        def eventFilter(self, watched, event):  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Resize and event.oldSize().height() != event.size().height():
+                self.changes.append((watched.objectName(), event.oldSize().height(), event.size().height()))
+            return False
+
+    window = open_window()
+    fake_openai.add_text("First.")
+    send(qtbot, window, "warm up")  # the first turn settles the window's layout
+    wait_idle(qtbot, window)
+    heights = Heights()
+    for widget in (window.composer, window.chat_view):
+        widget.installEventFilter(heights)
+    fake_openai.add_text("Second.")
+    send(qtbot, window, "and again")
+    qtbot.waitUntil(lambda: window.composer.busy, timeout=WAIT_MS)
+    assert window.composer.stop_button.isVisible() and not window.composer.send_button.isVisible()
+    wait_idle(qtbot, window)
+    assert window.composer.send_button.isVisible() and not window.composer.stop_button.isVisible()
+    assert heights.changes == []
