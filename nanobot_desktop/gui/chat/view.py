@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QLayout, QScrollArea, QVBoxLayout, QWidget
 
 from nanobot_desktop.gui.common.accessibility import name
 from nanobot_desktop.gui.chat.cards import ApprovalCardWidget
@@ -157,6 +157,7 @@ class ChatView(QWidget):
         self._container.setAutoFillBackground(True)
         self._container.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
         outer = QVBoxLayout(self._container)
+        outer.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # never shorter than the column (wide_blocks.py)
         self._outer = outer
         outer.setContentsMargins(SPACING.l, SPACING.l, SPACING.l, SPACING.l)
         outer.setSpacing(0)

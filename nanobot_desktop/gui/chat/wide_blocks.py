@@ -9,7 +9,7 @@ keeps the column's width and left edge while code and tables use the extra room.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat, QTextTable
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget, QWidgetItem
 
@@ -119,6 +119,13 @@ class ColumnLayout(QVBoxLayout):
         if index >= 0:
             self.takeAt(index)  # the layout lets go of the item first; then Python drops it
         del self._replies[widget]
+
+    def minimumSize(self) -> QSize:  # noqa: N802  (Qt override)
+        """As tall as its messages ask: with the container's layout at SetMinimumSize, the container
+        grows before the column is laid out, instead of the column squeezing every message to fit the
+        old height for one pass and giving them their height back in the next."""
+        least = super().minimumSize()
+        return QSize(least.width(), max(least.height(), self.sizeHint().height()))
 
     def place(self, widget: QWidget, rect: QRect) -> QRect:
         """Where a reply goes in a column laid out at `rect`, and its prose inset."""

@@ -133,3 +133,55 @@ def test_a_message_in_the_column_is_never_taller_than_it_asks_to_be(qtbot):
     container.show()
     column.setGeometry(QRect(0, 0, 440, 600))  # far more than three short bubbles ask for
     assert [bubble.height() for bubble in bubbles] == [bubble.sizeHint().height() for bubble in bubbles]
+
+
+def test_messages_keep_their_height_when_one_is_added_above_them(qtbot):
+    """The column's container is never shorter than its messages ask. It was sized by what they could
+    shrink to: a scroll area squeezes its content to avoid a scroll bar, and a message added above (older
+    ones paged in as the person scrolls up) had the column laid out at the old height for a pass, every
+    message that could shrink squeezed (a reply with tool steps 177 -> 148 px) and then given its height
+    back: laid out and painted twice per page, mid-scroll. On the old code this fails at the first wait."""
+    from PySide6.QtCore import QEvent, QObject, QSize
+    from PySide6.QtWidgets import QWidget
+
+    from nanobot_desktop.gui.chat.view import ChatView
+
+    class Message(QWidget):
+        def __init__(self, height: int) -> None:
+            super().__init__()
+            self.wanted = height
+
+        def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+            return QSize(400, self.wanted)
+
+        def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+            return QSize(100, 40)  # a message can shrink, as a reply's steps header and actions row can
+
+    class Heights(QObject):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[int] = []
+
+        def eventFilter(self, watched, event):  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Resize:
+                self.seen.append(event.size().height())
+            return False
+
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    view.empty_hint.hide()  # as with any message shown
+    column = view._items_layout  # the column itself: pages of older messages come in through it
+    shown = [Message(120) for _ in range(6)]
+    for message in shown:
+        column.addWidget(message)
+    qtbot.waitUntil(lambda: all(message.height() == 120 for message in shown))
+    heights = Heights()
+    for message in shown:
+        message.installEventFilter(heights)
+    older = Message(300)
+    column.insertWidget(0, older)
+    qtbot.waitUntil(lambda: older.height() == 300)
+    qtbot.waitUntil(lambda: view._container.height() >= 6 * 120 + 300)
+    assert heights.seen == [] and all(message.height() == 120 for message in shown)
