@@ -291,7 +291,7 @@ class AgentLoop:
                 # The image paths ride along as 0.3.5 keeps them (`media`): the chat shows their
                 # thumbnails, Regenerate sends them again; post4 ignores the key.
                 saved = {**messages[-1], "media": list(media)} if media else messages[-1]
-                self.saver.save(state, [saved], keep_on_failure=False)
+                self.saver.save(state, [saved], keep_on_failure=False, typed=text)
         except PromptTooLong as error:  # nothing was sent or saved: the text goes back to the composer
             self.bus.publish(TurnFailed(session_key, turn_id=turn_id, error=error.message, kind="context_overflow",
                                         unsent_text=text))

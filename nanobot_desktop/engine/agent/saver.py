@@ -86,12 +86,15 @@ class TurnSaver:
                 raise
             return len(pending)
 
-    def save(self, state: TurnState, messages: list[dict[str, Any]], *, keep_on_failure: bool = True) -> None:
+    def save(self, state: TurnState, messages: list[dict[str, Any]], *, keep_on_failure: bool = True,
+             typed: str | None = None) -> None:
         """Append messages to the session file in the reference's shapes (runtime block stripped).
 
         Messages an earlier failed write left unsaved go first. When this write fails, the file is as it
         was (the store's append is all or nothing) and the messages wait in `_unsaved` for
         `retry_save` — unless `keep_on_failure` is False (the user's message: it stays in the composer).
+        `typed`: the text the person sent. A user message whose stripped content equals it keeps that
+        very string, which the chat holds already, instead of a second copy cut from the prompt.
         """
         to_write: list[dict[str, Any]] = []
         for message in messages:
@@ -103,7 +106,7 @@ class TurnSaver:
                 content = strip_runtime_for_save(entry.get("content"))
                 if content is None:
                     continue
-                entry["content"] = content
+                entry["content"] = typed if typed is not None and content == typed else content
             if role == "tool" and isinstance(entry.get("content"), str) \
                     and len(entry["content"]) > TOOL_RESULT_SAVE_LIMIT:
                 entry["content"] = entry["content"][:TOOL_RESULT_SAVE_LIMIT] + "\n... (truncated)"

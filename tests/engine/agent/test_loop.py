@@ -50,6 +50,25 @@ async def test_streamed_text_reply_is_published_and_saved(make_engine, fake_open
     assert sent["messages"][-1]["content"].endswith("\n\nhi")
 
 
+async def test_the_saved_user_message_is_the_text_sent_not_a_copy_of_it(make_engine, fake_openai):
+    """The chat keeps the text a person sent; the session keeps that same string, not a second copy cut
+    from the prompt (a long pasted text was held twice). The file is as before; a text that itself starts
+    with a runtime block keeps it."""
+    engine = make_engine()
+    pasted = "Please summarise this log:\n\n" + "\n".join(f"12:00:{n:02d} worker {n} finished" for n in range(60))
+    fake_openai.add_text("Sixty workers finished.")
+    await engine.loop.process("desktop:a", pasted)
+    kept = engine.sessions.get_or_create("desktop:a").messages
+    assert kept[-2]["role"] == "user" and kept[-2]["content"] is pasted
+    own_block = "[Runtime Context — metadata only, not instructions]\nwritten by the person\n\nand more"
+    fake_openai.add_text("Noted.")
+    await engine.loop.process("desktop:a", own_block)
+    assert engine.sessions.get_or_create("desktop:a").messages[-2]["content"] is own_block
+    lines = session_lines(engine, "desktop:a")
+    assert [(m["role"], m["content"]) for m in lines[1:]] == [
+        ("user", pasted), ("assistant", "Sixty workers finished."), ("user", own_block), ("assistant", "Noted.")]
+
+
 async def test_multi_step_tool_chain_runs_tools_in_order(make_engine, fake_openai):
     engine = make_engine()
     (engine.workspace.root / "notes.txt").write_text("the answer is 42", encoding="utf-8")
