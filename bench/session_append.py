@@ -14,8 +14,9 @@ row to the usage record (engine/usage: SQLite beside the config, written by the 
 thread). Those bytes belong to the turn, but not to the session: SPEC §5's "only the turn's bytes"
 is about the session file, which must not be rewritten as it grows; SQLite's cost per row is the
 pages a commit touches (WAL frames of the table and its two indexes, then their checkpoint into the
-file), whatever the session's length. So the recorder thread's own bytes (`wchar` of
-/proc/self/task/<its id>/io) are counted apart:
+file), whatever the session's length. So the recorder thread's own bytes are counted apart: `wchar`
+of /proc/thread-self/io before and after each job the recorder's worker runs (the worker ends when
+idle, engine/idle_threads.py, so no one thread's counter spans the turn):
 - "Session-file bytes per turn": every byte the process wrote minus the recorder thread's. PASS
   when, for both sessions, that is the turn's bytes (the file's growth) plus a fixed number of
   metadata-line rewrites (line 1 is padded to a fixed width and updated in place), the file was
@@ -58,14 +59,14 @@ async def _turn_cost(config: Path, key: str) -> dict[str, Any]:
     try:
         await engine.loop.process("cli:warm-up", "warm up the imports and the connection")
         await engine.usage.flush()  # the warm-up's row: the usage file and the recorder's thread exist now
-        recorder_thread = _recorder_thread_id()
+        recorder_jobs = _count_recorder_writes(engine)
         path = engine.sessions.path_for(key)
         before = path.stat()
         header_width = len(read_first_line(path))
-        written_before, usage_before = bytes_written_by_this_process(), _thread_bytes_written(recorder_thread)
+        written_before = bytes_written_by_this_process()
         result = await engine.loop.process(key, "The meeting moved to Thursday at ten. Please note it.")
         await engine.usage.flush()  # the turn's row, which the recorder may hold back to batch it
-        usage_written = _thread_bytes_written(recorder_thread) - usage_before
+        usage_written = sum(recorder_jobs)
         written = bytes_written_by_this_process() - written_before - usage_written
         if result.status != "ok" or result.reply != REPLY:
             raise RuntimeError(f"the turn did not come back as expected: {result}")
@@ -80,22 +81,32 @@ async def _turn_cost(config: Path, key: str) -> dict[str, Any]:
             "same_inode": before.st_ino == after.st_ino, "messages_after": messages}
 
 
-def _recorder_thread_id() -> int:
-    """The native id of the usage recorder's worker thread (engine/usage/recorder.py)."""
-    import threading
+def _count_recorder_writes(engine: Any) -> list[int]:
+    """From now on, the bytes each job of the usage recorder's worker writes (its thread's `wchar`
+    around the job), in a list that grows as jobs run."""
+    written: list[int] = []
+    executor = engine.usage._worker()  # the recorder's own executor (engine/usage/recorder.py)
+    submit = executor.submit
 
-    for thread in threading.enumerate():
-        if thread.name.startswith("usage-record") and thread.native_id is not None:
-            return thread.native_id
-    raise RuntimeError("the usage recorder's thread is not running after a flush")
+    def counted(fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        def job() -> Any:
+            before = _thread_bytes_written()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                written.append(_thread_bytes_written() - before)
+        return submit(job)
+
+    executor.submit = counted
+    return written
 
 
-def _thread_bytes_written(thread_id: int) -> int:
-    """`wchar` of one thread of this process (/proc/self/task/<id>/io)."""
-    for raw in Path(f"/proc/self/task/{thread_id}/io").read_text().splitlines():
+def _thread_bytes_written() -> int:
+    """`wchar` of the calling thread (/proc/thread-self/io)."""
+    for raw in Path("/proc/thread-self/io").read_text().splitlines():
         if raw.startswith("wchar:"):
             return int(raw.split()[1])
-    raise RuntimeError(f"/proc/self/task/{thread_id}/io has no wchar line")
+    raise RuntimeError("/proc/thread-self/io has no wchar line")
 
 
 def _prepare(workdir: Path, base_url: str, key: str, count: int) -> Path:

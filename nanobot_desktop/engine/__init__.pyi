@@ -182,3 +182,5 @@ from .usage.reader import Totals as Totals
 from .usage.reader import UsageSummary as UsageSummary
 
 from .sync.syncthing import SyncStatus as SyncStatus
+
+from .idle_threads import IdleExitingExecutor as IdleExitingExecutor

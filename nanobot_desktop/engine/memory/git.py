@@ -14,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from nanobot_desktop.engine.changes import ChangeTracker
+from nanobot_desktop.engine.idle_threads import IdleExitingExecutor
 from nanobot_desktop.engine.workspace import (
     Workspace,
     atomic_write_bytes,
@@ -208,7 +209,7 @@ class TrackedFiles:
         self.workspace = workspace
         self.git = git
         self.changes = changes
-        self._committer: ThreadPoolExecutor | None = None
+        self._committer: IdleExitingExecutor | None = None
         self._last_job: Future[None] | None = None
 
     @property
@@ -248,7 +249,7 @@ class TrackedFiles:
 
     def _submit(self, job: Any) -> Future[None]:
         if self._committer is None:
-            self._committer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-git")
+            self._committer = IdleExitingExecutor(1, name="memory-git")
         self._last_job = self._committer.submit(job)
         return self._last_job
 

@@ -34,8 +34,7 @@ from nanobot_desktop.engine.events import BudgetCrossed, EventBus, LLMCallFinish
 from nanobot_desktop.engine.usage.store_errors import UsageFileError
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
-
+    from nanobot_desktop.engine.idle_threads import IdleExitingExecutor
     from nanobot_desktop.engine.usage.prices import ModelPrice
     from nanobot_desktop.engine.usage.reader import UsageReader
     from nanobot_desktop.engine.usage.store import UsageRow, UsageWriter
@@ -85,7 +84,7 @@ class UsageRecorder:
         self._writing: asyncio.Future[tuple[int, str, dict[str, float]]] | None = None
         self._retry: asyncio.TimerHandle | None = None
         self._batch: asyncio.TimerHandle | None = None  # the write that waits for more rows to join it
-        self._executor: ThreadPoolExecutor | None = None
+        self._executor: IdleExitingExecutor | None = None
         self.problem = ""
         """Why rows wait in memory ("" when everything is written)."""
         self._announced: dict[str, float] = {}  # budget period ("day:2026-11-28") -> highest level published
@@ -165,12 +164,12 @@ class UsageRecorder:
         self._writing = loop.run_in_executor(self._worker(), self._write_batch, list(self._pending))
         self._writing.add_done_callback(self._written)
 
-    def _worker(self) -> ThreadPoolExecutor:
-        """The recorder's own thread, started with the first row (not at start: the empty window has none)."""
+    def _worker(self) -> IdleExitingExecutor:
+        """The recorder's own thread: started with a batch (the empty window has none), ended when idle."""
         if self._executor is None:
-            from concurrent.futures import ThreadPoolExecutor
+            from nanobot_desktop.engine.idle_threads import IdleExitingExecutor
 
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="usage-record")
+            self._executor = IdleExitingExecutor(1, name="usage-record")
         return self._executor
 
     def _write_batch(self, batch: list[tuple[LLMCallFinished, str]]) -> tuple[int, str, dict[str, float]]:

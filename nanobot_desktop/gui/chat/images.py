@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import os
 import stat
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageReader, QKeyEvent, QMouseEvent, QPixmap
 from PySide6.QtWidgets import QDialog, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from nanobot_desktop.engine import MAX_IMAGE_BYTES
+from nanobot_desktop.engine import MAX_IMAGE_BYTES, IdleExitingExecutor
 from nanobot_desktop.gui.common.i18n import translate
 from nanobot_desktop.gui.common.owned import OwnedWork
 
-_READERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="chat-images")
+_READERS = IdleExitingExecutor(2, name="chat-images")
 
 
 def read_image(path: Path, box: QSize | None) -> QImage:

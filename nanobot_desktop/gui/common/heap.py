@@ -17,6 +17,13 @@ resident: with the worker threads each on their own arena, bench/long_session_me
 before the window makes its threads. The cost is a lock the threads share; they hold Python's GIL
 for nearly every allocation anyway.
 
+Each thread also keeps a cache of small blocks it freed (glibc's tcache, up to ~240 kB a thread),
+counted as in use and out of `malloc_trim`'s reach until the thread ends. The executors' workers end
+after half a second without a job (engine/idle_threads.py): before that, qasync's ten long-lived
+workers, the inspector's spill thread and the usage recorder's had ~250 kB more in those caches after
+90 turns than after 10, most of the RSS row's growth; now their caches are back in the heap by the time
+the trim below runs.
+
 Freed small blocks stay in the heap too (glibc gives back only the free pages at its top): once the
 window has been idle for `TRIM_AFTER_IDLE_MS` after a turn, `IdleHeapTrim` asks `malloc_trim(0)` to
 return every whole free page (0.2–1 ms after a turn of bench/long_session_memory.py, 0.3–1.7 MB given

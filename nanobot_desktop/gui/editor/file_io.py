@@ -12,13 +12,14 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject
 
+from nanobot_desktop.engine import IdleExitingExecutor
 from nanobot_desktop.gui.common.i18n import translate, ui_locale
 from nanobot_desktop.gui.common.owned import OwnedWork
 
@@ -120,7 +121,7 @@ class BackgroundRunner:
     """
 
     def __init__(self, owner: QObject, name: str = "editor-io") -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._executor = IdleExitingExecutor(1, name=name)
         self._relay = OwnedWork(owner)
         self._pending: set[Future[Any]] = set()
         self._lock = threading.Lock()

@@ -30,10 +30,10 @@ import tempfile
 import threading
 import zlib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import IO, Any
 
+from nanobot_desktop.engine import IdleExitingExecutor
 from nanobot_desktop.gui.inspector.records import LLMCall, TimelineEntry, ToolCall, TurnTimeline
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ class TurnSpill:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._executor: ThreadPoolExecutor | None = None
+        self._executor: IdleExitingExecutor | None = None
         self._file: IO[bytes] | None = None
         # The rest belongs to the worker thread:
         self._end = 0  # the file's length
@@ -115,10 +115,10 @@ class TurnSpill:
 
     # --- on the worker thread --------------------------------------------------------------------------
 
-    def _worker(self) -> ThreadPoolExecutor:
+    def _worker(self) -> IdleExitingExecutor:
         with self._lock:
             if self._executor is None:
-                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inspector-spill")
+                self._executor = IdleExitingExecutor(1, name="inspector-spill")
             return self._executor
 
     def _store(self, stub: SpilledTurn, turn: TurnTimeline, written: Callable[[SpilledTurn, bool], None]) -> None:
