@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QListView, QSplitter,
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QListView, QSplitter,
     QStackedWidget, QTreeView, QVBoxLayout, QWidget,
 )
 
@@ -34,6 +34,24 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
     from nanobot_desktop.gui.common.bridge import EngineBridge
 
 
+class _ColumnLayout(QVBoxLayout):
+    """The panel's column, telling its scroll area (window/docks.py) it has no height-for-width.
+
+    Its word-wrapped labels make the layout height-for-width, and a resizable QScrollArea then takes
+    the panel's preferred height for its width (600 px) as the least it may have: at 1024×640 the
+    drawer scrolled though the panel fits in its minimum (431 px). Inside, the labels still wrap.
+    """
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        return False
+
+
+def _show_line(label: QLabel, text: str) -> None:
+    """A line of the panel's head, hidden while empty: two empty lines left a blank band above the calls."""
+    label.setText(text)
+    label.setVisible(bool(text))
+
+
 class InspectorPanel(QWidget):
     """Dockable inspector for the selected session's turns (this app run)."""
 
@@ -49,7 +67,7 @@ class InspectorPanel(QWidget):
         self.model = timeline if timeline is not None else TimelineModel.recording(bridge, self)
         self._call_to_select = ""  # show_call's call, in a turn still being read back
 
-        layout = QVBoxLayout(self)
+        layout = _ColumnLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()
         turn_label = plain_label(translate("Inspector", "Turn"), selectable=False)
@@ -78,6 +96,8 @@ class InspectorPanel(QWidget):
         self.conversation_label = plain_label()
         self.conversation_label.setObjectName("conversationUsage")
         layout.addWidget(self.conversation_label)
+        for line in (self.summary_label, self.conversation_label):
+            line.hide()  # until they have something to say (see _show_line)
         self._work = OwnedWork(self)
         bridge.subscribe({UsageRecorded: self._on_usage_recorded}, self)
 
@@ -132,7 +152,7 @@ class InspectorPanel(QWidget):
         """Read the shown conversation's recorded total again (in an executor) and show it."""
         key = self.model.session_key
         if not key or not self.engine.usage.has_record():  # no usage file yet: nothing to add up
-            self.conversation_label.clear()
+            _show_line(self.conversation_label, "")
             return
         self._work.spawn(self._read_conversation_usage(key))
 
@@ -144,12 +164,12 @@ class InspectorPanel(QWidget):
         if key != self.model.session_key:
             return  # another conversation was chosen meanwhile
         if not totals.calls:
-            self.conversation_label.clear()
+            _show_line(self.conversation_label, "")
             return
         calls = totals.calls  # a plain name: pyside6-lupdate skips a plural whose count is an attribute
-        self.conversation_label.setText(translate("Inspector", "This conversation: {tokens} tokens, {cost} in %n call(s)",
-                                                  None, calls).format(tokens=format_number(totals.tokens),
-                                                                      cost=format_cost(totals)))
+        _show_line(self.conversation_label, translate("Inspector", "This conversation: {tokens} tokens, {cost} in %n call(s)",
+                                                      None, calls).format(tokens=format_number(totals.tokens),
+                                                                          cost=format_cost(totals)))
 
     def _on_usage_recorded(self, event: UsageRecorded) -> None:
         if event.written:
@@ -216,7 +236,7 @@ class InspectorPanel(QWidget):
 
     def _show_summary(self) -> None:
         turn = self.model.shown_turn
-        self.summary_label.setText(self._summary(turn))
+        _show_line(self.summary_label, self._summary(turn))
         if turn is None:
             if self.model.session_key:
                 self.placeholder.setText(translate("Inspector", "No turns in this session since the app started.\n"

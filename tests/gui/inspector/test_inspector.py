@@ -65,6 +65,7 @@ def click_row(qtbot, panel: InspectorPanel, row: int) -> None:
 def test_rows_appear_in_order_with_tokens_latency_and_duration(env, fake_openai, qtbot):
     engine, panel = env
     panel.set_session("desktop:a")
+    assert panel.summary_label.isHidden() and panel.conversation_label.isHidden()  # no blank lines before a turn
     model = panel.model
     resets, inserted = [], []
     model.modelReset.connect(lambda: resets.append(True))
@@ -85,6 +86,7 @@ def test_rows_appear_in_order_with_tokens_latency_and_duration(env, fake_openai,
     assert resets == [True]
     assert inserted == [(0, 0), (1, 1), (2, 2)]
     assert "ok · 2 LLM calls · 270 → 9 tokens · 1 tool call" in panel.summary_label.text()
+    assert not panel.summary_label.isHidden()
     assert panel.turn_selector.currentText().startswith("Turn 1 ·")
     assert "list the files" in panel.turn_selector.currentText()
 

@@ -241,3 +241,21 @@ def test_the_memory_page_and_the_skills_drawer_fit_a_1024x640_window(qtbot, open
         assert header.sectionSize(name_column) >= table.fontMetrics().horizontalAdvance(name), name
     assert clipped_buttons(skills) == []
     qtbot.waitUntil(lambda: window.pages.width() >= window.docking.chat_min_width, timeout=3000)
+
+
+def test_each_drawer_panel_fills_the_drawer_of_a_1024x640_window_without_scrolling(qtbot, open_window):
+    """The drawer's panels sit in scroll areas (a wide one scrolls rather than squeezing the chat), but
+    one that fits its drawer shows no scroll bar: the inspector used to scroll 70 px at this size."""
+    window = open_window()
+    resize_and_settle(qtbot, window, 1024, 640)
+    for spec in DRAWER_PANELS:
+        window.docking.open_drawer(spec.dock)
+        holder = window.findChild(QScrollArea, f"{spec.dock}Scroller")
+        qtbot.waitUntil(lambda holder=holder: holder.isVisible() and holder.widget().isVisible())
+        QApplication.processEvents()
+        panel, viewport = holder.widget(), holder.viewport()
+        assert panel.minimumSizeHint().height() <= viewport.height(), spec.dock  # it can fit
+        assert not holder.verticalScrollBar().isVisible(), spec.dock
+        assert not holder.horizontalScrollBar().isVisible(), spec.dock
+        assert panel.size() == viewport.size(), spec.dock
+
