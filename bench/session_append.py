@@ -58,7 +58,7 @@ async def _turn_cost(config: Path, key: str) -> dict[str, Any]:
     engine = Engine.open(config)
     try:
         await engine.loop.process("cli:warm-up", "warm up the imports and the connection")
-        await engine.usage.flush()  # the warm-up's row: the usage file and the recorder's thread exist now
+        await engine.usage.flush()  # the warm-up's row: the usage file and the recorder's executor exist now
         recorder_jobs = _count_recorder_writes(engine)
         path = engine.sessions.path_for(key)
         before = path.stat()

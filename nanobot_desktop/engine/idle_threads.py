@@ -9,8 +9,9 @@ bench/long_session_memory.py, the caches of the loop's ten default workers, the 
 thread and the usage recorder's grew by ~250 kB, most of the row's growth. A thread that ends hands
 its cache back to the heap, and the idle trim (gui/common/heap.py) can then return those pages.
 
-So a worker here waits `idle_s` for the next job and then ends; the next job starts a new one (a
-thread start costs ~0.1 ms, against jobs that read or write files). With `max_workers=1` the jobs run
+So a worker here waits `idle_s` for the next job and then ends; the next job starts a new one. That
+start costs the submitting thread 0.15–1 ms on this project's 2-core machine (`Thread.start` waits
+until the new thread runs), against jobs that read or write files. With `max_workers=1` the jobs run
 one at a time in the order they were submitted, like a one-thread `ThreadPoolExecutor`, which the
 callers that need order (the spill file, the usage database, the memory repository) rely on.
 

@@ -18,8 +18,7 @@ def _current() -> threading.Thread:
 
 
 def test_one_worker_runs_jobs_in_the_order_submitted_across_idle_ends() -> None:
-    executor = IdleExitingExecutor(1, name="ordered", idle_s=0.05)
-    try:
+    with IdleExitingExecutor(1, name="ordered", idle_s=0.05) as executor:
         done: list[int] = []
         first = [executor.submit(done.append, number) for number in range(50)]
         worker = executor.submit(_current).result(WAIT_S)
@@ -32,30 +31,22 @@ def test_one_worker_runs_jobs_in_the_order_submitted_across_idle_ends() -> None:
         executor.submit(done.extend, range(50, 60)).result(WAIT_S)
         assert done == list(range(60))
         assert executor.threads_started() == 2
-    finally:
-        executor.shutdown()
 
 
 def test_a_worker_busy_more_often_than_its_idle_time_keeps_its_thread() -> None:
-    executor = IdleExitingExecutor(1, name="busy", idle_s=WAIT_S)
-    try:
+    with IdleExitingExecutor(1, name="busy", idle_s=WAIT_S) as executor:
         threads = {executor.submit(_current).result(WAIT_S) for _ in range(20)}
         assert len(threads) == 1
         assert executor.threads_started() == 1
-    finally:
-        executor.shutdown()
 
 
 def test_a_second_job_gets_its_own_worker_while_the_first_blocks() -> None:
-    executor = IdleExitingExecutor(2, name="pair", idle_s=WAIT_S)
-    try:
+    with IdleExitingExecutor(2, name="pair", idle_s=WAIT_S) as executor:
         executor.submit(int).result(WAIT_S)  # one idle worker now
         both = threading.Barrier(2, timeout=WAIT_S)  # broken unless the two jobs run at the same time
         jobs = [executor.submit(both.wait) for _ in range(2)]
         assert sorted(job.result(WAIT_S) for job in jobs) == [0, 1]
         assert executor.threads_started() == 2
-    finally:
-        executor.shutdown()
 
 
 def test_never_more_threads_than_max_workers() -> None:
@@ -89,14 +80,11 @@ def test_never_more_threads_than_max_workers() -> None:
 
 
 def test_an_error_reaches_the_future_and_the_worker_goes_on() -> None:
-    executor = IdleExitingExecutor(1, name="errors", idle_s=WAIT_S)
-    try:
+    with IdleExitingExecutor(1, name="errors", idle_s=WAIT_S) as executor:
         failing = executor.submit(int, "not a number")
         with pytest.raises(ValueError, match="not a number"):
             failing.result(WAIT_S)
         assert executor.submit(int, "42").result(WAIT_S) == 42
-    finally:
-        executor.shutdown()
 
 
 def test_shutdown_runs_what_was_queued_then_refuses_new_jobs() -> None:
