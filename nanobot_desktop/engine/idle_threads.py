@@ -5,9 +5,10 @@ Why: glibc gives every thread its own cache of freed small blocks (tcache: up to
 until the same thread asks for a block of that size again or ends; `malloc_trim` cannot give its page
 back. A pool thread that runs now and then (a session write, a turn's spill, a usage row) fills its
 cache a little more each time and keeps it for the whole run: measured over 90 turns of
-bench/long_session_memory.py, the caches of the loop's ten default workers, the inspector's spill
-thread and the usage recorder's grew by ~250 kB, most of the row's growth. A thread that ends hands
-its cache back to the heap, and the idle trim (gui/common/heap.py) can then return those pages.
+bench/long_session_memory.py, the caches of the inspector's spill thread (+101 kB), the usage
+recorder's (+25 kB) and the loop's ten default workers (+~130 kB; qasync's, kept: see
+gui/common/qt_asyncio.py) grew by ~250 kB, most of the row's growth. A thread that ends hands its
+cache back to the heap, and the idle trim (gui/common/heap.py) can then return those pages.
 
 So a worker here waits `idle_s` for the next job and then ends; the next job starts a new one. That
 start costs the submitting thread 0.15–1 ms on this project's 2-core machine (`Thread.start` waits

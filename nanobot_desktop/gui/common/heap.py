@@ -18,11 +18,11 @@ before the window makes its threads. The cost is a lock the threads share; they 
 for nearly every allocation anyway.
 
 Each thread also keeps a cache of small blocks it freed (glibc's tcache, up to ~240 kB a thread),
-counted as in use and out of `malloc_trim`'s reach until the thread ends. The executors' workers end
-after half a second without a job (engine/idle_threads.py): before that, qasync's ten long-lived
-workers, the inspector's spill thread and the usage recorder's had ~250 kB more in those caches after
-90 turns than after 10, most of the RSS row's growth; now their caches are back in the heap by the time
-the trim below runs.
+counted as in use and out of `malloc_trim`'s reach until the thread ends. The app's own pools' workers
+end after half a second without a job (engine/idle_threads.py): before that, the inspector's spill
+thread and the usage recorder's had ~125 kB more in those caches after 90 turns than after 10 (qasync's
+ten loop workers ~130 kB more; they stay, see gui/common/qt_asyncio.py); now the pools' caches are back
+in the heap by the time the trim below runs.
 
 Freed small blocks stay in the heap too (glibc gives back only the free pages at its top): once the
 window has been idle for `TRIM_AFTER_IDLE_MS` after a turn, `IdleHeapTrim` asks `malloc_trim(0)` to

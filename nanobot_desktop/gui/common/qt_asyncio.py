@@ -7,30 +7,25 @@ timer behind it, until the delay has passed, even after the handle was cancelled
 handles, their contexts and a running Qt timer for a minute or more, and 100 turns held ~170 kB
 that the window did not need (bench/long_session_memory.py). Here `call_later` returns a real
 `asyncio.TimerHandle` whose `cancel()` kills its Qt timer and forgets it, as asyncio's own loops
-drop a cancelled timer.
+drop a cancelled timer. Everything else is qasync's.
 
-The default executor (`run_in_executor(None, …)`, `asyncio.to_thread`) is an `IdleExitingExecutor`
-instead of qasync's ten QThreads that live as long as the loop: each of those kept its own cache of
-freed memory, which grew a little with every job it ran (see engine/idle_threads.py). It has as many
-workers at most as asyncio's own default (cores + 4), started when a job needs one. Everything else
-is qasync's.
+Its default executor stays qasync's (ten QThreads for the loop's life). Giving it workers that end when
+idle (engine/idle_threads.py) took ~130 kB of malloc's per-thread caches off the RSS row, but the
+streaming row read worse with it: 10–39 ms (mean 15.3) against 8–16 ms (mean 11.5) with qasync's, in 17
+alternated pairs of bench/stream_stall.py run alone. The pools of their own (spill, usage, memory,
+editor, images) do end when idle.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import os
 import threading
 from typing import Any, Callable
 
 import qasync
 from PySide6.QtCore import QObject, QTimerEvent
 from PySide6.QtWidgets import QApplication
-
-from nanobot_desktop.engine import IdleExitingExecutor
-
-DEFAULT_WORKERS = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor's size
 
 
 class _QtTimerHandle(asyncio.TimerHandle):
@@ -83,7 +78,6 @@ class QtAsyncioLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync has no t
     def __init__(self, app: QApplication | None = None, *, already_running: bool = False) -> None:
         super().__init__(app, already_running=already_running)
         self._qt_timers = _Timers()
-        self.set_default_executor(IdleExitingExecutor(DEFAULT_WORKERS, name="loop-worker"))
 
     def call_later(self, delay: float, callback: Callable[..., object], *args: Any,
                    context: contextvars.Context | None = None) -> asyncio.TimerHandle:

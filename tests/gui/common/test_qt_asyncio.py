@@ -45,19 +45,3 @@ def test_call_at_runs_its_callback_once_at_its_time(qtbot: Any, qloop: QtAsyncio
     qtbot.waitUntil(lambda: bool(ran))
     assert ran[0] >= when - 0.01  # Qt's coarse timers may fire a few ms early, as qasync's did
     assert len(ran) == 1
-
-
-def test_work_sent_off_the_loop_runs_on_a_worker_that_ends_when_idle(qtbot: Any, qloop: QtAsyncioLoop) -> None:
-    """`asyncio.to_thread` (and `run_in_executor(None, …)`) runs on the loop's idle-ending workers:
-    a thread that ends hands glibc's per-thread cache of freed memory back (engine/idle_threads.py)."""
-    import threading
-
-    task = qloop.create_task(asyncio.to_thread(threading.current_thread))
-    qtbot.waitUntil(task.done)
-    worker = task.result()
-    assert worker is not threading.main_thread() and worker.name.startswith("loop-worker-")
-    worker.join(10)  # IDLE_S (0.5 s) without a job
-    assert not worker.is_alive()
-    again = qloop.create_task(asyncio.to_thread(threading.current_thread))
-    qtbot.waitUntil(again.done)
-    assert again.result() is not worker and again.result().name.startswith("loop-worker-")
