@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # only for annotations: the engine's modules load when it is 
     from nanobot_desktop.gui.common.bridge import EngineBridge
 
 
-class _ColumnLayout(QVBoxLayout):
+class _NoHeightForWidthColumn(QVBoxLayout):
     """The panel's column, telling its scroll area (window/docks.py) it has no height-for-width.
 
     Its word-wrapped labels make the layout height-for-width, and a resizable QScrollArea then takes
@@ -67,7 +67,7 @@ class InspectorPanel(QWidget):
         self.model = timeline if timeline is not None else TimelineModel.recording(bridge, self)
         self._call_to_select = ""  # show_call's call, in a turn still being read back
 
-        layout = _ColumnLayout(self)
+        layout = _NoHeightForWidthColumn(self)
         layout.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()
         turn_label = plain_label(translate("Inspector", "Turn"), selectable=False)
@@ -96,8 +96,7 @@ class InspectorPanel(QWidget):
         self.conversation_label = plain_label()
         self.conversation_label.setObjectName("conversationUsage")
         layout.addWidget(self.conversation_label)
-        for line in (self.summary_label, self.conversation_label):
-            line.hide()  # until they have something to say (see _show_line)
+        self.conversation_label.hide()  # until a total is read (_show_line; the summary's: _show_summary below)
         self._work = OwnedWork(self)
         bridge.subscribe({UsageRecorded: self._on_usage_recorded}, self)
 
